@@ -1,0 +1,42 @@
+"""Where cockpit keeps its files: journals under the user's data directory, settings and user
+themes under the config directory. `COCKPIT_HOME` puts both under one folder (tests, sandboxes)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["config_dir", "data_dir", "journal_dir", "new_journal_path"]
+
+
+def _home() -> Path | None:
+    home = os.environ.get("COCKPIT_HOME")
+    return Path(home).expanduser() if home else None
+
+
+def data_dir() -> Path:
+    """The user's cockpit data directory (not created here)."""
+    home = _home()
+    return home / "data" if home else Path(platformdirs.user_data_dir("cockpit", appauthor=False))
+
+
+def config_dir() -> Path:
+    """The user's cockpit config directory: `config.toml` and a `themes/` folder."""
+    home = _home()
+    return home / "config" if home else Path(platformdirs.user_config_dir("cockpit",
+                                                                          appauthor=False))
+
+
+def journal_dir() -> Path:
+    """Where runs write their journals unless `--journal` says otherwise."""
+    return data_dir() / "journals"
+
+
+def new_journal_path(session_id: str, *, now: float | None = None) -> Path:
+    """A fresh journal path for a run: `<journal_dir>/<YYYYmmdd-HHMMSS>-<session_id>.jsonl`,
+    so a plain listing sorts oldest first."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    return journal_dir() / f"{stamp}-{session_id}.jsonl"

@@ -1,0 +1,115 @@
+"""Fan-out as cursors over one append-only log.
+
+The log is the run's history. Each subscriber is an index into it plus a shared wake-up: appending
+is O(1) whatever the number of subscribers, never awaits and copies nothing, and a subscriber that
+never reads only leaves its own cursor behind. (Per-subscriber queues are what this avoids: with
+back-pressure they block the run, without it they drop events.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Sequence
+from typing import Generic, TypeVar, overload
+
+__all__ = ["EventLog"]
+
+T = TypeVar("T")
+
+
+class EventLog(Sequence[T], Generic[T]):
+    """An append-only, indexable log that any number of async readers follow at their own pace.
+
+    `append` may be called from the event loop or from another thread; readers run on an event
+    loop. A reader's stream ends after it has yielded an item for which `is_last(item)` holds, or,
+    once the log is `close()`d, after the last item.
+    """
+
+    def __init__(self) -> None:
+        self._items: list[T] = []
+        self._closed = False
+        # One future shared by every reader that is waiting: appending wakes them all at once.
+        self._wakeup: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
+
+    # Sequence protocol ---------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        return self._items[index]
+
+    def __iter__(self):  # noqa: ANN204 - a plain iterator over a snapshot of the items
+        return iter(self._items)
+
+    @property
+    def closed(self) -> bool:
+        """Whether no more items will be appended."""
+        return self._closed
+
+    # Writing -----------------------------------------------------------------------------------
+    def append(self, item: T) -> None:
+        """Add one item and wake waiting readers. O(1); never blocks."""
+        self._items.append(item)
+        if self._wakeup is not None:
+            self._wake()
+
+    def close(self) -> None:
+        """Mark the log complete; readers end once they have read everything."""
+        self._closed = True
+        if self._wakeup is not None:
+            self._wake()
+
+    def _wake(self) -> None:
+        waiter, loop = self._wakeup, self._loop
+        self._wakeup = None
+        if waiter is None or loop is None:
+            return
+        if threading.get_ident() == self._thread:
+            if not waiter.done():
+                waiter.set_result(None)
+        else:
+            loop.call_soon_threadsafe(_settle, waiter)
+
+    # Reading -----------------------------------------------------------------------------------
+    def cursor(self, start: int = 0, is_last=None) -> AsyncIterator[T]:  # noqa: ANN001
+        """A new independent stream from index `start`. The position is fixed now, at call
+        time, so a reader created before the first append sees every item."""
+        return self._follow(start, is_last)
+
+    async def _follow(self, position: int, is_last) -> AsyncIterator[T]:  # noqa: ANN001
+        items = self._items
+        while True:
+            if position < len(items):
+                item = items[position]
+                position += 1
+                yield item
+                if is_last is not None and is_last(item):
+                    return
+            elif self._closed:
+                return
+            else:
+                await self._wait(position)
+
+    async def _wait(self, position: int) -> None:
+        waiter = self._wakeup
+        if waiter is None:
+            loop = asyncio.get_running_loop()
+            self._loop, self._thread = loop, threading.get_ident()
+            waiter = self._wakeup = loop.create_future()
+            # Re-check after publishing the waiter: an append from another thread in between
+            # either saw the waiter (and wakes it) or is visible here.
+            if position < len(self._items) or self._closed:
+                return
+        await asyncio.shield(waiter)
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

@@ -1,0 +1,514 @@
+"""The pure fold: events in, view state out. Shared by the live cockpit and the replay viewer.
+
+`RunFold.apply(event)` updates a `RunView` in place and returns a `Change` naming what it touched,
+so a widget redraws only that. No Textual, no I/O, no clock: folding the same events always gives
+the same view, which is what lets replay seek by folding from a checkpoint.
+
+Bulk state is plain slotted objects (not pydantic models): a garbage-collection pass over a long
+run's items must stay cheap. The events behind each item are kept only as `seq` numbers.
+
+Joining approvals to tool calls: an engine that gates a tool call uses the call's `call_id` as the
+`approval_id`, so the approval and the call fold into one transcript row. An approval with an id
+no call uses (`switch_to_editing`, say) gets a row of its own.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+from .events import BaseEvent, VerificationCheck
+
+__all__ = [
+    "APPROVALS",
+    "GRANTS",
+    "ITEMS",
+    "RUN",
+    "USAGE",
+    "VERIFICATION",
+    "ApprovalView",
+    "Change",
+    "CheckView",
+    "DecisionItem",
+    "GrantView",
+    "Item",
+    "MessageItem",
+    "NoticeItem",
+    "RunFold",
+    "RunView",
+    "ToolCallItem",
+    "TurnView",
+    "fold_events",
+]
+
+# What a change touched (bit flags; combine with |).
+RUN = 1  # status line: task, status, phase, turn, result, error
+ITEMS = 2  # the transcript: `Change.item` is the index of the item touched or added
+APPROVALS = 4  # pending approvals
+VERIFICATION = 8  # the verification plan or a check
+GRANTS = 16  # grants in force
+USAGE = 32  # token and cost totals
+
+
+class Change(NamedTuple):
+    """What one event changed: `parts` (flags above) and, with `ITEMS`, the item's index."""
+
+    parts: int
+    item: int = -1
+
+
+NOTHING = Change(0)
+
+
+class Item:
+    """One row of the transcript. `seqs` are the events behind it (for the raw-event view)."""
+
+    __slots__ = ("index", "kind", "seqs", "task", "turn")
+
+    def __init__(self, kind: str, task: int, turn: int | None, seq: int) -> None:
+        self.index = -1  # position in `RunView.items`, set when added
+        self.kind = kind
+        self.task = task
+        self.turn = turn
+        self.seqs = [seq]
+
+
+class MessageItem(Item):
+    """Streamed model text on one channel ("message" or "thought"), in one turn."""
+
+    __slots__ = ("_text", "channel", "complete", "parts")
+
+    def __init__(self, task: int, turn: int | None, seq: int, channel: str) -> None:
+        super().__init__("message", task, turn, seq)
+        self.channel = channel
+        self.parts: list[str] = []
+        self.complete = False
+        self._text: str | None = ""
+
+    @property
+    def text(self) -> str:
+        """The whole text so far (joined lazily: appending a delta is O(1))."""
+        if self._text is None:
+            self._text = "".join(self.parts)
+            self.parts = [self._text]
+        return self._text
+
+
+class DecisionItem(Item):
+    """What the model decided to do."""
+
+    __slots__ = ("action", "rationale", "tool", "tool_input")
+
+    def __init__(self, task: int, turn: int | None, seq: int, action: str, tool: str | None,
+                 tool_input: dict[str, Any] | None, rationale: str | None) -> None:
+        super().__init__("decision", task, turn, seq)
+        self.action, self.tool, self.rationale = action, tool, rationale
+        self.tool_input = tool_input
+
+
+class ApprovalView:
+    """A gated call's approval: pending, then allowed or denied, by whom."""
+
+    __slots__ = ("approval_id", "prefix", "reason", "remember", "state", "tier", "tool",
+                 "tool_input", "via")
+
+    def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
+                 tier: int, prefix: str) -> None:
+        self.approval_id, self.tool, self.reason = approval_id, tool, reason
+        self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
+        self.state = "pending"  # pending | allowed | denied
+        self.via: str | None = None  # human | grant | auto
+        self.remember = False
+
+
+class ToolCallItem(Item):
+    """A tool call and everything about it: approval, run, result.
+
+    `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
+    "running", "ok", "failed".
+    """
+
+    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "status", "tier",
+                 "title", "tool", "tool_input")
+
+    def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
+                 tool_input: dict[str, Any], tier: int) -> None:
+        super().__init__("tool", task, turn, seq)
+        self.call_id, self.tool, self.tool_input, self.tier = call_id, tool, tool_input, tier
+        self.title: str | None = None
+        self.status = "running"
+        self.output = ""
+        self.error: str | None = None
+        self.duration_ms: float | None = None
+        self.approval: ApprovalView | None = None
+
+
+class NoticeItem(Item):
+    """A one-line happening: task start and end, phase change, escalation, plan, errors.
+
+    `level` is "info", "warning" or "error".
+    """
+
+    __slots__ = ("level", "text")
+
+    def __init__(self, kind: str, task: int, turn: int | None, seq: int, text: str,
+                 level: str = "info") -> None:
+        super().__init__(kind, task, turn, seq)
+        self.text, self.level = text, level
+
+
+class CheckView:
+    """One verification check: "pending", "running", "passed" or "failed"."""
+
+    __slots__ = ("added_in", "check_id", "command", "duration_ms", "name", "output", "status")
+
+    def __init__(self, check_id: str, name: str, command: str | None, added_in: int) -> None:
+        self.check_id, self.name, self.command = check_id, name, command
+        self.status = "pending"
+        self.output = ""
+        self.duration_ms: float | None = None
+        self.added_in = added_in  # plan version that added or changed it (1 = original plan)
+
+
+class GrantView(NamedTuple):
+    """A standing grant in force."""
+
+    tool: str
+    prefix: str
+    tier: int
+
+
+class TurnView:
+    """One turn: where it starts in the transcript and how it stopped."""
+
+    __slots__ = ("first_item", "stop_reason", "task", "turn")
+
+    def __init__(self, task: int, turn: int, first_item: int) -> None:
+        self.task, self.turn, self.first_item = task, turn, first_item
+        self.stop_reason: str | None = None
+
+
+class RunView:
+    """Everything the cockpit shows, as of the last folded event."""
+
+    def __init__(self) -> None:
+        self.session_id = ""
+        self.task_index = 0  # how many tasks (agent_start events) so far
+        self.task = ""
+        self.engine = ""
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.status = "idle"  # idle | running | completed | failed | cancelled
+        self.result: str | None = None
+        self.error: str | None = None
+        self.phase: str | None = None
+        self.turn = 0
+        self.turns: list[TurnView] = []
+        self.items: list[Item] = []
+        self.tool_calls: dict[str, ToolCallItem] = {}
+        self.pending: dict[str, ToolCallItem] = {}  # approval_id -> its row, oldest first
+        self.grants: list[GrantView] = []
+        self.checks: dict[str, CheckView] = {}
+        self.plan_version = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost_usd: float | None = None
+        self.model_calls = 0
+        self.started_ts: float | None = None
+        self.ended_ts: float | None = None
+        self.last_ts: float | None = None
+        self.events = 0
+        self.cancel_reason: str | None = None
+
+    @property
+    def live(self) -> bool:
+        """Whether a task is running."""
+        return self.status == "running"
+
+    def copy(self) -> RunView:
+        """An independent deep copy (a replay checkpoint)."""
+        return copy.deepcopy(self)
+
+
+class RunFold:
+    """Folds events into a `RunView`. `apply` is pure with respect to the view it owns."""
+
+    def __init__(self, grants: Iterable[Any] = (), view: RunView | None = None) -> None:
+        self.view = view if view is not None else RunView()
+        for grant in grants:  # standing grants from earlier tasks (SessionState.grants)
+            self.view.grants.append(GrantView(grant.tool, grant.prefix, grant.tier))
+        self._handlers: dict[str, Callable[[Any], Change]] = {
+            "agent_start": self._agent_start,
+            "agent_end": self._agent_end,
+            "turn_start": self._turn_start,
+            "turn_end": self._turn_end,
+            "phase_changed": self._phase_changed,
+            "declaration_required": self._declaration_required,
+            "model_decision": self._model_decision,
+            "model_update": self._model_update,
+            "tool_start": self._tool_start,
+            "tool_end": self._tool_end,
+            "approval_requested": self._approval_requested,
+            "approval_resolved": self._approval_resolved,
+            "decision_error": self._decision_error,
+            "model_usage": self._model_usage,
+            "verification_plan_frozen": self._plan_frozen,
+            "verification_start": self._verification_start,
+            "verification_end": self._verification_end,
+            "cancellation_observed": self._cancellation_observed,
+            "task_escalated": self._task_escalated,
+        }
+
+    def apply(self, event: BaseEvent) -> Change:
+        """Fold one event; returns what changed. Unknown event types change nothing."""
+        view = self.view
+        view.events += 1
+        view.last_ts = event.ts
+        handler = self._handlers.get(event.type)
+        if handler is None:
+            return NOTHING
+        return handler(event)
+
+    def apply_all(self, events: Iterable[BaseEvent]) -> RunView:
+        """Fold many events; returns the view."""
+        apply = self.apply
+        for event in events:
+            apply(event)
+        return self.view
+
+    # helpers ---------------------------------------------------------------------------------
+    def _add(self, item: Item) -> Change:
+        items = self.view.items
+        item.index = len(items)
+        items.append(item)
+        return Change(ITEMS, item.index)
+
+    def _notice(self, kind: str, event: BaseEvent, text: str, level: str = "info",
+                parts: int = 0, turn: int | None = None) -> Change:
+        view = self.view
+        item = NoticeItem(kind, view.task_index, turn if turn is not None else view.turn or None,
+                          event.seq, text, level)
+        change = self._add(item)
+        return Change(change.parts | parts, change.item)
+
+    def _close_message(self) -> None:
+        items = self.view.items
+        if items and items[-1].kind == "message":
+            items[-1].complete = True  # type: ignore[attr-defined]
+
+    # handlers --------------------------------------------------------------------------------
+    def _agent_start(self, e: Any) -> Change:
+        v = self.view
+        v.task_index += 1
+        v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
+        v.model, v.cwd = e.model, e.cwd
+        v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
+        v.phase, v.turn = None, 0
+        v.checks, v.plan_version = {}, 0
+        v.started_ts, v.ended_ts = e.ts, None
+        return self._notice("task", e, e.task, parts=RUN | VERIFICATION, turn=0)
+
+    def _agent_end(self, e: Any) -> Change:
+        v = self.view
+        self._close_message()
+        v.status, v.result, v.error, v.ended_ts = e.status, e.result, e.error, e.ts
+        parts = RUN
+        if v.pending:  # nothing can be pending once the run is over
+            for row in v.pending.values():
+                if row.approval is not None and row.approval.state == "pending":
+                    row.approval.state, row.status = "denied", "denied"
+            v.pending.clear()
+            parts |= APPROVALS
+        text = e.result or e.error or e.status
+        level = {"completed": "info", "cancelled": "warning"}.get(e.status, "error")
+        return self._notice("end", e, text, level, parts=parts)
+
+    def _turn_start(self, e: Any) -> Change:
+        v = self.view
+        self._close_message()
+        v.turn = e.turn
+        v.turns.append(TurnView(v.task_index, e.turn, len(v.items)))
+        return Change(RUN)
+
+    def _turn_end(self, e: Any) -> Change:
+        v = self.view
+        self._close_message()
+        if v.turns and v.turns[-1].turn == e.turn:
+            v.turns[-1].stop_reason = e.stop_reason
+        return Change(RUN)
+
+    def _phase_changed(self, e: Any) -> Change:
+        self.view.phase = e.phase
+        text = f"{e.previous} → {e.phase}" if e.previous else e.phase
+        return self._notice("phase", e, text, parts=RUN)
+
+    def _declaration_required(self, e: Any) -> Change:
+        return self._notice("declaration", e, e.reason, "warning", turn=e.turn)
+
+    def _model_decision(self, e: Any) -> Change:
+        v = self.view
+        self._close_message()
+        return self._add(DecisionItem(v.task_index, e.turn, e.seq, e.action, e.tool, e.tool_input,
+                                      e.rationale))
+
+    def _model_update(self, e: Any) -> Change:
+        v = self.view
+        items = v.items
+        if items:
+            last = items[-1]
+            if (last.kind == "message" and last.channel == e.channel  # type: ignore[attr-defined]
+                    and last.turn == e.turn and not last.complete):  # type: ignore[attr-defined]
+                last.parts.append(e.text)  # type: ignore[attr-defined]
+                last._text = None  # type: ignore[attr-defined]
+                last.seqs.append(e.seq)
+                return Change(ITEMS, len(items) - 1)
+            if last.kind == "message":
+                last.complete = True  # type: ignore[attr-defined]
+        item = MessageItem(v.task_index, e.turn, e.seq, e.channel)
+        item.parts.append(e.text)
+        item._text = None
+        return self._add(item)
+
+    def _tool_start(self, e: Any) -> Change:
+        v = self.view
+        self._close_message()
+        row = v.tool_calls.get(e.call_id)
+        if row is None:
+            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.call_id, e.tool,
+                               e.tool_input, e.tier)
+            v.tool_calls[e.call_id] = row
+            change = self._add(row)
+        else:  # its approval came first: the same row now runs
+            row.seqs.append(e.seq)
+            row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
+            change = Change(ITEMS, row.index)
+        row.title = e.title
+        row.status = "running"
+        return change
+
+    def _tool_end(self, e: Any) -> Change:
+        v = self.view
+        row = v.tool_calls.get(e.call_id)
+        if row is None:  # an end without a start (a torn or filtered journal): still show it
+            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.call_id, e.tool, {}, 0)
+            v.tool_calls[e.call_id] = row
+            change = self._add(row)
+        else:
+            row.seqs.append(e.seq)
+            change = Change(ITEMS, row.index)
+        row.status = "ok" if e.ok else "failed"
+        row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
+        return change
+
+    def _approval_requested(self, e: Any) -> Change:
+        v = self.view
+        self._close_message()
+        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix)
+        row = v.tool_calls.get(e.approval_id)
+        if row is None:
+            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool,
+                               e.tool_input, e.tier)
+            v.tool_calls[e.approval_id] = row
+            change = self._add(row)
+        else:
+            row.seqs.append(e.seq)
+            change = Change(ITEMS, row.index)
+        row.approval = approval
+        row.status = "awaiting"
+        v.pending[e.approval_id] = row
+        return Change(change.parts | APPROVALS, change.item)
+
+    def _approval_resolved(self, e: Any) -> Change:
+        v = self.view
+        row = v.tool_calls.get(e.approval_id)
+        parts = 0
+        if row is None:  # a grant short-circuit: no request came first
+            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool, {}, 0)
+            v.tool_calls[e.approval_id] = row
+            change = self._add(row)
+        else:
+            row.seqs.append(e.seq)
+            change = Change(ITEMS, row.index)
+        approval = row.approval
+        if approval is None:
+            approval = row.approval = ApprovalView(e.approval_id, e.tool, "", row.tool_input,
+                                                   row.tier, "")
+        approval.state = "allowed" if e.allowed else "denied"
+        approval.via, approval.remember = e.via, e.remember
+        if row.status in ("awaiting", "running"):
+            row.status = "allowed" if e.allowed else "denied"
+        if v.pending.pop(e.approval_id, None) is not None:
+            parts |= APPROVALS
+        if e.allowed and e.remember and approval.prefix:
+            grant = GrantView(approval.tool, approval.prefix, approval.tier)
+            if grant not in v.grants:
+                v.grants.append(grant)
+                parts |= GRANTS
+        return Change(change.parts | parts, change.item)
+
+    def _decision_error(self, e: Any) -> Change:
+        return self._notice("decision_error", e, e.error, "error", turn=e.turn)
+
+    def _model_usage(self, e: Any) -> Change:
+        v = self.view
+        v.input_tokens += e.input_tokens
+        v.output_tokens += e.output_tokens
+        v.model_calls += 1
+        if e.cost_usd is not None:
+            v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
+        if e.model and not v.model:
+            v.model = e.model
+            return Change(USAGE | RUN)
+        return Change(USAGE)
+
+    def _plan_frozen(self, e: Any) -> Change:
+        v = self.view
+        v.plan_version += 1
+        old = v.checks
+        checks: dict[str, CheckView] = {}
+        for check in e.checks:
+            check = check if isinstance(check, VerificationCheck) else VerificationCheck(**check)
+            before = old.get(check.id)
+            if before is not None and before.name == check.name and before.command == check.command:
+                checks[check.id] = before
+            else:
+                checks[check.id] = CheckView(check.id, check.name, check.command, v.plan_version)
+        v.checks = checks
+        names = ", ".join(c.name for c in checks.values()) or "no checks"
+        verb = "verification plan" if v.plan_version == 1 else "verification plan changed"
+        return self._notice("plan", e, f"{verb}: {names}",
+                            "info" if v.plan_version == 1 else "warning", parts=VERIFICATION)
+
+    def _verification_start(self, e: Any) -> Change:
+        check = self._check(e)
+        check.status = "running"
+        return Change(VERIFICATION)
+
+    def _verification_end(self, e: Any) -> Change:
+        check = self._check(e)
+        check.status = "passed" if e.passed else "failed"
+        check.output, check.duration_ms = e.output, e.duration_ms
+        return Change(VERIFICATION)
+
+    def _check(self, e: Any) -> CheckView:
+        v = self.view
+        check = v.checks.get(e.check_id)
+        if check is None:  # a check outside the frozen plan: show it rather than drop it
+            check = v.checks[e.check_id] = CheckView(e.check_id, e.name, None, v.plan_version)
+        return check
+
+    def _cancellation_observed(self, e: Any) -> Change:
+        self.view.cancel_reason = e.reason
+        return self._notice("cancel", e, f"cancelled: {e.reason}", "warning", parts=RUN,
+                            turn=e.turn)
+
+    def _task_escalated(self, e: Any) -> Change:
+        target = f" → {e.target}" if e.target else ""
+        return self._notice("escalation", e, f"escalated{target}: {e.reason}", "warning")
+
+
+
+def fold_events(events: Iterable[BaseEvent], grants: Iterable[Any] = ()) -> RunView:
+    """Fold a whole sequence of events into a fresh view."""
+    return RunFold(grants).apply_all(events)

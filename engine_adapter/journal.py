@@ -1,0 +1,214 @@
+"""The write-ahead journal: one event a line, UTF-8 JSON Lines, appended and flushed per event.
+
+Writing goes straight to the file descriptor (`os.write` of one whole line), so every event is in
+the kernel before the Session lets anyone see it; `fsync` decides how often it is forced to disk.
+
+Reading survives a crash: a torn last line (no newline, not valid) is skipped and reported; a bad
+line anywhere else is corruption, raised as `JournalError` with its line number (or, with
+`strict=False`, skipped and counted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from .events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe
+
+__all__ = ["FsyncPolicy", "JournalError", "JournalReader", "JsonlEventJournal", "read_journal"]
+
+FsyncPolicy = Literal["always", "boundary", "never"]
+
+# Events after which `fsync="boundary"` forces the file to disk: a human decision, a turn's end,
+# the run's end. A crash loses at most the streamed text since the last of these.
+BOUNDARY_TYPES = frozenset({"approval_requested", "approval_resolved", "turn_end", "agent_end"})
+
+
+class JournalError(Exception):
+    """A journal could not be opened, written or read. `line` is the 1-based bad line, if any."""
+
+    def __init__(self, message: str, *, line: int | None = None, path: str | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.path = path
+
+
+class JsonlEventJournal:
+    """Appends events to a JSON Lines file. Opening fails at once, with a clear `JournalError`,
+    for a path that cannot be written — never mid-run."""
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync: FsyncPolicy = "boundary") -> None:
+        if fsync not in ("always", "boundary", "never"):
+            raise ValueError(f"fsync must be 'always', 'boundary' or 'never', not {fsync!r}")
+        self.path = Path(path)
+        self.fsync = fsync
+        self._sync_all = fsync == "always"
+        self._sync_boundary = fsync == "boundary"
+        self.events_written = 0
+        if self.path.is_dir():
+            raise JournalError(
+                f"journal path {str(self.path)!r} is a directory; give a file path, "
+                "e.g. --journal run.jsonl", path=str(self.path))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd: int | None = os.open(
+                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
+                0o644)
+        except OSError as exc:
+            raise JournalError(
+                f"cannot open journal {str(self.path)!r} for writing: {exc.strerror or exc}; "
+                "choose another path with --journal", path=str(self.path)) from None
+        with contextlib.suppress(OSError):  # best effort: a read-only tail is still appendable
+            _repair_tail(self._fd, self.path)
+
+    def write(self, event: BaseEvent) -> None:
+        """Append one event as one line, in one `write` call, and flush it to the kernel."""
+        data = event.__pydantic_serializer__.to_json(event) + b"\n"
+        try:
+            written = os.write(self._fd, data)  # type: ignore[arg-type]
+            if written != len(data):  # a short write (signal, full disk): finish the line
+                self._finish(data, written)
+            if self._sync_all or (self._sync_boundary and event.type in BOUNDARY_TYPES):
+                os.fsync(self._fd)  # type: ignore[arg-type]
+        except (OSError, TypeError) as exc:
+            if self._fd is None:
+                raise JournalError(f"journal {str(self.path)!r} is closed",
+                                   path=str(self.path)) from None
+            raise JournalError(
+                f"cannot write journal {str(self.path)!r}: {getattr(exc, 'strerror', None) or exc}",
+                path=str(self.path)) from None
+        self.events_written += 1
+
+    def _finish(self, data: bytes, written: int) -> None:
+        while written < len(data):
+            written += os.write(self._fd, data[written:])  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """Force the file to disk (unless fsync is "never") and close it. Idempotent."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            if self.fsync != "never":
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close()` has been called."""
+        return self._fd is None
+
+    def __enter__(self) -> JsonlEventJournal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _repair_tail(fd: int, path: Path) -> None:
+    """Before appending to an existing journal, deal with a line torn by an earlier crash: a
+    complete event that only lacks its newline gets one; torn bytes are cut off (as SQLite's WAL
+    and Kafka do), so appending never turns a torn tail into corruption in the middle."""
+    size = os.fstat(fd).st_size
+    if not size:
+        return
+    with open(path, "rb") as f:
+        start, tail = size, b""
+        while start > 0:  # walk back until the torn line's start (the previous newline)
+            step = min(start, 1 << 16)
+            start -= step
+            f.seek(start)
+            tail = f.read(step) + tail
+            if tail[:-1].rfind(b"\n") >= 0 or tail.endswith(b"\n"):
+                break
+    if tail.endswith(b"\n"):
+        return
+    line_start = start + tail.rfind(b"\n") + 1
+    try:
+        EVENT_ADAPTER.validate_json(tail[line_start - start:])
+    except ValidationError:
+        os.ftruncate(fd, line_start)
+    else:
+        os.write(fd, b"\n")
+
+
+class JournalReader(Iterator[HarnessEvent]):
+    """Iterates a journal's events. After (or during) iteration it reports what it skipped:
+    `torn_tail` (a crash cut the last line), `bad_lines` (1-based numbers of corrupt lines,
+    only when not strict) and `lines_read`."""
+
+    def __init__(self, path: str | os.PathLike[str], *, strict: bool = True) -> None:
+        self.path = Path(path)
+        self.strict = strict
+        self.torn_tail = False
+        self.bad_lines: list[int] = []
+        self.lines_read = 0
+        if self.path.is_dir():
+            raise JournalError(f"{str(self.path)!r} is a directory, not a journal file",
+                               path=str(self.path))
+        try:
+            self._file = open(self.path, "rb")  # noqa: SIM115 - closed when iteration ends
+        except OSError as exc:
+            raise JournalError(f"cannot read journal {str(self.path)!r}: {exc.strerror or exc}",
+                               path=str(self.path)) from None
+        self._iter = self._events()
+
+    def __next__(self) -> HarnessEvent:
+        return next(self._iter)
+
+    def close(self) -> None:
+        """Stop reading and close the file."""
+        self._iter.close()
+        self._file.close()
+
+    def _events(self) -> Iterator[HarnessEvent]:
+        validate = EVENT_ADAPTER.validate_json
+        number = 0
+        with self._file as f:
+            pending: bytes | None = None  # one line of look-ahead, to know which line is last
+            for raw in f:
+                if pending is not None:
+                    number += 1
+                    event = self._parse(validate, pending, number, last=False)
+                    if event is not None:
+                        yield event
+                pending = raw
+            if pending is not None:
+                number += 1
+                event = self._parse(validate, pending, number, last=True)
+                if event is not None:
+                    yield event
+        self.lines_read = number
+
+    def _parse(self, validate, raw: bytes, number: int, *, last: bool) -> HarnessEvent | None:  # noqa: ANN001
+        self.lines_read = number
+        if not raw.strip():
+            return None  # blank lines (e.g. the separator written after a torn tail) are harmless
+        try:
+            return validate(raw)
+        except ValidationError as exc:
+            if last and not raw.endswith(b"\n"):
+                self.torn_tail = True  # a crash mid-write: the only line allowed to be bad
+                return None
+            if self.strict:
+                raise JournalError(
+                    f"{self.path}: line {number} is not a valid event ({_describe(exc)})",
+                    line=number, path=str(self.path)) from None
+            self.bad_lines.append(number)
+            return None
+
+
+def read_journal(path: str | os.PathLike[str], *, strict: bool = True) -> JournalReader:
+    """Iterate the events of a journal file, in order.
+
+    A torn last line is skipped (`reader.torn_tail` is then true). With `strict` (the default) a
+    bad line elsewhere raises `JournalError` naming the line; without it, the line is skipped and
+    its number added to `reader.bad_lines`. A missing file or a directory raises `JournalError`.
+    """
+    return JournalReader(path, strict=strict)

@@ -1,0 +1,379 @@
+"""`Session`: one run of an engine, with two planes.
+
+Observation flows out: every event the engine emits is stamped, written to the journal, appended
+to `history`, and only then seen by `events()` streams. Control flows in: `resolve_approval()`
+answers a gated call, `cancel()` stops the run. An event may announce that approval is needed;
+only the control methods decide it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .bus import EventLog
+from .events import (
+    AgentEnd,
+    ApprovalRequested,
+    ApprovalResolved,
+    BaseEvent,
+    CancellationObserved,
+    HarnessEvent,
+)
+from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
+from .journal import JournalError, JsonlEventJournal
+from .runner import AgentRunner
+from .state import TaskState
+
+__all__ = ["PendingApproval", "Session", "SessionCancelToken"]
+
+log = logging.getLogger(__name__)
+
+Policy = Literal["deny", "approve"]
+
+
+class SessionCancelToken:
+    """The cancel token a Session hands its engine.
+
+    Besides `cancelled` and `reason`, an engine may `await token.wait()` or register
+    `on_cancel(callback)` to stop work at once (a child process, say) rather than at its next
+    boundary.
+    """
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.reason: str | None = None
+        self._callbacks: list[Callable[[], Any]] = []
+        self._event: asyncio.Event | None = None
+
+    def on_cancel(self, callback: Callable[[], Any]) -> Callable[[], None]:
+        """Call `callback()` when the token trips (at once if it already has). Returns a function
+        that unregisters it."""
+        if self.cancelled:
+            callback()
+            return lambda: None
+        self._callbacks.append(callback)
+
+        def remove() -> None:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+        return remove
+
+    async def wait(self) -> None:
+        """Return once the token has tripped."""
+        if self.cancelled:
+            return
+        if self._event is None:
+            self._event = asyncio.Event()
+        await self._event.wait()
+
+    def trip(self, reason: str) -> None:
+        """Trip the token (first reason wins) and run the callbacks; a failing callback is
+        logged, never raised into the caller."""
+        if self.cancelled:
+            return
+        self.cancelled, self.reason = True, reason
+        if self._event is not None:
+            self._event.set()
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:
+                log.exception("cancel callback failed")
+
+
+@dataclass
+class PendingApproval:
+    """A gated call waiting for a human."""
+
+    approval_id: str
+    tool: str
+    tier: int
+    prefix: str
+    future: asyncio.Future[bool]
+
+
+def _is_agent_end(event: BaseEvent) -> bool:
+    return event.type == "agent_end"
+
+
+class Session:
+    """A live, interruptible run of one task by one engine.
+
+    Args:
+        runner: The engine. Its `event_sink`, `approval_controller` and `cancel_token` are set
+            to this session's for the duration of `run()`.
+        state: The task to run.
+        session_id: Stamped on every event; generated when omitted. Reuse one id across the
+            tasks of a conversation.
+        journal: The write-ahead journal; each event is written (and flushed) before it enters
+            `history` or any observer sees it. `run()` closes it.
+        grants: Standing approvals to consult and add to. Pass `SessionState.grants` (by
+            reference) so an `[a] always` outlives this run.
+        unattended: No human is present: every approval is denied at once (`via="auto"`),
+            except the two policy tools below.
+        approval_timeout: Seconds an attended approval may wait before it is denied
+            (`via="auto"`); `None` waits for the human.
+        amendment_policy: Unattended disposition of `alter_verification` ("deny" or "approve").
+        escalation_policy: Unattended disposition of `switch_to_editing` ("deny" or "approve").
+    """
+
+    def __init__(
+        self,
+        runner: AgentRunner,
+        state: TaskState,
+        *,
+        session_id: str | None = None,
+        journal: JsonlEventJournal | None = None,
+        grants: list[ApprovalGrant] | None = None,
+        unattended: bool = False,
+        approval_timeout: float | None = None,
+        amendment_policy: Policy = "deny",
+        escalation_policy: Policy = "deny",
+    ) -> None:
+        for name, policy in (("amendment_policy", amendment_policy),
+                             ("escalation_policy", escalation_policy)):
+            if policy not in ("deny", "approve"):
+                raise ValueError(f"{name} must be 'deny' or 'approve', not {policy!r}")
+        if approval_timeout is not None and approval_timeout < 0:
+            raise ValueError("approval_timeout must be a number of seconds >= 0, or None")
+        self.runner = runner
+        self.state = state
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.journal = journal
+        self.grants: list[ApprovalGrant] = grants if grants is not None else []
+        self.unattended = unattended
+        self.approval_timeout = approval_timeout
+        self.amendment_policy = amendment_policy
+        self.escalation_policy = escalation_policy
+        self.cancel_token = SessionCancelToken()
+        self.journal_error: str | None = None
+        self._log: EventLog[HarnessEvent] = EventLog()
+        self._lock = threading.Lock()
+        self._pending: dict[str, PendingApproval] = {}
+        self._answered: set[str] = set()
+        self._started = False
+        self._ended = False
+        self._cancellation_seen = False
+
+    # Observation plane ---------------------------------------------------------------------
+    @property
+    def history(self) -> Sequence[HarnessEvent]:
+        """Every event of the run so far, in `seq` order."""
+        return self._log
+
+    def events(self) -> AsyncIterator[HarnessEvent]:
+        """A new, independent stream of this run's events, from the first, ending after
+        `agent_end`. It subscribes now, at call time: create it before `run()` and it misses
+        nothing. A stream that is never read costs the run nothing."""
+        return self._log.cursor(0, _is_agent_end)
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """Approvals waiting for a human, oldest first."""
+        return list(self._pending.values())
+
+    @property
+    def done(self) -> bool:
+        """Whether the run has ended (`agent_end` emitted)."""
+        return self._ended
+
+    # The engine's sink -----------------------------------------------------------------------
+    def emit(self, event: BaseEvent) -> None:
+        """Stamp `session_id`, `seq` and `ts`, write the event to the journal, then publish it.
+
+        Never blocks or awaits. A journal that fails to write cancels the run (an action that
+        cannot be recorded must not go ahead), but the event still reaches observers.
+        """
+        with self._lock:
+            seq = len(self._log)
+            fields = event.__dict__
+            if fields["seq"] == -1 and not fields["session_id"]:
+                # Fresh from the engine: stamp in place (a copy costs 3x the rest of emit).
+                fields["session_id"] = self.session_id
+                fields["seq"], fields["ts"] = seq, time.time()
+            else:
+                event = event.model_copy(
+                    update={"session_id": self.session_id, "seq": seq, "ts": time.time()})
+            journal = self.journal
+            if journal is not None and self.journal_error is None:
+                try:
+                    journal.write(event)
+                except JournalError as exc:
+                    self.journal_error = str(exc)
+                    log.error("journal write failed: %s", exc)
+            self._log.append(event)  # type: ignore[arg-type]
+            etype = fields["type"] if event is not None else None
+        if etype == "agent_end":
+            self._ended = True
+        elif etype == "cancellation_observed":
+            self._cancellation_seen = True
+        if self.journal_error is not None and not self.cancel_token.cancelled:
+            self.cancel(f"journal write failed: {self.journal_error}")
+
+    # Control plane -------------------------------------------------------------------------
+    async def request_approval(
+        self,
+        approval_id: str,
+        tool: str,
+        reason: str,
+        tool_input: dict[str, Any],
+        *,
+        tier: int = 3,
+    ) -> bool:
+        """Announce a gated call and wait for its decision. True iff it may go ahead.
+
+        A matching standing grant allows it at once (`approval_resolved` with `via="grant"`, no
+        `approval_requested`). Otherwise `approval_requested` is emitted, then: unattended ->
+        denied at once (`via="auto"`) unless a policy approves the tool; attended -> the
+        human's `resolve_approval`, or a deny after `approval_timeout`.
+        """
+        prefix = grant_prefix(tool, tool_input)
+        if any(grant.matches(tool, prefix, tier) for grant in self.grants):
+            self._answered.add(approval_id)
+            self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
+                                       via="grant", remember=False))
+            return True
+        self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
+                                    tool_input=tool_input, tier=tier, prefix=prefix))
+        if self.cancel_token.cancelled:
+            return self._decide_auto(approval_id, tool, False)
+        if self.unattended:
+            allowed = ((tool == "alter_verification" and self.amendment_policy == "approve")
+                       or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
+            return self._decide_auto(approval_id, tool, allowed)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future)
+        try:
+            if self.approval_timeout is None:
+                return await asyncio.shield(future)
+            return await asyncio.wait_for(asyncio.shield(future), self.approval_timeout)
+        except TimeoutError:
+            if future.done():
+                return future.result()
+            self._pending.pop(approval_id, None)
+            return self._decide_auto(approval_id, tool, False)
+        finally:
+            # The engine's task was cancelled mid-wait: nobody waits for an answer any more.
+            pending = self._pending.get(approval_id)
+            if pending is not None and pending.future is future and not future.done():
+                self._pending.pop(approval_id, None)
+                self._decide_auto(approval_id, tool, False)
+
+    def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
+        self._answered.add(approval_id)
+        self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=allowed,
+                                   via="auto", remember=False))
+        return allowed
+
+    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False) -> None:
+        """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
+
+        `allow and remember` stores a standing grant for the call's prefix, unless the prefix is
+        blank, the tier is 4 or the tool is `alter_verification` (then it is allow-once).
+        Answering an already-answered id, or an unknown id with nothing (or several) pending,
+        does nothing: a stale double key-press must not answer a different request.
+        """
+        pending = self._pending.get(approval_id)
+        if pending is None:
+            if approval_id in self._answered or len(self._pending) != 1:
+                return
+            pending = next(iter(self._pending.values()))
+        del self._pending[pending.approval_id]
+        self._answered.add(pending.approval_id)
+        stored = bool(allow and remember and pending.prefix.strip() and pending.tier < 4
+                      and pending.tool not in UNGRANTABLE_TOOLS)
+        if stored:
+            grant = ApprovalGrant(tool=pending.tool, prefix=pending.prefix, tier=pending.tier)
+            if grant not in self.grants:
+                self.grants.append(grant)
+        # Journal the decision before the engine can act on it.
+        self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
+                                   allowed=allow, via="human", remember=stored))
+        if not pending.future.done():
+            pending.future.set_result(allow)
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Trip the cancel token and deny every pending approval. The engine stops at its next
+        boundary; the run ends with `cancellation_observed` and `agent_end(status="cancelled")`.
+        Idempotent; a no-op once the run has ended."""
+        if self._ended:
+            return
+        self.cancel_token.trip(reason)
+        for pending in list(self._pending.values()):
+            self._pending.pop(pending.approval_id, None)
+            self._decide_auto(pending.approval_id, pending.tool, False)
+            if not pending.future.done():
+                pending.future.set_result(False)
+
+    # Running -------------------------------------------------------------------------------
+    async def run(self) -> TaskState:
+        """Drive the engine to the end of the task; returns the terminal `TaskState`.
+
+        Whatever the engine does — return, raise, forget `agent_end` — the run ends with exactly
+        one `agent_end`, the journal closed and every stream ended.
+        """
+        if self._started:
+            raise RuntimeError("a Session runs once; create a new Session for the next task")
+        self._started = True
+        runner, state = self.runner, self.state
+        runner.event_sink, runner.approval_controller = self, self
+        runner.cancel_token = self.cancel_token
+        state.status = "running"
+        try:
+            returned = await runner.run(state)
+            if isinstance(returned, TaskState):
+                state = self.state = returned
+            self._end_if_needed(None)
+        except asyncio.CancelledError:
+            self.cancel_token.trip("the run's task was cancelled")
+            self._end_if_needed(None)
+            raise
+        except Exception as exc:  # the engine crashed: the run fails, the session does not
+            log.debug("engine raised", exc_info=True)
+            self._end_if_needed(f"{type(exc).__name__}: {exc}")
+        finally:
+            for pending in list(self._pending.values()):
+                self._pending.pop(pending.approval_id, None)
+                if not pending.future.done():
+                    pending.future.set_result(False)
+            self._close_journal()
+            self._log.close()
+            runner.event_sink = runner.approval_controller = runner.cancel_token = None
+        end = next((e for e in reversed(self._log) if e.type == "agent_end"), None)
+        if isinstance(end, AgentEnd):
+            state.status, state.result, state.error = end.status, end.result, end.error
+        return state
+
+    def _end_if_needed(self, error: str | None) -> None:
+        if self._ended:
+            return
+        token = self.cancel_token
+        if token.cancelled:
+            if not self._cancellation_seen:
+                self.emit(CancellationObserved(reason=token.reason or "cancelled"))
+            self.emit(AgentEnd(status="cancelled", error=error))
+        elif error is not None:
+            self.emit(AgentEnd(status="failed", error=error))
+        elif self.state.status in ("completed", "failed", "cancelled"):
+            self.emit(AgentEnd(status=self.state.status, result=self.state.result,
+                               error=self.state.error))
+        else:
+            self.emit(AgentEnd(status="failed", error="the engine stopped without ending the run"))
+
+    def _close_journal(self) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.close()
+        except OSError as exc:
+            self.journal_error = self.journal_error or f"closing the journal failed: {exc}"
+            log.error("%s", self.journal_error)
