@@ -459,7 +459,7 @@ _MULTIPLEXERS = frozenset({
     "gem", "bundle", "composer", "pyenv", "rbenv", "asdf", "mise", "direnv", "nix", "devbox",
     "stack", "cabal", "opam", "dune", "mix", "zig", "swift", "volta", "pre-commit",
     "systemctl", "flutter", "dart", "heroku", "vercel", "firebase", "fly", "flyctl", "rails",
-    "django", "flask",
+    "django", "flask", "ruff", "bazel", "hg", "svn", "jj",
 })
 # Git subcommands that may be granted (a known builtin: not an alias, which may run a shell,
 # and not `git-<name>` found on PATH). Not here: config (sets core.fsmonitor, core.pager, …),
@@ -561,10 +561,8 @@ _NESTED: dict[str, frozenset[str]] = {
     "rustup": frozenset({"toolchain", "target", "component", "override", "self"}),
     "brew": frozenset({"services"}),
     "hatch": frozenset({"env", "python"}),
-    "pipenv": frozenset(),
     "composer": frozenset({"run-script", "run"}),
     "conda": frozenset({"env", "config"}),
-    "systemctl": frozenset(),
 }
 _NESTED_ALL = frozenset({"gh", "aws"})  # every subcommand has actions under it
 _DEEP = frozenset({"gcloud", "az"})  # `gcloud compute instances list`: every leading name

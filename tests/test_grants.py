@@ -63,6 +63,9 @@ POSITIVE = [
     ("helm install web ./chart --set replicas=2", "helm install"),
     ("echo hello, world", "echo"),
     ("./scripts/check.sh --fast", "./scripts/check.sh"),
+    ("curl -s https://example.com", "curl"),
+    ("ruff check .", "ruff check"),
+    ("./manage.py migrate", "./manage.py migrate"),
 ]
 
 
@@ -284,6 +287,11 @@ NEGATIVE = {
     "make-eval": "make --eval=x test",
     "make-two-targets": "make clean deploy",
     "wget-askpass": "wget --use-askpass=x https://example.com",
+    "curl-output": "curl -o /home/u/.profile https://example.com",
+    "curl-remote-name": "curl -sO https://example.com/x",
+    "wget-output": "wget -O /home/u/.profile https://example.com",
+    "django-shell": "./manage.py shell -c x",
+    "rails-runner": "bin/rails runner x",
     "generic-exec": "mytool --exec=x",
     "generic-config": "eslint --config evil.js .",
     # programs that run arbitrary code or other programs
