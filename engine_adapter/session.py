@@ -211,7 +211,7 @@ class Session:
                     self.journal_error = str(exc)
                     log.error("journal write failed: %s", exc)
             self._log.append(event)  # type: ignore[arg-type]
-            etype = fields["type"] if event is not None else None
+            etype = event.type
         if etype == "agent_end":
             self._ended = True
         elif etype == "cancellation_observed":
@@ -237,7 +237,8 @@ class Session:
         human's `resolve_approval`, or a deny after `approval_timeout`.
         """
         prefix = grant_prefix(tool, tool_input)
-        if any(grant.matches(tool, prefix, tier) for grant in self.grants):
+        if not self.cancel_token.cancelled and any(
+                grant.matches(tool, prefix, tier) for grant in self.grants):
             self._answered.add(approval_id)
             self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
                                        via="grant", remember=False))
