@@ -1,5 +1,8 @@
 """Benchmark of the session boundary: emit, journal, read back, fold.
 
+"emit … N observers" times the run plus N readers each draining every event (delivery, end to
+end); "idle observers" are subscribed but never read.
+
 Run:  .venv/bin/python bench/bench_core.py [--events N]
 
 Every figure sits beside a baseline measured in the same run on the same bytes, because these
@@ -97,8 +100,8 @@ def time_emit(events: list, observers: int, fsync: str | None, tmp: Path, idle: 
         gc.collect()
         start = time.perf_counter()
         await session.run()
+        await asyncio.gather(*readers)  # delivered: every reader has seen every event
         elapsed = time.perf_counter() - start
-        await asyncio.gather(*readers)
         if journal:
             os.unlink(journal.path)
         return elapsed
