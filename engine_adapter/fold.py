@@ -61,10 +61,44 @@ class Change(NamedTuple):
 NOTHING = Change(0)
 
 
+def _copy_slotted(obj: Any, memo: dict[int, Any]) -> Any:
+    """A fast deep copy of one of the slotted view objects below (`RunView.copy` copies a long
+    run's view for every replay checkpoint; generic `deepcopy` took seconds at a million events).
+    Lists (`seqs`, `parts`) hold only str and int, so a shallow list copy is a deep one; event
+    payload dicts (`tool_input`) are never mutated by the fold and are shared."""
+    cls = type(obj)
+    new = cls.__new__(cls)
+    memo[id(obj)] = new
+    for name in _slot_names(cls):
+        try:
+            value = getattr(obj, name)
+        except AttributeError:
+            continue
+        kind = type(value)
+        if kind is list:
+            value = value.copy()
+        elif kind is ApprovalView:
+            value = memo.get(id(value)) or _copy_slotted(value, memo)
+        object.__setattr__(new, name, value)
+    return new
+
+
+_SLOT_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    names = _SLOT_NAMES.get(cls)
+    if names is None:
+        names = tuple(n for c in cls.__mro__ for n in getattr(c, "__slots__", ()))
+        _SLOT_NAMES[cls] = names
+    return names
+
+
 class Item:
     """One row of the transcript. `seqs` are the events behind it (for the raw-event view)."""
 
     __slots__ = ("index", "kind", "seqs", "task", "turn")
+    __deepcopy__ = _copy_slotted
 
     def __init__(self, kind: str, task: int, turn: int | None, seq: int) -> None:
         self.index = -1  # position in `RunView.items`, set when added
@@ -112,6 +146,7 @@ class ApprovalView:
 
     __slots__ = ("approval_id", "prefix", "reason", "remember", "state", "tier", "tool",
                  "tool_input", "via")
+    __deepcopy__ = _copy_slotted
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
                  tier: int, prefix: str) -> None:
@@ -162,6 +197,7 @@ class CheckView:
     """One verification check: "pending", "running", "passed" or "failed"."""
 
     __slots__ = ("added_in", "check_id", "command", "duration_ms", "name", "output", "status")
+    __deepcopy__ = _copy_slotted
 
     def __init__(self, check_id: str, name: str, command: str | None, added_in: int) -> None:
         self.check_id, self.name, self.command = check_id, name, command
@@ -183,6 +219,7 @@ class TurnView:
     """One turn: where it starts in the transcript and how it stopped."""
 
     __slots__ = ("first_item", "stop_reason", "task", "turn")
+    __deepcopy__ = _copy_slotted
 
     def __init__(self, task: int, turn: int, first_item: int) -> None:
         self.task, self.turn, self.first_item = task, turn, first_item
@@ -306,6 +343,7 @@ class RunFold:
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
+        v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
         return self._notice("task", e, e.task, parts=RUN | VERIFICATION, turn=0)
 

@@ -1,0 +1,69 @@
+"""The `?` help: generated from `cockpit.keys.KEYS`, with the user's keymap applied, so it
+lists exactly the keys the footer and the bindings use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ..keys import bindings, help_rows
+
+__all__ = ["HelpScreen", "help_table"]
+
+
+def help_table(scopes: Iterable[str] | None = None,
+               keymap: Mapping[str, str] | None = None) -> Table:
+    """The key table: one row a binding, grouped by where it applies."""
+    table = Table(box=None, show_header=False, padding=(0, 2), expand=False)
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("what it does")
+    section = None
+    for title, key, what in help_rows(scopes, keymap):
+        if title != section:
+            if section is not None:
+                table.add_row("", "")
+            table.add_row(Text(title, style="bold underline"), "")
+            section = title
+        table.add_row(Text(key), Text(what))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, from the same table the bindings come from."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 90;
+        max-width: 95%;
+        height: auto;
+        max-height: 90%;
+        background: $panel;
+        border: round $primary;
+        padding: 1 2;
+    }
+    """
+
+    BINDINGS = bindings("pager")
+
+    def __init__(self, scopes: Iterable[str] | None = None,
+                 keymap: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        self._scopes = list(scopes) if scopes is not None else None
+        self._keymap = dict(keymap or {})
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(Text("Keys", style="bold"))
+            yield Static(help_table(self._scopes, self._keymap))
+        yield Footer()
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

@@ -1,0 +1,238 @@
+"""How one transcript item looks: `render_item(...) -> list[Strip]`.
+
+Pure with respect to its inputs (the item, the width, whether it is expanded, a palette), so the
+transcript can cache the result per item and re-render only what a change touched. Untrusted
+text goes through `text.clean` and into Rich `Text` (never markup); outputs are collapsed to a
+few lines and cut before any per-character work.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.text import Text
+from textual.strip import Strip
+
+from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
+
+from .palette import Palette
+from .text import clean, clean_line, input_summary, one_line, split_lines
+
+__all__ = [
+    "EXPANDED_LINES",
+    "MARKDOWN_LIMIT",
+    "PREVIEW_LINES",
+    "STREAM_TAIL",
+    "item_text",
+    "needs_pager",
+    "render_item",
+    "tool_icon",
+]
+
+GUTTER = 2  # columns left of every item: the selection marker
+PREVIEW_LINES = 3  # output lines shown under a collapsed tool call
+EXPANDED_LINES = 200  # output lines shown when expanded; more opens the pager
+THOUGHT_LINES = 2  # lines of a collapsed thought
+MARKDOWN_LIMIT = 20_000  # longer complete messages are shown as plain text (Markdown is slow)
+STREAM_TAIL = 8_000  # a message still streaming shows only its last characters
+TEXT_LIMIT = 200_000  # any more of a message is left to the pager
+LINE_LIMIT = 1_000  # characters kept of one output line (the pager shows it all)
+
+_ICONS = {"awaiting": "?", "allowed": "·", "running": "…", "ok": "✓", "failed": "✗",
+          "denied": "⊘"}
+
+
+def tool_icon(status: str) -> str:
+    """The one-character icon of a tool call status."""
+    return _ICONS.get(status, "·")
+
+
+def needs_pager(item: Item) -> bool:
+    """Whether expanding `item` cannot show all of it (so `enter` opens a pager)."""
+    if isinstance(item, ToolCallItem):
+        text = item.output or ""
+        return text.count("\n", 0, 10_000_000) >= EXPANDED_LINES or len(text) > 200_000
+    if isinstance(item, MessageItem):
+        return len(item.text) > TEXT_LIMIT
+    return False
+
+
+def _one(console: Console, text: Text, width: int) -> Strip:
+    """One row: `text` cut to `width` cells (never wrapped)."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    segments = list(text.render(console))
+    strip = Strip(segments)
+    return strip.crop(0, width) if strip.cell_length > width else strip
+
+
+def _wrapped(console: Console, renderable: RenderableType, width: int) -> list[Strip]:
+    options = console.options.update(width=width, min_width=width, max_width=width,
+                                     highlight=False, markup=False)
+    lines = console.render_lines(renderable, options, pad=False)
+    return [Strip(line) for line in lines]
+
+
+def _turn_header(item: Item, previous: Item | None, palette: Palette,
+                 console: Console, width: int) -> list[Strip]:
+    if item.turn is None or item.kind in ("task", "end"):
+        return []
+    if previous is not None and previous.task == item.task and previous.turn in (None, item.turn):
+        return []  # same turn (an item without a turn, a decision say, does not break it)
+    label = f"── turn {item.turn} "
+    return [_one(console, Text(label + "─" * max(0, width - len(label)), palette.rule), width)]
+
+
+def _message(item: MessageItem, expanded: bool, palette: Palette, console: Console,
+             width: int) -> list[Strip]:
+    text = item.text
+    if item.channel == "thought":
+        lines, total = split_lines(text, None if expanded else THOUGHT_LINES)
+        body = Text("∴ ", palette.thought)
+        body.append(clean("\n".join(lines), TEXT_LIMIT), palette.thought)
+        strips = _wrapped(console, body, width)
+        if not expanded and (total > THOUGHT_LINES or len(strips) > THOUGHT_LINES):
+            strips = strips[:THOUGHT_LINES]
+            strips.append(_one(console, Text(f"  … thought, {total} lines · enter to expand",
+                                             palette.dim), width))
+        return strips
+    if not item.complete:
+        skipped = max(0, len(text) - STREAM_TAIL)
+        body = Text()
+        if skipped:
+            body.append(f"… {skipped:,} earlier characters\n", palette.dim)
+        body.append(clean(text[skipped:]), palette.text)
+        body.append("▍", palette.primary)
+        return _wrapped(console, body, width)
+    if len(text) <= MARKDOWN_LIMIT:
+        return _wrapped(console, Markdown(clean(text), hyperlinks=False), width)
+    body = Text(clean(text, TEXT_LIMIT), palette.text)
+    if len(text) > TEXT_LIMIT:
+        body.append(f"\n… {len(text) - TEXT_LIMIT:,} more characters · enter opens the pager",
+                    palette.dim)
+    return _wrapped(console, body, width)
+
+
+def _approval_badge(item: ToolCallItem, palette: Palette) -> Text | None:
+    approval = item.approval
+    if approval is None:
+        return None
+    if approval.state == "pending":
+        return Text("awaiting approval", palette.status_style("awaiting"))
+    if approval.state == "allowed":
+        who = {"grant": "allowed by grant", "human": "allowed by you",
+               "auto": "allowed by policy"}.get(approval.via or "", "allowed")
+        if approval.remember:
+            who = "always allowed by you"
+        return Text(who, palette.success)
+    who = {"human": "denied by you", "auto": "denied (no answer)"}.get(approval.via or "",
+                                                                       "denied")
+    return Text(who, palette.status_style("denied"))
+
+
+def _tool(item: ToolCallItem, expanded: bool, palette: Palette, console: Console,
+          width: int) -> list[Strip]:
+    head = Text()
+    head.append(f"{tool_icon(item.status)} ", palette.status_style(item.status))
+    head.append(clean_line(item.tool, 80), palette.primary)
+    head.append(" ")
+    head.append(f"T{item.tier}", palette.tier_style(item.tier))
+    if item.duration_ms is not None:
+        head.append(f" {item.duration_ms:,.0f}ms", palette.dim)
+    badge = _approval_badge(item, palette)
+    if badge is not None:
+        head.append(" [", palette.dim)
+        head.append_text(badge)
+        head.append("]", palette.dim)
+    summary = input_summary(item.tool_input) or clean_line(item.title or "", 200)
+    if summary:
+        head.append("  ")
+        head.append(summary, palette.text)
+    strips = [_one(console, head, width)]
+    if item.error:
+        strips.append(_one(console, Text("  error: " + one_line(item.error, 500),
+                                         palette.error_line), width))
+    output = item.output
+    if output:
+        limit = EXPANDED_LINES if expanded else PREVIEW_LINES
+        lines, total = split_lines(output, limit)
+        for line in lines:
+            strips.append(_one(console, Text("  │ " + clean_line(line, LINE_LIMIT), palette.dim),
+                               width))
+        if total > len(lines):
+            hint = "enter opens the pager" if total > EXPANDED_LINES else "enter to expand"
+            strips.append(_one(console, Text(f"  └ … {total - len(lines):,} more lines · {hint}",
+                                             palette.dim), width))
+    return strips
+
+
+def _notice(item: NoticeItem, palette: Palette, console: Console, width: int) -> list[Strip]:
+    style = palette.level.get(item.level, palette.text)
+    prefix = {"task": "▶ task: ", "end": "■ ", "phase": "◆ phase ", "plan": "☰ ",
+              "cancel": "⊘ ", "escalation": "⇧ ", "declaration": "! ",
+              "decision_error": "✗ decision error: "}.get(item.kind, "· ")
+    if item.kind == "task":
+        style = palette.primary
+    body = Text(prefix, style)
+    text = item.text
+    if item.kind in ("task", "end"):
+        lines, total = split_lines(text, 20)
+        body.append(clean("\n".join(lines), 20_000), style)
+        if total > 20:
+            body.append(f"\n… {total - 20:,} more lines", palette.dim)
+        strips = _wrapped(console, body, width)
+        if item.kind == "task":
+            strips.insert(0, Strip([]))
+        return strips
+    body.append(one_line(text, 2_000), style)
+    return _wrapped(console, body, width)[:6]
+
+
+def _decision(item: DecisionItem, palette: Palette, console: Console,
+              width: int) -> list[Strip]:
+    body = Text("→ ", palette.accent)
+    body.append(clean_line(item.action, 80), palette.accent)
+    if item.tool:
+        body.append(f" {clean_line(item.tool, 80)}", palette.accent)
+    if item.rationale:
+        body.append(" — " + one_line(item.rationale, 1_000), palette.dim)
+    return _wrapped(console, body, width)[:3]
+
+
+def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool,
+                palette: Palette, console: Console) -> list[Strip]:
+    """The rows of one transcript item at `width` cells (gutter included). Never empty."""
+    inner = max(1, width - GUTTER)
+    strips = _turn_header(item, previous, palette, console, inner)
+    if isinstance(item, ToolCallItem):
+        strips += _tool(item, expanded, palette, console, inner)
+    elif isinstance(item, MessageItem):
+        strips += _message(item, expanded, palette, console, inner)
+    elif isinstance(item, DecisionItem):
+        strips += _decision(item, palette, console, inner)
+    elif isinstance(item, NoticeItem):
+        strips += _notice(item, palette, console, inner)
+    else:
+        strips.append(_one(console, Text(f"· {clean_line(item.kind, 80)}", palette.dim), inner))
+    gutter = [Segment(" " * GUTTER)]
+    return [Strip(gutter + list(strip), strip.cell_length + GUTTER) for strip in strips] \
+        or [Strip(gutter)]
+
+
+def item_text(item: Item) -> str:
+    """The full text behind an item, for the pager."""
+    if isinstance(item, ToolCallItem):
+        parts = [f"{item.tool} ({item.status})", input_summary(item.tool_input, 10_000)]
+        if item.error:
+            parts.append(f"error: {item.error}")
+        parts.append("")
+        parts.append(item.output or "")
+        return "\n".join(parts)
+    if isinstance(item, MessageItem):
+        return item.text
+    if isinstance(item, DecisionItem):
+        return f"{item.action} {item.tool or ''}\n\n{item.rationale or ''}"
+    if isinstance(item, NoticeItem):
+        return item.text
+    return item.kind

@@ -1,0 +1,170 @@
+"""The small panels around the transcript: status line, verification, grants in force.
+
+Each renders from a `RunView` (`show(view)`), never from a Session, so the replay viewer uses
+them as they are. Texts are built as Rich `Text` without markup; untrusted strings are cleaned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.widgets import Static
+
+from engine_adapter.fold import RunView
+
+from .palette import palette_for
+from .text import clean_line, one_line
+
+__all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed"]
+
+_RUN_ICONS = {"idle": "○", "running": "●", "completed": "✓", "failed": "✗", "cancelled": "⊘"}
+_CHECK_ICONS = {"pending": "○", "running": "…", "passed": "✓", "failed": "✗"}
+
+
+def format_elapsed(seconds: float) -> str:
+    """`mm:ss`, or `h:mm:ss` past an hour."""
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+class StatusLine(Static):
+    """Task, engine, model, phase, turn, tokens and cost, elapsed, and the run's status.
+
+    With a `clock` (the live cockpit passes `time.time`) the elapsed time ticks while the run is
+    live; without one (replay) it is the time up to the last event shown.
+    """
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 2;
+        background: $panel;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, clock: Callable[[], float] | None = None, id: str | None = None,
+                 ) -> None:
+        super().__init__("", id=id)
+        self.clock = clock
+        self._view: RunView | None = None
+
+    def on_mount(self) -> None:
+        if self.clock is not None:
+            self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        if self._view is not None and self._view.live:
+            self.show(self._view)
+
+    def show(self, view: RunView) -> None:
+        """Redraw from `view`."""
+        self._view = view
+        palette = palette_for(self.app)
+        status_style = palette.status_style(view.status)
+        top = Text(no_wrap=True, overflow="ellipsis")
+        top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
+        top.append("  ")
+        top.append(one_line(view.task, 300) or "(no task yet)", palette.text)
+        bottom = Text(no_wrap=True, overflow="ellipsis")
+        engine = clean_line(view.engine or "?", 60)
+        if view.model:
+            engine += f" · {clean_line(view.model, 60)}"
+        fields = [engine]
+        if view.phase:
+            fields.append(f"phase {clean_line(view.phase, 40)}")
+        fields.append(f"turn {view.turn}")
+        tokens = f"{view.input_tokens:,} in / {view.output_tokens:,} out"
+        if view.cost_usd is not None:
+            tokens += f" · ${view.cost_usd:.4f}"
+        fields.append(tokens)
+        fields.append(self._elapsed(view))
+        if view.task_index > 1:
+            fields.append(f"task {view.task_index}")
+        for i, value in enumerate(fields):
+            if i:
+                bottom.append("  │  ", palette.dim)
+            bottom.append(value, palette.dim if i else palette.accent)
+        self.update(Text("\n").join([top, bottom]))
+
+    def _elapsed(self, view: RunView) -> str:
+        if view.started_ts is None:
+            return "--:--"
+        if view.ended_ts is not None:
+            end = view.ended_ts
+        elif self.clock is not None:
+            end = self.clock()
+        else:
+            end = view.last_ts or view.started_ts
+        return format_elapsed(end - view.started_ts)
+
+
+class VerificationPanel(Static):
+    """Each check of the frozen plan: pending / running / passed / failed, with duration;
+    checks added or changed after the first plan are marked."""
+
+    DEFAULT_CSS = """
+    VerificationPanel {
+        height: auto;
+        max-height: 50%;
+        padding: 0 1;
+        border-top: solid $panel;
+    }
+    """
+
+    def show(self, view: RunView) -> None:
+        """Redraw from `view`."""
+        palette = palette_for(self.app)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("Verification", palette.primary)
+        if view.plan_version > 1:
+            text.append(f"  plan changed (v{view.plan_version})", palette.warning)
+        if not view.checks:
+            text.append("\nno plan yet", palette.dim)
+        for check in list(view.checks.values())[:50]:
+            style = palette.status_style(check.status)
+            text.append(f"\n{_CHECK_ICONS.get(check.status, '·')} ", style)
+            text.append(clean_line(check.name, 80), palette.text)
+            text.append(f" {check.status}", style)
+            if check.duration_ms is not None:
+                text.append(f" {check.duration_ms:,.0f}ms", palette.dim)
+            if check.added_in > 1:
+                text.append(" ◆changed", palette.warning)
+            if check.status == "failed" and check.output:
+                text.append("\n   " + one_line(check.output.strip(), 200), palette.dim)
+        if len(view.checks) > 50:
+            text.append(f"\n… {len(view.checks) - 50} more checks", palette.dim)
+        self.update(text)
+
+
+class GrantsPanel(Static):
+    """The standing grants: what `[a] always` has allowed for the rest of the session."""
+
+    DEFAULT_CSS = """
+    GrantsPanel {
+        height: auto;
+        max-height: 40%;
+        padding: 0 1;
+        border-top: solid $panel;
+    }
+    """
+
+    def show(self, view: RunView) -> None:
+        """Redraw from `view`."""
+        palette = palette_for(self.app)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("Grants in force", palette.primary)
+        if not view.grants:
+            text.append("\nnone", palette.dim)
+        for grant in view.grants[:30]:
+            text.append("\n✓ ", palette.success)
+            text.append(clean_line(grant.tool, 40), palette.text)
+            text.append(f" `{clean_line(grant.prefix, 80)} …`", palette.accent)
+            text.append(f" ≤T{grant.tier}", palette.tier_style(grant.tier))
+        if len(view.grants) > 30:
+            text.append(f"\n… {len(view.grants) - 30} more", palette.dim)
+        self.update(text)
+
+

@@ -1,0 +1,96 @@
+"""`RunDisplay`: the whole picture of a run, rendered from a `RunView`.
+
+Status line on top, the transcript beside a side column (verification, grants), the approval bar
+at the bottom. Two ways in, both from a view and never from a Session:
+
+- `apply_changes(view, changes)`: the incremental path, once a frame (see `FramePump`);
+- `show(view)`: a full redraw from any view (a replay seek can land anywhere).
+
+The live cockpit (`cockpit.app.CockpitApp`) adds the keys that control a run; the replay viewer
+composes the same `RunDisplay` and calls `show(view)` for the view as of any event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+
+from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, RunView
+
+from .approval import ApprovalBar
+from .panels import GrantsPanel, StatusLine, VerificationPanel
+from .pump import ChangeSet
+from .transcript import Transcript
+
+__all__ = ["RunDisplay"]
+
+
+class RunDisplay(Vertical):
+    """Status line, transcript, verification, grants and approval bar for one run."""
+
+    DEFAULT_CSS = """
+    RunDisplay { height: 1fr; }
+    RunDisplay #run-body { height: 1fr; }
+    RunDisplay #run-side {
+        width: 44;
+        height: 1fr;
+        background: $surface;
+        border-left: solid $panel;
+    }
+    """
+
+    def __init__(self, *, clock: Callable[[], float] | None = None,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self.view: RunView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(clock=self._clock, id="status")
+        with Horizontal(id="run-body"):
+            yield Transcript(id="transcript")
+            with Vertical(id="run-side"):
+                yield VerificationPanel(id="verification")
+                yield GrantsPanel(id="grants")
+        yield ApprovalBar(id="approval")
+
+    @property
+    def transcript(self) -> Transcript:
+        """The transcript widget."""
+        return self.query_one(Transcript)
+
+    @property
+    def approval_bar(self) -> ApprovalBar:
+        """The approval bar."""
+        return self.query_one(ApprovalBar)
+
+    def show(self, view: RunView) -> None:
+        """Redraw everything from `view`."""
+        self.view = view
+        self.query_one(StatusLine).show(view)
+        self.query_one(VerificationPanel).show(view)
+        self.query_one(GrantsPanel).show(view)
+        self.approval_bar.show(view)
+        self.transcript.show(view)
+
+    def apply_changes(self, view: RunView, changes: ChangeSet) -> None:
+        """Redraw only what `changes` touched."""
+        self.view = view
+        parts = changes.parts
+        if parts & (RUN | USAGE):
+            self.query_one(StatusLine).show(view)
+        if parts & VERIFICATION:
+            self.query_one(VerificationPanel).show(view)
+        if parts & GRANTS:
+            self.query_one(GrantsPanel).show(view)
+        if parts & APPROVALS:
+            self.approval_bar.show(view)
+        if changes.items or len(view.items) != self.transcript.item_count:
+            self.transcript.update_items(view, changes.items)
+
+    def refresh_theme(self) -> None:
+        """Re-render everything after a theme change (colours are baked into cached rows)."""
+        if self.view is not None:
+            self.show(self.view)

@@ -1,0 +1,298 @@
+"""The transcript: every item of a run, as ONE virtualised widget on Textual's Line API.
+
+Rows are never widgets. Each item renders to a list of `Strip`s (see `items.render_item`), kept
+in a small LRU cache; the widget keeps only each item's height and first row, and `render_line`
+finds the item behind a screen row with `bisect`. A change re-renders only the items it touched,
+so a 100k-event run costs what the visible rows cost.
+
+It renders a `RunView` (never a Session): `show(view)` redraws from any view (a replay seek),
+`update_items(view, indices)` is the incremental path. Selecting, expanding, and the `enter` /
+`i` keys live here; what a pager or the raw-event inspector shows is the app's business, asked
+for with the `OpenPager` and `Inspect` messages.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.events import Click, Resize
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from engine_adapter.fold import Item, RunView
+
+from ..keys import bindings
+from .items import GUTTER, needs_pager, render_item
+from .palette import palette_for
+
+__all__ = ["Transcript"]
+
+CACHE_ITEMS = 1_500  # rendered items kept; everything else is re-rendered when scrolled to
+
+
+class Transcript(ScrollView, can_focus=True):
+    """The run's items, grouped by turn; arrow keys select, `enter` expands, `i` inspects."""
+
+    DEFAULT_CSS = """
+    Transcript {
+        height: 1fr;
+        background: $surface;
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+    }
+    """
+
+    BINDINGS = bindings("transcript")
+
+    class OpenPager(Message):
+        """The user wants the whole of `item` in a pager."""
+
+        def __init__(self, item: Item) -> None:
+            super().__init__()
+            self.item = item
+
+    class Inspect(Message):
+        """The user wants the raw events behind `item`."""
+
+        def __init__(self, item: Item) -> None:
+            super().__init__()
+            self.item = item
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._items: list[Item] = []
+        self._heights: list[int] = []
+        self._starts: list[int] = []  # first row of each item
+        self._total = 0
+        self._cache: OrderedDict[int, list[Strip]] = OrderedDict()
+        self._expanded: set[int] = set()
+        self._width = 0
+        self.cursor = -1  # selected item; -1 = none (following the run)
+        self.follow = True
+
+    # Feeding ---------------------------------------------------------------------------------
+    def show(self, view: RunView) -> None:
+        """Redraw everything from `view` (any view: a replay may jump anywhere)."""
+        self._items = view.items
+        self._cache.clear()
+        self._heights = []
+        self._starts = []
+        self._total = 0
+        self._expanded = {i for i in self._expanded if i < len(view.items)}
+        if self.cursor >= len(view.items):
+            self.cursor = len(view.items) - 1
+        self._measure_from(0)
+        self._after_change()
+
+    def update_items(self, view: RunView, indices: Iterable[int]) -> None:
+        """Re-render the items at `indices` and add any new ones (the incremental path)."""
+        self._items = view.items
+        known = len(self._heights)
+        first = len(view.items)
+        for index in indices:
+            if index < known:
+                self._cache.pop(index, None)
+                first = min(first, index)
+        if first < known:
+            self._remeasure(sorted(i for i in indices if i < known))
+        if len(view.items) > known:
+            self._measure_from(known)
+        self._after_change()
+
+    def refresh_all(self) -> None:
+        """Re-render every item (after a theme or width change)."""
+        self._cache.clear()
+        self._heights, self._starts, self._total = [], [], 0
+        self._measure_from(0)
+        self._after_change()
+
+    # Measuring -------------------------------------------------------------------------------
+    def _render_width(self) -> int:
+        width = self.scrollable_content_region.width
+        return width if width > GUTTER else 80
+
+    def _strips(self, index: int) -> list[Strip]:
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        items = self._items
+        strips = render_item(items[index], items[index - 1] if index else None,
+                             width=self._width, expanded=index in self._expanded,
+                             palette=palette_for(self.app), console=self.app.console)
+        self._cache[index] = strips
+        if len(self._cache) > CACHE_ITEMS:
+            self._cache.popitem(last=False)
+        return strips
+
+    def _measure_from(self, start: int) -> None:
+        if not self._width:
+            self._width = self._render_width()
+        heights, starts = self._heights, self._starts
+        total = starts[start - 1] + heights[start - 1] if start else 0
+        del heights[start:], starts[start:]
+        for index in range(start, len(self._items)):
+            height = len(self._strips(index))
+            starts.append(total)
+            heights.append(height)
+            total += height
+        self._total = total
+
+    def _remeasure(self, indices: list[int]) -> None:
+        heights, starts = self._heights, self._starts
+        moved = -1
+        for index in indices:
+            height = len(self._strips(index))
+            if height != heights[index]:
+                heights[index] = height
+                moved = index if moved < 0 else min(moved, index)
+        if moved >= 0:  # rows below the first taller/shorter item shift
+            total = starts[moved]
+            for index in range(moved, len(heights)):
+                starts[index] = total
+                total += heights[index]
+            self._total = total
+
+    def _after_change(self) -> None:
+        self.virtual_size = Size(self._width, self._total)
+        if self.follow:
+            self.scroll_to(y=max(0, self._total - self.scrollable_content_region.height),
+                           animate=False, immediate=True)
+        self.refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        width = self._render_width()
+        if width != self._width:
+            self._width = width
+            self.refresh_all()
+
+    def on_theme_changed(self) -> None:
+        """Called by the app when the theme changes: colours are baked into cached rows."""
+        self.refresh_all()
+
+    # Drawing ---------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if row >= self._total or not self._starts:
+            return Strip.blank(width, base)
+        index = bisect_right(self._starts, row) - 1
+        strips = self._strips(index)
+        offset = row - self._starts[index]
+        strip = strips[offset] if offset < len(strips) else Strip([])
+        if index == self.cursor:
+            palette = palette_for(self.app)
+            marker = Segment("▌", Style(color=palette.primary.color)) if offset == 0 \
+                else Segment(" ")
+            strip = Strip([marker, *list(strip)[1:]], strip.cell_length)
+            strip = strip.crop_extend(0, width, base).apply_style(palette.selected)
+        return strip.crop_extend(scroll_x, scroll_x + width, base).apply_style(base)
+
+    @property
+    def item_count(self) -> int:
+        """How many items are laid out."""
+        return len(self._heights)
+
+    # Selection -------------------------------------------------------------------------------
+    @property
+    def selected(self) -> Item | None:
+        """The selected item, if any."""
+        if 0 <= self.cursor < len(self._items):
+            return self._items[self.cursor]
+        return None
+
+    def select(self, index: int) -> None:
+        """Select item `index` (clamped) and scroll it into view; stops following the run."""
+        if not self._items:
+            return
+        index = max(0, min(index, len(self._items) - 1))
+        self.cursor = index
+        self.follow = False
+        top, height = self._starts[index], self._heights[index]
+        view_top = round(self.scroll_y)
+        view_height = self.scrollable_content_region.height
+        if top < view_top or height > view_height:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif top + height > view_top + view_height:
+            self.scroll_to(y=top + height - view_height, animate=False, immediate=True)
+        self.refresh()
+        self.refresh_bindings()
+
+    def action_cursor_up(self) -> None:
+        """Select the previous item (from following: the last one)."""
+        self.select(len(self._items) - 1 if self.cursor < 0 else self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        """Select the next item."""
+        if self.cursor < 0:
+            self.select(len(self._items) - 1)
+        else:
+            self.select(self.cursor + 1)
+
+    def action_cursor_first(self) -> None:
+        """Select the first item."""
+        self.select(0)
+
+    def action_cursor_last(self) -> None:
+        """Clear the selection and follow the run again."""
+        self.cursor = -1
+        self.follow = True
+        self._after_change()
+        self.refresh_bindings()
+
+    def action_page_up(self) -> None:
+        """Scroll up a page."""
+        self.follow = False
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        """Scroll down a page."""
+        self.scroll_page_down(animate=False)
+
+    def action_expand(self) -> None:
+        """Expand or collapse the selected item; ask for a pager when expanding cannot show it
+        all."""
+        item = self.selected
+        if item is None:
+            return
+        if item.index in self._expanded and needs_pager(item):
+            self.post_message(self.OpenPager(item))
+            return
+        if item.index in self._expanded:
+            self._expanded.discard(item.index)
+        else:
+            self._expanded.add(item.index)
+            if needs_pager(item):
+                self.post_message(self.OpenPager(item))
+        self._cache.pop(item.index, None)
+        self._remeasure([item.index])
+        self.virtual_size = Size(self._width, self._total)
+        self.select(item.index)
+
+    def action_inspect(self) -> None:
+        """Ask for the raw events behind the selected item."""
+        item = self.selected
+        if item is not None:
+            self.post_message(self.Inspect(item))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`enter` and `i` apply only with an item selected."""
+        if action in ("expand", "inspect"):
+            return self.selected is not None
+        return True
+
+    def on_click(self, event: Click) -> None:
+        """Select the item under the mouse."""
+        row = round(self.scroll_y) + event.y
+        if self._starts and 0 <= row < self._total:
+            self.select(bisect_right(self._starts, row) - 1)
+            self.refresh_bindings()

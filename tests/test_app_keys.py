@@ -1,0 +1,254 @@
+"""Pilot tests for every key path of the live cockpit."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run
+from test_app_support import gated, make_app, pending, plain, settle, turn
+
+from cockpit.app import CockpitApp
+from cockpit.screens import HelpScreen, PagerScreen, QuitScreen
+from cockpit.widgets import Transcript
+from engine_adapter import JsonlEventJournal, Session, TaskState, read_journal
+
+SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+
+
+def test_y_allows_once():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}, output="clean"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            assert app.query_one("#approval").has_class("-pending")
+            await pilot.press("y")
+            await settle(pilot, lambda: app.session.done)
+            row = app.view.tool_calls["c1"]
+            assert row.status == "ok" and row.approval.via == "human"
+            assert not app.query_one("#approval").has_class("-pending")
+            assert app.session.runner.answers == [True]
+            assert app.session.grants == []
+    run(main())
+
+
+def test_a_grants_and_a_later_call_is_allowed_by_the_grant():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}),
+                       gated("c2", "shell", {"command": "git status --short"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("a")
+            await settle(pilot, lambda: app.session.done)
+            assert [g.prefix for g in app.view.grants] == ["git status"]
+            later = app.view.tool_calls["c2"]
+            assert later.approval.via == "grant" and later.status == "ok"
+            transcript = app.query_one(Transcript)
+            text = "\n".join(s.text for s in transcript._strips(later.index))
+            assert "allowed by grant" in text
+            assert "git status" in app.query_one("#grants").render().plain
+    run(main())
+
+
+def test_a_on_an_ungrantable_call_does_nothing():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "rm -rf build"}, tier=4))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("a")
+            await pilot.pause()
+            assert pending(app) == ["c1"] and app.session.grants == []
+            await pilot.press("n")
+            await settle(pilot, lambda: app.session.done)
+    run(main())
+
+
+def test_n_denies():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git push"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("n")
+            await settle(pilot, lambda: app.session.done)
+            assert app.session.runner.answers == [False]
+            assert app.view.tool_calls["c1"].status == "denied"
+    run(main())
+
+
+def test_approval_keys_apply_only_while_an_approval_is_pending():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            assert app.check_action("approve", ()) is True
+            await pilot.press("y")
+            await settle(pilot, lambda: app.session.done)
+            assert app.check_action("approve", ()) is False
+            assert app.check_action("deny", ()) is False
+            await pilot.press("y", "n")  # nothing pending: no-ops, no crash
+    run(main())
+
+
+def test_several_pending_oldest_first_with_count():
+    async def main():
+        import asyncio
+
+        async def two(r):
+            await asyncio.gather(r.ask("c1", "shell", {"command": "git status"}),
+                                 r.ask("c2", "shell", {"command": "git diff"}))
+
+        app = make_app(turn(1), two)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: len(pending(app)) == 2)
+            head = app.query_one("#approval-head").render().plain
+            assert "1 of 2 pending" in head
+            assert app.query_one("#approval").approval_id == "c1"
+            await pilot.press("n")
+            await settle(pilot, lambda: pending(app) == ["c2"])
+            await pilot.press("y")
+            await settle(pilot, lambda: app.session.done)
+            assert sorted(app.session.runner.answers) == [False, True]
+    run(main())
+
+
+def test_escape_twice_cancels_and_once_does_not():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("escape")
+            assert not app.session.cancel_token.cancelled
+            await pilot.press("escape")
+            await settle(pilot, lambda: app.session.done)
+            assert app.view.status == "cancelled"
+            assert app.query_one("#end-panel").has_class("-cancelled")
+    run(main())
+
+
+def test_quit_during_a_live_run_asks_then_cancels_and_closes_the_journal(tmp_path):
+    async def main():
+        from conftest import StepRunner
+        journal = JsonlEventJournal(tmp_path / "run.jsonl")
+        runner = StepRunner(turn(1), gated("c1", "shell", {"command": "git status"}))
+        session = Session(runner, TaskState(task="t"), journal=journal)
+        app = CockpitApp(session, theme="cockpit-dark", remember_theme=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: bool(pending(app)))
+            await pilot.press("ctrl+q")
+            assert isinstance(app.screen, QuitScreen)
+            await pilot.press("n")  # stay
+            assert not isinstance(app.screen, QuitScreen) and not session.done
+            await pilot.press("ctrl+q")
+            await pilot.press("y")
+            await settle(pilot, lambda: not app.is_running)
+        assert session.done and journal.closed
+        events = list(read_journal(tmp_path / "run.jsonl"))
+        assert events[-1].type == "agent_end" and events[-1].status == "cancelled"
+        assert app.return_value == "cancelled"
+    run(main())
+
+
+def test_quit_after_the_run_does_not_ask():
+    async def main():
+        app = make_app(turn(1))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done)
+            await pilot.press("ctrl+q")
+            await settle(pilot, lambda: not app.is_running)
+        assert app.return_value == "completed"
+    run(main())
+
+
+def test_arrows_enter_expand_pager_and_inspect():
+    async def main():
+        short = "\n".join(f"line {i}" for i in range(10))
+        long = "\n".join(f"row {i}" for i in range(5_000))
+        app = make_app(turn(1, "hi"), plain("r1", "read_file", {"path": "a.py"}, short),
+                       plain("r2", "read_file", {"path": "b.py"}, long))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done)
+            transcript = app.query_one(Transcript)
+            transcript.focus()
+            r1 = app.view.tool_calls["r1"].index
+            r2 = app.view.tool_calls["r2"].index
+            while transcript.cursor != r1:
+                await pilot.press("up")
+            before = transcript._heights[r1]
+            await pilot.press("enter")
+            assert transcript._heights[r1] > before  # expanded in place
+            await pilot.press("enter")
+            assert transcript._heights[r1] == before  # collapsed again
+            await pilot.press("down")
+            assert transcript.cursor == r2
+            await pilot.press("enter")  # 5,000 lines: the pager
+            await settle(pilot, lambda: isinstance(app.screen, PagerScreen))
+            await pilot.press("end", "escape")
+            await settle(pilot, lambda: not isinstance(app.screen, PagerScreen))
+            await pilot.press("i")
+            await settle(pilot, lambda: isinstance(app.screen, PagerScreen))
+            text = "\n".join(app.screen.query_one("#pager").lines)
+            assert '"type": "tool_start"' in text and '"type": "tool_end"' in text
+            await pilot.press("q")
+    run(main())
+
+
+def test_help_is_generated_from_the_binding_table_with_the_keymap(tmp_path):
+    async def main():
+        (tmp_path / "home" / "config").mkdir(parents=True)
+        (tmp_path / "home" / "config" / "config.toml").write_text(
+            '[keymap]\napprove = "Y"\n', encoding="utf-8")
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("y")  # remapped away: nothing happens
+            assert pending(app) == ["c1"]
+            await pilot.press("Y")
+            await settle(pilot, lambda: not pending(app))
+            await pilot.press("question_mark")
+            await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+            from rich.console import Console
+
+            from cockpit.screens.help import help_table
+            console = Console(width=100, record=True)
+            console.print(help_table(keymap=app.config.keymap))
+            out = console.export_text()
+            assert "Y" in out and "Allow the oldest pending" in out and "ctrl+q" in out
+            await pilot.press("escape")
+            await settle(pilot, lambda: not isinstance(app.screen, HelpScreen))
+            await pilot.press("escape", "escape")
+            await settle(pilot, lambda: app.session.done)
+    run(main())
+
+
+def test_next_task_runs_in_the_same_session_with_grants_carried_over():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}),
+                       next_steps=lambda text: [turn(1, text),
+                                                gated("c1", "shell", {"command": "git status"})])
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("a")
+            await settle(pilot, lambda: app.session.done)
+            assert app.query_one("#next-task").has_class("-shown")
+            await pilot.click("#next-task")
+            await pilot.press(*"again", "enter")
+            await settle(pilot, lambda: len(app.sessions) == 2 and app.session.done)
+            assert app.sessions[1].session_id == app.sessions[0].session_id
+            assert app.view.task_index == 2 and app.view.task == "again"
+            second = app.view.tool_calls["c1"]
+            assert second.task == 2 and second.approval.via == "grant"
+            assert app.raw_events(second).count("approval_resolved") == 1
+    run(main())
+
+
+def test_no_next_task_input_without_a_factory():
+    async def main():
+        app = make_app(turn(1))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done)
+            assert app.query_one("#end-panel").has_class("-shown")
+            assert not app.query_one("#next-task").has_class("-shown")
+    run(main())

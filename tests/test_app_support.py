@@ -1,0 +1,136 @@
+"""Scripted runs for the app tests and snapshots (no tests here): `StepRunner` steps that play
+the moments worth seeing — a shell approval, an edit with its diff, a tier-4 prompt,
+verification passing or failing — and helpers to drive a `CockpitApp` to them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import StepRunner
+
+from cockpit.app import CockpitApp
+from engine_adapter import (
+    AgentEnd,
+    ModelDecisionEvent,
+    ModelUpdate,
+    ModelUsage,
+    PhaseChanged,
+    Session,
+    SessionState,
+    TaskState,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+    TurnStart,
+    VerificationCheck,
+    VerificationEnd,
+    VerificationPlanFrozen,
+    VerificationStart,
+)
+
+DIFF = "\n".join([
+    "--- a/app.py",
+    "+++ b/app.py",
+    "@@ -1,4 +1,4 @@",
+    " def greet(name):",
+    '-    return "hello " + name',
+    '+    return f"hello {name}"',
+    " ",
+    ' print(greet("world"))',
+])
+
+
+def turn(n: int, text: str = ""):
+    """A turn start with some streamed text and usage."""
+    async def step(r: StepRunner) -> None:
+        r.emit(TurnStart(turn=n))
+        if text:
+            r.emit(ModelUpdate(turn=n, text=text))
+        r.emit(ModelUsage(model="scripted", input_tokens=1200, output_tokens=80, cost_usd=0.0021))
+    return step
+
+
+def end_turn(n: int):
+    async def step(r: StepRunner) -> None:
+        r.emit(TurnEnd(turn=n, stop_reason="tool_use"))
+    return step
+
+
+def gated(call_id: str, tool: str, tool_input: dict[str, Any], *, tier: int = 3,
+          output: str = "ok", rationale: str = "need to look"):
+    """A decision, then a gated call that runs (or not) on the human's answer."""
+    async def step(r: StepRunner) -> None:
+        r.emit(ModelDecisionEvent(action="call_tool", tool=tool, tool_input=tool_input,
+                                  rationale=rationale))
+        allowed = await r.ask(call_id, tool, tool_input, tier=tier)
+        if allowed:
+            r.emit(ToolStart(call_id=call_id, tool=tool, tool_input=tool_input, tier=tier))
+            r.emit(ToolEnd(call_id=call_id, tool=tool, ok=True, output=output, duration_ms=12.0))
+    return step
+
+
+def plain(call_id: str, tool: str, tool_input: dict[str, Any], output: str, *, tier: int = 1,
+          ok: bool = True):
+    """An ungated call (tier 1) with its output."""
+    async def step(r: StepRunner) -> None:
+        r.emit(ToolStart(call_id=call_id, tool=tool, tool_input=tool_input, tier=tier))
+        r.emit(ToolEnd(call_id=call_id, tool=tool, ok=ok, output=output,
+                       error=None if ok else "exit status 1", duration_ms=4.0))
+    return step
+
+
+def verify(passed: bool):
+    async def step(r: StepRunner) -> None:
+        r.emit(VerificationPlanFrozen(checks=[
+            VerificationCheck(id="tests", name="pytest", command="pytest -q"),
+            VerificationCheck(id="lint", name="ruff", command="ruff check")]))
+        for check_id, name in (("tests", "pytest"), ("lint", "ruff")):
+            r.emit(VerificationStart(check_id=check_id, name=name))
+            ok = passed or check_id == "lint"
+            r.emit(VerificationEnd(check_id=check_id, name=name, passed=ok,
+                                   output="1 passed" if ok else "FAILED test_app.py::test_greet",
+                                   duration_ms=830.0 if check_id == "tests" else 120.0))
+    return step
+
+
+def phase(name: str, previous: str | None):
+    async def step(r: StepRunner) -> None:
+        r.emit(PhaseChanged(phase=name, previous=previous))
+    return step
+
+
+def finish(status: str = "completed", result: str = "greet() now uses an f-string"):
+    async def step(r: StepRunner) -> None:
+        r.emit(AgentEnd(status=status, result=result if status == "completed" else None,
+                        error=None if status == "completed" else result))
+    return step
+
+
+def make_app(*steps, end: bool = True, task: str = "make greet() use an f-string",
+             state: SessionState | None = None, next_steps=None, **app_kwargs) -> CockpitApp:
+    """A CockpitApp over a StepRunner session; `next_steps(task)` builds the next task's steps."""
+    state = state or SessionState()
+    session = Session(StepRunner(*steps, end=end), TaskState(task=task), grants=state.grants,
+                      session_id="s1")
+    next_session = None
+    if next_steps is not None:
+        def next_session(text: str) -> Session:
+            return Session(StepRunner(*next_steps(text)), TaskState(task=text),
+                           grants=state.grants, session_id="s1")
+    app_kwargs.setdefault("remember_theme", False)
+    app_kwargs.setdefault("theme", "cockpit-dark")
+    return CockpitApp(session, next_session=next_session, **app_kwargs)
+
+
+async def settle(pilot, predicate, limit: int = 200) -> None:
+    """Let the app run until `predicate()` holds (a condition, not a clock)."""
+    for _ in range(limit):
+        if predicate():
+            await pilot.pause()
+            return
+        await pilot.pause()
+    raise AssertionError("condition never became true")
+
+
+def pending(app: CockpitApp) -> list[str]:
+    return list(app.view.pending)
