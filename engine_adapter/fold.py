@@ -317,6 +317,9 @@ class RunFold:
     # helpers ---------------------------------------------------------------------------------
     def _add(self, item: Item) -> Change:
         items = self.view.items
+        if items and items[-1].kind == "message":
+            # Deltas only ever extend the last item: once another item follows, it is complete.
+            items[-1].complete = True  # type: ignore[attr-defined]
         item.index = len(items)
         items.append(item)
         return Change(ITEMS, item.index)

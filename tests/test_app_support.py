@@ -134,3 +134,10 @@ async def settle(pilot, predicate, limit: int = 200) -> None:
 
 def pending(app: CockpitApp) -> list[str]:
     return list(app.view.pending)
+
+
+def hold():
+    """A step that keeps the run live until it is cancelled."""
+    async def step(r: StepRunner) -> None:
+        await r.cancel_token.wait()
+    return step

@@ -27,12 +27,17 @@ __all__ = ["ApprovalBar", "always_text", "input_body"]
 DIFF_LIMIT = 200_000  # characters of a diff shown in the bar (cleaned and coloured)
 
 
-def always_text(tool: str, prefix: str, tier: int) -> tuple[bool, str]:
+def always_text(tool: str, prefix: str, tier: int,
+                tool_input: dict[str, Any] | None = None) -> tuple[bool, str]:
     """What `[a] always` would do for this call: (grantable, the sentence to show)."""
     if tier > MAX_GRANTABLE_TIER:
         return False, f"cannot be granted: tier {tier} (destructive) asks every time"
     if tool in UNGRANTABLE_TOOLS:
         return False, f"cannot be granted: {tool} changes the verification plan, asks every time"
+    shell_like = tool_input is None or bool({"command", "argv"} & set(tool_input))
+    if not prefix.strip() and not shell_like:
+        return False, ("cannot be granted: only plain shell commands can be; "
+                       f"{clean_line(tool, 40)} asks every time")
     if not prefix.strip():
         return False, ("cannot be granted: not one plain command (pipes, chains, redirections, "
                        "substitutions or programs that run other code ask every time)")
@@ -152,7 +157,8 @@ class ApprovalBar(Vertical):
             self.query_one("#approval-input", Static).update(
                 input_body(approval.tool_input or row.tool_input, palette))
             self.query_one("#approval-input-scroll", VerticalScroll).scroll_home(animate=False)
-        grantable, sentence = always_text(approval.tool, approval.prefix, approval.tier)
+        grantable, sentence = always_text(approval.tool, approval.prefix, approval.tier,
+                                          approval.tool_input)
         keys = Text()
         keys.append("[y]", palette.success)
         keys.append(" allow once   ")

@@ -73,6 +73,7 @@ class Transcript(ScrollView, can_focus=True):
         self._total = 0
         self._cache: OrderedDict[int, list[Strip]] = OrderedDict()
         self._expanded: set[int] = set()
+        self._open: set[int] = set()  # messages drawn while still streaming
         self._width = 0
         self.cursor = -1  # selected item; -1 = none (following the run)
         self.follow = True
@@ -82,6 +83,7 @@ class Transcript(ScrollView, can_focus=True):
         """Redraw everything from `view` (any view: a replay may jump anywhere)."""
         self._items = view.items
         self._cache.clear()
+        self._open.clear()
         self._heights = []
         self._starts = []
         self._total = 0
@@ -96,6 +98,13 @@ class Transcript(ScrollView, can_focus=True):
         self._items = view.items
         known = len(self._heights)
         first = len(view.items)
+        if self._open:
+            # A later event can close a streaming message (now shown as Markdown) without a
+            # change naming it: re-render the ones that have closed.
+            closed = {i for i in self._open if getattr(view.items[i], "complete", True)}
+            if closed:
+                self._open -= closed
+                indices = {*indices, *closed}
         for index in indices:
             if index < known:
                 self._cache.pop(index, None)
@@ -128,6 +137,8 @@ class Transcript(ScrollView, can_focus=True):
                              width=self._width, expanded=index in self._expanded,
                              palette=palette_for(self.app), console=self.app.console)
         self._cache[index] = strips
+        if getattr(items[index], "complete", True) is False:
+            self._open.add(index)
         if len(self._cache) > CACHE_ITEMS:
             self._cache.popitem(last=False)
         return strips

@@ -1,0 +1,294 @@
+"""`cockpit export`: a readable report of a run from its journal, as Markdown or HTML.
+
+The report is built from the same fold the cockpit shows (`RunFold` over the journal's events):
+the task, each turn with its messages, decisions and tool calls (outputs trimmed), approvals with
+who decided, the verification checks, and token usage. Journal contents are untrusted: control
+characters are made visible, Markdown code fences are made long enough not to be closed by the
+content, and HTML is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine_adapter.fold import (
+    DecisionItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    RunFold,
+    RunView,
+    ToolCallItem,
+)
+from engine_adapter.journal_index import JournalIndex
+
+__all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
+
+FORMATS = ("markdown", "html")
+OUTPUT_LINES = 20  # lines of a tool output kept in the report
+OUTPUT_CHARS = 4_000  # characters of a tool output kept
+TEXT_CHARS = 20_000  # characters of one message kept
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(text: str) -> str:
+    return _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                           else f"\\u{ord(m.group()):04x}", text)
+
+
+def _trim(text: str, lines: int = OUTPUT_LINES, chars: int = OUTPUT_CHARS) -> str:
+    cut = text[:chars]
+    kept = cut.split("\n")[:lines]
+    out = "\n".join(kept)
+    left = len(text) - len(out)
+    if left > 0:
+        total = text.count("\n") + 1
+        out += f"\n… ({total - len(kept):,} more lines, {left:,} more characters)"
+    return _visible(out)
+
+
+@dataclass
+class ExportResult:
+    """The report's text and what reading the journal ran into."""
+
+    text: str
+    events: int
+    corrupt_lines: list[int] = field(default_factory=list)
+    unknown_events: int = 0
+    torn_tail: bool = False
+
+
+def _fold(path: str | Path) -> tuple[RunView, JournalIndex]:
+    with JournalIndex(path) as index:
+        index.scan()
+        index.settle()
+        view = RunFold().apply_all(index.events())
+    return view, index
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
+
+
+def _input_line(item: ToolCallItem | DecisionItem) -> str:
+    data = item.tool_input or {}
+    for key in ("command", "path", "file", "url", "query"):
+        if isinstance(data.get(key), str):
+            return _visible(str(data[key]))[:500]
+    return _visible(repr(data))[:500]
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _approval_text(item: ToolCallItem) -> str | None:
+    approval = item.approval
+    if approval is None:
+        return None
+    who = {"human": "a human", "grant": "a standing grant", "auto": "automatically"}.get(
+        approval.via or "", approval.via or "nobody yet")
+    verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
+    extra = " (and granted always)" if approval.remember else ""
+    return f"{verdict} by {who}{extra}" if verdict != "pending" else "awaiting a decision"
+
+
+def render_markdown(view: RunView, result: ExportResult) -> str:
+    """The report as Markdown."""
+    out: list[str] = []
+    add = out.append
+    add(f"# Run report: {_visible(view.task or '(no task)')[:300]}")
+    add("")
+    add(f"- **Status:** {view.status}" + (f" — {_visible(view.result or view.error or '')[:500]}"
+                                            if view.result or view.error else ""))
+    add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
+                                                           if view.model else ""))
+    add(f"- **Started:** {_when(view.started_ts)} · **ended:** {_when(view.ended_ts)}")
+    add(f"- **Events:** {result.events:,} · turns {len(view.turns)} · tool calls "
+        f"{len(view.tool_calls)}")
+    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
+    add(f"- **Usage:** {view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
+        f"{view.model_calls} model calls{cost}")
+    for problem in _problems(result):
+        add(f"- **Journal:** {problem}")
+    add("")
+    turn: tuple[int, int | None] | None = None
+    for item in view.items:
+        key = (item.task, item.turn)
+        if item.turn and key != turn:
+            turn = key
+            add(f"## Turn {item.turn}")
+            add("")
+        add(_markdown_item(item))
+        add("")
+    add("## Verification")
+    add("")
+    if not view.checks:
+        add("No verification plan.")
+    for check in view.checks.values():
+        mark = {"passed": "✓", "failed": "✗", "running": "…"}.get(check.status, "○")
+        add(f"- {mark} **{_visible(check.name)}** ({check.status})"
+            + (f": `{_visible(check.command)}`" if check.command else ""))
+        if check.output and check.status == "failed":
+            body = _trim(check.output)
+            fence = _fence(body)
+            add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
+                + f"\n  {fence}")
+    add("")
+    if view.grants:
+        add("## Grants in force")
+        add("")
+        for grant in view.grants:
+            add(f"- {_visible(grant.tool)} `{_visible(grant.prefix)}` up to tier {grant.tier}")
+        add("")
+    return "\n".join(out)
+
+
+def _markdown_item(item: Item) -> str:
+    if isinstance(item, MessageItem):
+        text = _visible(item.text[:TEXT_CHARS])
+        if item.channel == "thought":
+            return "\n".join("> " + line for line in text.split("\n"))
+        return text
+    if isinstance(item, DecisionItem):
+        tool = f" `{_visible(item.tool)}`" if item.tool else ""
+        why = f" — {_visible(item.rationale)[:500]}" if item.rationale else ""
+        return f"*Decision:* {_visible(item.action)}{tool}{why}"
+    if isinstance(item, ToolCallItem):
+        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}",
+                 "", f"Input: `{_input_line(item).replace('`', 'ˋ')}`"]
+        approval = _approval_text(item)
+        if approval:
+            lines.append(f"Approval: {approval}")
+        if item.error:
+            lines.append(f"Error: {_visible(item.error)[:500]}")
+        if item.output:
+            body = _trim(item.output)
+            fence = _fence(body)
+            lines += ["", fence, body, fence]
+        return "\n".join(lines)
+    if isinstance(item, NoticeItem):
+        prefix = {"error": "**Error:** ", "warning": "**Note:** "}.get(item.level, "")
+        return f"{prefix}{_visible(item.kind)}: {_visible(item.text)[:2_000]}"
+    return f"({_visible(item.kind)})"
+
+
+def _problems(result: ExportResult) -> list[str]:
+    problems = []
+    if result.corrupt_lines:
+        shown = ", ".join(str(n) for n in result.corrupt_lines[:10])
+        problems.append(f"{len(result.corrupt_lines)} corrupt line(s) skipped (line {shown})")
+    if result.unknown_events:
+        problems.append(f"{result.unknown_events} event(s) of unknown type (a newer cockpit?)")
+    if result.torn_tail:
+        problems.append("the last line was torn (a crash mid-write) and skipped")
+    return problems
+
+
+_HTML_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222; }
+pre { background: #f4f4f4; padding: .6rem; overflow-x: auto; white-space: pre-wrap; }
+.thought { color: #666; font-style: italic; }
+.error { color: #b00020; } .warning { color: #8a6d00; }
+.ok { color: #1a7f37; } .failed, .denied { color: #b00020; }
+.meta td { padding: 0 1rem 0 0; }
+"""
+
+
+def render_html(view: RunView, result: ExportResult) -> str:
+    """The report as a standalone HTML page (everything from the journal escaped)."""
+    e = lambda text: html.escape(_visible(text or ""))  # noqa: E731
+    out: list[str] = []
+    add = out.append
+    add("<!doctype html><html><head><meta charset='utf-8'>")
+    add(f"<title>Run report: {e(view.task[:200])}</title><style>{_HTML_STYLE}</style></head>")
+    add("<body>")
+    add(f"<h1>Run report: {e(view.task[:300] or '(no task)')}</h1>")
+    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
+    rows = [
+        ("Status", f"<span class='{e(view.status)}'>{e(view.status)}</span> "
+                   f"{e((view.result or view.error or '')[:500])}"),
+        ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
+        ("Started", e(_when(view.started_ts)) + " · ended " + e(_when(view.ended_ts))),
+        ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
+                   f"{len(view.tool_calls)}"),
+        ("Usage", f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
+                  f"{view.model_calls} model calls{cost}"),
+        *[("Journal", e(p)) for p in _problems(result)],
+    ]
+    add("<table class='meta'>" + "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>"
+                                         for k, v in rows) + "</table>")
+    turn: tuple[int, int | None] | None = None
+    for item in view.items:
+        key = (item.task, item.turn)
+        if item.turn and key != turn:
+            turn = key
+            add(f"<h2>Turn {item.turn}</h2>")
+        add(_html_item(item, e))
+    add("<h2>Verification</h2>")
+    if not view.checks:
+        add("<p>No verification plan.</p>")
+    add("<ul>")
+    for check in view.checks.values():
+        add(f"<li class='{e(check.status)}'><b>{e(check.name)}</b> ({e(check.status)})"
+            + (f" <code>{e(check.command)}</code>" if check.command else "")
+            + (f"<pre>{html.escape(_trim(check.output))}</pre>"
+               if check.output and check.status == "failed" else "") + "</li>")
+    add("</ul>")
+    if view.grants:
+        add("<h2>Grants in force</h2><ul>")
+        for grant in view.grants:
+            add(f"<li>{e(grant.tool)} <code>{e(grant.prefix)}</code> up to tier {grant.tier}</li>")
+        add("</ul>")
+    add("</body></html>")
+    return "\n".join(out)
+
+
+def _html_item(item: Item, e: Callable[[str | None], str]) -> str:
+    if isinstance(item, MessageItem):
+        cls = "thought" if item.channel == "thought" else "message"
+        return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text[:TEXT_CHARS])}</p>"
+    if isinstance(item, DecisionItem):
+        tool = f" <code>{e(item.tool)}</code>" if item.tool else ""
+        why = f" — {e(item.rationale[:500])}" if item.rationale else ""
+        return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
+    if isinstance(item, ToolCallItem):
+        parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
+                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
+                 f"<br>Input: <code>{html.escape(_input_line(item))}</code>"]
+        approval = _approval_text(item)
+        if approval:
+            parts.append(f"<br>Approval: {e(approval)}")
+        if item.error:
+            parts.append(f"<br><span class='error'>Error: {e(item.error[:500])}</span>")
+        parts.append("</p>")
+        if item.output:
+            parts.append(f"<pre>{html.escape(_trim(item.output))}</pre>")
+        parts.append("</div>")
+        return "".join(parts)
+    if isinstance(item, NoticeItem):
+        return f"<p class='{e(item.level)}'>{e(item.kind)}: {e(item.text[:2_000])}</p>"
+    return f"<p>({e(item.kind)})</p>"
+
+
+def export_journal(path: str | Path, fmt: str = "markdown") -> ExportResult:
+    """Fold the journal at `path` and render it as `fmt` ("markdown" or "html").
+
+    Raises `engine_adapter.JournalError` for a missing file or a directory, `ValueError` for an
+    unknown format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
+    view, index = _fold(path)
+    result = ExportResult("", events=view.events, corrupt_lines=sorted(index.corrupt.values()),
+                          unknown_events=index.unknown, torn_tail=index.torn_tail)
+    result.text = render_markdown(view, result) if fmt == "markdown" else render_html(view,
+                                                                                      result)
+    return result

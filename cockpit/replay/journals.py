@@ -1,0 +1,106 @@
+"""Recent journals at a glance: task, status, start time and length, newest first.
+
+Shared by `cockpit journals` and the replay viewer's picker. Only a journal's first and last
+lines are read (and, for files up to a few MB, its newlines counted), so listing a folder of huge
+journals stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..paths import journal_dir
+
+__all__ = ["JournalSummary", "list_journals", "summarize"]
+
+_HEAD = 64 << 10  # bytes read for the first event (a task can be long)
+_TAIL = 64 << 10  # bytes read for the last event
+_COUNT_LIMIT = 8 << 20  # count lines exactly below this size; estimate above it
+
+
+@dataclass(frozen=True)
+class JournalSummary:
+    """What the picker and `cockpit journals` show for one journal."""
+
+    path: Path
+    task: str
+    status: str  # completed | failed | cancelled | running? (no agent_end yet) | unreadable
+    started: float | None  # unix seconds of the first event, else the file's mtime
+    events: int
+    exact: bool  # whether `events` is a count (else an estimate from the size)
+    size: int
+
+
+def _first_event(head: bytes) -> dict[str, object] | None:
+    line = head.split(b"\n", 1)[0]
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _last_event(tail: bytes) -> dict[str, object] | None:
+    for line in reversed(tail.split(b"\n")):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue  # a torn last line: look at the one before
+        if isinstance(data, dict):
+            return data
+    return None
+
+
+def summarize(path: str | os.PathLike[str]) -> JournalSummary:
+    """Summarize one journal from its first and last lines. Never raises for a bad file."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+            f.seek(max(0, stat.st_size - _TAIL))
+            tail = f.read(_TAIL)
+            if stat.st_size <= _COUNT_LIMIT:
+                f.seek(0)
+                data = f.read()
+                events, exact = sum(1 for line in data.split(b"\n") if line.strip()), True
+            else:
+                lines = head.count(b"\n") or 1
+                events, exact = int(stat.st_size / (len(head) / lines)), False
+    except OSError:
+        return JournalSummary(path, "", "unreadable", None, 0, True, 0)
+    first = _first_event(head) or {}
+    last = _last_event(tail) or {}
+    task = first.get("task") if first.get("type") == "agent_start" else None
+    status = last.get("status") if last.get("type") == "agent_end" else None
+    if not first:
+        status = "unreadable" if stat.st_size else "empty"
+    started = first.get("ts")
+    return JournalSummary(
+        path=path,
+        task=task if isinstance(task, str) else "",
+        status=status if isinstance(status, str) else "running?",
+        started=float(started) if isinstance(started, (int, float)) else stat.st_mtime,
+        events=events,
+        exact=exact,
+        size=stat.st_size,
+    )
+
+
+def list_journals(directory: str | os.PathLike[str] | None = None, *,
+                  limit: int = 200) -> list[JournalSummary]:
+    """The journals in `directory` (default: where runs write them), newest first."""
+    folder = Path(directory) if directory is not None else journal_dir()
+    try:
+        paths = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+    except OSError:
+        return []
+    paths.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    summaries = [summarize(p) for p in paths[:limit]]
+    summaries.sort(key=lambda s: s.started or 0.0, reverse=True)
+    return summaries

@@ -1,0 +1,158 @@
+"""Hostile text from agents and tools is shown literally: no crash, no markup injection, no
+escape sequence reaching the terminal, no freeze. One test per case."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run
+from test_app_support import gated, hold, make_app, plain, settle, turn
+
+from cockpit.widgets import Transcript
+from cockpit.widgets.text import clean, clean_line, split_lines
+from engine_adapter import ModelUpdate
+
+SIZE = (100, 30)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+
+
+def _message(text: str):
+    async def step(r):
+        r.emit(ModelUpdate(turn=1, text=text))
+    return step
+
+
+async def _shown(steps, item_of, *, expand: bool = False) -> tuple[str, list]:
+    """Run the steps, then the rows (text, strips) of the item `item_of(view)` picks."""
+    app = make_app(turn(1), *steps)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: app.session.done)
+        transcript = app.query_one(Transcript)
+        index = item_of(app.view)
+        if expand:
+            transcript.select(index)
+            transcript.action_expand()
+            await pilot.pause()
+        strips = transcript._strips(index)
+        # Every visible row renders too (the real path to the screen).
+        for y in range(transcript.size.height):
+            transcript.render_line(y)
+        segments_text = "".join(seg.text for strip in strips for seg in strip)
+        return segments_text, strips
+
+
+def _tool(view):
+    return next(iter(view.tool_calls.values())).index
+
+
+def _last_message(view):
+    return max(i.index for i in view.items if i.kind == "message")
+
+
+def test_rich_markup_is_shown_literally():
+    text, strips = run(_shown([plain("r", "shell", {"command": "[bold red]x[/]"},
+                                     "[bold]not bold[/bold] [link=http://evil]click[/link]")],
+                              _tool))
+    assert "[bold]not bold[/bold]" in text and "[link=http://evil]click" in text
+    assert "[bold red]x[/]" in text
+    assert not any(seg.style and seg.style.link for strip in strips for seg in strip)
+
+
+def test_markup_in_a_message_and_an_approval_is_literal():
+    async def main():
+        app = make_app(turn(1, "[blink]hi[/blink]"),
+                       gated("c1", "shell", {"command": "echo [red]boom[/red]"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: bool(app.view.pending))
+            body = app.query_one("#approval-input").render().plain
+            assert "echo [red]boom[/red]" in body
+            await pilot.press("n")
+            await settle(pilot, lambda: app.session.done)
+            transcript = app.query_one(Transcript)
+            text = "".join(s.text for s in transcript._strips(_last_message(app.view)))
+            assert "[blink]hi[/blink]" in text
+    run(main())
+
+
+def test_ansi_escapes_are_made_visible():
+    text, _ = run(_shown([plain("r", "shell", {"command": "ls"},
+                                "\x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b[2J")], _tool))
+    assert "\x1b" not in text and "\x07" not in text
+    assert "␛[31mred␛[0m" in text
+
+
+def test_control_characters_are_made_visible():
+    raw = "a\x00b\x08c\rd\x7fe\x85f\u202eg"
+    text, _ = run(_shown([_message(raw)], _last_message))
+    for bad in ("\x00", "\x08", "\x7f", "\x85", "\u202e"):
+        assert bad not in text
+    assert "␀" in text and "␈" in text and "\\u202e" in text
+    assert clean("x\r\ny") == "x\ny"
+
+
+def test_ten_megabyte_output_is_collapsed_and_pages():
+    big = ("0123456789" * 10 + "\n") * 100_000  # ~10 MB, 100k lines
+    text, strips = run(_shown([plain("r", "shell", {"command": "cat big"}, big)], _tool))
+    assert len(strips) <= 6  # a header and a few preview rows, whatever the size
+    assert "100,000 more lines" in text or "99,997 more lines" in text
+
+    async def pager():
+        app = make_app(turn(1), plain("r", "shell", {"command": "cat big"}, big))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done)
+            transcript = app.query_one(Transcript)
+            transcript.focus()
+            transcript.select(_tool(app.view))
+            await pilot.press("enter")
+            await settle(pilot, lambda: app.screen.query("#pager"))
+            await pilot.press("end")
+            assert len(app.screen.query_one("#pager").lines) >= 100_000
+    run(pager())
+
+
+def test_a_ten_megabyte_single_line_is_cut():
+    line = "x" * 10_000_000
+    _text, strips = run(_shown([plain("r", "shell", {"command": "cat"}, line)], _tool))
+    assert all(strip.cell_length <= SIZE[0] for strip in strips)
+    assert clean_line(line, 1000) == "x" * 1000
+
+
+def test_very_long_lines_are_cropped_not_wrapped():
+    line = "word " * 20_000
+    _text, strips = run(_shown([plain("r", "shell", {"command": line}, line)], _tool))
+    assert len(strips) <= 3
+    assert all(strip.cell_length <= SIZE[0] for strip in strips)
+
+
+def test_a_huge_streamed_message_shows_its_tail():
+    async def main():
+        app = make_app(turn(1), hold())  # the run stays live: the message keeps streaming
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.view.turn == 1)
+            for _ in range(50):
+                app.session.emit(ModelUpdate(turn=1, text="lorem ipsum " * 2_000))
+            await settle(pilot, lambda: app.view.items[-1].kind == "message"
+                         and len(app.view.items[-1].text) > 1_000_000)
+            transcript = app.query_one(Transcript)
+            strips = transcript._strips(len(app.view.items) - 1)
+            assert any("earlier characters" in s.text for s in strips[:3])
+            assert len(strips) < 200
+            app.session.cancel()
+            await settle(pilot, lambda: app.session.done)
+    run(main())
+
+
+def test_wide_and_combining_unicode_keep_their_cells():
+    raw = "漢字かな 🙂🙂 e\u0301 a\u0308 " * 200 + "\u200d\ufe0f"
+    text, strips = run(_shown([plain("r", "shell", {"command": raw}, raw)], _tool))
+    assert "漢字" in text and "e\u0301" in text
+    assert all(strip.cell_length <= SIZE[0] for strip in strips)
+
+
+def test_split_lines_counts_without_scanning_twice():
+    lines, total = split_lines("a\nb\nc\n", 2)
+    assert lines == ["a", "b"] and total == 3
+    assert split_lines("", 3) == ([], 0)
