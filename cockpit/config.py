@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 from .paths import config_dir
 
 __all__ = ["Config", "config_path", "load_config", "save_theme"]
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass
@@ -70,14 +73,18 @@ def _toml_value(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a valid TOML string
 
 
+def _key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+
+
 def _dump(raw: dict[str, Any]) -> str:
-    lines = [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in raw.items()
+    lines = [f"{_key(k)} = {_toml_value(v)}" for k, v in raw.items()
              if not isinstance(v, dict)]
     for table, values in raw.items():
         if isinstance(values, dict):
-            lines.append(f"\n[{json.dumps(table)}]")
-            lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in values.items()
-                      if not isinstance(v, dict | list)]
+            lines.append(f"\n[{_key(table)}]")
+            lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in values.items()
+                      if not isinstance(v, dict)]
     return "\n".join(lines) + "\n"
 
 
