@@ -1,0 +1,139 @@
+"""The shipped catalogue of known ACP agents (`agents.toml`), and how `--agent` picks one.
+
+`resolve_agent("codex")` is the catalogue's entry; `resolve_agent("my-agent --acp")` is any other
+command. `agent_env(spec)` is the environment the agent gets: a small base (home, path, locale,
+terminal, temp dir, proxies and certificates) plus, explicitly, the authentication variables the
+agent reads (API keys) when they are set — nothing else of the caller's environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "CATALOGUE_PATH",
+    "AgentSpec",
+    "AgentSpecError",
+    "agent_env",
+    "load_catalogue",
+    "resolve_agent",
+]
+
+CATALOGUE_PATH = Path(__file__).with_name("agents.toml")
+
+_BASE_ENV = ("HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM", "LANG", "LANGUAGE", "TMPDIR",
+             "TZ", "COLORTERM", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy",
+             "https_proxy", "no_proxy", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
+             "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "VIRTUAL_ENV")
+_BASE_PREFIXES = ("LC_", "XDG_")
+
+
+class AgentSpecError(ValueError):
+    """A bad `--agent` value or a broken catalogue; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to start one ACP agent."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    title: str = ""
+    install: str | None = None
+    env: tuple[str, ...] = ()
+    docs: str | None = None
+    known: bool = True  # from the catalogue (False: a command given on the command line)
+
+    @property
+    def argv(self) -> list[str]:
+        """The command line that starts the agent."""
+        return [self.command, *self.args]
+
+    @property
+    def display(self) -> str:
+        """The command line as one shell-quoted string."""
+        return shlex.join(self.argv)
+
+    def installed(self) -> str | None:
+        """The program's path if it can be started (on PATH, or an existing file), else None."""
+        found = shutil.which(self.command)
+        if found is None and os.sep in self.command and os.access(self.command, os.X_OK):
+            found = self.command
+        return found
+
+
+def _spec(name: str, table: object) -> AgentSpec:
+    if not isinstance(table, dict):
+        raise AgentSpecError(f"catalogue entry {name!r} is not a table")
+    command = table.get("command")
+    if not isinstance(command, str) or not command:
+        raise AgentSpecError(f"catalogue entry {name!r} has no command")
+    args, env = table.get("args", []), table.get("env", [])
+    if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+        raise AgentSpecError(f"catalogue entry {name!r}: args must be a list of strings")
+    if not (isinstance(env, list) and all(isinstance(e, str) for e in env)):
+        raise AgentSpecError(f"catalogue entry {name!r}: env must be a list of names")
+    return AgentSpec(name=name, command=command, args=tuple(args),
+                     title=str(table.get("title", "")), install=table.get("install"),
+                     env=tuple(env), docs=table.get("docs"))
+
+
+def load_catalogue(path: str | os.PathLike[str] | None = None) -> dict[str, AgentSpec]:
+    """The agents of a catalogue file (the shipped `agents.toml` by default), by name."""
+    source = Path(path) if path is not None else CATALOGUE_PATH
+    try:
+        data = tomllib.loads(source.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise AgentSpecError(f"cannot read the agent catalogue {source}: {exc}") from None
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict):
+        raise AgentSpecError(f"{source}: [agents] must be a table of agents")
+    return {name: _spec(name, table) for name, table in agents.items()}
+
+
+def resolve_agent(value: str, catalogue: Mapping[str, AgentSpec] | None = None) -> AgentSpec:
+    """The agent `--agent value` means: a catalogue name, or a command line to start."""
+    catalogue = load_catalogue() if catalogue is None else catalogue
+    text = value.strip()
+    if text in catalogue:
+        return catalogue[text]
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise AgentSpecError(f"--agent {value!r} is not a valid command line ({exc}); quote it "
+                             "like a shell command") from None
+    if not words:
+        names = ", ".join(sorted(catalogue)) or "none"
+        raise AgentSpecError(f"--agent needs an agent name ({names}) or a command that speaks "
+                             "ACP on stdin/stdout, e.g. --agent \"my-agent --acp\"")
+    if len(words) == 1 and os.sep not in words[0] and shutil.which(words[0]) is None:
+        names = ", ".join(sorted(catalogue))
+        raise AgentSpecError(f"unknown agent {words[0]!r}: not in the catalogue ({names}) and "
+                             "not a program on PATH; see `cockpit agents`")
+    # A command of our own: it may read any of the catalogue's well-known key variables.
+    keys = tuple(dict.fromkeys(name for spec in catalogue.values() for name in spec.env))
+    return AgentSpec(name=os.path.basename(words[0]), command=words[0], args=tuple(words[1:]),
+                     title="", env=keys, known=False)
+
+
+def agent_env(spec: AgentSpec, extra: Mapping[str, str] | None = None,
+              environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment to start `spec` with: the base variables and the agent's own
+    authentication variables taken from `environ` (the process environment by default), then
+    `extra` on top."""
+    environ = os.environ if environ is None else environ
+    env = {name: value for name, value in environ.items()
+           if name in _BASE_ENV or name.startswith(_BASE_PREFIXES)}
+    for name in spec.env:
+        if name in environ:
+            env[name] = environ[name]
+    if extra:
+        env.update(extra)
+    return env

@@ -1,0 +1,270 @@
+"""ACP `session/update` notifications → cockpit events.
+
+`UpdateMapper.on_update(update)` turns one update from the SDK into zero or more events and
+emits them at once, synchronously: the SDK handles each incoming message in its own task, so
+emitting before any `await` is what keeps arrival order.
+
+    agent_message_chunk / agent_thought_chunk -> model_update (channel message / thought)
+    tool_call                      -> tool_start (tool = the call's kind, tier from the kind)
+    tool_call_update, status completed/failed
+                                   -> tool_end (content, diffs, terminal output, duration)
+    plan                           -> model_decision (action "plan", the checklist as rationale)
+    current_mode_update            -> phase_changed
+    usage_update (cost grew)       -> model_usage (the cost since the last one)
+    user_message_chunk, available_commands_update, config_option_update,
+    session_info_update            -> nothing
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ...events import (
+    BaseEvent,
+    ModelDecisionEvent,
+    ModelUpdate,
+    ModelUsage,
+    PhaseChanged,
+    ToolEnd,
+    ToolStart,
+)
+from .permissions import tier_for
+from .text import cap, clean, clean_json
+
+__all__ = ["OUTPUT_LIMIT", "ToolCallState", "UpdateMapper", "render_content"]
+
+OUTPUT_LIMIT = 64 * 1024  # characters of a tool's output kept in its tool_end
+TITLE_LIMIT = 300
+CHUNK_LIMIT = 256 * 1024  # one streamed delta; a bigger one is cut (and says so)
+
+TerminalOutput = Callable[[str], str | None]
+
+
+class ToolCallState:
+    """What is known so far about one of the agent's tool calls."""
+
+    __slots__ = ("call_id", "content", "kind", "locations", "raw_input", "raw_output", "started",
+                 "status", "title")
+
+    def __init__(self, call_id: str, started: float) -> None:
+        self.call_id = call_id
+        self.kind = "other"
+        self.title = ""
+        self.status = "pending"
+        self.content: list[Any] = []
+        self.locations: list[str] = []
+        self.raw_input: Any = None
+        self.raw_output: Any = None
+        self.started = started
+
+    def merge(self, update: Any) -> None:
+        """Fold a `tool_call` or `tool_call_update` in: fields it carries replace ours."""
+        if getattr(update, "kind", None):
+            self.kind = update.kind
+        if getattr(update, "title", None):
+            self.title = clean(update.title, TITLE_LIMIT)
+        if getattr(update, "status", None):
+            self.status = update.status
+        if getattr(update, "content", None) is not None:
+            self.content = list(update.content)
+        if getattr(update, "locations", None) is not None:
+            self.locations = [clean(loc.path, 1000) for loc in update.locations]
+        if getattr(update, "raw_input", None) is not None:
+            self.raw_input = update.raw_input
+        if getattr(update, "raw_output", None) is not None:
+            self.raw_output = update.raw_output
+
+    def tool_input(self) -> dict[str, Any]:
+        """The call's input as the cockpit shows it: the raw input, cleaned and capped."""
+        raw = self.raw_input
+        data: dict[str, Any] = dict(clean_json(raw)) if isinstance(raw, dict) else (
+            {} if raw is None else {"input": clean_json(raw)})
+        if self.locations and "path" not in data:
+            data["locations"] = self.locations
+        return data
+
+
+def _block_text(block: Any) -> str:
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return block.text
+    if kind == "resource_link":
+        return f"[{getattr(block, 'name', '') or 'link'}: {block.uri}]"
+    if kind == "resource":
+        resource = block.resource
+        text = getattr(resource, "text", None)
+        return text if text is not None else f"[resource {getattr(resource, 'uri', '')}]"
+    if kind in ("image", "audio"):
+        return f"[{kind} {getattr(block, 'mime_type', '')}]"
+    return f"[{kind or 'content'}]"
+
+
+def render_content(items: list[Any], terminal_output: TerminalOutput | None = None,
+                   display_path: Callable[[str], str] | None = None) -> str:
+    """A tool call's content as plain text: text blocks, unified diffs, terminal output.
+    `display_path` shortens a diff's path (relative to the workspace, say)."""
+    parts: list[str] = []
+    for item in items:
+        kind = getattr(item, "type", None)
+        if kind == "content":
+            parts.append(_block_text(item.content))
+        elif kind == "diff":
+            old = (item.old_text or "").splitlines(keepends=True)
+            new = item.new_text.splitlines(keepends=True)
+            path = clean(display_path(item.path) if display_path else item.path, 1000)
+            path = path.lstrip("/")
+            diff = difflib.unified_diff(old, new, f"a/{path}" if item.old_text is not None
+                                        else "/dev/null", f"b/{path}", n=3)
+            parts.append("".join(line if line.endswith("\n") else line + "\n" for line in diff))
+        elif kind == "terminal":
+            text = terminal_output(item.terminal_id) if terminal_output is not None else None
+            parts.append(text if text is not None else f"[terminal {item.terminal_id}]")
+    return "\n".join(part.rstrip("\n") for part in parts if part)
+
+
+def _render_plan(entries: list[Any]) -> str:
+    marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+    return "\n".join(f"{marks.get(e.status, '[ ]')} {clean(e.content, 1000)}" for e in entries)
+
+
+class UpdateMapper:
+    """Maps one ACP session's updates to events, keeping the state that needs (open tool calls,
+    the current mode, the cumulative cost, the reply text of the turn).
+
+    `emit` receives each event; `turn` is stamped on the events that carry one.
+    `terminal_output(terminal_id)` renders an embedded terminal the client runs (or `None`).
+    """
+
+    def __init__(self, emit: Callable[[BaseEvent], None], *,
+                 terminal_output: TerminalOutput | None = None,
+                 display_path: Callable[[str], str] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.emit = emit
+        self.terminal_output = terminal_output
+        self.display_path = display_path
+        self.clock = clock
+        self.turn: int | None = None
+        self.mode: str | None = None
+        self.tool_calls: dict[str, ToolCallState] = {}
+        self.finished: set[str] = set()
+        self.reply: list[str] = []
+        self.cost: float | None = None  # cumulative, as the agent reports it
+        self.context: tuple[int, int] | None = None  # (used, size) tokens of the context window
+        self.ignored = 0
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "agent_message_chunk": self._message,
+            "agent_thought_chunk": self._thought,
+            "tool_call": self._tool_call,
+            "tool_call_update": self._tool_call,
+            "plan": self._plan,
+            "current_mode_update": self._mode,
+            "usage_update": self._usage,
+        }
+
+    def start_turn(self, turn: int) -> None:
+        """A new prompt began: later events carry `turn`; the reply starts empty."""
+        self.turn = turn
+        self.reply = []
+
+    def on_update(self, update: Any) -> None:
+        """Map one update (an SDK model with a `session_update` tag)."""
+        handler = self._handlers.get(getattr(update, "session_update", ""))
+        if handler is None:
+            self.ignored += 1
+            return
+        handler(update)
+
+    # text ------------------------------------------------------------------------------------
+    def _message(self, update: Any) -> None:
+        content = update.content
+        text = content.text if content.type == "text" else _block_text(content)
+        if not text:
+            return
+        text = clean(text, CHUNK_LIMIT)
+        self.reply.append(text)
+        # model_construct: the fields are ours and already of the right type; validation
+        # would be most of the cost of a streamed delta.
+        self.emit(ModelUpdate.model_construct(turn=self.turn, text=text, channel="message"))
+
+    def _thought(self, update: Any) -> None:
+        content = update.content
+        text = content.text if content.type == "text" else _block_text(content)
+        if text:
+            self.emit(ModelUpdate.model_construct(turn=self.turn, text=clean(text, CHUNK_LIMIT),
+                                                  channel="thought"))
+
+    # tool calls ------------------------------------------------------------------------------
+    def ensure_started(self, update: Any) -> ToolCallState:
+        """The state of the call `update` names, announcing it (`tool_start`) if it is new."""
+        call_id = clean(update.tool_call_id, 200)
+        state = self.tool_calls.get(call_id)
+        if state is None:
+            state = self.tool_calls[call_id] = ToolCallState(call_id, self.clock())
+            state.merge(update)
+            self.emit(ToolStart(call_id=call_id, tool=state.kind, tool_input=state.tool_input(),
+                                tier=tier_for(state.kind, state.raw_input),
+                                title=state.title or None, kind=state.kind))
+        else:
+            state.merge(update)
+        return state
+
+    def _tool_call(self, update: Any) -> None:
+        if clean(update.tool_call_id, 200) in self.finished:
+            self.ignored += 1  # a late update to a call that already ended: its row is final
+            return
+        state = self.ensure_started(update)
+        if state.status in ("completed", "failed"):
+            self._end_tool(state)
+
+    def _end_tool(self, state: ToolCallState, error: str | None = None) -> None:
+        self.tool_calls.pop(state.call_id, None)
+        self.finished.add(state.call_id)
+        output = render_content(state.content, self.terminal_output, self.display_path)
+        if not output and state.raw_output is not None:
+            raw = state.raw_output
+            output = raw if isinstance(raw, str) else json.dumps(clean_json(raw), indent=1,
+                                                                 ensure_ascii=False)
+        output = clean(output, OUTPUT_LIMIT)
+        ok = error is None and state.status == "completed"
+        if not ok and error is None:
+            error = cap(output, 2000) if output else "the tool call failed"
+        self.emit(ToolEnd(call_id=state.call_id, tool=state.kind, ok=ok, output=output,
+                          error=error, duration_ms=(self.clock() - state.started) * 1000.0,
+                          title=state.title or None))
+
+    def close_open_calls(self, why: str) -> None:
+        """End every call the agent left open (the turn ended, was cancelled, or crashed)."""
+        for state in list(self.tool_calls.values()):
+            self._end_tool(state, error=f"{why} while the call was {state.status}")
+
+    # the rest --------------------------------------------------------------------------------
+    def _plan(self, update: Any) -> None:
+        entries = [{"content": clean(e.content, 1000), "status": e.status, "priority": e.priority}
+                   for e in update.entries]
+        self.emit(ModelDecisionEvent(turn=self.turn, action="plan", tool=None,
+                                     tool_input={"entries": entries},
+                                     rationale=_render_plan(update.entries)))
+
+    def _mode(self, update: Any) -> None:
+        mode = clean(update.current_mode_id, 200)
+        if mode == self.mode:
+            return
+        previous, self.mode = self.mode, mode
+        self.emit(PhaseChanged(phase=mode, previous=previous))
+
+    def _usage(self, update: Any) -> None:
+        self.context = (update.used, update.size)
+        cost = update.cost
+        if cost is None:
+            return
+        delta = round(cost.amount - (self.cost or 0.0), 10)
+        self.cost = cost.amount
+        if delta > 0:
+            self.emit(ModelUsage(model=None, input_tokens=0, output_tokens=0,
+                                 cost_usd=delta if cost.currency.upper() == "USD" else None,
+                                 cost=delta, currency=clean(cost.currency, 10),
+                                 context_used=update.used, context_size=update.size))

@@ -1,0 +1,211 @@
+"""The agent's process: started in its own process group, spoken to over its pipes, stopped whole.
+
+We start the agent ourselves rather than through the SDK's `spawn_agent_process`: that helper
+kills only the direct child and waits for it without a timeout, and agents that re-launch
+themselves as a child process (Gemini CLI does) then hang the shutdown. Here the agent leads a
+new session (`start_new_session=True`), so `os.killpg` reaches every process it started.
+
+`PipeTransport` is the newline-delimited JSON-RPC framing over the pipes, handed to the SDK's
+connection as a message transport. Unlike the SDK's own framing, a line that is not JSON-RPC is
+not skipped silently: it ends the connection and is kept (`garbage`) so the run can say what the
+agent wrote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .text import clean, clean_stderr_line
+
+__all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
+
+READ_CHUNK = 1 << 16
+MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message; a bigger one is treated as garbage
+STREAM_LIMIT = MAX_LINE  # asyncio's reader buffer limit (the SDK's default 64 KiB is too small)
+
+
+class AgentStartError(Exception):
+    """The agent's program could not be started (not found, not executable, bad cwd)."""
+
+
+class PipeTransport:
+    """NDJSON JSON-RPC messages over an agent's stdin/stdout (the SDK's `Transport` protocol).
+
+    `receive()` returns `None` at end of stream — and also at the first line that is not a
+    JSON-RPC object, after keeping that line in `garbage`.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._lines: deque[bytes] = deque()
+        self._partial = b""
+        self._eof = False
+        self.garbage: str | None = None
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Write one message; a closed pipe raises `ConnectionError`."""
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        if self._writer.is_closing():
+            raise ConnectionError("the agent's stdin is closed")
+        try:
+            self._writer.write(data)
+            await self._writer.drain()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise ConnectionError(f"the agent's stdin is closed: {exc}") from None
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next message, or `None` at end of stream or garbage."""
+        while True:
+            line = await self._next_line()
+            if line is None:
+                return None
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict):
+                self.garbage = clean(line.decode("utf-8", "replace").strip(), 200)
+                return None
+            return message
+
+    async def _next_line(self) -> bytes | None:
+        # Reading big chunks and splitting them is several times cheaper than one
+        # `readuntil` per line, and a streamed reply is tens of thousands of lines.
+        lines = self._lines
+        while not lines:
+            if self._eof or self.garbage is not None:
+                return None
+            data = await self._reader.read(READ_CHUNK)
+            if not data:
+                self._eof = True
+                tail, self._partial = self._partial, b""
+                return tail or None
+            parts = (self._partial + data).split(b"\n")
+            self._partial = parts.pop()
+            if len(self._partial) > MAX_LINE:
+                self.garbage = f"a line longer than {MAX_LINE} bytes"
+                return None
+            lines.extend(parts)
+        return lines.popleft()
+
+    async def close(self) -> None:
+        """Close the agent's stdin (an agent reading EOF should exit)."""
+        with contextlib.suppress(Exception):
+            self._writer.close()
+
+
+class AgentProcess:
+    """A running agent: its process group, its pipes, and the tail of its stderr."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, argv: Sequence[str],
+                 stderr_lines: int) -> None:
+        self.proc = proc
+        self.argv = list(argv)
+        self.pid = proc.pid
+        self.pgid = proc.pid  # start_new_session: the agent leads its own group
+        assert proc.stdout is not None and proc.stdin is not None
+        self.transport = PipeTransport(proc.stdout, proc.stdin)
+        self._stderr: deque[str] = deque(maxlen=stderr_lines)
+        self._stderr_task = asyncio.ensure_future(self._drain_stderr())
+        self._stopped = False
+
+    @classmethod
+    async def start(cls, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
+                    stderr_lines: int = 40) -> AgentProcess:
+        """Start `argv` in a new process group with pipes for stdin, stdout and stderr."""
+        if not argv:
+            raise AgentStartError("no agent command given")
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, cwd=cwd, env=dict(env),
+                start_new_session=True, limit=STREAM_LIMIT)
+        except FileNotFoundError:
+            raise AgentStartError(f"{argv[0]!r} was not found (not on PATH, or the file does "
+                                  "not exist)") from None
+        except PermissionError:
+            raise AgentStartError(f"{argv[0]!r} is not executable") from None
+        except OSError as exc:
+            raise AgentStartError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+        return cls(proc, argv, stderr_lines)
+
+    async def _drain_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        partial = b""
+        while True:
+            try:
+                data = await stream.read(READ_CHUNK)
+            except (asyncio.CancelledError, Exception):
+                return
+            if not data:
+                if partial:
+                    self._stderr.append(clean_stderr_line(partial.decode("utf-8", "replace")))
+                return
+            parts = (partial + data).split(b"\n")
+            partial = parts.pop()[-65536:]
+            for part in parts:
+                self._stderr.append(clean_stderr_line(part.decode("utf-8", "replace")))
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the agent has exited (negative: killed by that signal)."""
+        return self.proc.returncode
+
+    def stderr_tail(self) -> list[str]:
+        """The last lines the agent wrote to stderr (cleaned), oldest first."""
+        return [line for line in self._stderr if line.strip()]
+
+    def describe_exit(self) -> str:
+        """How the agent ended, in words: "exited with code 3", "was killed by SIGKILL"."""
+        code = self.proc.returncode
+        if code is None:
+            return "is still running"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"was killed by {name}"
+        return f"exited with code {code}"
+
+    async def wait_exit(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the agent to exit; True if it has."""
+        try:
+            await asyncio.wait_for(asyncio.shield(self.proc.wait()), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def kill_group(self, sig: int = signal.SIGKILL) -> None:
+        """Send `sig` to the agent's whole process group (children and grandchildren too)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, sig)
+
+    async def stop(self, grace: float = 1.0) -> None:
+        """Stop the agent and everything it started: close stdin, SIGTERM the group, wait up to
+        `grace` seconds, then SIGKILL the group (stragglers included) and reap the agent.
+        Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.transport.close()
+        if self.proc.returncode is None:
+            self.kill_group(signal.SIGTERM)
+            await self.wait_exit(grace)
+        # Always sweep the group: a child may outlive the leader or ignore SIGTERM.
+        self.kill_group(signal.SIGKILL)
+        await self.proc.wait()
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+            await asyncio.wait_for(self._stderr_task, 1.0)
+        self._stderr_task.cancel()

@@ -1,0 +1,466 @@
+"""`AcpRunner`: an `AgentRunner` that drives an Agent Client Protocol agent.
+
+One runner is one agent process and one ACP session. The first `run()` starts the agent
+(`initialize`, authentication when the agent asks for it and a key is set, `session/new`); each
+`run()` sends the task as one `session/prompt`; later `run()`s reuse the process and the session,
+so a conversation's tasks share the agent's context. `await runner.close()` (or `async with`)
+stops the agent's whole process group. A run that ends with the agent dead (crash, garbage,
+killed after a cancel) leaves the runner ready to start a fresh agent on the next `run()`.
+
+Events of a run: `agent_start` (agent name, version, modes), `phase_changed` (the initial mode,
+on a new ACP session), `turn_start`, the mapped updates (see `mapping`), approvals, `model_usage`,
+`turn_end` (with the stop reason), `cancellation_observed` when cancelled, `agent_end`.
+Failures end the run `failed` with the agent's own words and the last lines of its stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import acp
+from acp import RequestError
+from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+from pydantic import ValidationError
+
+from ...events import (
+    AgentEnd,
+    AgentStart,
+    CancellationObserved,
+    ModelUsage,
+    PhaseChanged,
+    TurnEnd,
+    TurnStart,
+)
+from ...runner import ApprovalController, CancelToken, EventSink
+from ...state import TaskState
+from .catalogue import AgentSpec, agent_env
+from .client import AcpClient, RunContext
+from .process import AgentProcess, AgentStartError
+from .text import cap, clean
+from .workspace import Workspace
+
+__all__ = ["AcpRunner", "AgentFailure"]
+
+T = TypeVar("T")
+
+AUTH_REQUIRED = -32000
+RESULT_LIMIT = 4000
+_STOP_REASONS = {
+    "max_tokens": "the agent stopped: it reached its token limit (max_tokens)",
+    "max_turn_requests": "the agent stopped: it reached its limit of model requests in one turn "
+                         "(max_turn_requests)",
+    "refusal": "the agent refused to continue (refusal)",
+}
+
+
+class AgentFailure(Exception):
+    """The agent cannot go on; the message is what the human reads (the agent's own words)."""
+
+
+class _Cancelled(Exception):
+    """The cancel token tripped while we waited on the agent."""
+
+
+def _version() -> str:
+    try:
+        from ... import __version__
+    except ImportError:  # pragma: no cover - the package always has one
+        return "0"
+    return __version__
+
+
+class AcpRunner:
+    """Drives an ACP agent as a cockpit engine (see the module docstring).
+
+    Args:
+        agent: The agent to start: an `AgentSpec` (see `resolve_agent`) or an argv list.
+        cwd: The workspace: the agent's working directory and the only place `fs/*` and
+            `terminal/*` may touch. Defaults to the first task's `cwd`, else the current dir.
+        env: Extra environment for the agent (on top of `agent_env(spec)`).
+        cancel_grace: Seconds to wait for the agent to answer a cancel with the `cancelled`
+            stop reason before its process group is killed.
+        startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
+        forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
+            keeps the grant and answers later requests itself).
+    """
+
+    def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
+                 = None, env: Mapping[str, str] | None = None, cancel_grace: float = 3.0,
+                 startup_timeout: float = 60.0, stop_grace: float = 1.0,
+                 forward_always: bool = False) -> None:
+        if isinstance(agent, AgentSpec):
+            self.spec = agent
+        else:
+            argv = list(agent)
+            if not argv:
+                raise ValueError("agent needs a command to start")
+            self.spec = AgentSpec(name=os.path.basename(argv[0]), command=argv[0],
+                                  args=tuple(argv[1:]), known=False)
+        self.cwd = os.fspath(cwd) if cwd is not None else None
+        self.extra_env = dict(env or {})
+        self.cancel_grace = cancel_grace
+        self.startup_timeout = startup_timeout
+        self.stop_grace = stop_grace
+        self.forward_always = forward_always
+        self.event_sink: EventSink | None = None
+        self.approval_controller: ApprovalController | None = None
+        self.cancel_token: CancelToken | None = None
+        self.process: AgentProcess | None = None
+        self.client: AcpClient | None = None
+        self.conn: Any = None
+        self.acp_session_id: str | None = None
+        self.agent_info: dict[str, Any] = {}
+        self.modes: list[dict[str, str]] = []
+        self.turn = 0
+        self._initial_mode: str | None = None
+        self._usage_totals: dict[str, int] = {}
+        self._lock = asyncio.Lock()
+
+    # lifecycle -------------------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        """Whether the agent process and its ACP session are up and usable."""
+        process = self.process
+        return (process is not None and process.returncode is None and self.conn is not None
+                and self.acp_session_id is not None and process.transport.garbage is None)
+
+    async def close(self) -> None:
+        """Stop the agent: its commands, its connection, its whole process group."""
+        client, conn, process = self.client, self.conn, self.process
+        self.client = self.conn = self.process = None
+        self.acp_session_id = None
+        if client is not None:
+            await client.stop_terminals("the agent was stopped")
+        if process is not None:
+            await process.stop(self.stop_grace)
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 5.0)
+
+    async def __aenter__(self) -> AcpRunner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _kill_now(self) -> None:
+        """Synchronous last resort (our task is being cancelled): SIGKILL the group now; `close`
+        reaps it later."""
+        if self.process is not None:
+            self.process.kill_group()
+        self.acp_session_id = None
+
+    # waiting with cancel and timeouts --------------------------------------------------------
+    async def _race(self, awaitable: Awaitable[T], cancel: asyncio.Event,
+                    timeout: float | None, what: str) -> T:
+        task = asyncio.ensure_future(awaitable)
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            done, _ = await asyncio.wait({task, waiter}, timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if task in done:
+            return task.result()
+        task.cancel()
+        if cancel.is_set():
+            raise _Cancelled
+        raise AgentFailure(f"the agent did not answer {what} within {timeout:g} s")
+
+    def _watch_cancel(self, token: CancelToken) -> tuple[asyncio.Event, Callable[[], None]]:
+        event = asyncio.Event()
+        if token.cancelled:
+            event.set()
+            return event, lambda: None
+        on_cancel = getattr(token, "on_cancel", None)
+        if callable(on_cancel):
+            remove = on_cancel(event.set)
+            return event, remove if callable(remove) else (lambda: None)
+
+        async def poll() -> None:  # a token without callbacks: look at it now and then
+            while not token.cancelled:
+                await asyncio.sleep(0.05)
+            event.set()
+
+        poller = asyncio.ensure_future(poll())
+        return event, poller.cancel
+
+    # starting --------------------------------------------------------------------------------
+    async def _failure(self, exc: BaseException, what: str) -> AgentFailure:
+        """Words for what went wrong, in the agent's own terms where it gave any."""
+        if isinstance(exc, AgentFailure):
+            return exc
+        if isinstance(exc, RequestError):
+            message = f"the agent answered {what} with error {exc.code}: {clean(str(exc), 2000)}"
+            if exc.data is not None:
+                data = exc.data if isinstance(exc.data, str) else json.dumps(
+                    exc.data, ensure_ascii=False, default=repr)
+                message += f" {clean(data, 4000)}"
+            return AgentFailure(message)
+        if isinstance(exc, ValidationError):
+            first = exc.errors(include_url=False)[0] if exc.error_count() else {}
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return AgentFailure(f"the agent's answer to {what} is not valid ACP: "
+                                f"{where}: {first.get('msg', exc)}")
+        process = self.process
+        if process is not None and process.transport.garbage is not None:
+            return AgentFailure("the agent wrote something that is not JSON-RPC on stdout (ACP "
+                                f"needs stdout to itself): {process.transport.garbage!r}")
+        if process is not None:
+            if process.returncode is None:
+                await process.wait_exit(2.0)
+            if process.returncode is not None:
+                return AgentFailure(f"the agent {process.describe_exit()} during {what}")
+            return AgentFailure(f"the agent closed its connection during {what}")
+        return AgentFailure(f"{what} failed: {clean(str(exc), 2000)}")
+
+    def _with_stderr(self, message: str) -> str:
+        tail = self.process.stderr_tail() if self.process is not None else []
+        if not tail:
+            return message
+        lines = "\n".join(f"  {line}" for line in tail[-20:])
+        return f"{message}\nlast lines the agent wrote to stderr:\n{lines}"
+
+    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
+        """Start the agent and open an ACP session (raises AgentFailure or _Cancelled)."""
+        env = agent_env(self.spec, self.extra_env)
+        try:
+            self.process = await AgentProcess.start(self.spec.argv, cwd=workspace, env=env)
+        except AgentStartError as exc:
+            hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
+            raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
+        self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
+                                forward_always=self.forward_always)
+        self.conn = acp.connect_to_agent(self.client, self.process.transport)
+        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
+                                                            write_text_file=True),
+                                  terminal=True)
+        stage = "initialize"
+        try:
+            init = await self._race(self.conn.initialize(
+                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps,
+                client_info=Implementation(name="cockpit", title="cockpit",
+                                           version=_version())),
+                cancel, self.startup_timeout, "initialize")
+            info = init.agent_info
+            self.agent_info = {"name": clean(info.name, 200) if info else self.spec.name,
+                               "title": clean(info.title or "", 200) if info else "",
+                               "version": clean(info.version, 100) if info else "",
+                               "protocol_version": init.protocol_version}
+            stage = "session/new"
+            try:
+                new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
+                                       cancel, self.startup_timeout, stage)
+            except RequestError as exc:
+                method = self._auth_method(init, env) if exc.code == AUTH_REQUIRED else None
+                if method is None:
+                    raise AgentFailure(self._auth_hint(await self._failure(exc, stage), init,
+                                                       exc)) from None
+                stage = f"authenticate ({method})"
+                await self._race(self.conn.authenticate(method_id=method), cancel,
+                                 self.startup_timeout, stage)
+                stage = "session/new"
+                new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
+                                       cancel, self.startup_timeout, stage)
+        except (_Cancelled, AgentFailure):
+            raise
+        except Exception as exc:
+            raise await self._failure(exc, stage) from None
+        self.acp_session_id = new.session_id
+        self.client.agent_name = self.agent_info.get("title") or self.agent_info.get("name") \
+            or self.spec.name
+        self.turn = 0
+        self._usage_totals = {}
+        modes = new.modes
+        self.modes = [{"id": clean(m.id, 200), "name": clean(m.name, 200)}
+                      for m in (modes.available_modes if modes else [])]
+        self._initial_mode = clean(modes.current_mode_id, 200) if modes else None
+
+    def _auth_method(self, init: Any, env: Mapping[str, str]) -> str | None:
+        """An `env_var` auth method whose variables are all set, or `None`."""
+        for method in init.auth_methods or []:
+            variables = getattr(method, "vars", None)
+            if getattr(method, "type", None) != "env_var" or not variables:
+                continue
+            if all(var.name in env or getattr(var, "optional", False) for var in variables):
+                return method.id
+        return None
+
+    def _auth_hint(self, failure: AgentFailure, init: Any, exc: RequestError) -> str:
+        message = str(failure)
+        if exc.code != AUTH_REQUIRED:
+            return message
+        methods = [f"{clean(m.name, 200)}" + (f" ({clean(m.description, 300)})"
+                                              if getattr(m, "description", None) else "")
+                   for m in init.auth_methods or []]
+        if methods:
+            message += "\nthe agent accepts: " + "; ".join(methods)
+        if self.spec.env:
+            message += ("\nset one of " + ", ".join(self.spec.env)
+                        + " in the environment, or log in with the agent's own CLI first")
+        return message
+
+    # running a task --------------------------------------------------------------------------
+    async def run(self, state: TaskState) -> TaskState:
+        """Send `state.task` to the agent as one prompt and report it as events."""
+        sink, controller, token = self.event_sink, self.approval_controller, self.cancel_token
+        if sink is None or controller is None or token is None:
+            raise RuntimeError("AcpRunner.run is driven by a Session (it sets event_sink, "
+                               "approval_controller and cancel_token)")
+        async with self._lock:
+            return await self._run(state, sink, controller, token)
+
+    def _agent_start(self, sink: EventSink, state: TaskState, workspace: str,
+                     fresh: bool) -> None:
+        name = self.agent_info.get("name") or self.spec.name
+        sink.emit(AgentStart(task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
+                             agent=dict(self.agent_info), command=self.spec.display,
+                             modes=list(self.modes), acp_session_id=self.acp_session_id,
+                             new_session=fresh))
+
+    async def _run(self, state: TaskState, sink: EventSink, controller: ApprovalController,
+                   token: CancelToken) -> TaskState:
+        workspace = os.path.realpath(self.cwd or state.cwd or os.getcwd())
+        self.cwd = workspace
+        cancel, unwatch = self._watch_cancel(token)
+        context: RunContext | None = None
+        try:
+            fresh = not self.alive
+            if fresh:
+                await self.close()  # whatever is left of a dead agent
+                try:
+                    await self._start(workspace, cancel)
+                except (_Cancelled, AgentFailure) as exc:
+                    message = self._with_stderr(str(exc)) if isinstance(exc, AgentFailure) \
+                        else None
+                    stderr = self.process.stderr_tail() if self.process else []
+                    await self.close()
+                    sink.emit(AgentStart(task=state.task, engine=f"acp:{self.spec.name}",
+                                         cwd=workspace, command=self.spec.display))
+                    if message is not None:
+                        sink.emit(AgentEnd(status="failed", error=message, stderr=stderr))
+                    return state  # cancelled: the Session reports it
+            client = self.client
+            assert client is not None
+            context = client.run = RunContext(sink, controller, token)
+            self._agent_start(sink, state, workspace, fresh)
+            if fresh and self._initial_mode is not None:
+                client.mapper.mode = self._initial_mode
+                sink.emit(PhaseChanged(phase=self._initial_mode, previous=None))
+            if token.cancelled:
+                context.live = False
+                return state
+            self.turn += 1
+            turn = self.turn
+            client.start_turn(turn)
+            sink.emit(TurnStart(turn=turn))
+            await self._turn(state, client, context, cancel, turn)
+            return state
+        except asyncio.CancelledError:
+            self._kill_now()
+            raise
+        finally:
+            unwatch()
+            if context is not None:
+                context.live = False
+            if self.client is not None:
+                self.client.run = None
+
+    async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
+                    cancel: asyncio.Event, turn: int) -> None:
+        sink, token = context.sink, context.token
+        prompt = asyncio.ensure_future(self.conn.prompt(
+            session_id=self.acp_session_id, prompt=[acp.text_block(state.task)]))
+        killed = False
+        waiter = asyncio.ensure_future(cancel.wait())
+        try:
+            await asyncio.wait({prompt, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            prompt.cancel()
+            raise
+        finally:
+            waiter.cancel()
+        if not prompt.done():  # cancelled by the cockpit while the agent works
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.conn.cancel(session_id=self.acp_session_id), 1.0)
+            done, _ = await asyncio.wait({prompt}, timeout=self.cancel_grace)
+            if not done:
+                killed = True
+                prompt.cancel()
+                await client.stop_terminals("cancelled")
+                await self.close()
+        response, error, recoverable = None, None, False
+        if not killed:
+            try:
+                response = prompt.result()
+            except asyncio.CancelledError:
+                killed = True
+            except Exception as exc:
+                error = await self._failure(exc, "session/prompt")
+                recoverable = isinstance(exc, RequestError)  # the agent said no, but lives
+        reply = "".join(client.mapper.reply)
+        if token.cancelled or (response is not None and response.stop_reason == "cancelled"):
+            client.mapper.close_open_calls("the turn was cancelled")
+            if not killed:
+                await client.stop_terminals("the turn was cancelled")
+            reason = token.reason if token.cancelled else "the agent cancelled the turn"
+            if killed:
+                reason = (f"{reason}; the agent did not stop within {self.cancel_grace:g} s, so "
+                          "its processes were killed")
+            sink.emit(TurnEnd(turn=turn, stop_reason="cancelled" if not killed else "killed"))
+            sink.emit(CancellationObserved(reason=reason or "cancelled", turn=turn))
+            context.live = False
+            sink.emit(AgentEnd(status="cancelled", result=cap(reply, RESULT_LIMIT) or None))
+            if error is not None and self.process is not None:
+                await self.close()  # it died on the way out: start afresh next time
+            return
+        if error is not None or response is None:
+            message = self._with_stderr(str(error or "the agent stopped answering"))
+            stderr = self.process.stderr_tail() if self.process else []
+            client.mapper.close_open_calls("the agent failed")
+            await client.stop_terminals("the agent failed")
+            sink.emit(TurnEnd(turn=turn, stop_reason=None))
+            context.live = False
+            sink.emit(AgentEnd(status="failed", error=message, stderr=stderr,
+                               result=cap(reply, RESULT_LIMIT) or None))
+            if not (recoverable and self.alive):
+                await self.close()
+            return
+        stop = response.stop_reason
+        client.mapper.close_open_calls(f"the turn ended ({stop})")
+        await client.stop_terminals("the turn ended")
+        usage = self._usage_event(response.usage)
+        if usage is not None:
+            sink.emit(usage)
+        sink.emit(TurnEnd(turn=turn, stop_reason=stop))
+        context.live = False
+        if stop == "end_turn":
+            sink.emit(AgentEnd(status="completed", result=cap(reply, RESULT_LIMIT)))
+        else:
+            sink.emit(AgentEnd(status="failed", result=cap(reply, RESULT_LIMIT) or None,
+                               error=_STOP_REASONS.get(stop, f"the agent stopped: {stop}")))
+
+    def _usage_event(self, usage: Any) -> ModelUsage | None:
+        """This turn's tokens: the prompt response reports session totals, we report deltas."""
+        if usage is None:
+            return None
+        now = {"input": usage.input_tokens, "output": usage.output_tokens,
+               "thought": usage.thought_tokens or 0, "cached_read": usage.cached_read_tokens or 0,
+               "cached_write": usage.cached_write_tokens or 0}
+        before = self._usage_totals
+        delta = {key: value - before.get(key, 0) for key, value in now.items()}
+        if delta["input"] < 0 or delta["output"] < 0:  # the agent reports per turn after all
+            delta = now
+        self._usage_totals = now
+        return ModelUsage(model=None, input_tokens=delta["input"], output_tokens=delta["output"],
+                          cost_usd=None, thought_tokens=delta["thought"],
+                          cached_read_tokens=delta["cached_read"],
+                          cached_write_tokens=delta["cached_write"])

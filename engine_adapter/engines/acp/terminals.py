@@ -1,0 +1,150 @@
+"""The commands an agent runs through `terminal/*`: each in its own process group, its combined
+output kept up to a byte limit (the tail wins), stopped whole on kill, release or close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import signal
+from collections.abc import Callable, Mapping, Sequence
+
+__all__ = ["DEFAULT_OUTPUT_LIMIT", "Terminal", "TerminalError", "Terminals"]
+
+DEFAULT_OUTPUT_LIMIT = 1024 * 1024
+
+
+class TerminalError(Exception):
+    """A terminal request that cannot be served (unknown id, program not found)."""
+
+
+class Terminal:
+    """One running (or finished) command."""
+
+    def __init__(self, terminal_id: str, proc: asyncio.subprocess.Process, argv: Sequence[str],
+                 limit: int) -> None:
+        self.terminal_id = terminal_id
+        self.proc = proc
+        self.argv = list(argv)
+        self.limit = max(limit, 0)
+        self.output = bytearray()
+        self.truncated = False
+        self.killed = False
+        self.exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        try:
+            while data := await stream.read(65536):
+                self.output += data
+                if len(self.output) > self.limit:
+                    del self.output[: len(self.output) - self.limit]
+                    self.truncated = True
+        except (OSError, asyncio.CancelledError):
+            pass
+        finally:
+            await self.proc.wait()
+            if not self.exited.done():
+                self.exited.set_result(None)
+
+    def text(self) -> str:
+        """The output kept so far, decoded (a multi-byte character cut by the limit is
+        dropped, never turned into a wrong one)."""
+        data = bytes(self.output)
+        if self.truncated:
+            # Skip UTF-8 continuation bytes at the front left by cutting mid-character.
+            start = 0
+            while start < len(data) and start < 4 and (data[start] & 0xC0) == 0x80:
+                start += 1
+            data = data[start:]
+        return data.decode("utf-8", "replace")
+
+    @property
+    def exit_code(self) -> int | None:
+        """The exit code once it exited normally."""
+        code = self.proc.returncode
+        return code if code is not None and code >= 0 else None
+
+    @property
+    def signal_name(self) -> str | None:
+        """The signal that killed it, if one did."""
+        code = self.proc.returncode
+        if code is None or code >= 0:
+            return None
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return str(-code)
+
+    def kill(self) -> None:
+        """Kill the command and everything it started."""
+        if self.proc.returncode is None:
+            self.killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+class Terminals:
+    """The terminals of one ACP session. `on_exit(terminal)` is called when a command ends."""
+
+    def __init__(self, on_exit: Callable[[Terminal], None] | None = None) -> None:
+        self._terminals: dict[str, Terminal] = {}
+        self._ids = itertools.count(1)
+        self.on_exit = on_exit
+
+    async def create(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
+                     output_limit: int | None) -> Terminal:
+        """Start `argv` (no shell) in `cwd`; raises `TerminalError` if it cannot start."""
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, cwd=cwd, env=dict(env),
+                start_new_session=True)
+        except FileNotFoundError:
+            raise TerminalError(f"{argv[0]} was not found") from None
+        except OSError as exc:
+            raise TerminalError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+        limit = DEFAULT_OUTPUT_LIMIT if output_limit is None else min(output_limit,
+                                                                       DEFAULT_OUTPUT_LIMIT)
+        terminal = Terminal(f"term-{next(self._ids)}", proc, argv, limit)
+        self._terminals[terminal.terminal_id] = terminal
+        if self.on_exit is not None:
+            callback = self.on_exit
+            terminal.exited.add_done_callback(lambda _f: callback(terminal))
+        return terminal
+
+    def get(self, terminal_id: str) -> Terminal:
+        """The terminal with that id, or `TerminalError`."""
+        terminal = self._terminals.get(terminal_id)
+        if terminal is None:
+            raise TerminalError(f"no terminal {terminal_id!r} (never created, or released)")
+        return terminal
+
+    def find(self, terminal_id: str) -> Terminal | None:
+        """The terminal with that id, or `None`."""
+        return self._terminals.get(terminal_id)
+
+    def release(self, terminal_id: str) -> None:
+        """Kill the command if it still runs and forget the terminal."""
+        terminal = self._terminals.pop(terminal_id, None)
+        if terminal is not None:
+            terminal.kill()
+
+    @property
+    def running(self) -> list[Terminal]:
+        """Terminals whose command has not exited."""
+        return [t for t in self._terminals.values() if not t.exited.done()]
+
+    async def close(self) -> None:
+        """Kill every command and wait for each to be reaped."""
+        terminals = list(self._terminals.values())
+        for terminal in terminals:
+            terminal.kill()
+        for terminal in terminals:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(terminal.exited), 5.0)
+        self._terminals.clear()

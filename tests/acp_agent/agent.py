@@ -1,0 +1,368 @@
+"""An ACP test agent written with the official SDK, for cockpit's tests and benchmark.
+
+Run: `python tests/acp_agent/agent.py [--mode auth] [--log FILE]` (it speaks ACP on stdio).
+
+The prompt's first word picks what it does (the rest are arguments):
+
+  hello                 a thought and a short reply naming the prompt count and pid
+  everything            every session/update kind, a permission, fs and terminal requests
+  permission KINDS CMD  one permission request for `execute CMD` offering the option kinds
+                        KINDS (comma-separated); replies with the kind the client chose
+  wait-permission       asks permission and waits; answers the turn `cancelled` on cancel
+  fs                    reads input.txt, writes out/new.txt, tries to escape the workspace
+  terminal ARGV...      runs ARGV through terminal/* (no prior permission) and reports it
+  slow N SECONDS        N chunks, SECONDS apart; stops with `cancelled` when cancelled
+  stream N              N one-word chunks as fast as it can (the benchmark)
+  crash                 a chunk, some stderr, then exits with code 3 mid-turn
+  hang                  starts a child process, ignores cancel and SIGTERM
+  garbage               writes a line that is not JSON-RPC to stdout
+  error                 answers the prompt with a JSON-RPC error
+  refusal               ends the turn with stop reason `refusal`
+
+`--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
+until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
+`--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+import acp
+from acp import (
+    PROTOCOL_VERSION,
+    RequestError,
+    plan_entry,
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    tool_terminal_ref,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_plan,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.helpers import update_current_mode
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    Cost,
+    EnvVarAuthMethod,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptResponse,
+    SessionMode,
+    SessionModeState,
+    ToolCallLocation,
+    ToolCallUpdate,
+    Usage,
+    UsageUpdate,
+)
+
+
+class TestAgent:
+    """The agent; one instance serves one connection."""
+
+    def __init__(self, mode: str, log_path: str | None) -> None:
+        self.mode = mode
+        self.log_path = log_path
+        self.conn: Any = None
+        self.authenticated = False
+        self.cwd = os.getcwd()
+        self.prompts = 0
+        self.cancelled = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    def log(self, **data: Any) -> None:
+        if self.log_path:
+            with open(self.log_path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(data) + "\n")
+
+    # lifecycle ---------------------------------------------------------------------------------
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None,
+                         client_info: Any = None, **kwargs: Any) -> InitializeResponse:
+        caps = client_capabilities
+        self.log(event="initialize", fs_read=bool(caps and caps.fs.read_text_file),
+                 fs_write=bool(caps and caps.fs.write_text_file),
+                 terminal=bool(caps and caps.terminal))
+        methods = []
+        if self.mode == "auth":
+            methods = [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
+                                        description="Requires TEST_AGENT_KEY",
+                                        vars=[{"name": "TEST_AGENT_KEY"}])]
+        return InitializeResponse(protocol_version=PROTOCOL_VERSION,
+                                  agent_capabilities=AgentCapabilities(), auth_methods=methods,
+                                  agent_info=Implementation(name="cockpit-test-agent",
+                                                            title="Cockpit test agent",
+                                                            version="1.0"))
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        self.log(event="authenticate", method=method_id)
+        if method_id != "test-key" or not os.environ.get("TEST_AGENT_KEY"):
+            raise RequestError(-32000, "Authentication failed: TEST_AGENT_KEY is not set")
+        self.authenticated = True
+        return AuthenticateResponse()
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None,
+                          **kwargs: Any) -> NewSessionResponse:
+        if self.mode == "auth" and not self.authenticated:
+            raise RequestError(-32000, "Authentication required",
+                               {"reason": "no TEST_AGENT_KEY: log in first"})
+        self.cwd = cwd
+        self.log(event="new_session", cwd=cwd)
+        modes = SessionModeState(current_mode_id="ask", available_modes=[
+            SessionMode(id="ask", name="Ask"), SessionMode(id="code", name="Code")])
+        return NewSessionResponse(session_id="test-session-1", modes=modes)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self.log(event="cancel")
+        self.cancelled.set()
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        return None
+
+    # helpers -----------------------------------------------------------------------------------
+    async def send(self, sid: str, update: Any) -> None:
+        await self.conn.session_update(session_id=sid, update=update)
+
+    async def say(self, sid: str, text: str) -> None:
+        await self.send(sid, update_agent_message_text(text))
+
+    def options(self, kinds: list[str]) -> list[PermissionOption]:
+        # Ids deliberately unlike the kinds: the client must choose by kind.
+        names = {"allow_once": "Yes", "allow_always": "Always", "reject_once": "No",
+                 "reject_always": "Never"}
+        return [PermissionOption(option_id=f"opt-{i}-{kind[::-1]}", name=names[kind], kind=kind)
+                for i, kind in enumerate(kinds)]
+
+    async def ask(self, sid: str, call_id: str, kinds: list[str], *, kind: str = "execute",
+                  title: str = "", raw_input: Any = None) -> str:
+        """Request permission; returns the chosen option's kind, or "cancelled"."""
+        options = self.options(kinds)
+        response = await self.conn.request_permission(
+            session_id=sid, options=options,
+            tool_call=ToolCallUpdate(tool_call_id=call_id, title=title or call_id, kind=kind,
+                                     status="pending", raw_input=raw_input))
+        outcome = response.outcome
+        if outcome.outcome == "cancelled":
+            chosen = "cancelled"
+        else:
+            chosen = next(o.kind for o in options if o.option_id == outcome.option_id)
+        self.log(event="permission", call_id=call_id, chosen=chosen)
+        return chosen
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.cwd, name)
+
+    # prompt ------------------------------------------------------------------------------------
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        self.prompts += 1
+        self.cancelled.clear()
+        text = " ".join(getattr(block, "text", "") for block in prompt).strip()
+        words = text.split()
+        scenario, args = (words[0], words[1:]) if words else ("hello", [])
+        self.log(event="prompt", text=text, count=self.prompts)
+        handler = getattr(self, "do_" + scenario.replace("-", "_"), None)
+        if handler is None:
+            await self.say(session_id, f"unknown scenario {scenario!r}")
+            return PromptResponse(stop_reason="end_turn")
+        return await handler(session_id, args)
+
+    async def do_hello(self, sid: str, args: list[str]) -> PromptResponse:
+        await self.send(sid, update_agent_thought_text("thinking about it"))
+        await self.say(sid, "Hello")
+        await self.say(sid, f", world: prompt {self.prompts} pid {os.getpid()}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_everything(self, sid: str, args: list[str]) -> PromptResponse:
+        await self.send(sid, update_user_message_text("(echo of the prompt)"))
+        await self.send(sid, AvailableCommandsUpdate(
+            session_update="available_commands_update",
+            available_commands=[AvailableCommand(name="review", description="Review")]))
+        await self.send(sid, update_agent_thought_text("Let me plan."))
+        await self.send(sid, update_plan([
+            plan_entry("read the file", priority="high", status="in_progress"),
+            plan_entry("edit it", priority="medium", status="pending")]))
+        await self.send(sid, update_current_mode("code"))
+        # a read, served by the client
+        readme = self.path("input.txt")
+        await self.send(sid, start_tool_call("t-read", "Read input.txt", kind="read",
+                                             status="pending", raw_input={"path": readme},
+                                             locations=[ToolCallLocation(path=readme)]))
+        await self.send(sid, update_tool_call("t-read", status="in_progress"))
+        content = await self.conn.read_text_file(session_id=sid, path=readme)
+        await self.send(sid, update_tool_call("t-read", status="completed", content=[
+            tool_content(text_block(f"read {len(content.content)} characters"))]))
+        # an edit reported with a diff
+        await self.send(sid, start_tool_call("t-edit", "Edit input.txt", kind="edit",
+                                             status="in_progress",
+                                             raw_input={"path": readme}))
+        await self.send(sid, update_tool_call("t-edit", status="completed", content=[
+            tool_diff_content(readme, "new line\n", "old line\n")]))
+        # a command: permission first, then the terminal it covers
+        command = ["echo", "from", "terminal"]
+        await self.send(sid, start_tool_call("t-exec", "Run echo", kind="execute",
+                                             status="pending",
+                                             raw_input={"command": " ".join(command)}))
+        chosen = await self.ask(sid, "t-exec", ["allow_once", "allow_always", "reject_once"],
+                                raw_input={"command": " ".join(command)})
+        if chosen.startswith("allow"):
+            term = await self.conn.create_terminal(session_id=sid, command=command[0],
+                                                   args=command[1:])
+            await self.conn.wait_for_terminal_exit(session_id=sid, terminal_id=term.terminal_id)
+            await self.send(sid, update_tool_call("t-exec", status="completed", content=[
+                tool_terminal_ref(term.terminal_id)]))
+            await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
+        else:
+            await self.send(sid, update_tool_call("t-exec", status="failed", content=[
+                tool_content(text_block(f"not allowed: {chosen}"))]))
+        # a failing tool
+        await self.send(sid, start_tool_call("t-fail", "Search", kind="search",
+                                             status="in_progress"))
+        await self.send(sid, update_tool_call("t-fail", status="failed", content=[
+            tool_content(text_block("no such thing"))]))
+        # usage and the reply
+        for amount in (0.01, 0.03):
+            await self.send(sid, UsageUpdate(session_update="usage_update", used=1000,
+                                             size=200000, cost=Cost(amount=amount,
+                                                                    currency="USD")))
+        await self.say(sid, "All done: \x1b[31mred\x1b[0m text")
+        await self.say(sid, " and the end.")
+        return PromptResponse(stop_reason="end_turn",
+                              usage=Usage(total_tokens=120, input_tokens=100, output_tokens=20))
+
+    async def do_permission(self, sid: str, args: list[str]) -> PromptResponse:
+        kinds = args[0].split(",") if args else ["allow_once", "reject_once"]
+        command = " ".join(args[1:]) or "git status"
+        call_id = f"perm-{self.prompts}"
+        await self.send(sid, start_tool_call(call_id, f"Run {command}", kind="execute",
+                                             status="pending", raw_input={"command": command}))
+        chosen = await self.ask(sid, call_id, kinds, title=f"Run {command}",
+                                raw_input={"command": command})
+        await self.send(sid, update_tool_call(call_id, status="completed" if chosen.startswith(
+            "allow") else "failed", content=[tool_content(text_block(chosen))]))
+        await self.say(sid, f"selected {chosen}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_wait_permission(self, sid: str, args: list[str]) -> PromptResponse:
+        chosen = await self.ask(sid, "wait-1", ["allow_once", "reject_once"],
+                                raw_input={"command": "make deploy"})
+        if chosen == "cancelled" or self.cancelled.is_set():
+            return PromptResponse(stop_reason="cancelled")
+        await self.say(sid, f"selected {chosen}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_fs(self, sid: str, args: list[str]) -> PromptResponse:
+        lines = []
+        got = await self.conn.read_text_file(session_id=sid, path=self.path("input.txt"))
+        lines.append(f"read ok: {got.content.strip()}")
+        part = await self.conn.read_text_file(session_id=sid, path=self.path("input.txt"),
+                                              line=2, limit=1)
+        lines.append(f"line 2: {part.content.strip()}")
+        for name, call in (("write", lambda: self.conn.write_text_file(
+                               session_id=sid, path=self.path("out/new.txt"),
+                               content="written by agent\n")),
+                           ("escape write", lambda: self.conn.write_text_file(
+                               session_id=sid, path=self.path("../escape.txt"),
+                               content="should not exist\n")),
+                           ("escape read", lambda: self.conn.read_text_file(
+                               session_id=sid, path="/etc/hostname"))):
+            try:
+                await call()
+                lines.append(f"{name} ok")
+            except RequestError as exc:
+                lines.append(f"{name} error: {exc}")
+        self.log(event="fs", lines=lines)
+        await self.say(sid, "\n".join(lines))
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_terminal(self, sid: str, args: list[str]) -> PromptResponse:
+        argv = args or ["echo", "hi"]
+        try:
+            term = await self.conn.create_terminal(session_id=sid, command=argv[0],
+                                                   args=argv[1:], output_byte_limit=4096)
+        except RequestError as exc:
+            self.log(event="terminal", error=str(exc))
+            await self.say(sid, f"terminal error: {exc}")
+            return PromptResponse(stop_reason="end_turn")
+        status = await self.conn.wait_for_terminal_exit(session_id=sid,
+                                                        terminal_id=term.terminal_id)
+        out = await self.conn.terminal_output(session_id=sid, terminal_id=term.terminal_id)
+        await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
+        self.log(event="terminal", exit_code=status.exit_code, output=out.output,
+                 truncated=out.truncated)
+        await self.say(sid, f"exit {status.exit_code}: {out.output}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_slow(self, sid: str, args: list[str]) -> PromptResponse:
+        count = int(args[0]) if args else 100
+        delay = float(args[1]) if len(args) > 1 else 0.05
+        for i in range(count):
+            if self.cancelled.is_set():
+                return PromptResponse(stop_reason="cancelled")
+            await self.say(sid, f"chunk {i} ")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.cancelled.wait(), delay)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_stream(self, sid: str, args: list[str]) -> PromptResponse:
+        count = int(args[0]) if args else 1000
+        for i in range(count):
+            await self.say(sid, f"w{i} ")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_crash(self, sid: str, args: list[str]) -> PromptResponse:
+        await self.say(sid, "about to crash")
+        sys.stderr.write("test agent: something broke\ntest agent: giving up\n")
+        sys.stderr.flush()
+        os._exit(3)
+
+    async def do_hang(self, sid: str, args: list[str]) -> PromptResponse:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+            "signal.SIG_IGN); time.sleep(600)")
+        self.log(event="hang", child=child.pid)
+        await self.say(sid, "hanging")
+        await asyncio.Event().wait()  # never: cancel is ignored
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_garbage(self, sid: str, args: list[str]) -> PromptResponse:
+        await self.say(sid, "before the garbage")
+        os.write(1, b"this is not json-rpc\n")
+        await asyncio.Event().wait()
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_error(self, sid: str, args: list[str]) -> PromptResponse:
+        raise RequestError(-32603, "Internal error", {"details": "the model backend is down"})
+
+    async def do_refusal(self, sid: str, args: list[str]) -> PromptResponse:
+        await self.say(sid, "I won't.")
+        return PromptResponse(stop_reason="refusal")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="cockpit's ACP test agent")
+    parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
+    parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
+    args = parser.parse_args()
+    asyncio.run(acp.run_agent(TestAgent(args.mode, args.log)))
+
+
+if __name__ == "__main__":
+    main()
