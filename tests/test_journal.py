@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import uuid
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -196,7 +197,8 @@ WRITER = textwrap.dedent("""
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(extra_lines=st.integers(min_value=1, max_value=20_000))
 def test_sigkill_while_writing_leaves_a_readable_gapless_journal(tmp_path, extra_lines) -> None:
-    path = tmp_path / f"killed-{extra_lines}.jsonl"
+    # tmp_path is shared by every example hypothesis draws: each needs a file of its own.
+    path = tmp_path / f"killed-{uuid.uuid4().hex}.jsonl"
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE)
     assert proc.stdout is not None
     assert proc.stdout.readline() == b"ready\n"
