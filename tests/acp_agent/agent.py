@@ -12,7 +12,8 @@ The prompt's first word picks what it does (the rest are arguments):
   fs                    reads input.txt, writes out/new.txt, tries to escape the workspace
   terminal ARGV...      runs ARGV through terminal/* (no prior permission) and reports it
   slow N SECONDS        N chunks, SECONDS apart; stops with `cancelled` when cancelled
-  stream N              N one-word chunks as fast as it can (the benchmark)
+  stream N [EVERY]      N one-word chunks as fast as it can (the benchmark); with EVERY,
+                        a permission request after every EVERY chunks
   crash                 a chunk, some stderr, then exits with code 3 mid-turn
   hang                  starts a child process, ignores cancel and SIGTERM
   garbage               writes a line that is not JSON-RPC to stdout
@@ -322,8 +323,12 @@ class TestAgent:
 
     async def do_stream(self, sid: str, args: list[str]) -> PromptResponse:
         count = int(args[0]) if args else 1000
+        every = int(args[1]) if len(args) > 1 else 0
         for i in range(count):
             await self.say(sid, f"w{i} ")
+            if every and i % every == every - 1:
+                await self.ask(sid, f"s-{i}", ["allow_once", "reject_once"],
+                               raw_input={"command": f"echo {i}"})
         return PromptResponse(stop_reason="end_turn")
 
     async def do_crash(self, sid: str, args: list[str]) -> PromptResponse:

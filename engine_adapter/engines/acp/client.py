@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -31,12 +32,14 @@ from acp.schema import (
     ReadTextFileResponse,
     ReleaseTerminalResponse,
     RequestPermissionResponse,
+    SessionNotification,
     TerminalExitStatus,
     TerminalOutputResponse,
     ToolCallUpdate,
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from pydantic import ValidationError
 
 from ...events import BaseEvent, ToolEnd, ToolStart
 from ...grants import grant_prefix
@@ -54,6 +57,8 @@ from .text import cap, clean
 from .workspace import Workspace, WorkspaceError
 
 __all__ = ["AcpClient", "RunContext"]
+
+log = logging.getLogger(__name__)
 
 PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
 _EDIT_KINDS = frozenset({"edit", "delete", "move"})
@@ -144,10 +149,33 @@ class AcpClient:
 
     # session/update --------------------------------------------------------------------------
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        """Map the update to events now, before any await (keeps arrival order)."""
+        """Map the update to events now, before any await (keeps arrival order). Only reached
+        if `take_notification` is not installed on the transport."""
         run = self.run
         if run is not None and run.live:
             self.mapper.on_update(update)
+
+    def take_notification(self, method: str, params: Any) -> bool:
+        """Handle `session/update` as the transport reads it (install as the transport's
+        `on_notification`); other notifications go on to the SDK.
+
+        Why not through the SDK's dispatch: it starts one task per incoming message, so order
+        holds only by scheduling luck, and the task, telemetry span and bookkeeping cost more
+        per streamed chunk than everything the cockpit does with it (measured: ~9 µs of ~16 µs a
+        chunk). Here each update is validated with the SDK's own schema and mapped in arrival
+        order, before any later message — the prompt's answer included — reaches the SDK.
+        """
+        if method != "session/update":
+            return False
+        try:
+            notification = SessionNotification.model_validate(params)
+        except ValidationError as exc:
+            log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
+            return True
+        run = self.run
+        if run is not None and run.live:
+            self.mapper.on_update(notification.update)
+        return True
 
     # session/request_permission --------------------------------------------------------------
     async def request_permission(self, session_id: str, tool_call: ToolCallUpdate,

@@ -8,7 +8,8 @@ new session (`start_new_session=True`), so `os.killpg` reaches every process it 
 `PipeTransport` is the newline-delimited JSON-RPC framing over the pipes, handed to the SDK's
 connection as a message transport. Unlike the SDK's own framing, a line that is not JSON-RPC is
 not skipped silently: it ends the connection and is kept (`garbage`) so the run can say what the
-agent wrote.
+agent wrote. Notifications may be handed to `on_notification` as they are read, before any
+later message reaches the SDK (see `AcpClient.take_notification` for why).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 import os
 import signal
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .text import clean, clean_stderr_line
@@ -39,10 +40,13 @@ class PipeTransport:
     """NDJSON JSON-RPC messages over an agent's stdin/stdout (the SDK's `Transport` protocol).
 
     `receive()` returns `None` at end of stream — and also at the first line that is not a
-    JSON-RPC object, after keeping that line in `garbage`.
+    JSON-RPC object, after keeping that line in `garbage`. `on_notification(method, params)`,
+    when set, sees each notification first; returning True means it was handled and the SDK
+    never sees it.
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.on_notification: Callable[[str, Any], bool] | None = None
         self._reader = reader
         self._writer = writer
         self._lines: deque[bytes] = deque()
@@ -76,6 +80,11 @@ class PipeTransport:
             if not isinstance(message, dict):
                 self.garbage = clean(line.decode("utf-8", "replace").strip(), 200)
                 return None
+            handler = self.on_notification
+            if handler is not None and "id" not in message:
+                method = message.get("method")
+                if isinstance(method, str) and handler(method, message.get("params")):
+                    continue
             return message
 
     async def _next_line(self) -> bytes | None:

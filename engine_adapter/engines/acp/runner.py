@@ -239,6 +239,7 @@ class AcpRunner:
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
                                 forward_always=self.forward_always)
+        self.process.transport.on_notification = self.client.take_notification
         self.conn = acp.connect_to_agent(self.client, self.process.transport)
         caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
                                                             write_text_file=True),

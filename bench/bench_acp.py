@@ -1,0 +1,199 @@
+"""Benchmark of the ACP path: a streamed reply from a real ACP agent process, through the cockpit,
+beside a bare SDK client driving the same agent in the same run.
+
+Run:  .venv/bin/python bench/bench_acp.py [--chunks 50000] [--repeat 3]
+
+- stream: the test agent (tests/acp_agent/agent.py, `stream N`) sends N `agent_message_chunk`
+  updates. Timed from sending `session/prompt` to the end of the turn, the agent already
+  started (spawn and `initialize` excluded on both sides):
+    bare     the SDK's `connect_to_agent` over the agent's pipes; `session_update` keeps the text
+    cockpit  `AcpRunner` + `Session` + journal (fsync at boundaries) + the fold reading
+             `events()`: done when the fold has folded `agent_end`
+  Runs alternate (bare, cockpit, bare, …) and each side reports its median. Target: cockpit ≤
+  1.2× bare.
+- key latency: the live `CockpitApp` (headless) over the same streamed reply with a permission
+  request every `--every` chunks; `y` is pressed through the driver for each and timed to the
+  next composed frame (the frame timing of bench/bench_ui.py). Beside it the same app and
+  approvals with no stream.
+
+Ratios travel between machines; absolute numbers do not (these machines are shared and noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
+
+import acp  # noqa: E402
+from acp.schema import ClientCapabilities, Implementation  # noqa: E402
+from acp_agent.helpers import agent_argv  # noqa: E402
+
+from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
+from engine_adapter.engines.acp import AcpRunner  # noqa: E402
+from engine_adapter.fold import RunFold  # noqa: E402
+
+now = time.perf_counter
+
+
+class BareClient:
+    """The least an SDK client can do with a streamed reply: keep the text."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        content = getattr(update, "content", None)
+        if content is not None and getattr(content, "type", None) == "text":
+            self.parts.append(content.text)
+
+    async def request_permission(self, **kwargs: Any) -> Any:
+        raise acp.RequestError.method_not_found("session/request_permission")
+
+
+async def bare_stream(chunks: int, workspace: Path) -> tuple[float, int]:
+    """Seconds for one streamed turn through a bare SDK client, and the chunks it received."""
+    argv = agent_argv()
+    proc = await asyncio.create_subprocess_exec(
+        *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        cwd=workspace, start_new_session=True, limit=64 * 1024 * 1024)
+    client = BareClient()
+    conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
+    try:
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION,
+                              client_capabilities=ClientCapabilities(),
+                              client_info=Implementation(name="bare", version="0"))
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        gc.collect()
+        start = now()
+        await conn.prompt(session_id=session.session_id,
+                          prompt=[acp.text_block(f"stream {chunks}")])
+        elapsed = now() - start
+        return elapsed, len(client.parts)
+    finally:
+        os.killpg(proc.pid, 9)
+        await proc.wait()
+        await conn.close()
+
+
+async def cockpit_stream(chunks: int, workspace: Path, journal: Path) -> tuple[float, int]:
+    """Seconds for one streamed turn through AcpRunner + Session + journal + fold, and the
+    events the fold saw."""
+    async with AcpRunner(agent_argv(), cwd=workspace) as runner:
+        await Session(runner, TaskState(task="hello")).run()  # start the agent: not timed
+        session = Session(runner, TaskState(task=f"stream {chunks}"),
+                          journal=JsonlEventJournal(journal, fsync="boundary"))
+        fold = RunFold()
+
+        async def consume() -> None:
+            apply = fold.apply
+            async for event in session.events():
+                apply(event)
+
+        consumer = asyncio.ensure_future(consume())
+        gc.collect()
+        start = now()
+        state = await session.run()
+        await consumer
+        elapsed = now() - start
+        assert state.status == "completed", state.error
+        return elapsed, fold.view.events
+
+
+def stream_rows(chunks: int, repeat: int) -> list[tuple[str, str]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp)
+        bare: list[float] = []
+        cockpit: list[float] = []
+        events = received = 0
+        for i in range(repeat):
+            seconds, received = asyncio.run(bare_stream(chunks, workspace))
+            bare.append(seconds)
+            seconds, events = asyncio.run(cockpit_stream(chunks, workspace,
+                                                         workspace / f"run{i}.jsonl"))
+            cockpit.append(seconds)
+        assert received == chunks, f"bare client received {received} of {chunks} chunks"
+        b, c = statistics.median(bare), statistics.median(cockpit)
+        return [
+            ("bare SDK client: turn (s), median", f"{b:.3f}  (runs: "
+             + ", ".join(f"{x:.3f}" for x in bare) + ")"),
+            ("cockpit path: turn (s), median", f"{c:.3f}  (runs: "
+             + ", ".join(f"{x:.3f}" for x in cockpit) + ")"),
+            ("cockpit / bare", f"{c / b:.2f}x   (target <= 1.2x)"),
+            ("bare chunks/s", f"{chunks / b:,.0f}"),
+            ("cockpit events/s (journaled + folded)", f"{events / c:,.0f}  ({events} events)"),
+        ]
+
+
+def key_rows(chunks: int, every: int) -> list[tuple[str, str]]:
+    try:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_ui import SIZE, TimedCockpit, pct
+        from bench_ui import drive as press_y
+    except ImportError as exc:  # the live app's benchmark harness is not there
+        return [("key latency", f"not measured: {exc}")]
+
+    async def one(task: str) -> dict[str, Any]:
+        with tempfile.TemporaryDirectory() as tmp:
+            async with AcpRunner(agent_argv(), cwd=tmp) as runner:
+                await Session(runner, TaskState(task="hello")).run()
+                session = Session(runner, TaskState(task=task))
+                app = TimedCockpit(session)
+                start = now()
+                async with app.run_test(size=SIZE, headless=True) as pilot:
+                    pressed = await press_y(app, pilot, lambda: session.done)
+                    await pilot.pause()
+                elapsed = now() - start
+                return {"latencies": app.latencies, "pressed": pressed, "seconds": elapsed,
+                        "events": app.view.events, "status": session.state.status}
+
+    approvals = max(1, chunks // every)
+    idle = asyncio.run(one(f"stream {approvals} 1"))
+    flood = asyncio.run(one(f"stream {chunks} {every}"))
+    rows = []
+    for label, q in (("p50", 0.5), ("p95", 0.95)):
+        rows.append((f"key->frame {label} (ms): idle / streaming",
+                     f"{pct(idle['latencies'], q) * 1000:.1f} / "
+                     f"{pct(flood['latencies'], q) * 1000:.1f}"))
+    rows.append(("key->frame max (ms): idle / streaming",
+                 f"{max(idle['latencies'], default=float('nan')) * 1000:.1f} / "
+                 f"{max(flood['latencies'], default=float('nan')) * 1000:.1f}"))
+    rows.append(("live app: keys pressed, events, seconds",
+                 f"{flood['pressed']}, {flood['events']}, {flood['seconds']:.2f} "
+                 f"({flood['status']})"))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=50_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--every", type=int, default=2500,
+                        help="chunks between permission requests in the key-latency run")
+    parser.add_argument("--no-app", action="store_true", help="skip the live-app key latency")
+    args = parser.parse_args()
+    rows = stream_rows(args.chunks, args.repeat)
+    if not args.no_app:
+        rows += key_rows(args.chunks, args.every)
+    print(f"\nACP benchmark: {args.chunks:,} streamed chunks from the SDK test agent, "
+          f"{args.repeat} runs a side")
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()
