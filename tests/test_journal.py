@@ -203,7 +203,8 @@ def test_sigkill_while_writing_leaves_a_readable_gapless_journal(tmp_path, extra
     assert proc.stdout is not None
     assert proc.stdout.readline() == b"ready\n"
     # Wait for the writer to get somewhere (a size, not a clock), then kill it mid-stream.
-    while path.stat().st_size < extra_lines * 20:
+    start = path.stat().st_size  # the first event is on disk before "ready"
+    while path.stat().st_size < start + extra_lines * 20:
         assert proc.poll() is None, "the writer died on its own"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
