@@ -126,6 +126,7 @@ class AgentProcess:
         self.transport = PipeTransport(proc.stdout, proc.stdin)
         self._stderr: deque[str] = deque(maxlen=stderr_lines)
         self._stderr_task = asyncio.ensure_future(self._drain_stderr())
+        self._guard = asyncio.ensure_future(self._kill_when_loop_ends())
         self._stopped = False
 
     @classmethod
@@ -147,6 +148,17 @@ class AgentProcess:
         except OSError as exc:
             raise AgentStartError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
         return cls(proc, argv, stderr_lines)
+
+    async def _kill_when_loop_ends(self) -> None:
+        # The event loop that started the agent is shutting down (`asyncio.run` returning
+        # cancels every task) without `stop()`: kill the group now, synchronously, rather than
+        # leave an agent behind that nobody can talk to any more.
+        try:
+            await asyncio.Event().wait()
+        finally:
+            if not self._stopped:
+                self._stopped = True
+                self.kill_group()
 
     async def _drain_stderr(self) -> None:
         stream = self.proc.stderr
@@ -218,3 +230,4 @@ class AgentProcess:
         with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(self._stderr_task, 1.0)
         self._stderr_task.cancel()
+        self._guard.cancel()

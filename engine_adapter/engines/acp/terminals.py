@@ -38,16 +38,23 @@ class Terminal:
     async def _read(self) -> None:
         stream = self.proc.stdout
         assert stream is not None
+        torn_down = False
         try:
             while data := await stream.read(65536):
                 self.output += data
                 if len(self.output) > self.limit:
                     del self.output[: len(self.output) - self.limit]
                     self.truncated = True
-        except (OSError, asyncio.CancelledError):
+        except OSError:
             pass
+        except asyncio.CancelledError:
+            # The loop is going away (or we are being torn down): leave no command behind.
+            torn_down = True
+            self.kill()
+            raise
         finally:
-            await self.proc.wait()
+            if not torn_down:
+                await self.proc.wait()
             if not self.exited.done():
                 self.exited.set_result(None)
 
