@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,19 @@ def agent_log(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def wait_exited(pid: int, timeout: float = 10.0) -> bool:
+    """Wait (on the process itself, through a pidfd) until `pid` has exited; True if it has."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], timeout)
+        return bool(readable)
+    finally:
+        os.close(fd)
 
 
 def group_gone(pgid: int) -> bool:

@@ -159,6 +159,12 @@ class AgentProcess:
             if not self._stopped:
                 self._stopped = True
                 self.kill_group()
+                # Close the pipes while the loop still runs; left to the garbage collector,
+                # asyncio would try to close them on a closed loop (and say so on stderr).
+                transport = getattr(self.proc, "_transport", None)
+                with contextlib.suppress(Exception):
+                    if transport is not None:
+                        transport.close()
 
     async def _drain_stderr(self) -> None:
         stream = self.proc.stderr

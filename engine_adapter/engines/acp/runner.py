@@ -232,6 +232,7 @@ class AcpRunner:
     async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
         """Start the agent and open an ACP session (raises AgentFailure or _Cancelled)."""
         env = agent_env(self.spec, self.extra_env)
+        self.agent_info = {}
         try:
             self.process = await AgentProcess.start(self.spec.argv, cwd=workspace, env=env)
         except AgentStartError as exc:
@@ -344,8 +345,9 @@ class AcpRunner:
                         else None
                     stderr = self.process.stderr_tail() if self.process else []
                     await self.close()
-                    sink.emit(AgentStart(task=state.task, engine=f"acp:{self.spec.name}",
-                                         cwd=workspace, command=self.spec.display))
+                    name = self.agent_info.get("name") or self.spec.name
+                    sink.emit(AgentStart(task=state.task, engine=f"acp:{name}", cwd=workspace,
+                                         command=self.spec.display, agent=dict(self.agent_info)))
                     if message is not None:
                         sink.emit(AgentEnd(status="failed", error=message, stderr=stderr))
                     return state  # cancelled: the Session reports it
