@@ -1,0 +1,176 @@
+"""Seeking in a journal: the run's view as of any position, folded from the nearest checkpoint.
+
+`JournalReplay` pairs a `JournalIndex` with checkpoints: copies of the fold's `RunView` taken as a
+background pass folds the journal once from the start. The view after the first `k` positions is
+the nearest checkpoint at or before `k`, copied, plus the lines up to `k` parsed and folded on the
+spot. It is the same `RunFold` the live cockpit uses, so what replay shows at `k` is what the live
+view showed after `k` events.
+
+Checkpoints cost memory (a copy of the view), so there are few: one every `spacing` positions,
+and when there are more than `max_checkpoints` every other one is dropped and the spacing doubles.
+Seeking then folds at most `spacing` lines, however long the journal. A "tail" checkpoint at the
+end of what the pass has folded makes jumping to the end cheap even while a journal grows.
+
+Threads: one thread runs `advance()` (the pass; it also scans the file for new lines); any thread
+may call `state_at()`. Checkpoints are never mutated once stored.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+import os
+import threading
+from collections.abc import Callable
+
+from .fold import Change, RunFold, RunView
+from .journal_index import JournalIndex
+
+__all__ = ["JournalReplay"]
+
+_FREEZE_EVERY = 200_000  # the pass moves what it has built out of the GC's way this often
+_TAIL_LAG = 1_000  # refresh the tail checkpoint once the pass is this far past it
+_CHEAP_COPY_ITEMS = 5_000  # below this many transcript rows a view copies in milliseconds
+
+
+class JournalReplay:
+    """A journal's views at any position. Position `k` means "after the first `k` lines"."""
+
+    def __init__(self, path: str | os.PathLike[str], *, spacing: int = 1_000,
+                 max_checkpoints: int = 8) -> None:
+        self.index = JournalIndex(path)
+        self.spacing = spacing
+        self.max_checkpoints = max(2, max_checkpoints)
+        self._positions: list[int] = [0]  # checkpoint positions, ascending
+        self._views: list[RunView] = [RunView()]
+        self._tail: tuple[int, RunView] | None = None
+        self._fold = RunFold()  # the pass's own fold; only the pass thread touches it
+        self.folded = 0  # positions the pass has folded
+        self._joined = 0  # items whose streamed text the pass has joined
+        self._since_freeze = 0
+        self._changed = threading.Condition()
+
+    def close(self) -> None:
+        """Close the journal file."""
+        self.index.close()
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    # the pass (one thread) -------------------------------------------------------------------
+    def advance(self, *, max_positions: int | None = None, scan: bool = True) -> int:
+        """Scan the file for new lines (unless `scan` is false) and fold what the pass has not
+        folded yet (at most `max_positions`), taking checkpoints. Returns positions folded."""
+        index = self.index
+        if scan:
+            index.scan()
+        stop = len(index)
+        if max_positions is not None:
+            stop = min(stop, self.folded + max_positions)
+        start = self.folded
+        if stop <= start:
+            return 0
+        fold = self._fold
+        apply, parse = fold.apply, index.parse
+        # Spread the checkpoints over what is known now, rather than take many and thin them.
+        self.spacing = max(self.spacing, (stop - self._positions[-1]) // self.max_checkpoints)
+        spacing = self.spacing
+        next_checkpoint = self._positions[-1] + spacing
+        for position, raw in index.raw_lines(start, stop):
+            event = parse(position, raw)
+            if event is not None:
+                apply(event)
+            if position + 1 == next_checkpoint:
+                self._checkpoint(position + 1)
+                spacing = self.spacing
+                next_checkpoint = position + 1 + spacing
+                with self._changed:
+                    self.folded = position + 1
+                    self._changed.notify_all()
+        with self._changed:
+            self.folded = stop
+            tail = self._tail
+            # Caught up: keep a checkpoint at the end, unless one close enough exists and the
+            # view is big enough that copying it for every trickle of new lines would show.
+            if stop == len(index) and (tail is None or stop - tail[0] >= _TAIL_LAG or (
+                    tail[0] < stop and len(fold.view.items) < _CHEAP_COPY_ITEMS)):
+                self._tail = (stop, self._snapshot())
+            self._changed.notify_all()
+        self._since_freeze += stop - start
+        if self._since_freeze >= _FREEZE_EVERY:
+            # What the pass built stays alive for the whole session: keep later collections
+            # from walking it again and again (a visible pause at a million events).
+            self._since_freeze = 0
+            gc.freeze()
+        return stop - start
+
+    def _snapshot(self) -> RunView:
+        view = self._fold.view
+        # Join streamed deltas into one string per message before copying: the copies then
+        # share that string instead of each holding a list of thousands of small ones.
+        items = view.items
+        for i in range(max(0, self._joined - 1), len(items)):
+            if items[i].kind == "message":
+                items[i].text  # noqa: B018 - the property joins the deltas
+        self._joined = len(items)
+        return view.copy()
+
+    def _checkpoint(self, position: int) -> None:
+        self._positions.append(position)
+        self._views.append(self._snapshot())
+        if len(self._positions) > self.max_checkpoints:
+            # Too many copies: keep the first and every other one, and space them twice as far.
+            self._positions = self._positions[::2]
+            self._views = self._views[::2]
+            self.spacing *= 2
+
+    def wait_folded(self, position: int, timeout: float | None = None) -> bool:
+        """Block until the pass has folded `position` lines (for a seek beyond it)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.folded >= position, timeout)
+
+    # seeking (any thread) --------------------------------------------------------------------
+    def nearest(self, position: int) -> tuple[int, RunView]:
+        """The stored checkpoint closest at or before `position` (not copied: do not fold it)."""
+        tail = self._tail
+        best = tail if tail is not None and tail[0] <= position else (0, self._views[0])
+        positions, views = self._positions, self._views
+        i = bisect.bisect_right(positions, position) - 1
+        if i >= 0 and i < len(views) and positions[i] > best[0]:
+            best = (positions[i], views[i])
+        return best
+
+    def state_at(self, position: int, *, start: tuple[int, RunView] | None = None) -> RunView:
+        """A fresh view after the first `position` lines. `start` may offer a view the caller
+        owns and no longer needs, at a position at or before `position`; it is folded forward
+        in place when that is cheaper than starting from a checkpoint."""
+        position = max(0, min(position, len(self.index)))
+        base_position, base = self.nearest(position)
+        if start is not None and base_position <= start[0] <= position:
+            view = start[1]
+            base_position = start[0]
+        else:
+            view = base.copy()
+        self.fold_into(view, base_position, position)
+        return view
+
+    def fold_into(self, view: RunView, start: int, stop: int,
+                  on_change: Callable[[int, Change], None] | None = None) -> RunView:
+        """Fold lines `[start, stop)` into `view` (in place); `on_change(position, change)` is
+        told what each event changed."""
+        fold = RunFold(view=view)
+        apply, parse = fold.apply, self.index.parse
+        for position, raw in self.index.raw_lines(start, stop):
+            event = parse(position, raw)
+            if event is None:
+                continue
+            change = apply(event)
+            if on_change is not None:
+                on_change(position, change)
+        return view
+
+    @property
+    def checkpoints(self) -> list[int]:
+        """Positions of the stored checkpoints (and the tail), for tests and the benchmark."""
+        tail = [self._tail[0]] if self._tail is not None else []
+        return [*self._positions, *tail]
