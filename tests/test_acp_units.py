@@ -271,3 +271,15 @@ def test_transport_hands_notifications_to_its_handler_in_order():
     seen, passed = asyncio.run(main())
     assert seen == [1, 2]
     assert passed == [{"method": "other", "params": 2}, {"id": 3, "result": 4}]
+
+
+def test_transport_joins_lines_split_across_reads(monkeypatch):
+    import engine_adapter.engines.acp.process as process
+
+    monkeypatch.setattr(process, "READ_CHUNK", 3)  # split lines, and a character, across reads
+
+    async def main() -> list:
+        transport = _transport('{"text":"héllo ✓"}\n{"id":2}'.encode())
+        return [await transport.receive(), await transport.receive(), await transport.receive()]
+
+    assert asyncio.run(main()) == [{"text": "héllo ✓"}, {"id": 2}, None]

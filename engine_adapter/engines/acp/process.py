@@ -49,8 +49,9 @@ class PipeTransport:
         self.on_notification: Callable[[str, Any], bool] | None = None
         self._reader = reader
         self._writer = writer
-        self._lines: deque[bytes] = deque()
-        self._partial = b""
+        self._lines: deque[str] = deque()
+        self._partial: list[bytes] = []  # the start of a line not yet ended
+        self._partial_size = 0
         self._eof = False
         self.garbage: str | None = None
 
@@ -78,7 +79,7 @@ class PipeTransport:
             except ValueError:
                 message = None
             if not isinstance(message, dict):
-                self.garbage = clean(line.decode("utf-8", "replace").strip(), 200)
+                self.garbage = clean(line.strip(), 200)
                 return None
             handler = self.on_notification
             if handler is not None and "id" not in message:
@@ -87,24 +88,36 @@ class PipeTransport:
                     continue
             return message
 
-    async def _next_line(self) -> bytes | None:
+    async def _next_line(self) -> str | None:
         # Reading big chunks and splitting them is several times cheaper than one
         # `readuntil` per line, and a streamed reply is tens of thousands of lines.
         lines = self._lines
         while not lines:
             if self._eof or self.garbage is not None:
                 return None
+            # Yield to the event loop once per chunk read: `read` returns at once while the
+            # agent keeps the buffer full, and without this a fast stream would hold the loop
+            # (and the live cockpit's keys) until it paused. One chunk is a few ms of work.
+            await asyncio.sleep(0)
             data = await self._reader.read(READ_CHUNK)
             if not data:
                 self._eof = True
-                tail, self._partial = self._partial, b""
-                return tail or None
-            parts = (self._partial + data).split(b"\n")
-            self._partial = parts.pop()
-            if len(self._partial) > MAX_LINE:
-                self.garbage = f"a line longer than {MAX_LINE} bytes"
-                return None
-            lines.extend(parts)
+                tail = b"".join(self._partial)
+                self._partial, self._partial_size = [], 0
+                return tail.decode("utf-8", "replace") or None
+            end = data.rfind(b"\n") + 1
+            if not end:  # no line ends here: keep the piece (joined once, when one does)
+                self._partial.append(data)
+                self._partial_size += len(data)
+                if self._partial_size > MAX_LINE:
+                    self.garbage = f"a line longer than {MAX_LINE} bytes"
+                    return None
+                continue
+            head = b"".join([*self._partial, data[:end]]) if self._partial else data[:end]
+            self._partial = [data[end:]] if end < len(data) else []
+            self._partial_size = len(data) - end
+            # Whole lines only, so no character is split: one decode per read, not per line.
+            lines.extend(head.decode("utf-8", "replace").split("\n")[:-1])
         return lines.popleft()
 
     async def close(self) -> None:
