@@ -35,7 +35,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-__all__ = ["MAX_GRANTABLE_TIER", "UNGRANTABLE_TOOLS", "ApprovalGrant", "grant_prefix"]
+__all__ = [
+    "INTERPRETER_PREFIXES",
+    "MAX_GRANTABLE_TIER",
+    "SHELL_PROGRAMS",
+    "UNGRANTABLE_TOOLS",
+    "ApprovalGrant",
+    "grant_prefix",
+    "program_family",
+]
 
 UNGRANTABLE_TOOLS = frozenset({"alter_verification"})
 """Tools no grant ever allows: each call goes to the human (or the configured policy)."""
@@ -180,14 +188,17 @@ _SUB_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]*")
 _VERSION_RE = re.compile(r"[-_]?\d+(?:\.\d+)*$")
 _EXE_SUFFIXES = (".exe", ".cmd", ".bat", ".com")
 
-# Programs that run other programs or arbitrary code given in their arguments, change the
-# state of the (possibly persistent) shell later calls run in, or are interactive escapes.
-_DENY_PROGRAMS = frozenset({
-    # shells
+SHELL_PROGRAMS = frozenset({
     "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "pdksh", "oksh", "loksh", "csh",
     "tcsh", "fish", "ash", "yash", "posh", "rc", "es", "elvish", "nu", "nushell", "xonsh",
     "ion", "osh", "ysh", "oil", "busybox", "toybox", "pwsh", "powershell", "cmd", "wsl",
     "scsh",
+})
+"""Shells, by `program_family`: each runs whatever command text it is given."""
+
+# Programs that run other programs or arbitrary code given in their arguments, change the
+# state of the (possibly persistent) shell later calls run in, or are interactive escapes.
+_DENY_PROGRAMS = SHELL_PROGRAMS | frozenset({
     # shell builtins and keywords that run a command, or change the shell for later calls
     ".", "source", "eval", "exec", "command", "builtin", "coproc", "time", "trap", "alias",
     "unalias", "export", "declare", "typeset", "local", "readonly", "set", "unset", "shopt",
@@ -225,11 +236,11 @@ _DENY_PROGRAMS = frozenset({
     # zip -TT)
     "tar", "gtar", "bsdtar", "zip",
 })
-# Interpreter families, whatever the version suffix (`python3.12`, `node18`, `perl5.36`).
-_DENY_PROGRAM_PREFIXES = (
+INTERPRETER_PREFIXES = (
     "python", "pypy", "ipython", "jupyter", "graalpy", "perl", "ruby", "jruby", "node", "php",
     "lua", "julia",
 )
+"""Interpreter families, whatever the version suffix (`python3.12`, `node18`, `perl5.36`)."""
 # The same program under another name.
 _ALIASES = {
     "podman": "docker", "nerdctl": "docker", "yarnpkg": "yarn", "gmake": "make",
@@ -239,6 +250,14 @@ _ALIASES = {
     "clang": "gcc", "clang++": "gcc", "ggrep": "grep", "hub": "git", "manage.py": "django",
     "django-admin": "django",
 }
+
+
+def program_family(word: str) -> str:
+    """The program a command word names, for classifying it: its base name, lower-cased, with
+    `.exe` and version suffixes stripped and known aliases folded (`/usr/bin/Python3.12` ->
+    `python`, `podman` -> `docker`). Never use it to compare grants: a grant compares the
+    program word exactly as written."""
+    return _family(word)
 
 
 def _family(word: str) -> str:
@@ -258,10 +277,10 @@ def _basename(word: str) -> str:
 
 
 def _denied(family: str) -> bool:
-    if family in _DENY_PROGRAMS or family.startswith(_DENY_PROGRAM_PREFIXES):
+    if family in _DENY_PROGRAMS or family.startswith(INTERPRETER_PREFIXES):
         return True
     stripped = _VERSION_RE.sub("", family)
-    return stripped in _DENY_PROGRAMS or stripped.startswith(_DENY_PROGRAM_PREFIXES)
+    return stripped in _DENY_PROGRAMS or stripped.startswith(INTERPRETER_PREFIXES)
 
 
 # -- options that make a program run something else, or write or delete elsewhere -----------------
