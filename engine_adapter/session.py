@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 
 Policy = Literal["deny", "approve"]
 
+AUTO_APPROVE_MAX_TIER = 3
+"""`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
+
 
 class SessionCancelToken:
     """The cancel token a Session hands its engine.
@@ -124,6 +127,8 @@ class Session:
             (`via="auto"`); `None` waits for the human.
         amendment_policy: Unattended disposition of `alter_verification` ("deny" or "approve").
         escalation_policy: Unattended disposition of `switch_to_editing` ("deny" or "approve").
+        auto_approve: Unattended: allow every call of tier 3 or lower at once (`via="auto"`);
+            tier 4 is still denied. No effect when a human is present (attended).
     """
 
     def __init__(
@@ -138,6 +143,7 @@ class Session:
         approval_timeout: float | None = None,
         amendment_policy: Policy = "deny",
         escalation_policy: Policy = "deny",
+        auto_approve: bool = False,
     ) -> None:
         for name, policy in (("amendment_policy", amendment_policy),
                              ("escalation_policy", escalation_policy)):
@@ -154,6 +160,7 @@ class Session:
         self.approval_timeout = approval_timeout
         self.amendment_policy = amendment_policy
         self.escalation_policy = escalation_policy
+        self.auto_approve = auto_approve
         self.cancel_token = SessionCancelToken()
         self.journal_error: str | None = None
         self._log: EventLog[HarnessEvent] = EventLog()
@@ -233,7 +240,8 @@ class Session:
 
         A matching standing grant allows it at once (`approval_resolved` with `via="grant"`, no
         `approval_requested`). Otherwise `approval_requested` is emitted, then: unattended ->
-        denied at once (`via="auto"`) unless a policy approves the tool; attended -> the
+        denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
+        the tool; attended -> the
         human's `resolve_approval`, or a deny after `approval_timeout`.
         """
         prefix = grant_prefix(tool, tool_input)
@@ -248,7 +256,8 @@ class Session:
         if self.cancel_token.cancelled:
             return self._decide_auto(approval_id, tool, False)
         if self.unattended:
-            allowed = ((tool == "alter_verification" and self.amendment_policy == "approve")
+            allowed = ((self.auto_approve and tier <= AUTO_APPROVE_MAX_TIER)
+                       or (tool == "alter_verification" and self.amendment_policy == "approve")
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
             return self._decide_auto(approval_id, tool, allowed)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()

@@ -229,6 +229,30 @@ def test_policies_do_not_apply_when_attended() -> None:
     assert run(main()) == [False]
 
 
+def test_auto_approve_allows_up_to_tier_3_when_unattended() -> None:
+    runner = StepRunner(ask("a", tier=1), ask("b", tier=3), ask("c", "shell", "rm -rf x", tier=4),
+                        ask("d", "switch_to_editing", ""), ask("e", "alter_verification", ""))
+    session = Session(runner, TaskState(task="t"), unattended=True, auto_approve=True)
+    run(session.run())
+    assert runner.answers == [True, True, False, True, True]
+    assert {e.via for e in resolved(session)} == {"auto"}
+    assert not any(e.remember for e in resolved(session))
+    assert session.grants == []  # an automatic yes is never an `[a] always`
+
+
+def test_auto_approve_does_not_answer_for_a_human() -> None:
+    async def main() -> list[bool]:
+        runner = StepRunner(ask("a"))
+        session = Session(runner, TaskState(task="t"), auto_approve=True)
+        task = asyncio.create_task(session.run())
+        await until(lambda: bool(session.pending_approvals))
+        session.resolve_approval("a", allow=False)
+        await task
+        return runner.answers
+
+    assert run(main()) == [False]
+
+
 def test_approval_timeout_denies_with_via_auto() -> None:
     runner = StepRunner(ask("a1"))
     session = Session(runner, TaskState(task="t"), approval_timeout=0)
