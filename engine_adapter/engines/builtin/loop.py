@@ -1,0 +1,501 @@
+"""`BuiltinRunner`: the built-in agent loop.
+
+Each turn the model is called once (its text streams out as `model_update`, its tokens as
+`model_usage`) and makes one decision: call a tool, or finish. The loop gates the call by tier
+and phase, asks the Session when it must (the tool call's id is the approval's id), runs the
+tool for real inside the workspace, and feeds the result back to the model.
+
+Phases: `investigate` (tiers 1 and 3 only) -> `edit` after an approved `switch_to_editing`
+(`task_escalated`) -> `verify` after `finish`, which runs each check of the frozen plan for real.
+Before its first edit the model must declare the plan (`declaration_required` otherwise); the
+plan changes only through an approved `alter_verification`. The run ends `completed` only if
+every check passed. A malformed decision is a `decision_error` the model is told about; several
+in a row end the run `failed`. Cancel is seen between streamed chunks, at every turn boundary,
+before every tool, and kills a running command at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...events import (
+    AgentEnd,
+    AgentStart,
+    CancellationObserved,
+    DecisionError,
+    DeclarationRequired,
+    ModelDecisionEvent,
+    ModelUpdate,
+    ModelUsage,
+    PhaseChanged,
+    TaskEscalated,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+    TurnStart,
+    VerificationCheck,
+    VerificationEnd,
+    VerificationPlanFrozen,
+    VerificationStart,
+)
+from ...state import TaskState
+from .model import (
+    Decision,
+    DecisionFeedback,
+    DecisionParseError,
+    Model,
+    ModelReply,
+    ModelRequest,
+    RawDecision,
+    TextDelta,
+    ToolResult,
+    TranscriptEntry,
+    Usage,
+    UserMessage,
+    parse_decision,
+)
+from .process import ProcessResult, run_process, shell_argv
+from .tiers import DESTRUCTIVE, classify_command
+from .tools import (
+    EDIT_TOOLS,
+    TOOLS,
+    ToolError,
+    cap_text,
+    list_dir,
+    parse_checks,
+    prepare_write,
+    read_file,
+    search,
+)
+from .workspace import Workspace
+
+__all__ = ["BuiltinRunner"]
+
+_READERS: dict[str, Callable[[Workspace, Mapping[str, Any]], str]] = {
+    "read_file": read_file, "list_dir": list_dir, "search": search,
+}
+
+
+class BuiltinRunner:
+    """The built-in engine: an `AgentRunner` driving `model` in the workspace `cwd`.
+
+    Args:
+        model: Any `Model` (the scripted one plays a scenario file).
+        cwd: The workspace; every tool is confined to it.
+        shell_timeout: Default and maximum seconds a `shell` call may run.
+        check_timeout: Seconds a verification check may run.
+        output_cap: Characters of a tool's output kept (events and what the model sees).
+        max_turns: Turns before the run gives up (`failed`).
+        max_decision_errors: Malformed decisions in a row before the run gives up (`failed`).
+    """
+
+    engine = "builtin"
+
+    def __init__(self, model: Model, *, cwd: str | Path, shell_timeout: float = 120.0,
+                 check_timeout: float = 600.0, output_cap: int = 32_000, max_turns: int = 50,
+                 max_decision_errors: int = 3) -> None:
+        self.model = model
+        self.workspace = Workspace(cwd)
+        self.shell_timeout = shell_timeout
+        self.check_timeout = check_timeout
+        self.output_cap = output_cap
+        self.max_turns = max_turns
+        self.max_decision_errors = max_decision_errors
+        self.event_sink: Any = None
+        self.approval_controller: Any = None
+        self.cancel_token: Any = None
+
+    async def run(self, state: TaskState) -> TaskState:
+        """Drive one task to its end (the Session has wired the three attributes in)."""
+        return await _Run(self, state).run()
+
+
+@dataclass
+class _Outcome:
+    """How a turn ended: its stop reason, and the finish decision or failure that ends the run."""
+
+    stop: str
+    finish: Decision | None = None
+    failure: str | None = None
+
+
+class _Run:
+    """One run's mutable state: phase, plan, transcript, turn."""
+
+    def __init__(self, engine: BuiltinRunner, state: TaskState) -> None:
+        if engine.event_sink is None or engine.approval_controller is None:
+            raise RuntimeError("run the built-in engine through a Session")
+        self.engine = engine
+        self.state = state
+        self.workspace = engine.workspace
+        self.sink = engine.event_sink
+        self.gate = engine.approval_controller
+        self.token = engine.cancel_token
+        self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
+        self.phase: str | None = None
+        self.plan: list[VerificationCheck] | None = None
+        self.transcript: list[TranscriptEntry] = [UserMessage(state.task)]
+        self.turn = 0
+        self.errors_in_a_row = 0
+
+    # -- the loop ------------------------------------------------------------------------------
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.token is not None and self.token.cancelled)
+
+    async def run(self) -> TaskState:
+        engine = self.engine
+        self.state.cwd = str(self.workspace.root)
+        self.sink.emit(AgentStart(task=self.state.task, engine=engine.engine,
+                                  model=engine.model.name, cwd=str(self.workspace.root)))
+        self._set_phase("investigate")
+        while True:
+            if self.cancelled:
+                return self._end_cancelled()
+            if self.turn >= engine.max_turns:
+                return self._end("failed", error=f"no finish after {engine.max_turns} turns")
+            self.turn += 1
+            self.sink.emit(TurnStart(turn=self.turn))
+            outcome = await self._take_turn()
+            self.sink.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
+            if outcome.failure is not None:
+                return self._end("failed", error=outcome.failure)
+            if outcome.finish is not None:
+                return await self._conclude(outcome.finish)
+            if self.errors_in_a_row >= engine.max_decision_errors:
+                return self._end("failed", error=f"the model made {self.errors_in_a_row} "
+                                 "malformed decisions in a row")
+
+    async def _take_turn(self) -> _Outcome:
+        try:
+            text, decisions = await self._call_model()
+        except Exception as exc:  # a real model's network error, say: the run fails cleanly
+            return _Outcome("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
+        if self.cancelled:
+            return _Outcome("cancelled")
+        raw = decisions[0] if len(decisions) == 1 else None
+        try:
+            if len(decisions) != 1:
+                raise DecisionParseError(
+                    "the reply ended without a decision" if not decisions else
+                    f"one decision a turn, and the reply made {len(decisions)}")
+            decision = parse_decision(raw, TOOLS)
+        except DecisionParseError as exc:
+            self.errors_in_a_row += 1
+            self.sink.emit(DecisionError(turn=self.turn, error=str(exc), raw=_raw_text(decisions)))
+            self.transcript += [ModelReply(text, raw), DecisionFeedback(str(exc))]
+            return _Outcome("decision_error")
+        self.errors_in_a_row = 0
+        self.transcript.append(ModelReply(text, raw))
+        self.sink.emit(ModelDecisionEvent(
+            turn=self.turn, action=decision.action, tool=decision.tool,
+            tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
+            rationale=decision.rationale or decision.result))
+        if decision.action == "finish":
+            return _Outcome("finish", finish=decision)
+        result = await self._call_tool(decision)
+        self.transcript.append(result)
+        return _Outcome("cancelled" if self.cancelled else "tool_use")
+
+    async def _call_model(self) -> tuple[str, list[Any]]:
+        model = self.engine.model
+        request = ModelRequest(
+            task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
+                self.transcript), tools=tuple(TOOLS.values()),
+            plan=tuple(c.model_dump() for c in self.plan or ()))
+        texts: list[str] = []
+        decisions: list[Any] = []
+        usage = [0, 0]
+        cost: float | None = None
+        stream = model.respond(request)
+        try:
+            async for out in stream:
+                if isinstance(out, TextDelta):
+                    if out.text:
+                        self.sink.emit(ModelUpdate(turn=self.turn, text=out.text,
+                                                   channel=out.channel))
+                        if out.channel == "message":
+                            texts.append(out.text)
+                elif isinstance(out, Usage):
+                    usage[0] += out.input_tokens
+                    usage[1] += out.output_tokens
+                    if out.cost_usd is not None:
+                        cost = (cost or 0.0) + out.cost_usd
+                elif isinstance(out, RawDecision):
+                    decisions.append(out.value)
+                if self.cancelled:
+                    break
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            self.sink.emit(ModelUsage(model=model.name, input_tokens=usage[0],
+                                      output_tokens=usage[1], cost_usd=cost))
+        return "".join(texts), decisions
+
+    # -- tools ---------------------------------------------------------------------------------
+    async def _call_tool(self, decision: Decision) -> ToolResult:
+        tool, tool_input = decision.tool or "", dict(decision.tool_input)
+        call = _Call(f"c{self.turn}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
+                     decision.rationale)
+        if tool in _READERS:
+            reader, cap = _READERS[tool], self.engine.output_cap
+
+            def read() -> str:
+                return cap_text(reader(self.workspace, tool_input), cap)
+            return await self._run_tool(call, lambda: asyncio.to_thread(read))
+        if tool in EDIT_TOOLS:
+            return await self._edit(call)
+        handler: Callable[[_Call], Awaitable[ToolResult]] = getattr(self, f"_{tool}")
+        return await handler(call)
+
+    async def _run_tool(self, call: _Call, work: Callable[[], Awaitable[str | _Failed]], *,
+                        shown_input: Mapping[str, Any] | None = None) -> ToolResult:
+        """Start the call, run `work` (its output, already capped, or a `ToolError`), end it;
+        never raises."""
+        if self.cancelled:
+            return call.result("failed", error="cancelled before it started")
+        self.sink.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
+                                 tool_input=dict(shown_input or call.input), title=call.title))
+        started = asyncio.get_running_loop().time()
+        try:
+            output, error = await work(), None
+        except ToolError as exc:
+            output, error = "", str(exc)
+        except Exception as exc:  # an OSError from the file system, say
+            output, error = "", f"{type(exc).__name__}: {exc}"
+        if isinstance(output, _Failed):
+            output, error = output.output, output.error
+        self.sink.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
+                               error=error, duration_ms=_ms_since(started)))
+        return call.result("ok" if error is None else "failed", output=output, error=error)
+
+    def _refuse(self, call: _Call, error: str) -> Awaitable[ToolResult]:
+        """A call refused before it runs: it still shows, as a failed call, with the reason."""
+        async def refuse() -> str:
+            raise ToolError(error)
+        return self._run_tool(call, refuse)
+
+    async def _ask(self, call: _Call, reason: str) -> bool:
+        why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
+        allowed = await self.gate.request_approval(call.id, call.tool, why, dict(call.input),
+                                                   tier=call.tier)
+        return bool(allowed) and not self.cancelled
+
+    async def _edit(self, call: _Call) -> ToolResult:
+        if self.phase != "edit":
+            return await self._refuse(call, f"{call.tool} is allowed only in the edit phase; "
+                                      "ask with switch_to_editing first")
+        if self.plan is None:
+            reason = ("declare the verification plan (declare_verification) before the first "
+                      "edit")
+            self.sink.emit(DeclarationRequired(turn=self.turn, reason=reason))
+            return call.result("failed", error=f"refused: {reason}")
+        try:
+            prepared = prepare_write(self.workspace, call.tool, call.input)
+        except ToolError as exc:
+            return await self._refuse(call, str(exc))
+
+        async def write() -> str:
+            return await asyncio.to_thread(prepared.apply)
+        return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
+
+    async def _shell(self, call: _Call) -> ToolResult:
+        command, argv = call.input.get("command"), call.input.get("argv")
+        if (command is None) == (argv is None):
+            return await self._refuse(call, "give either 'command' (a shell line) or 'argv'")
+        if argv is not None and (not argv or not all(isinstance(a, str) for a in argv)):
+            return await self._refuse(call, "'argv' must be a non-empty list of strings")
+        if command is not None and not command.strip():
+            return await self._refuse(call, "'command' is empty")
+        found = classify_command(command if command is not None else argv, self.workspace.root)
+        call.tier = found.tier
+        gate = ("destructive: " if found.tier >= DESTRUCTIVE else "") + found.reason
+        if not await self._ask(call, gate):
+            return call.result("denied", error="denied")
+        timeout = min(float(call.input.get("timeout") or self.engine.shell_timeout),
+                      self.engine.shell_timeout)
+        args = shell_argv(command) if command is not None else list(argv)
+
+        async def execute() -> str | _Failed:
+            try:
+                done = await run_process(args, cwd=self.workspace.root, timeout=timeout,
+                                         output_cap=self.engine.output_cap,
+                                         cancel_token=self.token)
+            except OSError as exc:
+                raise ToolError(f"cannot run {args[0]}: {exc.strerror or exc}") from None
+            output = _with_truncation(done)
+            return output if done.ok else _Failed(output, done.describe())
+        return await self._run_tool(call, execute)
+
+    async def _switch_to_editing(self, call: _Call) -> ToolResult:
+        if self.phase == "edit":
+            return await self._refuse(call, "already in the edit phase")
+        reason = call.input["reason"]
+        if not await self._ask(call, f"switch from investigating to editing: {reason}"):
+            return call.result("denied", error="denied")
+
+        async def escalate() -> str:
+            self.sink.emit(TaskEscalated(reason=reason, target="edit"))
+            self._set_phase("edit")
+            return "now in the edit phase: write_file and edit are allowed"
+        return await self._run_tool(call, escalate)
+
+    async def _declare_verification(self, call: _Call) -> ToolResult:
+        if self.plan is not None:
+            return await self._refuse(call, "the verification plan is frozen; change it with "
+                                      "alter_verification")
+        try:
+            checks = parse_checks(call.input["checks"], self.workspace)
+        except ToolError as exc:
+            return await self._refuse(call, str(exc))
+        if not await self._ask(call, "verification plan, run for real at the end: "
+                               + _describe_checks(checks)):
+            return call.result("denied", error="denied")
+        return await self._run_tool(call, lambda: self._freeze(checks))
+
+    async def _alter_verification(self, call: _Call) -> ToolResult:
+        if self.plan is None:
+            return await self._refuse(call, "there is no plan to alter; use "
+                                      "declare_verification")
+        remove, add = call.input.get("remove") or [], call.input.get("add") or []
+        known = {check.id for check in self.plan}
+        unknown = [r for r in remove if r not in known]
+        if unknown or not (remove or add):
+            return await self._refuse(call, f"no check with id {unknown[0]!r}" if unknown else
+                                      "give checks to 'add' and/or check ids to 'remove'")
+        kept = [check for check in self.plan if check.id not in remove]
+        try:
+            added = parse_checks(add, self.workspace, taken=[c.id for c in kept]) if add else []
+        except ToolError as exc:
+            return await self._refuse(call, str(exc))
+        if not kept + added:
+            return await self._refuse(call, "the plan must keep at least one check")
+        change = "; ".join([*(f"add {_describe_checks([c])}" for c in added),
+                            *(f"remove {r}" for r in remove)])
+        if not await self._ask(call, f"change the verification plan ({change}): "
+                               f"{call.input['reason']}"):
+            return call.result("denied", error="denied")
+        return await self._run_tool(call, lambda: self._freeze(kept + added))
+
+    async def _freeze(self, checks: list[VerificationCheck]) -> str:
+        self.plan = checks
+        self.sink.emit(VerificationPlanFrozen(checks=checks))
+        return "verification plan frozen: " + _describe_checks(checks)
+
+    # -- ending --------------------------------------------------------------------------------
+    def _set_phase(self, phase: str) -> None:
+        previous, self.phase = self.phase, phase
+        self.sink.emit(PhaseChanged(phase=phase, previous=previous))
+
+    async def _conclude(self, decision: Decision) -> TaskState:
+        if not decision.success:
+            return self._end("failed", error=decision.result)
+        if self.plan is None:
+            return self._end("completed", result=decision.result)
+        self._set_phase("verify")
+        failed = []
+        for check in self.plan:
+            if self.cancelled:
+                return self._end_cancelled()
+            passed, detail = await self._verify(check)
+            if not passed:
+                failed.append(f"{check.name} ({detail})")
+        if self.cancelled:
+            return self._end_cancelled()
+        if failed:
+            return self._end("failed", error="verification failed: " + ", ".join(failed))
+        return self._end("completed", result=decision.result)
+
+    async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
+        self.sink.emit(VerificationStart(check_id=check.id, name=check.name))
+        started = asyncio.get_running_loop().time()
+        try:
+            done = await run_process(shell_argv(check.command or "true"),
+                                     cwd=self.workspace.root, timeout=self.engine.check_timeout,
+                                     output_cap=self.engine.output_cap, cancel_token=self.token)
+            passed, output, detail = done.ok, _with_truncation(done), done.describe()
+        except OSError as exc:
+            passed, output, detail = False, f"cannot run the check: {exc}", "not run"
+        self.sink.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
+                                       output=cap_text(output, self.engine.output_cap),
+                                       duration_ms=_ms_since(started)))
+        return passed, detail
+
+    def _end(self, status: str, *, result: str | None = None,
+             error: str | None = None) -> TaskState:
+        self.sink.emit(AgentEnd(status=status, result=result, error=error))
+        state = self.state
+        state.status, state.result, state.error = status, result, error  # type: ignore[assignment]
+        return state
+
+    def _end_cancelled(self) -> TaskState:
+        reason = (self.token.reason if self.token is not None else None) or "cancelled"
+        self.sink.emit(CancellationObserved(reason=reason, turn=self.turn or None))
+        return self._end("cancelled", error=reason)
+
+
+class _Call:
+    """One tool call: its id (also its approval's id), tool, input, tier and stated purpose."""
+
+    __slots__ = ("id", "input", "rationale", "tier", "tool")
+
+    def __init__(self, call_id: str, tool: str, tool_input: dict[str, Any], tier: int,
+                 rationale: str | None) -> None:
+        self.id, self.tool, self.input, self.tier = call_id, tool, tool_input, tier
+        self.rationale = rationale
+
+    @property
+    def title(self) -> str:
+        i = self.input
+        if self.tool == "shell":
+            return str(i.get("command") or shlex.join(map(str, i.get("argv") or [])))
+        if self.tool == "search":
+            return f"search {i.get('pattern')!r} in {i.get('path', '.')}"
+        if "path" in i or self.tool == "list_dir":
+            return f"{self.tool} {i.get('path', '.')}"
+        return self.tool.replace("_", " ")
+
+    def result(self, status: str, *, output: str = "", error: str | None = None) -> ToolResult:
+        return ToolResult(self.id, self.tool, status, output, error)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A tool that ran and failed, with its output (a command's non-zero exit)."""
+
+    output: str
+    error: str
+
+
+def _with_truncation(done: ProcessResult) -> str:
+    if not done.truncated:
+        return done.output
+    return f"{done.output}\n[… {done.truncated} more bytes of output not kept]"
+
+
+def _describe_checks(checks: list[VerificationCheck]) -> str:
+    return "; ".join(f"{c.name} ({c.command})" for c in checks)
+
+
+def _raw_text(decisions: list[Any]) -> str | None:
+    if not decisions:
+        return None
+    raw = decisions[0] if len(decisions) == 1 else decisions
+    if isinstance(raw, str):
+        return raw
+    try:
+        return json.dumps(raw, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return repr(raw)
+
+
+def _ms_since(started: float) -> float:
+    return round((asyncio.get_running_loop().time() - started) * 1000, 3)

@@ -1,0 +1,121 @@
+"""Running a command for real: in its own process group, with a timeout and an output cap, and
+killed at once (the whole group) when the run is cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ProcessResult", "run_process", "shell_argv", "wait_cancelled"]
+
+_READ_CHUNK = 65_536
+_DRAIN_AFTER_KILL = 2.0  # seconds to collect output once the group is killed
+# Non-interactive defaults for what the tools run: never page, never prompt.
+_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """How a command ended. `exit_code` is None when it was killed (timeout or cancel)."""
+
+    exit_code: int | None
+    output: str  # stdout and stderr interleaved, at most the cap
+    truncated: int  # bytes of output dropped past the cap
+    timed_out: bool
+    cancelled: bool
+    duration_ms: float
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def describe(self) -> str:
+        """One phrase: how it ended."""
+        if self.cancelled:
+            return "cancelled (killed)"
+        if self.timed_out:
+            return "timed out (killed)"
+        return f"exit {self.exit_code}"
+
+
+def shell_argv(command: str) -> list[str]:
+    """The argv that runs a command line with the POSIX shell."""
+    return ["/bin/sh", "-c", command]
+
+
+async def wait_cancelled(token: Any) -> None:
+    """Return once the cancel token trips (the Session's token can be awaited; any other is
+    polled)."""
+    wait = getattr(token, "wait", None)
+    if callable(wait):
+        await wait()
+        return
+    while not token.cancelled:
+        await asyncio.sleep(0.05)
+
+
+async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, output_cap: int,
+                      cancel_token: Any = None) -> ProcessResult:
+    """Run `argv` in `cwd` to its end, its timeout, or the token's cancel — whichever is first.
+
+    The command gets no stdin; stdout and stderr are read together and kept up to `output_cap`
+    bytes (the rest is read and dropped, so the command never blocks on a full pipe). On timeout
+    or cancel the whole process group is killed (SIGKILL), children included. Raises `OSError`
+    when the program cannot be started (not found, not executable).
+    """
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, start_new_session=True, env={**os.environ, **_ENV})
+    kept = bytearray()
+    dropped = 0
+
+    async def read() -> None:
+        nonlocal dropped
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(_READ_CHUNK):
+            room = max(0, output_cap - len(kept))
+            kept.extend(chunk[:room])
+            dropped += len(chunk) - min(room, len(chunk))
+
+    reader = asyncio.ensure_future(read())
+    finished = asyncio.ensure_future(asyncio.gather(reader, proc.wait()))
+    cancelled = asyncio.ensure_future(wait_cancelled(cancel_token)) if cancel_token else None
+    waiting = {finished} if cancelled is None else {finished, cancelled}
+    timed_out = was_cancelled = False
+    try:
+        done, _ = await asyncio.wait(waiting, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if finished not in done:
+            was_cancelled = cancelled in done
+            timed_out = not was_cancelled
+            _kill_group(proc)
+            with contextlib.suppress(TimeoutError):
+                # The group is dead; a grandchild that left it may still hold the pipe open.
+                await asyncio.wait_for(asyncio.shield(finished), _DRAIN_AFTER_KILL)
+    finally:
+        if proc.returncode is None:  # our own task was cancelled mid-run
+            _kill_group(proc)
+        for task in (reader, finished, cancelled):
+            if task is not None and not task.done():
+                task.cancel()
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+    output = kept.decode("utf-8", errors="replace")
+    return ProcessResult(
+        exit_code=None if (timed_out or was_cancelled) else proc.returncode,
+        output=output, truncated=dropped, timed_out=timed_out, cancelled=was_cancelled,
+        duration_ms=(time.monotonic() - started) * 1000)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)

@@ -1,0 +1,234 @@
+"""The built-in engine's tools, their permission tiers, and the file tools' implementations.
+
+Tiers: 1 read-only (runs at once), 2 writes in the workspace (runs at once, but only in the edit
+phase), 3 asks the human, 4 destructive (asks every time, never granted or auto-approved).
+The shell's tier comes from `tiers.classify_command`; running it, and the asks
+(`switch_to_editing`, `declare_verification`, `alter_verification`), live in the loop.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...events import VerificationCheck
+from .model import ToolSpec
+from .tiers import DESTRUCTIVE, classify_command
+from .workspace import Workspace, WorkspaceError
+
+__all__ = [
+    "EDIT_TOOLS",
+    "TOOLS",
+    "PreparedWrite",
+    "ToolError",
+    "cap_text",
+    "list_dir",
+    "parse_checks",
+    "prepare_write",
+    "read_file",
+    "search",
+]
+
+_NUMBER = (int, float)
+
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
+    ToolSpec("read_file", 1, "Read a text file of the workspace.", {"path": str}),
+    ToolSpec("list_dir", 1, "List a directory of the workspace.", {}, {"path": str}),
+    ToolSpec("search", 1, "Find the lines that contain `pattern` (a regex if `regex`) in the "
+             "files under `path`.", {"pattern": str}, {"path": str, "regex": bool}),
+    ToolSpec("write_file", 2, "Create or replace a file (edit phase only).",
+             {"path": str, "content": str}),
+    ToolSpec("edit", 2, "Replace the one exact occurrence of `old` with `new` in a file (edit "
+             "phase only).", {"path": str, "old": str, "new": str}),
+    ToolSpec("shell", 3, "Run a command in the workspace: `command` (a shell line) or `argv`. "
+             "Asks the human; destructive commands ask every time.", {},
+             {"command": str, "argv": list, "timeout": _NUMBER, "description": str}),
+    ToolSpec("switch_to_editing", 3, "Ask to move from investigating to editing, saying why.",
+             {"reason": str}),
+    ToolSpec("declare_verification", 3, "Declare how the change will be verified: `checks`, "
+             "each {name, command, id?}. Required before the first edit; then frozen.",
+             {"checks": list}),
+    ToolSpec("alter_verification", 3, "Ask to change the frozen verification plan: `add` "
+             "checks and/or `remove` check ids, saying why.", {"reason": str},
+             {"add": list, "remove": list}),
+)}
+"""Every tool, by name. (`finish` is not a tool but a decision: `{"action": "finish"}`.)"""
+
+EDIT_TOOLS = frozenset({"write_file", "edit"})
+"""The tier-2 tools: run only in the edit phase, and only once a verification plan is frozen."""
+
+_SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache",
+                        ".pytest_cache", ".ruff_cache"})
+_MAX_READ = 2_000_000  # bytes: bigger files are refused, not read
+_MAX_MATCHES = 200
+
+
+class ToolError(Exception):
+    """A tool refused its input or failed; the message is what the model and human see."""
+
+
+def cap_text(text: str, cap: int) -> str:
+    """`text`, cut to `cap` characters with a note of how much was left out."""
+    if len(text) <= cap:
+        return text
+    return f"{text[:cap]}\n[… {len(text) - cap} more characters not shown]"
+
+
+def _resolve(workspace: Workspace, path: Any) -> Path:
+    try:
+        return workspace.resolve(path)
+    except WorkspaceError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def _read_text(path: Path, shown: str) -> str:
+    if not path.is_file():
+        raise ToolError(f"{shown} is not a file" if path.exists() else f"{shown} does not exist")
+    if path.stat().st_size > _MAX_READ:
+        raise ToolError(f"{shown} is too big to read ({path.stat().st_size} bytes)")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ToolError(f"{shown} is a binary file")
+    return data.decode("utf-8", errors="replace")
+
+
+def read_file(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
+    """The text of a file."""
+    return _read_text(_resolve(workspace, tool_input["path"]), tool_input["path"])
+
+
+def list_dir(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
+    """One line an entry: `name/` for directories, `name  (N bytes)` for files, `name -> target`
+    for symbolic links (those leading out are marked, and are not followed by any tool)."""
+    shown = tool_input.get("path", ".")
+    path = _resolve(workspace, shown)
+    if not path.is_dir():
+        raise ToolError(f"{shown} is not a directory")
+    lines = []
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if entry.is_symlink():
+            target = os.readlink(entry.path)
+            inside = workspace.contains(Path(entry.path).resolve())
+            lines.append(f"{entry.name} -> {target}" + ("" if inside else
+                                                         "  (outside the workspace)"))
+        elif entry.is_dir():
+            lines.append(f"{entry.name}/")
+        else:
+            lines.append(f"{entry.name}  ({entry.stat().st_size} bytes)")
+    return "\n".join(lines) if lines else "(empty)"
+
+
+def search(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
+    """`path:line: text` for each matching line, at most 200."""
+    pattern = tool_input["pattern"]
+    if not pattern:
+        raise ToolError("search needs a non-empty pattern")
+    try:
+        matcher = re.compile(pattern if tool_input.get("regex") else re.escape(pattern))
+    except re.error as exc:
+        raise ToolError(f"bad regular expression: {exc}") from None
+    top = _resolve(workspace, tool_input.get("path", "."))
+    files = [top] if top.is_file() else _walk(top)
+    matches: list[str] = []
+    for file in files:
+        try:
+            text = _read_text(file, file.name)
+        except (ToolError, OSError):
+            continue
+        rel = workspace.relative(file)
+        for number, line in enumerate(text.splitlines(), 1):
+            if matcher.search(line):
+                matches.append(f"{rel}:{number}: {line.strip()}")
+                if len(matches) >= _MAX_MATCHES:
+                    return "\n".join([*matches, f"[stopped after {_MAX_MATCHES} matches]"])
+    return "\n".join(matches) if matches else "no matches"
+
+
+def _walk(top: Path) -> list[Path]:
+    files = []
+    for root, dirs, names in os.walk(top):  # symlinked directories are not followed
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(names):
+            path = Path(root, name)
+            if not path.is_symlink():
+                files.append(path)
+    return files
+
+
+@dataclass(frozen=True)
+class PreparedWrite:
+    """A write or edit, checked and ready: where, the new text, and its diff for display."""
+
+    path: Path
+    shown: str
+    content: str
+    diff: str
+    created: bool
+
+    def apply(self) -> str:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(self.content, encoding="utf-8")
+        verb = "created" if self.created else "edited"
+        return f"{verb} {self.shown}"
+
+
+def prepare_write(workspace: Workspace, tool: str, tool_input: Mapping[str, Any]) -> PreparedWrite:
+    """Check a `write_file` or `edit` call and compute the new text and its unified diff."""
+    shown = tool_input["path"]
+    path = _resolve(workspace, shown)
+    exists = path.exists()
+    if exists and not path.is_file():
+        raise ToolError(f"{shown} is not a file")
+    old = _read_text(path, shown) if exists else ""
+    if tool == "edit":
+        if not exists:
+            raise ToolError(f"{shown} does not exist; use write_file to create it")
+        before, after = tool_input["old"], tool_input["new"]
+        count = old.count(before) if before else 0
+        if count != 1:
+            found = "not found" if count == 0 else f"found {count} times"
+            raise ToolError(f"the text to replace was {found} in {shown}; give an exact, "
+                            "unique piece of the file")
+        new = old.replace(before, after, 1)
+    else:
+        new = tool_input["content"]
+    rel = workspace.relative(path)
+    diff = "".join(difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True),
+        fromfile="/dev/null" if not exists else f"a/{rel}", tofile=f"b/{rel}"))
+    return PreparedWrite(path, shown, new, diff, created=not exists)
+
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def parse_checks(raw: Any, workspace: Workspace, *,
+                 taken: Sequence[str] = ()) -> list[VerificationCheck]:
+    """Verification checks from a model's `[{name, command, id?}, …]`. Each command must run
+    in the workspace and not be destructive (tier 4 is refused); ids are unique."""
+    if not isinstance(raw, list) or not raw:
+        raise ToolError("give at least one check: [{\"name\": …, \"command\": …}]")
+    checks: list[VerificationCheck] = []
+    seen = set(taken)
+    for item in raw:
+        if not isinstance(item, Mapping):
+            raise ToolError("each check must be an object with 'name' and 'command'")
+        name, command = item.get("name"), item.get("command")
+        if not isinstance(name, str) or not name.strip():
+            raise ToolError("each check needs a 'name'")
+        if not isinstance(command, str) or not command.strip():
+            raise ToolError(f"check {name!r} needs a 'command'")
+        found = classify_command(command, workspace.root)
+        if found.tier >= DESTRUCTIVE:
+            raise ToolError(f"check {name!r} may not be destructive: {found.reason}")
+        check_id = item.get("id") or _SLUG.sub("-", name.lower()).strip("-") or "check"
+        if not isinstance(check_id, str) or check_id in seen:
+            raise ToolError(f"check id {check_id!r} is not unique")
+        seen.add(check_id)
+        checks.append(VerificationCheck(id=check_id, name=name, command=command))
+    return checks

@@ -1,0 +1,58 @@
+"""The workspace a built-in run is confined to: every path a tool touches resolves inside it."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+__all__ = ["Workspace", "WorkspaceError"]
+
+
+class WorkspaceError(Exception):
+    """A path was refused: absolute, escaping with `..`, or leading out through a symlink."""
+
+
+class Workspace:
+    """A directory the tools may read and write in, and nothing outside it."""
+
+    def __init__(self, root: str | Path) -> None:
+        path = Path(root).expanduser()
+        if not path.is_dir():
+            raise WorkspaceError(f"workspace {str(path)!r} is not a directory")
+        self.root = path.resolve()
+
+    def resolve(self, path: object) -> Path:
+        """The real path of `path` (relative to the workspace), symlinks followed.
+
+        Refused with `WorkspaceError`: anything but a non-empty string, an absolute path, a `..`
+        that climbs out, and a path whose real location (after symlinks) is outside the root.
+        The file need not exist (a file about to be written).
+        """
+        if not isinstance(path, str) or not path.strip():
+            raise WorkspaceError("a path must be a non-empty string, relative to the workspace")
+        if "\x00" in path:
+            raise WorkspaceError(f"{path!r} contains a NUL byte")
+        pure = PurePosixPath(path)
+        if pure.is_absolute() or Path(path).is_absolute():
+            raise WorkspaceError(
+                f"{path!r} is an absolute path; give a path relative to the workspace")
+        parts: list[str] = []
+        for part in pure.parts:
+            if part == "..":
+                if not parts:
+                    raise WorkspaceError(f"{path!r} leads outside the workspace")
+                parts.pop()
+            elif part != ".":
+                parts.append(part)
+        real = self.root.joinpath(*parts).resolve()
+        if not self.contains(real):
+            raise WorkspaceError(f"{path!r} leads outside the workspace through a symbolic link")
+        return real
+
+    def contains(self, real: Path) -> bool:
+        """Whether a resolved path is the root or inside it."""
+        return real == self.root or real.is_relative_to(self.root)
+
+    def relative(self, real: Path) -> str:
+        """`real` as a path relative to the root (`.` for the root itself)."""
+        rel = real.relative_to(self.root).as_posix()
+        return rel or "."
