@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
 from . import __version__
@@ -20,6 +25,115 @@ app = typer.Typer(
 def version() -> None:
     """Print the cockpit version."""
     typer.echo(f"cockpit {__version__}")
+
+
+# -- running: `demo` and `run` share the display, journal and approval options -------------------
+
+JournalOption = Annotated[Path | None, typer.Option(
+    "--journal", metavar="PATH",
+    help="Write the journal here (default: a new file under the user's data directory).")]
+UnattendedOption = Annotated[bool, typer.Option(
+    "--unattended", help="No human answers: every ask is denied at once (see --auto-approve).")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--approval-timeout", metavar="S", help="Deny an ask nobody answers within S seconds.")]
+HeadlessOption = Annotated[bool, typer.Option(
+    "--headless", help="No TUI: one line per event (also whenever stdout is not a terminal); "
+    "no human answers, so asks follow the unattended rules.")]
+AutoApproveOption = Annotated[bool, typer.Option(
+    "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
+    "stays denied.")]
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """A setup error (bad engine, directory or journal path) is one line and exit code 2."""
+    from engine_adapter import JournalError
+
+    from .runs import SetupError
+
+    try:
+        yield
+    except (SetupError, JournalError, OSError) as exc:
+        typer.echo(f"cockpit: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _present(factory: Any, session: Any, *, tui: bool) -> None:
+    """Show the run, then print where its journal is; exits with the run's code."""
+    from .runs import present
+
+    code = present(session, headless=not tui, next_session=factory)
+    with suppress(BrokenPipeError):
+        for path in factory.journals:
+            typer.echo(f"journal: {path}")
+    if session.journal_error:
+        typer.echo(f"cockpit: {session.journal_error}", err=True)
+    raise typer.Exit(code)
+
+
+def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
+             auto_approve: bool, *, tui: bool) -> Any:
+    from .runs import RunOptions, SetupError
+
+    if approval_timeout is not None and approval_timeout < 0:
+        raise SetupError("--approval-timeout must be a number of seconds, 0 or more")
+    return RunOptions(journal=journal, unattended=unattended or not tui,
+                      approval_timeout=approval_timeout, auto_approve=auto_approve)
+
+
+@app.command()
+def demo(
+    journal: JournalOption = None,
+    unattended: UnattendedOption = False,
+    approval_timeout: TimeoutOption = None,
+    headless: HeadlessOption = False,
+    auto_approve: AutoApproveOption = False,
+    speed: Annotated[float, typer.Option(
+        "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
+    ] = 1.0,
+) -> None:
+    """Watch a real agent run, offline, in a throw-away sample project.
+
+    The built-in engine and its scripted model fix a failing test: they read files, run
+    commands, ask for approval, edit, and verify — all for real, no network, no API key."""
+    from .runs import start_demo, use_tui
+
+    tui = use_tui(headless)
+    with _user_errors():
+        factory, session = start_demo(speed=speed, options=_options(
+            journal, unattended, approval_timeout, auto_approve, tui=tui))
+    typer.echo(f"demo workspace: {session.state.cwd}")
+    _present(factory, session, tui=tui)
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="What the agent should do.")],
+    engine: Annotated[str | None, typer.Option(
+        "--engine", metavar="MODULE:FACTORY",
+        help="Your engine: FACTORY(cwd=..., task=...) returns an AgentRunner.")] = None,
+    cwd: Annotated[Path | None, typer.Option(
+        "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")
+    ] = None,
+    journal: JournalOption = None,
+    unattended: UnattendedOption = False,
+    approval_timeout: TimeoutOption = None,
+    headless: HeadlessOption = False,
+    auto_approve: AutoApproveOption = False,
+) -> None:
+    """Run a task with an engine and watch it.
+
+    Every event is shown and journaled; tool calls that need approval ask you."""
+    from .runs import SetupError, engine_factory, use_tui
+
+    tui = use_tui(headless)
+    with _user_errors():
+        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
+        if engine is None:
+            raise SetupError("cockpit run needs an engine: --engine module:factory")
+        factory = engine_factory(engine, cwd=cwd, options=options)
+        session = factory(task)
+    _present(factory, session, tui=tui)
 
 
 def main() -> None:

@@ -1,0 +1,224 @@
+"""Building runs from the command line's options, and presenting them.
+
+- `SessionFactory` builds the Sessions of one conversation: the same session id, the same
+  grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
+  with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
+- `demo_factory` / `make_demo_session` — the built-in engine and its scripted model in a fresh
+  copy of the sample project; `engine_factory` / `load_engine` — a user's `module:factory`.
+- `present(session, headless=…)` — shows the run and returns the exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
+from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin.demo import FOLLOWUP_SCENARIO
+
+from .paths import new_journal_path
+
+__all__ = [
+    "RunOptions",
+    "SessionFactory",
+    "SetupError",
+    "demo_factory",
+    "engine_factory",
+    "exit_code",
+    "load_engine",
+    "make_demo_session",
+    "present",
+    "start_demo",
+    "use_tui",
+]
+
+# Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
+RunnerMaker = Callable[[str, int], Any]
+
+
+class SetupError(Exception):
+    """A run could not be set up (bad engine spec, bad directory); the message is one line for
+    the user."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The journal and approval options shared by `cockpit run` and `cockpit demo`.
+
+    `journal`: the first task's journal file (later tasks: `<stem>-<n><suffix>` beside it);
+    `None` writes under the user's data directory.
+    """
+
+    journal: Path | None = None
+    unattended: bool = False
+    approval_timeout: float | None = None
+    auto_approve: bool = False
+
+
+class SessionFactory:
+    """The Sessions of one conversation: call it with a task's text for that task's `Session`.
+
+    Every Session shares `conversation.grants` (an `[a] always` holds for later tasks) and
+    `session_id`, and gets its own journal (`journals` lists every path so far).
+    """
+
+    def __init__(self, make_runner: RunnerMaker, *, cwd: str | Path,
+                 options: RunOptions = RunOptions(),
+                 conversation: SessionState | None = None) -> None:
+        self.make_runner = make_runner
+        self.cwd = str(cwd)
+        self.options = options
+        self.conversation = conversation if conversation is not None else SessionState()
+        self.journals: list[Path] = []
+
+    @property
+    def session_id(self) -> str | None:
+        return self.conversation.session_id
+
+    def journal_path(self, index: int, session_id: str) -> Path:
+        """Where the `index`-th task (1-based) writes its journal."""
+        chosen = self.options.journal
+        if chosen is None:
+            return new_journal_path(session_id if index == 1 else f"{session_id}-{index}")
+        return chosen if index == 1 else chosen.with_name(f"{chosen.stem}-{index}{chosen.suffix}")
+
+    def __call__(self, task: str) -> Session:
+        conversation = self.conversation
+        index = len(conversation.tasks) + 1
+        session_id = conversation.session_id or uuid.uuid4().hex[:12]
+        runner = self.make_runner(task, index)
+        path = self.journal_path(index, session_id)
+        journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
+        state = TaskState(task=task, cwd=self.cwd)
+        options = self.options
+        session = Session(runner, state, session_id=session_id, journal=journal,
+                          grants=conversation.grants, unattended=options.unattended,
+                          approval_timeout=options.approval_timeout,
+                          auto_approve=options.auto_approve)
+        conversation.session_id = session_id
+        conversation.tasks.append(state)
+        self.journals.append(path)
+        return session
+
+
+# -- the demo -----------------------------------------------------------------------------------
+
+def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
+                 workspace: str | Path | None = None) -> SessionFactory:
+    """The demo's sessions: the sample project copied into a fresh temporary directory (or
+    `workspace`, used as it is), the built-in engine playing "fix the failing test" for the first
+    task and a short follow-up script for any later one. `speed` scales the pacing (0: none)."""
+    if speed < 0:
+        raise SetupError("--speed must be 0 (no pauses) or more")
+    root = Path(workspace) if workspace is not None else make_workspace()
+
+    def make_runner(task: str, index: int) -> Any:
+        return demo_runner(root, speed=speed,
+                           scenario="fix_failing_test" if index == 1 else FOLLOWUP_SCENARIO)
+
+    return SessionFactory(make_runner, cwd=root, options=options)
+
+
+def start_demo(*, speed: float = 1.0,
+               options: RunOptions = RunOptions()) -> tuple[SessionFactory, Session]:
+    """The demo's factory (for later tasks) and its first Session, ready to run, in a fresh
+    workspace (`session.state.cwd`) — removed again if the Session cannot be made."""
+    factory = demo_factory(speed=speed, options=options)
+    try:
+        return factory, factory(demo_task())
+    except BaseException:
+        shutil.rmtree(factory.cwd, ignore_errors=True)
+        raise
+
+
+def make_demo_session(*, speed: float = 1.0, options: RunOptions = RunOptions()) -> Session:
+    """The demo's first Session, ready to run (its workspace is `session.state.cwd`). For the
+    next task in the same session, use `start_demo`'s factory."""
+    return start_demo(speed=speed, options=options)[1]
+
+
+# -- a user's engine ----------------------------------------------------------------------------
+
+def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
+    """The runner built by a `module:factory` spec: `factory(cwd=..., task=...)`.
+
+    The module is imported as `import module` would from the current directory. Raises
+    `SetupError` naming what is wrong: the spec, the module, the attribute, the call, or a
+    result that is not an `AgentRunner` (it needs an async `run(state)` method).
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise SetupError(f"--engine {spec!r}: expected module:factory, e.g. my_engine:make")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name or module_name.startswith(f"{exc.name}."):
+            raise SetupError(f"--engine {spec!r}: no module named {exc.name!r}") from None
+        raise SetupError(f"--engine {spec!r}: importing {module_name} failed: {exc}") from None
+    except Exception as exc:
+        raise SetupError(f"--engine {spec!r}: importing {module_name} failed: "
+                         f"{type(exc).__name__}: {exc}") from None
+    factory: Any = module
+    for part in attr.split("."):
+        if not hasattr(factory, part):
+            raise SetupError(f"--engine {spec!r}: {module_name} has no attribute {attr!r}")
+        factory = getattr(factory, part)
+    if not callable(factory):
+        raise SetupError(f"--engine {spec!r}: {attr} is not callable")
+    try:
+        runner = factory(cwd=str(cwd), task=task)
+    except Exception as exc:
+        raise SetupError(f"--engine {spec!r}: {attr}(cwd=..., task=...) failed: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if not callable(getattr(runner, "run", None)):
+        raise SetupError(f"--engine {spec!r}: {attr}() returned a {type(runner).__name__}, "
+                         "not an AgentRunner (it needs an async run(state) method)")
+    return runner
+
+
+def engine_factory(spec: str, *, cwd: str | Path | None = None,
+                   options: RunOptions = RunOptions()) -> SessionFactory:
+    """The sessions of `cockpit run --engine module:factory` in `cwd` (default: here)."""
+    root = Path(cwd) if cwd is not None else Path.cwd()
+    if not root.is_dir():
+        raise SetupError(f"--cwd {str(root)!r} is not a directory")
+    root = root.resolve()
+    return SessionFactory(lambda task, _index: load_engine(spec, cwd=root, task=task), cwd=root,
+                          options=options)
+
+
+# -- presenting ---------------------------------------------------------------------------------
+
+def use_tui(headless: bool) -> bool:
+    """Whether the live cockpit shows the run (else the headless line view, with no human)."""
+    return False  # until the live cockpit's branch in `present` lands
+
+
+def exit_code(status: str) -> int:
+    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise."""
+    return {"completed": 0, "cancelled": 130}.get(status, 1)
+
+
+def present(session: Session, *, headless: bool,
+            next_session: Callable[[str], Session] | None = None,
+            theme: str | None = None) -> int:
+    """Run `session` in front of the user and return the exit code (0: completed).
+
+    The headless view prints one line per event; `next_session` and `theme` are for the live
+    cockpit (`CockpitApp(session, theme=theme, next_session=next_session)`).
+    """
+    from .headless import run_headless
+
+    state = asyncio.run(run_headless(session))
+    return exit_code(state.status)

@@ -1,0 +1,167 @@
+"""The headless line view: one line per event, untrusted text made safe, colour only on a
+terminal."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+
+import pytest
+from conftest import run
+
+from cockpit.headless import (
+    MAX_LINE,
+    LinePrinter,
+    approval_mode,
+    format_event,
+    run_headless,
+    sanitize,
+    use_color,
+)
+from cockpit.runs import RunOptions, start_demo
+from engine_adapter import (
+    AgentEnd,
+    ApprovalRequested,
+    ApprovalResolved,
+    ModelUpdate,
+    Session,
+    TaskState,
+    ToolEnd,
+    ToolStart,
+    TurnStart,
+)
+
+
+@pytest.fixture(autouse=True)
+def cockpit_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
+def printed(*events, color: bool = False) -> list[str]:
+    out = io.StringIO()
+    printer = LinePrinter(out, color=color)
+    for event in events:
+        printer.handle(event)
+    printer.close()
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    ("plain text", "plain text"),
+    ("two\nlines\r\tand tab", "two lines  and tab"),
+    ("\x1b[2J\x1b]0;pwned\x07", "\\x1b[2J\\x1b]0;pwned\\x07"),
+    ("del\x7f nul\x00 c1\x9b", "del\\x7f nul\\x00 c1\\x9b"),
+    ("evil\u202etxt.exe", "evil\\u202etxt.exe"),  # a bidi override
+    ("zero\u200bwidth", "zero\\u200bwidth"),
+    ("line\u2028sep", "line sep"),
+    ("héllo 世界 ✔", "héllo 世界 ✔"),
+])
+def test_sanitize(raw, shown) -> None:
+    assert sanitize(raw) == shown
+
+
+def test_hostile_output_cannot_reach_the_terminal() -> None:
+    nasty = "ok\n\x1b[31mred\x1b[0m\n\x1b]52;c;cGF3bmVk\x07"
+    lines = printed(ToolEnd(call_id="c1", tool="shell", ok=False, output=nasty,
+                            error="exit 1\x1b[2J"), color=False)
+    assert len(lines) == 1
+    assert "\x1b" not in lines[0] and "\x07" not in lines[0]
+    assert "\\x1b" in lines[0]
+
+
+def test_lines_are_capped() -> None:
+    (line,) = printed(ToolEnd(call_id="c1", tool="shell", ok=False, output="", error="e" * 5000))
+    assert len(line) < MAX_LINE + 40
+    assert line.endswith("chars)")
+    stream = printed(*[ModelUpdate(turn=1, text="word " * 100) for _ in range(10)])
+    assert len(stream) == 1 and len(stream[0]) < MAX_LINE + 40
+    assert stream[0].endswith("… (+4700 chars)")
+
+
+def test_streamed_text_is_one_line_per_message() -> None:
+    lines = printed(ModelUpdate(turn=1, text="I think", channel="thought"),
+                    ModelUpdate(turn=1, text=" so.", channel="thought"),
+                    ModelUpdate(turn=1, text="Hello"), ModelUpdate(turn=1, text=" world"),
+                    TurnStart(turn=2), ModelUpdate(turn=2, text="Again"))
+    assert lines == ["thinking  I think so.", "model     Hello world", "turn      2",
+                     "model     Again"]
+
+
+def test_colour_only_when_asked() -> None:
+    events = (ToolStart(call_id="c1", tool="shell", tool_input={"command": "ls"}, tier=3),
+              ToolEnd(call_id="c1", tool="shell", ok=True, output="a\nb\n"))
+    assert not any("\x1b[" in line for line in printed(*events, color=False))
+    assert all("\x1b[" in line for line in printed(*events, color=True)[1:])
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_use_color_needs_a_terminal_and_no_NO_COLOR(monkeypatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert not use_color(io.StringIO())
+    assert use_color(FakeTTY())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(FakeTTY())
+
+
+def test_asks_say_what_always_would_allow() -> None:
+    def ask(tier: int, prefix: str) -> str:
+        return format_event(ApprovalRequested(
+            approval_id="c1", tool="shell", reason="runs x", tool_input={"command": "x y"},
+            tier=tier, prefix=prefix))[1]
+
+    assert ask(3, "x").endswith("[a] always would allow: x")
+    assert ask(3, "").endswith("[a] always: not grantable")
+    assert ask(4, "x").endswith("[a] always: never for tier 4")
+    label, text, _ = format_event(ApprovalResolved(approval_id="c1", tool="shell", allowed=True,
+                                                   via="human", remember=True))
+    assert (label, text) == ("allowed", "c1 shell (human, always)")
+
+
+def test_approval_mode_lines() -> None:
+    runner = object()
+    assert "denied automatically" in approval_mode(
+        Session(runner, TaskState(task="t"), unattended=True))  # type: ignore[arg-type]
+    assert "tier 4 denied" in approval_mode(
+        Session(runner, TaskState(task="t"), unattended=True,  # type: ignore[arg-type]
+                auto_approve=True))
+    assert approval_mode(Session(runner, TaskState(task="t"),  # type: ignore[arg-type]
+                                 approval_timeout=5)).endswith("after 5 s")
+
+
+def test_a_demo_run_prints_one_line_per_event(tmp_path) -> None:
+    _, session = start_demo(speed=0, options=RunOptions(journal=tmp_path / "j.jsonl",
+                                                        unattended=True, auto_approve=True))
+    out = io.StringIO()
+    state = run(run_headless(session, out=out, color=False))
+    assert state.status == "completed"
+    lines = out.getvalue().splitlines()
+    history = list(session.history)
+    streams = sum(1 for i, e in enumerate(history) if e.type == "model_update" and not (
+        i and history[i - 1].type == "model_update" and history[i - 1].channel == e.channel))
+    others = sum(1 for e in history if e.type != "model_update")
+    assert len(lines) == 1 + streams + others  # + the approvals line at the top
+    assert lines[0].startswith("cockpit   approvals:")
+    assert lines[-1].startswith("end       completed")
+    assert all(len(line) < MAX_LINE + 60 for line in lines)
+
+
+def test_a_broken_printer_does_not_stop_the_run(tmp_path) -> None:
+    class Closed(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    _, session = start_demo(speed=0, options=RunOptions(journal=tmp_path / "j.jsonl",
+                                                        unattended=True, auto_approve=True))
+    state = run(run_headless(session, out=Closed(), color=False))
+    assert state.status == "completed"
+
+
+def test_unknown_end_and_events_still_print() -> None:
+    (line,) = printed(AgentEnd(status="failed", error="boom"))
+    assert line == "end       failed: boom"
