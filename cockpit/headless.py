@@ -35,7 +35,7 @@ _COLORS = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "cyan":
 
 
 def sanitize(text: str) -> str:
-    """`text` safe for one terminal line: line breaks and tabs become spaces; other control,
+    """`text` safe for one terminal line: line breaks, tabs and odd spaces become spaces; control,
     format (bidi overrides, zero-width) and surrogate characters are shown escaped (`\\x1b`)."""
     if text.isprintable():
         return text
@@ -43,12 +43,10 @@ def sanitize(text: str) -> str:
     for ch in text:
         if ch.isprintable():
             out.append(ch)
-        elif ch in "\n\r\t\v\f\u2028\u2029\x85":
+        elif ch in "\n\r\t\v\f\u2028\u2029\x85" or unicodedata.category(ch) == "Zs":
             out.append(" ")
         elif ord(ch) < 0x100:
             out.append(f"\\x{ord(ch):02x}")
-        elif unicodedata.category(ch) in ("Zs",):
-            out.append(ch)
         else:
             out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
     return "".join(out)

@@ -23,7 +23,7 @@ from typing import Any
 
 from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
-from engine_adapter.engines.builtin.demo import FOLLOWUP_SCENARIO
+from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 
 from .paths import new_journal_path
 
@@ -123,7 +123,7 @@ def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
 
     def make_runner(task: str, index: int) -> Any:
         return demo_runner(root, speed=speed,
-                           scenario="fix_failing_test" if index == 1 else FOLLOWUP_SCENARIO)
+                           scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
 
     return SessionFactory(make_runner, cwd=root, options=options)
 

@@ -55,6 +55,7 @@ def printed(*events, color: bool = False) -> list[str]:
     ("evil\u202etxt.exe", "evil\\u202etxt.exe"),  # a bidi override
     ("zero\u200bwidth", "zero\\u200bwidth"),
     ("line\u2028sep", "line sep"),
+    ("no\xa0break\u3000wide", "no break wide"),
     ("héllo 世界 ✔", "héllo 世界 ✔"),
 ])
 def test_sanitize(raw, shown) -> None:
