@@ -34,6 +34,9 @@ from .palette import palette_for
 __all__ = ["Transcript"]
 
 CACHE_ITEMS = 1_500  # rendered items kept; everything else is re-rendered when scrolled to
+# `show()` of a huge view (a replay jump into a million-event run) renders only the last this
+# many items to measure them; earlier ones get an estimated height, corrected when first drawn.
+EXACT_MEASURE = 200
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -74,6 +77,7 @@ class Transcript(ScrollView, can_focus=True):
         self._cache: OrderedDict[int, list[Strip]] = OrderedDict()
         self._expanded: set[int] = set()
         self._open: set[int] = set()  # messages drawn while still streaming
+        self._estimated: set[int] = set()  # items whose height is a guess until drawn
         self._width = 0
         self.cursor = -1  # selected item; -1 = none (following the run)
         self.follow = True
@@ -84,6 +88,7 @@ class Transcript(ScrollView, can_focus=True):
         self._items = view.items
         self._cache.clear()
         self._open.clear()
+        self._estimated.clear()
         self._heights = []
         self._starts = []
         self._total = 0
@@ -149,8 +154,14 @@ class Transcript(ScrollView, can_focus=True):
         heights, starts = self._heights, self._starts
         total = starts[start - 1] + heights[start - 1] if start else 0
         del heights[start:], starts[start:]
-        for index in range(start, len(self._items)):
-            height = len(self._strips(index))
+        items = self._items
+        exact_from = max(start, len(items) - EXACT_MEASURE)
+        for index in range(start, len(items)):
+            if index < exact_from and index not in self._cache:
+                height = _estimate(items[index], self._width)
+                self._estimated.add(index)
+            else:
+                height = len(self._strips(index))
             starts.append(total)
             heights.append(height)
             total += height
@@ -198,6 +209,12 @@ class Transcript(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         index = bisect_right(self._starts, row) - 1
         strips = self._strips(index)
+        if index in self._estimated:
+            self._estimated.discard(index)
+            if len(strips) != self._heights[index]:  # the guess was off: lay out again
+                self._remeasure([index])
+                self.virtual_size = Size(self._width, self._total)
+                self.refresh()
         offset = row - self._starts[index]
         strip = strips[offset] if offset < len(strips) else Strip([])
         if index == self.cursor:
@@ -307,3 +324,11 @@ class Transcript(ScrollView, can_focus=True):
         if self._starts and 0 <= row < self._total:
             self.select(bisect_right(self._starts, row) - 1)
             self.refresh_bindings()
+
+
+def _estimate(item: Item, width: int) -> int:
+    """A cheap guess at an item's height (rows), for items not drawn yet."""
+    text = getattr(item, "text", None) if item.kind == "message" else None
+    if isinstance(text, str):
+        return 1 + min(40, text.count("\n", 0, 20_000) + len(text[:20_000]) // max(20, width))
+    return 2 if item.kind == "tool" else 1

@@ -1,0 +1,252 @@
+"""Benchmark of the replay viewer on a huge journal: first frame, jump to the end, memory.
+
+Run:  .venv/bin/python bench/bench_replay.py [--events 1000000] [--backend-only]
+
+Writes a journal of N events (default a million, a few hundred MB) in a temporary directory, then
+measures, each in a fresh process so memory figures are its own:
+
+- the baseline: reading the file's bytes once (same run, same file, warm page cache);
+- backend: indexing the whole file, the view at the first event, the full fold pass, and the
+  view at the end from the checkpoints;
+- the app (`ReplayApp`, headless): time to the first frame, and from pressing `end` to the frame
+  that shows the last event; peak RSS of that process.
+
+Targets (issue 5): first frame <= 1 s, jump to end <= 1 s, RSS <= 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SESSION = "bench0000001"
+
+
+def _line(kind: str, seq: int, ts: float, body: str) -> str:
+    return f'{{"type":"{kind}","session_id":"{SESSION}","seq":{seq},"ts":{ts:.6f}{body}}}\n'
+
+
+def journal_lines(n: int):
+    """A plausible long run, as journal lines: turns of 50 events, mostly streamed text, a tool
+    call with a ~1.5 KB output per turn, usage, and now and then an approval, a denial, a failed
+    tool, a decision error and a verification check (the timeline's markers)."""
+    ts = 1_760_000_000.0
+    output = json.dumps("\n".join(f"line {k}: " + "x" * 60 for k in range(22)))
+    words = "the quick brown fox jumps over the lazy dog and keeps on running through "
+    error = '"exit 1"'
+    seq = 0
+    yield _line("agent_start", seq, ts, ',"task":"benchmark a very long run","engine":"bench",'
+                '"model":"scripted","cwd":"/tmp/bench"')
+    seq += 1
+    yield _line("verification_plan_frozen", seq, ts, ',"checks":[{"id":"tests","name":"tests",'
+                '"command":"pytest -q"}]')
+    seq += 1
+    turn = 0
+    while seq < n - 1:
+        turn += 1
+        call = f"call-{turn}"
+        body = [("turn_start", f',"turn":{turn}'),
+                ("model_decision", f',"turn":{turn},"action":"tool","tool":"shell",'
+                 f'"tool_input":{{"command":"ls -la {turn}"}},"rationale":"look around"')]
+        if turn % 10 == 0:
+            denied = turn % 30 == 0
+            body += [("approval_requested", f',"approval_id":"{call}","tool":"shell",'
+                      f'"reason":"runs a command","tool_input":{{"command":"make {turn}"}},'
+                      '"tier":3,"prefix":"make"'),
+                     ("approval_resolved", f',"approval_id":"{call}","tool":"shell",'
+                      f'"allowed":{"false" if denied else "true"},"via":"human","remember":false')]
+        failed = turn % 7 == 0
+        body += [("tool_start", f',"call_id":"{call}","tool":"shell",'
+                  f'"tool_input":{{"command":"ls -la {turn}"}},"tier":1,"title":null'),
+                 ("tool_end", f',"call_id":"{call}","tool":"shell",'
+                  f'"ok":{"false" if failed else "true"},'
+                  f'"output":{output},"error":{error if failed else "null"},'
+                  '"duration_ms":12.5'),
+                 ("model_usage", ',"model":"scripted","input_tokens":1200,"output_tokens":80,'
+                  '"cost_usd":0.0004')]
+        if turn % 13 == 0:
+            body.append(("decision_error", f',"turn":{turn},"error":"no tool named foo",'
+                         '"raw":"{\\"tool\\": \\"foo\\"}"'))
+        if turn % 25 == 0:
+            body += [("verification_start", ',"check_id":"tests","name":"tests"'),
+                     ("verification_end", ',"check_id":"tests","name":"tests",'
+                      f'"passed":{"false" if turn % 50 == 0 else "true"},"output":"3 passed",'
+                      '"duration_ms":800.0')]
+        streamed = 50 - len(body) - 1
+        for k in range(streamed):
+            text = f"{words[k % 20:k % 20 + 60]} {k} "
+            body.append(("model_update", f',"turn":{turn},"text":"{text}","channel":"message"'))
+        body.append(("turn_end", f',"turn":{turn},"stop_reason":"tool_use"'))
+        for kind, fields in body:
+            if seq >= n - 1:
+                break
+            ts += 0.05
+            yield _line(kind, seq, ts, fields)
+            seq += 1
+    yield _line("agent_end", seq, ts + 1, ',"status":"completed","result":"done","error":null')
+
+
+def write_journal(path: str | os.PathLike[str], n: int) -> int:
+    """Write an `n`-event journal to `path`; returns its size in bytes."""
+    with open(path, "w", encoding="utf-8") as f:
+        batch: list[str] = []
+        for line in journal_lines(n):
+            batch.append(line)
+            if len(batch) >= 10_000:
+                f.write("".join(batch))
+                batch.clear()
+        f.write("".join(batch))
+    return os.path.getsize(path)
+
+
+def _rss_peak_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_baseline(path: str) -> dict:
+    """Read the file's bytes once, in 8 MiB blocks (what any viewer must at least do)."""
+    start = time.perf_counter()
+    with open(path, "rb", buffering=0) as f:
+        while f.read(8 << 20):
+            pass
+    return {"read_bytes_s": time.perf_counter() - start}
+
+
+def measure_backend(path: str) -> dict:
+    """The engine_adapter side alone: index, first view, full pass, view at the end."""
+    from engine_adapter.replay import JournalReplay
+
+    out: dict = {}
+    start = time.perf_counter()
+    replay = JournalReplay(path)
+    replay.index.scan(max_bytes=1 << 20)
+    first = replay.state_at(1)
+    out["first_view_s"] = time.perf_counter() - start
+    assert first.events == 1
+    t = time.perf_counter()
+    replay.index.scan()
+    out["index_s"] = time.perf_counter() - t
+    out["positions"] = len(replay)
+    t = time.perf_counter()
+    replay.advance(scan=False)
+    out["fold_pass_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    end = replay.state_at(len(replay))
+    out["end_view_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    replay.state_at(len(replay) // 2 + 777)
+    out["middle_view_s"] = time.perf_counter() - t
+    out["checkpoints"] = len(replay.checkpoints)
+    out["end_items"] = len(end.items)
+    out["rss_peak_mb"] = _rss_peak_mb()
+    return out
+
+
+def measure_app(path: str) -> dict:
+    """The viewer, headless: first frame, then `end` until the last event is on screen."""
+    import asyncio
+
+    from cockpit.replay.app import ReplayApp
+
+    out: dict = {}
+    frames: list[float] = []
+
+    class TimedReplay(ReplayApp):
+        def _display(self, screen, renderable) -> None:
+            frames.append(time.perf_counter())
+            super()._display(screen, renderable)
+
+    async def main() -> None:
+        start = time.perf_counter()
+        app = TimedReplay(path)
+        async with app.run_test(size=(160, 48)) as pilot:
+            while not (frames and app.position_shown >= 0):
+                await asyncio.sleep(0.005)
+            out["first_frame_s"] = frames[-1] - start
+            total = None
+            t = time.perf_counter()
+            await pilot.press("end")
+            # The end is known once the index is complete; the frame must show the last event.
+            while True:
+                total = len(app.replay)
+                if app.index_complete and app.position_shown == total - 1 and frames[-1] > t:
+                    break
+                await asyncio.sleep(0.005)
+            out["jump_to_end_s"] = frames[-1] - t
+            out["positions"] = total
+        out["rss_peak_mb"] = _rss_peak_mb()
+
+    asyncio.run(main())
+    return out
+
+
+def _in_child(kind: str, path: str) -> dict:
+    code = (f"import json,sys; sys.path.insert(0,{str(ROOT)!r}); import bench.bench_replay as b; "
+            f"print(json.dumps(b.measure_{kind}({path!r})))")
+    env = {**os.environ, "TEXTUAL_ANIMATIONS": "none"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          check=False)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--backend-only", action="store_true", help="skip the headless app")
+    parser.add_argument("--journal", help="measure this journal instead of generating one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.journal or str(Path(tmp) / "huge.jsonl")
+        if not args.journal:
+            t = time.perf_counter()
+            size = write_journal(path, args.events)
+            print(f"wrote {args.events:,} events, {size / 1e6:.0f} MB in "
+                  f"{time.perf_counter() - t:.1f} s")
+        else:
+            size = os.path.getsize(path)
+        base = _in_child("baseline", path)
+        back = _in_child("backend", path)
+        app = {} if args.backend_only else _in_child("app", path)
+        read = base.get("read_bytes_s", float("nan"))
+
+        def row(name: str, value: float | None, target: str) -> None:
+            if value is None:
+                print(f"{name:<34} {'-':>9}")
+                return
+            ratio = value / read if read else float("nan")
+            print(f"{name:<34} {value:>8.3f}s {ratio:>8.1f}x   {target}")
+
+        print(f"\njournal: {size / 1e6:.0f} MB, {back.get('positions', 0):,} events")
+        print(f"{'measure':<34} {'time':>9} {'x read':>9}   target")
+        row("baseline: read the bytes once", read, "")
+        row("backend: view at first event", back.get("first_view_s"), "")
+        row("backend: index every line", back.get("index_s"), "")
+        row("backend: fold pass with checkpoints", back.get("fold_pass_s"), "")
+        row("backend: view at end (checkpoint)", back.get("end_view_s"), "")
+        row("backend: view in the middle", back.get("middle_view_s"), "")
+        print(f"{'backend: peak RSS':<34} {back.get('rss_peak_mb', 0):>7.0f}MB  "
+              f"({back.get('checkpoints')} checkpoints, {back.get('end_items'):,} rows)")
+        if app:
+            if "error" in app:
+                print(f"app: {app['error']}")
+            else:
+                row("app: first frame", app.get("first_frame_s"), "<= 1 s")
+                row("app: end pressed -> last event", app.get("jump_to_end_s"), "<= 1 s")
+                print(f"{'app: peak RSS':<34} {app.get('rss_peak_mb', 0):>7.0f}MB  <= 300 MB")
+
+
+if __name__ == "__main__":
+    main()

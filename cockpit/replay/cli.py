@@ -1,0 +1,118 @@
+"""What `cockpit replay`, `cockpit journals` and `cockpit export` do, behind the typer layer.
+
+Each returns the process exit code and prints any problem as one line on stderr: the exit code
+is non-zero only when nothing at all could be read.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from engine_adapter import JournalError
+from engine_adapter.journal_index import JournalIndex
+
+from ..paths import journal_dir
+from .journals import list_journals
+
+__all__ = ["check_journal", "list_recent", "run_export", "run_replay"]
+
+
+def _error(message: str) -> None:
+    print(f"cockpit: {message}", file=sys.stderr)
+
+
+def check_journal(path: str) -> str | None:
+    """Why `path` cannot be replayed at all (one line), or `None` when something is readable.
+
+    A journal with some good events and some bad lines is readable: the viewer marks the gaps.
+    """
+    file = Path(path).expanduser()
+    if not file.exists():
+        return f"no journal at {path!r}; check the path, or run `cockpit journals` to list " \
+               "recent ones"
+    if file.is_dir():
+        return f"{path!r} is a directory; give a journal file (.jsonl) inside it, e.g. " \
+               "from `cockpit journals`"
+    try:
+        with JournalIndex(file) as index:
+            index.scan(max_bytes=4 << 20)
+            if not len(index):
+                index.settle()
+            if len(index) == 0:
+                if index.size == 0:
+                    return f"{path!r} is empty: there is nothing to replay yet (a run that " \
+                           "just started writes its first event within a second)"
+                return f"{path!r} has no journal events (torn or not a cockpit journal)"
+            good = sum(1 for code in index.codes[:1000] if code != 0x3F)
+            if not good and len(index) <= 1000:
+                return f"{path!r} is not a cockpit journal: no line is an event " \
+                       "(JSON Lines with a \"type\" field)"
+    except JournalError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot read {path!r}: {exc.strerror or exc}"
+    return None
+
+
+def run_replay(path: str | None, *, theme: str | None = None) -> int:
+    """Open the viewer (or the picker without a path). Returns the exit code."""
+    if path is not None:
+        problem = check_journal(path)
+        if problem:
+            _error(problem)
+            return 1
+    from .app import ReplayApp
+
+    try:
+        app = ReplayApp(Path(path).expanduser() if path else None, theme=theme)
+    except ValueError as exc:  # an unknown theme
+        _error(str(exc))
+        return 2
+    app.run()
+    return 0
+
+
+def list_recent(limit: int = 20) -> int:
+    """Print recent journals, newest first."""
+    folder = journal_dir()
+    summaries = list_journals(folder, limit=limit)
+    if not summaries:
+        print(f"no journals in {folder} yet: `cockpit demo` writes one")
+        return 0
+    for s in summaries:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
+        events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
+        task = " ".join((s.task or "").split())[:60]
+        task = "".join(ch if ch.isprintable() else "?" for ch in task)
+        print(f"{started}  {s.status:<10} {events:>9} events  {task:<60}  {s.path}")
+    return 0
+
+
+def run_export(path: str, fmt: str, output: str | None) -> int:
+    """Write the report to `output` (or stdout)."""
+    from ..export import FORMATS, export_journal
+
+    if fmt not in FORMATS:
+        _error(f"unknown format {fmt!r}; use --format markdown or --format html")
+        return 2
+    problem = check_journal(path)
+    if problem:
+        _error(problem)
+        return 1
+    result = export_journal(Path(path).expanduser(), fmt)
+    if output:
+        try:
+            Path(output).write_text(result.text, encoding="utf-8")
+        except OSError as exc:
+            _error(f"cannot write {output!r}: {exc.strerror or exc}")
+            return 1
+        print(f"wrote {output} ({result.events:,} events)", file=sys.stderr)
+    else:
+        sys.stdout.write(result.text + "\n")
+    for n in result.corrupt_lines[:5]:
+        _error(f"warning: line {n} of {path} is corrupt and was skipped")
+    if result.torn_tail:
+        _error(f"warning: the last line of {path} was torn (a crash mid-write) and skipped")
+    return 0

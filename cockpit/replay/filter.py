@@ -1,0 +1,65 @@
+"""The `f` filter: which event types stepping and playing visit, with how many of each."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, SelectionList, Static
+
+from engine_adapter.journal_index import CODE_NAMES
+
+from ..keys import bindings
+
+__all__ = ["FilterScreen"]
+
+
+class FilterScreen(ModalScreen[set[int] | None]):
+    """Tick event types (space toggles, enter applies, escape cancels); returns type codes."""
+
+    DEFAULT_CSS = """
+    FilterScreen { align: center middle; }
+    FilterScreen > Vertical {
+        width: 60; height: auto; max-height: 90%;
+        background: $panel; border: round $primary; padding: 0 1;
+    }
+    FilterScreen SelectionList { height: auto; max-height: 24; }
+    """
+
+    # enter applies (a priority binding: the list would otherwise take it as "toggle").
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings("pager"), Binding("enter", "apply", "apply", priority=True)]
+
+    def __init__(self, counts: dict[int, int], chosen: set[int] | None) -> None:
+        super().__init__()
+        self.counts = counts
+        self.chosen = chosen
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for code, name in CODE_NAMES.items():
+            count = self.counts.get(code, 0)
+            if count or self.chosen is None or code in self.chosen:
+                selected = self.chosen is None or code in self.chosen
+                options.append((f"{name}  ({count:,})", code, selected))
+        with Vertical():
+            yield Static("Show which event types? space toggles, enter applies")
+            yield SelectionList[int](*options, id="types")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(SelectionList).focus()
+
+    def action_apply(self) -> None:
+        """Apply the ticked types."""
+        selection = self.query_one(SelectionList)
+        chosen = set(selection.selected)
+        unlisted = {code for code in CODE_NAMES if not self.counts.get(code)}
+        self.dismiss(chosen | unlisted if len(chosen) == len(selection._options) else chosen)
+
+    def action_close(self) -> None:
+        """Leave the filter as it was."""
+        self.dismiss(None)

@@ -1,0 +1,71 @@
+"""The journal picker: recent runs (newest first) to open in the viewer."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ..keys import bindings
+from ..paths import journal_dir
+from ..widgets.text import clean_line
+from .journals import JournalSummary, list_journals
+
+__all__ = ["PickerScreen", "describe_length"]
+
+
+def describe_length(summary: JournalSummary) -> str:
+    """`1,234 events`, or `~1.2M events` when estimated from the size."""
+    if summary.exact:
+        return f"{summary.events:,}"
+    return f"~{summary.events:,}"
+
+
+class PickerScreen(Screen[Path | None]):
+    """A table of recent journals; enter opens one, escape or q leaves."""
+
+    DEFAULT_CSS = """
+    PickerScreen #picker-title { height: 1; background: $panel; padding: 0 1; }
+    PickerScreen DataTable { height: 1fr; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("pager")]
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        super().__init__()
+        self.directory = Path(directory) if directory is not None else journal_dir()
+        self.journals: list[JournalSummary] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="picker-title")
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="journals")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.journals = list_journals(self.directory)
+        title = self.query_one("#picker-title", Static)
+        table = self.query_one(DataTable)
+        if not self.journals:
+            title.update(f"No journals in {clean_line(str(self.directory), 200)} yet: run "
+                         "`cockpit demo`, or `cockpit replay PATH`. (q quits)")
+            return
+        title.update(f"Recent journals in {clean_line(str(self.directory), 200)} — enter opens,"
+                     " q quits")
+        table.add_columns("started", "status", "events", "task")
+        for i, summary in enumerate(self.journals):
+            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.started or 0))
+            table.add_row(started, summary.status, describe_length(summary),
+                          clean_line(summary.task or summary.path.name, 100), key=str(i))
+        table.focus()
+
+    def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
+        self.dismiss(self.journals[int(message.row_key.value or 0)].path)
+
+    def action_close(self) -> None:
+        """Leave without opening a journal."""
+        self.dismiss(None)

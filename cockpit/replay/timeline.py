@@ -1,0 +1,160 @@
+"""The replay timeline bar: where you are in the journal and where the interesting events are.
+
+Row one is the whole journal squeezed into the bar's width, one cell for a bucket of events,
+marked with the most important thing in that bucket (error, failure, denial, approval,
+verification result) and the cursor. Row two says which event is shown, its wall time and type,
+the play state, filter, search and what reading the journal ran into.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.widget import Widget
+
+from engine_adapter.journal_index import BAD_OUTCOME, CORRUPT, TYPE_CODES, JournalIndex
+
+from ..widgets.palette import palette_for
+
+__all__ = ["MARKER_KINDS", "Markers", "Timeline", "TimelineState"]
+
+_T = TYPE_CODES
+# Marker kinds, most important first; each with its glyph and the codes that make one.
+MARKER_KINDS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "error": ("✗", (_T["decision_error"], _T["decision_error"] | BAD_OUTCOME, CORRUPT,
+                    _T["agent_end"] | BAD_OUTCOME)),
+    "failure": ("!", (_T["tool_end"] | BAD_OUTCOME, _T["verification_end"] | BAD_OUTCOME)),
+    "denial": ("⊘", (_T["approval_resolved"] | BAD_OUTCOME,)),
+    "approval": ("?", (_T["approval_requested"],)),
+    "verified": ("✓", (_T["verification_end"],)),
+}
+
+
+def code_class(codes: tuple[int, ...] | set[int]) -> re.Pattern[bytes]:
+    """A regex matching one byte of the code array that is any of `codes`."""
+    return re.compile(b"[" + b"".join(re.escape(bytes([c])) for c in sorted(codes)) + b"]")
+
+
+_MARKER_RES = {kind: code_class(codes) for kind, (_, codes) in MARKER_KINDS.items()}
+
+
+@dataclass
+class Markers:
+    """Positions of each marker kind, grown as the index grows."""
+
+    positions: dict[str, array] = field(
+        default_factory=lambda: {kind: array("I") for kind in MARKER_KINDS})
+    seen: int = 0
+
+    def update(self, index: JournalIndex) -> None:
+        """Add the markers of positions indexed since the last call (C-speed regex scans)."""
+        end = len(index)
+        if end <= self.seen:
+            return
+        chunk = index.codes[self.seen:end].tobytes()
+        for kind, pattern in _MARKER_RES.items():
+            self.positions[kind].extend(self.seen + m.start() for m in pattern.finditer(chunk))
+        self.seen = end
+
+    def recount(self, index: JournalIndex) -> None:
+        """Start over (after lines were re-marked corrupt by parsing)."""
+        self.positions = {kind: array("I") for kind in MARKER_KINDS}
+        self.seen = 0
+        self.update(index)
+
+
+@dataclass
+class TimelineState:
+    """What the bar shows; the replay screen fills it in."""
+
+    cursor: int = -1
+    total: int = 0
+    indexing: bool = True
+    when: str = ""
+    kind: str = ""
+    playing: bool = False
+    speed: float = 1.0
+    following: bool = False
+    filter_text: str = ""
+    search_text: str = ""
+    problems: str = ""
+    busy: str = ""
+
+
+class Timeline(Widget):
+    """Two rows: the marker strip with the cursor, and the position line."""
+
+    DEFAULT_CSS = """
+    Timeline {
+        height: 2;
+        background: $panel;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state = TimelineState()
+        self.markers = Markers()
+
+    def update_state(self, **changes: object) -> None:
+        """Change what the bar says and redraw it."""
+        for name, value in changes.items():
+            setattr(self.state, name, value)
+        self.refresh()
+
+    def render(self) -> Text:
+        palette = palette_for(self.app)
+        state = self.state
+        width = max(10, self.size.width - 2)
+        strip = self._strip(width, palette)
+        info = Text(no_wrap=True, overflow="ellipsis")
+        if state.total == 0:
+            info.append("reading the journal…" if state.indexing else "no events", palette.dim)
+        else:
+            shown = state.cursor + 1
+            info.append(f"event {shown:,}/{state.total:,}{'+' if state.indexing else ''}",
+                        palette.primary)
+            if state.when:
+                info.append(f"  {state.when}", palette.text)
+            if state.kind:
+                info.append(f"  {state.kind}", palette.accent)
+        info.append("  ▶ playing" if state.playing else "  ❚❚", palette.dim)
+        info.append(f" {state.speed:g}x", palette.dim)
+        if state.following:
+            info.append("  ● following", palette.success)
+        for extra, style in ((state.busy, palette.warning), (state.filter_text, palette.accent),
+                             (state.search_text, palette.accent),
+                             (state.problems, palette.warning)):
+            if extra:
+                info.append(f"  {extra}", style)
+        return Text("\n").join([strip, info])
+
+    def _strip(self, width: int, palette: object) -> Text:
+        state = self.state
+        total = state.total
+        cells = [" "] * width
+        styles: list[object | None] = [None] * width
+        if total:
+            colours = {"error": palette.error, "failure": palette.error,  # type: ignore[attr-defined]
+                       "denial": palette.warning, "approval": palette.accent,  # type: ignore[attr-defined]
+                       "verified": palette.success}  # type: ignore[attr-defined]
+            # Least important first, so a more important marker overwrites its cell.
+            for kind in reversed(list(MARKER_KINDS)):
+                glyph = MARKER_KINDS[kind][0]
+                for position in self.markers.positions[kind]:
+                    cell = min(width - 1, position * width // total)
+                    cells[cell], styles[cell] = glyph, colours[kind]
+        text = Text(no_wrap=True)
+        cursor_cell = (min(width - 1, state.cursor * width // total)
+                       if total and state.cursor >= 0 else -1)
+        rule = palette.dim  # type: ignore[attr-defined]
+        for i, (glyph, style) in enumerate(zip(cells, styles, strict=True)):
+            if i == cursor_cell:
+                text.append("┃" if glyph == " " else glyph, palette.primary + palette.selected)  # type: ignore[attr-defined]
+            else:
+                text.append("─" if glyph == " " else glyph, style or rule)
+        return text

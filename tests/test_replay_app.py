@@ -1,0 +1,297 @@
+"""The replay viewer driven by keys (Pilot): navigation, search, filter, inspector, follow."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from test_journal_index import fixture_events, summary, write
+
+from cockpit.replay import ReplayApp
+from engine_adapter import JsonlEventJournal
+from engine_adapter.fold import RunFold
+from engine_adapter.journal_index import TYPE_CODES
+
+
+async def until(pilot, predicate, *, limit: int = 2_000) -> None:
+    """Let the app run until `predicate()` holds (the worker thread reports by messages)."""
+    for _ in range(limit):
+        if predicate():
+            return
+        await pilot.pause()
+    raise AssertionError("condition never became true")
+
+
+def opened(app) -> bool:
+    screen = app.replay_screen
+    return screen is not None and screen.folded_complete and app.position_shown >= 0
+
+
+@pytest.fixture
+def journal(tmp_path):
+    events = fixture_events()
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    return path, events
+
+
+def shown_equals_fold(app, events, cursor: int) -> bool:
+    screen = app.replay_screen
+    return summary(screen.view) == summary(RunFold().apply_all(events[:cursor + 1]))
+
+
+def test_opens_at_the_first_event_and_steps(journal) -> None:
+    path, events = journal
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            assert app.position_shown == 0
+            await pilot.press("right", "right", "right")
+            assert app.position_shown == 3 and shown_equals_fold(app, events, 3)
+            await pilot.press("left")
+            assert app.position_shown == 2 and shown_equals_fold(app, events, 2)
+            await pilot.press("end")
+            assert app.position_shown == len(events) - 1
+            assert shown_equals_fold(app, events, len(events) - 1)
+            await pilot.press("right")  # past the end: stays
+            assert app.position_shown == len(events) - 1
+            await pilot.press("home")
+            assert app.position_shown == 0 and shown_equals_fold(app, events, 0)
+
+    asyncio.run(main())
+
+
+def test_jumps_between_tool_calls_approvals_and_errors(journal) -> None:
+    path, events = journal
+    tools = [i for i, e in enumerate(events) if e.type == "tool_start"]
+    approvals = [i for i, e in enumerate(events) if e.type == "approval_requested"]
+    bad = [i for i, e in enumerate(events)
+           if e.type == "decision_error" or (e.type == "tool_end" and not e.ok)
+           or (e.type == "approval_resolved" and not e.allowed)]
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("right_square_bracket")
+            assert app.position_shown == tools[0]
+            await pilot.press("right_square_bracket")
+            assert app.position_shown == tools[1]
+            await pilot.press("left_square_bracket")
+            assert app.position_shown == tools[0]
+            await pilot.press("right_curly_bracket")
+            assert app.position_shown == approvals[0]
+            await pilot.press("right_curly_bracket")
+            assert app.position_shown == approvals[1]
+            await pilot.press("left_curly_bracket")
+            assert app.position_shown == approvals[0]
+            await pilot.press("home")
+            for expected in bad:
+                await pilot.press("e")
+                assert app.position_shown == expected
+            await pilot.press("E")
+            assert app.position_shown == bad[-2]
+            assert shown_equals_fold(app, events, bad[-2])
+
+    asyncio.run(main())
+
+
+def test_search_with_match_count_and_n_N(journal) -> None:
+    path, events = journal
+    hits = [i for i, e in enumerate(events) if "thinking 3" in getattr(e, "text", "")]
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("slash", *"thinking 3", "enter")
+            screen = app.replay_screen
+            assert app.position_shown == hits[0]
+            assert screen.timeline.state.search_text == "/thinking 3: 1/3 matches"
+            await pilot.press("n")
+            assert app.position_shown == hits[1]
+            assert screen.timeline.state.search_text == "/thinking 3: 2/3 matches"
+            await pilot.press("N", "N")
+            assert app.position_shown == hits[-1]  # wraps around
+            await pilot.press("slash", *"zzz", "enter")
+            assert screen.timeline.state.search_text == "/zzz: no match"
+
+    asyncio.run(main())
+
+
+def test_typing_in_the_search_box_is_not_taken_as_keys(journal) -> None:
+    path, _ = journal
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("slash", "e", "n", "f", "right", "escape")
+            assert app.position_shown == 0
+            assert not app.replay_screen.query_one("#search").has_class("-shown")
+
+    asyncio.run(main())
+
+
+def test_filter_limits_stepping_to_chosen_types(journal) -> None:
+    path, events = journal
+    tool_ends = [i for i, e in enumerate(events) if e.type == "tool_end"]
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("f")
+            from textual.widgets import SelectionList
+
+            from cockpit.replay.filter import FilterScreen
+
+            assert isinstance(app.screen, FilterScreen)
+            selection = app.screen.query_one(SelectionList)
+            selection.deselect_all()
+            selection.select(TYPE_CODES["tool_end"])
+            await pilot.press("enter")
+            screen = app.replay_screen
+            assert screen.type_filter == {TYPE_CODES["tool_end"]}
+            assert "tool_end" in screen.timeline.state.filter_text
+            await pilot.press("right")
+            assert app.position_shown == tool_ends[0]
+            await pilot.press("right")
+            assert app.position_shown == tool_ends[1]
+            assert shown_equals_fold(app, events, tool_ends[1])
+            await pilot.press("left")
+            assert app.position_shown == tool_ends[0]
+
+    asyncio.run(main())
+
+
+def test_enter_inspects_the_raw_event(journal) -> None:
+    path, _events = journal
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("enter")
+            from cockpit.screens import PagerScreen
+
+            assert isinstance(app.screen, PagerScreen)
+            assert '"type": "agent_start"' in app.screen._text
+            await pilot.press("escape")
+            assert app.screen is app.replay_screen
+
+    asyncio.run(main())
+
+
+def test_play_advances_by_timestamps_and_stops_at_the_end(journal) -> None:
+    path, events = journal
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("space")  # at 1x the first one-second gap is still running
+            screen = app.replay_screen
+            assert screen.playing and screen.timeline.state.playing
+            for _ in range(8):
+                await pilot.press("plus")
+            assert screen.speed == 256
+            await until(pilot, lambda: not screen.playing)
+            assert app.position_shown == len(events) - 1
+
+    asyncio.run(main())
+
+
+def test_follow_mode_shows_events_as_a_writer_adds_them(tmp_path) -> None:
+    """A writer task appends to the journal while the viewer is open; the viewer, at the end,
+    says it is following and shows each new event."""
+    events = fixture_events()
+    path = tmp_path / "live.jsonl"
+    journal = JsonlEventJournal(path, fsync="never")
+    for event in events[:5]:
+        journal.write(event)
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False, poll=0.01)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.position_shown == 4)
+            screen = app.replay_screen
+            assert screen.timeline.state.following
+
+            async def writer() -> None:
+                for event in events[5:]:
+                    journal.write(event)
+                    await asyncio.sleep(0)
+                journal.close()
+
+            await writer()
+            await until(pilot, lambda: app.position_shown == len(events) - 1)
+            assert shown_equals_fold(app, events, len(events) - 1)
+            assert screen.view.status == "completed"
+
+    asyncio.run(main())
+
+
+def test_bad_input_reports_in_the_viewer(tmp_path) -> None:
+    events = fixture_events()
+    path = tmp_path / "run.jsonl"
+    lines = [e.model_dump_json().encode() for e in events]
+    lines.insert(4, b"{ corrupt")
+    lines.insert(7, b'{"type":"from_the_future","session_id":"s","seq":1,"ts":2}')
+    path.write_bytes(b"\n".join(lines) + b"\n" + b'{"type":"tool_e')
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            problems = app.replay_screen.timeline.state.problems
+            assert "1 corrupt line skipped (line 5)" in problems
+            assert "1 event of an unknown type" in problems
+            assert "torn last line" in problems
+            await pilot.press("end")
+            assert app.replay_screen.view.status == "completed"
+
+    asyncio.run(main())
+
+
+def test_missing_file_in_the_app_shows_a_message(tmp_path) -> None:
+    async def main() -> None:
+        app = ReplayApp(tmp_path / "nope.jsonl", remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            error = app.replay_screen.query_one("#replay-error")
+            assert error.has_class("-shown")
+            assert "no journal at" in str(error.render())
+
+    asyncio.run(main())
+
+
+def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    from cockpit.paths import journal_dir
+
+    folder = journal_dir()
+    folder.mkdir(parents=True)
+    events = fixture_events()
+    write(folder / "20260101-000000-a.jsonl", events)
+    write(folder / "20260102-000000-b.jsonl",
+          [e.model_copy(update={"ts": e.ts + 86_400, "task": "second"})
+           if e.type == "agent_start" else e.model_copy(update={"ts": e.ts + 86_400})
+           for e in events[:5]])
+
+    async def main() -> None:
+        app = ReplayApp(remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            from textual.widgets import DataTable
+
+            table = app.screen.query_one(DataTable)
+            assert table.row_count == 2
+            assert "second" in str(table.get_row_at(0)[3])  # newest first
+            assert table.get_row_at(0)[1] == "running?"
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: opened(app))
+            assert app.replay_screen.path.name == "20260101-000000-a.jsonl"
+
+    asyncio.run(main())
