@@ -68,6 +68,8 @@ _BAD_FIELDS: dict[str, tuple[str, object]] = {
     "tool_end": ("ok", False), "approval_resolved": ("allowed", False),
     "verification_end": ("passed", False),
 }
+_VALIDATORS = {code: EVENT_TYPES[name].__pydantic_validator__.validate_json
+               for name, code in TYPE_CODES.items()}
 _CHUNK = 8 << 20  # read the file 8 MiB at a time while scanning
 
 
@@ -315,6 +317,14 @@ class JournalIndex:
 
     def parse(self, position: int, raw: bytes) -> BaseEvent | None:
         """Parse a line read from this index, re-marking it corrupt if it is not an event."""
+        validator = _VALIDATORS.get(self.codes[position] & TYPE_MASK)
+        if validator is not None:
+            # The type is known from the scan: its own model validates a third faster than the
+            # union (which first looks for the discriminator).
+            try:
+                return validator(raw)
+            except ValidationError:
+                pass
         event = parse_line(raw)
         if event is None:
             self.mark_corrupt(position)

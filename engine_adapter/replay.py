@@ -28,7 +28,7 @@ from .journal_index import JournalIndex
 
 __all__ = ["JournalReplay"]
 
-_FREEZE_EVERY = 200_000  # the pass moves what it has built out of the GC's way this often
+_FREEZE_EVERY = 50_000  # the pass moves what it has built out of the GC's way this often
 _TAIL_LAG = 1_000  # refresh the tail checkpoint once the pass is this far past it
 _CHEAP_COPY_ITEMS = 5_000  # below this many transcript rows a view copies in milliseconds
 
@@ -37,7 +37,7 @@ class JournalReplay:
     """A journal's views at any position. Position `k` means "after the first `k` lines"."""
 
     def __init__(self, path: str | os.PathLike[str], *, spacing: int = 1_000,
-                 max_checkpoints: int = 8) -> None:
+                 max_checkpoints: int = 4) -> None:
         self.index = JournalIndex(path)
         self.spacing = spacing
         self.max_checkpoints = max(2, max_checkpoints)
@@ -47,7 +47,6 @@ class JournalReplay:
         self._fold = RunFold()  # the pass's own fold; only the pass thread touches it
         self.folded = 0  # positions the pass has folded
         self._joined = 0  # items whose streamed text the pass has joined
-        self._since_freeze = 0
         self._changed = threading.Condition()
 
     def close(self) -> None:
@@ -71,49 +70,60 @@ class JournalReplay:
         if stop <= start:
             return 0
         fold = self._fold
+        if self._tail is not None and self._tail[1] is fold.view:
+            # The tail is the pass's own view (saved a copy at the end of the first pass): the
+            # pass continues on a copy, so the stored tail never changes.
+            fold = self._fold = RunFold(view=fold.view.copy())
         apply, parse = fold.apply, index.parse
         # Spread the checkpoints over what is known now, rather than take many and thin them.
         self.spacing = max(self.spacing, (stop - self._positions[-1]) // self.max_checkpoints)
         spacing = self.spacing
         next_checkpoint = self._positions[-1] + spacing
+        next_freeze = start + _FREEZE_EVERY
+        mark = min(next_checkpoint, next_freeze)
         for position, raw in index.raw_lines(start, stop):
             event = parse(position, raw)
             if event is not None:
                 apply(event)
-            if position + 1 == next_checkpoint:
-                self._checkpoint(position + 1)
-                spacing = self.spacing
-                next_checkpoint = position + 1 + spacing
-                with self._changed:
-                    self.folded = position + 1
-                    self._changed.notify_all()
+            if position + 1 == mark:
+                # What the pass has built lives as long as the viewer: keep the collector from
+                # walking it again and again (full collections over millions of objects).
+                gc.freeze()
+                next_freeze = position + 1 + _FREEZE_EVERY
+                if position + 1 == next_checkpoint:
+                    self._checkpoint(position + 1)
+                    next_checkpoint = position + 1 + self.spacing
+                    with self._changed:
+                        self.folded = position + 1
+                        self._changed.notify_all()
+                mark = min(next_checkpoint, next_freeze)
         with self._changed:
             self.folded = stop
             tail = self._tail
             # Caught up: keep a checkpoint at the end, unless one close enough exists and the
             # view is big enough that copying it for every trickle of new lines would show.
-            if stop == len(index) and (tail is None or stop - tail[0] >= _TAIL_LAG or (
+            if stop == len(index) and tail is None:
+                self._join_messages()
+                self._tail = (stop, fold.view)  # the first time: the view itself, no copy
+            elif stop == len(index) and (stop - tail[0] >= _TAIL_LAG or (
                     tail[0] < stop and len(fold.view.items) < _CHEAP_COPY_ITEMS)):
                 self._tail = (stop, self._snapshot())
             self._changed.notify_all()
-        self._since_freeze += stop - start
-        if self._since_freeze >= _FREEZE_EVERY:
-            # What the pass built stays alive for the whole session: keep later collections
-            # from walking it again and again (a visible pause at a million events).
-            self._since_freeze = 0
-            gc.freeze()
+        gc.freeze()
         return stop - start
 
     def _snapshot(self) -> RunView:
-        view = self._fold.view
+        self._join_messages()
+        return self._fold.view.copy()
+
+    def _join_messages(self) -> None:
         # Join streamed deltas into one string per message before copying: the copies then
         # share that string instead of each holding a list of thousands of small ones.
-        items = view.items
+        items = self._fold.view.items
         for i in range(max(0, self._joined - 1), len(items)):
             if items[i].kind == "message":
                 items[i].text  # noqa: B018 - the property joins the deltas
         self._joined = len(items)
-        return view.copy()
 
     def _checkpoint(self, position: int) -> None:
         self._positions.append(position)
@@ -140,12 +150,17 @@ class JournalReplay:
             best = (positions[i], views[i])
         return best
 
-    def state_at(self, position: int, *, start: tuple[int, RunView] | None = None) -> RunView:
+    def state_at(self, position: int, *, start: tuple[int, RunView] | None = None,
+                 share: bool = False) -> RunView:
         """A fresh view after the first `position` lines. `start` may offer a view the caller
         owns and no longer needs, at a position at or before `position`; it is folded forward
-        in place when that is cheaper than starting from a checkpoint."""
+        in place when that is cheaper than starting from a checkpoint. With `share`, a stored
+        checkpoint exactly at `position` is returned itself, not copied: the caller must not
+        fold into it (see `is_stored`)."""
         position = max(0, min(position, len(self.index)))
         base_position, base = self.nearest(position)
+        if share and base_position == position and (start is None or start[0] != position):
+            return base
         if start is not None and base_position <= start[0] <= position:
             view = start[1]
             base_position = start[0]
@@ -168,6 +183,11 @@ class JournalReplay:
             if on_change is not None:
                 on_change(position, change)
         return view
+
+    def is_stored(self, view: RunView) -> bool:
+        """Whether `view` is a stored checkpoint (shared: copy it before folding into it)."""
+        tail = self._tail
+        return (tail is not None and tail[1] is view) or any(v is view for v in self._views)
 
     @property
     def checkpoints(self) -> list[int]:

@@ -189,7 +189,11 @@ class ReplayScreen(Screen[None]):
         else:
             timeline.markers.update(index)
         total = len(index)
+        # Following while the run is live; an `agent_end` says it is over (tailing goes on: the
+        # session may start another task in the same journal).
+        ended = total > 0 and index.codes[total - 1] & TYPE_MASK == TYPE_CODES["agent_end"]
         timeline.update_state(total=total, indexing=not self.index_complete,
+                              following=self.live_tail and not ended,
                               problems=self._problems(),
                               busy="" if self.folded_complete or not self.index_complete else
                               f"folding {replay.folded * 100 // max(1, total)}%")
@@ -246,19 +250,26 @@ class ReplayScreen(Screen[None]):
         self.cursor = cursor
         view = self.view
         if view is not None and self.view_pos <= target <= self.view_pos + SYNC_FOLD:
+            if target == self.view_pos:
+                self._shown()
+                return
+            if replay.is_stored(view):  # a checkpoint shown as is: fold into a copy of it
+                view = self.view = view.copy()
             changes = ChangeSet()
+            distance = target - self.view_pos
             replay.fold_into(view, self.view_pos, target,
                              lambda _position, change: changes.add(change.parts, change.item))
             self.view_pos = target
-            if target - self.view_pos > 200:
+            if distance > 200:  # a long way: one full redraw costs less than many small ones
                 self.display_widget.show(view)
             else:
                 self.display_widget.apply_changes(view, changes)
             self._shown()
             return
         base_position, base = replay.nearest(target)
-        if target - base_position <= SYNC_FOLD and len(base.items) < SYNC_ITEMS:
-            self._show_view(replay.state_at(target), target)
+        if (target - base_position <= SYNC_FOLD and len(base.items) < SYNC_ITEMS) or \
+                target == base_position:
+            self._show_view(replay.state_at(target, share=True), target)
             return
         if target > replay.folded and not self.folded_complete:
             self._seek_target = target  # the pass will get there; `_grew` seeks again
@@ -272,7 +283,7 @@ class ReplayScreen(Screen[None]):
         while not replay.wait_folded(target, timeout=0.1):
             if self._stop.is_set() or self._seek_target != target:
                 return
-        view = replay.state_at(target)
+        view = replay.state_at(target, share=True)
         if self.cursor + 1 == target and not self._stop.is_set():
             self.app.call_from_thread(self._show_view, view, target)
 
