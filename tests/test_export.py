@@ -1,0 +1,156 @@
+"""`cockpit export`, `cockpit journals`, and the CLI's answers to bad journals."""
+
+from __future__ import annotations
+
+import pytest
+from test_journal_index import fixture_events, write
+from typer.testing import CliRunner
+
+from cockpit.cli import app
+from cockpit.export import export_journal
+from cockpit.replay.cli import check_journal
+from engine_adapter import ToolEnd
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture
+def journal(tmp_path):
+    path = tmp_path / "run.jsonl"
+    write(path, fixture_events())
+    return path
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_markdown_report_has_task_turns_tools_approvals_verification_usage(journal) -> None:
+    text = export_journal(journal, "markdown").text
+    assert text.startswith("# Run report: fix the bug")
+    assert "- **Status:** completed — done" in text
+    assert "## Turn 1" in text and "## Turn 4" in text
+    assert "**Tool call** `shell` (tier 1) — failed" in text  # turn 3's call
+    assert "Approval: allowed by a human" in text
+    assert "Approval: denied by a human" in text
+    assert "✓ **tests** (passed): `pytest`" in text
+    assert "model calls" in text
+
+
+def test_outputs_are_trimmed_and_fences_hold(tmp_path) -> None:
+    events = fixture_events()
+    long = "\n".join(f"row {i} ```" for i in range(500))
+    events.insert(-2, ToolEnd(call_id="c1", tool="shell", ok=True, output=long,
+                              seq=len(events), ts=1.0, session_id="s"))
+    path = tmp_path / "long.jsonl"
+    write(path, events)
+    text = export_journal(path, "markdown").text
+    assert "row 19 ```" in text and "row 20 ```" not in text
+    assert "480 more lines" in text
+    assert "````" in text  # a fence longer than any run of backticks in the output
+
+
+def test_html_report_escapes_journal_text(tmp_path) -> None:
+    events = fixture_events()
+    events[0] = events[0].model_copy(update={"task": "<script>alert(1)</script>\x1b[31m"})
+    path = tmp_path / "evil.jsonl"
+    write(path, events)
+    page = export_journal(path, "html").text
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[31m" in page
+    assert page.startswith("<!doctype html>")
+
+
+def test_export_command_writes_a_file(journal, tmp_path) -> None:
+    out = tmp_path / "report.html"
+    result = cli("export", str(journal), "--format", "html", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "Run report: fix the bug" in out.read_text()
+
+
+def test_export_command_rejects_an_unknown_format(journal) -> None:
+    result = cli("export", str(journal), "--format", "pdf")
+    assert result.exit_code == 2
+    assert "unknown format 'pdf'" in result.output
+
+
+def test_journals_lists_newest_first(tmp_path) -> None:
+    from cockpit.paths import journal_dir
+
+    folder = journal_dir()
+    folder.mkdir(parents=True)
+    events = fixture_events()
+    write(folder / "a.jsonl", events)
+    write(folder / "b.jsonl", [e.model_copy(update={"ts": e.ts + 10_000}) for e in events[:4]])
+    result = cli("journals")
+    assert result.exit_code == 0
+    lines = result.output.strip().splitlines()
+    assert "running?" in lines[0] and "b.jsonl" in lines[0]
+    assert "completed" in lines[1] and f"{len(events)} events" in lines[1]
+    assert "fix the bug" in lines[1]
+
+
+def test_journals_with_none_says_how_to_get_one() -> None:
+    result = cli("journals")
+    assert result.exit_code == 0 and "cockpit demo" in result.output
+
+
+# One test per bad input: a clear one-line message, never a traceback; non-zero only when
+# nothing at all could be read.
+
+def test_bad_input_missing_path(tmp_path) -> None:
+    for command in ("replay", "export"):
+        result = cli(command, str(tmp_path / "nope.jsonl"))
+        assert result.exit_code == 1
+        assert "no journal at" in result.output and "Traceback" not in result.output
+
+
+def test_bad_input_directory(tmp_path) -> None:
+    result = cli("replay", str(tmp_path))
+    assert result.exit_code == 1 and "is a directory" in result.output
+
+
+def test_bad_input_empty_file(tmp_path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    result = cli("export", str(path))
+    assert result.exit_code == 1 and "is empty" in result.output
+
+
+def test_bad_input_binary_garbage(tmp_path) -> None:
+    path = tmp_path / "garbage.jsonl"
+    path.write_bytes(bytes(range(256)) * 40)
+    result = cli("replay", str(path))
+    assert result.exit_code == 1
+    assert "no journal events" in result.output or "not a cockpit journal" in result.output
+
+
+def test_bad_input_torn_last_line_is_readable(journal) -> None:
+    with open(journal, "ab") as f:
+        f.write(b'{"type":"tool_st')
+    assert check_journal(str(journal)) is None
+    result = cli("export", str(journal))
+    assert result.exit_code == 0
+    assert "the last line was torn" in result.output
+
+
+def test_bad_input_corrupt_middle_line_is_readable(journal) -> None:
+    lines = journal.read_bytes().splitlines()
+    lines.insert(3, b"\xff\xfe garbage")
+    journal.write_bytes(b"\n".join(lines) + b"\n")
+    assert check_journal(str(journal)) is None
+    result = cli("export", str(journal))
+    assert result.exit_code == 0
+    assert "1 corrupt line(s) skipped (line 4)" in result.output
+
+
+def test_bad_input_newer_event_types_are_readable(journal) -> None:
+    with open(journal, "ab") as f:
+        f.write(b'{"type":"warp_drive","session_id":"s","seq":99,"ts":3.0}\n')
+    assert check_journal(str(journal)) is None
+    result = cli("export", str(journal))
+    assert result.exit_code == 0
+    assert "1 event(s) of unknown type" in result.output
