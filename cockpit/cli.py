@@ -136,6 +136,49 @@ def run(
     _present(factory, session, tui=tui)
 
 
+@app.command(help=(
+    "Review a run from its journal: step, jump, search and filter its events. A journal that "
+    "is still being written is followed live (watch a running agent from a second terminal). "
+    "Without JOURNAL: pick from recent journals. Keys: space play/pause, +/- speed, ←/→ one "
+    "event, [ ] tool calls, { } approvals, e/E errors, home/end, / search (n/N), f filter, "
+    "enter raw event, ? help, q quit."))
+def replay(
+    journal: str | None = typer.Argument(
+        None, help="The journal file (.jsonl). Without one: pick from recent journals."),
+    theme: str | None = typer.Option(None, help="Theme name (default: the remembered one)."),
+) -> None:
+    """Review a run from its journal (help text above)."""
+    from .replay.cli import run_replay
+
+    raise typer.Exit(run_replay(journal, theme=theme))
+
+
+@app.command()
+def journals(
+    limit: int = typer.Option(20, help="How many to list (newest first)."),
+) -> None:
+    """List recent journals: start time, status, events, task, path."""
+    from .replay.cli import list_recent
+
+    raise typer.Exit(list_recent(limit))
+
+
+@app.command(help=(
+    "Write a readable report of a run: task, turns, tool calls (outputs trimmed), approvals "
+    "with who decided, verification and usage. Exits non-zero only when nothing could be read."))
+def export(
+    journal: str = typer.Argument(..., help="The journal file (.jsonl) to report on."),
+    format: str = typer.Option("markdown", "--format", "-f",
+                               help="markdown or html."),
+    output: str | None = typer.Option(None, "--output", "-o",
+                                      help="Write here instead of standard output."),
+) -> None:
+    """Write a report of a run (help text above)."""
+    from .replay.cli import run_export
+
+    raise typer.Exit(run_export(journal, format, output))
+
+
 def main() -> None:
     """Console-script entry point."""
     app()
