@@ -112,6 +112,10 @@ def run(
     engine: Annotated[str | None, typer.Option(
         "--engine", metavar="MODULE:FACTORY",
         help="Your engine: FACTORY(cwd=..., task=...) returns an AgentRunner.")] = None,
+    agent: Annotated[str | None, typer.Option(
+        "--agent", metavar='NAME|"COMMAND ARGS"',
+        help="Drive an Agent Client Protocol agent: a name from `cockpit agents` (codex, "
+        "claude, gemini) or any ACP agent's command line, quoted.")] = None,
     cwd: Annotated[Path | None, typer.Option(
         "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")
     ] = None,
@@ -129,11 +133,29 @@ def run(
     tui = use_tui(headless)
     with _user_errors():
         options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
-        if engine is None:
-            raise SetupError("cockpit run needs an engine: --engine module:factory")
-        factory = engine_factory(engine, cwd=cwd, options=options)
+        if engine is not None and agent is not None:
+            raise SetupError("--engine and --agent cannot be used together: pick one")
+        if agent is not None:
+            from .agents import agent_factory
+
+            factory = agent_factory(agent, cwd=cwd, options=options)
+        elif engine is None:
+            raise SetupError("cockpit run needs an engine: --engine module:factory, or an ACP "
+                             "agent: --agent NAME (see `cockpit agents`)")
+        else:
+            factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
     _present(factory, session, tui=tui)
+
+
+@app.command()
+def agents() -> None:
+    """List the Agent Client Protocol agents cockpit knows by name, whether each is installed,
+    the keys it reads, and how to install it. Drive one with `cockpit run --agent NAME TASK`."""
+    from .agents import agents_listing
+
+    for line in agents_listing():
+        typer.echo(line)
 
 
 @app.command(help=(

@@ -1,0 +1,61 @@
+"""`cockpit agents` and `cockpit run --agent` (headless), end to end with the SDK test agent."""
+
+from __future__ import annotations
+
+import shlex
+
+from acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
+from typer.testing import CliRunner
+
+from cockpit.cli import app
+from engine_adapter import read_journal
+
+
+def _cli(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+def test_agents_lists_the_catalogue_with_install_hints(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    result = _cli("agents")
+    assert result.exit_code == 0
+    for name, hint in (("codex", "npm install -g @zed-industries/codex-acp"),
+                       ("claude", "npm install -g @zed-industries/claude-agent-acp"),
+                       ("gemini", "npm install -g @google/gemini-cli")):
+        assert f"\n{name} " in "\n" + result.output
+        assert f"not installed: {hint}" in result.output
+    assert "cockpit run --agent NAME" in result.output
+
+
+def test_run_agent_errors_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path))
+    both = _cli("run", "hi", "--agent", "codex", "--engine", "x:y", "--headless")
+    assert both.exit_code == 2
+    assert both.output.strip() == ("cockpit: error: --engine and --agent cannot be used "
+                                   "together: pick one")
+    unknown = _cli("run", "hi", "--agent", "no-such-agent", "--headless")
+    assert unknown.exit_code == 2 and "unknown agent 'no-such-agent'" in unknown.output
+    monkeypatch.setenv("PATH", "/nonexistent")
+    missing = _cli("run", "hi", "--agent", "codex", "--headless")
+    assert missing.exit_code == 2
+    assert "install it with: npm install -g @zed-industries/codex-acp" in missing.output
+    assert "Traceback" not in both.output + unknown.output + missing.output
+
+
+def test_run_agent_headless_end_to_end_leaves_no_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    log = tmp_path / "agent.jsonl"
+    journal = tmp_path / "run.jsonl"
+    command = shlex.join(agent_argv("--log", log))
+    result = _cli("run", "hello", "--agent", command, "--cwd", str(workspace), "--headless",
+                  "--journal", str(journal))
+    assert result.exit_code == 0, result.output
+    assert f"journal: {journal}" in result.output
+    events = list(read_journal(journal))
+    assert events[0].engine == "acp:cockpit-test-agent" and events[-1].status == "completed"
+    pid = int(events[-1].result.rsplit("pid ", 1)[1])
+    assert wait_exited(pid)  # killed when the run's event loop ended
+    assert group_gone(pid)  # the agent led its own group; nothing of it is left
+    assert [e["event"] for e in agent_log(log)][:2] == ["initialize", "new_session"]
