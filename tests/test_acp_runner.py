@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from acp_agent.helpers import agent_argv, agent_log, approve, drive, group_gone, types
+from acp_agent.helpers import (
+    agent_argv,
+    agent_log,
+    approve,
+    drive,
+    group_gone,
+    types,
+    wait_exited,
+)
 
 from engine_adapter import ApprovalGrant, SessionState
 from engine_adapter.engines.acp import AcpRunner
@@ -334,3 +342,37 @@ def test_missing_program_fails_clearly(tmp_path):
     assert state.status == "failed"
     assert state.error == ("cannot start the agent: '/nonexistent/agent-bin' was not found (not "
                            "on PATH, or the file does not exist)")
+
+
+COCKPIT_KILLED_MIDRUN = """
+import asyncio, os, sys
+sys.path[:0] = {paths!r}
+from acp_agent.helpers import agent_argv
+from engine_adapter import Session, TaskState
+from engine_adapter.engines.acp import AcpRunner
+
+async def main():
+    runner = AcpRunner(agent_argv(), cwd={cwd!r})
+    session = Session(runner, TaskState(task="slow 100000 0.01"))
+    asyncio.ensure_future(session.run())
+    async for event in session.events():
+        if event.type == "model_update":
+            print(runner.process.pid, flush=True)
+            os.kill(os.getpid(), 9)  # the cockpit dies without a chance to clean up
+
+asyncio.run(main())
+"""
+
+
+def test_agent_dies_with_a_killed_cockpit(tmp_path):
+    import subprocess
+    import sys
+
+    tests = str(Path(__file__).parent)
+    code = COCKPIT_KILLED_MIDRUN.format(paths=[tests, str(Path(tests).parent)],
+                                        cwd=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == -9, done.stderr
+    agent_pid = int(done.stdout.split()[0])
+    assert wait_exited(agent_pid) and group_gone(agent_pid)

@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -30,6 +31,29 @@ __all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
 READ_CHUNK = 1 << 16
 MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message; a bigger one is treated as garbage
 STREAM_LIMIT = MAX_LINE  # asyncio's reader buffer limit (the SDK's default 64 KiB is too small)
+
+
+def _find_prctl() -> Any:
+    # Resolved here, in the parent: importing or loading anything between fork and exec could
+    # deadlock on a lock another thread held at the fork.
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _find_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
+    # Should the cockpit itself be killed (no chance to stop the group), the kernel kills the
+    # agent too (Linux; elsewhere the loop-end guard and `stop()` are all there is).
+    _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class AgentStartError(Exception):
@@ -152,7 +176,8 @@ class AgentProcess:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=cwd, env=dict(env),
-                start_new_session=True, limit=STREAM_LIMIT)
+                start_new_session=True, limit=STREAM_LIMIT,
+                preexec_fn=_die_with_parent if _PRCTL is not None else None)
         except FileNotFoundError:
             raise AgentStartError(f"{argv[0]!r} was not found (not on PATH, or the file does "
                                   "not exist)") from None
