@@ -83,14 +83,15 @@ class AcpRunner:
             `terminal/*` may touch. Defaults to the first task's `cwd`, else the current dir.
         env: Extra environment for the agent (on top of `agent_env(spec)`).
         cancel_grace: Seconds to wait for the agent to answer a cancel with the `cancelled`
-            stop reason before its process group is killed.
+            stop reason before its process group is killed (then SIGTERM, and SIGKILL half a
+            second later: a cancel takes at most about `cancel_grace` + 0.5 s).
         startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
     """
 
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
-                 = None, env: Mapping[str, str] | None = None, cancel_grace: float = 3.0,
+                 = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
                  forward_always: bool = False) -> None:
         if isinstance(agent, AgentSpec):
@@ -129,15 +130,16 @@ class AcpRunner:
         return (process is not None and process.returncode is None and self.conn is not None
                 and self.acp_session_id is not None and process.transport.garbage is None)
 
-    async def close(self) -> None:
-        """Stop the agent: its commands, its connection, its whole process group."""
+    async def close(self, *, grace: float | None = None) -> None:
+        """Stop the agent: its commands, its connection, its whole process group (SIGTERM, then
+        SIGKILL after `grace` seconds, `stop_grace` by default)."""
         client, conn, process = self.client, self.conn, self.process
         self.client = self.conn = self.process = None
         self.acp_session_id = None
         if client is not None:
             await client.stop_terminals("the agent was stopped")
         if process is not None:
-            await process.stop(self.stop_grace)
+            await process.stop(self.stop_grace if grace is None else grace)
         if conn is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 5.0)
@@ -399,7 +401,9 @@ class AcpRunner:
                 killed = True
                 prompt.cancel()
                 await client.stop_terminals("cancelled")
-                await self.close()
+                # It already ignored the cancel: a short SIGTERM grace, then SIGKILL, so the
+                # whole cancel stays within a few seconds.
+                await self.close(grace=min(self.stop_grace, 0.5))
         response, error, recoverable = None, None, False
         if not killed:
             try:
