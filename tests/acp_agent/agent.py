@@ -221,7 +221,7 @@ class TestAgent:
                                              status="pending",
                                              raw_input={"command": " ".join(command)}))
         chosen = await self.ask(sid, "t-exec", ["allow_once", "allow_always", "reject_once"],
-                                raw_input={"command": " ".join(command)})
+                                title="Run echo", raw_input={"command": " ".join(command)})
         if chosen.startswith("allow"):
             term = await self.conn.create_terminal(session_id=sid, command=command[0],
                                                    args=command[1:])
