@@ -162,19 +162,34 @@ class AcpClient:
         Why not through the SDK's dispatch: it starts one task per incoming message, so order
         holds only by scheduling luck, and the task, telemetry span and bookkeeping cost more
         per streamed chunk than everything the cockpit does with it (measured: ~9 µs of ~16 µs a
-        chunk). Here each update is validated with the SDK's own schema and mapped in arrival
-        order, before any later message — the prompt's answer included — reaches the SDK.
+        chunk). Here each update is validated with the SDK's own schema (text deltas with a
+        direct two-field check) and mapped in arrival order, before any later message — the
+        prompt's answer included — reaches the SDK.
         """
         if method != "session/update":
             return False
+        run = self.run
+        if run is None or not run.live:
+            return True  # between tasks: nobody to tell
+        # The bulk of a stream is plain text deltas: two fields, checked here directly (the
+        # schema's union validation would cost more than the rest of the chunk's path).
+        update = params.get("update") if isinstance(params, dict) else None
+        if isinstance(update, dict):
+            kind = update.get("sessionUpdate")
+            if kind == "agent_message_chunk" or kind == "agent_thought_chunk":
+                content = update.get("content")
+                if isinstance(content, dict) and content.get("type") == "text":
+                    text = content.get("text")
+                    if isinstance(text, str):
+                        self.mapper.text_chunk(
+                            text, "message" if kind == "agent_message_chunk" else "thought")
+                        return True
         try:
             notification = SessionNotification.model_validate(params)
         except ValidationError as exc:
             log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
             return True
-        run = self.run
-        if run is not None and run.live:
-            self.mapper.on_update(notification.update)
+        self.mapper.on_update(notification.update)
         return True
 
     # session/request_permission --------------------------------------------------------------

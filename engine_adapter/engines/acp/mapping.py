@@ -179,22 +179,25 @@ class UpdateMapper:
         handler(update)
 
     # text ------------------------------------------------------------------------------------
-    def _message(self, update: Any) -> None:
-        content = update.content
-        text = content.text if content.type == "text" else _block_text(content)
+    def text_chunk(self, text: str, channel: str) -> None:
+        """One streamed delta of the reply (`message`) or of the agent's thinking (`thought`)."""
         if not text:
             return
         text = clean(text, CHUNK_LIMIT)
-        self.reply.append(text)
+        if channel == "message":
+            self.reply.append(text)
         # Plain construction: measured faster (~1 µs) than `model_construct` (~2.5 µs).
-        self.emit(ModelUpdate(turn=self.turn, text=text, channel="message"))
+        self.emit(ModelUpdate(turn=self.turn, text=text, channel=channel))
+
+    def _message(self, update: Any) -> None:
+        content = update.content
+        self.text_chunk(content.text if content.type == "text" else _block_text(content),
+                        "message")
 
     def _thought(self, update: Any) -> None:
         content = update.content
-        text = content.text if content.type == "text" else _block_text(content)
-        if text:
-            self.emit(ModelUpdate(turn=self.turn, text=clean(text, CHUNK_LIMIT),
-                                                  channel="thought"))
+        self.text_chunk(content.text if content.type == "text" else _block_text(content),
+                        "thought")
 
     # tool calls ------------------------------------------------------------------------------
     def ensure_started(self, update: Any) -> ToolCallState:
