@@ -283,3 +283,39 @@ def test_transport_joins_lines_split_across_reads(monkeypatch):
         return [await transport.receive(), await transport.receive(), await transport.receive()]
 
     assert asyncio.run(main()) == [{"text": "héllo ✓"}, {"id": 2}, None]
+
+
+def test_client_maps_notifications_fast_and_by_schema(tmp_path):
+    from engine_adapter.engines.acp.client import AcpClient, RunContext
+
+    class Sink:
+        def __init__(self) -> None:
+            self.events: list = []
+
+        def emit(self, event) -> None:
+            self.events.append(event)
+
+    class Token:
+        cancelled, reason = False, None
+
+    client = AcpClient(Workspace(tmp_path), env={}, agent_name="t")
+    sink = Sink()
+    take = client.take_notification
+    assert take("session/update", {"update": {"sessionUpdate": "agent_message_chunk",
+                                              "content": {"type": "text", "text": "dropped"}}})
+    client.run = RunContext(sink, None, Token())  # type: ignore[arg-type]
+    client.start_turn(1)
+
+    def chunk(kind: str, content: object) -> dict:
+        return {"sessionId": "s", "update": {"sessionUpdate": kind, "content": content}}
+
+    assert take("session/update", chunk("agent_message_chunk", {"type": "text", "text": "a"}))
+    assert take("session/update", chunk("agent_thought_chunk", {"type": "text", "text": "b"}))
+    assert take("session/update", chunk("agent_message_chunk",
+                                        {"type": "image", "data": "", "mimeType": "image/png"}))
+    assert take("session/update", chunk("agent_message_chunk", {"type": "text", "text": 5}))
+    assert take("session/update", {"nonsense": True})
+    assert not take("session/other", {})
+    assert [(e.channel, e.text) for e in sink.events] == [
+        ("message", "a"), ("thought", "b"), ("message", "[image image/png]")]
+    assert client.mapper.reply == ["a", "[image image/png]"]
