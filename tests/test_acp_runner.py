@@ -376,3 +376,32 @@ def test_agent_dies_with_a_killed_cockpit(tmp_path):
     assert done.returncode == -9, done.stderr
     agent_pid = int(done.stdout.split()[0])
     assert wait_exited(agent_pid) and group_gone(agent_pid)
+
+
+def test_eof_on_stdout_fails_and_stops_the_agent(tmp_path):
+    async def main():
+        runner = _fresh(tmp_path)
+        runner.exit_wait = 0.1  # it never exits by itself: no use waiting the full two seconds
+        state, events = await drive(runner, "eof", tmp_path / "j.jsonl")
+        pgid = runner.process.pgid if runner.process else None
+        await runner.close()
+        return state, events, pgid
+
+    state, events, pgid = asyncio.run(main())
+    assert state.status == "failed"
+    assert "the agent closed its connection during session/prompt" in state.error
+    assert "test agent: closing stdout but staying alive" in state.error
+    assert _end(events).result == "closing my stdout"
+    assert pgid is None or group_gone(pgid)
+
+
+def test_an_agent_that_never_answers_times_out(tmp_path):
+    async def main():
+        runner = AcpRunner(["sleep", "30"], cwd=tmp_path, startup_timeout=0.3)
+        state, events = await drive(runner, "hello", tmp_path / "j.jsonl")
+        return state, events, runner.process
+
+    state, events, process = asyncio.run(main())
+    assert state.status == "failed"
+    assert state.error == "the agent did not answer initialize within 0.3 s"
+    assert types(events) == ["agent_start", "agent_end"] and process is None

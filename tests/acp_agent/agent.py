@@ -17,6 +17,7 @@ The prompt's first word picks what it does (the rest are arguments):
   crash                 a chunk, some stderr, then exits with code 3 mid-turn
   hang                  starts a child process, ignores cancel and SIGTERM
   garbage               writes a line that is not JSON-RPC to stdout
+  eof                   closes its stdout mid-turn but stays alive
   error                 answers the prompt with a JSON-RPC error
   refusal               ends the turn with stop reason `refusal`
 
@@ -350,6 +351,14 @@ class TestAgent:
     async def do_garbage(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "before the garbage")
         os.write(1, b"this is not json-rpc\n")
+        await asyncio.Event().wait()
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_eof(self, sid: str, args: list[str]) -> PromptResponse:
+        await self.say(sid, "closing my stdout")
+        sys.stderr.write("test agent: closing stdout but staying alive\n")
+        sys.stderr.flush()
+        os.close(1)
         await asyncio.Event().wait()
         return PromptResponse(stop_reason="end_turn")
 

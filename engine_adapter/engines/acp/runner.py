@@ -90,6 +90,9 @@ class AcpRunner:
             keeps the grant and answers later requests itself).
     """
 
+    exit_wait = 2.0
+    """Seconds a broken connection waits for the agent to exit, to report how it ended."""
+
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
@@ -218,7 +221,7 @@ class AcpRunner:
                                 f"needs stdout to itself): {process.transport.garbage!r}")
         if process is not None:
             if process.returncode is None:
-                await process.wait_exit(2.0)
+                await process.wait_exit(self.exit_wait)
             if process.returncode is not None:
                 return AgentFailure(f"the agent {process.describe_exit()} during {what}")
             return AgentFailure(f"the agent closed its connection during {what}")
