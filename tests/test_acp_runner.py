@@ -177,6 +177,7 @@ def test_destructive_command_is_tier_4_and_never_granted(shared):
                            answer=approve(True, True), grants=conversation.grants)
     requested = next(e for e in events if e.type == "approval_requested")
     assert requested.tier == 4
+    assert requested.reason.endswith("(destructive: recursive or forced removal)")
     assert conversation.grants == []
     assert _end(events).result == "selected allow_once"
 

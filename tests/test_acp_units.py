@@ -26,7 +26,7 @@ from engine_adapter.engines.acp.mapping import UpdateMapper
 from engine_adapter.engines.acp.permissions import (
     approval_input,
     choose_option,
-    is_destructive,
+    destructive_reason,
     same_command,
     tier_for,
 )
@@ -62,17 +62,19 @@ def test_clean_stderr_drops_colour_and_clean_json_caps():
     ("execute", {"command": "rm -rf build"}, 4), ("execute", {"command": ["sudo", "ls"]}, 4),
     ("execute", {"command": "git push --force origin main"}, 4),
     ("execute", {"command": "git reset --hard HEAD~1"}, 4),
-    ("execute", {"command": "make && rm x"}, 4), ("execute", {"command": "bash -c 'rm x'"}, 4),
+    ("execute", {"command": "make && rm -rf x"}, 4),
+    ("execute", {"command": "bash -c 'rm -rf x'"}, 4),
     ("execute", {"command": "git status"}, 3), ("execute", {"command": "git push"}, 3),
+    ("read", {"command": "cat x > /etc/passwd"}, 4),  # the kind does not lower a command's tier
 ])
-def test_tier_from_kind_and_destructive_commands(kind, raw, tier):
-    assert tier_for(kind, raw) == tier
+def test_tier_from_kind_and_destructive_commands(kind, raw, tier, tmp_path):
+    assert tier_for(kind, raw, str(tmp_path)) == tier
 
 
-def test_is_destructive_looks_at_program_names_not_substrings():
-    assert not is_destructive("grep -r format src")  # "rm" inside a word is not rm
-    assert is_destructive("/bin/rm file")
-    assert is_destructive("mkfs.ext4 /dev/sda1")
+def test_destructive_reason_comes_from_the_shared_classifier(tmp_path):
+    assert destructive_reason({"command": "git push --force"}, str(tmp_path)) == "forced push"
+    assert destructive_reason({"command": "grep -r format src"}, str(tmp_path)) is None
+    assert destructive_reason({"path": "x"}, str(tmp_path)) is None
 
 
 def test_approval_input_makes_commands_grantable_and_keeps_what_matters(tmp_path):

@@ -49,6 +49,7 @@ from .permissions import (
     approval_input,
     choose_option,
     command_of,
+    destructive_reason,
     same_command,
     tier_for,
 )
@@ -116,7 +117,7 @@ class AcpClient:
         self.run: RunContext | None = None
         self.terminals = Terminals(on_exit=self._terminal_exited)
         self.mapper = UpdateMapper(self._emit, terminal_output=self._terminal_text,
-                                   display_path=self._display_path)
+                                   display_path=self._display_path, workspace=workspace.root)
         self._permits: list[_Permit] = []
         self._ops = itertools.count(1)
         self._terminal_calls: dict[str, tuple[str, float]] = {}  # terminal id -> (call id, t0)
@@ -210,8 +211,11 @@ class AcpClient:
         locations = [clean(loc.path, 1000) for loc in tool_call.locations or []] or (
             known.locations if known else [])
         tool_input = approval_input(raw, locations=locations, workspace=self.workspace.root)
-        tier = tier_for(kind, raw)
+        tier = tier_for(kind, raw, self.workspace.root)
         reason = f"{self.agent_name} asks to {kind}: {title}"
+        why = destructive_reason(raw, self.workspace.root)
+        if why:
+            reason += f" (destructive: {why})"
         allowed = await run.controller.request_approval(call_id, kind, reason, tool_input,
                                                         tier=tier)
         if run.token.cancelled or not run.live:
@@ -331,7 +335,7 @@ class AcpClient:
             tool_input["cwd"] = self.workspace.display(real_cwd)
         if env:
             tool_input["env"] = {clean(v.name, 200): clean(v.value, 2000) for v in env}
-        tier = tier_for("execute", {"argv": argv})
+        tier = tier_for("execute", {"argv": argv}, self.workspace.root)
         shown = clean(shlex.join(argv), 2000)
         permit = self._take_permit(
             lambda p: p.kind == "execute" and p.command is not None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -135,17 +136,20 @@ class UpdateMapper:
     """Maps one ACP session's updates to events, keeping the state that needs (open tool calls,
     the current mode, the cumulative cost, the reply text of the turn).
 
-    `emit` receives each event; `turn` is stamped on the events that carry one.
+    `emit` receives each event; `turn` is stamped on the events that carry one. `workspace`
+    (default: the current directory) is where a call's command would run, for its tier.
     `terminal_output(terminal_id)` renders an embedded terminal the client runs (or `None`).
     """
 
     def __init__(self, emit: Callable[[BaseEvent], None], *,
                  terminal_output: TerminalOutput | None = None,
                  display_path: Callable[[str], str] | None = None,
+                 workspace: str | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.emit = emit
         self.terminal_output = terminal_output
         self.display_path = display_path
+        self.workspace = workspace or os.getcwd()  # judges whether a command is destructive
         self.clock = clock
         self.turn: int | None = None
         self.mode: str | None = None
@@ -208,7 +212,7 @@ class UpdateMapper:
             state = self.tool_calls[call_id] = ToolCallState(call_id, self.clock())
             state.merge(update)
             self.emit(ToolStart(call_id=call_id, tool=state.kind, tool_input=state.tool_input(),
-                                tier=tier_for(state.kind, state.raw_input),
+                                tier=tier_for(state.kind, state.raw_input, self.workspace),
                                 title=state.title or None, kind=state.kind))
         else:
             state.merge(update)

@@ -4,8 +4,9 @@
   `execute` of `git status` also covers the same command asked for later, or run through
   `terminal/create`.
 - The tier comes from the kind: read/search/think 1, fetch/switch_mode 2, edit/delete/move/
-  execute (and anything unknown) 3, and 4 for a command that destroys or escalates (`rm`,
-  `sudo`, `git push --force`, …) — tier 4 is never granted and always asks.
+  execute (and anything unknown) 3, and 4 for a command the built-in engine's shell classifier
+  (`engines.builtin.tiers`) calls destructive (`rm -rf`, `sudo`, `git push --force`, writes
+  outside the workspace, …) — tier 4 is never granted and always asks.
 - The approval input is the raw input's command as `{"command": str}` or `{"argv": [...]}` (so
   `grant_prefix` can compute what `[a] always` would allow) plus any other key the agent sent,
   which makes the call ungrantable unless it is only descriptive: a grant never covers more
@@ -16,38 +17,24 @@
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from ..builtin.tiers import DESTRUCTIVE, classify_command
 from .text import clean, clean_json
 
 __all__ = [
     "approval_input",
     "choose_option",
     "command_of",
-    "is_destructive",
+    "destructive_reason",
     "same_command",
     "tier_for",
 ]
 
 _KIND_TIERS = {"read": 1, "search": 1, "think": 1, "fetch": 2, "switch_mode": 2, "edit": 3,
                "delete": 3, "move": 3, "execute": 3, "other": 3}
-
-# Programs whose every use destroys, overwrites wholesale, or escalates privileges.
-_DESTRUCTIVE_PROGRAMS = frozenset({
-    "rm", "rmdir", "shred", "dd", "mkfs", "fdisk", "parted", "wipefs", "truncate", "sudo", "su",
-    "doas", "shutdown", "reboot", "halt", "poweroff", "kill", "killall", "pkill", "chown",
-    "chmod", "chattr", "unlink",
-})
-# git subcommands and options that throw away work or rewrite what others see.
-_GIT_DESTRUCTIVE = re.compile(
-    r"\bgit\b.*(\bpush\b.*(\s--force\b|\s-f\b|\s--force-with-lease\b|\s--delete\b|\s:\S)"
-    r"|\breset\b.*--hard|\bclean\b.*\s-\w*f|\bcheckout\b.*\s(--\s|\.(\s|$))|\bbranch\b.*\s-D\b"
-    r"|\bstash\b\s+(drop|clear)|\bfilter-branch\b|\breflog\b.*\bexpire\b)")
-_WORD_SPLIT = re.compile(r"[\s;&|()<>`$]+")
-
 
 def command_of(raw_input: Any) -> str | list[str] | None:
     """The command a call's raw input runs: a shell line, an argv list, or `None`."""
@@ -62,30 +49,23 @@ def command_of(raw_input: Any) -> str | list[str] | None:
     return None
 
 
-def _words(command: str | Sequence[str]) -> list[str]:
-    text = command if isinstance(command, str) else " ".join(command)
-    return [w for w in _WORD_SPLIT.split(text) if w]
-
-
-def is_destructive(command: str | Sequence[str]) -> bool:
-    """Whether a command may destroy data or escalate: any word of it (so `a && rm -rf b` and
-    `bash -c 'rm x'` count) names a destructive program, or it is a destructive git use.
-    Errs towards yes: the cost is one more question."""
-    text = command if isinstance(command, str) else shlex.join(command)
-    for word in _words(command):
-        name = os.path.basename(word.strip("'\""))
-        if name in _DESTRUCTIVE_PROGRAMS or name.startswith("mkfs"):
-            return True
-    return _GIT_DESTRUCTIVE.search(text) is not None
-
-
-def tier_for(kind: str | None, raw_input: Any) -> int:
-    """The cockpit tier of an agent's tool call of `kind` with `raw_input`."""
+def tier_for(kind: str | None, raw_input: Any, workspace: str) -> int:
+    """The cockpit tier of an agent's tool call of `kind` with `raw_input`: the kind's tier,
+    or 4 when its command is destructive (the built-in engine's shell classifier decides)."""
     tier = _KIND_TIERS.get(kind or "other", 3)
     command = command_of(raw_input)
-    if command is not None and is_destructive(command):
-        return 4
+    if command is not None and classify_command(command, workspace).tier >= DESTRUCTIVE:
+        return DESTRUCTIVE
     return tier
+
+
+def destructive_reason(raw_input: Any, workspace: str) -> str | None:
+    """Why a call's command is tier 4 ("forced push", …), or `None` if it is not."""
+    command = command_of(raw_input)
+    if command is None:
+        return None
+    verdict = classify_command(command, workspace)
+    return verdict.reason if verdict.tier >= DESTRUCTIVE else None
 
 
 def approval_input(raw_input: Any, *, locations: Sequence[str] = (),
