@@ -71,6 +71,7 @@ _BAD_FIELDS: dict[str, tuple[str, object]] = {
 _VALIDATORS = {code: EVENT_TYPES[name].__pydantic_validator__.validate_json
                for name, code in TYPE_CODES.items()}
 _CHUNK = 8 << 20  # read the file 8 MiB at a time while scanning
+_READ_BLOCK = 1 << 20  # lines are read back for folding about 1 MiB at a time (less held)
 
 
 def classify(raw: bytes) -> int:
@@ -300,7 +301,7 @@ class JournalIndex:
         while position < stop:
             block_end = position
             begin = offsets[position]
-            while block_end < stop and offsets[block_end] - begin < _CHUNK:
+            while block_end < stop and offsets[block_end] - begin < _READ_BLOCK:
                 block_end += 1
             block_end = max(block_end, position + 1)
             first, last = self.span(position, block_end)

@@ -88,6 +88,7 @@ class JournalReplay:
             if position + 1 == mark:
                 # What the pass has built lives as long as the viewer: keep the collector from
                 # walking it again and again (full collections over millions of objects).
+                self._join_messages()  # one string per finished message, not thousands
                 gc.freeze()
                 next_freeze = position + 1 + _FREEZE_EVERY
                 if position + 1 == next_checkpoint:
