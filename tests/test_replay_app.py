@@ -295,3 +295,23 @@ def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> No
             assert app.replay_screen.path.name == "20260101-000000-a.jsonl"
 
     asyncio.run(main())
+
+
+def test_i_shows_the_raw_events_behind_a_transcript_row_and_help_lists_replay_keys(journal):
+    path, events = journal
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("end", "up", "i")  # the last transcript row: the run's end
+            from cockpit.screens import HelpScreen, PagerScreen
+
+            assert isinstance(app.screen, PagerScreen)
+            assert '"type":"agent_end"' in app.screen._text.replace(" ", "")
+            await pilot.press("escape", "question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape", "q")
+            await until(pilot, lambda: not app.is_running)
+
+    asyncio.run(main())

@@ -328,10 +328,9 @@ class ReplayScreen(Screen[None]):
         if step > 0:
             found = pattern.search(data, start + 1)
             return found.start() if found else None
-        best = None
-        for found in pattern.finditer(data, 0, max(0, start)):
-            best = found.start()
-        return best
+        # Backwards: search the reversed prefix (one C-speed copy), not every earlier match.
+        found = pattern.search(data[max(0, start) - 1::-1]) if start > 0 else None
+        return start - 1 - found.start() if found else None
 
     def _move(self, target: int | None, what: str) -> None:
         if target is None:

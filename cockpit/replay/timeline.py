@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from array import array
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.text import Text
 from textual.widget import Widget
@@ -99,6 +100,7 @@ class Timeline(Widget):
         super().__init__(id=id)
         self.state = TimelineState()
         self.markers = Markers()
+        self._cells: tuple[tuple[int, ...], list[str], list[Any]] | None = None
 
     def update_state(self, **changes: object) -> None:
         """Change what the bar says and redraw it."""
@@ -133,28 +135,37 @@ class Timeline(Widget):
                 info.append(f"  {extra}", style)
         return Text("\n").join([strip, info])
 
-    def _strip(self, width: int, palette: object) -> Text:
+    def _strip(self, width: int, palette: Any) -> Text:
         state = self.state
         total = state.total
-        cells = [" "] * width
-        styles: list[object | None] = [None] * width
-        if total:
-            colours = {"error": palette.error, "failure": palette.error,  # type: ignore[attr-defined]
-                       "denial": palette.warning, "approval": palette.accent,  # type: ignore[attr-defined]
-                       "verified": palette.success}  # type: ignore[attr-defined]
-            # Least important first, so a more important marker overwrites its cell.
-            for kind in reversed(list(MARKER_KINDS)):
-                glyph = MARKER_KINDS[kind][0]
-                for position in self.markers.positions[kind]:
-                    cell = min(width - 1, position * width // total)
-                    cells[cell], styles[cell] = glyph, colours[kind]
+        key = (width, total, id(palette), *(len(a) for a in self.markers.positions.values()))
+        if self._cells is not None and self._cells[0] == key:  # same markers: reuse the cells
+            cells, styles = self._cells[1], self._cells[2]
+        else:
+            cells, styles = self._marker_cells(width, total, palette)
+            self._cells = (key, cells, styles)
         text = Text(no_wrap=True)
         cursor_cell = (min(width - 1, state.cursor * width // total)
                        if total and state.cursor >= 0 else -1)
-        rule = palette.dim  # type: ignore[attr-defined]
         for i, (glyph, style) in enumerate(zip(cells, styles, strict=True)):
             if i == cursor_cell:
-                text.append("┃" if glyph == " " else glyph, palette.primary + palette.selected)  # type: ignore[attr-defined]
+                text.append("┃" if glyph == " " else glyph, palette.primary + palette.selected)
             else:
-                text.append("─" if glyph == " " else glyph, style or rule)
+                text.append("─" if glyph == " " else glyph, style or palette.dim)
         return text
+
+    def _marker_cells(self, width: int, total: int,
+                      palette: Any) -> tuple[list[str], list[Any]]:
+        """One glyph a cell: the most important marker among the events the cell covers."""
+        cells = [" "] * width
+        styles: list[Any] = [None] * width
+        if not total:
+            return cells, styles
+        colours = {"error": palette.error, "failure": palette.error, "denial": palette.warning,
+                   "approval": palette.accent, "verified": palette.success}
+        for kind in reversed(list(MARKER_KINDS)):  # least important first: overwritten
+            glyph = MARKER_KINDS[kind][0]
+            for position in self.markers.positions[kind]:
+                cell = min(width - 1, position * width // total)
+                cells[cell], styles[cell] = glyph, colours[kind]
+        return cells, styles
