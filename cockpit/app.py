@@ -20,7 +20,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Keymap
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker
 
 from engine_adapter import Session
@@ -33,6 +33,7 @@ from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
 from .widgets import ChangeSet, FramePump, RunDisplay, Transcript
 from .widgets.approval import always_text
 from .widgets.items import item_text
+from .widgets.key_hints import KeyHints
 from .widgets.text import clean, clean_line
 
 __all__ = ["CockpitApp", "ThemedApp"]
@@ -164,7 +165,7 @@ class CockpitApp(ThemedApp):
             yield Static("", id="end-text")
             yield Input(placeholder="next task — enter runs it in this session (grants carry "
                         "over)", id="next-task", max_length=20_000)
-        yield Footer()
+        yield KeyHints(id="keys")
 
     def _on_mount_cockpit(self) -> None:
         if self.config.keymap:
@@ -241,7 +242,16 @@ class CockpitApp(ThemedApp):
             return
         # Answer the request the human is looking at (by id): a stale double press is a no-op.
         self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember)
-        self.pump.flush()  # the answer is on the very next frame
+        self.pump.flush()
+        self._paint_now()
+
+    def _paint_now(self) -> None:
+        """Compose the frame now rather than at the screen's next timer tick (up to a frame
+        later): the human who pressed a key sees its effect at once. Uses Textual's private
+        update hook (Textual is pinned); without it, the next tick paints as usual."""
+        update = getattr(self.screen, "_on_timer_update", None)
+        if update is not None and self.screen.is_current:
+            update()
 
     def action_approve(self) -> None:
         """Allow the oldest pending call once."""

@@ -122,6 +122,7 @@ class ApprovalBar(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.approval_id: str | None = None  # the one `y`/`a`/`n` answer
+        self.estimated_height = 0  # rows it covers when shown (see `RunDisplay`)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="approval-head")
@@ -154,8 +155,9 @@ class ApprovalBar(Vertical):
             head.append("  " + clean_line(approval.reason, 2_000), palette.text)
         self.query_one("#approval-head", Static).update(head)
         if changed:
-            self.query_one("#approval-input", Static).update(
-                input_body(approval.tool_input or row.tool_input, palette))
+            body = input_body(approval.tool_input or row.tool_input, palette)
+            self._body_lines = min(20, body.plain.count("\n") + 1)
+            self.query_one("#approval-input", Static).update(body)
             self.query_one("#approval-input-scroll", VerticalScroll).scroll_home(animate=False)
         grantable, sentence = always_text(approval.tool, approval.prefix, approval.tier,
                                           approval.tool_input)
@@ -170,5 +172,9 @@ class ApprovalBar(Vertical):
         if not grantable:
             keys.append(f"\n[a] {sentence}", palette.dim)
         self.query_one("#approval-keys", Static).update(keys)
+        width = max(20, (self.size.width or self.app.size.width) - 2)
+        wrapped = sum(len(line) // width + 1 for line in (head.plain + "\n" + keys.plain)
+                      .split("\n"))
+        self.estimated_height = 1 + wrapped + getattr(self, "_body_lines", 1)
         self.set_class(approval.tier >= 4, "-tier-4")
         self.add_class("-pending")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
+from textual.app import RenderResult
+from textual.widget import Widget
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView
@@ -30,7 +32,7 @@ def format_elapsed(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-class StatusLine(Static):
+class StatusLine(Widget):
     """Task, engine, model, phase, turn, tokens and cost, elapsed, and the run's status.
 
     With a `clock` (the live cockpit passes `time.time`) the elapsed time ticks while the run is
@@ -47,9 +49,13 @@ class StatusLine(Static):
 
     def __init__(self, *, clock: Callable[[], float] | None = None, id: str | None = None,
                  ) -> None:
-        super().__init__("", id=id)
+        super().__init__(id=id)
         self.clock = clock
         self._view: RunView | None = None
+        self._text = Text()
+
+    def render(self) -> RenderResult:
+        return self._text
 
     def on_mount(self) -> None:
         if self.clock is not None:
@@ -87,7 +93,9 @@ class StatusLine(Static):
             if i:
                 bottom.append("  │  ", palette.dim)
             bottom.append(value, palette.dim if i else palette.accent)
-        self.update(Text("\n").join([top, bottom]))
+        # A fixed-size widget: a repaint, not a layout pass (this runs every frame in a flood).
+        self._text = Text("\n").join([top, bottom])
+        self.refresh()
 
     def _elapsed(self, view: RunView) -> str:
         if view.started_ts is None:

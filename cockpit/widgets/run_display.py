@@ -31,7 +31,8 @@ class RunDisplay(Vertical):
     """Status line, transcript, verification, grants and approval bar for one run."""
 
     DEFAULT_CSS = """
-    RunDisplay { height: 1fr; }
+    RunDisplay { height: 1fr; layers: base overlay; }
+    RunDisplay > ApprovalBar { layer: overlay; dock: bottom; }
     RunDisplay #run-body { height: 1fr; }
     RunDisplay #run-side {
         width: 44;
@@ -72,7 +73,7 @@ class RunDisplay(Vertical):
         self.query_one(StatusLine).show(view)
         self.query_one(VerificationPanel).show(view)
         self.query_one(GrantsPanel).show(view)
-        self.approval_bar.show(view)
+        self._show_approval(view)
         self.transcript.show(view)
 
     def apply_changes(self, view: RunView, changes: ChangeSet) -> None:
@@ -86,9 +87,17 @@ class RunDisplay(Vertical):
         if parts & GRANTS:
             self.query_one(GrantsPanel).show(view)
         if parts & APPROVALS:
-            self.approval_bar.show(view)
+            self._show_approval(view)
         if changes.items or len(view.items) != self.transcript.item_count:
             self.transcript.update_items(view, changes.items)
+
+    def _show_approval(self, view: RunView) -> None:
+        # The bar floats over the bottom of the transcript (its own layer), so showing it does
+        # not resize — and re-render — everything else; the transcript keeps as many blank rows
+        # below its last item, so the row awaiting approval stays in sight.
+        bar = self.approval_bar
+        bar.show(view)
+        self.transcript.reserve_rows(bar.estimated_height if bar.approval_id else 0)
 
     def refresh_theme(self) -> None:
         """Re-render everything after a theme change (colours are baked into cached rows)."""

@@ -36,7 +36,7 @@ __all__ = ["Transcript"]
 CACHE_ITEMS = 1_500  # rendered items kept; everything else is re-rendered when scrolled to
 # `show()` of a huge view (a replay jump into a million-event run) renders only the last this
 # many items to measure them; earlier ones get an estimated height, corrected when first drawn.
-EXACT_MEASURE = 200
+EXACT_MEASURE = 64
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -77,6 +77,7 @@ class Transcript(ScrollView, can_focus=True):
         self._cache: OrderedDict[int, list[Strip]] = OrderedDict()
         self._expanded: set[int] = set()
         self._open: set[int] = set()  # messages drawn while still streaming
+        self._reserve = 0  # blank rows below the last item (room for the approval bar)
         self._estimated: set[int] = set()  # items whose height is a guess until drawn
         self._width = 0
         self.cursor = -1  # selected item; -1 = none (following the run)
@@ -182,10 +183,38 @@ class Transcript(ScrollView, can_focus=True):
                 total += heights[index]
             self._total = total
 
+    def _set_virtual_height(self, total: int) -> None:
+        """Grow or shrink the scrollable height without a layout pass when possible.
+
+        `virtual_size` is a layout reactive: setting it re-lays out (and repaints) the whole
+        screen, which during a flood would happen every frame. Unless the scrollbar appears or
+        goes, the new height is set quietly and the scrollbar told directly.
+        """
+        size = Size(self._width, total)
+        if size == self.virtual_size:
+            return
+        window = self.scrollable_content_region.height
+        if not self.is_mounted or (self.virtual_size.height > window) != (total > window) \
+                or size.width != self.virtual_size.width:
+            self.virtual_size = size
+            return
+        self.set_reactive(Transcript.virtual_size, size)
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = total
+            bar.window_size = window
+
+    def reserve_rows(self, rows: int) -> None:
+        """Keep `rows` blank rows below the last item (something floats over the bottom)."""
+        if rows != self._reserve:
+            self._reserve = rows
+            self._after_change()
+
     def _after_change(self) -> None:
-        self.virtual_size = Size(self._width, self._total)
+        total = self._total + self._reserve
+        self._set_virtual_height(total)
         if self.follow:
-            self.scroll_to(y=max(0, self._total - self.scrollable_content_region.height),
+            self.scroll_to(y=max(0, total - self.scrollable_content_region.height),
                            animate=False, immediate=True)
         self.refresh()
 
@@ -303,7 +332,7 @@ class Transcript(ScrollView, can_focus=True):
                 self.post_message(self.OpenPager(item))
         self._cache.pop(item.index, None)
         self._remeasure([item.index])
-        self.virtual_size = Size(self._width, self._total)
+        self._set_virtual_height(self._total + self._reserve)
         self.select(item.index)
 
     def action_inspect(self) -> None:

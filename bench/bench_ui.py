@@ -1,0 +1,359 @@
+"""UI benchmark of the live cockpit: key→frame latency and memory under a flood of events.
+
+Run:  .venv/bin/python bench/bench_ui.py [--events 100000] [--rate 5000] [--idle-seconds 5]
+
+What it measures, each beside a baseline from the same run (these machines are shared and
+noisy: ratios travel, absolute numbers do not):
+
+- flood: a flood engine emits `--events` events at `--rate`/s (streamed text, tool calls, turn
+  boundaries) while a tool call asks for approval every ~50 ms; the benchmark presses `y` for
+  each (a real key event through the driver) and times key → the next composed frame. Beside
+  it: the same app, same approvals, no flood ("idle"). Also RSS growth per 100k events.
+- a single 10 MB tool output: from the engine's emit to the frame that shows it; baseline a
+  one-line output.
+- startup: constructing the app to its first frame; baseline a bare Textual app.
+
+Frames are timed through `App._display` (called once per composed frame, also headless; private
+API, which is why Textual is pinned). Targets (issue 4): p95 ≤ 40 ms, max ≤ 80 ms, RSS growth ≤
+60 MiB per 100k events, 10 MB output ≤ 0.1 s, startup ≤ 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from cockpit.app import CockpitApp
+from engine_adapter import (
+    AgentEnd,
+    AgentStart,
+    ModelUpdate,
+    ModelUsage,
+    Session,
+    TaskState,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+    TurnStart,
+)
+
+SIZE = (160, 48)
+now = time.perf_counter
+
+
+def rss_mib() -> float:
+    """Resident set size now (Linux), in MiB."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class FloodEngine:
+    """Emits `events` events at `rate`/s while asking for approval every `every` seconds."""
+
+    def __init__(self, events: int, rate: float, every: float = 0.05) -> None:
+        self.total, self.rate, self.every = events, rate, every
+        self.event_sink: Any = None
+        self.approval_controller: Any = None
+        self.cancel_token: Any = None
+        self.emitted = 0
+        self.flood_done = asyncio.Event()
+
+    async def _flood(self) -> None:
+        emit = self.event_sink.emit
+        tick = 0.01
+        per_tick = max(1, int(self.rate * tick))
+        start = now()
+        turn = 1
+        i = 0
+        while i < self.total and not self.cancel_token.cancelled:
+            for _ in range(per_tick):
+                k = i % 50
+                if k == 0:
+                    emit(TurnStart(turn=turn))
+                elif k == 48:
+                    emit(ModelUsage(model="flood", input_tokens=100, output_tokens=20))
+                elif k == 49:
+                    emit(TurnEnd(turn=turn, stop_reason="tool_use"))
+                    turn += 1
+                elif k == 20:
+                    emit(ToolStart(call_id=f"f{i}", tool="read_file",
+                                   tool_input={"path": f"src/m{i}.py"}, tier=1))
+                elif k == 21:
+                    emit(ToolEnd(call_id=f"f{i - 1}", tool="read_file", ok=True,
+                                 output="import os\n" * 8, duration_ms=0.4))
+                else:
+                    emit(ModelUpdate(turn=turn, text=f"token {i} "))
+                i += 1
+                if i >= self.total:
+                    break
+            self.emitted = i
+            # Pace to the wall clock so bursts after a slow frame catch up, as a real flood would.
+            await asyncio.sleep(max(0.0, start + i / self.rate - now()))
+        self.flood_done.set()
+
+    async def _approvals(self, stop: asyncio.Event) -> None:
+        n = 0
+        while not stop.is_set() and not self.cancel_token.cancelled:
+            await asyncio.sleep(self.every)
+            call_id = f"a{n}"
+            n += 1
+            tool_input = {"command": f"git diff --stat HEAD~{n}"}
+            allowed = await self.approval_controller.request_approval(
+                call_id, "shell", "flood approval", tool_input, tier=3)
+            if allowed:
+                self.event_sink.emit(ToolStart(call_id=call_id, tool="shell",
+                                               tool_input=tool_input, tier=3))
+                self.event_sink.emit(ToolEnd(call_id=call_id, tool="shell", ok=True,
+                                             output="1 file changed", duration_ms=1.0))
+
+    async def run(self, state: TaskState) -> TaskState:
+        self.event_sink.emit(AgentStart(task=state.task, engine="flood"))
+        stop = asyncio.Event()
+        approvals = asyncio.create_task(self._approvals(stop))
+        if self.total:
+            await self._flood()
+        else:
+            await asyncio.sleep(self.rate)  # idle: `rate` is the duration in seconds
+        stop.set()
+        await approvals
+        self.event_sink.emit(AgentEnd(status="completed", result="flood done"))
+        return state
+
+
+class TimedCockpit(CockpitApp):
+    """The cockpit with frame timing and key→frame latency recording."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session, theme="cockpit-dark", remember_theme=False)
+        self.first_frame: float | None = None
+        self.key_sent: float | None = None
+        self.key_handled = False
+        self.latencies: list[float] = []
+        self.frame_hook: Any = None
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        super()._display(screen, renderable)
+        if renderable is None:
+            return
+        t = now()
+        if self.first_frame is None:
+            self.first_frame = t
+        if self.key_sent is not None and self.key_handled:
+            self.latencies.append(t - self.key_sent)
+            self.key_sent = None
+        if self.frame_hook is not None:
+            self.frame_hook(t)
+
+    def action_approve(self) -> None:
+        super().action_approve()
+        if self.key_sent is not None:
+            self.key_handled = True
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def drive(app: TimedCockpit, pilot: Any, done: Any) -> int:
+    """Press `y` (through the driver, like a terminal) for every approval until `done()`."""
+    pressed = 0
+    driver = app._driver
+    while not done():
+        if app.view.pending and app.key_sent is None:
+            app.key_handled = False
+            app.key_sent = now()
+            driver.send_message(events.Key("y", "y"))
+            pressed += 1
+        await asyncio.sleep(0.002)
+    return pressed
+
+
+async def flood_run(n_events: int, rate: float, idle_seconds: float) -> dict[str, Any]:
+    engine = FloodEngine(n_events, rate if n_events else idle_seconds)
+    session = Session(engine, TaskState(task="flood"))
+    app = TimedCockpit(session)
+    gc.collect()
+    rss0 = rss_mib()
+    t0 = now()
+    async with app.run_test(size=SIZE, headless=True) as pilot:
+        pressed = await drive(app, pilot, lambda: session.done)
+        await pilot.pause()
+        elapsed = now() - t0
+        gc.collect()
+        rss1 = rss_mib()
+        events_seen = app.view.events
+    return {"latencies": app.latencies, "pressed": pressed, "rss": rss1 - rss0,
+            "events": events_seen, "seconds": elapsed}
+
+
+class OneOutputEngine:
+    """Starts a tool, waits to be told, then ends it with `size` bytes of output."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.event_sink: Any = None
+        self.approval_controller: Any = None
+        self.cancel_token: Any = None
+        self.go = asyncio.Event()
+        self.emitted_at = 0.0
+
+    async def run(self, state: TaskState) -> TaskState:
+        self.event_sink.emit(AgentStart(task=state.task, engine="bench"))
+        self.event_sink.emit(ToolStart(call_id="big", tool="shell", tool_input={"command": "cat"},
+                                       tier=1))
+        go = asyncio.create_task(self.go.wait())
+        cancelled = asyncio.create_task(self.cancel_token.wait())
+        await asyncio.wait({go, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        go.cancel()
+        cancelled.cancel()
+        if self.cancel_token.cancelled:
+            return state
+        line = "0123456789abcdef" * 6 + "\n"
+        output = line * max(1, self.size // len(line))
+        self.emitted_at = now()
+        self.event_sink.emit(ToolEnd(call_id="big", tool="shell", ok=True, output=output))
+        await self.cancel_token.wait()
+        return state
+
+
+async def output_run(size: int) -> float:
+    engine = OneOutputEngine(size)
+    session = Session(engine, TaskState(task="big output"))
+    app = TimedCockpit(session)
+    shown: list[float] = []
+
+    def on_frame(t: float) -> None:
+        row = app.view.tool_calls.get("big")
+        if row is not None and row.status == "ok" and not shown \
+                and app.query_one("#transcript").item_count == len(app.view.items):
+            shown.append(t)
+
+    app.frame_hook = on_frame
+    async with app.run_test(size=SIZE, headless=True) as pilot:
+        while "big" not in app.view.tool_calls:
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        engine.go.set()
+        while not shown:
+            await asyncio.sleep(0.001)
+        session.cancel()
+        while not session.done:
+            await asyncio.sleep(0.005)
+    return shown[0] - engine.emitted_at
+
+
+async def startup_cockpit() -> float:
+    engine = OneOutputEngine(10)
+    session = Session(engine, TaskState(task="startup"))
+    t0 = now()
+    app = TimedCockpit(session)
+    async with app.run_test(size=SIZE, headless=True):
+        while app.first_frame is None:
+            await asyncio.sleep(0.001)
+        session.cancel()
+        while not session.done:
+            await asyncio.sleep(0.005)
+    return app.first_frame - t0
+
+
+class BareApp(App[None]):
+    first_frame: float | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("hello")
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None and self.first_frame is None:
+            self.first_frame = now()
+
+
+async def startup_bare() -> float:
+    t0 = now()
+    app = BareApp()
+    async with app.run_test(size=SIZE, headless=True):
+        while app.first_frame is None:
+            await asyncio.sleep(0.001)
+    return app.first_frame - t0
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=100_000, help="flood events (100000)")
+    parser.add_argument("--rate", type=float, default=5_000, help="flood events a second (5000)")
+    parser.add_argument("--idle-seconds", type=float, default=5.0,
+                        help="length of the idle baseline run (5)")
+    parser.add_argument("--output-mb", type=float, default=10.0, help="big output size (10)")
+    args = parser.parse_args()
+
+    # Warm up imports and caches so the first measured run is not paying for them.
+    asyncio.run(startup_bare())
+    startup_base = min(asyncio.run(startup_bare()) for _ in range(3))
+    startup = min(asyncio.run(startup_cockpit()) for _ in range(3))
+    small = min(asyncio.run(output_run(100)) for _ in range(3))
+    big = min(asyncio.run(output_run(int(args.output_mb * 1_000_000))) for _ in range(3))
+    idle = asyncio.run(flood_run(0, args.rate, args.idle_seconds))
+    flood = asyncio.run(flood_run(args.events, args.rate, args.idle_seconds))
+
+    per_100k = flood["rss"] * 100_000 / max(1, flood["events"])
+    rows = [
+        ("key→frame p50 (ms)", pct(idle["latencies"], 0.5), pct(flood["latencies"], 0.5), None),
+        ("key→frame p95 (ms)", pct(idle["latencies"], 0.95), pct(flood["latencies"], 0.95),
+         0.040),
+        ("key→frame max (ms)", max(idle["latencies"], default=float("nan")),
+         max(flood["latencies"], default=float("nan")), 0.080),
+    ]
+    print(f"\ncockpit UI benchmark  (Textual headless {SIZE[0]}x{SIZE[1]}, "
+          f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
+    print(f"flood: {flood['events']:,} events in {flood['seconds']:.1f} s "
+          f"({flood['events'] / flood['seconds']:,.0f}/s), {flood['pressed']} approvals by key; "
+          f"idle: {idle['events']:,} events in {idle['seconds']:.1f} s, "
+          f"{idle['pressed']} approvals\n")
+    print(f"{'measure':<34}{'baseline':>12}{'cockpit':>12}{'ratio':>8}{'target':>10}  ok")
+    print("-" * 82)
+    for name, base, value, target in rows:
+        ok = "" if target is None else ("yes" if value <= target else "NO")
+        tgt = "" if target is None else ms(target).strip()
+        print(f"{name + ' (idle | flood)':<34}{ms(base):>12}{ms(value):>12}"
+              f"{value / base if base else float('nan'):>8.2f}{tgt:>10}  {ok}")
+    print(f"{'RSS growth MiB/100k (idle | flood)':<34}{idle['rss']:>12.1f}{per_100k:>12.1f}"
+          f"{'':>8}{'60':>10}  {'yes' if per_100k <= 60 else 'NO'}")
+    print(f"{f'{args.output_mb:g} MB output to screen (ms)':<34}{ms(small):>12}{ms(big):>12}"
+          f"{big / small:>8.2f}{'100':>10}  {'yes' if big <= 0.1 else 'NO'}")
+    print(f"{'startup to first frame (ms)':<34}{ms(startup_base):>12}{ms(startup):>12}"
+          f"{startup / startup_base:>8.2f}{'500':>10}  {'yes' if startup <= 0.5 else 'NO'}")
+    print("\nbaselines: key→frame and RSS = the same app with no flood; 10 MB output = a 100-byte"
+          " output; startup = a bare Textual app with one Static.")
+
+
+if __name__ == "__main__":
+    main()
