@@ -20,7 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
@@ -31,6 +31,7 @@ from ..app import ThemedApp
 from ..keys import bindings
 from ..screens import HelpScreen, PagerScreen
 from ..widgets import ChangeSet, RunDisplay, Transcript
+from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean, clean_line
 from .filter import FilterScreen
 from .keys import REPLAY_SCOPE
@@ -104,7 +105,7 @@ class ReplayScreen(Screen[None]):
         yield Timeline(id="timeline")
         yield Input(placeholder="search the journal (enter searches, escape closes)",
                     id="search", max_length=500)
-        yield Footer()
+        yield KeyHints()
 
     @property
     def display_widget(self) -> RunDisplay:
