@@ -219,15 +219,17 @@ class CockpitApp(ThemedApp):
                     palette.accent if journal else palette.dim)
         if self.next_session is None:
             text.append("\nctrl+q quits", palette.dim)
+        else:
+            text.append("\ntab (or a click) to type the next task · ctrl+q quits", palette.dim)
         self.query_one("#end-text", Static).update(text)
         panel.set_class(view.status == "failed", "-failed")
         panel.set_class(view.status == "cancelled", "-cancelled")
         panel.add_class("-shown")
         next_input = self.query_one("#next-task", Input)
         if self.next_session is not None and not self._quitting:
+            # Shown, not focused: a `y` pressed a moment too late must not start typing a task.
             next_input.add_class("-shown")
             next_input.value = ""
-            next_input.focus()
         else:
             next_input.remove_class("-shown")
 

@@ -39,6 +39,9 @@ TimeoutOption = Annotated[float | None, typer.Option(
 HeadlessOption = Annotated[bool, typer.Option(
     "--headless", help="No TUI: one line per event (also whenever stdout is not a terminal); "
     "no human answers, so asks follow the unattended rules.")]
+ThemeOption = Annotated[str | None, typer.Option(
+    "--theme", metavar="NAME", help="Live cockpit theme: cockpit-dark, cockpit-light, "
+    "cockpit-high-contrast or one of yours (default: the one chosen last).")]
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
     "stays denied.")]
@@ -58,11 +61,11 @@ def _user_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def _present(factory: Any, session: Any, *, tui: bool) -> None:
+def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None) -> None:
     """Show the run, then print where its journal is; exits with the run's code."""
     from .runs import present
 
-    code = present(session, headless=not tui, next_session=factory)
+    code = present(session, headless=not tui, next_session=factory, theme=theme)
     with suppress(BrokenPipeError):
         for path in factory.journals:
             typer.echo(f"journal: {path}")
@@ -81,6 +84,22 @@ def _options(journal: Path | None, unattended: bool, approval_timeout: float | N
                       approval_timeout=approval_timeout, auto_approve=auto_approve)
 
 
+def _theme(name: str | None, tui: bool) -> str | None:
+    """`--theme NAME` checked before anything runs: an unknown name is a clear error."""
+    if name is None or not tui:
+        return name
+    from .runs import SetupError
+    from .themes import load_themes
+
+    known = load_themes()
+    if name not in known:
+        with _user_errors():
+            raise SetupError(f"--theme {name!r}: no such theme; available: "
+                             f"{', '.join(sorted(known))} (or add one to "
+                             "<config dir>/themes, see README)")
+    return name
+
+
 @app.command()
 def demo(
     journal: JournalOption = None,
@@ -88,6 +107,7 @@ def demo(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    theme: ThemeOption = None,
     speed: Annotated[float, typer.Option(
         "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
     ] = 1.0,
@@ -103,7 +123,7 @@ def demo(
         factory, session = start_demo(speed=speed, options=_options(
             journal, unattended, approval_timeout, auto_approve, tui=tui))
     typer.echo(f"demo workspace: {session.state.cwd}")
-    _present(factory, session, tui=tui)
+    _present(factory, session, tui=tui, theme=_theme(theme, tui))
 
 
 @app.command()
@@ -124,6 +144,7 @@ def run(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    theme: ThemeOption = None,
 ) -> None:
     """Run a task with an engine and watch it.
 
@@ -145,7 +166,7 @@ def run(
         else:
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
-    _present(factory, session, tui=tui)
+    _present(factory, session, tui=tui, theme=_theme(theme, tui))
 
 
 @app.command()

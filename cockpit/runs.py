@@ -202,7 +202,7 @@ def engine_factory(spec: str, *, cwd: str | Path | None = None,
 
 def use_tui(headless: bool) -> bool:
     """Whether the live cockpit shows the run (else the headless line view, with no human)."""
-    return False  # until the live cockpit's branch in `present` lands
+    return not headless and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def exit_code(status: str) -> int:
@@ -215,9 +215,16 @@ def present(session: Session, *, headless: bool,
             theme: str | None = None) -> int:
     """Run `session` in front of the user and return the exit code (0: completed).
 
-    The headless view prints one line per event; `next_session` and `theme` are for the live
-    cockpit (`CockpitApp(session, theme=theme, next_session=next_session)`).
+    The headless view prints one line per event; otherwise the live cockpit shows it
+    (`CockpitApp`, which runs the session itself; `next_session` offers a next task).
     """
+    if not headless:
+        from .app import CockpitApp
+
+        app = CockpitApp(session, theme=theme, next_session=next_session)
+        app.run()
+        last = app.sessions[-1] if app.sessions else session
+        return exit_code(last.state.status)
     from .headless import run_headless
 
     state = asyncio.run(run_headless(session))

@@ -14,6 +14,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
+from textual.message import Message
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView, ToolCallItem
@@ -124,6 +126,18 @@ class ApprovalBar(Vertical):
         self.approval_id: str | None = None  # the one `y`/`a`/`n` answer
         self.estimated_height = 0  # rows it covers when shown (see `RunDisplay`)
 
+    class Resized(Message):
+        """The bar's height on screen changed (what it covers of the transcript)."""
+
+        def __init__(self, height: int) -> None:
+            super().__init__()
+            self.height = height
+
+    def on_resize(self, event: Resize) -> None:
+        if self.approval_id is not None and self.outer_size.height != self.estimated_height:
+            self.estimated_height = self.outer_size.height
+            self.post_message(self.Resized(self.estimated_height))
+
     def compose(self) -> ComposeResult:
         yield Static("", id="approval-head")
         with VerticalScroll(id="approval-input-scroll"):
@@ -175,6 +189,6 @@ class ApprovalBar(Vertical):
         width = max(20, (self.size.width or self.app.size.width) - 2)
         wrapped = sum(len(line) // width + 1 for line in (head.plain + "\n" + keys.plain)
                       .split("\n"))
-        self.estimated_height = 1 + wrapped + getattr(self, "_body_lines", 1)
+        self.estimated_height = 2 + wrapped + getattr(self, "_body_lines", 1)
         self.set_class(approval.tier >= 4, "-tier-4")
         self.add_class("-pending")

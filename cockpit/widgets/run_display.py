@@ -99,6 +99,11 @@ class RunDisplay(Vertical):
         bar.show(view)
         self.transcript.reserve_rows(bar.estimated_height if bar.approval_id else 0)
 
+    def on_approval_bar_resized(self, message: ApprovalBar.Resized) -> None:
+        """The bar's real height is known: keep exactly that much room below the items."""
+        if self.approval_bar.approval_id is not None:
+            self.transcript.reserve_rows(message.height)
+
     def refresh_theme(self) -> None:
         """Re-render everything after a theme change (colours are baked into cached rows)."""
         if self.view is not None:

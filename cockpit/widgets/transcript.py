@@ -223,6 +223,8 @@ class Transcript(ScrollView, can_focus=True):
         if width != self._width:
             self._width = width
             self.refresh_all()
+        elif self.follow:  # shorter or taller: keep the last row in sight
+            self._after_change()
 
     def on_theme_changed(self) -> None:
         """Called by the app when the theme changes: colours are baked into cached rows."""
