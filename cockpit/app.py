@@ -176,6 +176,9 @@ class CockpitApp(ThemedApp):
         self.query_one(Transcript).focus()
         self._start(self.session)
 
+    def on_unmount(self) -> None:
+        self.pump.close()
+
     def _start(self, session: Session) -> None:
         # Subscribe before the run starts so no wake-up is missed; the pump folds from history.
         stream = session.events()

@@ -10,6 +10,7 @@ answer it caused is on the next frame.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -50,10 +51,16 @@ class FramePump:
     """
 
     def __init__(self, fold: RunFold, deliver: Callable[[RunView, ChangeSet], Any], *,
-                 interval: float = FRAME_SECONDS) -> None:
+                 interval: float = FRAME_SECONDS, freeze_every: int | None = 2_000) -> None:
         self.fold = fold
         self.deliver = deliver
         self.interval = interval
+        # A long run keeps every event (the session's history) alive. A full garbage
+        # collection walks all of them — measured: pauses growing past 250 ms by 50k events,
+        # a visibly frozen screen. `gc.freeze()` every few thousand events moves what exists
+        # into the permanent generation, so collections only walk what is new.
+        self.freeze_every = freeze_every
+        self._since_freeze = 0
         self._source: Sequence[Any] = ()
         self._position = 0
         self._handle: asyncio.TimerHandle | None = None
@@ -63,6 +70,8 @@ class FramePump:
         self.flush()
         self._source = source
         self._position = 0
+        if self.freeze_every is not None:
+            gc.freeze()  # what exists now (the app, its widgets) lives as long as the run
 
     def pull(self, changes: ChangeSet) -> ChangeSet:
         """Fold every event not folded yet into `changes`."""
@@ -74,7 +83,11 @@ class FramePump:
             for event in source[self._position:end]:
                 parts, item = apply(event)
                 add(parts, item)
+            self._since_freeze += end - self._position
             self._position = end
+            if self.freeze_every is not None and self._since_freeze >= self.freeze_every:
+                self._since_freeze = 0
+                gc.freeze()
         return changes
 
     def flush(self) -> None:
@@ -103,7 +116,9 @@ class FramePump:
         self.flush()
 
     def close(self) -> None:
-        """Stop any scheduled delivery."""
+        """Stop any scheduled delivery; hand frozen objects back to the collector."""
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+        if self.freeze_every is not None:
+            gc.unfreeze()  # what died while frozen can now be collected

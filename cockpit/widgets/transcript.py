@@ -79,6 +79,7 @@ class Transcript(ScrollView, can_focus=True):
         self._open: set[int] = set()  # messages drawn while still streaming
         self._reserve = 0  # blank rows below the last item (room for the approval bar)
         self._estimated: set[int] = set()  # items whose height is a guess until drawn
+        self._relayout_pending = False
         self._width = 0
         self.cursor = -1  # selected item; -1 = none (following the run)
         self.follow = True
@@ -210,6 +211,10 @@ class Transcript(ScrollView, can_focus=True):
             self._reserve = rows
             self._after_change()
 
+    def _relayout(self) -> None:
+        self._relayout_pending = False
+        self._after_change()
+
     def _after_change(self) -> None:
         total = self._total + self._reserve
         self._set_virtual_height(total)
@@ -244,8 +249,9 @@ class Transcript(ScrollView, can_focus=True):
             self._estimated.discard(index)
             if len(strips) != self._heights[index]:  # the guess was off: lay out again
                 self._remeasure([index])
-                self.virtual_size = Size(self._width, self._total)
-                self.refresh()
+                if not self._relayout_pending:  # once per frame, after it (scroll, follow)
+                    self._relayout_pending = True
+                    self.call_later(self._relayout)
         offset = row - self._starts[index]
         strip = strips[offset] if offset < len(strips) else Strip([])
         if index == self.cursor:
