@@ -10,6 +10,7 @@ inspector's lookup into `Session.history`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Iterable
@@ -249,13 +250,19 @@ class CockpitApp(ThemedApp):
         self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember)
         self.pump.flush()
         self._paint_now()
+        # The refreshes it caused reach the screen through a few message hops; paint again
+        # once they have, instead of waiting for the screen's next timer tick.
+        asyncio.get_running_loop().call_later(0.002, self._paint_now)
 
     def _paint_now(self) -> None:
         """Compose the frame now rather than at the screen's next timer tick (up to a frame
         later): the human who pressed a key sees its effect at once. Uses Textual's private
         update hook (Textual is pinned); without it, the next tick paints as usual."""
-        update = getattr(self.screen, "_on_timer_update", None)
-        if update is not None and self.screen.is_current:
+        if not self.is_running:
+            return
+        screen = self.screen
+        update = getattr(screen, "_on_timer_update", None)
+        if update is not None and screen.is_current:
             update()
 
     def action_approve(self) -> None:
