@@ -315,3 +315,22 @@ def test_i_shows_the_raw_events_behind_a_transcript_row_and_help_lists_replay_ke
             await until(pilot, lambda: not app.is_running)
 
     asyncio.run(main())
+
+
+def test_a_jump_to_the_end_shows_the_bottom_of_the_transcript(tmp_path) -> None:
+    events = fixture_events(turns=30)
+    path = tmp_path / "long.jsonl"
+    write(path, events)
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("end")
+            from cockpit.widgets import Transcript
+
+            transcript = app.replay_screen.query_one(Transcript)
+            await until(pilot, lambda: transcript.max_scroll_y > 0
+                        and transcript.scroll_y == transcript.max_scroll_y)
+
+    asyncio.run(main())

@@ -297,10 +297,24 @@ class ReplayScreen(Screen[None]):
         self.display_widget.show(view)
         self._shown()
 
+    def _stick_to_bottom(self, tries: int) -> None:
+        """Keep a following transcript at its bottom after a jump. A jump from a short view to
+        a long one makes the scrollbar appear, and Textual ignores a scroll until that layout
+        is done: try again after each refresh until the scroll holds."""
+        transcript = self.query_one(Transcript)
+        if not transcript.follow:
+            return
+        bottom = transcript.max_scroll_y
+        if transcript.scroll_y != bottom:
+            transcript.scroll_to(y=bottom, animate=False, immediate=True)
+        if tries and (transcript.scroll_y != bottom or not transcript.allow_vertical_scroll):
+            self.call_after_refresh(self._stick_to_bottom, tries - 1)
+
     def _shown(self) -> None:
         replay = self.replay
         assert replay is not None
         self.position_shown = self.cursor
+        self._stick_to_bottom(8)
         self._was_at_end = self.cursor == len(replay) - 1
         code = replay.index.codes[self.cursor]
         kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
