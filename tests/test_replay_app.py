@@ -289,7 +289,7 @@ def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> No
             table = app.screen.query_one(DataTable)
             assert table.row_count == 2
             assert "second" in str(table.get_row_at(0)[3])  # newest first
-            assert table.get_row_at(0)[1] == "running?"
+            assert str(table.get_row_at(0)[1]) == "running?"
             await pilot.press("down", "enter")
             await until(pilot, lambda: opened(app))
             assert app.replay_screen.path.name == "20260101-000000-a.jsonl"
@@ -298,7 +298,7 @@ def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> No
 
 
 def test_i_shows_the_raw_events_behind_a_transcript_row_and_help_lists_replay_keys(journal):
-    path, events = journal
+    path, _ = journal
 
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
@@ -332,5 +332,27 @@ def test_a_jump_to_the_end_shows_the_bottom_of_the_transcript(tmp_path) -> None:
             transcript = app.replay_screen.query_one(Transcript)
             await until(pilot, lambda: transcript.max_scroll_y > 0
                         and transcript.scroll_y == transcript.max_scroll_y)
+
+    asyncio.run(main())
+
+
+def test_picker_shows_hostile_journal_text_as_text(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    from cockpit.paths import journal_dir
+
+    folder = journal_dir()
+    folder.mkdir(parents=True)
+    (folder / "evil.jsonl").write_text(
+        '{"type":"agent_start","task":"[/] [bold]x\\u001b[31m","engine":"e","seq":0,"ts":1}\n'
+        '{"type":"agent_end","status":"[/]\\u001b]0;pwned\\u0007","seq":1,"ts":2}\n')
+
+    async def main() -> None:
+        app = ReplayApp(remember_theme=False)
+        async with app.run_test(size=(120, 36)):
+            from textual.widgets import DataTable
+
+            row = app.screen.query_one(DataTable).get_row_at(0)
+            assert str(row[1]) == "unknown"
+            assert str(row[3]) == "[/] [bold]x␛[31m"
 
     asyncio.run(main())

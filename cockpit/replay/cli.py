@@ -19,6 +19,11 @@ from .journals import list_journals
 __all__ = ["check_journal", "list_recent", "run_export", "run_replay"]
 
 
+def _printable(text: str) -> str:
+    """`text` with anything a terminal would act on (escapes, controls) shown as `?`."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
 def _error(message: str) -> None:
     print(f"cockpit: {message}", file=sys.stderr)
 
@@ -84,9 +89,9 @@ def list_recent(limit: int = 20) -> int:
     for s in summaries:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
         events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
-        task = " ".join((s.task or "").split())[:60]
-        task = "".join(ch if ch.isprintable() else "?" for ch in task)
-        print(f"{started}  {s.status:<10} {events:>9} events  {task:<60}  {s.path}")
+        task = _printable(" ".join((s.task or "").split())[:60])
+        path = _printable(str(s.path))
+        print(f"{started}  {s.status:<10} {events:>9} events  {task:<60}  {path}")
     return 0
 
 

@@ -18,6 +18,7 @@ __all__ = ["JournalSummary", "list_journals", "summarize"]
 
 _HEAD = 64 << 10  # bytes read for the first event (a task can be long)
 _TAIL = 64 << 10  # bytes read for the last event
+_STATUSES = ("completed", "failed", "cancelled")
 _COUNT_LIMIT = 8 << 20  # count lines exactly below this size; estimate above it
 
 
@@ -78,6 +79,8 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
     last = _last_event(tail) or {}
     task = first.get("task") if first.get("type") == "agent_start" else None
     status = last.get("status") if last.get("type") == "agent_end" else None
+    if status is not None and status not in _STATUSES:  # journal text is untrusted
+        status = "unknown"
     if not first:
         status = "unreadable" if stat.st_size else "empty"
     started = first.get("ts")

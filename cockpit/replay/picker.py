@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -59,8 +60,9 @@ class PickerScreen(Screen[Path | None]):
         table.add_columns("started", "status", "events", "task")
         for i, summary in enumerate(self.journals):
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.started or 0))
-            table.add_row(started, summary.status, describe_length(summary),
-                          clean_line(summary.task or summary.path.name, 100), key=str(i))
+            # Text cells, never str: a DataTable parses str cells as markup.
+            table.add_row(Text(started), Text(summary.status), Text(describe_length(summary)),
+                          Text(clean_line(summary.task or summary.path.name, 100)), key=str(i))
         table.focus()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
