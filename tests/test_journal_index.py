@@ -223,11 +223,13 @@ def test_search_finds_lines_and_counts_each_once(tmp_path) -> None:
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seeks=st.lists(st.integers(min_value=0, max_value=200), min_size=1, max_size=12),
-       spacing=st.sampled_from([1, 3, 7, 50]), fold_first=st.booleans())
+       spacing=st.sampled_from([1, 3, 7, 50]), fold_first=st.booleans(),
+       share=st.booleans())
 def test_state_at_k_equals_folding_the_first_k_events(tmp_path, seeks, spacing,
-                                                      fold_first) -> None:
-    """Whatever sequence of seeks (and whether the checkpoint pass ran), the view at k is the
-    view of folding the first k events directly."""
+                                                      fold_first, share) -> None:
+    """Whatever sequence of seeks (and whether the checkpoint pass ran, and whether views are
+    shared with the checkpoints as the viewer does), the view at k is the view of folding the
+    first k events directly, and no seek changes a stored checkpoint."""
     events = fixture_events(turns=6)
     path = tmp_path / "run.jsonl"
     write(path, events)
@@ -239,9 +241,13 @@ def test_state_at_k_equals_folding_the_first_k_events(tmp_path, seeks, spacing,
     n = len(events)
     for seek in seeks:
         k = seek % (n + 1)
-        view = replay.state_at(k, start=current)
+        view = replay.state_at(k, start=current, share=share)
         assert summary(view) == summary(RunFold().apply_all(events[:k])), k
-        current = (k, view)
+        # The viewer folds forward into what it shows: never into a stored checkpoint.
+        current = (k, view.copy() if replay.is_stored(view) else view)
+    for position in replay.checkpoints:
+        stored = replay.nearest(position)[1]
+        assert summary(stored) == summary(RunFold().apply_all(events[:position])), position
     replay.close()
 
 
