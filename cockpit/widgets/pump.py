@@ -87,7 +87,7 @@ class FramePump:
             self._position = end
             if self.freeze_every is not None and self._since_freeze >= self.freeze_every:
                 self._since_freeze = 0
-                gc.collect(1)  # young cyclic garbage first (~1 ms): frozen, it would stay
+                gc.collect()  # garbage first, or frozen it would stay; walks only the unfrozen
                 gc.freeze()
         return changes
 
