@@ -203,9 +203,12 @@ class ReplayScreen(Screen[None]):
             self.seek(total - 1)
             return
         if total and self.cursor < 0:
-            if self.live_tail and not self.index_complete:
-                return  # a followed journal opens at its end, once the end is known
-            self.seek(total - 1 if self.live_tail else 0)
+            if self.live_tail and self.index_complete:
+                self.seek(total - 1)  # a followed journal opens at its end
+                return
+            # The first event at once; a followed journal then moves to its end once known.
+            self._want_end = self.live_tail
+            self.seek(0)
             return
         if self.live_tail and self._was_at_end and total - 1 > self.cursor and not self.playing:
             self.seek(total - 1)  # following: show what landed
