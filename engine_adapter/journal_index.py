@@ -159,6 +159,7 @@ class JournalIndex:
         self.unknown = 0
         self._line_numbers: dict[int, int] = {}  # position -> line, where blank lines shift
         self._shift = 0
+        self._open_line = False  # the last indexed line had no newline yet (see `settle`)
         self._lock = threading.Lock()  # one scan at a time
 
     def __len__(self) -> int:
@@ -205,6 +206,10 @@ class JournalIndex:
         """Index the whole lines at the start of `data` (file bytes from `self.end`)."""
         find, base, append = data.find, self.end, self._append
         pos = 0
+        if self._open_line:  # `settle()` took an unterminated last event: this ends its line
+            self._open_line = False
+            if data.startswith(b"\n"):
+                pos = 1
         while True:
             nl = find(b"\n", pos)
             if nl < 0:
@@ -270,6 +275,7 @@ class JournalIndex:
             self._append(self.end, classify(raw))
             self.end = size
             self.pending = 0
+            self._open_line = True
             self.torn_tail = False
             return True
 

@@ -157,10 +157,15 @@ def test_bad_input_torn_last_line(tmp_path) -> None:
 def test_a_complete_last_event_without_newline_is_kept(tmp_path) -> None:
     events = fixture_events()
     path = tmp_path / "run.jsonl"
-    write(path, events[:-1], extra=dump_event(events[-1]))
+    write(path, events[:-2], extra=dump_event(events[-2]))
     with JournalIndex(path) as index:
         index.scan()
-        assert index.settle() and len(index) == len(events) and not index.torn_tail
+        assert index.settle() and len(index) == len(events) - 1 and not index.torn_tail
+        with open(path, "ab") as f:  # the writer finishes the line and goes on
+            f.write(b"\n" + dump_event(events[-1]) + b"\n")
+        assert index.scan() == 1
+        assert index.event(len(events) - 1) == events[-1]
+        assert index.line_number(len(events) - 1) == len(events)
 
 
 def test_bad_input_corrupt_middle_line_is_a_marked_gap(tmp_path) -> None:
