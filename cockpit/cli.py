@@ -171,8 +171,11 @@ def run(
 
 @app.command()
 def agents() -> None:
-    """List the Agent Client Protocol agents cockpit knows by name, whether each is installed,
-    the keys it reads, and how to install it. Drive one with `cockpit run --agent NAME TASK`."""
+    """List the Agent Client Protocol agents cockpit knows by name.
+
+    Each with whether it is installed, the keys it reads and how to install it.
+
+    Drive one with `cockpit run --agent NAME TASK`."""
     from .agents import agents_listing
 
     for line in agents_listing():
