@@ -4,14 +4,19 @@ The log is the run's history. Each subscriber is an index into it plus a shared 
 is O(1) whatever the number of subscribers, never awaits and copies nothing, and a subscriber that
 never reads only leaves its own cursor behind. (Per-subscriber queues are what this avoids: with
 back-pressure they block the run, without it they drop events.)
+
+With a `decode` function the log stores items in a compact form (the Session stores each event
+as its journal line: bytes, which the garbage collector never walks) and hands out decoded items.
+The most recent decoded items are kept, so readers that keep up share one object and never
+decode; only a reader far behind pays for decoding.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Sequence
-from typing import Generic, TypeVar, overload
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Generic, TypeVar, overload
 
 __all__ = ["EventLog"]
 
@@ -26,8 +31,11 @@ class EventLog(Sequence[T], Generic[T]):
     once the log is `close()`d, after the last item.
     """
 
-    def __init__(self) -> None:
-        self._items: list[T] = []
+    def __init__(self, decode: Callable[[Any], T] | None = None, *, window: int = 4096) -> None:
+        self._items: list[Any] = []
+        self._decode = decode
+        self._window = window
+        self._recent: dict[int, T] = {}  # index -> decoded item, for the newest `window` reads
         self._closed = False
         # One future shared by every reader that is waiting: appending wakes them all at once.
         self._wakeup: asyncio.Future[None] | None = None
@@ -43,10 +51,33 @@ class EventLog(Sequence[T], Generic[T]):
     @overload
     def __getitem__(self, index: slice) -> Sequence[T]: ...
     def __getitem__(self, index: int | slice) -> T | Sequence[T]:
-        return self._items[index]
+        if self._decode is None:
+            return self._items[index]
+        if isinstance(index, slice):
+            return [self._get(i) for i in range(*index.indices(len(self._items)))]
+        if index < 0:
+            index += len(self._items)
+            if index < 0:
+                raise IndexError("log index out of range")
+        return self._get(index)
 
-    def __iter__(self):  # noqa: ANN204 - a plain iterator over a snapshot of the items
-        return iter(self._items)
+    def __iter__(self):  # noqa: ANN204 - iterates what the log holds now
+        if self._decode is None:
+            return iter(self._items)
+        return (self._get(i) for i in range(len(self._items)))
+
+    def _get(self, index: int) -> T:
+        item = self._recent.get(index)
+        if item is None:
+            item = self._decode(self._items[index])  # type: ignore[misc]
+            self._remember(index, item)
+        return item
+
+    def _remember(self, index: int, item: T) -> None:
+        recent = self._recent
+        recent[index] = item
+        if len(recent) > self._window:
+            del recent[next(iter(recent))]  # the oldest remembered
 
     @property
     def closed(self) -> bool:
@@ -54,9 +85,14 @@ class EventLog(Sequence[T], Generic[T]):
         return self._closed
 
     # Writing -----------------------------------------------------------------------------------
-    def append(self, item: T) -> None:
-        """Add one item and wake waiting readers. O(1); never blocks."""
+    def append(self, item: Any, decoded: T | None = None) -> None:
+        """Add one item and wake waiting readers. O(1); never blocks.
+
+        With a `decode` function, `item` is the stored (compact) form and `decoded`, when
+        given, is what decoding it would give: readers get that very object."""
         self._items.append(item)
+        if decoded is not None and self._decode is not None:
+            self._remember(len(self._items) - 1, decoded)
         if self._wakeup is not None:
             self._wake()
 
@@ -85,9 +121,10 @@ class EventLog(Sequence[T], Generic[T]):
 
     async def _follow(self, position: int, is_last) -> AsyncIterator[T]:  # noqa: ANN001
         items = self._items
+        get = self._get if self._decode is not None else items.__getitem__
         while True:
             if position < len(items):
-                item = items[position]
+                item = get(position)
                 position += 1
                 yield item
                 if is_last is not None and is_last(item):

@@ -66,9 +66,13 @@ class JsonlEventJournal:
         with contextlib.suppress(OSError):  # best effort: a read-only tail is still appendable
             _repair_tail(self._fd, self.path)
 
-    def write(self, event: BaseEvent) -> None:
-        """Append one event as one line, in one `write` call, and flush it to the kernel."""
-        data = event.__pydantic_serializer__.to_json(event) + b"\n"
+    def write(self, event: BaseEvent, *, line: bytes | None = None) -> None:
+        """Append one event as one line, in one `write` call, and flush it to the kernel.
+
+        `line` is the event already serialised (`dump_event(event) + b"\\n"`), when the caller
+        has it: the Session serialises each event once, for the journal and its history alike.
+        """
+        data = line if line is not None else event.__pydantic_serializer__.to_json(event) + b"\n"
         try:
             written = os.write(self._fd, data)  # type: ignore[arg-type]
             if written != len(data):  # a short write (signal, full disk): finish the line

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from .bus import EventLog
 from .events import (
+    EVENT_ADAPTER,
     AgentEnd,
     ApprovalRequested,
     ApprovalResolved,
@@ -163,7 +164,9 @@ class Session:
         self.auto_approve = auto_approve
         self.cancel_token = SessionCancelToken()
         self.journal_error: str | None = None
-        self._log: EventLog[HarnessEvent] = EventLog()
+        # History holds each event as its journal line (bytes: compact, and never walked by the
+        # garbage collector); the recent ones stay decoded for readers that keep up.
+        self._log: EventLog[HarnessEvent] = EventLog(EVENT_ADAPTER.validate_json)
         self._lock = threading.Lock()
         self._pending: dict[str, PendingApproval] = {}
         self._answered: set[str] = set()
@@ -210,14 +213,19 @@ class Session:
             else:
                 event = event.model_copy(
                     update={"session_id": self.session_id, "seq": seq, "ts": time.time()})
+            # Serialised once: the journal line is also the compact form history keeps.
+            line = event.__pydantic_serializer__.to_json(event) + b"\n"
             journal = self.journal
             if journal is not None and self.journal_error is None:
                 try:
-                    journal.write(event)
+                    if isinstance(journal, JsonlEventJournal):
+                        journal.write(event, line=line)
+                    else:
+                        journal.write(event)
                 except JournalError as exc:
                     self.journal_error = str(exc)
                     log.error("journal write failed: %s", exc)
-            self._log.append(event)  # type: ignore[arg-type]
+            self._log.append(line, event)  # type: ignore[arg-type]
             etype = event.type
         if etype == "agent_end":
             self._ended = True
