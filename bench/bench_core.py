@@ -1,7 +1,8 @@
 """Benchmark of the session boundary: emit, journal, read back, fold.
 
 "emit … N observers" times the run plus N readers each draining every event (delivery, end to
-end); "idle observers" are subscribed but never read.
+end); "idle observers" are subscribed but never read. The engine yields to the event loop every
+100 events, as a real one does whenever it awaits; one row shows an engine that never yields.
 
 Run:  .venv/bin/python bench/bench_core.py [--events N]
 
@@ -63,17 +64,23 @@ def make_events(n: int) -> list:
 
 
 class ReplayRunner:
-    """Emits a prepared list of events as fast as it can."""
+    """Emits a prepared list of events as fast as it can, yielding to the event loop every
+    `yield_every` events as a real engine does whenever it awaits its model or a tool (0: never
+    yields, so readers fall the whole run behind)."""
 
-    def __init__(self, events: list) -> None:
+    def __init__(self, events: list, yield_every: int = 100) -> None:
         self.events = events
+        self.yield_every = yield_every
         self.event_sink = self.approval_controller = self.cancel_token = None
 
     async def run(self, state: TaskState) -> TaskState:
         emit = self.event_sink.emit
         emit(AgentStart(task=state.task, engine="bench"))
-        for event in self.events:  # fresh copies, made before the clock started
+        every = self.yield_every
+        for i, event in enumerate(self.events):  # fresh copies, made before the clock started
             emit(event)
+            if every and i % every == 0:
+                await asyncio.sleep(0)
         emit(AgentEnd(status="completed"))
         return state
 
@@ -82,13 +89,14 @@ def best_of(fn: Callable[[], float], repeat: int) -> float:
     return min(fn() for _ in range(repeat))
 
 
-def time_emit(events: list, observers: int, fsync: str | None, tmp: Path, idle: bool) -> float:
+def time_emit(events: list, observers: int, fsync: str | None, tmp: Path, idle: bool,
+              yield_every: int = 100) -> float:
     copies = [e.model_copy() for e in events]
 
     async def main() -> float:
         journal = JsonlEventJournal(tmp / f"emit-{observers}-{fsync}.jsonl",
                                     fsync=fsync) if fsync else None
-        runner = ReplayRunner(copies)
+        runner = ReplayRunner(copies, yield_every)
         session = Session(runner, TaskState(task="bench"), journal=journal)
         streams = [session.events() for _ in range(observers)]
         readers = []
@@ -158,6 +166,12 @@ def main() -> None:
             t_zero = best_of(lambda fs=fsync: time_emit(events, 0, fs, tmp, True), repeat)
             rows.append((f"emit, journal fsync={fsync}, 10 idle observers", n / t_idle,
                          "same, 0 observers", t_zero / t_idle))
+        # The worst case for readers: an engine that never yields leaves them the whole run
+        # behind, past the decoded window, so each decodes every event from its stored line.
+        t_burst = best_of(lambda: time_emit(events, 10, "never", tmp, False, yield_every=0),
+                          repeat)
+        rows.append(("emit, fsync=never, 10 readers, never yields", n / t_burst,
+                     "raw write fsync=never", raw_never / t_burst))
 
         def read_all() -> float:
             gc.collect()

@@ -35,7 +35,8 @@ class EventLog(Sequence[T], Generic[T]):
         self._items: list[Any] = []
         self._decode = decode
         self._window = window
-        self._recent: dict[int, T] = {}  # index -> decoded item, for the newest `window` reads
+        # A ring of (index, decoded item): slot `index % window`. O(1), no dict churn.
+        self._recent: list[tuple[int, T] | None] = [None] * window if decode else []
         self._closed = False
         # One future shared by every reader that is waiting: appending wakes them all at once.
         self._wakeup: asyncio.Future[None] | None = None
@@ -67,17 +68,16 @@ class EventLog(Sequence[T], Generic[T]):
         return (self._get(i) for i in range(len(self._items)))
 
     def _get(self, index: int) -> T:
-        item = self._recent.get(index)
-        if item is None:
-            item = self._decode(self._items[index])  # type: ignore[misc]
-            self._remember(index, item)
+        slot = self._recent[index % self._window]
+        if slot is not None and slot[0] == index:
+            return slot[1]
+        item = self._decode(self._items[index])  # type: ignore[misc]
+        if index >= len(self._items) - self._window:
+            self._remember(index, item)  # a reader far behind must not evict the newest
         return item
 
     def _remember(self, index: int, item: T) -> None:
-        recent = self._recent
-        recent[index] = item
-        if len(recent) > self._window:
-            del recent[next(iter(recent))]  # the oldest remembered
+        self._recent[index % self._window] = (index, item)
 
     @property
     def closed(self) -> bool:
