@@ -123,6 +123,22 @@ def test_every_update_kind_and_client_capability(shared):
     assert {row.status for row in view.tool_calls.values()} <= {"ok", "failed"}
 
 
+def test_call_ids_reused_by_a_later_prompt_get_rows_of_their_own(shared):
+    # The test agent numbers its calls per prompt (t-read again); a missing file on the way.
+    moved = shared.workspace / "input.moved"
+    (shared.workspace / "input.txt").rename(moved)
+    try:
+        state, events = shared.run("everything", "everything-again", answer=approve())
+    finally:
+        moved.rename(shared.workspace / "input.txt")
+    assert state.status == "completed", state.error
+    starts = [e.call_id for e in events if e.type == "tool_start"]
+    assert len(starts) == len(set(starts))  # one start a call, the failed read included
+    ends = {e.call_id: e for e in events if e.type == "tool_end"}
+    assert {"t-read", "t-edit", "t-exec", "t-fail"} <= set(ends)
+    assert not ends["t-read"].ok and "input.txt" in ends["t-read"].output
+
+
 @pytest.mark.parametrize(("kinds", "allow", "remember", "chosen"), [
     (ALL_KINDS, True, False, "allow_once"),
     (ALL_KINDS, False, False, "reject_once"),

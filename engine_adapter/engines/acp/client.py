@@ -266,12 +266,18 @@ class AcpClient:
         started = time.monotonic()
         try:
             real = self.workspace.resolve(path)
-            shown = self.workspace.display(real)
-            self._emit(ToolStart(call_id=op_id, tool="read", tool_input={"path": shown},
-                                 tier=1, title=f"read {shown}", source="client"))
-            text = self.workspace.read(real, line, limit)
         except WorkspaceError as exc:
             self._emit_refusal(op_id, "read", clean(str(exc), 500), path)
+            raise RequestError(-32602, clean(str(exc), 500)) from None
+        shown = self.workspace.display(real)
+        self._emit(ToolStart(call_id=op_id, tool="read", tool_input={"path": shown},
+                             tier=1, title=f"read {shown}", source="client"))
+        try:
+            text = self.workspace.read(real, line, limit)
+        except WorkspaceError as exc:  # started already: end that row, do not start another
+            self._emit(ToolEnd(call_id=op_id, tool="read", ok=False, output="",
+                               error=clean(str(exc), 500),
+                               duration_ms=(time.monotonic() - started) * 1000))
             raise RequestError(-32602, clean(str(exc), 500)) from None
         self._emit(ToolEnd(call_id=op_id, tool="read", ok=True,
                            output=f"{len(text)} characters", error=None,

@@ -170,9 +170,13 @@ class UpdateMapper:
         }
 
     def start_turn(self, turn: int) -> None:
-        """A new prompt began: later events carry `turn`; the reply starts empty."""
+        """A new prompt began: later events carry `turn`; the reply starts empty.
+
+        Ended calls are forgotten: the fold keys calls per task, and an agent that numbers its
+        calls per prompt (`t-1` again) must get new rows, not have them dropped as late."""
         self.turn = turn
         self.reply = []
+        self.finished.clear()
 
     def on_update(self, update: Any) -> None:
         """Map one update (an SDK model with a `session_update` tag)."""
