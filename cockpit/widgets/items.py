@@ -160,6 +160,8 @@ def _tool(item: ToolCallItem, expanded: bool, palette: Palette, console: Console
         strips.append(_one(console, Text("  error: " + one_line(item.error, 500),
                                          palette.error_line), width))
     output = item.output
+    if output and item.error and output.strip() == item.error.strip():
+        output = ""  # the error line already says it all; don't print it twice
     if output:
         limit = EXPANDED_LINES if expanded else PREVIEW_LINES
         lines, total = split_lines(output, limit)

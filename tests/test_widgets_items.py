@@ -1,0 +1,29 @@
+"""Rendering one transcript item (no app needed)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from cockpit.widgets.items import render_item
+from cockpit.widgets.palette import Palette
+from engine_adapter.fold import ToolCallItem
+
+
+def rows(item: ToolCallItem) -> list[str]:
+    strips = render_item(item, None, width=80, expanded=False, palette=Palette({}, True),
+                         console=Console(width=80))
+    return [strip.text for strip in strips]
+
+
+def test_a_failure_whose_output_is_its_error_says_it_once() -> None:
+    item = ToolCallItem(1, 1, 0, "c1", "search", {"query": "x"}, 1)
+    item.status, item.error, item.output = "failed", "no such thing", "no such thing"
+    assert sum("no such thing" in row for row in rows(item)) == 1
+
+
+def test_a_failure_with_its_own_output_shows_both() -> None:
+    item = ToolCallItem(1, 1, 0, "c1", "shell", {"command": "make"}, 3)
+    item.status, item.error, item.output = "failed", "exit 2", "make: *** no rule"
+    text = rows(item)
+    assert any("error: exit 2" in row for row in text)
+    assert any("no rule" in row for row in text)
