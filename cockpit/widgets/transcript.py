@@ -33,7 +33,11 @@ from .palette import palette_for
 
 __all__ = ["Transcript"]
 
-CACHE_ITEMS = 1_500  # rendered items kept; everything else is re-rendered when scrolled to
+# Rendered items kept; everything else is re-rendered when scrolled to. Each cached row is a
+# Textual Strip carrying seven small caches of its own: at 1,500 items a 100k-event flood held
+# ~120k of them, which made full GC passes slow and cost ~25 MiB (bench_ui). 300 items is still
+# several screens of scrollback.
+CACHE_ITEMS = 300
 # `show()` of a huge view (a replay jump into a million-event run) renders only the last this
 # many items to measure them; earlier ones get an estimated height, corrected when first drawn.
 EXACT_MEASURE = 64
