@@ -11,7 +11,6 @@ inspector's lookup into `Session.history`.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -33,14 +32,13 @@ from .screens import HelpScreen, PagerScreen, QuitScreen
 from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
 from .widgets import ChangeSet, FramePump, RunDisplay, Transcript
 from .widgets.approval import always_text
-from .widgets.items import item_text
+from .widgets.items import item_text, raw_events_text
 from .widgets.key_hints import KeyHints
 from .widgets.text import clean, clean_line
 
 __all__ = ["CockpitApp", "ThemedApp"]
 
 CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
-INSPECT_LIMIT = 2_000  # raw events shown for one item (a long message has one per delta)
 
 
 class ThemedApp(App[Any]):
@@ -348,19 +346,12 @@ class CockpitApp(ThemedApp):
                                      self.raw_events(item)))
 
     def raw_events(self, item: Item) -> str:
-        """The events behind `item`, one JSON object a line, from its task's history."""
+        """The events behind `item`, as JSON, from its task's history."""
         if not 1 <= item.task <= len(self.sessions):
             return "(the events of this item are not in this session)"
         history = self.sessions[item.task - 1].history
-        lines = []
-        for seq in item.seqs[:INSPECT_LIMIT]:
-            if 0 <= seq < len(history):
-                event = history[seq]
-                lines.append(json.dumps(event.model_dump(mode="json"), ensure_ascii=False,
-                                        indent=None))
-        if len(item.seqs) > INSPECT_LIMIT:
-            lines.append(f"… {len(item.seqs) - INSPECT_LIMIT:,} more events")
-        return "\n".join(lines)
+        return raw_events_text(item, lambda seq: history[seq] if 0 <= seq < len(history)
+                               else None)
 
     # The next task ---------------------------------------------------------------------------
     @on(Input.Submitted, "#next-task")

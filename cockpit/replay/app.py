@@ -31,6 +31,7 @@ from ..app import ThemedApp
 from ..keys import bindings
 from ..screens import HelpScreen, PagerScreen
 from ..widgets import ChangeSet, RunDisplay, Transcript
+from ..widgets.items import raw_events_text
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean, clean_line
 from .filter import FilterScreen
@@ -564,14 +565,13 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None:
             return
-        lines = []
-        for seq in message.item.seqs[:2_000]:
-            if 0 <= seq < len(replay):
-                event = replay.index.event(seq)
-                if event is not None and event.seq == seq:
-                    lines.append(json.dumps(event.model_dump(mode="json"), ensure_ascii=False))
+        def event_at(seq: int) -> Any:
+            event = replay.index.event(seq) if 0 <= seq < len(replay) else None
+            return event if event is not None and event.seq == seq else None
+
         self.app.push_screen(PagerScreen(f"raw events behind {message.item.kind} "
-                                         f"#{message.item.index}", "\n".join(lines)))
+                                         f"#{message.item.index}",
+                                         raw_events_text(message.item, event_at)))
 
 
 def _looks_live(path: Path) -> bool:

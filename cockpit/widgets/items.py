@@ -8,7 +8,9 @@ few lines and cut before any per-character work.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
@@ -16,6 +18,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.strip import Strip
 
+from engine_adapter.events import BaseEvent
 from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
 
 from .palette import Palette
@@ -244,3 +247,27 @@ def item_text(item: Item) -> str:
     if isinstance(item, NoticeItem):
         return item.text
     return item.kind
+
+
+RAW_EVENTS_LIMIT = 2_000  # raw events shown for one item (a long message has one per delta)
+PRETTY_UP_TO = 20  # this many events or fewer are indented, one field a line; more, one a line
+
+
+def raw_events_text(item: Item, event_at: Callable[[int], BaseEvent | None]) -> str:
+    """The events behind `item` as JSON, for the inspector (`i`), live and in replay alike.
+
+    `event_at(seq)` returns the event with that `seq`, or None when it cannot be had. A few
+    events are indented to be read; many (a long streamed message) are one a line."""
+    seqs = item.seqs[:RAW_EVENTS_LIMIT]
+    indent = 1 if len(seqs) <= PRETTY_UP_TO else None
+    blocks = []
+    for seq in seqs:
+        event = event_at(seq)
+        if event is not None:
+            blocks.append(json.dumps(event.model_dump(mode="json"), ensure_ascii=False,
+                                     indent=indent))
+    if not blocks:
+        return "(the events behind this item are not available)"
+    if len(item.seqs) > RAW_EVENTS_LIMIT:
+        blocks.append(f"… {len(item.seqs) - RAW_EVENTS_LIMIT:,} more events")
+    return "\n".join(blocks)
