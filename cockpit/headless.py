@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import os
 import signal
@@ -236,6 +237,14 @@ class LinePrinter:
         self._stream = None
 
 
+_BATCH_CHARS = 64 * 1024
+
+
+def _write(out: TextIO, text: str) -> None:
+    out.write(text)
+    out.flush()
+
+
 def use_color(out: TextIO) -> bool:
     """Colour only on a terminal, and never with `NO_COLOR` set or `TERM=dumb`."""
     isatty = getattr(out, "isatty", None)
@@ -279,17 +288,36 @@ def _cancel_on_interrupt(session: Session) -> Iterator[None]:
 async def run_headless(session: Session, *, out: TextIO | None = None,
                        color: bool | None = None) -> TaskState:
     """Run the session, printing each event as a line to `out` (stdout); returns the final
-    `TaskState`. A printer that fails (a closed pipe) stops printing; the run goes on."""
+    `TaskState`. A printer that fails (a closed pipe) stops printing; the run goes on.
+
+    Lines are written from a worker thread, a batch at a time: a reader that stops reading
+    (a paused pager, a full pipe) blocks only the printer, which then lags behind its own
+    cursor, never the event loop the run is on."""
     out = out if out is not None else sys.stdout
-    printer = LinePrinter(out, color=use_color(out) if color is None else color)
+    buffer = io.StringIO()
+    printer = LinePrinter(buffer, color=use_color(out) if color is None else color)
     stream = session.events()
+    history = session.history
+
+    async def drain() -> None:
+        text = buffer.getvalue()
+        if text:
+            buffer.seek(0)
+            buffer.truncate()
+            await asyncio.to_thread(_write, out, text)
 
     async def show() -> None:
         try:
             printer.line("cockpit", approval_mode(session), "dim")
+            shown = 0
             async for event in stream:
                 printer.handle(event)
+                shown += 1
+                # Caught up, or a good batch waiting: hand it to the writer thread.
+                if shown >= len(history) or buffer.tell() >= _BATCH_CHARS:
+                    await drain()
             printer.close()
+            await drain()
         except OSError:  # the reader went away (`| head`): stop showing, never stop the run
             pass
 

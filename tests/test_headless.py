@@ -166,3 +166,57 @@ def test_a_broken_printer_does_not_stop_the_run(tmp_path) -> None:
 def test_unknown_end_and_events_still_print() -> None:
     (line,) = printed(AgentEnd(status="failed", error="boom"))
     assert line == "end       failed: boom"
+
+
+class _StalledOut(io.StringIO):
+    """A stdout whose reader has stopped reading: every write blocks until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self.release = threading.Event()
+        self.blocked = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.blocked.set()
+        self.release.wait()
+        return super().write(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_a_reader_that_stops_reading_never_blocks_the_run() -> None:
+    import asyncio
+
+    from conftest import StepRunner
+
+    from cockpit.headless import run_headless
+    from engine_adapter import ModelUpdate, Session, TaskState
+
+    async def say(runner: StepRunner) -> None:
+        runner.emit(ModelUpdate(text="chunk", turn=1))
+
+    out = _StalledOut()
+
+    async def main() -> tuple[str, str]:
+        session = Session(StepRunner(*[say] * 500), TaskState(task="t"))
+        printing = asyncio.create_task(run_headless(session, out=out))
+        # The run ends while the printer is stuck in its first write...
+        await asyncio.wait_for(_until_done(session), 30)
+        assert out.blocked.is_set() and not printing.done()
+        out.release.set()  # ...and once the reader reads again, every line arrives.
+        state = await asyncio.wait_for(printing, 30)
+        return state.status, out.getvalue()
+
+    async def _until_done(session: Session) -> None:
+        while not session.done:
+            await asyncio.sleep(0)
+
+    status, text = asyncio.run(main())
+    assert status == "completed"
+    # Nothing lost or reordered: the same lines as with a reader that never stalls.
+    plain = io.StringIO()
+    asyncio.run(run_headless(Session(StepRunner(*[say] * 500), TaskState(task="t")), out=plain))
+    assert text == plain.getvalue() and "end       completed" in text
