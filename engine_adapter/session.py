@@ -28,7 +28,7 @@ from .events import (
     HarnessEvent,
 )
 from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
-from .journal import JournalError, JsonlEventJournal
+from .journal import JsonlEventJournal
 from .runner import AgentRunner
 from .state import TaskState
 
@@ -222,9 +222,9 @@ class Session:
                         journal.write(event, line=line)
                     else:
                         journal.write(event)
-                except JournalError as exc:
-                    self.journal_error = str(exc)
-                    log.error("journal write failed: %s", exc)
+                except Exception as exc:  # any journal, ours or a caller's: record, then stop
+                    self.journal_error = str(exc) or type(exc).__name__
+                    log.error("journal write failed: %s", self.journal_error)
             self._log.append(line, event)  # type: ignore[arg-type]
             etype = event.type
         if etype == "agent_end":

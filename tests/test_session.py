@@ -518,3 +518,19 @@ def test_journal_write_failure_cancels_the_run(journal_path) -> None:
     assert session.journal_error and "cannot write journal" in session.journal_error
     assert state.status == "cancelled"
     assert types(session.history)[-1] == "agent_end"  # observers still see every event
+
+
+def test_a_custom_journal_that_raises_cancels_the_run_without_crashing_the_engine() -> None:
+    class Broken:
+        def write(self, event) -> None:
+            if event.type == "model_update":
+                raise OSError("disk on fire")
+
+        def close(self) -> None:
+            pass
+
+    session = Session(StepRunner(say, say), TaskState(task="t"), journal=Broken())
+    state = run(session.run())
+    assert session.journal_error == "disk on fire"
+    assert state.status == "cancelled"
+    assert types(session.history)[-1] == "agent_end"
