@@ -5,10 +5,10 @@ is O(1) whatever the number of subscribers, never awaits and copies nothing, and
 never reads only leaves its own cursor behind. (Per-subscriber queues are what this avoids: with
 back-pressure they block the run, without it they drop events.)
 
-With a `decode` function the log stores items in a compact form (the Session stores each event
-as its journal line: bytes, which the garbage collector never walks) and hands out decoded items.
-The most recent decoded items are kept, so readers that keep up share one object and never
-decode; only a reader far behind pays for decoding.
+The log stores items in a compact form (the Session stores each event as its journal line:
+bytes, which the garbage collector never walks) and hands out decoded items. The most recent
+decoded items are kept, so readers that keep up share one object and never decode; only a
+reader far behind pays for decoding.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ class EventLog(Sequence[T], Generic[T]):
     once the log is `close()`d, after the last item.
     """
 
-    def __init__(self, decode: Callable[[Any], T] | None = None, *, window: int = 4096) -> None:
-        self._items: list[Any] = []
+    def __init__(self, decode: Callable[[Any], T], *, window: int = 4096) -> None:
+        self._items: list[Any] = []  # the stored (compact) forms
         self._decode = decode
         self._window = window
         # A ring of (index, decoded item): slot `index % window`. O(1), no dict churn.
-        self._recent: list[tuple[int, T] | None] = [None] * window if decode else []
+        self._recent: list[tuple[int, T] | None] = [None] * window
         self._closed = False
         # One future shared by every reader that is waiting: appending wakes them all at once.
         self._wakeup: asyncio.Future[None] | None = None
@@ -52,8 +52,6 @@ class EventLog(Sequence[T], Generic[T]):
     @overload
     def __getitem__(self, index: slice) -> Sequence[T]: ...
     def __getitem__(self, index: int | slice) -> T | Sequence[T]:
-        if self._decode is None:
-            return self._items[index]
         if isinstance(index, slice):
             return [self._get(i) for i in range(*index.indices(len(self._items)))]
         if index < 0:
@@ -63,15 +61,13 @@ class EventLog(Sequence[T], Generic[T]):
         return self._get(index)
 
     def __iter__(self):  # noqa: ANN204 - iterates what the log holds now
-        if self._decode is None:
-            return iter(self._items)
         return (self._get(i) for i in range(len(self._items)))
 
     def _get(self, index: int) -> T:
         slot = self._recent[index % self._window]
         if slot is not None and slot[0] == index:
             return slot[1]
-        item = self._decode(self._items[index])  # type: ignore[misc]
+        item = self._decode(self._items[index])
         if index >= len(self._items) - self._window:
             self._remember(index, item)  # a reader far behind must not evict the newest
         return item
@@ -86,12 +82,12 @@ class EventLog(Sequence[T], Generic[T]):
 
     # Writing -----------------------------------------------------------------------------------
     def append(self, item: Any, decoded: T | None = None) -> None:
-        """Add one item and wake waiting readers. O(1); never blocks.
+        """Add one item in its stored form and wake waiting readers. O(1); never blocks.
 
-        With a `decode` function, `item` is the stored (compact) form and `decoded`, when
-        given, is what decoding it would give: readers get that very object."""
+        `decoded`, when given, is what decoding `item` would give: readers get that very
+        object instead of decoding it."""
         self._items.append(item)
-        if decoded is not None and self._decode is not None:
+        if decoded is not None:
             self._remember(len(self._items) - 1, decoded)
         if self._wakeup is not None:
             self._wake()
@@ -120,8 +116,7 @@ class EventLog(Sequence[T], Generic[T]):
         return self._follow(start, is_last)
 
     async def _follow(self, position: int, is_last) -> AsyncIterator[T]:  # noqa: ANN001
-        items = self._items
-        get = self._get if self._decode is not None else items.__getitem__
+        items, get = self._items, self._get
         while True:
             if position < len(items):
                 item = get(position)

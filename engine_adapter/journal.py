@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from .events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe
+from .events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe, dump_event
 
 __all__ = ["FsyncPolicy", "JournalError", "JournalReader", "JsonlEventJournal", "read_journal"]
 
@@ -72,7 +72,7 @@ class JsonlEventJournal:
         `line` is the event already serialised (`dump_event(event) + b"\\n"`), when the caller
         has it: the Session serialises each event once, for the journal and its history alike.
         """
-        data = line if line is not None else event.__pydantic_serializer__.to_json(event) + b"\n"
+        data = line if line is not None else dump_event(event) + b"\n"
         try:
             written = os.write(self._fd, data)  # type: ignore[arg-type]
             if written != len(data):  # a short write (signal, full disk): finish the line

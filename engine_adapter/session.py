@@ -26,6 +26,7 @@ from .events import (
     BaseEvent,
     CancellationObserved,
     HarnessEvent,
+    dump_event,
 )
 from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
@@ -214,7 +215,7 @@ class Session:
                 event = event.model_copy(
                     update={"session_id": self.session_id, "seq": seq, "ts": time.time()})
             # Serialised once: the journal line is also the compact form history keeps.
-            line = event.__pydantic_serializer__.to_json(event) + b"\n"
+            line = dump_event(event) + b"\n"
             journal = self.journal
             if journal is not None and self.journal_error is None:
                 try:
