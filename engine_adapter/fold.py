@@ -14,7 +14,7 @@ no call uses (`switch_to_editing`, say) gets a row of its own.
 
 from __future__ import annotations
 
-import copy
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
@@ -31,6 +31,7 @@ __all__ = [
     "Change",
     "CheckView",
     "DecisionItem",
+    "DeferredText",
     "GrantView",
     "Item",
     "MessageItem",
@@ -59,27 +60,22 @@ class Change(NamedTuple):
 
 
 NOTHING = Change(0)
+_EPOCHS = itertools.count(1)  # one per view copy (`next` is atomic: any thread may copy)
 
 
-def _copy_slotted(obj: Any, memo: dict[int, Any]) -> Any:
-    """A fast deep copy of one of the slotted view objects below (`RunView.copy` copies a long
-    run's view for every replay checkpoint; generic `deepcopy` took seconds at a million events).
-    Lists (`seqs`, `parts`) hold only str and int, so a shallow list copy is a deep one; event
-    payload dicts (`tool_input`) are never mutated by the fold and are shared."""
+def _clone(obj: Any) -> Any:
+    """A copy of one of the slotted view objects below, for the fold to change while views
+    copied earlier keep the original (see `RunView.copy`). Lists (`seqs`, `parts`) hold only
+    immutable values, so a list copy is enough; everything else is immutable or shared on
+    purpose (event payload dicts are never changed by the fold)."""
     cls = type(obj)
     new = cls.__new__(cls)
-    memo[id(obj)] = new
     for name in _slot_names(cls):
         try:
             value = getattr(obj, name)
         except AttributeError:
             continue
-        kind = type(value)
-        if kind is list:
-            value = value.copy()
-        elif kind is ApprovalView:
-            value = memo.get(id(value)) or _copy_slotted(value, memo)
-        object.__setattr__(new, name, value)
+        object.__setattr__(new, name, value.copy() if type(value) is list else value)
     return new
 
 
@@ -94,29 +90,45 @@ def _slot_names(cls: type) -> tuple[str, ...]:
     return names
 
 
+class DeferredText:
+    """Text that is not read yet: `str(x)` reads it. `chars` and `newlines` are estimates for
+    layout. Subclasses say where the text is (replay: a run of journal lines)."""
+
+    __slots__ = ("chars", "newlines")
+
+    def __init__(self, chars: int, newlines: int) -> None:
+        self.chars, self.newlines = chars, newlines
+
+    def __str__(self) -> str:
+        raise NotImplementedError
+
+
 class Item:
     """One row of the transcript. `seqs` are the events behind it (for the raw-event view)."""
 
-    __slots__ = ("index", "kind", "seqs", "task", "turn")
-    __deepcopy__ = _copy_slotted
+    __slots__ = ("epoch", "index", "kind", "seqs", "task", "turn")
 
     def __init__(self, kind: str, task: int, turn: int | None, seq: int) -> None:
         self.index = -1  # position in `RunView.items`, set when added
+        self.epoch = 0  # the view that may change it in place (see `RunView.copy`)
         self.kind = kind
         self.task = task
         self.turn = turn
-        self.seqs = [seq]
+        self.seqs: list[int] | range = [seq]
 
 
 class MessageItem(Item):
-    """Streamed model text on one channel ("message" or "thought"), in one turn."""
+    """Streamed model text on one channel ("message" or "thought"), in one turn.
+
+    `parts` are the deltas: strings, or (in replay) `DeferredText` standing for a run of deltas
+    still in the journal, read only when the text is wanted. `seqs` may be a `range`."""
 
     __slots__ = ("_text", "channel", "complete", "parts")
 
     def __init__(self, task: int, turn: int | None, seq: int, channel: str) -> None:
         super().__init__("message", task, turn, seq)
         self.channel = channel
-        self.parts: list[str] = []
+        self.parts: list[str | DeferredText] = []
         self.complete = False
         self._text: str | None = ""
 
@@ -124,9 +136,33 @@ class MessageItem(Item):
     def text(self) -> str:
         """The whole text so far (joined lazily: appending a delta is O(1))."""
         if self._text is None:
-            self._text = "".join(self.parts)
+            parts = self.parts
+            try:
+                self._text = "".join(parts)  # type: ignore[arg-type]
+            except TypeError:  # deferred parts: read them now
+                self._text = "".join(map(str, parts))
             self.parts = [self._text]
         return self._text
+
+    def compact(self) -> None:
+        """Join the deltas into one string, unless some are deferred (those stay unread)."""
+        if self._text is None and not any(type(p) is not str for p in self.parts):
+            self.text  # noqa: B018 - the property joins
+
+    def size_hint(self) -> tuple[int, int]:
+        """About how many characters and newlines the text has, without reading deferred
+        parts (for guessing a row's height before it is drawn)."""
+        if self._text is not None:
+            return len(self._text), self._text.count("\n", 0, 20_000)
+        chars = newlines = 0
+        for part in self.parts:
+            if type(part) is str:
+                chars += len(part)
+                newlines += part.count("\n")
+            else:
+                chars += part.chars
+                newlines += part.newlines
+        return chars, newlines
 
 
 class DecisionItem(Item):
@@ -144,12 +180,12 @@ class DecisionItem(Item):
 class ApprovalView:
     """A gated call's approval: pending, then allowed or denied, by whom."""
 
-    __slots__ = ("approval_id", "prefix", "reason", "remember", "state", "tier", "tool",
-                 "tool_input", "via")
-    __deepcopy__ = _copy_slotted
+    __slots__ = ("approval_id", "epoch", "prefix", "reason", "remember", "state", "tier",
+                 "tool", "tool_input", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
                  tier: int, prefix: str) -> None:
+        self.epoch = 0
         self.approval_id, self.tool, self.reason = approval_id, tool, reason
         self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
         self.state = "pending"  # pending | allowed | denied
@@ -196,10 +232,11 @@ class NoticeItem(Item):
 class CheckView:
     """One verification check: "pending", "running", "passed" or "failed"."""
 
-    __slots__ = ("added_in", "check_id", "command", "duration_ms", "name", "output", "status")
-    __deepcopy__ = _copy_slotted
+    __slots__ = ("added_in", "check_id", "command", "duration_ms", "epoch", "name", "output",
+                 "status")
 
     def __init__(self, check_id: str, name: str, command: str | None, added_in: int) -> None:
+        self.epoch = 0
         self.check_id, self.name, self.command = check_id, name, command
         self.status = "pending"
         self.output = ""
@@ -218,10 +255,10 @@ class GrantView(NamedTuple):
 class TurnView:
     """One turn: where it starts in the transcript and how it stopped."""
 
-    __slots__ = ("first_item", "stop_reason", "task", "turn")
-    __deepcopy__ = _copy_slotted
+    __slots__ = ("epoch", "first_item", "stop_reason", "task", "turn")
 
     def __init__(self, task: int, turn: int, first_item: int) -> None:
+        self.epoch = 0
         self.task, self.turn, self.first_item = task, turn, first_item
         self.stop_reason: str | None = None
 
@@ -257,6 +294,7 @@ class RunView:
         self.last_ts: float | None = None
         self.events = 0
         self.cancel_reason: str | None = None
+        self.epoch = 0  # objects stamped with this epoch are this view's own to change
 
     @property
     def live(self) -> bool:
@@ -264,8 +302,19 @@ class RunView:
         return self.status == "running"
 
     def copy(self) -> RunView:
-        """An independent deep copy (a replay checkpoint)."""
-        return copy.deepcopy(self)
+        """An independent copy (a replay checkpoint), made at C speed: the containers are
+        copied, the rows and other objects in them shared. Both views then get a new epoch, so
+        neither owns the shared objects any more, and a fold copies one before it changes it
+        (copy on write: a checkpoint of a long run costs pointers, not a copy of every row)."""
+        new = RunView.__new__(RunView)
+        state = self.__dict__.copy()
+        for name in ("items", "turns", "grants"):
+            state[name] = state[name].copy()
+        for name in ("tool_calls", "pending", "checks"):
+            state[name] = state[name].copy()
+        new.__dict__.update(state)
+        self.epoch, new.epoch = next(_EPOCHS), next(_EPOCHS)
+        return new
 
 
 class RunFold:
@@ -316,13 +365,47 @@ class RunFold:
 
     # helpers ---------------------------------------------------------------------------------
     def _add(self, item: Item) -> Change:
+        # Deltas only ever extend the last item: once another item follows, it is complete.
+        self._close_message()
         items = self.view.items
-        if items and items[-1].kind == "message":
-            # Deltas only ever extend the last item: once another item follows, it is complete.
-            items[-1].complete = True  # type: ignore[attr-defined]
         item.index = len(items)
+        item.epoch = self.view.epoch
         items.append(item)
         return Change(ITEMS, item.index)
+
+    # Copy on write: a view shares objects with the views copied from it (replay checkpoints);
+    # the fold changes only objects stamped with its view's epoch, and copies any other first.
+    def _own(self, item: Any) -> Any:
+        """`item` (a transcript row), made this view's own to change."""
+        v = self.view
+        if item.epoch == v.epoch:
+            return item
+        new = _clone(item)
+        new.epoch = v.epoch
+        v.items[item.index] = new
+        if type(new) is ToolCallItem:
+            key = new.call_id
+            if v.tool_calls.get(key) is item:
+                v.tool_calls[key] = new
+            if v.pending.get(key) is item:
+                v.pending[key] = new
+        return new
+
+    def _own_approval(self, row: ToolCallItem) -> ApprovalView:
+        """The approval of `row` (a row this view owns), made this view's own to change."""
+        approval = row.approval
+        assert approval is not None
+        if approval.epoch != self.view.epoch:
+            approval = row.approval = _clone(approval)
+            approval.epoch = self.view.epoch
+        return approval
+
+    def _own_check(self, check: CheckView) -> CheckView:
+        v = self.view
+        if check.epoch != v.epoch:
+            check = v.checks[check.check_id] = _clone(check)
+            check.epoch = v.epoch
+        return check
 
     def _notice(self, kind: str, event: BaseEvent, text: str, level: str = "info",
                 parts: int = 0, turn: int | None = None) -> Change:
@@ -334,8 +417,8 @@ class RunFold:
 
     def _close_message(self) -> None:
         items = self.view.items
-        if items and items[-1].kind == "message":
-            items[-1].complete = True  # type: ignore[attr-defined]
+        if items and items[-1].kind == "message" and not items[-1].complete:  # type: ignore
+            self._own(items[-1]).complete = True
 
     # handlers --------------------------------------------------------------------------------
     def _agent_start(self, e: Any) -> Change:
@@ -356,9 +439,10 @@ class RunFold:
         v.status, v.result, v.error, v.ended_ts = e.status, e.result, e.error, e.ts
         parts = RUN
         if v.pending:  # nothing can be pending once the run is over
-            for row in v.pending.values():
+            for row in list(v.pending.values()):
                 if row.approval is not None and row.approval.state == "pending":
-                    row.approval.state, row.status = "denied", "denied"
+                    row = self._own(row)
+                    self._own_approval(row).state, row.status = "denied", "denied"
             v.pending.clear()
             parts |= APPROVALS
         text = e.result or e.error or e.status
@@ -369,14 +453,20 @@ class RunFold:
         v = self.view
         self._close_message()
         v.turn = e.turn
-        v.turns.append(TurnView(v.task_index, e.turn, len(v.items)))
+        turn = TurnView(v.task_index, e.turn, len(v.items))
+        turn.epoch = v.epoch
+        v.turns.append(turn)
         return Change(RUN)
 
     def _turn_end(self, e: Any) -> Change:
         v = self.view
         self._close_message()
         if v.turns and v.turns[-1].turn == e.turn:
-            v.turns[-1].stop_reason = e.stop_reason
+            turn = v.turns[-1]
+            if turn.epoch != v.epoch:
+                turn = v.turns[-1] = _clone(turn)
+                turn.epoch = v.epoch
+            turn.stop_reason = e.stop_reason
         return Change(RUN)
 
     def _phase_changed(self, e: Any) -> Change:
@@ -394,20 +484,40 @@ class RunFold:
                                       e.rationale))
 
     def _model_update(self, e: Any) -> Change:
+        return self._stream(e.turn, e.channel, e.seq, e.seq + 1, e.text)
+
+    def apply_stream(self, first: Any, last: Any, count: int, text: str | DeferredText) -> Change:
+        """Fold `count` consecutive `model_update` events in one step, the same as applying each:
+        `first` and `last` are the outer two; all share a turn and a channel, their seqs run
+        from `first.seq` to `last.seq`, and their texts joined are `text` (replay folds long
+        streams this way, leaving the text in the journal until it is drawn)."""
+        view = self.view
+        view.events += count
+        view.last_ts = last.ts
+        return self._stream(first.turn, first.channel, first.seq, last.seq + 1, text)
+
+    def _stream(self, turn: int | None, channel: str, seq: int, stop: int,
+                text: str | DeferredText) -> Change:
+        """Streamed text with seqs `[seq, stop)`: extends the open message, or starts one."""
         v = self.view
         items = v.items
         if items:
             last = items[-1]
-            if (last.kind == "message" and last.channel == e.channel  # type: ignore[attr-defined]
-                    and last.turn == e.turn and not last.complete):  # type: ignore[attr-defined]
-                last.parts.append(e.text)  # type: ignore[attr-defined]
+            if (last.kind == "message" and last.channel == channel  # type: ignore[attr-defined]
+                    and last.turn == turn and not last.complete):  # type: ignore[attr-defined]
+                last = self._own(last)
+                last.parts.append(text)  # type: ignore[attr-defined]
                 last._text = None  # type: ignore[attr-defined]
-                last.seqs.append(e.seq)
+                seqs = last.seqs
+                if stop == seq + 1 and type(seqs) is list:
+                    seqs.append(seq)
+                else:
+                    last.seqs = _join_seqs(seqs, seq, stop)
                 return Change(ITEMS, len(items) - 1)
-            if last.kind == "message":
-                last.complete = True  # type: ignore[attr-defined]
-        item = MessageItem(v.task_index, e.turn, e.seq, e.channel)
-        item.parts.append(e.text)
+        item = MessageItem(v.task_index, turn, seq, channel)
+        if stop != seq + 1:
+            item.seqs = range(seq, stop)  # type: ignore[assignment]
+        item.parts.append(text)
         item._text = None
         return self._add(item)
 
@@ -421,6 +531,7 @@ class RunFold:
             v.tool_calls[e.call_id] = row
             change = self._add(row)
         else:  # its approval came first: the same row now runs
+            row = self._own(row)
             row.seqs.append(e.seq)
             row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
             change = Change(ITEMS, row.index)
@@ -436,6 +547,7 @@ class RunFold:
             v.tool_calls[e.call_id] = row
             change = self._add(row)
         else:
+            row = self._own(row)
             row.seqs.append(e.seq)
             change = Change(ITEMS, row.index)
         row.status = "ok" if e.ok else "failed"
@@ -453,8 +565,10 @@ class RunFold:
             v.tool_calls[e.approval_id] = row
             change = self._add(row)
         else:
+            row = self._own(row)
             row.seqs.append(e.seq)
             change = Change(ITEMS, row.index)
+        approval.epoch = v.epoch
         row.approval = approval
         row.status = "awaiting"
         v.pending[e.approval_id] = row
@@ -469,12 +583,13 @@ class RunFold:
             v.tool_calls[e.approval_id] = row
             change = self._add(row)
         else:
+            row = self._own(row)
             row.seqs.append(e.seq)
             change = Change(ITEMS, row.index)
-        approval = row.approval
-        if approval is None:
-            approval = row.approval = ApprovalView(e.approval_id, e.tool, "", row.tool_input,
-                                                   row.tier, "")
+        if row.approval is None:
+            row.approval = ApprovalView(e.approval_id, e.tool, "", row.tool_input, row.tier, "")
+            row.approval.epoch = v.epoch
+        approval = self._own_approval(row)
         approval.state = "allowed" if e.allowed else "denied"
         approval.via, approval.remember = e.via, e.remember
         if row.status in ("awaiting", "running"):
@@ -515,6 +630,7 @@ class RunFold:
                 checks[check.id] = before
             else:
                 checks[check.id] = CheckView(check.id, check.name, check.command, v.plan_version)
+                checks[check.id].epoch = v.epoch
         v.checks = checks
         names = ", ".join(c.name for c in checks.values()) or "no checks"
         verb = "verification plan" if v.plan_version == 1 else "verification plan changed"
@@ -522,12 +638,12 @@ class RunFold:
                             "info" if v.plan_version == 1 else "warning", parts=VERIFICATION)
 
     def _verification_start(self, e: Any) -> Change:
-        check = self._check(e)
+        check = self._own_check(self._check(e))
         check.status = "running"
         return Change(VERIFICATION)
 
     def _verification_end(self, e: Any) -> Change:
-        check = self._check(e)
+        check = self._own_check(self._check(e))
         check.status = "passed" if e.passed else "failed"
         check.output, check.duration_ms = e.output, e.duration_ms
         return Change(VERIFICATION)
@@ -537,6 +653,7 @@ class RunFold:
         check = v.checks.get(e.check_id)
         if check is None:  # a check outside the frozen plan: show it rather than drop it
             check = v.checks[e.check_id] = CheckView(e.check_id, e.name, None, v.plan_version)
+            check.epoch = v.epoch
         return check
 
     def _cancellation_observed(self, e: Any) -> Change:
@@ -548,6 +665,15 @@ class RunFold:
         target = f" → {e.target}" if e.target else ""
         return self._notice("escalation", e, f"escalated{target}: {e.reason}", "warning")
 
+
+
+def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:
+    """`seqs` followed by `[seq, stop)`, kept a `range` while they run on without a gap."""
+    if seqs and seqs[-1] == seq - 1 and (type(seqs) is range or len(seqs) == 1):
+        return range(seqs[0], stop)
+    joined = list(seqs)
+    joined.extend(range(seq, stop))
+    return joined
 
 
 def fold_events(events: Iterable[BaseEvent], grants: Iterable[Any] = ()) -> RunView:

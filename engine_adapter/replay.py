@@ -20,17 +20,22 @@ from __future__ import annotations
 import bisect
 import gc
 import os
+import re
 import threading
 from collections.abc import Callable
 
-from .fold import Change, RunFold, RunView
-from .journal_index import JournalIndex
+from .fold import Change, DeferredText, RunFold, RunView
+from .journal_index import TYPE_CODES, JournalIndex
 
 __all__ = ["JournalReplay"]
 
 _FREEZE_EVERY = 50_000  # the pass moves what it has built out of the GC's way this often
 _TAIL_LAG = 1_000  # refresh the tail checkpoint once the pass is this far past it
 _CHEAP_COPY_ITEMS = 5_000  # below this many transcript rows a view copies in milliseconds
+_STREAM_RUN = 4  # this many `model_update` lines in a row are folded in one step
+_STREAMS = re.compile(re.escape(bytes([TYPE_CODES["model_update"]])) + b"{%d,}" % _STREAM_RUN)
+
+OnChange = Callable[[int, Change], None]
 
 
 class JournalReplay:
@@ -74,30 +79,28 @@ class JournalReplay:
             # The tail is the pass's own view (saved a copy at the end of the first pass): the
             # pass continues on a copy, so the stored tail never changes.
             fold = self._fold = RunFold(view=fold.view.copy())
-        apply, parse = fold.apply, index.parse
         # Spread the checkpoints over what is known now, rather than take many and thin them.
         self.spacing = max(self.spacing, (stop - self._positions[-1]) // self.max_checkpoints)
-        spacing = self.spacing
-        next_checkpoint = self._positions[-1] + spacing
+        next_checkpoint = self._positions[-1] + self.spacing
         next_freeze = start + _FREEZE_EVERY
-        mark = min(next_checkpoint, next_freeze)
-        for position, raw in index.raw_lines(start, stop):
-            event = parse(position, raw)
-            if event is not None:
-                apply(event)
-            if position + 1 == mark:
-                # What the pass has built lives as long as the viewer: keep the collector from
-                # walking it again and again (full collections over millions of objects).
-                self._join_messages()  # one string per finished message, not thousands
-                gc.freeze()
-                next_freeze = position + 1 + _FREEZE_EVERY
-                if position + 1 == next_checkpoint:
-                    self._checkpoint(position + 1)
-                    next_checkpoint = position + 1 + self.spacing
-                    with self._changed:
-                        self.folded = position + 1
-                        self._changed.notify_all()
-                mark = min(next_checkpoint, next_freeze)
+        position = start
+        while position < stop:
+            mark = min(next_checkpoint, next_freeze, stop)
+            self._fold_lines(fold, position, mark)
+            position = mark
+            if position < next_checkpoint and position < next_freeze:
+                break  # the end of what there is to fold
+            # What the pass has built lives as long as the viewer: keep the collector from
+            # walking it again and again (full collections over millions of objects).
+            self._join_messages()  # one string per finished message, not thousands
+            gc.freeze()
+            next_freeze = position + _FREEZE_EVERY
+            if position == next_checkpoint:
+                self._checkpoint(position)
+                next_checkpoint = position + self.spacing
+                with self._changed:
+                    self.folded = position
+                    self._changed.notify_all()
         with self._changed:
             self.folded = stop
             tail = self._tail
@@ -123,7 +126,7 @@ class JournalReplay:
         items = self._fold.view.items
         for i in range(max(0, self._joined - 1), len(items)):
             if items[i].kind == "message":
-                items[i].text  # noqa: B018 - the property joins the deltas
+                items[i].compact()  # type: ignore[attr-defined]
         self._joined = len(items)
 
     def _checkpoint(self, position: int) -> None:
@@ -171,19 +174,76 @@ class JournalReplay:
         return view
 
     def fold_into(self, view: RunView, start: int, stop: int,
-                  on_change: Callable[[int, Change], None] | None = None) -> RunView:
+                  on_change: OnChange | None = None) -> RunView:
         """Fold lines `[start, stop)` into `view` (in place); `on_change(position, change)` is
-        told what each event changed."""
-        fold = RunFold(view=view)
-        apply, parse = fold.apply, self.index.parse
-        for position, raw in self.index.raw_lines(start, stop):
-            event = parse(position, raw)
-            if event is None:
-                continue
-            change = apply(event)
-            if on_change is not None:
-                on_change(position, change)
+        told what each event changed (once for a stream folded in one step)."""
+        self._fold_lines(RunFold(view=view), start, stop, on_change)
         return view
+
+    def _fold_lines(self, fold: RunFold, start: int, stop: int,
+                    on_change: OnChange | None = None) -> None:
+        """Fold lines `[start, stop)`: each event parsed and applied, except runs of streamed
+        text, which are folded in one step with their text left in the journal."""
+        index = self.index
+        each = self._fold_each
+        for first, end, data, base in index.blocks(start, stop):
+            block = (end, data, base)
+            position = first
+            for run in _STREAMS.finditer(index.codes[first:end].tobytes()):
+                a, b = first + run.start(), first + run.end()
+                each(fold, position, a, block, on_change)
+                if not self._fold_stream(fold, a, b, block, on_change):
+                    each(fold, a, b, block, on_change)
+                position = b
+            each(fold, position, end, block, on_change)
+
+    def _fold_each(self, fold: RunFold, lo: int, hi: int, block: tuple[int, bytes, int],
+                   on_change: OnChange | None) -> None:
+        """Parse and fold lines `[lo, hi)` one by one (`block`: see `_fold_stream`)."""
+        end, data, base = block
+        apply, parse, offsets = fold.apply, self.index.parse, self.index.offsets
+        for p in range(lo, hi):
+            raw = data[offsets[p] - base:offsets[p + 1] - base if p + 1 < end else None]
+            event = parse(p, raw)
+            if event is not None:
+                change = apply(event)
+                if on_change is not None:
+                    on_change(p, change)
+
+    def _fold_stream(self, fold: RunFold, a: int, b: int, block: tuple[int, bytes, int],
+                     on_change: OnChange | None) -> bool:
+        """Fold the `model_update` lines `[a, b)` in one step, if they are one stream: same
+        turn and channel, seqs without a gap. `block` is `(end, data, base)`: `data` holds the
+        lines up to `end` and starts at file offset `base`. Only the outer two lines are
+        parsed; byte counts over the rest check that each has that turn and channel. Returns
+        False (nothing folded) when they are not one stream."""
+        end, data, base = block
+        index, offsets = self.index, self.index.offsets
+        stop = offsets[b] - base if b < end else len(data)
+        head = data[offsets[a] - base:offsets[a + 1] - base]
+        first = index.parse(a, head)
+        last = index.parse(b - 1, data[offsets[b - 1] - base:stop])
+        count = b - a
+        if (first is None or last is None or first.type != "model_update"
+                or last.type != "model_update" or last.seq - first.seq != count - 1
+                or last.turn != first.turn or last.channel != first.channel):  # type: ignore
+            return False
+        turn, channel = first.turn, first.channel  # type: ignore[attr-defined]
+        lines = data[offsets[a] - base:stop]
+        turn_mark = b',"turn":%s,"text":"' % (b"null" if turn is None else b"%d" % turn)
+        if lines.count(turn_mark) != count or \
+                lines.count(b'","channel":"%s"}' % channel.encode()) != count:
+            return False
+        # Bytes around the text in a line, for a size estimate (seq and ts grow in between).
+        tail = data[offsets[b - 1] - base:stop]
+        overhead = (len(head) + len(tail) - len(first.text.encode())  # type: ignore[attr-defined]
+                    - len(last.text.encode())) / 2  # type: ignore[attr-defined]
+        text = JournalText(index, a, b, max(0, int(len(lines) - count * overhead)),
+                           lines.count(b"\\n"))
+        change = fold.apply_stream(first, last, count, text)
+        if on_change is not None:
+            on_change(b - 1, change)
+        return True
 
     def is_stored(self, view: RunView) -> bool:
         """Whether `view` is a stored checkpoint (shared: copy it before folding into it)."""
@@ -195,3 +255,25 @@ class JournalReplay:
         """Positions of the stored checkpoints (and the tail), for tests and the benchmark."""
         tail = [self._tail[0]] if self._tail is not None else []
         return [*self._positions, *tail]
+
+
+class JournalText(DeferredText):
+    """The joined text of the `model_update` lines `[start, stop)` of a journal, read from the
+    file when first wanted (a long run's streamed text is most of its journal: replay keeps
+    only where it is)."""
+
+    __slots__ = ("index", "start", "stop")
+
+    def __init__(self, index: JournalIndex, start: int, stop: int, chars: int,
+                 newlines: int) -> None:
+        super().__init__(chars, newlines)
+        self.index, self.start, self.stop = index, start, stop
+
+    def __str__(self) -> str:
+        parse = self.index.parse
+        texts = []
+        for position, raw in self.index.raw_lines(self.start, self.stop):
+            event = parse(position, raw)
+            if event is not None and event.type == "model_update":
+                texts.append(event.text)  # type: ignore[attr-defined]
+        return "".join(texts)

@@ -69,7 +69,7 @@ def summary(view: RunView) -> tuple:
         slots = {}
         for cls in type(i).__mro__:
             for name in getattr(cls, "__slots__", ()):
-                if name in ("parts", "_text"):
+                if name in ("parts", "_text", "epoch"):  # how text is held; who may change it
                     continue
                 value = getattr(i, name, None)
                 if name == "approval" and value is not None:
@@ -80,10 +80,14 @@ def summary(view: RunView) -> tuple:
         return tuple(sorted(slots.items(), key=lambda kv: kv[0]))
 
     scalars = {k: v for k, v in vars(view).items()
-               if k not in ("items", "turns", "tool_calls", "pending", "checks", "grants")}
+               if k not in ("items", "turns", "tool_calls", "pending", "checks", "grants",
+                            "epoch")}
     return (tuple(sorted(scalars.items())), tuple(item(i) for i in view.items),
             tuple((t.task, t.turn, t.first_item, t.stop_reason) for t in view.turns),
-            tuple(view.pending), tuple(view.grants),
+            # the maps point at the rows the transcript shows (copy on write keeps them so)
+            tuple((k, r.index, view.items[r.index] is r) for k, r in view.tool_calls.items()),
+            tuple((k, r.index, view.items[r.index] is r) for k, r in view.pending.items()),
+            tuple(view.grants),
             tuple((c.check_id, c.status, c.output) for c in view.checks.values()))
 
 

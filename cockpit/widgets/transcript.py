@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine_adapter.fold import Item, RunView
+from engine_adapter.fold import Item, MessageItem, RunView
 
 from ..keys import bindings
 from .items import GUTTER, needs_pager, render_item
@@ -369,7 +369,7 @@ class Transcript(ScrollView, can_focus=True):
 
 def _estimate(item: Item, width: int) -> int:
     """A cheap guess at an item's height (rows), for items not drawn yet."""
-    text = getattr(item, "text", None) if item.kind == "message" else None
-    if isinstance(text, str):
-        return 1 + min(40, text.count("\n", 0, 20_000) + len(text[:20_000]) // max(20, width))
+    if isinstance(item, MessageItem):  # its size, without reading text still in a journal
+        chars, newlines = item.size_hint()
+        return 1 + min(40, newlines + min(chars, 20_000) // max(20, width))
     return 2 if item.kind == "tool" else 1

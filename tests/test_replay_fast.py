@@ -1,0 +1,145 @@
+"""The fast paths of replay must be invisible: indexing a chunk at C speed gives the same index
+as line by line, and folding a stream of `model_update` lines in one step gives the same view as
+folding each event."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine_adapter import (
+    AgentEnd,
+    AgentStart,
+    ModelUpdate,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+    TurnStart,
+)
+from engine_adapter import journal_index as journal_index_module
+from engine_adapter.events import dump_event
+from engine_adapter.fold import MessageItem, RunFold
+from engine_adapter.journal_index import JournalIndex
+from engine_adapter.replay import JournalReplay, JournalText
+
+from test_journal_index import summary
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# Text that stresses the byte checks: quotes, backslashes, the channel and turn markers
+# themselves, newlines, control characters, non-ASCII.
+texts = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(['","channel":"message"}', ',"turn":1,"text":"', '\\', '"', "\n", "é—✓",
+                     "\x1b[31m", '\\"', "\\n"]),
+)
+
+
+@st.composite
+def runs(draw) -> list:
+    """A journal of one task: streams on two channels over a few turns, broken now and then by
+    a tool call, a turn boundary, a seq gap, or a null turn."""
+    events: list = [AgentStart(task="t", engine="test")]
+    turn = 1
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.sampled_from(["stream", "stream", "stream", "tool", "turn", "gap"]))
+        if kind == "stream":
+            channel = draw(st.sampled_from(["message", "thought"]))
+            stream_turn = draw(st.sampled_from([turn, turn, None]))
+            for text in draw(st.lists(texts, min_size=1, max_size=14)):
+                events.append(ModelUpdate(text=text, turn=stream_turn, channel=channel))
+        elif kind == "tool":
+            call = f"c{len(events)}"
+            events += [ToolStart(call_id=call, tool="shell", tool_input={"command": "ls"}),
+                       ToolEnd(call_id=call, tool="shell", ok=True, output="out")]
+        elif kind == "turn":
+            events += [TurnEnd(turn=turn), TurnStart(turn=turn + 1)]
+            turn += 1
+        else:
+            events.append(None)  # a gap in seq numbers here
+    events.append(AgentEnd(status="completed", result="done"))
+    stamped, seq = [], 0
+    for event in events:
+        if event is None:
+            seq += 3
+            continue
+        stamped.append(event.model_copy(update={"seq": seq, "ts": 100.0 + seq,
+                                                "session_id": "s"}))
+        seq += 1
+    return stamped
+
+
+def write(path, events) -> None:
+    path.write_bytes(b"".join(dump_event(e) + b"\n" for e in events))
+
+
+@SETTINGS
+@given(events=runs(), seeks=st.lists(st.integers(min_value=0, max_value=400), min_size=1,
+                                     max_size=6),
+       block=st.sampled_from([200, 1_000, 1 << 20]), spacing=st.sampled_from([1, 5, 1_000]))
+def test_streams_folded_in_one_step_equal_folding_each_event(tmp_path, events, seeks, block,
+                                                             spacing) -> None:
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_READ_BLOCK", block)  # streams cut by blocks
+        replay = JournalReplay(path, spacing=spacing)
+        replay.advance()
+        for k in [len(events), *(seek % (len(events) + 1) for seek in seeks)]:
+            view = replay.state_at(k)
+            assert summary(view) == summary(RunFold().apply_all(events[:k])), k
+        replay.close()
+
+
+def test_a_long_stream_is_one_item_whose_text_stays_in_the_journal(tmp_path) -> None:
+    events = [AgentStart(task="t", engine="test"), TurnStart(turn=1),
+              *(ModelUpdate(text=f"word {k} ", turn=1) for k in range(50)), TurnEnd(turn=1)]
+    events = [e.model_copy(update={"seq": i, "ts": float(i), "session_id": "s"})
+              for i, e in enumerate(events)]
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    replay = JournalReplay(path)
+    replay.advance()
+    view = replay.state_at(len(events))
+    message = view.items[-1]
+    assert isinstance(message, MessageItem)
+    assert [type(p) for p in message.parts] == [JournalText]  # not read yet
+    assert message.seqs == range(2, 52)
+    chars, _ = message.size_hint()
+    assert abs(chars - len("".join(f"word {k} " for k in range(50)))) <= 50
+    assert message.text == "".join(f"word {k} " for k in range(50))
+    replay.close()
+
+
+lines = st.one_of(
+    st.sampled_from([b"", b"   ", b"\r", b"not json", b'{"type":"from_the_future","seq":1}',
+                     b'{"type":"tool_end"', b"\xff\xfe", b'{"a":1}']),
+    st.builds(lambda e: dump_event(e), st.sampled_from([
+        AgentStart(task="t", engine="x"), ModelUpdate(text="hi"),
+        ToolEnd(call_id="c", tool="shell", ok=False, output='"ok":true'),
+        ToolEnd(call_id="c", tool="shell", ok=True, output='"ok":false'),
+        AgentEnd(status="failed", error="boom")])),
+)
+
+
+@SETTINGS
+@given(body=st.lists(lines, max_size=30), chunk=st.sampled_from([64, 256, 8 << 20]),
+       crlf=st.booleans())
+def test_fast_scan_equals_line_by_line_scan(tmp_path, body, chunk, crlf) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"".join(line + (b"\r\n" if crlf else b"\n") for line in body))
+
+    def scanned(fast: bool) -> tuple:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(journal_index_module, "_CHUNK", chunk)
+            if not fast:
+                patch.setattr(JournalIndex, "_index_clean", lambda *_: False)
+            with JournalIndex(path) as index:
+                index.scan()
+                return (list(index.offsets), list(index.codes), index.lines, index.end,
+                        dict(index.corrupt), index.unknown,
+                        [index.line_number(p) for p in range(len(index))])
+
+    assert scanned(fast=True) == scanned(fast=False)
