@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 
 from .fold import Change, DeferredText, RunFold, RunView
-from .journal_index import TYPE_CODES, JournalIndex
+from .journal_index import TYPE_CODES, TYPE_MASK, VALIDATORS, JournalIndex
 
 __all__ = ["JournalReplay"]
 
@@ -201,10 +201,15 @@ class JournalReplay:
                    on_change: OnChange | None) -> None:
         """Parse and fold lines `[lo, hi)` one by one (`block`: see `_fold_stream`)."""
         end, data, base = block
-        apply, parse, offsets = fold.apply, self.index.parse, self.index.offsets
+        index = self.index
+        apply, parse, offsets, codes = fold.apply, index.parse, index.offsets, index.codes
+        validators = VALIDATORS
         for p in range(lo, hi):
             raw = data[offsets[p] - base:offsets[p + 1] - base if p + 1 < end else None]
-            event = parse(p, raw)
+            try:  # `index.parse`, its common case inlined (this is the hottest loop of replay)
+                event = validators[codes[p] & TYPE_MASK](raw)
+            except (KeyError, ValueError):
+                event = parse(p, raw)
             if event is not None:
                 change = apply(event)
                 if on_change is not None:
@@ -221,8 +226,8 @@ class JournalReplay:
         index, offsets = self.index, self.index.offsets
         stop = offsets[b] - base if b < end else len(data)
         head = data[offsets[a] - base:offsets[a + 1] - base]
-        first = index.parse(a, head)
-        last = index.parse(b - 1, data[offsets[b - 1] - base:stop])
+        tail = data[offsets[b - 1] - base:stop]
+        first, last = index.parse(a, head), index.parse(b - 1, tail)
         count = b - a
         if (first is None or last is None or first.type != "model_update"
                 or last.type != "model_update" or last.seq - first.seq != count - 1
@@ -234,12 +239,12 @@ class JournalReplay:
         if lines.count(turn_mark) != count or \
                 lines.count(b'","channel":"%s"}' % channel.encode()) != count:
             return False
-        # Bytes around the text in a line, for a size estimate (seq and ts grow in between).
-        tail = data[offsets[b - 1] - base:stop]
-        overhead = (len(head) + len(tail) - len(first.text.encode())  # type: ignore[attr-defined]
-                    - len(last.text.encode())) / 2  # type: ignore[attr-defined]
-        text = JournalText(index, a, b, max(0, int(len(lines) - count * overhead)),
-                           lines.count(b"\\n"))
+        # A size for layout until the text is read: the outer two lines stand for the rest.
+        first_text, last_text = first.text, last.text  # type: ignore[attr-defined]
+        overhead = (len(head) + len(tail) - len(first_text.encode())
+                    - len(last_text.encode())) / 2
+        newlines = (first_text.count("\n") + last_text.count("\n")) * count // 2
+        text = JournalText(index, a, b, max(0, int(len(lines) - count * overhead)), newlines)
         change = fold.apply_stream(first, last, count, text)
         if on_change is not None:
             on_change(b - 1, change)

@@ -93,6 +93,7 @@ class ReplayScreen(Screen[None]):
         self.search_term = ""
         self.matches: list[int] = []
         self._stop = threading.Event()
+        self._scan_error: Exception | None = None
         self._seen_markers_corrupt = 0
         self._play_timer: Any = None
         self._seek_target: int | None = None
@@ -132,6 +133,8 @@ class ReplayScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self._stop.set()
+        if self.replay is not None:
+            self.replay.index.stop_helper()
 
     def _fail(self, error: str) -> None:
         error_box = self.query_one("#replay-error", Static)
@@ -148,19 +151,50 @@ class ReplayScreen(Screen[None]):
         try:
             index.scan(max_bytes=256 << 10)  # enough for the first frame, at once
             self.post_message(self.Grew())
-            index.scan()
-            if not self.live_tail:
-                index.settle()
-            self.index_complete = True
-            self.post_message(self.Grew())
-            while replay.advance(scan=False, max_positions=100_000):
-                self.post_message(self.Grew())
+            # Index the rest in another thread (a big file in a helper process, on another
+            # core) while this one folds whatever is indexed: the end is ready sooner.
+            grew = threading.Event()
+            scanning = threading.Thread(target=self._scan_all, args=(grew,), daemon=True,
+                                        name="replay-scan")
+            scanning.start()
+            while not self._stop.is_set():
+                indexed = not scanning.is_alive()
+                if replay.advance(scan=False, max_positions=100_000):
+                    self.post_message(self.Grew())
+                elif indexed:
+                    break
+                else:
+                    grew.wait(0.1)
+                    grew.clear()
+            if self._stop.is_set() or self._scan_error is not None:
+                return
             self.folded_complete = True
             self.post_message(self.Grew())
             self._follow(replay)
         except (OSError, ValueError) as exc:  # the file vanished or was closed under us
             if not self._stop.is_set():
                 self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
+        finally:
+            if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
+                replay.close()
+
+    def _scan_all(self, grew: threading.Event) -> None:
+        """Index the whole journal (the scanning thread); `grew` is set as lines land."""
+        replay = self.replay
+        assert replay is not None
+        index = replay.index
+        try:
+            index.scan_with_helper(progress=grew.set)
+            if not self.live_tail:
+                index.settle()
+            self.index_complete = True
+            self.post_message(self.Grew())
+        except (OSError, ValueError) as exc:
+            self._scan_error = exc
+            if not self._stop.is_set():
+                self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
+        finally:
+            grew.set()
 
     def _follow(self, replay: JournalReplay) -> None:
         """Tail the file: index and fold what lands, like `tail -f` (poll its size)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
+from itertools import accumulate
 
 from rich.segment import Segment
 from rich.style import Style
@@ -162,12 +163,15 @@ class Transcript(ScrollView, can_focus=True):
         del heights[start:], starts[start:]
         items = self._items
         exact_from = max(start, len(items) - EXACT_MEASURE)
-        for index in range(start, len(items)):
-            if index < exact_from and index not in self._cache:
-                height = _estimate(items[index], self._width)
-                self._estimated.add(index)
-            else:
-                height = len(self._strips(index))
+        if exact_from > start:  # a long way from the end: guess, in C-speed steps
+            width = self._width
+            guessed = [_estimate(item, width) for item in items[start:exact_from]]
+            starts.extend(accumulate(guessed[:-1], initial=total))
+            heights.extend(guessed)
+            total += sum(guessed)
+            self._estimated.update(range(start, exact_from))
+        for index in range(exact_from, len(items)):
+            height = len(self._strips(index))
             starts.append(total)
             heights.append(height)
             total += height
