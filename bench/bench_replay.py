@@ -6,8 +6,9 @@ Writes a journal of N events (default a million, a few hundred MB) in a temporar
 measures, each in a fresh process so memory figures are its own:
 
 - the baseline: reading the file's bytes once (same run, same file, warm page cache);
-- backend: indexing the whole file, the view at the first event, the full fold pass, and the
-  view at the end from the checkpoints;
+- backend: indexing the whole file, the view at the first event, the full fold pass, the view
+  at the end from the checkpoints, and index and fold together as the viewer runs them (a
+  helper process indexing on the other core while this one folds);
 - the app (`ReplayApp`, headless): time to the first frame, and from pressing `end` to the frame
   that shows the last event; peak RSS of that process.
 
@@ -149,6 +150,30 @@ def measure_backend(path: str) -> dict:
     out["middle_view_s"] = time.perf_counter() - t
     out["checkpoints"] = len(replay.checkpoints)
     out["end_items"] = len(end.items)
+    replay.close()
+    # What the viewer does: a helper process indexes while this process folds what is indexed.
+    import threading
+
+    t = time.perf_counter()
+    replay = JournalReplay(path)
+    grew, done = threading.Event(), threading.Event()
+
+    def scan() -> None:
+        replay.index.scan_with_helper(progress=grew.set)
+        done.set()
+        grew.set()
+
+    threading.Thread(target=scan).start()
+    while True:
+        finished = done.is_set()
+        if not replay.advance(scan=False, max_positions=100_000):
+            if finished:
+                break
+            grew.wait()
+            grew.clear()
+    out["parallel_s"] = time.perf_counter() - t
+    assert replay.state_at(len(replay), share=True).events == out["positions"]
+    replay.close()
     out["rss_peak_mb"] = _rss_peak_mb()
     return out
 
@@ -250,6 +275,7 @@ def main() -> None:
         row("backend: view at first event", back.get("first_view_s"), "")
         row("backend: index every line", back.get("index_s"), "")
         row("backend: fold pass with checkpoints", back.get("fold_pass_s"), "")
+        row("backend: both, index in a helper", back.get("parallel_s"), "")
         row("backend: view at end (checkpoint)", back.get("end_view_s"), "")
         row("backend: view in the middle", back.get("middle_view_s"), "")
         print(f"{'backend: peak RSS':<34} {back.get('rss_peak_mb', 0):>7.0f}MB  "

@@ -175,8 +175,8 @@ class JournalIndex:
         return len(self.offsets)
 
     def stop_helper(self) -> None:
-        """Stop a helper process indexing for `scan_with_helper` (which then returns, having
-        indexed less). Any thread may call it."""
+        """Stop a `scan_with_helper` under way (it returns soon, having indexed less) and any
+        later one from using a helper. Any thread may call it."""
         self._helper_stopped = True
         helper = self._helper
         if helper is not None:
@@ -275,14 +275,15 @@ class JournalIndex:
         with self._lock:
             if self.size - self.end >= min_bytes and not self._open_line:
                 self._scan_in_helper(progress)
-        self.scan()
+        if not self._helper_stopped:
+            self.scan()
         return len(self.offsets) - before
 
     def _scan_in_helper(self, progress: Callable[[], None] | None) -> None:
         try:
             helper = subprocess.Popen(
                 [sys.executable, "-I", journal_scan.__file__, str(self._fd), str(self.end),
-                 _SCANNER.spec()],
+                 _SCANNER.spec(), str(_CHUNK)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 pass_fds=(self._fd,))
         except OSError:

@@ -7,7 +7,7 @@ line) makes `index_clean` return None and `JournalIndex` takes the line-by-line 
 
 This module imports only the standard library, so it can run as a script: `JournalIndex` starts
 it as a helper process on a big journal, and it indexes on another core while the viewer folds
-what is already indexed (`python journal_scan.py FD START SPEC`, see `main`).
+what is already indexed (`python journal_scan.py FD START SPEC [CHUNK]`, see `main`).
 """
 
 from __future__ import annotations
@@ -82,15 +82,17 @@ class CleanScanner:
 
 
 def main(argv: list[str]) -> int:
-    """Helper process: index the journal open as file descriptor `FD` from offset `START`,
+    """Helper process: index the journal open as file descriptor `FD` from offset `START`
+    (`[CHUNK]` bytes at a time),
     writing one frame per clean chunk to stdout (`FRAME` header, then the offsets as native
     `Q`s, then the codes). It stops at the end of the file or at the first chunk that is not
     clean; the parent indexes the rest itself."""
     fd, start, scanner = int(argv[1]), int(argv[2]), CleanScanner.from_spec(argv[3])
+    chunk = int(argv[4]) if len(argv) > 4 else _CHUNK
     out = sys.stdout.buffer
     end = start
     while True:
-        data = os.pread(fd, _CHUNK, end)
+        data = os.pread(fd, chunk, end)
         last = data.rfind(b"\n") + 1
         if not last:
             break

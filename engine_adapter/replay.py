@@ -192,8 +192,7 @@ class JournalReplay:
             for run in _STREAMS.finditer(index.codes[first:end].tobytes()):
                 a, b = first + run.start(), first + run.end()
                 each(fold, position, a, block, on_change)
-                if not self._fold_stream(fold, a, b, block, on_change):
-                    each(fold, a, b, block, on_change)
+                self._fold_streams(fold, a, b, block, on_change)
                 position = b
             each(fold, position, end, block, on_change)
 
@@ -214,6 +213,17 @@ class JournalReplay:
                 change = apply(event)
                 if on_change is not None:
                     on_change(p, change)
+
+    def _fold_streams(self, fold: RunFold, a: int, b: int, block: tuple[int, bytes, int],
+                      on_change: OnChange | None) -> None:
+        """Fold the `model_update` lines `[a, b)`: in one step if they are one stream, else
+        each half the same way (a thought then a message, say, are two streams)."""
+        if b - a < _STREAM_RUN:
+            self._fold_each(fold, a, b, block, on_change)
+        elif not self._fold_stream(fold, a, b, block, on_change):
+            middle = (a + b) // 2
+            self._fold_streams(fold, a, middle, block, on_change)
+            self._fold_streams(fold, middle, b, block, on_change)
 
     def _fold_stream(self, fold: RunFold, a: int, b: int, block: tuple[int, bytes, int],
                      on_change: OnChange | None) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_journal_index import summary
 
 from engine_adapter import (
     AgentEnd,
@@ -22,8 +23,6 @@ from engine_adapter.events import dump_event
 from engine_adapter.fold import MessageItem, RunFold
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay, JournalText
-
-from test_journal_index import summary
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -143,3 +142,68 @@ def test_fast_scan_equals_line_by_line_scan(tmp_path, body, chunk, crlf) -> None
                         [index.line_number(p) for p in range(len(index))])
 
     assert scanned(fast=True) == scanned(fast=False)
+
+
+def _index_state(index: JournalIndex) -> tuple:
+    return (list(index.offsets), list(index.codes), index.lines, index.end, dict(index.corrupt),
+            index.unknown, [index.line_number(p) for p in range(len(index))])
+
+
+def _helper_journal(path, *, corrupt: bool) -> None:
+    """A few hundred lines, with blank lines and (optionally) a corrupt one in the middle."""
+    events = [AgentStart(task="t", engine="test"),
+              *(ModelUpdate(text=f"w{k} ", turn=1) for k in range(300)),
+              ToolEnd(call_id="c", tool="shell", ok=False, output="x"),
+              AgentEnd(status="completed", result="done")]
+    lines = [dump_event(e.model_copy(update={"seq": i, "session_id": "s"}))
+             for i, e in enumerate(events)]
+    if corrupt:
+        lines[150:150] = [b"", b"{not json", b""]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+@pytest.mark.parametrize("corrupt", [False, True])
+def test_a_helper_process_indexes_the_same_as_this_process(tmp_path, corrupt) -> None:
+    """The helper indexes clean chunks and stops at the first that is not (a corrupt line):
+    this process does the rest, and the index is the one a plain scan builds."""
+    path = tmp_path / "big.jsonl"
+    _helper_journal(path, corrupt=corrupt)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_CHUNK", 2_000)  # many frames
+        progress: list[int] = []
+        with JournalIndex(path) as helped:
+            helped.scan_with_helper(min_bytes=0,
+                                    progress=lambda: progress.append(len(helped)))
+            fast = _index_state(helped)
+        with JournalIndex(path) as plain:
+            plain.scan()
+            assert fast == _index_state(plain)
+    assert len(progress) >= 2  # frames landed one by one
+    assert progress[-1] < len(plain) if corrupt else progress[-1] == len(plain)
+
+
+def test_without_a_helper_process_this_process_indexes_it_all(tmp_path) -> None:
+    path = tmp_path / "big.jsonl"
+    _helper_journal(path, corrupt=False)
+
+    def no_processes(*_args, **_kwargs):
+        raise OSError("no fork here")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module.subprocess, "Popen", no_processes)
+        with JournalIndex(path) as index:
+            assert index.scan_with_helper(min_bytes=0) == 303
+
+
+def test_a_stopped_helper_leaves_a_consistent_index(tmp_path) -> None:
+    path = tmp_path / "big.jsonl"
+    _helper_journal(path, corrupt=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_CHUNK", 2_000)
+        with JournalIndex(path) as index:
+            index.scan_with_helper(min_bytes=0, progress=index.stop_helper)
+            assert 0 < len(index) < 303  # stopped after the first frame, not finished here
+            index.scan()  # a plain scan goes on from where it stopped
+            with JournalIndex(path) as plain:
+                plain.scan()
+                assert _index_state(index) == _index_state(plain)
