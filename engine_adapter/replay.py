@@ -24,6 +24,7 @@ import re
 import threading
 from collections.abc import Callable
 
+from .events import BaseEvent
 from .fold import Change, DeferredText, RunFold, RunView
 from .journal_index import TYPE_CODES, TYPE_MASK, VALIDATORS, JournalIndex
 
@@ -259,6 +260,38 @@ class JournalReplay:
         if on_change is not None:
             on_change(b - 1, change)
         return True
+
+    def event_with_seq(self, seq: int, before: int | None = None) -> BaseEvent | None:
+        """The event stamped `seq` among the first `before` lines (all, without it): the one at
+        position `seq` in a clean single-session journal, else found by bisection over the
+        seqs (a corrupt or blank line shifts positions). None when it cannot be found."""
+        index = self.index
+        stop = len(index) if before is None else min(before, len(index))
+
+        def seq_at(position: int) -> tuple[int, BaseEvent | None]:
+            # The first event at or after `position` (corrupt lines have none).
+            while position < stop:
+                event = index.event(position)
+                if event is not None:
+                    return position, event
+                position += 1
+            return position, None
+
+        if 0 <= seq < stop:
+            event = index.event(seq)
+            if event is not None and event.seq == seq:
+                return event
+        low, high = 0, stop
+        while low < high:  # seqs only grow within a session
+            middle = (low + high) // 2
+            position, event = seq_at(middle)
+            if event is None or event.seq >= seq:
+                if event is not None and event.seq == seq:
+                    return event
+                high = middle
+            else:
+                low = position + 1
+        return None
 
     def is_stored(self, view: RunView) -> bool:
         """Whether `view` is a stored checkpoint (shared: copy it before folding into it)."""

@@ -185,6 +185,27 @@ def test_enter_inspects_the_raw_event(journal) -> None:
     asyncio.run(main())
 
 
+def test_enter_expands_a_selected_transcript_item_as_in_the_live_view(journal) -> None:
+    path, events = journal
+    from cockpit.widgets import Transcript
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            await pilot.press("end")
+            await until(pilot, lambda: app.position_shown == len(events) - 1)
+            transcript = app.replay_screen.query_one(Transcript)
+            await pilot.press("up")  # select the last row
+            selected = transcript.selected
+            assert selected is not None
+            await pilot.press("enter")
+            assert app.screen is app.replay_screen  # no raw-event pager: the row expanded
+            assert selected.index in transcript._expanded
+
+    asyncio.run(main())
+
+
 def test_play_advances_by_timestamps_and_stops_at_the_end(journal) -> None:
     path, events = journal
 

@@ -207,3 +207,20 @@ def test_a_stopped_helper_leaves_a_consistent_index(tmp_path) -> None:
             with JournalIndex(path) as plain:
                 plain.scan()
                 assert _index_state(index) == _index_state(plain)
+
+
+def test_the_inspector_finds_events_by_seq_when_positions_are_shifted(tmp_path) -> None:
+    """A corrupt line shifts positions against seqs: events are still found by their seq."""
+    from test_journal_index import fixture_events
+
+    events = fixture_events()
+    lines = [dump_event(e) for e in events]
+    lines[5:5] = [b"{torn", b"not an event either"]
+    path = tmp_path / "shifted.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    replay = JournalReplay(path)
+    replay.index.scan()
+    assert all(replay.event_with_seq(e.seq) == e for e in events)
+    assert replay.event_with_seq(len(events) + 5) is None
+    assert replay.event_with_seq(events[-1].seq, before=10) is None  # not among the first 10
+    replay.close()

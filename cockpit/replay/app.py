@@ -599,9 +599,10 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None:
             return
+        shown = self.view_pos
+
         def event_at(seq: int) -> Any:
-            event = replay.index.event(seq) if 0 <= seq < len(replay) else None
-            return event if event is not None and event.seq == seq else None
+            return replay.event_with_seq(seq, before=shown)
 
         self.app.push_screen(PagerScreen(f"raw events behind {message.item.kind} "
                                          f"#{message.item.index}",

@@ -46,8 +46,11 @@ _SPECS = (
             help="Previous search match."),
     KeySpec("replay-filter", "f", "filter", "filter", REPLAY_SCOPE,
             help="Choose the event types that stepping and playing visit."),
+    # Not a priority key: with a transcript item selected (up/down), enter expands it, as in
+    # the live view; with none, it shows the event under the timeline's cursor.
     KeySpec("replay-inspect", "enter", "inspect_event", "raw event", REPLAY_SCOPE,
-            priority=True, help="Show the raw event under the cursor."),
+            help="Show the raw event under the cursor (with a transcript item selected, "
+                 "enter expands the item instead, and i shows the events behind it)."),
     KeySpec("replay-help", "question_mark", "help", "help", REPLAY_SCOPE, key_display="?",
             help="Show every key."),
     KeySpec("replay-quit", "q", "quit_replay", "quit", REPLAY_SCOPE,
