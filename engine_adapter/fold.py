@@ -505,7 +505,8 @@ class RunFold:
             last = items[-1]
             if (last.kind == "message" and last.channel == channel  # type: ignore[attr-defined]
                     and last.turn == turn and not last.complete):  # type: ignore[attr-defined]
-                last = self._own(last)
+                if last.epoch != v.epoch:
+                    last = self._own(last)
                 last.parts.append(text)  # type: ignore[attr-defined]
                 last._text = None  # type: ignore[attr-defined]
                 seqs = last.seqs
