@@ -137,9 +137,7 @@ def test_fast_scan_equals_line_by_line_scan(tmp_path, body, chunk, crlf) -> None
                 patch.setattr(JournalIndex, "_index_clean", lambda *_: False)
             with JournalIndex(path) as index:
                 index.scan()
-                return (list(index.offsets), list(index.codes), index.lines, index.end,
-                        dict(index.corrupt), index.unknown,
-                        [index.line_number(p) for p in range(len(index))])
+                return _index_state(index)
 
     assert scanned(fast=True) == scanned(fast=False)
 
