@@ -377,3 +377,23 @@ def test_picker_shows_hostile_journal_text_as_text(tmp_path, monkeypatch) -> Non
             assert str(row[3]) == "[/] [bold]x␛[31m"
 
     asyncio.run(main())
+
+
+def test_a_marker_found_everywhere_is_dim_except_where_it_is_densest() -> None:
+    """Errors all along the run must not bury the one denial, nor the stretch where errors
+    cluster."""
+    from array import array
+    from types import SimpleNamespace
+
+    from cockpit.replay.timeline import Timeline
+
+    palette = SimpleNamespace(error="red", warning="yellow", accent="blue", success="green",
+                              dim="grey")
+    timeline = Timeline()
+    errors = [*range(0, 1000, 10), *range(500, 510)]  # one a cell, and a cluster in cell 50
+    timeline.markers.positions["error"] = array("I", sorted(errors))
+    timeline.markers.positions["denial"] = array("I", [255])
+    cells, styles = timeline._marker_cells(100, 1000, palette)
+    assert cells[50] == "✗" and styles[50] == "red"  # the cluster stands out
+    assert cells[25] == "⊘" and styles[25] == "yellow"  # the denial shows through
+    assert cells[10] == "✗" and styles[10] == "grey"  # errors elsewhere are dim

@@ -156,7 +156,10 @@ class Timeline(Widget):
 
     def _marker_cells(self, width: int, total: int,
                       palette: Any) -> tuple[list[str], list[Any]]:
-        """One glyph a cell: the most important marker among the events the cell covers."""
+        """One glyph a cell: the most important marker among the events the cell covers. A
+        kind found in most cells (a run that fails all along) is drawn dim except where it is
+        densest, and gives way to a less important kind that is not everywhere, so the bar
+        still says where things went worst."""
         cells = [" "] * width
         styles: list[Any] = [None] * width
         if not total:
@@ -164,8 +167,17 @@ class Timeline(Widget):
         colours = {"error": palette.error, "failure": palette.error, "denial": palette.warning,
                    "approval": palette.accent, "verified": palette.success}
         for kind in reversed(list(MARKER_KINDS)):  # least important first: overwritten
-            glyph = MARKER_KINDS[kind][0]
+            counts = [0] * width
             for position in self.markers.positions[kind]:
-                cell = min(width - 1, position * width // total)
-                cells[cell], styles[cell] = glyph, colours[kind]
+                counts[min(width - 1, position * width // total)] += 1
+            marked = sorted(c for c in counts if c)
+            bright = 0  # everywhere: only cells at least twice as dense as the median are bright
+            if len(marked) > width // 2:
+                bright = 2 * marked[len(marked) // 2]
+            glyph = MARKER_KINDS[kind][0]
+            for cell, count in enumerate(counts):
+                # A more important kind wins the cell, unless it is dim and the other bright.
+                if count and (count >= bright or styles[cell] in (None, palette.dim)):
+                    cells[cell] = glyph
+                    styles[cell] = colours[kind] if count >= bright else palette.dim
         return cells, styles
