@@ -41,6 +41,7 @@ __all__ = [
     "BAD_OUTCOME",
     "CODE_NAMES",
     "CORRUPT",
+    "STREAM",
     "TYPE_CODES",
     "TYPE_MASK",
     "UNKNOWN",
@@ -55,6 +56,9 @@ UNKNOWN = 0x3E  # an event whose `type` this version does not know (a newer writ
 CORRUPT = 0x3F  # a line that is not an event at all
 TYPE_MASK = 0x3F  # `code & TYPE_MASK` is the type code
 BAD_OUTCOME = 0x40  # set on a failed tool call, a denial, a failed check, a failed run
+STREAM = 0x80  # a hint the C-speed scan sets: this model_update line is one event on the same
+# channel as the model_update line before, so replay may fold the run in one step (it checks
+# the turn). Absent means "not known" (the line-by-line path never sets it).
 CODE_NAMES: dict[int, str] = {**{c: n for n, c in TYPE_CODES.items()},
                               UNKNOWN: "unknown", CORRUPT: "corrupt"}
 """Type code to a display name."""
@@ -73,7 +77,8 @@ _BAD_FIELDS: dict[str, tuple[str, object]] = {
     "tool_end": ("ok", False), "approval_resolved": ("allowed", False),
     "verification_end": ("passed", False),
 }
-_SCANNER = CleanScanner(_BYTE_CODES, _BAD_MARKS, BAD_OUTCOME)
+_SCANNER = CleanScanner(_BYTE_CODES, _BAD_MARKS, BAD_OUTCOME, TYPE_CODES["model_update"],
+                        STREAM)
 VALIDATORS = {code: EVENT_TYPES[name].__pydantic_validator__.validate_json
               for name, code in TYPE_CODES.items()}
 """Each type code's own validator (JSON bytes to event): a third faster than the union's."""
@@ -225,9 +230,10 @@ class JournalIndex:
         find, base, append = data.find, self.end, self._append
         pos = 0
         if self._open_line:  # `settle()` took an unterminated last event: this ends its line
+            if data == b"\r":
+                return 0  # half of a CRLF: wait for the rest
             self._open_line = False
-            if data.startswith(b"\n"):
-                pos = 1
+            pos = 2 if data.startswith(b"\r\n") else 1 if data.startswith(b"\n") else 0
         last = data.rfind(b"\n") + 1
         if last > pos and self._index_clean(data[pos:last] if pos or last < len(data) else data,
                                             base + pos):
@@ -345,7 +351,8 @@ class JournalIndex:
         end = probe + nl
         raw = os.pread(self._fd, end - start, start)
         self.lines += 1
-        self._append(start, classify(raw))
+        if not raw.isspace():  # a long run of blanks is still a blank line
+            self._append(start, classify(raw))
         self.end = end + 1
         return end + 1 - start
 

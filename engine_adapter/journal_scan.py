@@ -13,6 +13,7 @@ what is already indexed (`python journal_scan.py FD START SPEC [CHUNK]`, see `ma
 from __future__ import annotations
 
 import json
+import operator
 import os
 import re
 import struct
@@ -23,54 +24,94 @@ from itertools import accumulate, islice
 __all__ = ["FRAME", "CleanScanner"]
 
 FRAME = struct.Struct("<QQ")  # a helper's frame header: lines in the frame, file offset after
-_FIRST_HEAD = re.compile(rb'\{"type":"([a-z_]+)"')
-_LINE_HEADS = re.compile(rb'\n\{"type":"([a-z_]+)"')
+_CHANNEL = re.compile(rb'","channel":"(?:message|thought)"\}$')
 _PLUS_ONE = (1).__add__
 _CHUNK = 8 << 20
+_HEAD = operator.itemgetter(slice(0, 34))  # `{"type":"` and the longest type name, quoted
+_NOT_CLEAN = 0xFF
+
+
+class _HeadCodes(dict[bytes, int]):
+    """A line's type code by its first 34 bytes (`_NOT_CLEAN` when it does not start with a
+    known type), remembered: a journal has few distinct heads."""
+
+    def __init__(self, byte_codes: dict[bytes, int]) -> None:
+        super().__init__()
+        self.byte_codes = byte_codes
+
+    def __missing__(self, head: bytes) -> int:
+        code = _NOT_CLEAN
+        if head.startswith(b'{"type":"'):
+            end = head.find(b'"', 9)
+            if end > 0:
+                code = self.byte_codes.get(head[9:end], _NOT_CLEAN)
+        if len(self) < 4096:
+            self[head] = code
+        return code
 
 
 class CleanScanner:
     """Offsets and codes of clean stretches. `byte_codes` maps a type name (bytes) to its code;
-    `bad_marks` maps a code to the bytes that say the event went badly, flagged with `bad`."""
+    `bad_marks` maps a code to the bytes that say the event went badly, flagged with `bad`.
+    A line of type code `stream` (model_update) that continues the stream of the line before
+    (same turn and channel) is flagged with `more`."""
 
     def __init__(self, byte_codes: dict[bytes, int], bad_marks: dict[int, tuple[bytes, ...]],
-                 bad: int) -> None:
+                 bad: int, stream: int, more: int) -> None:
         self.byte_codes, self.bad_marks, self.bad = byte_codes, bad_marks, bad
+        self.stream, self.more = stream, more
         self._may_go_badly = re.compile(b"[" + re.escape(bytes(sorted(bad_marks))) + b"]")
+        self._streams = re.compile(re.escape(bytes([stream])) + b"{2,}")
+        self._head_codes = _HeadCodes(byte_codes)
 
     def index_clean(self, body: bytes, offset: int) -> tuple[array, bytes] | None:
         """`(offsets, codes)` of the lines in `body` (whole lines, from file `offset`), or None
         when one of them is not a clean event line."""
-        first = _FIRST_HEAD.match(body)
-        if first is None:
-            return None
         lines = body.split(b"\n")
         lines.pop()  # the empty string after the last newline
-        heads = _LINE_HEADS.findall(body)
-        if len(heads) + 1 != len(lines):
+        codes = bytes(map(self._head_codes.__getitem__, map(_HEAD, lines)))
+        if _NOT_CLEAN in codes:
             return None
-        heads.insert(0, first[1])
-        try:
-            codes = bytes(map(self.byte_codes.__getitem__, heads))
-        except KeyError:  # a type this version does not know
-            return None
-        if self._may_go_badly.search(codes):
-            flagged = bytearray(codes)
-            for match in self._may_go_badly.finditer(codes):
-                i = match.start()
-                if any(lines[i].find(mark) >= 0 for mark in self.bad_marks[codes[i]]):
-                    flagged[i] |= self.bad
-            codes = bytes(flagged)
+        flagged = bytearray(codes)
+        for match in self._may_go_badly.finditer(codes):
+            i = match.start()
+            if any(lines[i].find(mark) >= 0 for mark in self.bad_marks[codes[i]]):
+                flagged[i] |= self.bad
         offsets = array("Q", islice(accumulate(map(_PLUS_ONE, map(len, lines)), initial=offset),
                                     len(lines)))
-        return offsets, codes
+        for match in self._streams.finditer(codes):
+            self._mark_stream(body, lines, (offsets, offset), flagged, match.start(),
+                              match.end())
+        return offsets, bytes(flagged)
+
+    def _mark_stream(self, body: bytes, lines: list[bytes], where: tuple[array, int],
+                     codes: bytearray, a: int, b: int) -> None:
+        """Flag lines `a+1 .. b-1` (all model_update) as continuing the stream of the line
+        before if byte counts say each is one event ending with the first line's channel, as
+        pydantic writes it; else try each half. (Replay checks the turn itself.)"""
+        count = b - a
+        if count < 2:
+            return
+        head = lines[a]
+        channel = _CHANNEL.search(head, max(0, len(head) - 22))
+        if channel is not None:
+            offsets, offset = where
+            lo = offsets[a] - offset
+            hi = offsets[b] - offset if b < len(offsets) else len(body)
+            if (body.count(channel[0] + b"\n", lo, hi) == count
+                    and body.count(b'{"type":', lo, hi) == count):
+                codes[a + 1:b] = bytes([self.stream | self.more]) * (count - 1)
+                return
+        middle = (a + b) // 2
+        self._mark_stream(body, lines, where, codes, a, middle)
+        self._mark_stream(body, lines, where, codes, middle, b)
 
     def spec(self) -> str:
         """This scanner's tables as JSON, for a helper process (`main`)."""
         return json.dumps({"codes": {k.decode(): v for k, v in self.byte_codes.items()},
                            "bad": {str(k): [m.decode() for m in v]
                                    for k, v in self.bad_marks.items()},
-                           "flag": self.bad})
+                           "flag": self.bad, "stream": self.stream, "more": self.more})
 
     @classmethod
     def from_spec(cls, spec: str) -> CleanScanner:
@@ -78,7 +119,7 @@ class CleanScanner:
         data = json.loads(spec)
         return cls({k.encode(): v for k, v in data["codes"].items()},
                    {int(k): tuple(m.encode() for m in v) for k, v in data["bad"].items()},
-                   data["flag"])
+                   data["flag"], data["stream"], data["more"])
 
 
 def main(argv: list[str]) -> int:

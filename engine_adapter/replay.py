@@ -26,15 +26,18 @@ from collections.abc import Callable
 
 from .events import BaseEvent
 from .fold import Change, DeferredText, RunFold, RunView
-from .journal_index import TYPE_CODES, TYPE_MASK, VALIDATORS, JournalIndex
+from .journal_index import STREAM, TYPE_CODES, TYPE_MASK, VALIDATORS, JournalIndex
 
 __all__ = ["JournalReplay"]
 
 _FREEZE_EVERY = 50_000  # the pass moves what it has built out of the GC's way this often
 _TAIL_LAG = 1_000  # refresh the tail checkpoint once the pass is this far past it
 _CHEAP_COPY_ITEMS = 5_000  # below this many transcript rows a view copies in milliseconds
-_STREAM_RUN = 4  # this many `model_update` lines in a row are folded in one step
-_STREAMS = re.compile(re.escape(bytes([TYPE_CODES["model_update"]])) + b"{%d,}" % _STREAM_RUN)
+_STREAM_RUN = 4  # this many `model_update` lines of one stream are folded in one step
+_UPDATE = TYPE_CODES["model_update"]
+# A model_update line, then lines the index says continue its stream (see `STREAM`).
+_STREAMS = re.compile(b"[" + re.escape(bytes([_UPDATE, _UPDATE | STREAM])) + b"]"
+                      + re.escape(bytes([_UPDATE | STREAM])) + b"{%d,}" % (_STREAM_RUN - 1))
 
 OnChange = Callable[[int, Change], None]
 
@@ -82,7 +85,8 @@ class JournalReplay:
             fold = self._fold = RunFold(view=fold.view.copy())
         # Spread the checkpoints over what is known now, rather than take many and thin them.
         self.spacing = max(self.spacing, (stop - self._positions[-1]) // self.max_checkpoints)
-        next_checkpoint = self._positions[-1] + self.spacing
+        # The next on the grid, never behind what is folded (the spacing may have grown).
+        next_checkpoint = max(self._positions[-1] + self.spacing, start + 1)
         next_freeze = start + _FREEZE_EVERY
         position = start
         while position < stop:
@@ -134,9 +138,11 @@ class JournalReplay:
         self._positions.append(position)
         self._views.append(self._snapshot())
         if len(self._positions) > self.max_checkpoints:
-            # Too many copies: keep the first and every other one, and space them twice as far.
-            self._positions = self._positions[::2]
-            self._views = self._views[::2]
+            # Too many: keep the first, the newest and every other one in between, and space
+            # them twice as far.
+            keep = sorted({0, *range(len(self._positions) - 1, 0, -2)})
+            self._positions = [self._positions[i] for i in keep]
+            self._views = [self._views[i] for i in keep]
             self.spacing *= 2
 
     def wait_folded(self, position: int, timeout: float | None = None) -> bool:
@@ -217,8 +223,8 @@ class JournalReplay:
 
     def _fold_streams(self, fold: RunFold, a: int, b: int, block: tuple[int, bytes, int],
                       on_change: OnChange | None) -> None:
-        """Fold the `model_update` lines `[a, b)`: in one step if they are one stream, else
-        each half the same way (a thought then a message, say, are two streams)."""
+        """Fold the `model_update` lines `[a, b)` of one channel: in one step, else (another
+        turn, a gap in the seqs) each half the same way."""
         if b - a < _STREAM_RUN:
             self._fold_each(fold, a, b, block, on_change)
         elif not self._fold_stream(fold, a, b, block, on_change):
@@ -228,11 +234,15 @@ class JournalReplay:
 
     def _fold_stream(self, fold: RunFold, a: int, b: int, block: tuple[int, bytes, int],
                      on_change: OnChange | None) -> bool:
-        """Fold the `model_update` lines `[a, b)` in one step, if they are one stream: same
-        turn and channel, seqs without a gap. `block` is `(end, data, base)`: `data` holds the
-        lines up to `end` and starts at file offset `base`. Only the outer two lines are
-        parsed; byte counts over the rest check that each has that turn and channel. Returns
-        False (nothing folded) when they are not one stream."""
+        """Fold the `model_update` lines `[a, b)`, which the index says continue one another
+        (one event a line, one channel: see `STREAM`), in one step, if they share a turn and
+        their seqs run without a gap (a byte count checks the turn of the lines between).
+        `block` is `(end, data, base)`: `data` holds the lines up to `end` and starts at file
+        offset `base`. Returns False (nothing folded) otherwise.
+
+        Only the outer two lines are parsed. What the index's byte counts cannot see: the
+        seqs between, taken to run on as a Session stamps them, and a line of the right shape
+        that fails validation; that one is found, and marked corrupt, when the text is read."""
         end, data, base = block
         index, offsets = self.index, self.index.offsets
         stop = offsets[b] - base if b < end else len(data)
@@ -244,18 +254,18 @@ class JournalReplay:
                 or last.type != "model_update" or last.seq - first.seq != count - 1
                 or last.turn != first.turn or last.channel != first.channel):  # type: ignore
             return False
-        turn, channel = first.turn, first.channel  # type: ignore[attr-defined]
-        lines = data[offsets[a] - base:stop]
+        turn = first.turn  # type: ignore[attr-defined]
         turn_mark = b',"turn":%s,"text":"' % (b"null" if turn is None else b"%d" % turn)
-        if lines.count(turn_mark) != count or \
-                lines.count(b'","channel":"%s"}' % channel.encode()) != count:
+        lo, hi = offsets[a + 1] - base, offsets[b - 1] - base  # the lines between, in place
+        if data.count(turn_mark, lo, hi) != count - 2:
             return False
         # A size for layout until the text is read: the outer two lines stand for the rest.
         first_text, last_text = first.text, last.text  # type: ignore[attr-defined]
         overhead = (len(head) + len(tail) - len(first_text.encode())
                     - len(last_text.encode())) / 2
         newlines = (first_text.count("\n") + last_text.count("\n")) * count // 2
-        text = JournalText(index, a, b, max(0, int(len(lines) - count * overhead)), newlines)
+        size = stop - (offsets[a] - base)
+        text = JournalText(index, a, b, max(0, int(size - count * overhead)), newlines)
         change = fold.apply_stream(first, last, count, text)
         if on_change is not None:
             on_change(b - 1, change)

@@ -21,7 +21,7 @@ from engine_adapter import (
 from engine_adapter import journal_index as journal_index_module
 from engine_adapter.events import dump_event
 from engine_adapter.fold import MessageItem, RunFold
-from engine_adapter.journal_index import JournalIndex
+from engine_adapter.journal_index import STREAM, JournalIndex
 from engine_adapter.replay import JournalReplay, JournalText
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -143,8 +143,8 @@ def test_fast_scan_equals_line_by_line_scan(tmp_path, body, chunk, crlf) -> None
 
 
 def _index_state(index: JournalIndex) -> tuple:
-    return (list(index.offsets), list(index.codes), index.lines, index.end, dict(index.corrupt),
-            index.unknown, [index.line_number(p) for p in range(len(index))])
+    return (list(index.offsets), [c & ~STREAM for c in index.codes], index.lines, index.end,
+            dict(index.corrupt), index.unknown, [index.line_number(p) for p in range(len(index))])
 
 
 def _helper_journal(path, *, corrupt: bool) -> None:
@@ -222,3 +222,20 @@ def test_the_inspector_finds_events_by_seq_when_positions_are_shifted(tmp_path) 
     assert replay.event_with_seq(len(events) + 5) is None
     assert replay.event_with_seq(events[-1].seq, before=10) is None  # not among the first 10
     replay.close()
+
+
+@SETTINGS
+@given(events=runs(), chunk=st.sampled_from([300, 2_000, 8 << 20]))
+def test_the_stream_hint_is_set_only_where_a_line_continues_the_channel_before(
+        tmp_path, events, chunk) -> None:
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_CHUNK", chunk)
+        with JournalIndex(path) as index:
+            index.scan()
+            flagged = [i for i, code in enumerate(index.codes) if code & STREAM]
+    for i in flagged:
+        before, this = events[i - 1], events[i]
+        assert i > 0 and before.type == this.type == "model_update"
+        assert before.channel == this.channel  # (replay checks the turn itself)

@@ -24,7 +24,14 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal_index import CODE_NAMES, CORRUPT, TYPE_CODES, TYPE_MASK
+from engine_adapter.journal_index import (
+    BAD_OUTCOME,
+    CODE_NAMES,
+    CORRUPT,
+    STREAM,
+    TYPE_CODES,
+    TYPE_MASK,
+)
 from engine_adapter.replay import JournalReplay
 
 from ..app import ThemedApp
@@ -376,7 +383,8 @@ class ReplayScreen(Screen[None]):
             if self.type_filter is None:
                 target = start + step
                 return target if 0 <= target < len(codes) else None
-            pattern = code_class({c | flag for c in self.type_filter for flag in (0, 0x40)})
+            pattern = code_class({c | flag for c in self.type_filter
+                                  for flag in (0, BAD_OUTCOME, STREAM, BAD_OUTCOME | STREAM)})
         data = codes.tobytes()
         if step > 0:
             found = pattern.search(data, start + 1)
