@@ -155,6 +155,7 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         assert replay is not None
         index = replay.index
+        scanning: threading.Thread | None = None
         try:
             index.scan(max_bytes=256 << 10)  # enough for the first frame, at once
             self.post_message(self.Grew())
@@ -183,6 +184,8 @@ class ReplayScreen(Screen[None]):
                 self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
         finally:
             if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
+                if scanning is not None:
+                    scanning.join(5)  # (its helper was stopped: it ends at once)
                 replay.close()
 
     def _scan_all(self, grew: threading.Event) -> None:
