@@ -11,6 +11,10 @@ tails a journal another process is still writing (follow mode). Only whole lines
 unterminated bytes at the end wait for their newline, and if they never get one they are a torn
 tail (a crash mid-write), reported, never fatal.
 
+Whole chunks of clean lines (each an event as pydantic writes it) are indexed at C speed by
+`journal_scan.CleanScanner`; on a big file, in a helper process (`scan_with_helper`) so that
+another thread can fold what is indexed meanwhile. Other chunks go line by line.
+
 Classification while scanning looks only at bytes (pydantic writes `type` first); a line that
 does not look like an event is decoded to decide between an unknown (newer) event type and a
 corrupt line. A line that looks right but fails full validation is found, and re-marked as

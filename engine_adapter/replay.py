@@ -6,10 +6,16 @@ the nearest checkpoint at or before `k`, copied, plus the lines up to `k` parsed
 spot. It is the same `RunFold` the live cockpit uses, so what replay shows at `k` is what the live
 view showed after `k` events.
 
-Checkpoints cost memory (a copy of the view), so there are few: one every `spacing` positions,
-and when there are more than `max_checkpoints` every other one is dropped and the spacing doubles.
-Seeking then folds at most `spacing` lines, however long the journal. A "tail" checkpoint at the
-end of what the pass has folded makes jumping to the end cheap even while a journal grows.
+Checkpoints are copy-on-write copies (`RunView.copy`: the rows are shared until the fold changes
+one), so taking one costs pointers, not a copy of every row. Still there are few: one every
+`spacing` positions, and when there are more than `max_checkpoints` every other one is dropped
+and the spacing doubles. Seeking then folds at most `spacing` lines, however long the journal. A
+"tail" checkpoint at the end of what the pass has folded makes jumping to the end cheap even
+while a journal grows.
+
+Most of a long journal is streamed text: runs of `model_update` lines that the index hints
+continue one another (`STREAM`). Such a run is folded in one step (`RunFold.apply_stream`), its
+text left in the file as a `JournalText` that is read only when a row is drawn.
 
 Threads: one thread runs `advance()` (the pass; it also scans the file for new lines); any thread
 may call `state_at()`. Checkpoints are never mutated once stored.
