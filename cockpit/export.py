@@ -1,7 +1,7 @@
 """`cockpit export`: a readable report of a run from its journal, as Markdown or HTML.
 
-The report is built from the same fold the cockpit shows (`RunFold` over the journal's events):
-the task, each turn with its messages, decisions and tool calls (outputs trimmed), approvals with
+The report is built from the same fold the cockpit shows (`RunFold`, run as replay runs it): the
+task, each turn with its messages, decisions and tool calls (outputs trimmed), approvals with
 who decided, the verification checks, and token usage. Journal contents are untrusted: control
 characters are made visible, Markdown code fences are made long enough not to be closed by the
 content, and HTML is escaped.
@@ -12,7 +12,8 @@ from __future__ import annotations
 import html
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,11 +22,11 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
-    RunFold,
     RunView,
     ToolCallItem,
 )
 from engine_adapter.journal_index import JournalIndex
+from engine_adapter.replay import JournalReplay
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
@@ -64,12 +65,18 @@ class ExportResult:
     torn_tail: bool = False
 
 
-def _fold(path: str | Path) -> tuple[RunView, JournalIndex]:
-    with JournalIndex(path) as index:
-        index.scan()
-        index.settle()
-        view = RunFold().apply_all(index.events())
-    return view, index
+@contextmanager
+def _folded(path: str | Path) -> Iterator[tuple[RunView, JournalIndex]]:
+    """The run's view at its end, folded as the replay viewer folds it (streamed text stays in
+    the file until the report reads it, so the journal is open while the report is made)."""
+    replay = JournalReplay(path)
+    try:
+        replay.index.scan_with_helper()
+        replay.index.settle()
+        replay.advance(scan=False)
+        yield replay.state_at(len(replay), share=True), replay.index
+    finally:
+        replay.close()
 
 
 def _when(ts: float | None) -> str:
@@ -286,9 +293,13 @@ def export_journal(path: str | Path, fmt: str = "markdown") -> ExportResult:
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
-    view, index = _fold(path)
-    result = ExportResult("", events=view.events, corrupt_lines=sorted(index.corrupt.values()),
-                          unknown_events=index.unknown, torn_tail=index.torn_tail)
-    result.text = render_markdown(view, result) if fmt == "markdown" else render_html(view,
-                                                                                      result)
+    with _folded(path) as (view, index):
+        for item in view.items:  # read the streamed text now: it may find a corrupt line
+            if isinstance(item, MessageItem):
+                item.text  # noqa: B018 - reads and keeps it
+        result = ExportResult("", events=view.events,
+                              corrupt_lines=sorted(index.corrupt.values()),
+                              unknown_events=index.unknown, torn_tail=index.torn_tail)
+        result.text = render_markdown(view, result) if fmt == "markdown" else render_html(
+            view, result)
     return result

@@ -106,6 +106,9 @@ def run_export(path: str, fmt: str, output: str | None) -> int:
     if problem:
         _error(problem)
         return 1
+    size = Path(path).expanduser().stat().st_size
+    if size > 20_000_000:  # seconds of work: say so (on stderr, the report may be on stdout)
+        print(f"reading {size / 1e6:,.0f} MB of journal…", file=sys.stderr, flush=True)
     result = export_journal(Path(path).expanduser(), fmt)
     if output:
         try:
