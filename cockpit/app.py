@@ -28,6 +28,7 @@ from engine_adapter.fold import APPROVALS, RUN, Item, RunFold, RunView, ToolCall
 
 from .config import load_config, save_theme
 from .keys import bindings
+from .runs import aclose_factory
 from .screens import HelpScreen, PagerScreen, QuitScreen
 from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
 from .widgets import ChangeSet, FramePump, RunDisplay, Transcript
@@ -327,6 +328,7 @@ class CockpitApp(ThemedApp):
         if worker is not None and not worker.is_finished:
             await worker.wait()  # the run ends: cancellation observed, journal closed
         self.pump.flush()
+        await aclose_factory(self.next_session)  # an agent is closed, not killed at exit
         self.exit(self.session.state.status)
 
     # Help, pager, inspector ------------------------------------------------------------------

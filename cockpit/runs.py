@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import os
 import shutil
 import sys
@@ -31,6 +32,7 @@ __all__ = [
     "RunOptions",
     "SessionFactory",
     "SetupError",
+    "aclose_factory",
     "demo_factory",
     "engine_factory",
     "exit_code",
@@ -79,6 +81,7 @@ class SessionFactory:
         self.options = options
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
+        self._runners: list[Any] = []  # each distinct runner made, for `aclose`
 
     @property
     def session_id(self) -> str | None:
@@ -96,6 +99,8 @@ class SessionFactory:
         index = len(conversation.tasks) + 1
         session_id = conversation.session_id or uuid.uuid4().hex[:12]
         runner = self.make_runner(task, index)
+        if not any(r is runner for r in self._runners):
+            self._runners.append(runner)
         path = self.journal_path(index, session_id)
         journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
         state = TaskState(task=task, cwd=self.cwd)
@@ -108,6 +113,16 @@ class SessionFactory:
         conversation.tasks.append(state)
         self.journals.append(path)
         return session
+
+    async def aclose(self) -> None:
+        """Close every runner that can be closed (an ACP agent: its stdin is closed so it can
+        exit on its own, then its process group is stopped). Call it once the conversation is
+        over, in the event loop the runs used. Idempotent."""
+        runners, self._runners = self._runners, []
+        for runner in runners:
+            close = getattr(runner, "close", None)
+            if close is not None and inspect.iscoroutinefunction(close):
+                await close()
 
 
 # -- the demo -----------------------------------------------------------------------------------
@@ -227,5 +242,19 @@ def present(session: Session, *, headless: bool,
         return exit_code(last.state.status)
     from .headless import run_headless
 
-    state = asyncio.run(run_headless(session))
+    async def run_then_close() -> Any:
+        try:
+            return await run_headless(session)
+        finally:
+            await aclose_factory(next_session)
+
+    state = asyncio.run(run_then_close())
     return exit_code(state.status)
+
+
+async def aclose_factory(factory: object) -> None:
+    """`factory.aclose()`, if the factory has one (a `SessionFactory`: its agents are closed
+    cleanly rather than killed when the event loop ends)."""
+    close = getattr(factory, "aclose", None)
+    if close is not None:
+        await close()

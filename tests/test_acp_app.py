@@ -84,11 +84,13 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
             assert third.state.status == "cancelled"
             assert any(item.kind == "message" for item in app.view.items)
             pid = runner.process.pid
-            await runner.close()
+            await pilot.press("ctrl+q")  # quitting closes the agent (the factory's aclose)
+            assert runner.process is None
         return pid
 
     pid = asyncio.run(main())
     assert wait_exited(pid) and group_gone(pid)
+    assert agent_log(log)[-1]["event"] == "stdin closed"  # it exited on its own, not killed
     prompts = [e for e in agent_log(log) if e["event"] == "prompt"]
     assert [p["count"] for p in prompts] == [1, 2, 3]  # one agent, one ACP session
     assert "cancel" in [e["event"] for e in agent_log(log)]

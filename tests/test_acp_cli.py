@@ -56,6 +56,8 @@ def test_run_agent_headless_end_to_end_leaves_no_process(tmp_path, monkeypatch):
     events = list(read_journal(journal))
     assert events[0].engine == "acp:cockpit-test-agent" and events[-1].status == "completed"
     pid = int(events[-1].result.rsplit("pid ", 1)[1])
-    assert wait_exited(pid)  # killed when the run's event loop ended
+    assert wait_exited(pid)
     assert group_gone(pid)  # the agent led its own group; nothing of it is left
-    assert [e["event"] for e in agent_log(log)][:2] == ["initialize", "new_session"]
+    logged = [e["event"] for e in agent_log(log)]
+    assert logged[:2] == ["initialize", "new_session"]
+    assert logged[-1] == "stdin closed"  # closed cleanly when the run ended, not killed

@@ -380,7 +380,9 @@ def main() -> None:
     parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
     parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
     args = parser.parse_args()
-    asyncio.run(acp.run_agent(TestAgent(args.mode, args.log)))
+    agent = TestAgent(args.mode, args.log)
+    asyncio.run(acp.run_agent(agent))
+    agent.log(event="stdin closed")  # the client closed us cleanly (not a kill)
 
 
 if __name__ == "__main__":

@@ -257,14 +257,16 @@ class AgentProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pgid, sig)
 
-    async def stop(self, grace: float = 1.0) -> None:
-        """Stop the agent and everything it started: close stdin, SIGTERM the group, wait up to
-        `grace` seconds, then SIGKILL the group (stragglers included) and reap the agent.
-        Idempotent."""
+    async def stop(self, grace: float = 1.0, *, exit_grace: float = 0.0) -> None:
+        """Stop the agent and everything it started: close stdin (and wait up to `exit_grace`
+        seconds for it to exit on its own), SIGTERM the group, wait up to `grace` seconds,
+        then SIGKILL the group (stragglers included) and reap the agent. Idempotent."""
         if self._stopped:
             return
         self._stopped = True
         await self.transport.close()
+        if self.proc.returncode is None and exit_grace > 0:
+            await self.wait_exit(exit_grace)
         if self.proc.returncode is None:
             self.kill_group(signal.SIGTERM)
             await self.wait_exit(grace)

@@ -133,16 +133,19 @@ class AcpRunner:
         return (process is not None and process.returncode is None and self.conn is not None
                 and self.acp_session_id is not None and process.transport.garbage is None)
 
-    async def close(self, *, grace: float | None = None) -> None:
-        """Stop the agent: its commands, its connection, its whole process group (SIGTERM, then
-        SIGKILL after `grace` seconds, `stop_grace` by default)."""
+    async def close(self, *, grace: float | None = None, let_exit: bool = True) -> None:
+        """Stop the agent: its commands, its connection, its whole process group. Its stdin is
+        closed first and, with `let_exit`, it gets `stop_grace` seconds to exit on its own (an
+        agent may save its state); then SIGTERM, then SIGKILL after `grace` seconds
+        (`stop_grace` by default). Failure paths pass `let_exit=False`."""
         client, conn, process = self.client, self.conn, self.process
         self.client = self.conn = self.process = None
         self.acp_session_id = None
         if client is not None:
             await client.stop_terminals("the agent was stopped")
         if process is not None:
-            await process.stop(self.stop_grace if grace is None else grace)
+            await process.stop(self.stop_grace if grace is None else grace,
+                               exit_grace=self.stop_grace if let_exit else 0.0)
         if conn is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 5.0)
@@ -342,14 +345,14 @@ class AcpRunner:
         try:
             fresh = not self.alive
             if fresh:
-                await self.close()  # whatever is left of a dead agent
+                await self.close(let_exit=False)  # whatever is left of a dead agent
                 try:
                     await self._start(workspace, cancel)
                 except (_Cancelled, AgentFailure) as exc:
                     message = self._with_stderr(str(exc)) if isinstance(exc, AgentFailure) \
                         else None
                     stderr = self.process.stderr_tail() if self.process else []
-                    await self.close()
+                    await self.close(let_exit=False)
                     name = self.agent_info.get("name") or self.spec.name
                     sink.emit(AgentStart(task=state.task, engine=f"acp:{name}", cwd=workspace,
                                          command=self.spec.display, agent=dict(self.agent_info)))
@@ -406,7 +409,7 @@ class AcpRunner:
                 await client.stop_terminals("cancelled")
                 # It already ignored the cancel: a short SIGTERM grace, then SIGKILL, so the
                 # whole cancel stays within a few seconds.
-                await self.close(grace=min(self.stop_grace, 0.5))
+                await self.close(grace=min(self.stop_grace, 0.5), let_exit=False)
         response, error, recoverable = None, None, False
         if not killed:
             try:
@@ -430,7 +433,7 @@ class AcpRunner:
             context.live = False
             sink.emit(AgentEnd(status="cancelled", result=cap(reply, RESULT_LIMIT) or None))
             if error is not None and self.process is not None:
-                await self.close()  # it died on the way out: start afresh next time
+                await self.close(let_exit=False)  # it died on the way out: start afresh next time
             return
         if error is not None or response is None:
             message = self._with_stderr(str(error or "the agent stopped answering"))
@@ -442,7 +445,7 @@ class AcpRunner:
             sink.emit(AgentEnd(status="failed", error=message, stderr=stderr,
                                result=cap(reply, RESULT_LIMIT) or None))
             if not (recoverable and self.alive):
-                await self.close()
+                await self.close(let_exit=False)
             return
         stop = response.stop_reason
         client.mapper.close_open_calls(f"the turn ended ({stop})")
