@@ -1,9 +1,10 @@
 """Indexing clean stretches of a journal at C speed, in this process or in a helper process.
 
 A "clean" stretch is whole lines that are each an event of a known type as pydantic writes it
-(`{"type":"...` first). For those, one `split`, one regex and a few `map`s give every line's
-offset and type code without a Python step per line. Anything else (a blank, corrupt or unknown
-line) makes `index_clean` return None and `JournalIndex` takes the line-by-line path.
+(`{"type":"...` first). For those, one `split` and a few `map`s (a line's type from its first
+bytes, remembered) give every line's offset and type code without a Python step per line.
+Anything else (a blank, corrupt or unknown line) makes `index_clean` return None and
+`JournalIndex` takes the line-by-line path.
 
 This module imports only the standard library, so it can run as a script: `JournalIndex` starts
 it as a helper process on a big journal, and it indexes on another core while the viewer folds
@@ -27,24 +28,26 @@ FRAME = struct.Struct("<QQ")  # a helper's frame header: lines in the frame, fil
 _CHANNEL = re.compile(rb'","channel":"(?:message|thought)"\}$')
 _PLUS_ONE = (1).__add__
 _CHUNK = 8 << 20
-_HEAD = operator.itemgetter(slice(0, 34))  # `{"type":"` and the longest type name, quoted
 _NOT_CLEAN = 0xFF
+_TYPE_AT = len(b'{"type":"')
 
 
 class _HeadCodes(dict[bytes, int]):
-    """A line's type code by its first 34 bytes (`_NOT_CLEAN` when it does not start with a
-    known type), remembered: a journal has few distinct heads."""
+    """A line's type code by its head, `{"type":"` and as many bytes as the longest type name
+    and its quote (`_NOT_CLEAN` when the line does not start with a known type), remembered: a
+    journal has few distinct heads."""
 
     def __init__(self, byte_codes: dict[bytes, int]) -> None:
         super().__init__()
         self.byte_codes = byte_codes
+        self.head = operator.itemgetter(slice(0, _TYPE_AT + max(map(len, byte_codes)) + 1))
 
     def __missing__(self, head: bytes) -> int:
         code = _NOT_CLEAN
         if head.startswith(b'{"type":"'):
-            end = head.find(b'"', 9)
+            end = head.find(b'"', _TYPE_AT)
             if end > 0:
-                code = self.byte_codes.get(head[9:end], _NOT_CLEAN)
+                code = self.byte_codes.get(head[_TYPE_AT:end], _NOT_CLEAN)
         if len(self) < 4096:
             self[head] = code
         return code
@@ -54,7 +57,7 @@ class CleanScanner:
     """Offsets and codes of clean stretches. `byte_codes` maps a type name (bytes) to its code;
     `bad_marks` maps a code to the bytes that say the event went badly, flagged with `bad`.
     A line of type code `stream` (model_update) that continues the stream of the line before
-    (same turn and channel) is flagged with `more`."""
+    (one event on the same channel) is flagged with `more`."""
 
     def __init__(self, byte_codes: dict[bytes, int], bad_marks: dict[int, tuple[bytes, ...]],
                  bad: int, stream: int, more: int) -> None:
@@ -69,7 +72,8 @@ class CleanScanner:
         when one of them is not a clean event line."""
         lines = body.split(b"\n")
         lines.pop()  # the empty string after the last newline
-        codes = bytes(map(self._head_codes.__getitem__, map(_HEAD, lines)))
+        heads = self._head_codes
+        codes = bytes(map(heads.__getitem__, map(heads.head, lines)))
         if _NOT_CLEAN in codes:
             return None
         flagged = bytearray(codes)
@@ -123,11 +127,10 @@ class CleanScanner:
 
 
 def main(argv: list[str]) -> int:
-    """Helper process: index the journal open as file descriptor `FD` from offset `START`
-    (`[CHUNK]` bytes at a time),
-    writing one frame per clean chunk to stdout (`FRAME` header, then the offsets as native
-    `Q`s, then the codes). It stops at the end of the file or at the first chunk that is not
-    clean; the parent indexes the rest itself."""
+    """Helper process: index the journal open as file descriptor `FD` from offset `START`,
+    `CHUNK` bytes at a time, writing one frame per clean chunk to stdout (`FRAME` header, then
+    the offsets as native `Q`s, then the codes). It stops at the end of the file or at the
+    first chunk that is not clean; the parent indexes the rest itself."""
     fd, start, scanner = int(argv[1]), int(argv[2]), CleanScanner.from_spec(argv[3])
     chunk = int(argv[4]) if len(argv) > 4 else _CHUNK
     out = sys.stdout.buffer
