@@ -397,3 +397,54 @@ def test_a_marker_found_everywhere_is_dim_except_where_it_is_densest() -> None:
     assert cells[50] == "✗" and styles[50] == "red"  # the cluster stands out
     assert cells[25] == "⊘" and styles[25] == "yellow"  # the denial shows through
     assert cells[10] == "✗" and styles[10] == "grey"  # errors elsewhere are dim
+
+
+def test_a_journal_indexed_by_a_helper_process_shows_the_same(tmp_path, monkeypatch) -> None:
+    """The path a big journal takes (a helper process indexing, streams folded in one step
+    with their text read when drawn), forced on a small one."""
+    from cockpit.replay.app import ReplayScreen
+    from engine_adapter import journal_index
+    from engine_adapter.events import (
+        AgentEnd,
+        AgentStart,
+        ModelUpdate,
+        ToolEnd,
+        ToolStart,
+        TurnEnd,
+        TurnStart,
+    )
+
+    events = [AgentStart(task="t", engine="test"), TurnStart(turn=1),
+              *(ModelUpdate(text=f"thinking {k} ", turn=1, channel="thought") for k in range(40)),
+              *(ModelUpdate(text=f"word {k} ", turn=1) for k in range(60)),
+              ToolStart(call_id="c", tool="shell", tool_input={"command": "ls"}),
+              ToolEnd(call_id="c", tool="shell", ok=True, output="out"),
+              *(ModelUpdate(text=f"more {k}\n", turn=1) for k in range(30)),
+              TurnEnd(turn=1), AgentEnd(status="completed", result="done")]
+    events = [e.model_copy(update={"seq": i, "ts": 100.0 + i, "session_id": "s"})
+              for i, e in enumerate(events)]
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    monkeypatch.setattr(ReplayScreen, "FIRST_SCAN", 1)
+    monkeypatch.setattr(ReplayScreen, "HELPER_MIN_BYTES", 0)
+    monkeypatch.setattr(journal_index, "_CHUNK", 2_000)  # several frames from the helper
+    calls: list[int] = []
+    real = journal_index.JournalIndex._scan_in_helper
+
+    def counted(self, progress):
+        calls.append(1)
+        return real(self, progress)
+
+    monkeypatch.setattr(journal_index.JournalIndex, "_scan_in_helper", counted)
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.press("end")
+            await until(pilot, lambda: app.position_shown == len(events) - 1)
+            assert shown_equals_fold(app, events, len(events) - 1)
+            await pilot.press("home", "right", "right", "right")
+            assert shown_equals_fold(app, events, 3)
+
+    asyncio.run(main())
+    assert calls  # the helper really ran

@@ -63,6 +63,9 @@ _APPROVAL = code_class({TYPE_CODES["approval_requested"]})
 class ReplayScreen(Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
 
+    FIRST_SCAN = 256 << 10  # bytes indexed at once, for the first frame
+    HELPER_MIN_BYTES = 32 << 20  # a journal with more left to index uses a helper process
+
     DEFAULT_CSS = """
     ReplayScreen #search { dock: bottom; display: none; }
     ReplayScreen #search.-shown { display: block; }
@@ -157,7 +160,7 @@ class ReplayScreen(Screen[None]):
         index = replay.index
         scanning: threading.Thread | None = None
         try:
-            index.scan(max_bytes=256 << 10)  # enough for the first frame, at once
+            index.scan(max_bytes=self.FIRST_SCAN)  # enough for the first frame, at once
             self.post_message(self.Grew())
             # Index the rest in another thread (a big file in a helper process, on another
             # core) while this one folds whatever is indexed: the end is ready sooner.
@@ -194,7 +197,7 @@ class ReplayScreen(Screen[None]):
         assert replay is not None
         index = replay.index
         try:
-            index.scan_with_helper(progress=grew.set)
+            index.scan_with_helper(min_bytes=self.HELPER_MIN_BYTES, progress=grew.set)
             if not self.live_tail:
                 index.settle()
             self.index_complete = True
