@@ -255,7 +255,7 @@ class ReplayScreen(Screen[None]):
                 self.seek(total - 1)  # a followed journal opens at its end
                 return
             # The first event at once; a followed journal then moves to its end once known.
-            self._want_end = self.live_tail
+            self._want_end = self._want_end or self.live_tail  # (`end` may come first)
             self.seek(0)
             return
         if self.live_tail and self._was_at_end and total - 1 > self.cursor and not self.playing:
