@@ -152,25 +152,9 @@ def measure_backend(path: str) -> dict:
     out["end_items"] = len(end.items)
     replay.close()
     # What the viewer does: a helper process indexes while this process folds what is indexed.
-    import threading
-
     t = time.perf_counter()
     replay = JournalReplay(path)
-    grew, done = threading.Event(), threading.Event()
-
-    def scan() -> None:
-        replay.index.scan_with_helper(progress=grew.set)
-        done.set()
-        grew.set()
-
-    threading.Thread(target=scan).start()
-    while True:
-        finished = done.is_set()
-        if not replay.advance(scan=False, max_positions=100_000):
-            if finished:
-                break
-            grew.wait()
-            grew.clear()
+    replay.read_through()
     out["parallel_s"] = time.perf_counter() - t
     assert replay.state_at(len(replay), share=True).events == out["positions"]
     replay.close()

@@ -71,9 +71,7 @@ def _folded(path: str | Path) -> Iterator[tuple[RunView, JournalIndex]]:
     the file until the report reads it, so the journal is open while the report is made)."""
     replay = JournalReplay(path)
     try:
-        replay.index.scan_with_helper()
-        replay.index.settle()
-        replay.advance(scan=False)
+        replay.read_through()
         yield replay.state_at(len(replay), share=True), replay.index
     finally:
         replay.close()

@@ -151,6 +151,54 @@ class JournalReplay:
             self._views = [self._views[i] for i in keep]
             self.spacing *= 2
 
+    def read_through(self, *, settle: bool = True, helper_min_bytes: int = 32 << 20,
+                     batch: int = 100_000, progress: Callable[[], None] | None = None,
+                     indexed: Callable[[], None] | None = None,
+                     stop: threading.Event | None = None) -> bool:
+        """Index the whole file and fold it once, side by side: a thread indexes (a big file
+        in a helper process, on another core: `JournalIndex.scan_with_helper`) while this one
+        folds what is indexed, `batch` lines at a time, calling `progress()` after each.
+        `indexed()` is called from the indexing thread once the index is complete (with
+        `settle`, the unterminated tail decided too; leave it off for a file still written).
+        Returns False when `stop` was set (the helper is stopped, the thread waited for). An
+        error while indexing is raised here, once the thread has ended."""
+        index = self.index
+        grew = threading.Event()
+        failure: list[Exception] = []
+
+        def scan() -> None:
+            try:
+                index.scan_with_helper(min_bytes=helper_min_bytes, progress=grew.set)
+                if settle:
+                    index.settle()
+                if indexed is not None:
+                    indexed()
+            except Exception as exc:  # raised in the caller's thread below
+                failure.append(exc)
+            finally:
+                grew.set()
+
+        scanning = threading.Thread(target=scan, daemon=True, name="journal-index")
+        scanning.start()
+        try:
+            while stop is None or not stop.is_set():
+                done = not scanning.is_alive()
+                if self.advance(scan=False, max_positions=batch):
+                    if progress is not None:
+                        progress()
+                elif done:
+                    break
+                else:
+                    grew.wait(0.1)
+                    grew.clear()
+        finally:
+            if stop is not None and stop.is_set():
+                index.stop_helper()
+            scanning.join()
+        if failure:
+            raise failure[0]
+        return stop is None or not stop.is_set()
+
     def wait_folded(self, position: int, timeout: float | None = None) -> bool:
         """Block until the pass has folded `position` lines (for a seek beyond it)."""
         with self._changed:

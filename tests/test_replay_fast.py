@@ -239,3 +239,40 @@ def test_the_stream_hint_is_set_only_where_a_line_continues_the_channel_before(
         before, this = events[i - 1], events[i]
         assert i > 0 and before.type == this.type == "model_update"
         assert before.channel == this.channel  # (replay checks the turn itself)
+
+
+def test_read_through_indexes_and_folds_side_by_side(tmp_path) -> None:
+    """What the viewer, `cockpit export` and the benchmark run: the same view as a plain pass,
+    an error from the indexing thread raised to the caller, and a stop honoured."""
+    import threading
+
+    path = tmp_path / "big.jsonl"
+    _helper_journal(path, corrupt=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_CHUNK", 2_000)
+        told: list[str] = []
+        replay = JournalReplay(path)
+        assert replay.read_through(helper_min_bytes=0, batch=50,
+                                   progress=lambda: told.append("folded"),
+                                   indexed=lambda: told.append("indexed"))
+        plain = JournalReplay(path)
+        plain.advance()
+        assert summary(replay.state_at(len(replay))) == summary(plain.state_at(len(plain)))
+        assert "indexed" in told and told.count("folded") >= 2
+        plain.close()
+        replay.close()
+
+        def broken(*_args, **_kwargs):
+            raise OSError("the disk went away")
+
+        failing = JournalReplay(path)
+        patch.setattr(failing.index, "scan_with_helper", broken)
+        with pytest.raises(OSError, match="went away"):
+            failing.read_through()
+        failing.close()
+
+    stopped = threading.Event()
+    stopped.set()
+    replay = JournalReplay(path)
+    assert not replay.read_through(stop=stopped)
+    replay.close()

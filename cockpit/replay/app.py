@@ -103,7 +103,6 @@ class ReplayScreen(Screen[None]):
         self.search_term = ""
         self.matches: list[int] = []
         self._stop = threading.Event()
-        self._scan_error: Exception | None = None
         self._seen_markers_corrupt = 0
         self._play_timer: Any = None
         self._seek_target: int | None = None
@@ -142,9 +141,7 @@ class ReplayScreen(Screen[None]):
         self._index_worker()
 
     def on_unmount(self) -> None:
-        self._stop.set()
-        if self.replay is not None:
-            self.replay.index.stop_helper()
+        self._stop.set()  # (the worker stops a helper process and closes the journal)
 
     def _fail(self, error: str) -> None:
         error_box = self.query_one("#replay-error", Static)
@@ -157,27 +154,15 @@ class ReplayScreen(Screen[None]):
     def _index_worker(self) -> None:
         replay = self.replay
         assert replay is not None
-        index = replay.index
-        scanning: threading.Thread | None = None
         try:
-            index.scan(max_bytes=self.FIRST_SCAN)  # enough for the first frame, at once
+            replay.index.scan(max_bytes=self.FIRST_SCAN)  # enough for the first frame, at once
             self.post_message(self.Grew())
-            # Index the rest in another thread (a big file in a helper process, on another
-            # core) while this one folds whatever is indexed: the end is ready sooner.
-            grew = threading.Event()
-            scanning = threading.Thread(target=self._scan_all, args=(grew,), daemon=True,
-                                        name="replay-scan")
-            scanning.start()
-            while not self._stop.is_set():
-                indexed = not scanning.is_alive()
-                if replay.advance(scan=False, max_positions=100_000):
-                    self.post_message(self.Grew())
-                elif indexed:
-                    break
-                else:
-                    grew.wait(0.1)
-                    grew.clear()
-            if self._stop.is_set() or self._scan_error is not None:
+            # The rest is indexed in another thread (a big file in a helper process, on
+            # another core) while this one folds what is indexed: the end is ready sooner.
+            if not replay.read_through(settle=not self.live_tail,
+                                       helper_min_bytes=self.HELPER_MIN_BYTES,
+                                       progress=lambda: self.post_message(self.Grew()),
+                                       indexed=self._indexed, stop=self._stop):
                 return
             self.folded_complete = True
             self.post_message(self.Grew())
@@ -187,27 +172,12 @@ class ReplayScreen(Screen[None]):
                 self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
         finally:
             if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
-                if scanning is not None:
-                    scanning.join(5)  # (its helper was stopped: it ends at once)
                 replay.close()
 
-    def _scan_all(self, grew: threading.Event) -> None:
-        """Index the whole journal (the scanning thread); `grew` is set as lines land."""
-        replay = self.replay
-        assert replay is not None
-        index = replay.index
-        try:
-            index.scan_with_helper(min_bytes=self.HELPER_MIN_BYTES, progress=grew.set)
-            if not self.live_tail:
-                index.settle()
-            self.index_complete = True
-            self.post_message(self.Grew())
-        except (OSError, ValueError) as exc:
-            self._scan_error = exc
-            if not self._stop.is_set():
-                self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
-        finally:
-            grew.set()
+    def _indexed(self) -> None:
+        """The whole journal is indexed (called from the indexing thread)."""
+        self.index_complete = True
+        self.post_message(self.Grew())
 
     def _follow(self, replay: JournalReplay) -> None:
         """Tail the file: index and fold what lands, like `tail -f` (poll its size)."""
