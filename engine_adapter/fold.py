@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from .events import BaseEvent, VerificationCheck
 
@@ -60,6 +60,7 @@ class Change(NamedTuple):
 
 
 NOTHING = Change(0)
+_T = TypeVar("_T")  # a view object the fold stamps (rows, approvals, checks, turns)
 _EPOCHS = itertools.count(1)  # one per view copy (`next` is atomic: any thread may copy)
 
 
@@ -146,7 +147,7 @@ class MessageItem(Item):
 
     def compact(self) -> None:
         """Join the deltas into one string, unless some are deferred (those stay unread)."""
-        if self._text is None and not any(type(p) is not str for p in self.parts):
+        if self._text is None and all(type(p) is str for p in self.parts):
             self.text  # noqa: B018 - the property joins
 
     def size_hint(self) -> tuple[int, int]:
@@ -307,12 +308,9 @@ class RunView:
         neither owns the shared objects any more, and a fold copies one before it changes it
         (copy on write: a checkpoint of a long run costs pointers, not a copy of every row)."""
         new = RunView.__new__(RunView)
-        state = self.__dict__.copy()
-        for name in ("items", "turns", "grants"):
-            state[name] = state[name].copy()
-        for name in ("tool_calls", "pending", "checks"):
-            state[name] = state[name].copy()
-        new.__dict__.update(state)
+        new.__dict__.update(self.__dict__)
+        for name in ("items", "turns", "grants", "tool_calls", "pending", "checks"):
+            setattr(new, name, getattr(self, name).copy())
         self.epoch, new.epoch = next(_EPOCHS), next(_EPOCHS)
         return new
 
@@ -369,42 +367,45 @@ class RunFold:
         self._close_message()
         items = self.view.items
         item.index = len(items)
-        item.epoch = self.view.epoch
-        items.append(item)
+        items.append(self._new(item))
         return Change(ITEMS, item.index)
 
     # Copy on write: a view shares objects with the views copied from it (replay checkpoints);
     # the fold changes only objects stamped with its view's epoch, and copies any other first.
+    def _new(self, obj: _T) -> _T:
+        """`obj`, just made by this fold, stamped as its view's own."""
+        obj.epoch = self.view.epoch  # type: ignore[attr-defined]
+        return obj
+
+    def _mine(self, obj: _T) -> _T:
+        """`obj` if this view owns it, else a copy that it does (the caller puts it in place)."""
+        if obj.epoch == self.view.epoch:  # type: ignore[attr-defined]
+            return obj
+        return self._new(_clone(obj))
+
     def _own(self, item: Any) -> Any:
-        """`item` (a transcript row), made this view's own to change."""
-        v = self.view
-        if item.epoch == v.epoch:
-            return item
-        new = _clone(item)
-        new.epoch = v.epoch
-        v.items[item.index] = new
-        if type(new) is ToolCallItem:
-            key = new.call_id
-            if v.tool_calls.get(key) is item:
-                v.tool_calls[key] = new
-            if v.pending.get(key) is item:
-                v.pending[key] = new
+        """`item` (a transcript row), made this view's own to change, in every place that
+        holds it."""
+        new = self._mine(item)
+        if new is not item:
+            v = self.view
+            v.items[item.index] = new
+            if type(new) is ToolCallItem:
+                key = new.call_id
+                if v.tool_calls.get(key) is item:
+                    v.tool_calls[key] = new
+                if v.pending.get(key) is item:
+                    v.pending[key] = new
         return new
 
     def _own_approval(self, row: ToolCallItem) -> ApprovalView:
         """The approval of `row` (a row this view owns), made this view's own to change."""
-        approval = row.approval
-        assert approval is not None
-        if approval.epoch != self.view.epoch:
-            approval = row.approval = _clone(approval)
-            approval.epoch = self.view.epoch
-        return approval
+        assert row.approval is not None
+        row.approval = self._mine(row.approval)
+        return row.approval
 
     def _own_check(self, check: CheckView) -> CheckView:
-        v = self.view
-        if check.epoch != v.epoch:
-            check = v.checks[check.check_id] = _clone(check)
-            check.epoch = v.epoch
+        check = self.view.checks[check.check_id] = self._mine(check)
         return check
 
     def _notice(self, kind: str, event: BaseEvent, text: str, level: str = "info",
@@ -453,19 +454,14 @@ class RunFold:
         v = self.view
         self._close_message()
         v.turn = e.turn
-        turn = TurnView(v.task_index, e.turn, len(v.items))
-        turn.epoch = v.epoch
-        v.turns.append(turn)
+        v.turns.append(self._new(TurnView(v.task_index, e.turn, len(v.items))))
         return Change(RUN)
 
     def _turn_end(self, e: Any) -> Change:
         v = self.view
         self._close_message()
         if v.turns and v.turns[-1].turn == e.turn:
-            turn = v.turns[-1]
-            if turn.epoch != v.epoch:
-                turn = v.turns[-1] = _clone(turn)
-                turn.epoch = v.epoch
+            turn = v.turns[-1] = self._mine(v.turns[-1])
             turn.stop_reason = e.stop_reason
         return Change(RUN)
 
@@ -505,7 +501,7 @@ class RunFold:
             last = items[-1]
             if (last.kind == "message" and last.channel == channel  # type: ignore[attr-defined]
                     and last.turn == turn and not last.complete):  # type: ignore[attr-defined]
-                if last.epoch != v.epoch:
+                if last.epoch != v.epoch:  # (checked here too: the live hot path skips a call)
                     last = self._own(last)
                 last.parts.append(text)  # type: ignore[attr-defined]
                 last._text = None  # type: ignore[attr-defined]
@@ -569,8 +565,7 @@ class RunFold:
             row = self._own(row)
             row.seqs.append(e.seq)
             change = Change(ITEMS, row.index)
-        approval.epoch = v.epoch
-        row.approval = approval
+        row.approval = self._new(approval)
         row.status = "awaiting"
         v.pending[e.approval_id] = row
         return Change(change.parts | APPROVALS, change.item)
@@ -588,8 +583,8 @@ class RunFold:
             row.seqs.append(e.seq)
             change = Change(ITEMS, row.index)
         if row.approval is None:
-            row.approval = ApprovalView(e.approval_id, e.tool, "", row.tool_input, row.tier, "")
-            row.approval.epoch = v.epoch
+            row.approval = self._new(ApprovalView(e.approval_id, e.tool, "", row.tool_input,
+                                                  row.tier, ""))
         approval = self._own_approval(row)
         approval.state = "allowed" if e.allowed else "denied"
         approval.via, approval.remember = e.via, e.remember
@@ -630,8 +625,8 @@ class RunFold:
             if before is not None and before.name == check.name and before.command == check.command:
                 checks[check.id] = before
             else:
-                checks[check.id] = CheckView(check.id, check.name, check.command, v.plan_version)
-                checks[check.id].epoch = v.epoch
+                checks[check.id] = self._new(CheckView(check.id, check.name, check.command,
+                                                       v.plan_version))
         v.checks = checks
         names = ", ".join(c.name for c in checks.values()) or "no checks"
         verb = "verification plan" if v.plan_version == 1 else "verification plan changed"
@@ -653,8 +648,8 @@ class RunFold:
         v = self.view
         check = v.checks.get(e.check_id)
         if check is None:  # a check outside the frozen plan: show it rather than drop it
-            check = v.checks[e.check_id] = CheckView(e.check_id, e.name, None, v.plan_version)
-            check.epoch = v.epoch
+            check = v.checks[e.check_id] = self._new(CheckView(e.check_id, e.name, None,
+                                                               v.plan_version))
         return check
 
     def _cancellation_observed(self, e: Any) -> Change:
