@@ -45,6 +45,7 @@ __all__ = [
     "BAD_OUTCOME",
     "CODE_NAMES",
     "CORRUPT",
+    "FLAGS",
     "STREAM",
     "TYPE_CODES",
     "TYPE_MASK",
@@ -63,6 +64,8 @@ BAD_OUTCOME = 0x40  # set on a failed tool call, a denial, a failed check, a fai
 STREAM = 0x80  # a hint the C-speed scan sets: this model_update line is one event on the same
 # channel as the model_update line before, so replay may fold the run in one step (it checks
 # the turn). Absent means "not known" (the line-by-line path never sets it).
+FLAGS = (0, BAD_OUTCOME, STREAM, BAD_OUTCOME | STREAM)
+"""Every combination of the flags a type code may carry."""
 CODE_NAMES: dict[int, str] = {**{c: n for n, c in TYPE_CODES.items()},
                               UNKNOWN: "unknown", CORRUPT: "corrupt"}
 """Type code to a display name."""

@@ -24,14 +24,7 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal_index import (
-    BAD_OUTCOME,
-    CODE_NAMES,
-    CORRUPT,
-    STREAM,
-    TYPE_CODES,
-    TYPE_MASK,
-)
+from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
 from engine_adapter.replay import JournalReplay
 
 from ..app import ThemedApp
@@ -359,8 +352,7 @@ class ReplayScreen(Screen[None]):
             if self.type_filter is None:
                 target = start + step
                 return target if 0 <= target < len(codes) else None
-            pattern = code_class({c | flag for c in self.type_filter
-                                  for flag in (0, BAD_OUTCOME, STREAM, BAD_OUTCOME | STREAM)})
+            pattern = code_class({c | flag for c in self.type_filter for flag in FLAGS})
         data = codes.tobytes()
         if step > 0:
             found = pattern.search(data, start + 1)
