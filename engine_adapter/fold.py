@@ -1,11 +1,8 @@
-"""The pure fold: events in, view state out. Shared by the live cockpit and the replay viewer.
+"""The pure fold: events in, view state out. Shared by the live cockpit, replay and export.
 
-`RunFold.apply(event)` updates a `RunView` in place and returns a `Change` naming what it touched,
-so a widget redraws only that. No Textual, no I/O, no clock: folding the same events always gives
-the same view, which is what lets replay seek by folding from a checkpoint.
-
-Bulk state is plain slotted objects (not pydantic models): a garbage-collection pass over a long
-run's items must stay cheap. The events behind each item are kept only as `seq` numbers.
+`RunFold.apply(event)` updates a `RunView` (see `view`) in place and returns a `Change` naming
+what it touched, so a widget redraws only that. No Textual, no I/O, no clock: folding the same
+events always gives the same view, which is what lets replay seek by folding from a checkpoint.
 
 Joining approvals to tool calls: an engine that gates a tool call uses the call's `call_id` as the
 `approval_id`, so the approval and the call fold into one transcript row. An approval with an id
@@ -14,11 +11,33 @@ no call uses (`switch_to_editing`, say) gets a row of its own.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any
 
 from .events import BaseEvent, VerificationCheck
+from .outcomes import went_badly
+from .view import (
+    APPROVALS,
+    GRANTS,
+    ITEMS,
+    RUN,
+    USAGE,
+    VERIFICATION,
+    ApprovalView,
+    Change,
+    ChangeSet,
+    CheckView,
+    DecisionItem,
+    DeferredText,
+    GrantView,
+    Item,
+    MessageItem,
+    NoticeItem,
+    RowMap,
+    RunView,
+    ToolCallItem,
+    TurnView,
+)
 
 __all__ = [
     "APPROVALS",
@@ -29,6 +48,7 @@ __all__ = [
     "VERIFICATION",
     "ApprovalView",
     "Change",
+    "ChangeSet",
     "CheckView",
     "DecisionItem",
     "DeferredText",
@@ -36,6 +56,7 @@ __all__ = [
     "Item",
     "MessageItem",
     "NoticeItem",
+    "RowMap",
     "RunFold",
     "RunView",
     "ToolCallItem",
@@ -43,276 +64,7 @@ __all__ = [
     "fold_events",
 ]
 
-# What a change touched (bit flags; combine with |).
-RUN = 1  # status line: task, status, phase, turn, result, error
-ITEMS = 2  # the transcript: `Change.item` is the index of the item touched or added
-APPROVALS = 4  # pending approvals
-VERIFICATION = 8  # the verification plan or a check
-GRANTS = 16  # grants in force
-USAGE = 32  # token and cost totals
-
-
-class Change(NamedTuple):
-    """What one event changed: `parts` (flags above) and, with `ITEMS`, the item's index."""
-
-    parts: int
-    item: int = -1
-
-
 NOTHING = Change(0)
-_T = TypeVar("_T")  # a view object the fold stamps (rows, approvals, checks, turns)
-_EPOCHS = itertools.count(1)  # one per view copy (`next` is atomic: any thread may copy)
-
-
-def _clone(obj: Any) -> Any:
-    """A copy of one of the slotted view objects below, for the fold to change while views
-    copied earlier keep the original (see `RunView.copy`). Lists (`seqs`, `parts`) hold only
-    immutable values, so a list copy is enough; everything else is immutable or shared on
-    purpose (event payload dicts are never changed by the fold)."""
-    cls = type(obj)
-    new = cls.__new__(cls)
-    for name in _slot_names(cls):
-        try:
-            value = getattr(obj, name)
-        except AttributeError:
-            continue
-        object.__setattr__(new, name, value.copy() if type(value) is list else value)
-    return new
-
-
-_SLOT_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _slot_names(cls: type) -> tuple[str, ...]:
-    names = _SLOT_NAMES.get(cls)
-    if names is None:
-        names = tuple(n for c in cls.__mro__ for n in getattr(c, "__slots__", ()))
-        _SLOT_NAMES[cls] = names
-    return names
-
-
-class DeferredText:
-    """Text that is not read yet: `str(x)` reads it. `chars` and `newlines` are estimates for
-    layout. Subclasses say where the text is (replay: a run of journal lines)."""
-
-    __slots__ = ("chars", "newlines")
-
-    def __init__(self, chars: int, newlines: int) -> None:
-        self.chars, self.newlines = chars, newlines
-
-    def __str__(self) -> str:
-        raise NotImplementedError
-
-
-class Item:
-    """One row of the transcript. `seqs` are the events behind it (for the raw-event view)."""
-
-    __slots__ = ("epoch", "index", "kind", "seqs", "task", "turn")
-
-    def __init__(self, kind: str, task: int, turn: int | None, seq: int) -> None:
-        self.index = -1  # position in `RunView.items`, set when added
-        self.epoch = 0  # the view that may change it in place (see `RunView.copy`)
-        self.kind = kind
-        self.task = task
-        self.turn = turn
-        self.seqs: list[int] | range = [seq]
-
-
-class MessageItem(Item):
-    """Streamed model text on one channel ("message" or "thought"), in one turn.
-
-    `parts` are the deltas: strings, or (in replay) `DeferredText` standing for a run of deltas
-    still in the journal, read only when the text is wanted. `seqs` may be a `range`."""
-
-    __slots__ = ("_text", "channel", "complete", "parts")
-
-    def __init__(self, task: int, turn: int | None, seq: int, channel: str) -> None:
-        super().__init__("message", task, turn, seq)
-        self.channel = channel
-        self.parts: list[str | DeferredText] = []
-        self.complete = False
-        self._text: str | None = ""
-
-    @property
-    def text(self) -> str:
-        """The whole text so far (joined lazily: appending a delta is O(1))."""
-        if self._text is None:
-            parts = self.parts
-            try:
-                self._text = "".join(parts)  # type: ignore[arg-type]
-            except TypeError:  # deferred parts: read them now
-                self._text = "".join(map(str, parts))
-            self.parts = [self._text]
-        return self._text
-
-    def compact(self) -> None:
-        """Join the deltas into one string, unless some are deferred (those stay unread)."""
-        if self._text is None and all(type(p) is str for p in self.parts):
-            self.text  # noqa: B018 - the property joins
-
-    def size_hint(self) -> tuple[int, int]:
-        """About how many characters and newlines the text has, without reading deferred
-        parts (for guessing a row's height before it is drawn)."""
-        if self._text is not None:
-            return len(self._text), self._text.count("\n", 0, 20_000)
-        chars = newlines = 0
-        for part in self.parts:
-            if type(part) is str:
-                chars += len(part)
-                newlines += part.count("\n")
-            else:
-                chars += part.chars
-                newlines += part.newlines
-        return chars, newlines
-
-
-class DecisionItem(Item):
-    """What the model decided to do."""
-
-    __slots__ = ("action", "rationale", "tool", "tool_input")
-
-    def __init__(self, task: int, turn: int | None, seq: int, action: str, tool: str | None,
-                 tool_input: dict[str, Any] | None, rationale: str | None) -> None:
-        super().__init__("decision", task, turn, seq)
-        self.action, self.tool, self.rationale = action, tool, rationale
-        self.tool_input = tool_input
-
-
-class ApprovalView:
-    """A gated call's approval: pending, then allowed or denied, by whom."""
-
-    __slots__ = ("approval_id", "epoch", "prefix", "reason", "remember", "state", "tier",
-                 "tool", "tool_input", "via")
-
-    def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
-                 tier: int, prefix: str) -> None:
-        self.epoch = 0
-        self.approval_id, self.tool, self.reason = approval_id, tool, reason
-        self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
-        self.state = "pending"  # pending | allowed | denied
-        self.via: str | None = None  # human | grant | auto
-        self.remember = False
-
-
-class ToolCallItem(Item):
-    """A tool call and everything about it: approval, run, result.
-
-    `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
-    "running", "ok", "failed".
-    """
-
-    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "status", "tier",
-                 "title", "tool", "tool_input")
-
-    def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
-                 tool_input: dict[str, Any], tier: int) -> None:
-        super().__init__("tool", task, turn, seq)
-        self.call_id, self.tool, self.tool_input, self.tier = call_id, tool, tool_input, tier
-        self.title: str | None = None
-        self.status = "running"
-        self.output = ""
-        self.error: str | None = None
-        self.duration_ms: float | None = None
-        self.approval: ApprovalView | None = None
-
-
-class NoticeItem(Item):
-    """A one-line happening: task start and end, phase change, escalation, plan, errors.
-
-    `level` is "info", "warning" or "error".
-    """
-
-    __slots__ = ("level", "text")
-
-    def __init__(self, kind: str, task: int, turn: int | None, seq: int, text: str,
-                 level: str = "info") -> None:
-        super().__init__(kind, task, turn, seq)
-        self.text, self.level = text, level
-
-
-class CheckView:
-    """One verification check: "pending", "running", "passed" or "failed"."""
-
-    __slots__ = ("added_in", "check_id", "command", "duration_ms", "epoch", "name", "output",
-                 "status")
-
-    def __init__(self, check_id: str, name: str, command: str | None, added_in: int) -> None:
-        self.epoch = 0
-        self.check_id, self.name, self.command = check_id, name, command
-        self.status = "pending"
-        self.output = ""
-        self.duration_ms: float | None = None
-        self.added_in = added_in  # plan version that added or changed it (1 = original plan)
-
-
-class GrantView(NamedTuple):
-    """A standing grant in force."""
-
-    tool: str
-    prefix: str
-    tier: int
-
-
-class TurnView:
-    """One turn: where it starts in the transcript and how it stopped."""
-
-    __slots__ = ("epoch", "first_item", "stop_reason", "task", "turn")
-
-    def __init__(self, task: int, turn: int, first_item: int) -> None:
-        self.epoch = 0
-        self.task, self.turn, self.first_item = task, turn, first_item
-        self.stop_reason: str | None = None
-
-
-class RunView:
-    """Everything the cockpit shows, as of the last folded event."""
-
-    def __init__(self) -> None:
-        self.session_id = ""
-        self.task_index = 0  # how many tasks (agent_start events) so far
-        self.task = ""
-        self.engine = ""
-        self.model: str | None = None
-        self.cwd: str | None = None
-        self.status = "idle"  # idle | running | completed | failed | cancelled
-        self.result: str | None = None
-        self.error: str | None = None
-        self.phase: str | None = None
-        self.turn = 0
-        self.turns: list[TurnView] = []
-        self.items: list[Item] = []
-        self.tool_calls: dict[str, ToolCallItem] = {}
-        self.pending: dict[str, ToolCallItem] = {}  # approval_id -> its row, oldest first
-        self.grants: list[GrantView] = []
-        self.checks: dict[str, CheckView] = {}
-        self.plan_version = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.cost_usd: float | None = None
-        self.model_calls = 0
-        self.started_ts: float | None = None
-        self.ended_ts: float | None = None
-        self.last_ts: float | None = None
-        self.events = 0
-        self.cancel_reason: str | None = None
-        self.epoch = 0  # objects stamped with this epoch are this view's own to change
-
-    @property
-    def live(self) -> bool:
-        """Whether a task is running."""
-        return self.status == "running"
-
-    def copy(self) -> RunView:
-        """An independent copy (a replay checkpoint), made at C speed: the containers are
-        copied, the rows and other objects in them shared. Both views then get a new epoch, so
-        neither owns the shared objects any more, and a fold copies one before it changes it
-        (copy on write: a checkpoint of a long run costs pointers, not a copy of every row)."""
-        new = RunView.__new__(RunView)
-        new.__dict__.update(self.__dict__)
-        for name in ("items", "turns", "grants", "tool_calls", "pending", "checks"):
-            setattr(new, name, getattr(self, name).copy())
-        self.epoch, new.epoch = next(_EPOCHS), next(_EPOCHS)
-        return new
 
 
 class RunFold:
@@ -361,52 +113,24 @@ class RunFold:
             apply(event)
         return self.view
 
+    def apply_stream(self, first: Any, last: Any, count: int, text: str | DeferredText) -> Change:
+        """Fold `count` consecutive `model_update` events in one step, the same as applying each:
+        `first` and `last` are the outer two; all share a turn and a channel, their seqs run
+        from `first.seq` to `last.seq`, and their texts joined are `text` (replay folds long
+        streams this way, leaving the text in the journal until it is drawn)."""
+        view = self.view
+        view.events += count
+        view.last_ts = last.ts
+        return self._stream(first.turn, first.channel, first.seq, last.seq + 1, text)
+
     # helpers ---------------------------------------------------------------------------------
     def _add(self, item: Item) -> Change:
         # Deltas only ever extend the last item: once another item follows, it is complete.
         self._close_message()
         items = self.view.items
         item.index = len(items)
-        items.append(self._new(item))
+        items.append(item)
         return Change(ITEMS, item.index)
-
-    # Copy on write: a view shares objects with the views copied from it (replay checkpoints);
-    # the fold changes only objects stamped with its view's epoch, and copies any other first.
-    def _new(self, obj: _T) -> _T:
-        """`obj`, just made by this fold, stamped as its view's own."""
-        obj.epoch = self.view.epoch  # type: ignore[attr-defined]
-        return obj
-
-    def _mine(self, obj: _T) -> _T:
-        """`obj` if this view owns it, else a copy that it does (the caller puts it in place)."""
-        if obj.epoch == self.view.epoch:  # type: ignore[attr-defined]
-            return obj
-        return self._new(_clone(obj))
-
-    def _own(self, item: Any) -> Any:
-        """`item` (a transcript row), made this view's own to change, in every place that
-        holds it."""
-        new = self._mine(item)
-        if new is not item:
-            v = self.view
-            v.items[item.index] = new
-            if type(new) is ToolCallItem:
-                key = new.call_id
-                if v.tool_calls.get(key) is item:
-                    v.tool_calls[key] = new
-                if v.pending.get(key) is item:
-                    v.pending[key] = new
-        return new
-
-    def _own_approval(self, row: ToolCallItem) -> ApprovalView:
-        """The approval of `row` (a row this view owns), made this view's own to change."""
-        assert row.approval is not None
-        row.approval = self._mine(row.approval)
-        return row.approval
-
-    def _own_check(self, check: CheckView) -> CheckView:
-        check = self.view.checks[check.check_id] = self._mine(check)
-        return check
 
     def _notice(self, kind: str, event: BaseEvent, text: str, level: str = "info",
                 parts: int = 0, turn: int | None = None) -> Change:
@@ -419,7 +143,23 @@ class RunFold:
     def _close_message(self) -> None:
         items = self.view.items
         if items and items[-1].kind == "message" and not items[-1].complete:  # type: ignore
-            self._own(items[-1]).complete = True
+            self.view.own_row(len(items) - 1).complete = True  # type: ignore[attr-defined]
+
+    def _tool_row(self, e: Any, call_id: str, tool: str, tool_input: dict[str, Any],
+                  tier: int) -> tuple[ToolCallItem, Change]:
+        """The row of call `call_id`, this view's own to change, with `e` among its events; a
+        new row (from the other arguments) if the call has none yet in this task."""
+        v = self.view
+        index = v.call_rows.get(call_id)
+        if index is None:
+            row = ToolCallItem(v.task_index, v.turn or None, e.seq, call_id, tool, tool_input,
+                               tier)
+            change = self._add(row)
+            v.call_rows[call_id] = change.item
+            return row, change
+        row = v.own_row(index)  # type: ignore[assignment]
+        row.seqs.append(e.seq)  # type: ignore[union-attr]
+        return row, Change(ITEMS, index)
 
     # handlers --------------------------------------------------------------------------------
     def _agent_start(self, e: Any) -> Change:
@@ -430,7 +170,7 @@ class RunFold:
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
-        v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
+        v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
         return self._notice("task", e, e.task, parts=RUN | VERIFICATION, turn=0)
 
@@ -439,12 +179,14 @@ class RunFold:
         self._close_message()
         v.status, v.result, v.error, v.ended_ts = e.status, e.result, e.error, e.ts
         parts = RUN
-        if v.pending:  # nothing can be pending once the run is over
-            for row in list(v.pending.values()):
+        if v.pending_rows:  # nothing can be pending once the run is over
+            for index in v.pending_rows.values():
+                row: Any = v.items[index]
                 if row.approval is not None and row.approval.state == "pending":
-                    row = self._own(row)
-                    self._own_approval(row).state, row.status = "denied", "denied"
-            v.pending.clear()
+                    row = v.own_row(index)
+                    row.approval = row.approval._replace(state="denied")
+                    row.status = "denied"
+            v.pending_rows.clear()
             parts |= APPROVALS
         text = e.result or e.error or e.status
         level = {"completed": "info", "cancelled": "warning"}.get(e.status, "error")
@@ -454,15 +196,14 @@ class RunFold:
         v = self.view
         self._close_message()
         v.turn = e.turn
-        v.turns.append(self._new(TurnView(v.task_index, e.turn, len(v.items))))
+        v.turns.append(TurnView(v.task_index, e.turn, len(v.items)))
         return Change(RUN)
 
     def _turn_end(self, e: Any) -> Change:
         v = self.view
         self._close_message()
         if v.turns and v.turns[-1].turn == e.turn:
-            turn = v.turns[-1] = self._mine(v.turns[-1])
-            turn.stop_reason = e.stop_reason
+            v.turns[-1] = v.turns[-1]._replace(stop_reason=e.stop_reason)
         return Change(RUN)
 
     def _phase_changed(self, e: Any) -> Change:
@@ -474,23 +215,11 @@ class RunFold:
         return self._notice("declaration", e, e.reason, "warning", turn=e.turn)
 
     def _model_decision(self, e: Any) -> Change:
-        v = self.view
-        self._close_message()
-        return self._add(DecisionItem(v.task_index, e.turn, e.seq, e.action, e.tool, e.tool_input,
-                                      e.rationale))
+        return self._add(DecisionItem(self.view.task_index, e.turn, e.seq, e.action, e.tool,
+                                      e.tool_input, e.rationale))
 
     def _model_update(self, e: Any) -> Change:
         return self._stream(e.turn, e.channel, e.seq, e.seq + 1, e.text)
-
-    def apply_stream(self, first: Any, last: Any, count: int, text: str | DeferredText) -> Change:
-        """Fold `count` consecutive `model_update` events in one step, the same as applying each:
-        `first` and `last` are the outer two; all share a turn and a channel, their seqs run
-        from `first.seq` to `last.seq`, and their texts joined are `text` (replay folds long
-        streams this way, leaving the text in the journal until it is drawn)."""
-        view = self.view
-        view.events += count
-        view.last_ts = last.ts
-        return self._stream(first.turn, first.channel, first.seq, last.seq + 1, text)
 
     def _stream(self, turn: int | None, channel: str, seq: int, stop: int,
                 text: str | DeferredText) -> Change:
@@ -498,13 +227,12 @@ class RunFold:
         v = self.view
         items = v.items
         if items:
-            last = items[-1]
-            if (last.kind == "message" and last.channel == channel  # type: ignore[attr-defined]
-                    and last.turn == turn and not last.complete):  # type: ignore[attr-defined]
-                if last.epoch != v.epoch:  # (checked here too: the live hot path skips a call)
-                    last = self._own(last)
-                last.parts.append(text)  # type: ignore[attr-defined]
-                last._text = None  # type: ignore[attr-defined]
+            last: Any = items[-1]
+            if (last.kind == "message" and last.channel == channel and last.turn == turn
+                    and not last.complete):
+                last = v.own_row(len(items) - 1)
+                last.parts.append(text)
+                last._text = None
                 seqs = last.seqs
                 if stop == seq + 1 and type(seqs) is list:
                     seqs.append(seq)
@@ -513,91 +241,56 @@ class RunFold:
                 return Change(ITEMS, len(items) - 1)
         item = MessageItem(v.task_index, turn, seq, channel)
         if stop != seq + 1:
-            item.seqs = range(seq, stop)  # type: ignore[assignment]
+            item.seqs = range(seq, stop)
         item.parts.append(text)
         item._text = None
         return self._add(item)
 
     def _tool_start(self, e: Any) -> Change:
-        v = self.view
         self._close_message()
-        row = v.tool_calls.get(e.call_id)
-        if row is None:
-            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.call_id, e.tool,
-                               e.tool_input, e.tier)
-            v.tool_calls[e.call_id] = row
-            change = self._add(row)
-        else:  # its approval came first: the same row now runs
-            row = self._own(row)
-            row.seqs.append(e.seq)
-            row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
-            change = Change(ITEMS, row.index)
+        # A row may exist already (its approval came first): the same row now runs.
+        row, change = self._tool_row(e, e.call_id, e.tool, e.tool_input, e.tier)
+        row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
         row.title = e.title
         row.status = "running"
         return change
 
     def _tool_end(self, e: Any) -> Change:
-        v = self.view
-        row = v.tool_calls.get(e.call_id)
-        if row is None:  # an end without a start (a torn or filtered journal): still show it
-            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.call_id, e.tool, {}, 0)
-            v.tool_calls[e.call_id] = row
-            change = self._add(row)
-        else:
-            row = self._own(row)
-            row.seqs.append(e.seq)
-            change = Change(ITEMS, row.index)
-        row.status = "ok" if e.ok else "failed"
+        # An end without a start (a torn or filtered journal) still gets a row.
+        row, change = self._tool_row(e, e.call_id, e.tool, {}, 0)
+        row.status = "failed" if went_badly(e) else "ok"
         row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
         return change
 
     def _approval_requested(self, e: Any) -> Change:
-        v = self.view
         self._close_message()
-        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix)
-        row = v.tool_calls.get(e.approval_id)
-        if row is None:
-            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool,
-                               e.tool_input, e.tier)
-            v.tool_calls[e.approval_id] = row
-            change = self._add(row)
-        else:
-            row = self._own(row)
-            row.seqs.append(e.seq)
-            change = Change(ITEMS, row.index)
-        row.approval = self._new(approval)
+        row, change = self._tool_row(e, e.approval_id, e.tool, e.tool_input, e.tier)
+        row.approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier,
+                                    e.prefix)
         row.status = "awaiting"
-        v.pending[e.approval_id] = row
+        self.view.pending_rows[e.approval_id] = change.item
         return Change(change.parts | APPROVALS, change.item)
 
     def _approval_resolved(self, e: Any) -> Change:
         v = self.view
-        row = v.tool_calls.get(e.approval_id)
-        parts = 0
-        if row is None:  # a grant short-circuit: no request came first
-            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool, {}, 0)
-            v.tool_calls[e.approval_id] = row
-            change = self._add(row)
-        else:
-            row = self._own(row)
-            row.seqs.append(e.seq)
-            change = Change(ITEMS, row.index)
-        if row.approval is None:
-            row.approval = self._new(ApprovalView(e.approval_id, e.tool, "", row.tool_input,
-                                                  row.tier, ""))
-        approval = self._own_approval(row)
-        approval.state = "allowed" if e.allowed else "denied"
-        approval.via, approval.remember = e.via, e.remember
+        # A grant short-circuit has no request before it: the row is made here.
+        row, change = self._tool_row(e, e.approval_id, e.tool, {}, 0)
+        approval = row.approval or ApprovalView(e.approval_id, e.tool, "", row.tool_input,
+                                                row.tier, "")
+        allowed = not went_badly(e)
+        approval = row.approval = approval._replace(
+            state="allowed" if allowed else "denied", via=e.via, remember=e.remember)
         if row.status in ("awaiting", "running"):
-            row.status = "allowed" if e.allowed else "denied"
-        if v.pending.pop(e.approval_id, None) is not None:
+            row.status = "allowed" if allowed else "denied"
+        parts = change.parts
+        if v.pending_rows.pop(e.approval_id, None) is not None:
             parts |= APPROVALS
-        if e.allowed and e.remember and approval.prefix:
+        if allowed and e.remember and approval.prefix:
             grant = GrantView(approval.tool, approval.prefix, approval.tier)
             if grant not in v.grants:
                 v.grants.append(grant)
                 parts |= GRANTS
-        return Change(change.parts | parts, change.item)
+        return Change(parts, change.item)
 
     def _decision_error(self, e: Any) -> Change:
         return self._notice("decision_error", e, e.error, "error", turn=e.turn)
@@ -625,8 +318,7 @@ class RunFold:
             if before is not None and before.name == check.name and before.command == check.command:
                 checks[check.id] = before
             else:
-                checks[check.id] = self._new(CheckView(check.id, check.name, check.command,
-                                                       v.plan_version))
+                checks[check.id] = CheckView(check.id, check.name, check.command, v.plan_version)
         v.checks = checks
         names = ", ".join(c.name for c in checks.values()) or "no checks"
         verb = "verification plan" if v.plan_version == 1 else "verification plan changed"
@@ -634,23 +326,19 @@ class RunFold:
                             "info" if v.plan_version == 1 else "warning", parts=VERIFICATION)
 
     def _verification_start(self, e: Any) -> Change:
-        check = self._own_check(self._check(e))
-        check.status = "running"
+        self._set_check(e, status="running")
         return Change(VERIFICATION)
 
     def _verification_end(self, e: Any) -> Change:
-        check = self._own_check(self._check(e))
-        check.status = "passed" if e.passed else "failed"
-        check.output, check.duration_ms = e.output, e.duration_ms
+        self._set_check(e, status="failed" if went_badly(e) else "passed", output=e.output,
+                        duration_ms=e.duration_ms)
         return Change(VERIFICATION)
 
-    def _check(self, e: Any) -> CheckView:
+    def _set_check(self, e: Any, **changes: Any) -> None:
         v = self.view
-        check = v.checks.get(e.check_id)
-        if check is None:  # a check outside the frozen plan: show it rather than drop it
-            check = v.checks[e.check_id] = self._new(CheckView(e.check_id, e.name, None,
-                                                               v.plan_version))
-        return check
+        # A check outside the frozen plan: show it rather than drop it.
+        check = v.checks.get(e.check_id) or CheckView(e.check_id, e.name, None, v.plan_version)
+        v.checks[e.check_id] = check._replace(**changes)
 
     def _cancellation_observed(self, e: Any) -> Change:
         self.view.cancel_reason = e.reason
@@ -660,7 +348,6 @@ class RunFold:
     def _task_escalated(self, e: Any) -> Change:
         target = f" → {e.target}" if e.target else ""
         return self._notice("escalation", e, f"escalated{target}: {e.reason}", "warning")
-
 
 
 def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:

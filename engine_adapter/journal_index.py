@@ -1,4 +1,4 @@
-"""A compact, lazily built index of a journal file: where each line starts and what kind it is.
+"""A compact, growing index of a journal file: where each line starts and what kind of event it is.
 
 A million-event journal is a few hundred MB; holding its events as pydantic models would cost
 gigabytes and seconds of garbage collection. The index keeps two flat arrays instead: the byte
@@ -6,19 +6,13 @@ offset of every line (`array('Q')`, 8 bytes a line) and a one-byte code per line
 plus a "went badly" flag, for timeline markers and the type filter). Events are parsed only when
 someone folds or inspects them, straight from the file with `os.pread`.
 
-The index grows: `scan()` reads whatever the file gained since the last call, so the same object
-tails a journal another process is still writing (follow mode). Only whole lines are indexed;
+`scan()` reads whatever the file gained since the last call, so the same object tails a journal
+another process is still writing (follow mode). It finds the lines of each chunk at C speed (one
+`split`); what kind each line is comes from parsing it, so the index does not depend on how the
+writer laid the JSON out (key order, spaces). The parsing is the caller's to do: replay passes its
+fold as `classify`, which parses each line once for both. Only whole lines are indexed;
 unterminated bytes at the end wait for their newline, and if they never get one they are a torn
 tail (a crash mid-write), reported, never fatal.
-
-Whole chunks of clean lines (each an event as pydantic writes it) are indexed at C speed by
-`journal_scan.CleanScanner`; on a big file, in a helper process (`scan_with_helper`) so that
-another thread can fold what is indexed meanwhile. Other chunks go line by line.
-
-Classification while scanning looks only at bytes (pydantic writes `type` first); a line that
-does not look like an event is decoded to decide between an unknown (newer) event type and a
-corrupt line. A line that looks right but fails full validation is found, and re-marked as
-corrupt, when it is parsed (`mark_corrupt`).
 """
 
 from __future__ import annotations
@@ -27,31 +21,33 @@ import bisect
 import json
 import os
 import re
-import subprocess
-import sys
 import threading
 from array import array
 from collections.abc import Callable, Iterator
+from itertools import accumulate, islice
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from . import journal_scan
 from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent, HarnessEvent
 from .journal import JournalError
-from .journal_scan import FRAME, CleanScanner
+from .outcomes import FAILED_OUTCOMES, went_badly
 
 __all__ = [
     "BAD_OUTCOME",
     "CODE_NAMES",
     "CORRUPT",
     "FLAGS",
-    "STREAM",
     "TYPE_CODES",
     "TYPE_MASK",
     "UNKNOWN",
     "VALIDATORS",
+    "Classify",
     "JournalIndex",
+    "Lines",
+    "classify_lines",
+    "code_of",
     "parse_line",
 ]
 
@@ -60,75 +56,47 @@ TYPE_CODES: dict[str, int] = {name: code for code, name in enumerate(EVENT_TYPES
 UNKNOWN = 0x3E  # an event whose `type` this version does not know (a newer writer)
 CORRUPT = 0x3F  # a line that is not an event at all
 TYPE_MASK = 0x3F  # `code & TYPE_MASK` is the type code
-BAD_OUTCOME = 0x40  # set on a failed tool call, a denial, a failed check, a failed run
-STREAM = 0x80  # a hint the C-speed scan sets: this model_update line is one event on the same
-# channel as the model_update line before, so replay may fold the run in one step (it checks
-# the turn). Absent means "not known" (the line-by-line path never sets it).
-FLAGS = (0, BAD_OUTCOME, STREAM, BAD_OUTCOME | STREAM)
+BAD_OUTCOME = 0x40  # the event reports a failed outcome (see `outcomes.went_badly`)
+FLAGS = (0, BAD_OUTCOME)
 """Every combination of the flags a type code may carry."""
 CODE_NAMES: dict[int, str] = {**{c: n for n, c in TYPE_CODES.items()},
                               UNKNOWN: "unknown", CORRUPT: "corrupt"}
 """Type code to a display name."""
-
-_PREFIX = b'{"type":"'
-_BYTE_CODES = {name.encode(): code for name, code in TYPE_CODES.items()}
-# The few event types whose outcome matters to the timeline, and the bytes that say it went badly.
-# Inside a JSON string every quote is escaped, so an unescaped `"ok":false` is always the field.
-_BAD_MARKS: dict[int, tuple[bytes, ...]] = {
-    TYPE_CODES["tool_end"]: (b'"ok":false',),
-    TYPE_CODES["approval_resolved"]: (b'"allowed":false',),
-    TYPE_CODES["verification_end"]: (b'"passed":false',),
-    TYPE_CODES["agent_end"]: (b'"status":"failed"', b'"status":"cancelled"'),
-}
-_BAD_FIELDS: dict[str, tuple[str, object]] = {
-    "tool_end": ("ok", False), "approval_resolved": ("allowed", False),
-    "verification_end": ("passed", False),
-}
-_SCANNER = CleanScanner(_BYTE_CODES, _BAD_MARKS, BAD_OUTCOME, TYPE_CODES["model_update"],
-                        STREAM)
 VALIDATORS = {code: EVENT_TYPES[name].__pydantic_validator__.validate_json
               for name, code in TYPE_CODES.items()}
 """Each type code's own validator (JSON bytes to event): a third faster than the union's."""
+
+
+
+class Lines(NamedTuple):
+    """Whole lines of a journal in memory: `lines[i]` (without its newline) is position
+    `first + i` and starts at file offset `offsets[i]`; `data` holds them all (and any blank
+    lines between them) from file offset `base`."""
+
+    first: int
+    lines: list[bytes]
+    data: bytes
+    base: int
+    offsets: array
+
+
+Classify = Callable[[Lines], bytes]
+"""`classify(lines)`: the codes of new lines (their offsets are in the index already)."""
+
+_OUTCOME_CODES = frozenset(TYPE_CODES[name] for name in FAILED_OUTCOMES)
 _CHUNK = 8 << 20  # read the file 8 MiB at a time while scanning
 _READ_BLOCK = 1 << 20  # lines are read back for folding about 1 MiB at a time (less held)
+_PLUS_ONE = (1).__add__
 
 
-def classify(raw: bytes) -> int:
-    """The code of one line, from its bytes (decoding it only when it does not look like an
-    event written by pydantic)."""
-    if raw.startswith(_PREFIX):
-        end = raw.find(b'"', 9, 48)
-        code = _BYTE_CODES.get(raw[9:end]) if end > 0 else None
-        if code is not None:
-            marks = _BAD_MARKS.get(code)
-            if marks and any(raw.find(mark) >= 0 for mark in marks):
-                code |= BAD_OUTCOME
-            return code
-    return _classify_decoded(raw)
-
-
-def _classify_decoded(raw: bytes) -> int:
-    try:
-        data = json.loads(raw)
-    except ValueError:  # not JSON, or not UTF-8
+def code_of(event: BaseEvent | None) -> int:
+    """The code of a parsed line: its type and whether it went badly (`None`: corrupt)."""
+    if event is None:
         return CORRUPT
-    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        return CORRUPT
-    return code_of(data["type"], data)
-
-
-def code_of(type_: str, fields: object) -> int:
-    """The code of an event of type `type_` whose fields are `fields` (an event or a dict)."""
-    code = TYPE_CODES.get(type_)
+    code = TYPE_CODES.get(event.type)
     if code is None:
         return UNKNOWN
-    get = fields.get if isinstance(fields, dict) else (
-        lambda name, default=None: getattr(fields, name, default))
-    bad = _BAD_FIELDS.get(type_)
-    failed_run = type_ == "agent_end" and get("status", None) in ("failed", "cancelled")
-    if failed_run or (bad is not None and get(bad[0], None) is bad[1]):
-        code |= BAD_OUTCOME
-    return code
+    return code | BAD_OUTCOME if code in _OUTCOME_CODES and went_badly(event) else code
 
 
 def parse_line(raw: bytes) -> BaseEvent | None:
@@ -145,13 +113,18 @@ def parse_line(raw: bytes) -> BaseEvent | None:
     return event if event.type not in TYPE_CODES else None
 
 
+def classify_lines(new: Lines) -> bytes:
+    """The codes of `new` lines, each parsed (a `Classify` for an index nobody folds)."""
+    return bytes(code_of(parse_line(raw)) for raw in new.lines)
+
+
 class JournalIndex:
     """Line offsets and codes of one journal file, grown by `scan()`.
 
     Positions are 0-based over the file's non-blank lines (a blank line is harmless and not a
     position). `offsets[i]` is where line `i` starts; it ends where the next starts (or at
-    `end`). One thread scans; any thread may read lines and codes: arrays only grow, and readers
-    use a length they took first.
+    `end`). One thread scans; any thread may read lines and codes below `len(index)`: the
+    arrays only grow, and the length is published last.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -176,27 +149,18 @@ class JournalIndex:
         self.torn_tail = False  # set by `settle()` when the unterminated tail is not an event
         self.corrupt: dict[int, int] = {}  # position -> 1-based line number
         self.unknown = 0
+        self._count = 0  # positions published (`len`)
         self._line_numbers: dict[int, int] = {}  # position -> line, where blank lines shift
         self._shift = 0
         self._open_line = False  # the last indexed line had no newline yet (see `settle`)
+        self.caught_up = False  # the last scan reached the end of the file's whole lines
         self._lock = threading.Lock()  # one scan at a time
-        self._helper: subprocess.Popen[bytes] | None = None
-        self._helper_stopped = False
 
     def __len__(self) -> int:
-        return len(self.offsets)
-
-    def stop_helper(self) -> None:
-        """Stop a `scan_with_helper` under way (it returns soon, having indexed less) and any
-        later one from using a helper. Any thread may call it."""
-        self._helper_stopped = True
-        helper = self._helper
-        if helper is not None:
-            helper.kill()
+        return self._count
 
     def close(self) -> None:
-        """Close the file (and stop a helper). Idempotent."""
-        self.stop_helper()
+        """Close the file. Idempotent."""
         fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
@@ -206,35 +170,36 @@ class JournalIndex:
         """The file's current size in bytes."""
         return os.fstat(self._fd).st_size
 
-    def scan(self, *, max_bytes: int | None = None) -> int:
+    # growing ---------------------------------------------------------------------------------
+    def scan(self, *, max_bytes: int | None = None, classify: Classify = classify_lines) -> int:
         """Index the whole lines the file gained since the last scan (at most about `max_bytes`
-        of them). Returns how many positions were added."""
+        of them); `classify` gives their codes. Returns how many positions were added, and
+        sets `caught_up` when it stopped for want of whole lines rather than of budget."""
         with self._lock:
-            before = len(self.offsets)
+            before = self._count
             budget = max_bytes if max_bytes is not None else 1 << 62
-            while budget > 0:
-                data = os.pread(self._fd, min(_CHUNK, budget), self.end)
-                if not data:
-                    self.pending = 0
-                    break
-                used = self._index_chunk(data)
-                if used == 0:  # no newline in a whole chunk: a huge line, read more of it
-                    if len(data) < _CHUNK:
-                        self.pending = len(data)
-                        break
-                    used = self._index_long_line()
+            self.caught_up = False
+            while True:
+                want = min(_CHUNK, budget)
+                data = os.pread(self._fd, want, self.end)
+                used = self._index_chunk(data, classify) if data else 0
+                if used == 0 and data and len(data) == want:
+                    # No newline in a whole read: a huge line, read on to its end.
+                    used = self._index_long_line(classify)
                     if used == 0:
+                        self.caught_up = True
                         break
-                budget -= used
-                if used < len(data):
+                elif len(data) < want:  # the end of the file
                     self.pending = len(data) - used
-                    if len(data) < _CHUNK:
-                        break
-            return len(self.offsets) - before
+                    self.caught_up = True
+                    break
+                budget -= len(data)
+                if budget <= 0:
+                    break
+            return self._count - before
 
-    def _index_chunk(self, data: bytes) -> int:
+    def _index_chunk(self, data: bytes, classify: Classify) -> int:
         """Index the whole lines at the start of `data` (file bytes from `self.end`)."""
-        find, base, append = data.find, self.end, self._append
         pos = 0
         if self._open_line:  # `settle()` took an unterminated last event: this ends its line
             if data == b"\r":
@@ -242,109 +207,59 @@ class JournalIndex:
             self._open_line = False
             pos = 2 if data.startswith(b"\r\n") else 1 if data.startswith(b"\n") else 0
         last = data.rfind(b"\n") + 1
-        if last > pos and self._index_clean(data[pos:last] if pos or last < len(data) else data,
-                                            base + pos):
-            self.end = base + last
-            return last
-        while True:
-            nl = find(b"\n", pos)
-            if nl < 0:
-                break
-            self.lines += 1
-            if nl > pos:
-                raw = data[pos:nl]
-                if not raw.isspace():
-                    append(base + pos, classify(raw))
-            pos = nl + 1
-        self.end = base + pos
-        return pos
+        if last <= pos:
+            self.end += pos
+            return pos
+        body = data[pos:last] if pos or last < len(data) else data
+        lines = body.split(b"\n")
+        lines.pop()  # the empty string after the last newline
+        offsets = array("Q", islice(accumulate(map(_PLUS_ONE, map(len, lines)),
+                                               initial=self.end + pos), len(lines)))
+        if b"" in lines or any(map(bytes.isspace, lines)):
+            offsets, lines = self._drop_blank(offsets, lines)
+        else:
+            self._note_lines(len(self.offsets), len(lines))
+        self._add(Lines(len(self.offsets), lines, body, self.end + pos, offsets), classify)
+        self.end += last
+        return last
 
-    def _index_clean(self, body: bytes, offset: int) -> bool:
-        """Index `body` (whole lines, from file `offset`) at C speed, if every line in it is an
-        event of a known type written by pydantic (no blank, corrupt or unknown line: those
-        need the line-by-line path, and this returns False having changed nothing)."""
-        found = _SCANNER.index_clean(body, offset)
-        if found is None:
-            return False
-        self._add_clean(*found)
-        return True
-
-    def _add_clean(self, offsets: array, codes: bytes) -> None:
-        position = len(self.offsets)
-        if self.lines - position != self._shift:  # blank lines ended the previous chunk
+    def _note_lines(self, position: int, count: int) -> None:
+        """`count` non-blank lines, the first at `position`, follow the physical lines seen:
+        remember where line numbers stop being positions + 1 (blank lines came before)."""
+        if self.lines - position != self._shift:
             self._shift = self.lines - position
             self._line_numbers[position] = self.lines + 1
-        self.offsets.extend(offsets)
-        self.codes.frombytes(codes)
-        self.lines += len(codes)
+        self.lines += count
 
-    def scan_with_helper(self, *, min_bytes: int = 32 << 20,
-                         progress: Callable[[], None] | None = None) -> int:
-        """Like `scan()`, but when at least `min_bytes` wait to be indexed, a helper process
-        indexes the clean bulk of them on another core, so that another thread can fold what is
-        indexed meanwhile (`progress()` is called as lines land). Whatever the helper cannot
-        do (a corrupt line, a newer event type, the growing end) this process does."""
-        before = len(self.offsets)
-        with self._lock:
-            if self.size - self.end >= min_bytes and not self._open_line:
-                self._scan_in_helper(progress)
-        if not self._helper_stopped:
-            self.scan()
-        return len(self.offsets) - before
-
-    def _scan_in_helper(self, progress: Callable[[], None] | None) -> None:
-        try:
-            helper = subprocess.Popen(
-                [sys.executable, "-I", journal_scan.__file__, str(self._fd), str(self.end),
-                 _SCANNER.spec(), str(_CHUNK)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                pass_fds=(self._fd,))
-        except OSError:
-            return  # no helper: this process indexes it all
-        self._helper = helper
-        assert helper.stdout is not None
-        read = helper.stdout.read
-        try:
-            while not self._helper_stopped:
-                header = read(FRAME.size)
-                if len(header) != FRAME.size:
-                    break
-                count, end = FRAME.unpack(header)
-                offsets = array("Q")
-                offsets.frombytes(read(count * 8))
-                codes = read(count)
-                # Only a whole frame that starts where this index ends is taken.
-                if len(codes) != count or len(offsets) != count or not count or \
-                        offsets[0] != self.end:
-                    break
-                self._add_clean(offsets, codes)
-                self.end = end
-                if progress is not None:
-                    progress()
-        except (OSError, ValueError):
-            pass
-        finally:
-            helper.kill()
-            helper.wait()
-            helper.stdout.close()
-            self._helper = None
-
-    def _append(self, offset: int, code: int) -> None:
-        """Add the line that starts at `offset` (the `self.lines`-th physical line)."""
+    def _drop_blank(self, offsets: array, lines: list[bytes]) -> tuple[array, list[bytes]]:
+        """The non-blank `lines` and their offsets, counting every line for line numbers."""
+        kept_offsets, kept = array("Q"), []
         position = len(self.offsets)
-        line = self.lines
-        if line - position - 1 != self._shift:  # blank lines in between: remember the shift
-            self._shift = line - position - 1
-            self._line_numbers[position] = line
-        if code == CORRUPT:
-            self.corrupt[position] = line
-        elif code == UNKNOWN:
-            self.unknown += 1
-        self.offsets.append(offset)
-        self.codes.append(code)
+        for offset, raw in zip(offsets, lines, strict=True):
+            if raw and not raw.isspace():
+                self._note_lines(position + len(kept), 1)
+                kept_offsets.append(offset)
+                kept.append(raw)
+            else:
+                self.lines += 1
+        return kept_offsets, kept
 
-    def _index_long_line(self) -> int:
-        """A line longer than a chunk: find its end, classify it from its head and tail."""
+    def _add(self, new: Lines, classify: Classify) -> None:
+        """Add lines (their offsets first, so `classify` may refer to their positions)."""
+        first = new.first
+        self.offsets.extend(new.offsets)
+        codes = classify(new)
+        self.codes.frombytes(codes)
+        if CORRUPT in codes or UNKNOWN in codes:
+            for i, code in enumerate(codes):
+                if code == CORRUPT:
+                    self.corrupt[first + i] = self.line_number(first + i)
+                elif code == UNKNOWN:
+                    self.unknown += 1
+        self._count = len(self.offsets)
+
+    def _index_long_line(self, classify: Classify) -> int:
+        """A line longer than a chunk: find its end and index it."""
         start = probe = self.end
         while True:
             data = os.pread(self._fd, _CHUNK, probe)
@@ -357,13 +272,15 @@ class JournalIndex:
             probe += len(data)
         end = probe + nl
         raw = os.pread(self._fd, end - start, start)
-        self.lines += 1
-        if not raw.isspace():  # a long run of blanks is still a blank line
-            self._append(start, classify(raw))
+        if raw.isspace():  # a long run of blanks is still a blank line
+            self.lines += 1
+        else:
+            self._note_lines(len(self.offsets), 1)
+            self._add(Lines(len(self.offsets), [raw], raw, start, array("Q", [start])), classify)
         self.end = end + 1
         return end + 1 - start
 
-    def settle(self) -> bool:
+    def settle(self, classify: Classify = classify_lines) -> bool:
         """Decide about unterminated bytes at the end, once the writer has stopped: a complete
         event that only lacks its newline is indexed; anything else is a torn tail (skipped).
         Returns whether a position was added."""
@@ -378,14 +295,16 @@ class JournalIndex:
             if parse_line(raw) is None:
                 self.torn_tail = True
                 return False
-            self.lines += 1
-            self._append(self.end, classify(raw))
+            self._note_lines(len(self.offsets), 1)
+            self._add(Lines(len(self.offsets), [raw], raw, self.end, array("Q", [self.end])),
+                      classify)
             self.end = size
             self.pending = 0
             self._open_line = True
             self.torn_tail = False
             return True
 
+    # reading ---------------------------------------------------------------------------------
     def line_number(self, position: int) -> int:
         """The 1-based line number of a position."""
         base, line = 0, 1
@@ -409,7 +328,7 @@ class JournalIndex:
     def blocks(self, start: int, stop: int) -> Iterator[tuple[int, int, bytes, int]]:
         """The lines `[start, stop)` about 1 MiB at a time: `(first, end, data, offset)` where
         `data` holds lines `[first, end)` and starts at file `offset`."""
-        stop = min(stop, len(self.offsets))
+        stop = min(stop, len(self))
         offsets = self.offsets
         position = start
         while position < stop:
@@ -419,13 +338,18 @@ class JournalIndex:
             yield position, block_end, os.pread(self._fd, last - first, first), first
             position = block_end
 
-    def raw_lines(self, start: int, stop: int) -> Iterator[tuple[int, bytes]]:
-        """(position, bytes) of each line in `[start, stop)`, read in large blocks."""
+    def lines_of(self, start: int, stop: int) -> Iterator[Lines]:
+        """The lines `[start, stop)`, read back about 1 MiB at a time."""
         offsets = self.offsets
-        for position, block_end, data, first in self.blocks(start, stop):
-            for p in range(position, block_end - 1):
-                yield p, data[offsets[p] - first:offsets[p + 1] - first]
-            yield block_end - 1, data[offsets[block_end - 1] - first:]
+        for first, end, data, base in self.blocks(start, stop):
+            lines = data.split(b"\n")
+            if len(lines) == end - first + 1 and not lines[-1]:  # no blank line in between
+                lines.pop()
+            else:
+                lines = [data[offsets[p] - base:offsets[p + 1] - base].rstrip(b"\r\n\t ")
+                         for p in range(first, end - 1)]
+                lines.append(data[offsets[end - 1] - base:].rstrip(b"\r\n\t "))
+            yield Lines(first, lines, data, base, offsets[first:end])
 
     def event(self, position: int) -> BaseEvent | None:
         """The event at a position (`None` for a corrupt line)."""
@@ -433,16 +357,15 @@ class JournalIndex:
 
     def parse(self, position: int, raw: bytes) -> BaseEvent | None:
         """Parse a line read from this index, re-marking it corrupt if it is not an event."""
-        validator = VALIDATORS.get(self.codes[position] & TYPE_MASK)
-        if validator is not None:
-            # The type is known from the scan: its own model validates a third faster than the
-            # union (which first looks for the discriminator).
-            try:
-                return validator(raw)
-            except ValidationError:
-                pass
+        if position < len(self):
+            validator = VALIDATORS.get(self.codes[position] & TYPE_MASK)
+            if validator is not None:  # the type is known: its own model validates faster
+                try:
+                    return validator(raw)
+                except ValidationError:
+                    pass
         event = parse_line(raw)
-        if event is None:
+        if event is None and position < len(self):
             self.mark_corrupt(position)
         return event
 
@@ -454,16 +377,6 @@ class JournalIndex:
             self.codes[position] = CORRUPT
             self.corrupt[position] = self.line_number(position)
 
-    def positions(self, mask: set[int] | None = None) -> Iterator[int]:
-        """Positions whose type code is in `mask` (all, without one)."""
-        codes = self.codes
-        if mask is None:
-            yield from range(len(codes))
-            return
-        for i, code in enumerate(codes):
-            if code & TYPE_MASK in mask:
-                yield i
-
     def search(self, term: str, *, limit: int = 1_000_000) -> list[int]:
         """Positions of the lines that contain `term` (case-insensitive for ASCII letters),
         matched against the JSON text as written, so a word inside a message or an output is
@@ -472,7 +385,7 @@ class JournalIndex:
         if not encoded:
             return []
         pattern = re.compile(re.escape(encoded), re.IGNORECASE)
-        stop = len(self.offsets)
+        stop = len(self)
         found: list[int] = []
         offsets = self.offsets
         block = max(_CHUNK, len(encoded) * 4)
@@ -495,10 +408,11 @@ class JournalIndex:
 
     def events(self) -> Iterator[HarnessEvent | BaseEvent]:
         """Every event in order, skipping corrupt lines (parsed lazily, block by block)."""
-        for position, raw in self.raw_lines(0, len(self.offsets)):
-            event = self.parse(position, raw)
-            if event is not None:
-                yield event
+        for first, lines, *_ in self.lines_of(0, len(self)):
+            for position, raw in enumerate(lines, first):
+                event = self.parse(position, raw)
+                if event is not None:
+                    yield event
 
     def __enter__(self) -> JournalIndex:
         return self

@@ -69,26 +69,20 @@ def summary(view: RunView) -> tuple:
         slots = {}
         for cls in type(i).__mro__:
             for name in getattr(cls, "__slots__", ()):
-                if name in ("parts", "_text", "epoch"):  # how text is held; who may change it
+                if name in ("parts", "_text"):  # how text is held
                     continue
                 value = getattr(i, name, None)
-                if name == "approval" and value is not None:
-                    value = (value.state, value.via, value.remember, value.prefix)
                 slots[name] = list(value) if name == "seqs" else value
         if i.kind == "message":
             slots["text"] = i.text
         return tuple(sorted(slots.items(), key=lambda kv: kv[0]))
 
     scalars = {k: v for k, v in vars(view).items()
-               if k not in ("items", "turns", "tool_calls", "pending", "checks", "grants",
-                            "epoch")}
+               if k not in ("items", "turns", "call_rows", "pending_rows", "checks", "grants",
+                            "shared", "owned")}  # (the last two: who may change which row)
     return (tuple(sorted(scalars.items())), tuple(item(i) for i in view.items),
-            tuple((t.task, t.turn, t.first_item, t.stop_reason) for t in view.turns),
-            # the maps point at the rows the transcript shows (copy on write keeps them so)
-            tuple((k, r.index, view.items[r.index] is r) for k, r in view.tool_calls.items()),
-            tuple((k, r.index, view.items[r.index] is r) for k, r in view.pending.items()),
-            tuple(view.grants),
-            tuple((c.check_id, c.status, c.output) for c in view.checks.values()))
+            tuple(view.turns), tuple(view.call_rows.items()), tuple(view.pending_rows.items()),
+            tuple(view.grants), tuple(view.checks.items()))
 
 
 def test_index_offsets_and_codes(tmp_path) -> None:
@@ -245,7 +239,7 @@ def test_state_at_k_equals_folding_the_first_k_events(tmp_path, seeks, spacing,
     replay = JournalReplay(path, spacing=spacing, max_checkpoints=4)
     replay.index.scan()
     if fold_first:
-        replay.advance(scan=False)
+        replay.advance()
     current: tuple[int, RunView] | None = None
     n = len(events)
     for seek in seeks:
@@ -265,7 +259,7 @@ def test_checkpoints_stay_few_and_seeks_stay_short(tmp_path) -> None:
     path = tmp_path / "run.jsonl"
     write(path, events)
     replay = JournalReplay(path, spacing=5, max_checkpoints=4)
-    replay.advance(max_positions=len(events) // 3)
+    replay.advance(max_bytes=(len(events) * 60) // 3)
     replay.advance()
     assert len(replay.checkpoints) <= 4 + 1  # the spaced ones and the tail
     position, _ = replay.nearest(len(events))

@@ -1,9 +1,9 @@
 """Adversarial checks of replay's fast paths against the slow, obviously-correct ones.
 
-* indexing clean chunks at C speed (`JournalIndex._index_clean`) against line by line, over
-  chunk boundaries, CRLF, blank/corrupt/unknown lines, lines longer than a chunk, follow-mode
-  growth cut anywhere (even mid-line) and `settle()`;
-* a helper process (`scan_with_helper(min_bytes=0)`) against `scan()`;
+* the index (lines found at C speed a chunk at a time, classified by the replay pass's fold or
+  by parsing each line) against one built the obvious way, over chunk boundaries, CRLF,
+  blank/corrupt/unknown lines, lines longer than a chunk, follow-mode growth cut anywhere (even
+  mid-line) and `settle()`;
 * folding streams of `model_update` lines in one step against folding each parsed event, at
   every position, with checkpoints, small read blocks, `share`, `start=` and copies;
 * copy-on-write views: folding into a copy never changes the original, nor the other way.
@@ -43,7 +43,7 @@ from engine_adapter import (
 from engine_adapter import journal_index as journal_index_module
 from engine_adapter.events import dump_event
 from engine_adapter.fold import RunFold
-from engine_adapter.journal_index import STREAM, JournalIndex, parse_line
+from engine_adapter.journal_index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
 from engine_adapter.replay import JournalReplay
 
 SETTINGS = settings(max_examples=int(os.environ.get("ADVERSARIAL_EXAMPLES", "120")), deadline=None,
@@ -67,18 +67,31 @@ def stamp(event, seq: int, session: str = "s"):
 
 
 def _state(index: JournalIndex) -> tuple:
-    # (the STREAM hint depends on where chunks were cut: it is checked on its own)
-    return (list(index.offsets), [c & ~STREAM for c in index.codes], index.lines, index.end,
-            index.pending, index.torn_tail, dict(index.corrupt), index.unknown,
+    return (list(index.offsets), list(index.codes), index.lines, index.end, index.pending,
+            index.torn_tail, dict(index.corrupt), index.unknown,
             [index.line_number(p) for p in range(len(index))])
 
 
-def _slow(index: JournalIndex) -> JournalIndex:
-    index._index_clean = lambda *_: False  # type: ignore[method-assign]  # line by line only
-    return index
+def _reference(data: bytes) -> tuple:
+    """The index of `data`'s whole lines, built the obvious way: split on newlines, skip
+    blank lines, parse each of the others."""
+    offsets, codes, numbers, corrupt = [], [], [], {}
+    position = 0
+    pieces = data.split(b"\n")
+    for number, raw in enumerate(pieces[:-1], 1):
+        if raw.strip():
+            code = code_of(parse_line(raw))
+            if code == CORRUPT:
+                corrupt[len(codes)] = number
+            offsets.append(position)
+            codes.append(code)
+            numbers.append(number)
+        position += len(raw) + 1
+    return (offsets, codes, len(pieces) - 1, position, len(data) - position, False, corrupt,
+            codes.count(UNKNOWN), numbers)
 
 
-# 1. the clean-chunk index ------------------------------------------------------------------
+# 1. the index -------------------------------------------------------------------------------
 
 EVENTS_FOR_LINES = [
     AgentStart(task="t", engine="x"), AgentEnd(status="failed", error="boom"),
@@ -98,7 +111,10 @@ index_lines = st.one_of(
                      b'{"type":"tool_end"', b'{"type":"tool_end","ok":false', b"\xff\xfe",
                      b'{"a":1}', b'[1,2]', b'{"type":"Agent_Start"}', b'{"type":"agent_start"x',
                      b'\xef\xbb\xbf{"type":"turn_start","turn":1}', b' {"type":"turn_start"}',
-                     b'{"turn":1,"type":"turn_start"}', b'{"type":"model_update",\xff}']),
+                     b'{"turn":1,"type":"turn_start"}', b'{"type":"model_update",\xff}',
+                     b'{"ok": false, "type": "tool_end", "call_id": "c", "tool": "t"}',
+                     b'{"type": "approval_resolved", "approval_id": "a", "tool": "t", '
+                     b'"allowed" :false, "via": "human"}']),
 )
 
 
@@ -106,11 +122,12 @@ index_lines = st.one_of(
 @given(body=st.lists(index_lines, max_size=25), chunk=st.sampled_from([48, 100, 257, 8 << 20]),
        crlf=st.booleans(), cuts=st.lists(st.integers(0, 10_000), max_size=5),
        settle_at=st.lists(st.booleans(), min_size=6, max_size=6), tail=st.booleans())
-def test_clean_chunks_index_like_line_by_line_while_the_file_grows(
+def test_the_index_while_the_file_grows_whoever_classifies(
         tmp_path, body, chunk, crlf, cuts, settle_at, tail) -> None:
     """Grown a piece at a time (cut anywhere, even mid-line), scanned after every piece, with
-    `settle()` now and then: the fast index equals the line-by-line one at every step, and
-    without settling, a fresh scan of the final file."""
+    `settle()` now and then: the index the replay pass builds (its fold classifying) equals
+    the one a plain scan builds (each line parsed) at every step; without settling, both
+    equal the index built the obvious way from the final bytes."""
     end = b"\r\n" if crlf else b"\n"
     data = b"".join(line + end for line in body)
     if tail and body:
@@ -121,20 +138,19 @@ def test_clean_chunks_index_like_line_by_line_while_the_file_grows(
     settled = False
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal_index_module, "_CHUNK", chunk)
-        with JournalIndex(path) as fast, _slow(JournalIndex(path)) as slow:
+        replay = JournalReplay(path)
+        with JournalIndex(path) as plain:
             for step, point in enumerate(points):
                 path.write_bytes(data[:point])
-                assert fast.scan() == slow.scan()
-                assert _state(fast) == _state(slow), point
+                assert replay.advance() == plain.scan()
+                assert _state(replay.index) == _state(plain), point
                 if settle_at[step % len(settle_at)]:
                     settled = True
-                    assert fast.settle() == slow.settle()
-                    assert _state(fast) == _state(slow), point
-            final = _state(fast)
-        if not settled:
-            with _slow(JournalIndex(path)) as fresh:
-                fresh.scan()
-                assert final == _state(fresh)
+                    assert replay.settle() == plain.settle()
+                    assert _state(replay.index) == _state(plain), point
+            if not settled:
+                assert _state(plain) == _reference(data)
+        replay.close()
 
 
 @SETTINGS
@@ -144,92 +160,32 @@ def test_scanning_a_budget_at_a_time_gives_the_same_index(tmp_path, body, chunk,
                                                             budgets) -> None:
     path = tmp_path / "budget.jsonl"
     end = b"\r\n" if crlf else b"\n"
-    path.write_bytes(b"".join(line + end for line in body))
+    data = b"".join(line + end for line in body)
+    path.write_bytes(data)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal_index_module, "_CHUNK", chunk)
-        with JournalIndex(path) as fast, _slow(JournalIndex(path)) as slow:
+        with JournalIndex(path) as index:
             for budget in budgets:
-                assert fast.scan(max_bytes=budget) == slow.scan(max_bytes=budget)
-                assert _state(fast) == _state(slow)
-            fast.scan()
-            slow.scan()
-            assert _state(fast) == _state(slow)
+                index.scan(max_bytes=budget)
+            index.scan()
+            assert _state(index) == _reference(data)
 
 
 def _events_line(i: int, text: str = "w") -> bytes:
     return dump_event(stamp(ModelUpdate(text=f"{text}{i} ", turn=1), i))
 
 
-HELPER_CASES = {
-    "clean": [_events_line(i) for i in range(200)],
-    "crlf": [_events_line(i) + b"\r" for i in range(200)],
-    "corrupt first": [b"{not json", *(_events_line(i) for i in range(100))],
-    "blank at chunk ends": [line for i in range(120) for line in
-                            ([_events_line(i), b""] if i % 7 == 0 else [_events_line(i)])],
-    "unknown type": [*(_events_line(i) for i in range(60)), b'{"type":"newer","seq":1}',
-                     *(_events_line(i) for i in range(60))],
-    "line longer than a chunk": [*(_events_line(i) for i in range(60)),
-                                 _events_line(0, "z" * 3000),
-                                 *(_events_line(i) for i in range(60))],
-    "bad outcomes": [dump_event(stamp(e, i)) for i, e in enumerate(EVENTS_FOR_LINES * 20)],
-}
-
-
-@pytest.mark.parametrize("name", sorted(HELPER_CASES))
-@pytest.mark.parametrize("tail", [b"", b'{"type":"turn_start","turn":1', b"   "])
-def test_a_helper_indexes_like_a_plain_scan(tmp_path, name, tail) -> None:
-    path = tmp_path / "h.jsonl"
-    path.write_bytes(b"\n".join(HELPER_CASES[name]) + b"\n" + tail)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module, "_CHUNK", 1_000)
-        with JournalIndex(path) as helped, _slow(JournalIndex(path)) as plain:
-            helped.scan(max_bytes=1_500)  # the helper starts mid-file
-            helped.scan_with_helper(min_bytes=0)
-            plain.scan()
-            assert _state(helped) == _state(plain)
-            # follow mode: more lines, then the helper again (and a settle in between)
-            with path.open("ab") as f:
-                f.write(b"\n" + _events_line(7) + b"\n" + _events_line(8))
-            helped.scan_with_helper(min_bytes=0)
-            plain.scan()
-            assert _state(helped) == _state(plain)
-            assert helped.settle() == plain.settle()
-            with path.open("ab") as f:
-                f.write(b"\n" + b"\n".join(_events_line(i) for i in range(50)) + b"\n")
-            helped.scan_with_helper(min_bytes=0)
-            plain.scan()
-            assert _state(helped) == _state(plain)
-
-
-@settings(SETTINGS, max_examples=max(5, SETTINGS.max_examples // 6))
-@given(body=st.lists(index_lines, max_size=40), crlf=st.booleans(), first=st.integers(0, 500),
-       chunk=st.sampled_from([60, 300, 8 << 20]))
-def test_a_helper_indexes_like_a_plain_scan_whatever_the_lines(tmp_path, body, crlf, first,
-                                                               chunk) -> None:
-    path = tmp_path / "hh.jsonl"
-    end = b"\r\n" if crlf else b"\n"
-    path.write_bytes(b"".join(line + end for line in body))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module, "_CHUNK", chunk)
-        with JournalIndex(path) as helped, _slow(JournalIndex(path)) as plain:
-            helped.scan(max_bytes=first)
-            helped.scan_with_helper(min_bytes=0)
-            plain.scan()
-            assert _state(helped) == _state(plain)
-
-
 def test_a_blank_line_longer_than_a_chunk_is_not_a_position(tmp_path) -> None:
     line = dump_event(stamp(AgentStart(task="t", engine="x"), 0))
     path = tmp_path / "blank.jsonl"
-    path.write_bytes(line + b"\n" + b" " * 300 + b"\n" + line + b"\n")
-    states = []
+    data = line + b"\n" + b" " * 300 + b"\n" + line + b"\n"
+    path.write_bytes(data)
     for chunk in (64, 8 << 20):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(journal_index_module, "_CHUNK", chunk)
             with JournalIndex(path) as index:
                 index.scan()
-                states.append(_state(index))
-    assert states[0] == states[1]
+                assert _state(index) == _reference(data)
 
 
 def test_settle_then_crlf_keeps_line_numbers(tmp_path) -> None:
@@ -350,7 +306,7 @@ def journals(draw) -> list[bytes]:
     return lines
 
 
-def _reference(lines: list[bytes]) -> list:
+def _events(lines: list[bytes]) -> list:
     """For each position, the event the slow path parses there (None: not an event)."""
     return [parse_line(line) for line in lines if line.strip()]
 
@@ -386,7 +342,7 @@ def test_the_view_at_every_position_equals_folding_each_event(tmp_path, lines, s
                                                                most, chunk) -> None:
     path = tmp_path / "run.jsonl"
     _write(path, lines, crlf)
-    events = _reference(lines)
+    events = _events(lines)
     expected = _prefix_summaries(events)
     n = len(events)
     with pytest.MonkeyPatch.context() as patch:
@@ -398,7 +354,7 @@ def test_the_view_at_every_position_equals_folding_each_event(tmp_path, lines, s
                 replay.index.scan()  # seek without a pass: every view folded from 0
             else:
                 for piece in pieces:
-                    replay.advance(max_positions=piece)
+                    replay.advance(max_bytes=(piece) * 60)
                 replay.advance()
             assert len(replay) == n
             stored = [(id(v), summary(v)) for v in _stored(replay)]
@@ -457,16 +413,16 @@ def test_follow_mode_growth_and_an_unterminated_last_line(tmp_path, lines, split
         replay.advance()
         if unterminated:
             replay.index.settle()
-            replay.advance(scan=False)
+            replay.advance()
         n1 = len(replay)
-        expected = _prefix_summaries(_reference(lines))
+        expected = _prefix_summaries(_events(lines))
         early = [replay.state_at(k) for k in range(n1 + 1)]
         for k, view in enumerate(early):
             assert summary(view) == expected[k]
         with path.open("ab") as f:
             f.write(rest)
         replay.advance()
-        assert len(replay) == len(_reference(lines))
+        assert len(replay) == len(_events(lines))
         for k in range(len(replay) + 1):
             assert summary(replay.state_at(k)) == expected[k], k
         for k, view in enumerate(early):  # views handed out earlier are untouched
@@ -482,7 +438,7 @@ def test_follow_mode_growth_and_an_unterminated_last_line(tmp_path, lines, split
                                                                       "compact"]),
                                                      st.integers(0, 100)), max_size=60))
 def test_copies_and_originals_never_see_each_others_folds(lines, actions) -> None:
-    events = [e for e in _reference(lines) if e is not None]
+    events = [e for e in _events(lines) if e is not None]
     expected = _prefix_summaries(events)
     folds: list[list] = [[RunFold(), 0]]  # each: a fold and how many events it folded
     for action, pick in actions:
@@ -515,7 +471,7 @@ def _one_step_vs_each(tmp_path, lines: list[bytes]) -> tuple:
         fast = summary(replay.state_at(len(replay)))
     finally:
         replay.close()
-    events = [e for e in _reference(lines) if e is not None]
+    events = [e for e in _events(lines) if e is not None]
     return fast, summary(RunFold().apply_all(events))
 
 
@@ -563,11 +519,11 @@ def test_partial_passes_with_an_odd_max_checkpoints(tmp_path) -> None:
     lines = _turns(13)
     path = tmp_path / "odd.jsonl"
     _write(path, lines, crlf=False)
-    expected = _prefix_summaries(_reference(lines))
+    expected = _prefix_summaries(_events(lines))
     replay = JournalReplay(path, spacing=1, max_checkpoints=3)
     try:
-        replay.advance(max_positions=3)
-        replay.advance(max_positions=9)
+        replay.advance(max_bytes=(3) * 60)
+        replay.advance(max_bytes=(9) * 60)
         replay.advance()
         for position, view in zip(replay._positions, replay._views, strict=True):
             assert summary(view) == expected[position], position
@@ -580,7 +536,7 @@ def test_follow_mode_with_an_odd_max_checkpoints(tmp_path) -> None:
     lines = _turns(14)
     path = tmp_path / "odd.jsonl"
     _write(path, lines[:13], crlf=False)
-    expected = _prefix_summaries(_reference(lines))
+    expected = _prefix_summaries(_events(lines))
     replay = JournalReplay(path, spacing=1, max_checkpoints=5)
     try:
         replay.advance()

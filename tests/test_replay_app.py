@@ -24,7 +24,7 @@ async def until(pilot, predicate, *, limit: int = 2_000) -> None:
 
 def opened(app) -> bool:
     screen = app.replay_screen
-    return screen is not None and screen.folded_complete and app.position_shown >= 0
+    return screen is not None and screen.complete and app.position_shown >= 0
 
 
 @pytest.fixture
@@ -399,10 +399,10 @@ def test_a_marker_found_everywhere_is_dim_except_where_it_is_densest() -> None:
     assert cells[10] == "✗" and styles[10] == "grey"  # errors elsewhere are dim
 
 
-def test_a_journal_indexed_by_a_helper_process_shows_the_same(tmp_path, monkeypatch) -> None:
-    """The path a big journal takes (a helper process indexing, streams folded in one step
-    with their text read when drawn), forced on a small one."""
-    from cockpit.replay.app import ReplayScreen
+def test_a_journal_read_a_little_at_a_time_shows_the_same(tmp_path, monkeypatch) -> None:
+    """The path a big journal takes (read a chunk at a time while the first frame is up,
+    streams folded in one step with their text read when drawn), forced on a small one."""
+    from cockpit.replay.screen import ReplayScreen
     from engine_adapter import journal_index
     from engine_adapter.events import (
         AgentEnd,
@@ -426,16 +426,7 @@ def test_a_journal_indexed_by_a_helper_process_shows_the_same(tmp_path, monkeypa
     path = tmp_path / "run.jsonl"
     write(path, events)
     monkeypatch.setattr(ReplayScreen, "FIRST_SCAN", 1)
-    monkeypatch.setattr(ReplayScreen, "HELPER_MIN_BYTES", 0)
-    monkeypatch.setattr(journal_index, "_CHUNK", 2_000)  # several frames from the helper
-    calls: list[int] = []
-    real = journal_index.JournalIndex._scan_in_helper
-
-    def counted(self, progress):
-        calls.append(1)
-        return real(self, progress)
-
-    monkeypatch.setattr(journal_index.JournalIndex, "_scan_in_helper", counted)
+    monkeypatch.setattr(journal_index, "_CHUNK", 2_000)  # many steps
 
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
@@ -447,4 +438,3 @@ def test_a_journal_indexed_by_a_helper_process_shows_the_same(tmp_path, monkeypa
             assert shown_equals_fold(app, events, 3)
 
     asyncio.run(main())
-    assert calls  # the helper really ran

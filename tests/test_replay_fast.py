@@ -1,8 +1,10 @@
-"""The fast paths of replay must be invisible: indexing a chunk at C speed gives the same index
-as line by line, and folding a stream of `model_update` lines in one step gives the same view as
-folding each event."""
+"""The fast paths of replay must be invisible: folding a stream of `model_update` lines in one
+step gives the same view as folding each event, and a journal in any other JSON layout replays
+the same as the cockpit's own."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,8 +23,8 @@ from engine_adapter import (
 from engine_adapter import journal_index as journal_index_module
 from engine_adapter.events import dump_event
 from engine_adapter.fold import MessageItem, RunFold
-from engine_adapter.journal_index import STREAM, JournalIndex
-from engine_adapter.replay import JournalReplay, JournalText
+from engine_adapter.journal_fold import JournalText
+from engine_adapter.replay import JournalReplay
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -84,6 +86,7 @@ def test_streams_folded_in_one_step_equal_folding_each_event(tmp_path, events, s
     write(path, events)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal_index_module, "_READ_BLOCK", block)  # streams cut by blocks
+        patch.setattr(journal_index_module, "_CHUNK", block)  # ... and by chunks
         replay = JournalReplay(path, spacing=spacing)
         replay.advance()
         for k in [len(events), *(seek % (len(events) + 1) for seek in seeks)]:
@@ -112,99 +115,103 @@ def test_a_long_stream_is_one_item_whose_text_stays_in_the_journal(tmp_path) -> 
     replay.close()
 
 
-lines = st.one_of(
-    st.sampled_from([b"", b"   ", b"\r", b"not json", b'{"type":"from_the_future","seq":1}',
-                     b'{"type":"tool_end"', b"\xff\xfe", b'{"a":1}']),
-    st.builds(lambda e: dump_event(e), st.sampled_from([
-        AgentStart(task="t", engine="x"), ModelUpdate(text="hi"),
-        ToolEnd(call_id="c", tool="shell", ok=False, output='"ok":true'),
-        ToolEnd(call_id="c", tool="shell", ok=True, output='"ok":false'),
-        AgentEnd(status="failed", error="boom")])),
-)
+# Ways other tools write the same JSON: key order, spaces, escapes, padding.
+SEPARATORS = [(",", ":"), (", ", ": "), (",", ": "), (" ,", " :"), (",\t", ":  ")]
+
+
+@st.composite
+def layouts(draw):
+    """A function writing an event as one JSON line, as some other writer might."""
+    sort_keys = draw(st.booleans())
+    separators = draw(st.sampled_from(SEPARATORS))
+    ascii_only = draw(st.booleans())
+    shuffle = draw(st.randoms(use_true_random=False))
+    pad = draw(st.sampled_from(["", " ", "\t"]))
+
+    def write_one(event) -> bytes:
+        data = event.model_dump(mode="json")
+        if not sort_keys:
+            keys = list(data)
+            shuffle.shuffle(keys)
+            data = {k: data[k] for k in keys}
+        return (pad + json.dumps(data, sort_keys=sort_keys, separators=separators,
+                                 ensure_ascii=ascii_only) + pad).encode()
+
+    return write_one
 
 
 @SETTINGS
-@given(body=st.lists(lines, max_size=30), chunk=st.sampled_from([64, 256, 8 << 20]),
-       crlf=st.booleans())
-def test_fast_scan_equals_line_by_line_scan(tmp_path, body, chunk, crlf) -> None:
-    path = tmp_path / "j.jsonl"
-    path.write_bytes(b"".join(line + (b"\r\n" if crlf else b"\n") for line in body))
+@given(events=runs(), layout=layouts(), chunk=st.sampled_from([300, 8 << 20]))
+def test_any_layout_of_the_same_events_replays_the_same(tmp_path, events, layout,
+                                                        chunk) -> None:
+    """Written with sorted keys, spaces, other key orders or padding (as other JSONL writers
+    do), the same events index and replay the same as the cockpit's own layout."""
+    own, other = tmp_path / "own.jsonl", tmp_path / "other.jsonl"
+    write(own, events)
+    other.write_bytes(b"".join(layout(e) + b"\n" for e in events))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_CHUNK", chunk)
+        replays = [JournalReplay(own, spacing=7), JournalReplay(other, spacing=7)]
+        for replay in replays:
+            assert replay.read_through()
+            assert not replay.index.corrupt and not replay.index.unknown
+        a, b = replays
+        assert list(a.index.codes) == list(b.index.codes)
+        for k in range(len(events) + 1):
+            assert summary(a.state_at(k)) == summary(b.state_at(k)), k
+        for replay in replays:
+            replay.close()
 
-    def scanned(fast: bool) -> tuple:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(journal_index_module, "_CHUNK", chunk)
-            if not fast:
-                patch.setattr(JournalIndex, "_index_clean", lambda *_: False)
-            with JournalIndex(path) as index:
-                index.scan()
-                return _index_state(index)
 
-    assert scanned(fast=True) == scanned(fast=False)
+def test_the_cockpit_s_own_journal_takes_the_one_step_path(tmp_path, monkeypatch) -> None:
+    """A journal the real journal class writes is folded a stream at a time (not a line at a
+    time), so the fast path is not silently lost when the event layout changes."""
+    from engine_adapter import JsonlEventJournal, journal_fold
+
+    events = [AgentStart(task="t", engine="test"), TurnStart(turn=1),
+              *(ModelUpdate(text=f"w{k} ", turn=1) for k in range(40)), TurnEnd(turn=1),
+              AgentEnd(status="completed")]
+    path = tmp_path / "own.jsonl"
+    journal = JsonlEventJournal(path, fsync="never")
+    for i, event in enumerate(events):
+        journal.write(event.model_copy(update={"seq": i, "ts": float(i), "session_id": "s"}))
+    journal.close()
+    one_step: list[int] = []
+    real = RunFold.apply_stream
+
+    def counted(self, first, last, count, text):
+        one_step.append(count)
+        return real(self, first, last, count, text)
+
+    monkeypatch.setattr(RunFold, "apply_stream", counted)
+    replay = JournalReplay(path)
+    replay.read_through()
+    assert one_step == [40]
+    assert replay.state_at(len(replay)).items[1].text == "".join(f"w{k} " for k in range(40))
+    replay.close()
+    assert journal_fold.parse_fast(path.read_bytes().split(b"\n")[0]).type == "agent_start"
 
 
-def _index_state(index: JournalIndex) -> tuple:
-    return (list(index.offsets), [c & ~STREAM for c in index.codes], index.lines, index.end,
-            dict(index.corrupt), index.unknown, [index.line_number(p) for p in range(len(index))])
+def test_read_through_reports_progress_and_honours_a_stop(tmp_path) -> None:
+    import threading
 
-
-def _helper_journal(path, *, corrupt: bool) -> None:
-    """A few hundred lines, with blank lines and (optionally) a corrupt one in the middle."""
     events = [AgentStart(task="t", engine="test"),
               *(ModelUpdate(text=f"w{k} ", turn=1) for k in range(300)),
-              ToolEnd(call_id="c", tool="shell", ok=False, output="x"),
               AgentEnd(status="completed", result="done")]
-    lines = [dump_event(e.model_copy(update={"seq": i, "session_id": "s"}))
-             for i, e in enumerate(events)]
-    if corrupt:
-        lines[150:150] = [b"", b"{not json", b""]
-    path.write_bytes(b"\n".join(lines) + b"\n")
-
-
-@pytest.mark.parametrize("corrupt", [False, True])
-def test_a_helper_process_indexes_the_same_as_this_process(tmp_path, corrupt) -> None:
-    """The helper indexes clean chunks and stops at the first that is not (a corrupt line):
-    this process does the rest, and the index is the one a plain scan builds."""
+    events = [e.model_copy(update={"seq": i, "session_id": "s"}) for i, e in enumerate(events)]
     path = tmp_path / "big.jsonl"
-    _helper_journal(path, corrupt=corrupt)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module, "_CHUNK", 2_000)  # many frames
-        progress: list[int] = []
-        with JournalIndex(path) as helped:
-            helped.scan_with_helper(min_bytes=0,
-                                    progress=lambda: progress.append(len(helped)))
-            fast = _index_state(helped)
-        with JournalIndex(path) as plain:
-            plain.scan()
-            assert fast == _index_state(plain)
-    assert len(progress) >= 2  # frames landed one by one
-    assert progress[-1] < len(plain) if corrupt else progress[-1] == len(plain)
-
-
-def test_without_a_helper_process_this_process_indexes_it_all(tmp_path) -> None:
-    path = tmp_path / "big.jsonl"
-    _helper_journal(path, corrupt=False)
-
-    def no_processes(*_args, **_kwargs):
-        raise OSError("no fork here")
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module.subprocess, "Popen", no_processes)
-        with JournalIndex(path) as index:
-            assert index.scan_with_helper(min_bytes=0) == 303
-
-
-def test_a_stopped_helper_leaves_a_consistent_index(tmp_path) -> None:
-    path = tmp_path / "big.jsonl"
-    _helper_journal(path, corrupt=False)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module, "_CHUNK", 2_000)
-        with JournalIndex(path) as index:
-            index.scan_with_helper(min_bytes=0, progress=index.stop_helper)
-            assert 0 < len(index) < 303  # stopped after the first frame, not finished here
-            index.scan()  # a plain scan goes on from where it stopped
-            with JournalIndex(path) as plain:
-                plain.scan()
-                assert _index_state(index) == _index_state(plain)
+    path.write_bytes(b"".join(dump_event(e) + b"\n" for e in events))
+    told: list[int] = []
+    replay = JournalReplay(path)
+    assert replay.read_through(first_bytes=500, progress=lambda: told.append(len(replay)))
+    assert told[0] < told[-1] == len(events)  # a small first step, then the rest
+    assert summary(replay.state_at(len(replay))) == summary(RunFold().apply_all(events))
+    replay.close()
+    stopped = threading.Event()
+    stopped.set()
+    replay = JournalReplay(path)
+    assert not replay.read_through(stop=stopped)
+    replay.close()
 
 
 def test_the_inspector_finds_events_by_seq_when_positions_are_shifted(tmp_path) -> None:
@@ -224,55 +231,3 @@ def test_the_inspector_finds_events_by_seq_when_positions_are_shifted(tmp_path) 
     replay.close()
 
 
-@SETTINGS
-@given(events=runs(), chunk=st.sampled_from([300, 2_000, 8 << 20]))
-def test_the_stream_hint_is_set_only_where_a_line_continues_the_channel_before(
-        tmp_path, events, chunk) -> None:
-    path = tmp_path / "run.jsonl"
-    write(path, events)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module, "_CHUNK", chunk)
-        with JournalIndex(path) as index:
-            index.scan()
-            flagged = [i for i, code in enumerate(index.codes) if code & STREAM]
-    for i in flagged:
-        before, this = events[i - 1], events[i]
-        assert i > 0 and before.type == this.type == "model_update"
-        assert before.channel == this.channel  # (replay checks the turn itself)
-
-
-def test_read_through_indexes_and_folds_side_by_side(tmp_path) -> None:
-    """What the viewer, `cockpit export` and the benchmark run: the same view as a plain pass,
-    an error from the indexing thread raised to the caller, and a stop honoured."""
-    import threading
-
-    path = tmp_path / "big.jsonl"
-    _helper_journal(path, corrupt=True)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal_index_module, "_CHUNK", 2_000)
-        told: list[str] = []
-        replay = JournalReplay(path)
-        assert replay.read_through(helper_min_bytes=0, batch=50,
-                                   progress=lambda: told.append("folded"),
-                                   indexed=lambda: told.append("indexed"))
-        plain = JournalReplay(path)
-        plain.advance()
-        assert summary(replay.state_at(len(replay))) == summary(plain.state_at(len(plain)))
-        assert "indexed" in told and told.count("folded") >= 2
-        plain.close()
-        replay.close()
-
-        def broken(*_args, **_kwargs):
-            raise OSError("the disk went away")
-
-        failing = JournalReplay(path)
-        patch.setattr(failing.index, "scan_with_helper", broken)
-        with pytest.raises(OSError, match="went away"):
-            failing.read_through()
-        failing.close()
-
-    stopped = threading.Event()
-    stopped.set()
-    replay = JournalReplay(path)
-    assert not replay.read_through(stop=stopped)
-    replay.close()

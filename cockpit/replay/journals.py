@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..paths import journal_dir
 
-__all__ = ["JournalSummary", "list_journals", "summarize"]
+__all__ = ["JournalSummary", "list_journals", "looks_live", "summarize"]
 
 _HEAD = 64 << 10  # bytes read for the first event (a task can be long)
 _TAIL = 64 << 10  # bytes read for the last event
@@ -107,3 +107,27 @@ def list_journals(directory: str | os.PathLike[str] | None = None, *,
     summaries = [summarize(p) for p in paths[:limit]]
     summaries.sort(key=lambda s: s.started or 0.0, reverse=True)
     return summaries
+
+
+def looks_live(path: str | os.PathLike[str]) -> bool:
+    """Whether a journal's last event is not an `agent_end` (a run still writing it)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - _TAIL))
+            tail = f.read()
+    except OSError:
+        return False
+    lines = tail.split(b"\n")
+    torn = lines.pop() if lines and lines[-1].strip() else b""  # unterminated: maybe torn
+    for line in reversed(lines):
+        if line.strip():
+            try:
+                data = json.loads(line)
+            except (ValueError, RecursionError):
+                return True  # damaged: keep watching rather than guess
+            return not (isinstance(data, dict) and data.get("type") == "agent_end")
+    if torn:
+        return True  # a first line still being written
+    return size == 0  # an empty file: a run that is just starting, perhaps

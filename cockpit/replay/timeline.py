@@ -8,7 +8,6 @@ the play state, filter, search and what reading the journal ran into.
 
 from __future__ import annotations
 
-import re
 from array import array
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,27 +16,29 @@ from rich.text import Text
 from textual.widget import Widget
 
 from engine_adapter.journal_index import BAD_OUTCOME, CORRUPT, TYPE_CODES, JournalIndex
+from engine_adapter.navigator import code_class
+from engine_adapter.outcomes import FAILED_OUTCOMES
 
 from ..widgets.palette import palette_for
 
 __all__ = ["MARKER_KINDS", "Markers", "Timeline", "TimelineState"]
 
+
+def _went_badly(kind: str) -> tuple[int, ...]:
+    """The codes of the events that went badly and mark `kind` (see `FAILED_OUTCOMES`)."""
+    return tuple(TYPE_CODES[name] | BAD_OUTCOME for name, outcome in FAILED_OUTCOMES.items()
+                 if outcome.marker == kind)
+
+
 _T = TYPE_CODES
 # Marker kinds, most important first; each with its glyph and the codes that make one.
 MARKER_KINDS: dict[str, tuple[str, tuple[int, ...]]] = {
-    "error": ("✗", (_T["decision_error"], _T["decision_error"] | BAD_OUTCOME, CORRUPT,
-                    _T["agent_end"] | BAD_OUTCOME)),
-    "failure": ("!", (_T["tool_end"] | BAD_OUTCOME, _T["verification_end"] | BAD_OUTCOME)),
-    "denial": ("⊘", (_T["approval_resolved"] | BAD_OUTCOME,)),
+    "error": ("✗", (_T["decision_error"], CORRUPT, *_went_badly("error"))),
+    "failure": ("!", _went_badly("failure")),
+    "denial": ("⊘", _went_badly("denial")),
     "approval": ("?", (_T["approval_requested"],)),
     "verified": ("✓", (_T["verification_end"],)),
 }
-
-
-def code_class(codes: tuple[int, ...] | set[int]) -> re.Pattern[bytes]:
-    """A regex matching one byte of the code array that is any of `codes`."""
-    return re.compile(b"[" + b"".join(re.escape(bytes([c])) for c in sorted(codes)) + b"]")
-
 
 _MARKER_RES = {kind: code_class(codes) for kind, (_, codes) in MARKER_KINDS.items()}
 

@@ -1,0 +1,491 @@
+"""`ReplayScreen`: one journal, drawn — the live screen's widgets at any event, and a timeline.
+
+The screen composes the live cockpit's `RunDisplay` (status, transcript, verification, grants,
+approval bar) and a `Timeline`, and renders what its `Navigator` (engine_adapter) says to show;
+where the viewer is and what to fold is the navigator's business. A thread worker reads the
+journal (`JournalReplay.read_through`, then `follow` for a journal another process is still
+writing); a seek too long for the event loop runs in another worker.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from engine_adapter import JournalError
+from engine_adapter.fold import RunView
+from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
+from engine_adapter.navigator import Frame, Navigator, Seek, code_class
+from engine_adapter.replay import JournalReplay
+
+from ..keys import bindings
+from ..screens import HelpScreen, PagerScreen
+from ..widgets import RunDisplay, Transcript
+from ..widgets.items import raw_events_text
+from ..widgets.key_hints import KeyHints
+from ..widgets.text import clean, clean_line
+from .filter import FilterScreen
+from .journals import looks_live
+from .keys import REPLAY_SCOPE
+from .timeline import MARKER_KINDS, Timeline
+
+__all__ = ["POLL", "ReplayScreen"]
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0)
+POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
+INSPECT_LIMIT = 200_000  # characters of one raw event shown by the inspector
+
+_JUMPS = {
+    "tool": (code_class({TYPE_CODES["tool_start"]}), "tool call"),
+    "approval": (code_class({TYPE_CODES["approval_requested"]}), "approval"),
+    "error": (code_class({c for k in ("error", "failure", "denial") for c in MARKER_KINDS[k][1]}),
+              "error or failure"),
+}
+
+
+class ReplayScreen(Screen[None]):
+    """One journal: the run display at the cursor, the timeline, search and filter."""
+
+    FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
+
+    DEFAULT_CSS = """
+    ReplayScreen #search { dock: bottom; display: none; }
+    ReplayScreen #search.-shown { display: block; }
+    ReplayScreen #replay-error { display: none; padding: 1 2; color: $error; }
+    ReplayScreen #replay-error.-shown { display: block; }
+    """
+
+    BINDINGS = bindings(REPLAY_SCOPE)
+
+    class Grew(Message):
+        """The reading worker indexed more of the journal (`complete`: all of it, once)."""
+
+        def __init__(self, complete: bool = False) -> None:
+            super().__init__()
+            self.complete = complete
+
+    class Failed(Message):
+        """Nothing could be read."""
+
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, path: str | Path, *, poll: float = POLL) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.poll = poll
+        self.replay: JournalReplay | None = None
+        self.navigator: Navigator | None = None
+        self.type_filter: set[int] | None = None
+        self.search_term = ""
+        self.matches: list[int] = []
+        self._stop = threading.Event()
+        self._seen_corrupt = 0
+        self._play_timer: Any = None
+
+    # What the navigator knows, for tests and the app ----------------------------------------------
+    @property
+    def position_shown(self) -> int:
+        """The event on screen (0-based), -1 before the first frame."""
+        return self.navigator.shown if self.navigator is not None else -1
+
+    @property
+    def view(self) -> RunView | None:
+        """The view on screen."""
+        return self.navigator.view if self.navigator is not None else None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the whole journal has been read once."""
+        return self.navigator is not None and self.navigator.complete
+
+    @property
+    def playing(self) -> bool:
+        """Whether playback is running."""
+        return self.navigator is not None and self.navigator.playing
+
+    @property
+    def speed(self) -> float:
+        """The playback speed."""
+        return self.navigator.speed if self.navigator is not None else 1.0
+
+    # Building ----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="replay-error")
+        yield RunDisplay(clock=None, id="run")
+        yield Timeline(id="timeline")
+        yield Input(placeholder="search the journal (enter searches, escape closes)",
+                    id="search", max_length=500)
+        yield KeyHints()
+
+    @property
+    def display_widget(self) -> RunDisplay:
+        """The run display (the live cockpit's widgets)."""
+        return self.query_one(RunDisplay)
+
+    @property
+    def timeline(self) -> Timeline:
+        """The timeline bar."""
+        return self.query_one(Timeline)
+
+    def on_mount(self) -> None:
+        try:
+            self.replay = JournalReplay(self.path)
+        except JournalError as exc:
+            self._fail(str(exc))
+            return
+        self.navigator = Navigator(self.replay, follow=looks_live(self.path))
+        self.timeline.update_state(following=self.navigator.follow)
+        self.display_widget.show(RunView())
+        self.query_one(Transcript).focus()
+        self._read_worker()
+
+    def on_unmount(self) -> None:
+        self._stop.set()  # (the worker stops and closes the journal)
+
+    def _fail(self, error: str) -> None:
+        error_box = self.query_one("#replay-error", Static)
+        error_box.update(clean(error, 2_000))
+        error_box.add_class("-shown")
+        self.timeline.update_state(indexing=False, problems=clean_line(error, 300))
+
+    # The workers: read the journal, fold a long seek ---------------------------------------------
+    @work(thread=True, group="read", exit_on_error=False)
+    def _read_worker(self) -> None:
+        replay, navigator = self.replay, self.navigator
+        assert replay is not None and navigator is not None
+        try:
+            if replay.read_through(settle=not navigator.follow, first_bytes=self.FIRST_SCAN,
+                                   progress=lambda: self.post_message(self.Grew()),
+                                   stop=self._stop):
+                self.post_message(self.Grew(complete=True))
+                replay.follow(self._stop, lambda: self.post_message(self.Grew()),
+                              poll=self.poll)
+        except (OSError, ValueError, RecursionError) as exc:  # vanished, closed, too deep
+            if not self._stop.is_set():
+                self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
+        finally:
+            if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
+                replay.close()
+
+    @work(thread=True, group="seek", exclusive=True, exit_on_error=False)
+    def _seek_worker(self, seek: Seek) -> None:
+        navigator = self.navigator
+        assert navigator is not None
+        view = navigator.fold(seek)
+        if not self._stop.is_set():
+            self.app.call_from_thread(self._arrived, seek, view)
+
+    def _arrived(self, seek: Seek, view: RunView) -> None:
+        assert self.navigator is not None
+        self._show(self.navigator.arrived(seek, view))
+
+    @on(Grew)
+    def _grew(self, message: Grew) -> None:
+        replay, navigator = self.replay, self.navigator
+        if replay is None or navigator is None or not self.is_attached:
+            return
+        index = replay.index
+        if len(index.corrupt) != self._seen_corrupt:
+            self._seen_corrupt = len(index.corrupt)
+            self.timeline.markers.recount(index)
+        else:
+            self.timeline.markers.update(index)
+        self._show(navigator.grew(complete=message.complete))
+        self._update_timeline()
+
+    @on(Failed)
+    def _failed(self, message: Failed) -> None:
+        self._fail(message.error)
+
+    # Rendering -----------------------------------------------------------------------------------
+    def _show(self, step: Frame | Seek | bool | None) -> None:
+        """Show what the navigator said to."""
+        if isinstance(step, Seek):
+            self.timeline.update_state(busy="seeking…")
+            self._seek_worker(step)
+        elif isinstance(step, Frame):
+            if step.changes is None:
+                self.display_widget.show(step.view)
+            elif step.changes:
+                self.display_widget.apply_changes(step.view, step.changes)
+            self._stick_to_bottom(8)
+            self._update_timeline()
+
+    def _update_timeline(self) -> None:
+        replay, navigator = self.replay, self.navigator
+        assert replay is not None and navigator is not None
+        cursor, view = navigator.shown, navigator.view
+        kind = when = ""
+        if cursor >= 0:
+            code = replay.index.codes[cursor]
+            kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
+            if code != CORRUPT and view is not None and view.last_ts:
+                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(view.last_ts))
+                when += f".{int(view.last_ts % 1 * 1000):03d}"
+        busy = "finding the end…" if navigator.want_end else ""
+        if navigator.cursor != navigator.shown:
+            busy = "seeking…"
+        self.timeline.update_state(
+            total=navigator.total, indexing=not navigator.complete, cursor=cursor, when=when,
+            kind=kind, following=navigator.follow and not navigator.ended, busy=busy,
+            search_text=self._search_text(), problems=self._problems(),
+            playing=navigator.playing, speed=navigator.speed)
+
+    def _stick_to_bottom(self, tries: int) -> None:
+        """Keep a following transcript at its bottom after a jump. A jump from a short view to
+        a long one makes the scrollbar appear, and Textual ignores a scroll until that layout
+        is done: try again after each refresh until the scroll holds."""
+        transcript = self.query_one(Transcript)
+        if not transcript.follow:
+            return
+        bottom = transcript.max_scroll_y
+        if transcript.scroll_y != bottom:
+            transcript.scroll_to(y=bottom, animate=False, immediate=True)
+        if tries and (transcript.scroll_y != bottom or not transcript.allow_vertical_scroll):
+            self.call_after_refresh(self._stick_to_bottom, tries - 1)
+
+    def _problems(self) -> str:
+        replay = self.replay
+        if replay is None:
+            return ""
+        index = replay.index
+        problems = []
+        if index.corrupt:
+            lines = sorted(index.corrupt.values())
+            shown = ", ".join(str(n) for n in lines[:3]) + (" …" if len(lines) > 3 else "")
+            problems.append(f"⚠ {len(lines)} corrupt line{'s' if len(lines) > 1 else ''} "
+                            f"skipped (line {shown})")
+        if index.unknown:
+            problems.append(f"⚠ {index.unknown} event{'s' if index.unknown > 1 else ''} of an "
+                            "unknown type (newer cockpit?)")
+        if index.torn_tail:
+            problems.append("⚠ torn last line skipped")
+        if self.complete and not len(index):
+            problems.append("the journal is empty" if not index.size else
+                            "nothing in this file is a journal event")
+        return "  ".join(problems)
+
+    # Moving ----------------------------------------------------------------------------------
+    def seek(self, cursor: int) -> None:
+        """Show the view after event `cursor` (clamped to what is indexed)."""
+        if self.navigator is not None:
+            self._show(self.navigator.seek(cursor))
+
+    def _filter_class(self) -> Any:
+        if self.type_filter is None:
+            return None
+        return code_class({c | flag for c in self.type_filter for flag in FLAGS})
+
+    def _move(self, step: Frame | Seek | bool | None, what: str) -> None:
+        if step is False:
+            self.app.notify(f"no {what}" + ("" if self.complete else " yet (still reading)"),
+                            timeout=1.5)
+        self._show(step)
+
+    def action_step(self, step: int) -> None:
+        """One event back or forward (of the filtered types, with a filter)."""
+        if self.navigator is not None:
+            self._move(self.navigator.step(step, self._filter_class()),
+                       "earlier event" if step < 0 else "later event")
+
+    def action_jump(self, kind: str, step: int) -> None:
+        """To the previous or next tool call, approval, or error/failure."""
+        if self.navigator is not None:
+            pattern, name = _JUMPS[kind]
+            self._move(self.navigator.step(step, pattern),
+                       f"{'earlier' if step < 0 else 'later'} {name}")
+
+    def action_first(self) -> None:
+        """The first event."""
+        self.seek(0)
+
+    def action_last(self) -> None:
+        """The last event (as soon as the whole journal has been read once)."""
+        if self.navigator is not None:
+            self._show(self.navigator.last())
+            self._update_timeline()
+
+    # Play --------------------------------------------------------------------------------------
+    def action_play_pause(self) -> None:
+        """Play from the cursor, paced by the events' own timestamps, or pause."""
+        navigator = self.navigator
+        if navigator is None:
+            return
+        if self._play_timer is not None:
+            self._play_timer.stop()
+            self._play_timer = None
+        delay = navigator.play(not navigator.playing)
+        if delay is not None:
+            self._play_timer = self.set_timer(delay, self._play_tick)
+        self._update_timeline()
+
+    def _play_tick(self) -> None:
+        navigator = self.navigator
+        assert navigator is not None
+        self._play_timer = None
+        step, delay = navigator.play_tick(self._filter_class())
+        self._show(step)
+        if delay is not None:
+            self._play_timer = self.set_timer(delay, self._play_tick)
+        else:
+            self._update_timeline()
+
+    def action_speed(self, step: int) -> None:
+        """Play faster or slower."""
+        navigator = self.navigator
+        if navigator is None:
+            return
+        i = min(range(len(SPEEDS)), key=lambda k: abs(SPEEDS[k] - navigator.speed))
+        navigator.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + step))]
+        self.timeline.update_state(speed=navigator.speed)
+
+    # Search ----------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        """Open the search box."""
+        box = self.query_one("#search", Input)
+        box.add_class("-shown")
+        box.value = self.search_term
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, message: Input.Submitted) -> None:
+        box = message.input
+        box.remove_class("-shown")
+        self.query_one(Transcript).focus()
+        self.search_term = message.value
+        replay = self.replay
+        if replay is None or not message.value:
+            self.matches = []
+            self.timeline.update_state(search_text="")
+            return
+        self.matches = replay.index.search(message.value)
+        if not self.matches:
+            self.timeline.update_state(search_text=self._search_text())
+            self.app.notify(f"no event contains {clean_line(message.value, 80)!r}", timeout=2)
+            return
+        self.action_match(1, from_current=True)
+
+    def on_key(self, event: Any) -> None:
+        box = self.query_one("#search", Input)
+        if event.key == "escape" and box.has_class("-shown"):
+            box.remove_class("-shown")
+            self.query_one(Transcript).focus()
+            event.stop()
+
+    def action_match(self, step: int, from_current: bool = False) -> None:
+        """The next (or previous) event that matches the search."""
+        if not self.matches or self.navigator is None:
+            self.app.notify("no search: press / to search", timeout=1.5)
+            return
+        cursor = self.navigator.cursor
+        if step > 0:
+            i = bisect.bisect_left(self.matches, cursor if from_current else cursor + 1)
+            i = i if i < len(self.matches) else 0  # wrap around
+        else:
+            i = bisect.bisect_left(self.matches, cursor) - 1
+            i = i if i >= 0 else len(self.matches) - 1
+        self.seek(self.matches[i])
+
+    def _search_text(self) -> str:
+        if not self.search_term:
+            return ""
+        term = clean_line(self.search_term, 30)
+        if not self.matches:
+            return f"/{term}: no match"
+        i = bisect.bisect_left(self.matches, self.position_shown)
+        here = i + 1 if i < len(self.matches) and self.matches[i] == self.position_shown else None
+        where = f"{here}/" if here else ""
+        return f"/{term}: {where}{len(self.matches):,} match{'es' if len(self.matches) > 1 else ''}"
+
+    # Filter ------------------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        """Choose which event types stepping and playing visit."""
+        replay = self.replay
+        if replay is None:
+            return
+        counts: dict[int, int] = {}
+        data = replay.index.codes[:len(replay)].tobytes()
+        for code in set(data):
+            counts[code & TYPE_MASK] = counts.get(code & TYPE_MASK, 0) + data.count(bytes([code]))
+        self.app.push_screen(FilterScreen(counts, self.type_filter), self._filter_chosen)
+
+    def _filter_chosen(self, chosen: set[int] | None) -> None:
+        if chosen is None:
+            return
+        self.type_filter = None if chosen >= set(CODE_NAMES) or not chosen else chosen
+        text = ""
+        if self.type_filter is not None:
+            names = sorted(CODE_NAMES[c] for c in self.type_filter)
+            text = "filter: " + (", ".join(names[:3]) + (f" +{len(names) - 3}"
+                                                          if len(names) > 3 else ""))
+        self.timeline.update_state(filter_text=text)
+
+    # Inspect, help, quit -----------------------------------------------------------------------
+    def action_inspect_event(self) -> None:
+        """The raw event under the cursor, pretty-printed (or the bytes of a corrupt line)."""
+        replay, cursor = self.replay, self.position_shown
+        if replay is None or cursor < 0:
+            return
+        index = replay.index
+        raw = index.raw(cursor)
+        line = index.line_number(cursor)
+        try:
+            text = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+            title = f"event {cursor + 1:,} (journal line {line:,})"
+        except (ValueError, RecursionError):
+            text = repr(raw[:INSPECT_LIMIT])
+            title = f"journal line {line:,} is corrupt: not an event (shown as bytes)"
+        if len(text) > INSPECT_LIMIT:
+            text = text[:INSPECT_LIMIT] + f"\n… {len(text) - INSPECT_LIMIT:,} more characters"
+        self.app.push_screen(PagerScreen(title, text))
+
+    def action_help(self) -> None:
+        """Every replay key."""
+        config = getattr(self.app, "config", None)
+        self.app.push_screen(HelpScreen(scopes=[REPLAY_SCOPE, "transcript", "pager"],
+                                        keymap=getattr(config, "keymap", None)))
+
+    def action_quit_replay(self) -> None:
+        """Close the viewer."""
+        self._stop.set()
+        self.app.exit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that type into the search box are not replay keys while it has focus."""
+        if self.query("#search") and self.query_one("#search", Input).has_focus:
+            return action in ("quit_replay",)
+        return True
+
+    @on(Transcript.OpenPager)
+    def _open_pager(self, message: Transcript.OpenPager) -> None:
+        from ..widgets.items import item_text
+
+        self.app.push_screen(PagerScreen(f"{message.item.kind} #{message.item.index}",
+                                         item_text(message.item)))
+
+    @on(Transcript.Inspect)
+    def _inspect_item(self, message: Transcript.Inspect) -> None:
+        """The raw events behind a transcript item, read back from the journal by seq."""
+        replay, navigator = self.replay, self.navigator
+        if replay is None or navigator is None:
+            return
+        shown = navigator.view_pos
+
+        def event_at(seq: int) -> Any:
+            return replay.event_with_seq(seq, before=shown)
+
+        self.app.push_screen(PagerScreen(f"raw events behind {message.item.kind} "
+                                         f"#{message.item.index}",
+                                         raw_events_text(message.item, event_at)))

@@ -1,0 +1,215 @@
+"""Moving through a journal: the replay viewer's state machine, without any UI.
+
+A `Navigator` knows which event is wanted (the cursor), which view is on screen and how far it is
+folded, whether `end` was asked for before the end was known, whether the journal is followed
+live, and whether playback is running. Each operation (`grew`, `seek`, `step`, `find`, `last`,
+`play_tick`, `arrived`) returns what to show:
+
+- a `Frame`: the view after the cursor's event, with what changed since the last frame (or
+  `None`: draw it whole);
+- a `Seek`: a fold too long for the caller's thread; run `fold(seek)` elsewhere, then hand the
+  view to `arrived(seek, view)`, which drops it if the cursor moved on meanwhile;
+- `None`: nothing to show.
+
+Whatever the sequence of operations, a frame's view is the fold of the events up to its cursor.
+The journal itself is read by another thread (`JournalReplay.read_through`, then `follow`),
+which tells the navigator with `grew()`; any thread may run `fold()`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .journal_index import TYPE_CODES, TYPE_MASK
+from .replay import JournalReplay
+from .view import ChangeSet, RunView
+
+__all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "Frame", "Navigator", "Seek", "code_class"]
+
+IDLE_CAP = 1.0  # seconds: a longer pause between two events plays as this long (before speed)
+MIN_STEP = 0.01  # seconds between played events, however fast
+SYNC_FOLD = 5_000  # a seek folding at most this many events (from a small view) runs inline
+SYNC_ITEMS = 5_000  # ... and copying a checkpoint with fewer rows than this is inline too
+POLL = 0.25  # seconds between looks for more events while playing at a followed end
+REDRAW = 200  # folding forward more events than this redraws everything, not each change
+_AGENT_END = TYPE_CODES["agent_end"]
+
+
+class Frame(NamedTuple):
+    """Show `view`, the view after event `cursor`; `changes` says what changed since the last
+    frame (`None`: draw it whole)."""
+
+    cursor: int
+    view: RunView
+    changes: ChangeSet | None
+
+
+class Seek(NamedTuple):
+    """A view to fold in another thread: the one after the first `target` events."""
+
+    target: int
+
+
+Step = Frame | Seek | None
+
+
+def code_class(codes: set[int] | frozenset[int] | tuple[int, ...]) -> re.Pattern[bytes]:
+    """A regex matching one byte of the code array that is any of `codes`."""
+    return re.compile(b"[" + b"".join(re.escape(bytes([c])) for c in sorted(codes)) + b"]")
+
+
+class Navigator:
+    """Where the viewer is in a journal, and what to show next. One thread calls the
+    operations (the UI's); `fold` may run in any thread."""
+
+    def __init__(self, replay: JournalReplay, *, follow: bool = False) -> None:
+        self.replay = replay
+        self.follow = follow  # the journal is being written: keep showing what lands
+        self.cursor = -1  # the event wanted (0-based); -1 before the first frame
+        self.shown = -1  # the event of the last frame
+        self.view: RunView | None = None  # the view of the last frame
+        self.view_pos = 0  # events folded into `view`
+        self.at_end = False  # the last frame showed the last event known then
+        self._known = 0  # events known when the cursor was last set
+        self.complete = False  # the whole journal has been read once
+        self.want_end = False  # `end` was asked for before the end was known
+        self.playing = False
+        self.speed = 1.0
+
+    @property
+    def total(self) -> int:
+        """Events known so far."""
+        return len(self.replay)
+
+    @property
+    def ended(self) -> bool:
+        """Whether the last event known is an `agent_end` (a followed run is over, for now)."""
+        total = self.total
+        return bool(total) and self.replay.index.codes[total - 1] & TYPE_MASK == _AGENT_END
+
+    # the journal grew ------------------------------------------------------------------------
+    def grew(self, *, complete: bool = False) -> Step:
+        """The reading thread indexed more (`complete`: it has read the whole file once)."""
+        self.complete = self.complete or complete
+        total = self.total
+        if not total:
+            return None
+        if self.want_end and self.complete:
+            self.want_end = False
+            return self.seek(total - 1)
+        if self.cursor < 0:
+            if self.follow and self.complete:
+                return self.seek(total - 1)  # a followed journal opens at its end
+            self.want_end = self.want_end or self.follow  # (and moves there once known)
+            return self.seek(0)  # the first event at once
+        if self.follow and self.at_end and not self.playing and total - 1 > self.cursor:
+            return self.seek(total - 1)  # following: show what landed
+        return None
+
+    # moving ----------------------------------------------------------------------------------
+    def seek(self, cursor: int) -> Step:
+        """Show the view after event `cursor` (clamped to what is known)."""
+        total = self.total
+        if not total:
+            return None
+        cursor = max(0, min(cursor, total - 1))
+        self.cursor, self._known = cursor, total
+        target = cursor + 1
+        replay, view = self.replay, self.view
+        if view is not None and self.view_pos <= target <= self.view_pos + SYNC_FOLD:
+            changes = ChangeSet()
+            if target > self.view_pos:  # fold forward into what is shown
+                if replay.is_stored(view):  # a checkpoint shown as is: fold into a copy
+                    view = view.copy()
+                replay.fold_into(view, self.view_pos, target,
+                                 lambda _position, change: changes.add(*change))
+            return self._frame(view, target,
+                               None if target - self.view_pos > REDRAW else changes)
+        base_position, base = replay.nearest(target)
+        if target == base_position or (target - base_position <= SYNC_FOLD
+                                       and len(base.items) < SYNC_ITEMS):
+            return self._frame(replay.state_at(target, share=True), target, None)
+        return Seek(target)
+
+    def fold(self, seek: Seek) -> RunView:
+        """The view a `Seek` asked for (any thread; it may be a stored checkpoint)."""
+        return self.replay.state_at(seek.target, share=True)
+
+    def arrived(self, seek: Seek, view: RunView) -> Frame | None:
+        """The view of `seek`, folded; `None` if the cursor has moved on since."""
+        if self.cursor + 1 != seek.target:
+            return None
+        return self._frame(view, seek.target, None)
+
+    def _frame(self, view: RunView, target: int, changes: ChangeSet | None) -> Frame:
+        self.view, self.view_pos = view, target
+        self.shown = target - 1
+        # (against what was known when the cursor was set: the reading thread goes on)
+        self.at_end = target == self._known
+        return Frame(target - 1, view, changes)
+
+    def find(self, step: int, pattern: re.Pattern[bytes] | None = None,
+             start: int | None = None) -> int | None:
+        """The next position from the cursor (or `start`), exclusive, in direction `step`
+        whose code matches `pattern` (see `code_class`); any position without one."""
+        start = self.cursor if start is None else start
+        total = self.total
+        if pattern is None:
+            target = start + step
+            return target if 0 <= target < total else None
+        data = self.replay.index.codes[:total].tobytes()
+        if step > 0:
+            found = pattern.search(data, start + 1)
+            return found.start() if found else None
+        # Backwards: search the reversed prefix (one C-speed copy), not every earlier match.
+        found = pattern.search(data[max(0, start) - 1::-1]) if start > 0 else None
+        return start - 1 - found.start() if found else None
+
+    def step(self, step: int, pattern: re.Pattern[bytes] | None = None) -> Step | bool:
+        """One event back or forward (of the codes `pattern` matches, with one); False when
+        there is none that way."""
+        target = self.find(step, pattern)
+        return False if target is None else self.seek(target)
+
+    def last(self) -> Step:
+        """The last event, as soon as the whole journal has been read once."""
+        if not self.complete:
+            self.want_end = True
+            return None
+        return self.seek(self.total - 1)
+
+    # playing ---------------------------------------------------------------------------------
+    def play(self, on: bool) -> float | None:
+        """Start or stop playing from the cursor; the seconds to the first `play_tick`
+        (`None`: nothing to play)."""
+        self.playing = on
+        delay = self._delay() if on else None
+        if delay is None:
+            self.playing = False
+        return delay
+
+    def play_tick(self, pattern: re.Pattern[bytes] | None = None) -> tuple[Step, float | None]:
+        """The next played event, and the seconds to the next tick (`None`: playing stopped,
+        at the end of a finished journal). A followed journal keeps playing: at its end the
+        tick comes back after `POLL` to look again."""
+        if not self.playing:
+            return None, None
+        target = self.find(1, pattern)
+        step = self.seek(target) if target is not None else None
+        delay = self._delay(pattern)
+        if delay is None:
+            self.playing = False
+        return step, delay
+
+    def _delay(self, pattern: re.Pattern[bytes] | None = None) -> float | None:
+        """Seconds between the cursor's event and the next one, as played."""
+        after = self.find(1, pattern)
+        if after is None:  # at the end: a followed journal is looked at again soon
+            return POLL if self.follow and self.playing else None
+        index = self.replay.index
+        gap = MIN_STEP
+        here, there = index.event(max(0, self.cursor)), index.event(after)
+        if here is not None and there is not None:
+            gap = min(max(0.0, there.ts - here.ts), IDLE_CAP)
+        return max(MIN_STEP, gap / self.speed)
