@@ -1,0 +1,231 @@
+"""The replay navigator, without a screen: whatever the user and the reading thread do, and in
+whatever order, each frame shows the fold of the events up to its cursor, and a frame that says
+what changed names everything that did."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_journal_index import fixture_events, summary, write
+from test_replay_adversarial import SETTINGS, _events, _prefix_summaries, _stored, journals
+
+from engine_adapter import journal_index as journal_index_module
+from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, fold_events
+from engine_adapter.journal_index import TYPE_CODES
+from engine_adapter.navigator import Frame, Navigator, Seek, code_class
+from engine_adapter.replay import JournalReplay
+
+PATTERNS = [None, code_class({TYPE_CODES["tool_start"]}),
+            code_class({TYPE_CODES["approval_requested"], TYPE_CODES["model_update"]})]
+# What the status line, the panels and the approval bar show, and the flag that redraws each.
+PANELS = {
+    RUN | USAGE: lambda v: (v.task, v.engine, v.model, v.status, v.phase, v.turn, v.result,
+                            v.error, v.input_tokens, v.output_tokens, v.cost_usd, v.model_calls),
+    VERIFICATION: lambda v: tuple(v.checks.items()),
+    GRANTS: lambda v: tuple(v.grants),
+    APPROVALS: lambda v: tuple(v.pending_rows.items()),
+}
+
+operations = st.lists(st.one_of(
+    st.tuples(st.just("grow"), st.integers(1, 3_000)),
+    st.tuples(st.just("seek"), st.integers(0, 10_000)),
+    st.tuples(st.just("checkpoint"), st.integers(0, 10)),
+    st.tuples(st.just("step"), st.sampled_from([-1, 1]), st.integers(0, len(PATTERNS) - 1)),
+    st.tuples(st.just("last")),
+    st.tuples(st.just("play"), st.booleans()),
+    st.tuples(st.just("tick"), st.integers(0, len(PATTERNS) - 1)),
+    st.tuples(st.just("arrive"), st.integers(0, 10)),
+), min_size=3, max_size=40)
+
+
+class Screen:
+    """What a screen holds after drawing frames: each row and each panel as last drawn."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+        self.panels: dict[int, object] = {}
+
+    def draw(self, frame: Frame) -> None:
+        view = frame.view
+        if frame.changes is None:
+            self.rows = [_row(item) for item in view.items]
+            self.panels = {flag: show(view) for flag, show in PANELS.items()}
+            return
+        for index in frame.changes.items:
+            if index < len(self.rows):  # (new rows are drawn below)
+                self.rows[index] = _row(view.items[index])
+        for index, row in enumerate(self.rows):  # a message closed by a later event: the
+            if dict(row).get("complete") is False:  # transcript redraws it unasked
+                self.rows[index] = _row(view.items[index])
+        self.rows[len(self.rows):] = [_row(item) for item in view.items[len(self.rows):]]
+        for flag, show in PANELS.items():
+            if frame.changes.parts & flag:
+                self.panels[flag] = show(view)
+
+
+def _row(item) -> tuple:
+    return summary_of_item(item)
+
+
+def summary_of_item(item) -> tuple:
+    slots = {}
+    for cls in type(item).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name not in ("parts", "_text"):
+                value = getattr(item, name, None)
+                slots[name] = list(value) if name == "seqs" else value
+    if item.kind == "message":
+        slots["text"] = item.text
+    return tuple(sorted(slots.items()))
+
+
+@SETTINGS
+@given(lines=journals(), start=st.integers(0, 3_000), ops=operations, spacing=st.integers(1, 9),
+       chunk=st.sampled_from([60, 500, 8 << 20]), follow=st.booleans(),
+       sync=st.sampled_from([0, 3, 5_000]))
+def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
+        tmp_path, lines, start, ops, spacing, chunk, follow, sync) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    path = tmp_path / "nav.jsonl"
+    path.write_bytes(b"")
+    expected = _prefix_summaries(_events(lines))
+    written = 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_CHUNK", chunk)
+        patch.setattr("engine_adapter.navigator.SYNC_FOLD", sync)  # 0: every seek is a Seek
+        patch.setattr("engine_adapter.navigator.SYNC_ITEMS", sync)
+        replay = JournalReplay(path, spacing=spacing, max_checkpoints=4)
+        navigator = Navigator(replay, follow=follow)
+        screen = Screen()
+        pending: list[tuple[Seek, object]] = []
+
+        def show(step) -> None:
+            if isinstance(step, Seek):  # folded now, handed over later (or never)
+                pending.append((step, navigator.fold(step)))
+            elif isinstance(step, Frame):
+                assert step.cursor == navigator.shown
+                assert summary(step.view) == expected[step.cursor + 1], step.cursor
+                screen.draw(step)
+                assert screen.rows == [_row(item) for item in step.view.items]
+                assert screen.panels == {flag: s(step.view) for flag, s in PANELS.items()}
+
+        for op in [("grow", start), *ops]:
+            if op[0] == "grow":
+                written = min(len(data), written + op[1])
+                path.write_bytes(data[:written])
+                replay.advance()
+                show(navigator.grew(complete=written == len(data)))
+            elif op[0] == "seek":  # mostly inside what is known, now and then past it
+                show(navigator.seek(op[1] % (navigator.total + 2) if op[1] % 5 else op[1]))
+            elif op[0] == "checkpoint":  # onto a stored view, shown as it is
+                show(navigator.seek(replay.checkpoints[op[1] % len(replay.checkpoints)] - 1))
+            elif op[0] == "step":
+                show(navigator.step(op[1], PATTERNS[op[2]]))
+            elif op[0] == "last":
+                show(navigator.last())
+            elif op[0] == "play":
+                navigator.play(op[1])
+            elif op[0] == "tick":
+                show(navigator.play_tick(PATTERNS[op[1]])[0])
+            elif pending:
+                seek, view = pending.pop(op[1] % len(pending))
+                frame = navigator.arrived(seek, view)
+                assert frame is None or navigator.cursor + 1 == seek.target
+                show(frame)
+            for position, view in zip(replay.checkpoints, _stored(replay), strict=True):
+                assert summary(view) == expected[position]  # nothing folded into a checkpoint
+        replay.close()
+
+
+def test_end_before_the_end_is_known_lands_there_once_it_is(tmp_path) -> None:
+    events = fixture_events(turns=8)
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    replay = JournalReplay(path)
+    navigator = Navigator(replay)
+    replay.advance(max_bytes=400)
+    first = navigator.grew()
+    assert isinstance(first, Frame) and first.cursor == 0
+    assert navigator.last() is None and navigator.want_end  # not known yet
+    replay.read_through()
+    frame = navigator.grew(complete=True)
+    assert isinstance(frame, Frame) and frame.cursor == len(events) - 1
+    assert not navigator.want_end
+    replay.close()
+
+
+def test_a_followed_journal_keeps_showing_what_lands_unless_the_user_moved_away(
+        tmp_path) -> None:
+    events = fixture_events()
+    path = tmp_path / "live.jsonl"
+    write(path, events[:6])
+    replay = JournalReplay(path)
+    navigator = Navigator(replay, follow=True)
+    replay.read_through(settle=False)
+    assert navigator.grew(complete=True).cursor == 5  # opens at its end
+    write(path, events[:9])
+    replay.advance()
+    assert navigator.grew().cursor == 8  # at the end: follows
+    navigator.seek(2)
+    write(path, events)
+    replay.advance()
+    assert navigator.grew() is None and navigator.shown == 2  # moved away: stays
+    replay.close()
+
+
+def test_a_stale_seek_is_dropped(tmp_path) -> None:
+    events = fixture_events(turns=6)
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    replay = JournalReplay(path, spacing=1_000)
+    replay.read_through()
+    navigator = Navigator(replay)
+    navigator.grew(complete=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("engine_adapter.navigator.SYNC_FOLD", 0)
+        seek = navigator.seek(20)
+        assert isinstance(seek, Seek)
+        view = navigator.fold(seek)
+        navigator.seek(0)  # the user moved on while it folded
+        assert navigator.arrived(seek, view) is None
+        assert navigator.shown == 0
+    replay.close()
+
+
+def test_play_paces_by_timestamps_and_stops_at_the_end(tmp_path) -> None:
+    events = fixture_events()
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    replay = JournalReplay(path)
+    replay.read_through()
+    navigator = Navigator(replay)
+    navigator.grew(complete=True)
+    assert navigator.play(True) == 1.0  # the events are a second apart (IDLE_CAP)
+    navigator.speed = 4.0
+    shown = []
+    while navigator.playing:
+        frame, delay = navigator.play_tick()
+        shown.append(frame.cursor)
+        assert delay is None or delay == 0.25
+    assert shown == list(range(1, len(events)))
+    replay.close()
+
+
+def test_a_checkpoint_shown_as_is_is_copied_before_stepping_on(tmp_path, monkeypatch) -> None:
+    events = fixture_events(turns=6)
+    path = tmp_path / "run.jsonl"
+    write(path, events)
+    replay = JournalReplay(path, spacing=5, max_checkpoints=4)
+    replay.read_through()
+    navigator = Navigator(replay)
+    navigator.grew(complete=True)
+    monkeypatch.setattr("engine_adapter.navigator.SYNC_FOLD", 3)
+    position = replay.checkpoints[1]
+    frame = navigator.seek(position - 1)  # the view after `position` events: a checkpoint
+    assert isinstance(frame, Frame) and replay.is_stored(frame.view)
+    stored = summary(frame.view)
+    frame = navigator.step(1)
+    assert summary(frame.view) == summary(fold_events(events[:position + 1]))
+    assert summary(replay.nearest(position)[1]) == stored
+    replay.close()
