@@ -18,16 +18,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .events import BaseEvent
+from .events import EVENT_ADAPTER, BaseEvent
 from .fold import Change, DeferredText, RunFold
-from .journal_index import TYPE_CODES, VALIDATORS, Lines, code_of, parse_line
+from .journal_index import TYPE_CODES, Lines, code_of, parse_other
 
 if TYPE_CHECKING:
     from .journal_index import JournalIndex
 
-__all__ = ["JournalText", "OnChange", "fold_lines", "parse_fast"]
+__all__ = ["JournalText", "OnChange", "fold_lines"]
 
 OnChange = Callable[[int, Change], None]
 """`on_change(position, change)`: what folding the line at `position` changed."""
@@ -36,9 +36,13 @@ _UPDATE = TYPE_CODES["model_update"]
 _UPDATE_HEAD = b'{"type":"model_update",'
 _STREAM_RUN = 4  # at least this many `model_update` lines are tried as one step
 _RUNS = re.compile(b"\x01{%d,}" % _STREAM_RUN)
-_CHANNEL_END = re.compile(rb',"channel":"(?:message|thought)"\}$')
-_VALIDATE_UPDATE = VALIDATORS[_UPDATE]
-_VALIDATORS = {name.encode(): VALIDATORS[code] for name, code in TYPE_CODES.items()}
+_CHANNEL_END = re.compile(rb',"channel":"(message|thought)"\}$')
+_INT = rb"-?(?:0|[1-9]\d*)"
+# A model_update line's head as pydantic writes it: its seq, ts and turn, up to the text.
+_STREAM_HEAD = re.compile(rb'\{"type":"model_update","session_id":"[^"\\]*","seq":(%s),'
+                          rb'"ts":(%s(?:\.\d+)?(?:[eE][-+]?\d+)?),"turn":(%s|null),"text":"'
+                          % (_INT, _INT, _INT))
+_VALIDATE = EVENT_ADAPTER.validator.validate_json  # (the union's own, without a wrapper)
 
 
 def fold_lines(fold: RunFold, new: Lines, lo: int, hi: int, index: JournalIndex,
@@ -55,25 +59,16 @@ def fold_lines(fold: RunFold, new: Lines, lo: int, hi: int, index: JournalIndex,
     _fold_each(fold, new, position, hi, codes, on_change)
 
 
-def parse_fast(raw: bytes) -> BaseEvent | None:
-    """`parse_line`, quicker for a line that names its type first (as pydantic writes it):
-    that type's own model validates it, skipping the union's search for the type."""
-    if raw.startswith(b'{"type":"'):
-        validator = _VALIDATORS.get(raw[9:raw.find(b'"', 9, 40)])
-        if validator is not None:
-            try:
-                return validator(raw)
-            except ValueError:
-                pass
-    return parse_line(raw)
-
-
 def _fold_each(fold: RunFold, new: Lines, lo: int, hi: int, codes: bytearray | None,
                on_change: OnChange | None) -> None:
     """Parse and fold `new.lines[lo:hi]` one by one (the hottest loop of replay)."""
     apply, lines, first = fold.apply, new.lines, new.first
     for i in range(lo, hi):
-        event = parse_fast(lines[i])
+        raw = lines[i]
+        try:
+            event: BaseEvent | None = _VALIDATE(raw)
+        except ValueError:  # a newer event type, or not an event at all
+            event = parse_other(raw)
         if codes is not None:
             codes[i] = code_of(event)
         if event is not None:
@@ -94,6 +89,15 @@ def _fold_streams(fold: RunFold, new: Lines, a: int, b: int, index: JournalIndex
         _fold_streams(fold, new, middle, b, index, codes, on_change)
 
 
+class _Update(NamedTuple):
+    """What `RunFold.apply_stream` reads of the outer two lines of a stream."""
+
+    seq: int
+    ts: float
+    turn: int | None
+    channel: str
+
+
 def _fold_stream(fold: RunFold, new: Lines, a: int, b: int, index: JournalIndex,
                  codes: bytearray | None, on_change: OnChange | None) -> bool:
     """Fold `new.lines[a:b]` (each starting as a compact `model_update`) in one step if they
@@ -104,26 +108,26 @@ def _fold_stream(fold: RunFold, new: Lines, a: int, b: int, index: JournalIndex,
     lo = offsets[a] - base
     hi = offsets[b] - base if b < len(lines) else len(data)
     channel = _CHANNEL_END.search(head, max(0, len(head) - 24))
-    # One event a line (counted in the bytes: each line holds one `{"type":`), each ending
-    # with the first line's channel, as pydantic writes them.
+    # One event a line (each holds one `{"type":`), each ending with the first line's
+    # channel, and the outer two in the compact layout, one turn, seqs running on.
     if (channel is None or data.count(channel[0] + b"\n", lo, hi) != count
             or data.count(b'{"type":', lo, hi) != count):
         return False
-    try:
-        start, last = _VALIDATE_UPDATE(head), _VALIDATE_UPDATE(tail)
-    except ValueError:
+    first, last = _STREAM_HEAD.match(head), _STREAM_HEAD.match(tail)
+    if (first is None or last is None or first[3] != last[3]
+            or int(last[1]) - int(first[1]) != count - 1
+            or data.count(b',"turn":%s,"text":"' % first[3], lo, hi) != count):
         return False
-    turn = b',"turn":%s,"text":"' % (b"null" if start.turn is None else b"%d" % start.turn)
-    if (last.seq - start.seq != count - 1 or last.turn != start.turn
-            or data.count(turn, lo, hi) != count):  # one turn
-        return False
+    turn = None if first[3] == b"null" else int(first[3])
+    name = channel[1].decode()
+    start = _Update(int(first[1]), float(first[2]), turn, name)
+    end = _Update(int(last[1]), float(last[2]), turn, name)
     # A size for layout until the text is read: the outer two lines stand for the rest.
-    head_text, tail_text = start.text, last.text
-    overhead = (len(head) + len(tail) - len(head_text.encode()) - len(tail_text.encode())) / 2
-    newlines = (head_text.count("\n") + tail_text.count("\n")) * count // 2
+    overhead = (first.end() + last.end()) / 2 + len(channel[0]) + 2  # (quote and newline)
+    newlines = (head.count(b"\\n", first.end()) + tail.count(b"\\n", last.end())) * count // 2
     text = JournalText(index, new.first + a, new.first + b,
-                       max(0, int(hi - lo - count * (overhead + 1))), newlines)
-    change = fold.apply_stream(start, last, count, text)
+                       max(0, int(hi - lo - count * overhead)), newlines)
+    change = fold.apply_stream(start, end, count, text)
     if codes is not None:
         codes[a:b] = bytes([_UPDATE]) * count
     if on_change is not None:

@@ -49,6 +49,7 @@ __all__ = [
     "classify_lines",
     "code_of",
     "parse_line",
+    "parse_other",
 ]
 
 TYPE_CODES: dict[str, int] = {name: code for code, name in enumerate(EVENT_TYPES)}
@@ -83,7 +84,10 @@ class Lines(NamedTuple):
 Classify = Callable[[Lines], bytes]
 """`classify(lines)`: the codes of new lines (their offsets are in the index already)."""
 
+_VALIDATE = EVENT_ADAPTER.validator.validate_json  # (the union's own, without a wrapper)
 _OUTCOME_CODES = frozenset(TYPE_CODES[name] for name in FAILED_OUTCOMES)
+_CLASS_CODES: dict[type, int] = {EVENT_TYPES[name]: code for name, code in TYPE_CODES.items()}
+_CLASS_CODES[type(None)] = CORRUPT
 _CHUNK = 8 << 20  # read the file 8 MiB at a time while scanning
 _READ_BLOCK = 1 << 20  # lines are read back for folding about 1 MiB at a time (less held)
 _PLUS_ONE = (1).__add__
@@ -91,11 +95,7 @@ _PLUS_ONE = (1).__add__
 
 def code_of(event: BaseEvent | None) -> int:
     """The code of a parsed line: its type and whether it went badly (`None`: corrupt)."""
-    if event is None:
-        return CORRUPT
-    code = TYPE_CODES.get(event.type)
-    if code is None:
-        return UNKNOWN
+    code = _CLASS_CODES.get(type(event), UNKNOWN)  # (a newer type parses as a `BaseEvent`)
     return code | BAD_OUTCOME if code in _OUTCOME_CODES and went_badly(event) else code
 
 
@@ -103,9 +103,14 @@ def parse_line(raw: bytes) -> BaseEvent | None:
     """One journal line as an event; an event of an unknown type as a plain `BaseEvent` (the
     fold ignores it, the inspector shows it); `None` for a line that is not an event."""
     try:
-        return EVENT_ADAPTER.validate_json(raw)
+        return _VALIDATE(raw)
     except ValidationError:
-        pass
+        return parse_other(raw)
+
+
+def parse_other(raw: bytes) -> BaseEvent | None:
+    """`parse_line` for a line that is not an event of a known type: a `BaseEvent` if it is
+    an event of an unknown (newer) type, else `None`."""
     try:
         event = BaseEvent.model_validate_json(raw)
     except ValidationError:

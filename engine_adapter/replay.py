@@ -137,7 +137,7 @@ class JournalReplay:
         way; returns their codes."""
         first, count = new.first, len(new.lines)
         codes = bytearray(count)
-        self._space_checkpoints(first + count)
+        self._space_checkpoints(first + count, new.base + len(new.data))
         lo = 0
         while lo < count:
             mark = min(self._positions[-1] + self.spacing, self._next_freeze)
@@ -155,13 +155,11 @@ class JournalReplay:
                 self._checkpoint(self.folded)
         return bytes(codes)
 
-    def _space_checkpoints(self, known: int) -> None:
-        """Spread checkpoints over the whole file, guessing its length from the bytes so
-        far, rather than take many and thin them out."""
-        index = self.index
-        if index.end:
-            guess = known + (index.size - index.end) * known // index.end
-            self.spacing = max(self.spacing, guess // self.max_checkpoints)
+    def _space_checkpoints(self, known: int, end: int) -> None:
+        """Spread checkpoints over the whole file, guessing its length from the `known`
+        positions in its first `end` bytes, rather than take many and thin them out."""
+        guess = self.index.size * known // max(1, end)
+        self.spacing = max(self.spacing, guess // self.max_checkpoints)
 
     def _caught_up(self) -> None:
         """At the end of what there is: keep a checkpoint there, unless one close enough exists

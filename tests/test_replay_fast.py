@@ -166,7 +166,7 @@ def test_any_layout_of_the_same_events_replays_the_same(tmp_path, events, layout
 def test_the_cockpit_s_own_journal_takes_the_one_step_path(tmp_path, monkeypatch) -> None:
     """A journal the real journal class writes is folded a stream at a time (not a line at a
     time), so the fast path is not silently lost when the event layout changes."""
-    from engine_adapter import JsonlEventJournal, journal_fold
+    from engine_adapter import JsonlEventJournal
 
     events = [AgentStart(task="t", engine="test"), TurnStart(turn=1),
               *(ModelUpdate(text=f"w{k} ", turn=1) for k in range(40)), TurnEnd(turn=1),
@@ -189,7 +189,7 @@ def test_the_cockpit_s_own_journal_takes_the_one_step_path(tmp_path, monkeypatch
     assert one_step == [40]
     assert replay.state_at(len(replay)).items[1].text == "".join(f"w{k} " for k in range(40))
     replay.close()
-    assert journal_fold.parse_fast(path.read_bytes().split(b"\n")[0]).type == "agent_start"
+
 
 
 def test_read_through_reports_progress_and_honours_a_stop(tmp_path) -> None:

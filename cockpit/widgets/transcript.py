@@ -39,8 +39,9 @@ __all__ = ["Transcript"]
 # ~120k of them, which made full GC passes slow and cost ~25 MiB (bench_ui). 300 items is still
 # several screens of scrollback.
 CACHE_ITEMS = 300
-# `show()` of a huge view (a replay jump into a million-event run) renders only the last this
-# many items to measure them; earlier ones get an estimated height, corrected when first drawn.
+# `show()` of a huge view (a replay jump into a million-event run) renders only the last items
+# (two screens of them, at most this many) to measure them; earlier ones get an estimated height,
+# corrected when first drawn.
 EXACT_MEASURE = 64
 
 
@@ -162,7 +163,12 @@ class Transcript(ScrollView, can_focus=True):
         total = starts[start - 1] + heights[start - 1] if start else 0
         del heights[start:], starts[start:]
         items = self._items
-        exact_from = max(start, len(items) - EXACT_MEASURE)
+        # Draw the items at the bottom that fill two screens (at most EXACT_MEASURE) to know
+        # their heights; guess the others' (each is drawn, and measured, when scrolled to).
+        exact_from, rows, enough = len(items), 0, 2 * max(self.size.height, 24)
+        while exact_from > start and len(items) - exact_from < EXACT_MEASURE and rows < enough:
+            exact_from -= 1
+            rows += len(self._strips(exact_from))
         if exact_from > start:  # a long way from the end: guess, in C-speed steps
             width = self._width
             guessed = [_estimate(item, width) for item in items[start:exact_from]]
