@@ -198,18 +198,18 @@ def measure_app(path: str) -> dict:
             await asyncio.sleep(0.002)
 
     async def main() -> None:
-        start, cpu = time.perf_counter(), time.process_time()
+        start = time.perf_counter()
         app = TimedReplay(path)
         async with app.run_test(size=(160, 48)) as pilot:
             out["first_frame_s"] = await shown(app, None, start) - start
-            t = time.perf_counter()
+            t, press_cpu = time.perf_counter(), time.process_time()
             await pilot.press("end")
             # The end is known once the whole journal is read; the frame must show it.
             while not app.index_complete:
                 await asyncio.sleep(0.002)
             total = len(app.replay)
             out["jump_to_end_s"] = await shown(app, total - 1, t) - t
-            out["cold_end_cpu_s"] = time.process_time() - cpu
+            out["cold_end_cpu_s"] = time.process_time() - press_cpu
             out["positions"] = total
             for key, target, name in (("home", 0, "home_warm_s"),
                                       ("end", total - 1, "end_warm_s")):
@@ -307,7 +307,7 @@ def main() -> None:
             else:
                 row("app: first frame", app.get("first_frame_s"), "<= 0.3 s")
                 row("app: end at first frame (cold)", app.get("jump_to_end_s"), "<= 1 s")
-                row("app: ... CPU time to that frame", app.get("cold_end_cpu_s"))
+                row("app: ... CPU from the press to it", app.get("cold_end_cpu_s"))
                 row("app: home, after the pass", app.get("home_warm_s"))
                 row("app: end, after the pass", app.get("end_warm_s"))
                 row("app: middle, after the pass", app.get("middle_warm_s"), "<= 0.3 s")

@@ -178,7 +178,7 @@ class RunFold:
         v = self.view
         self._close_message()
         v.status, v.result, v.error, v.ended_ts = e.status, e.result, e.error, e.ts
-        parts = RUN
+        parts, denied = RUN, []
         if v.pending_rows:  # nothing can be pending once the run is over
             for index in v.pending_rows.values():
                 row: Any = v.items[index]
@@ -186,11 +186,13 @@ class RunFold:
                     row = v.own_row(index)
                     row.approval = row.approval._replace(state="denied")
                     row.status = "denied"
+                    denied.append(index)
             v.pending_rows.clear()
             parts |= APPROVALS
         text = e.result or e.error or e.status
         level = {"completed": "info", "cancelled": "warning"}.get(e.status, "error")
-        return self._notice("end", e, text, level, parts=parts)
+        change = self._notice("end", e, text, level, parts=parts)
+        return change._replace(more=tuple(denied)) if denied else change
 
     def _turn_start(self, e: Any) -> Change:
         v = self.view

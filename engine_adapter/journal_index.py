@@ -1,18 +1,22 @@
 """A compact, growing index of a journal file: where each line starts and what kind of event it is.
 
 A million-event journal is a few hundred MB; holding its events as pydantic models would cost
-gigabytes and seconds of garbage collection. The index keeps two flat arrays instead: the byte
-offset of every line (`array('Q')`, 8 bytes a line) and a one-byte code per line (the event type
-plus a "went badly" flag, for timeline markers and the type filter). Events are parsed only when
-someone folds or inspects them, straight from the file with `os.pread`.
+gigabytes and seconds of garbage collection. The index keeps flat arrays instead: a one-byte code
+per line (the event type plus a "went badly" flag, for timeline markers and the type filter), and
+where lines start. Events are parsed only when someone folds or inspects them, straight from the
+file with `os.pread`.
+
+Where lines start is kept for every line except those inside a run of streamed text: a run is one
+entry (its first line), and a line inside it is found, when wanted, by counting newlines from
+there. That is what lets a chunk be indexed without a Python step per streamed line (see
+`journal_scan`). What kind each line is comes from parsing it, so the index does not depend on
+how the writer laid the JSON out; the parsing is the caller's (replay passes its fold as
+`classify`, which parses each line once for both).
 
 `scan()` reads whatever the file gained since the last call, so the same object tails a journal
-another process is still writing (follow mode). It finds the lines of each chunk at C speed (one
-`split`); what kind each line is comes from parsing it, so the index does not depend on how the
-writer laid the JSON out (key order, spaces). The parsing is the caller's to do: replay passes its
-fold as `classify`, which parses each line once for both. Only whole lines are indexed;
-unterminated bytes at the end wait for their newline, and if they never get one they are a torn
-tail (a crash mid-write), reported, never fatal.
+another process is still writing (follow mode). Only whole lines are indexed; unterminated bytes
+at the end wait for their newline, and if they never get one they are a torn tail (a crash
+mid-write), reported, never fatal.
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ import re
 import threading
 from array import array
 from collections.abc import Callable, Iterator
-from itertools import accumulate, islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +35,7 @@ from pydantic import ValidationError
 
 from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent, HarnessEvent
 from .journal import JournalError
+from .journal_scan import Part, segments
 from .outcomes import FAILED_OUTCOMES, went_badly
 
 __all__ = [
@@ -42,10 +46,9 @@ __all__ = [
     "TYPE_CODES",
     "TYPE_MASK",
     "UNKNOWN",
-    "VALIDATORS",
+    "Chunk",
     "Classify",
     "JournalIndex",
-    "Lines",
     "classify_lines",
     "code_of",
     "parse_line",
@@ -63,26 +66,27 @@ FLAGS = (0, BAD_OUTCOME)
 CODE_NAMES: dict[int, str] = {**{c: n for n, c in TYPE_CODES.items()},
                               UNKNOWN: "unknown", CORRUPT: "corrupt"}
 """Type code to a display name."""
-VALIDATORS = {code: EVENT_TYPES[name].__pydantic_validator__.validate_json
-              for name, code in TYPE_CODES.items()}
-"""Each type code's own validator (JSON bytes to event): a third faster than the union's."""
 
 
 
-class Lines(NamedTuple):
-    """Whole lines of a journal in memory: `lines[i]` (without its newline) is position
-    `first + i` and starts at file offset `offsets[i]`; `data` holds them all (and any blank
-    lines between them) from file offset `base`."""
+class Chunk(NamedTuple):
+    """Whole lines of a journal in memory: `data` (from file offset `base`, ending with a
+    newline) holds the positions from `first` on, as `parts` (see `journal_scan.Part`; blank
+    lines left out)."""
 
     first: int
-    lines: list[bytes]
     data: bytes
     base: int
-    offsets: array
+    parts: list[Part]
+
+    @property
+    def count(self) -> int:
+        """How many positions the chunk holds."""
+        return sum(count or 1 for _, _, count in self.parts)
 
 
-Classify = Callable[[Lines], bytes]
-"""`classify(lines)`: the codes of new lines (their offsets are in the index already)."""
+Classify = Callable[[Chunk], bytes]
+"""`classify(chunk)`: the codes of the chunk's positions, in order."""
 
 _VALIDATE = EVENT_ADAPTER.validator.validate_json  # (the union's own, without a wrapper)
 _OUTCOME_CODES = frozenset(TYPE_CODES[name] for name in FAILED_OUTCOMES)
@@ -90,7 +94,7 @@ _CLASS_CODES: dict[type, int] = {EVENT_TYPES[name]: code for name, code in TYPE_
 _CLASS_CODES[type(None)] = CORRUPT
 _CHUNK = 8 << 20  # read the file 8 MiB at a time while scanning
 _READ_BLOCK = 1 << 20  # lines are read back for folding about 1 MiB at a time (less held)
-_PLUS_ONE = (1).__add__
+_OPEN_BRACE = ord("{")
 
 
 def code_of(event: BaseEvent | None) -> int:
@@ -118,16 +122,30 @@ def parse_other(raw: bytes) -> BaseEvent | None:
     return event if event.type not in TYPE_CODES else None
 
 
-def classify_lines(new: Lines) -> bytes:
-    """The codes of `new` lines, each parsed (a `Classify` for an index nobody folds)."""
-    return bytes(code_of(parse_line(raw)) for raw in new.lines)
+def chunk_lines(chunk: Chunk) -> Iterator[bytes]:
+    """Each position's line of a chunk, in order."""
+    data = chunk.data
+    for start, end, count in chunk.parts:
+        if count:
+            yield from data[start:end].split(b"\n")
+        else:
+            yield data[start:end]
+
+
+def classify_lines(chunk: Chunk) -> bytes:
+    """The codes of a chunk's lines, each parsed (a `Classify` for an index nobody folds)."""
+    return bytes(code_of(parse_line(raw)) for raw in chunk_lines(chunk))
+
+
+def _blank(data: bytes, start: int, end: int) -> bool:
+    return start == end or (data[start] != _OPEN_BRACE and data[start:end].isspace())
 
 
 class JournalIndex:
-    """Line offsets and codes of one journal file, grown by `scan()`.
+    """Line starts and codes of one journal file, grown by `scan()`.
 
     Positions are 0-based over the file's non-blank lines (a blank line is harmless and not a
-    position). `offsets[i]` is where line `i` starts; it ends where the next starts (or at
+    position). `offset(p)` is where line `p` starts; it ends where the next starts (or at
     `end`). One thread scans; any thread may read lines and codes below `len(index)`: the
     arrays only grow, and the length is published last.
     """
@@ -146,8 +164,11 @@ class JournalIndex:
         except OSError as exc:
             raise JournalError(f"cannot read journal {str(self.path)!r}: {exc.strerror or exc}",
                                path=str(self.path)) from None
-        self.offsets = array("Q")
         self.codes = array("B")
+        # Where lines start, for some positions: every line but those inside a run of
+        # streamed text; the lines between two of these follow one another, no blank between.
+        self._anchors = array("Q")  # positions, ascending
+        self._starts = array("Q")  # ... and where each starts
         self.end = 0  # bytes indexed so far (always the end of a whole line)
         self.lines = 0  # physical lines seen, blank ones included (for line numbers)
         self.pending = 0  # bytes after `end` that have no newline yet
@@ -155,6 +176,7 @@ class JournalIndex:
         self.corrupt: dict[int, int] = {}  # position -> 1-based line number
         self.unknown = 0
         self._count = 0  # positions published (`len`)
+        self._next = 0  # positions given out (ahead of `_count` while a chunk is added)
         self._line_numbers: dict[int, int] = {}  # position -> line, where blank lines shift
         self._shift = 0
         self._open_line = False  # the last indexed line had no newline yet (see `settle`)
@@ -216,17 +238,36 @@ class JournalIndex:
             self.end += pos
             return pos
         body = data[pos:last] if pos or last < len(data) else data
-        lines = body.split(b"\n")
-        lines.pop()  # the empty string after the last newline
-        offsets = array("Q", islice(accumulate(map(_PLUS_ONE, map(len, lines)),
-                                               initial=self.end + pos), len(lines)))
-        if b"" in lines or any(map(bytes.isspace, lines)):
-            offsets, lines = self._drop_blank(offsets, lines)
-        else:
-            self._note_lines(len(self.offsets), len(lines))
-        self._add(Lines(len(self.offsets), lines, body, self.end + pos, offsets), classify)
-        self.end += last
+        self._add(body, self.end + pos, classify, self.end + last)
         return last
+
+    def _add(self, body: bytes, base: int, classify: Classify, end: int) -> None:
+        """Add the lines of `body` (whole lines, from file offset `base`); `end` is where the
+        index then ends. The codes come last, and only then the new length."""
+        first = position = self._next
+        parts: list[Part] = []
+        anchors, starts, note = self._anchors.append, self._starts.append, self._note_lines
+        for part in segments(body):
+            start, stop, count = part
+            if not count and _blank(body, start, stop):
+                self.lines += 1
+                continue
+            note(position, count or 1)
+            anchors(position)
+            starts(base + start)
+            parts.append(part)
+            position += count or 1
+        self._next = position
+        codes = classify(Chunk(first, body, base, parts))
+        self.codes.frombytes(codes)
+        if CORRUPT in codes or UNKNOWN in codes:
+            for i, code in enumerate(codes):
+                if code == CORRUPT:
+                    self.corrupt[first + i] = self.line_number(first + i)
+                elif code == UNKNOWN:
+                    self.unknown += 1
+        self.end = end
+        self._count = position
 
     def _note_lines(self, position: int, count: int) -> None:
         """`count` non-blank lines, the first at `position`, follow the physical lines seen:
@@ -235,33 +276,6 @@ class JournalIndex:
             self._shift = self.lines - position
             self._line_numbers[position] = self.lines + 1
         self.lines += count
-
-    def _drop_blank(self, offsets: array, lines: list[bytes]) -> tuple[array, list[bytes]]:
-        """The non-blank `lines` and their offsets, counting every line for line numbers."""
-        kept_offsets, kept = array("Q"), []
-        position = len(self.offsets)
-        for offset, raw in zip(offsets, lines, strict=True):
-            if raw and not raw.isspace():
-                self._note_lines(position + len(kept), 1)
-                kept_offsets.append(offset)
-                kept.append(raw)
-            else:
-                self.lines += 1
-        return kept_offsets, kept
-
-    def _add(self, new: Lines, classify: Classify) -> None:
-        """Add lines (their offsets first, so `classify` may refer to their positions)."""
-        first = new.first
-        self.offsets.extend(new.offsets)
-        codes = classify(new)
-        self.codes.frombytes(codes)
-        if CORRUPT in codes or UNKNOWN in codes:
-            for i, code in enumerate(codes):
-                if code == CORRUPT:
-                    self.corrupt[first + i] = self.line_number(first + i)
-                elif code == UNKNOWN:
-                    self.unknown += 1
-        self._count = len(self.offsets)
 
     def _index_long_line(self, classify: Classify) -> int:
         """A line longer than a chunk: find its end and index it."""
@@ -276,13 +290,7 @@ class JournalIndex:
                 break
             probe += len(data)
         end = probe + nl
-        raw = os.pread(self._fd, end - start, start)
-        if raw.isspace():  # a long run of blanks is still a blank line
-            self.lines += 1
-        else:
-            self._note_lines(len(self.offsets), 1)
-            self._add(Lines(len(self.offsets), [raw], raw, start, array("Q", [start])), classify)
-        self.end = end + 1
+        self._add(os.pread(self._fd, end + 1 - start, start), start, classify, end + 1)
         return end + 1 - start
 
     def settle(self, classify: Classify = classify_lines) -> bool:
@@ -300,10 +308,7 @@ class JournalIndex:
             if parse_line(raw) is None:
                 self.torn_tail = True
                 return False
-            self._note_lines(len(self.offsets), 1)
-            self._add(Lines(len(self.offsets), [raw], raw, self.end, array("Q", [self.end])),
-                      classify)
-            self.end = size
+            self._add(raw + b"\n", self.end, classify, size)
             self.pending = 0
             self._open_line = True
             self.torn_tail = False
@@ -319,42 +324,59 @@ class JournalIndex:
             base, line = start, number
         return line + (position - base)
 
+    def offset(self, position: int) -> int:
+        """Where line `position` starts in the file (`len(index)`: where the index ends)."""
+        if position >= self._count:
+            return self.end
+        i = bisect.bisect_right(self._anchors, position) - 1
+        anchor, start = self._anchors[i], self._starts[i]
+        if anchor == position:
+            return start
+        skip = position - anchor  # lines to pass over: they follow one another from `start`
+        while True:
+            data = os.pread(self._fd, _READ_BLOCK, start)
+            newlines = data.count(b"\n")
+            if newlines >= skip:
+                at = -1
+                for _ in range(skip):
+                    at = data.find(b"\n", at + 1)
+                return start + at + 1
+            skip -= newlines
+            start += data.rfind(b"\n") + 1
+
     def span(self, start: int, stop: int) -> tuple[int, int]:
         """Byte range of positions `start` up to (not including) `stop`."""
-        begin = self.offsets[start]
-        finish = self.offsets[stop] if stop < len(self.offsets) else self.end
-        return begin, finish
+        return self.offset(start), self.offset(stop)
+
+    def read(self, begin: int, end: int) -> bytes:
+        """The file's bytes `[begin, end)`."""
+        return os.pread(self._fd, end - begin, begin)
 
     def raw(self, position: int) -> bytes:
         """The bytes of one line (without its newline)."""
         begin, finish = self.span(position, position + 1)
         return os.pread(self._fd, finish - begin, begin).rstrip(b"\r\n\t ")
 
-    def blocks(self, start: int, stop: int) -> Iterator[tuple[int, int, bytes, int]]:
-        """The lines `[start, stop)` about 1 MiB at a time: `(first, end, data, offset)` where
-        `data` holds lines `[first, end)` and starts at file `offset`."""
-        stop = min(stop, len(self))
-        offsets = self.offsets
+    def chunks(self, start: int, stop: int, block: int = _READ_BLOCK) -> Iterator[Chunk]:
+        """The lines `[start, stop)`, read back about `block` bytes at a time."""
+        begin, finish = self.span(start, min(stop, self._count))
         position = start
-        while position < stop:
-            begin = offsets[position]
-            block_end = bisect.bisect_left(offsets, begin + _READ_BLOCK, position + 1, stop)
-            first, last = self.span(position, block_end)
-            yield position, block_end, os.pread(self._fd, last - first, first), first
-            position = block_end
-
-    def lines_of(self, start: int, stop: int) -> Iterator[Lines]:
-        """The lines `[start, stop)`, read back about 1 MiB at a time."""
-        offsets = self.offsets
-        for first, end, data, base in self.blocks(start, stop):
-            lines = data.split(b"\n")
-            if len(lines) == end - first + 1 and not lines[-1]:  # no blank line in between
-                lines.pop()
-            else:
-                lines = [data[offsets[p] - base:offsets[p + 1] - base].rstrip(b"\r\n\t ")
-                         for p in range(first, end - 1)]
-                lines.append(data[offsets[end - 1] - base:].rstrip(b"\r\n\t "))
-            yield Lines(first, lines, data, base, offsets[first:end])
+        while begin < finish:
+            want = min(block, finish - begin)
+            data = os.pread(self._fd, want, begin)
+            while want < finish - begin and b"\n" not in data:  # a line longer than a block
+                want = min(2 * want, finish - begin)
+                data = os.pread(self._fd, want, begin)
+            if begin + len(data) < finish:
+                data = data[:data.rfind(b"\n") + 1]
+            read = len(data)
+            if not data.endswith(b"\n"):  # the last line, settled without its newline
+                data += b"\n"
+            parts = [p for p in segments(data) if p[2] or not _blank(data, p[0], p[1])]
+            chunk = Chunk(position, data, begin, parts)
+            yield chunk
+            position += chunk.count
+            begin += read
 
     def event(self, position: int) -> BaseEvent | None:
         """The event at a position (`None` for a corrupt line)."""
@@ -362,13 +384,6 @@ class JournalIndex:
 
     def parse(self, position: int, raw: bytes) -> BaseEvent | None:
         """Parse a line read from this index, re-marking it corrupt if it is not an event."""
-        if position < len(self):
-            validator = VALIDATORS.get(self.codes[position] & TYPE_MASK)
-            if validator is not None:  # the type is known: its own model validates faster
-                try:
-                    return validator(raw)
-                except ValidationError:
-                    pass
         event = parse_line(raw)
         if event is None and position < len(self):
             self.mark_corrupt(position)
@@ -390,31 +405,32 @@ class JournalIndex:
         if not encoded:
             return []
         pattern = re.compile(re.escape(encoded), re.IGNORECASE)
-        stop = len(self)
         found: list[int] = []
-        offsets = self.offsets
-        block = max(_CHUNK, len(encoded) * 4)
-        start = 0
-        while start < stop and len(found) < limit:
-            first = offsets[start]
-            end = bisect.bisect_right(offsets, first + block, start + 1, stop)
-            end = max(end, start + 1)
-            _, last = self.span(start, end)
-            data = os.pread(self._fd, last - first, first)
-            position = start
+        for chunk in self.chunks(0, len(self), block=max(_CHUNK, len(encoded) * 4)):
+            data, parts = chunk.data, chunk.parts
+            starts = [start for start, _, _ in parts]
+            positions = [chunk.first]
+            for _, _, count in parts:
+                positions.append(positions[-1] + (count or 1))
+            here, at, position = -1, 0, 0  # lines counted so far in part `here`, up to `at`
             for match in pattern.finditer(data):
-                at = first + match.start()
-                while position + 1 < end and offsets[position + 1] <= at:
-                    position += 1
-                if not found or found[-1] != position:
-                    found.append(position)
-            start = end
+                # The part holding the match (a match in blank lines: the line before them).
+                i = max(0, bisect.bisect_right(starts, match.start()) - 1)
+                if i != here:
+                    here, at, position = i, starts[i], positions[i]
+                position += data.count(b"\n", at, match.start())
+                at = match.start()
+                line = min(position, positions[i + 1] - 1)
+                if not found or found[-1] != line:
+                    found.append(line)
+            if len(found) >= limit:
+                break
         return found[:limit]
 
     def events(self) -> Iterator[HarnessEvent | BaseEvent]:
         """Every event in order, skipping corrupt lines (parsed lazily, block by block)."""
-        for first, lines, *_ in self.lines_of(0, len(self)):
-            for position, raw in enumerate(lines, first):
+        for chunk in self.chunks(0, len(self)):
+            for position, raw in enumerate(chunk_lines(chunk), chunk.first):
                 event = self.parse(position, raw)
                 if event is not None:
                     yield event

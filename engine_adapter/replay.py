@@ -28,8 +28,8 @@ from collections.abc import Callable
 
 from .events import BaseEvent
 from .fold import RunFold, RunView
-from .journal_fold import OnChange, fold_lines
-from .journal_index import JournalIndex, Lines
+from .journal_fold import OnChange, fold_chunk
+from .journal_index import Chunk, JournalIndex
 
 __all__ = ["JournalReplay"]
 
@@ -129,22 +129,19 @@ class JournalReplay:
 
     def _fold_file(self, stop: int) -> None:
         """Fold positions `[folded, stop)` into the pass, reading them back from the file."""
-        for lines in self.index.lines_of(self.folded, stop):
-            self._fold_new(lines)
+        for chunk in self.index.chunks(self.folded, stop):
+            self._fold_new(chunk)
 
-    def _fold_new(self, new: Lines) -> bytes:
+    def _fold_new(self, chunk: Chunk) -> bytes:
         """Fold new lines into the pass (the index's `classify`), taking checkpoints on the
         way; returns their codes."""
-        first, count = new.first, len(new.lines)
-        codes = bytearray(count)
-        self._space_checkpoints(first + count, new.base + len(new.data))
-        lo = 0
-        while lo < count:
+        codes = bytearray(chunk.count)
+        self._space_checkpoints(chunk.first + len(codes), chunk.base + len(chunk.data))
+        at = (0, chunk.first)
+        while at[0] < len(chunk.parts):
             mark = min(self._positions[-1] + self.spacing, self._next_freeze)
-            hi = min(count, max(lo + 1, mark - first))
-            fold_lines(self._fold, new, lo, hi, self.index, codes)
-            lo = hi
-            self.folded = first + hi
+            at = fold_chunk(self._fold, chunk, self.index, codes=codes, at=at, stop=mark)
+            self.folded = at[1]
             if self.folded >= self._next_freeze:
                 # What the pass builds lives as long as the viewer: keep the collector from
                 # walking it again and again (full collections over millions of objects).
@@ -234,8 +231,8 @@ class JournalReplay:
         """Fold lines `[start, stop)` into `view` (in place); `on_change(position, change)` is
         told what each event changed (once for a stream folded in one step)."""
         fold = RunFold(view=view)
-        for lines in self.index.lines_of(start, stop):
-            fold_lines(fold, lines, 0, len(lines.lines), self.index, None, on_change)
+        for chunk in self.index.chunks(start, stop):
+            fold_chunk(fold, chunk, self.index, on_change=on_change)
         return view
 
     def event_with_seq(self, seq: int, before: int | None = None) -> BaseEvent | None:

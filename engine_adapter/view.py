@@ -49,10 +49,13 @@ USAGE = 32  # token and cost totals
 
 
 class Change(NamedTuple):
-    """What one event changed: `parts` (flags above) and, with `ITEMS`, the item's index."""
+    """What one event changed: `parts` (flags above) and, with `ITEMS`, the item's index;
+    `more` names other items it changed too (rarely: the end of a run denies every pending
+    approval's row)."""
 
     parts: int
     item: int = -1
+    more: tuple[int, ...] = ()
 
 
 class ChangeSet:
@@ -64,11 +67,13 @@ class ChangeSet:
         self.parts = 0
         self.items: set[int] = set()
 
-    def add(self, parts: int, item: int) -> None:
-        """Record one `Change`."""
+    def add(self, parts: int, item: int, more: tuple[int, ...] = ()) -> None:
+        """Record one `Change` (`add(*change)`)."""
         self.parts |= parts
         if parts & ITEMS and item >= 0:
             self.items.add(item)
+        if more:
+            self.items.update(more)
 
     def __bool__(self) -> bool:
         return bool(self.parts)

@@ -67,8 +67,8 @@ def stamp(event, seq: int, session: str = "s"):
 
 
 def _state(index: JournalIndex) -> tuple:
-    return (list(index.offsets), list(index.codes), index.lines, index.end, index.pending,
-            index.torn_tail, dict(index.corrupt), index.unknown,
+    return ([index.offset(p) for p in range(len(index))], list(index.codes), index.lines,
+            index.end, index.pending, index.torn_tail, dict(index.corrupt), index.unknown,
             [index.line_number(p) for p in range(len(index))])
 
 

@@ -57,6 +57,7 @@ class ReplayScreen(Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
 
     FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
+    GREW_EVERY = 0.25  # seconds between two progress reports of the first read
 
     DEFAULT_CSS = """
     ReplayScreen #search { dock: bottom; display: none; }
@@ -93,6 +94,7 @@ class ReplayScreen(Screen[None]):
         self._stop = threading.Event()
         self._seen_corrupt = 0
         self._play_timer: Any = None
+        self._last_grew = -1e9
 
     # What the navigator knows, for tests and the app ----------------------------------------------
     @property
@@ -167,8 +169,7 @@ class ReplayScreen(Screen[None]):
         assert replay is not None and navigator is not None
         try:
             if replay.read_through(settle=not navigator.follow, first_bytes=self.FIRST_SCAN,
-                                   progress=lambda: self.post_message(self.Grew()),
-                                   stop=self._stop):
+                                   progress=self._progress, stop=self._stop):
                 self.post_message(self.Grew(complete=True))
                 replay.follow(self._stop, lambda: self.post_message(self.Grew()),
                               poll=self.poll)
@@ -178,6 +179,14 @@ class ReplayScreen(Screen[None]):
         finally:
             if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
                 replay.close()
+
+    def _progress(self) -> None:
+        """The first read grew (reading thread): say so, at most every `GREW_EVERY` seconds
+        (each costs the event loop a frame, taken from the reading)."""
+        now = time.monotonic()
+        if now - self._last_grew >= self.GREW_EVERY:
+            self._last_grew = now
+            self.post_message(self.Grew())
 
     @work(thread=True, group="seek", exclusive=True, exit_on_error=False)
     def _seek_worker(self, seek: Seek) -> None:

@@ -81,8 +81,7 @@ class FramePump:
             apply = self.fold.apply
             add = changes.add
             for event in source[self._position:end]:
-                parts, item = apply(event)
-                add(parts, item)
+                add(*apply(event))
             self._since_freeze += end - self._position
             self._position = end
             if self.freeze_every is not None and self._since_freeze >= self.freeze_every:
