@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from engine_adapter.fold import (
 )
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
+from engine_adapter.timestamps import format_ts
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
@@ -78,7 +78,7 @@ def _folded(path: str | Path) -> Iterator[tuple[RunView, JournalIndex]]:
 
 
 def _when(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
+    return format_ts(ts) if ts else "?"
 
 
 def _input_line(item: ToolCallItem | DecisionItem) -> str:

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .timestamps import Timestamp
+
 __all__ = [
     "EVENT_TYPES",
     "AgentEnd",
@@ -54,7 +56,7 @@ class BaseEvent(BaseModel):
     type: str
     session_id: str = ""
     seq: int = -1
-    ts: float = 0.0
+    ts: Timestamp = 0.0  # finite, 0 <= ts < year 10000: anything else is a bad line
 
 
 class AgentStart(BaseEvent):

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from . import journal_scan
 from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent, HarnessEvent
-from .journal import JournalError
+from .journal import BOM, JournalError, decode_json
 from .journal_scan import FRAME, CleanScanner
 
 __all__ = [
@@ -109,8 +109,8 @@ def classify(raw: bytes) -> int:
 
 def _classify_decoded(raw: bytes) -> int:
     try:
-        data = json.loads(raw)
-    except ValueError:  # not JSON, or not UTF-8
+        data = decode_json(raw)
+    except ValueError:  # not JSON, not UTF-8, or nested too deep to decode safely
         return CORRUPT
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         return CORRUPT
@@ -134,6 +134,8 @@ def code_of(type_: str, fields: object) -> int:
 def parse_line(raw: bytes) -> BaseEvent | None:
     """One journal line as an event; an event of an unknown type as a plain `BaseEvent` (the
     fold ignores it, the inspector shows it); `None` for a line that is not an event."""
+    if raw.startswith(BOM):  # an editor's byte order mark: not part of the event
+        raw = raw[3:]
     try:
         return EVENT_ADAPTER.validate_json(raw)
     except ValidationError:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bus import EventLog
+from .event_caps import bounded_line
 from .events import (
     EVENT_ADAPTER,
     AgentEnd,
@@ -26,7 +27,6 @@ from .events import (
     BaseEvent,
     CancellationObserved,
     HarnessEvent,
-    dump_event,
 )
 from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
@@ -108,6 +108,15 @@ class PendingApproval:
 
 def _is_agent_end(event: BaseEvent) -> bool:
     return event.type == "agent_end"
+
+
+def _failed_by_journal(end: BaseEvent, journal_error: str) -> BaseEvent:
+    """The `agent_end` of a run whose journal failed: `failed`, not cancelled (the engine
+    stopped because its actions could no longer be recorded), the journal's error first, the
+    engine's own error after it, every other field (a partial result, say) kept."""
+    own = getattr(end, "error", None)
+    error = journal_error if not own or journal_error in own else f"{journal_error}; {own}"
+    return end.model_copy(update={"status": "failed", "error": error})
 
 
 class Session:
@@ -201,9 +210,12 @@ class Session:
     def emit(self, event: BaseEvent) -> None:
         """Stamp `session_id`, `seq` and `ts`, write the event to the journal, then publish it.
 
-        Never blocks or awaits. A journal that fails to write cancels the run (an action that
-        cannot be recorded must not go ahead), but the event still reaches observers.
+        Never blocks or awaits. A journal that fails to write stops the run (an action that
+        cannot be recorded must not go ahead) and makes it `failed` with the journal's error, but
+        the event still reaches observers.
         """
+        if self.journal_error is not None and event.type == "agent_end":
+            event = _failed_by_journal(event, self.journal_error)
         with self._lock:
             seq = len(self._log)
             fields = event.__dict__
@@ -214,8 +226,9 @@ class Session:
             else:
                 event = event.model_copy(
                     update={"session_id": self.session_id, "seq": seq, "ts": time.time()})
-            # Serialised once: the journal line is also the compact form history keeps.
-            line = dump_event(event) + b"\n"
+            # Serialised once: the journal line is also the compact form history keeps. Deep or
+            # huge parts are cut (visibly) so that every line reads back.
+            event, line = bounded_line(event)
             journal = self.journal
             if journal is not None and self.journal_error is None:
                 try:
@@ -224,8 +237,8 @@ class Session:
                     else:
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
-                    self.journal_error = str(exc) or type(exc).__name__
-                    log.error("journal write failed: %s", self.journal_error)
+                    self.journal_error = f"journal write failed: {exc or type(exc).__name__}"
+                    log.error("%s", self.journal_error)
             self._log.append(line, event)  # type: ignore[arg-type]
             etype = event.type
         if etype == "agent_end":
@@ -233,7 +246,7 @@ class Session:
         elif etype == "cancellation_observed":
             self._cancellation_seen = True
         if self.journal_error is not None and not self.cancel_token.cancelled:
-            self.cancel(f"journal write failed: {self.journal_error}")
+            self.cancel(self.journal_error)  # the engine stops; the run ends `failed`, see above
 
     # Control plane -------------------------------------------------------------------------
     async def request_approval(
@@ -376,7 +389,9 @@ class Session:
         if self._ended:
             return
         token = self.cancel_token
-        if token.cancelled:
+        if self.journal_error is not None:  # stopped because it could not be recorded
+            self.emit(AgentEnd(status="failed", error=error))
+        elif token.cancelled:
             if not self._cancellation_seen:
                 self.emit(CancellationObserved(reason=token.reason or "cancelled"))
             self.emit(AgentEnd(status="cancelled", error=error))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,10 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
+from engine_adapter.journal import decode_json
 from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
 from engine_adapter.replay import JournalReplay
+from engine_adapter.timestamps import format_ts
 
 from ..app import ThemedApp
 from ..keys import bindings
@@ -334,8 +335,7 @@ class ReplayScreen(Screen[None]):
         kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
         when = ""
         if code != CORRUPT and self.view is not None and self.view.last_ts:
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.view.last_ts))
-            when += f".{int(self.view.last_ts % 1 * 1000):03d}"
+            when = format_ts(self.view.last_ts, millis=True)
         self.timeline.update_state(cursor=self.cursor, when=when, kind=kind,
                                    busy="" if self.folded_complete else self.timeline.state.busy,
                                    search_text=self._search_text(),
@@ -536,7 +536,7 @@ class ReplayScreen(Screen[None]):
         raw = index.raw(self.cursor)
         line = index.line_number(self.cursor)
         try:
-            text = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+            text = json.dumps(decode_json(raw), indent=2, ensure_ascii=False)
             title = f"event {self.cursor + 1:,} (journal line {line:,})"
         except ValueError:
             text = repr(raw[:INSPECT_LIMIT])
@@ -600,7 +600,7 @@ def _looks_live(path: Path) -> bool:
     for line in reversed(lines):
         if line.strip():
             try:
-                data = json.loads(line)
+                data = decode_json(line)
             except ValueError:
                 return True  # damaged: keep watching rather than guess
             return not (isinstance(data, dict) and data.get("type") == "agent_end")

@@ -7,11 +7,11 @@ is non-zero only when nothing at all could be read.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
+from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
 from .journals import list_journals
@@ -87,7 +87,7 @@ def list_recent(limit: int = 20) -> int:
         print(f"no journals in {folder} yet: `cockpit demo` writes one")
         return 0
     for s in summaries:
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
+        started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
         events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
         task = _printable(" ".join((s.task or "").split())[:60])
         path = _printable(str(s.path))
