@@ -42,9 +42,11 @@ MAX_LINE_BYTES = 4 << 20
 _WALK_ITEMS = 250_000  # values of lists and objects looked at in one pass before the rest is cut
 _MEASURE_NODES = 100_000  # values looked at to say how deep a cut part went
 # (text limit, item limit) for each pass over an event too big for a line: each cuts harder,
-# and the last cannot fail (at most 256 items looked at, texts and keys of 256 characters).
-_PASSES = [(MAX_LINE_BYTES >> shift, max(16, MAX_LINE_BYTES >> (shift + 4)))
-           for shift in (1, 3, 5, 7, 9, 11, 14)]
+# and the last cannot fail (at most 256 items looked at, texts and keys of 256 characters). The
+# first keeps as much as a line can hold of one huge text (a tool's output, a file).
+_PASSES = [(MAX_LINE_BYTES - (64 << 10), 1 << 18)] + [
+    (MAX_LINE_BYTES >> shift, max(16, MAX_LINE_BYTES >> (shift + 4)))
+    for shift in (2, 4, 6, 8, 10, 14)]
 _LEVEL = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # a string, or a bracket outside one
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _OPEN = frozenset(b"[{")

@@ -97,8 +97,12 @@ class JsonlEventJournal:
                 f"cannot open journal {str(self.path)!r} for writing: {exc.strerror or exc}; "
                 "choose another path with --journal", path=str(self.path)) from None
         try:
-            # A device or a pipe (/dev/stdout, /dev/full) is a stream: nothing to lock or repair.
-            if stat.S_ISREG(os.fstat(fd).st_mode):
+            # A device or a pipe (/dev/stdout, /dev/full) is a stream: nothing to lock, repair or
+            # force to disk (fsync would fail on it).
+            self._regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            if not self._regular:
+                self._sync_all = self._sync_boundary = False
+            else:
                 _lock(fd, self.path)
                 with contextlib.suppress(OSError):  # best effort: a read-only tail still appends
                     _repair_tail(fd, self.path)
@@ -141,7 +145,7 @@ class JsonlEventJournal:
         if fd is None:
             return
         try:
-            if self.fsync != "never":
+            if self.fsync != "never" and self._regular:
                 os.fsync(fd)
         finally:
             os.close(fd)
