@@ -6,8 +6,8 @@ The limits, and why:
 - `MAX_DEPTH` (64): a line nests at most 64 JSON levels. The strict reader (pydantic's JSON
   parser) refuses lines nested more than 200 deep, pydantic's serializer fails at about 255,
   Python's `json` at about 1,000 (with `RecursionError`); real tool inputs nest a handful of
-  levels. A container at level 64 or deeper is replaced by `{"…": "nested too deep (N levels
-  cut)"}`.
+  levels. A container at level 64 that holds lists or objects is replaced by
+  `{"…": "nested too deep (N levels cut)"}`, N being how far beyond level 64 it went.
 - `MAX_LINE_BYTES` (4 MiB): one event line at most. Viewers decode lines on the event loop
   (pydantic parses a 4 MiB line in about 7 ms, 30 ms when every character is escaped), and
   every engine already caps what it sends well below this (tool output 32-64 KB, a streamed
@@ -110,6 +110,19 @@ def _cut_and_dump(event: BaseEvent, text_limit: int | None,
         return capped, dump_event(capped)
 
 
+_CONTAINERS = (dict, list, tuple, set, frozenset, BaseModel)
+
+
+def _children(node: Any) -> Iterable[Any]:
+    if isinstance(node, dict):
+        return node.values()
+    return (value for _, value in node) if isinstance(node, BaseModel) else node
+
+
+def _holds_containers(value: Any) -> bool:
+    return any(isinstance(child, _CONTAINERS) for child in _children(value))
+
+
 class _Cutter:
     """One pass over an event: every value copied, with what is too deep or too long cut.
 
@@ -130,8 +143,10 @@ class _Cutter:
             return self.text(value)
         if value is None or isinstance(value, bool | int | float):
             return value
-        if isinstance(value, dict | list | tuple | set | frozenset | BaseModel):
-            if depth >= MAX_DEPTH:  # (only untyped values nest this deep: events are shallow)
+        if isinstance(value, _CONTAINERS):
+            # At the last level allowed, a container may hold only scalars. (Only untyped
+            # values nest this deep: events themselves are shallow.)
+            if depth >= MAX_DEPTH and _holds_containers(value):
                 return self.too_deep(value)
             if isinstance(value, BaseModel):
                 return self.model(value, depth)
@@ -207,7 +222,9 @@ class _Cutter:
         return max(0, min(limit, self.items_left))
 
     def too_deep(self, value: Any) -> dict[str, str]:
+        """The marker that replaces `value`: how many levels it went beyond the last allowed."""
         levels, exact = self._measure(value)
+        levels -= 1  # the marker keeps the level `value` was at
         counted = f"{levels:,}" if exact else f"at least {levels:,}"
         return {"…": f"nested too deep ({counted} level{'s' if levels != 1 else ''} cut)"}
 
@@ -218,12 +235,10 @@ class _Cutter:
         while stack:
             node, level = stack.pop()
             deepest = max(deepest, level)
-            children = node.values() if isinstance(node, dict) else (
-                (v for _, v in node) if isinstance(node, BaseModel) else node)
-            for child in islice(children, self.measure_left + 1):
+            for child in islice(_children(node), self.measure_left + 1):
                 self.measure_left -= 1
                 if self.measure_left < 0:
                     return deepest, False
-                if isinstance(child, dict | list | tuple | set | frozenset | BaseModel):
+                if isinstance(child, _CONTAINERS):
                     stack.append((child, level + 1))
         return deepest, True
