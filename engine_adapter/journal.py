@@ -35,6 +35,7 @@ __all__ = [
     "JournalReader",
     "JsonlEventJournal",
     "decode_json",
+    "is_blank",
     "read_journal",
 ]
 
@@ -48,6 +49,14 @@ BOM = b"\xef\xbb\xbf"
 """A UTF-8 byte order mark: an editor may put one at the start of a file; readers skip it."""
 
 PROC_LOCKS = "/proc/locks"  # Linux: every lock held, with its holder's pid
+
+_JSON_SPACE = b" \t\r\n"  # the whitespace JSON allows around a value (not \v or \f)
+
+
+def is_blank(raw: bytes) -> bool:
+    """Whether a line holds nothing but JSON whitespace: skipped by every reader, not a bad line
+    (a line of form feeds is a bad line: the event parser would refuse it beside an event)."""
+    return not raw.strip(_JSON_SPACE)
 
 
 def decode_json(raw: bytes | str) -> Any:
@@ -286,7 +295,7 @@ class JournalReader(Iterator[HarnessEvent]):
 
     def _parse(self, validate, raw: bytes, number: int, *, last: bool) -> HarnessEvent | None:  # noqa: ANN001
         self.lines_read = number
-        if not raw.strip():
+        if is_blank(raw):
             return None  # blank lines (e.g. the separator written after a torn tail) are harmless
         if raw.startswith(BOM):
             raw = raw[3:]

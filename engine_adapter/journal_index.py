@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from . import journal_scan
 from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent, HarnessEvent
-from .journal import BOM, JournalError, decode_json
+from .journal import BOM, JournalError, decode_json, is_blank
 from .journal_scan import FRAME, CleanScanner
 
 __all__ = [
@@ -255,7 +255,7 @@ class JournalIndex:
             self.lines += 1
             if nl > pos:
                 raw = data[pos:nl]
-                if not raw.isspace():
+                if not is_blank(raw):
                     append(base + pos, classify(raw))
             pos = nl + 1
         self.end = base + pos
@@ -360,7 +360,7 @@ class JournalIndex:
         end = probe + nl
         raw = os.pread(self._fd, end - start, start)
         self.lines += 1
-        if not raw.isspace():  # a long run of blanks is still a blank line
+        if not is_blank(raw):  # a long run of blanks is still a blank line
             self._append(start, classify(raw))
         self.end = end + 1
         return end + 1 - start
@@ -375,7 +375,7 @@ class JournalIndex:
                 self.torn_tail = False
                 return False
             raw = os.pread(self._fd, size - self.end, self.end)
-            if raw.isspace():
+            if is_blank(raw):
                 return False
             if parse_line(raw) is None:
                 self.torn_tail = True
