@@ -184,9 +184,16 @@ class JournalIndex:
         self._lock = threading.Lock()  # one scan at a time
         self._helper: subprocess.Popen[bytes] | None = None
         self._helper_stopped = False
+        # Positions other threads may read: a line's offset, code and end (`self.end`, for the
+        # last one) are all in place before it counts (a reader folding alongside a scan once
+        # read a position whose end was not set yet, and called a good event corrupt).
+        self._published = 0
 
     def __len__(self) -> int:
-        return len(self.offsets)
+        return self._published
+
+    def _publish(self) -> None:
+        self._published = len(self.offsets)
 
     def stop_helper(self) -> None:
         """Stop a `scan_with_helper` under way (it returns soon, having indexed less) and any
@@ -227,11 +234,13 @@ class JournalIndex:
                     used = self._index_long_line()
                     if used == 0:
                         break
+                self._publish()
                 budget -= used
                 if used < len(data):
                     self.pending = len(data) - used
                     if len(data) < _CHUNK:
                         break
+            self._publish()
             return len(self.offsets) - before
 
     def _index_chunk(self, data: bytes) -> int:
@@ -321,6 +330,7 @@ class JournalIndex:
                     break
                 self._add_clean(offsets, codes)
                 self.end = end
+                self._publish()
                 if progress is not None:
                     progress()
         except (OSError, ValueError):
@@ -383,6 +393,7 @@ class JournalIndex:
             self.lines += 1
             self._append(self.end, classify(raw))
             self.end = size
+            self._publish()
             self.pending = 0
             self._open_line = True
             self.torn_tail = False

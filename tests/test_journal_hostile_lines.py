@@ -321,3 +321,42 @@ def test_the_viewer_steps_through_hostile_lines_and_inspects_them(tmp_path, case
             assert app.replay_screen.view.status == "completed"
 
     asyncio.run(main())
+
+
+# -- a reader folding while the index grows ------------------------------------------------------
+
+@pytest.mark.parametrize("middle", [[], deep_lines(300), GARBAGE[:6], [b"x" * (9 << 20)]])
+def test_a_position_is_readable_the_moment_it_counts(tmp_path, monkeypatch, middle) -> None:
+    """Whenever the index grows (line by line, a long line, a clean chunk), every position it
+    already counts reads back whole: the replay viewer folds those while the scan goes on."""
+    from engine_adapter.journal_index import JournalIndex
+
+    path, _ = assemble(tmp_path, middle)
+    expected = [line for line in path.read_bytes().split(b"\n") if line.strip()]
+    checked = []
+
+    def check_visible(index) -> None:
+        for position in range(len(index)):
+            assert index.raw(position) == expected[position]
+            assert index.codes[position] is not None
+        checked.append(len(index))
+
+    original_append, original_add = JournalIndex._append, JournalIndex._add_clean
+
+    def append(self, offset, code):
+        check_visible(self)
+        original_append(self, offset, code)
+        check_visible(self)
+
+    def add_clean(self, offsets, codes):
+        check_visible(self)
+        original_add(self, offsets, codes)
+        check_visible(self)
+
+    monkeypatch.setattr(JournalIndex, "_append", append)
+    monkeypatch.setattr(JournalIndex, "_add_clean", add_clean)
+    with JournalIndex(path) as index:
+        index.scan()
+        check_visible(index)
+        assert len(index) == len(expected)
+    assert checked
