@@ -237,7 +237,7 @@ class Session:
                     else:
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
-                    self.journal_error = f"journal write failed: {exc or type(exc).__name__}"
+                    self.journal_error = f"journal write failed: {str(exc) or type(exc).__name__}"
                     log.error("%s", self.journal_error)
             self._log.append(line, event)  # type: ignore[arg-type]
             etype = event.type
