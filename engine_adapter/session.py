@@ -238,7 +238,7 @@ class Session:
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
                     self.journal_error = f"journal write failed: {str(exc) or type(exc).__name__}"
-                    log.error("%s", self.journal_error)
+                    log.info("%s", self.journal_error)  # the run's end says it, once
             self._log.append(line, event)  # type: ignore[arg-type]
             etype = event.type
         if etype == "agent_end":
@@ -409,5 +409,6 @@ class Session:
         try:
             self.journal.close()
         except OSError as exc:
-            self.journal_error = self.journal_error or f"closing the journal failed: {exc}"
-            log.error("%s", self.journal_error)
+            if self.journal_error is None:  # (a write that failed already said it)
+                self.journal_error = f"closing the journal failed: {exc}"
+                log.warning("%s", self.journal_error)
