@@ -8,7 +8,8 @@ from conftest import run
 from test_app_support import gated, hold, make_app, plain, settle, turn
 
 from cockpit.widgets import Transcript
-from cockpit.widgets.text import clean, clean_line, split_lines
+from cockpit.widgets.text import clean, clean_line
+from engine_adapter.text import cut, line_count
 from engine_adapter import ModelUpdate
 
 SIZE = (100, 30)
@@ -89,7 +90,7 @@ def test_control_characters_are_made_visible():
     text, _ = run(_shown([_message(raw)], _last_message))
     for bad in ("\x00", "\x08", "\x7f", "\x85", "\u202e"):
         assert bad not in text
-    assert "␀" in text and "␈" in text and "\\u202e" in text
+    assert "␀" in text and "␈" in text and "⟨U+202E⟩" in text and "␍d" in text
     assert clean("x\r\ny") == "x\ny"
 
 
@@ -152,7 +153,7 @@ def test_wide_and_combining_unicode_keep_their_cells():
     assert all(strip.cell_length <= SIZE[0] for strip in strips)
 
 
-def test_split_lines_counts_without_scanning_twice():
-    lines, total = split_lines("a\nb\nc\n", 2)
-    assert lines == ["a", "b"] and total == 3
-    assert split_lines("", 3) == ([], 0)
+def test_cutting_lines_counts_without_scanning_twice():
+    piece = cut("a\nb\nc\n", lines=2)
+    assert piece.kept == "a\nb" and piece.dropped_lines == 1 and line_count("a\nb\nc\n") == 3
+    assert cut("", lines=3).kept == "" and line_count("") == 0

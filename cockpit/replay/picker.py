@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ..keys import bindings
 from ..paths import journal_dir
-from ..widgets.text import clean_line
+from ..widgets.text import clean_line, styled_line
 from .journals import JournalSummary, list_journals
 
 __all__ = ["PickerScreen", "describe_length"]
@@ -62,7 +62,8 @@ class PickerScreen(Screen[Path | None]):
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.started or 0))
             # Text cells, never str: a DataTable parses str cells as markup.
             table.add_row(Text(started), Text(summary.status), Text(describe_length(summary)),
-                          Text(clean_line(summary.task or summary.path.name, 100)), key=str(i))
+                          styled_line(summary.task or summary.path.name, limit=100),
+                          key=str(i))
         table.focus()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:

@@ -10,23 +10,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Resize
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView, ToolCallItem
 from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
+from engine_adapter.text import Cut, cut, line_count
 
+from ..input_fields import input_fields
+from ..keys import key_label
 from .palette import Palette, palette_for
-from .text import clean, clean_line, pretty_input
+from .text import clean_line, styled, styled_line
 
-__all__ = ["ApprovalBar", "always_text", "input_body"]
+__all__ = ["ApprovalBar", "always_text", "fit_rows", "input_body"]
 
-DIFF_LIMIT = 200_000  # characters of a diff shown in the bar (cleaned and coloured)
+VALUE_LIMIT = 200_000  # characters of one input value laid out (the bar shows a few rows)
+MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 
 
 def always_text(tool: str, prefix: str, tier: int,
@@ -47,53 +53,90 @@ def always_text(tool: str, prefix: str, tier: int,
                   "in this session")
 
 
-def _diff_text(diff: str, palette: Palette) -> Text:
-    text = Text()
-    more = len(diff) > DIFF_LIMIT
-    for line in clean(diff, DIFF_LIMIT).split("\n"):
-        if line.startswith("+++") or line.startswith("---"):
-            style = palette.primary
-        elif line.startswith("+"):
-            style = palette.diff_add
-        elif line.startswith("-"):
-            style = palette.diff_remove
-        elif line.startswith("@@"):
-            style = palette.diff_hunk
+def _diff_style(line: str, palette: Palette) -> Style:
+    if line.startswith("+++") or line.startswith("---"):
+        return palette.primary
+    if line.startswith("+"):
+        return palette.diff_add
+    if line.startswith("-"):
+        return palette.diff_remove
+    if line.startswith("@@"):
+        return palette.diff_hunk
+    return palette.text
+
+
+def input_body(tool_input: dict[str, Any] | None, palette: Palette) -> Text:
+    """The whole input of a gated call, every key of it (see `cockpit.input_fields`): the
+    command as `$ …`, other keys as `key: value`, a diff coloured. Unsafe characters show as
+    markers in the warning colour, reversed."""
+    warn = palette.warning + Style(reverse=True, bold=True)
+    lines: list[Text] = []
+    for field in input_fields(tool_input):
+        value = field.value[:VALUE_LIMIT]
+        if field.kind == "command":
+            for i, line in enumerate(value.split("\n")):
+                row = Text("$ " if i == 0 else "", palette.dim)
+                row.append_text(styled(line, palette.text, marker_style=warn))
+                lines.append(row)
+            continue
+        label = styled(field.label, palette.dim, limit=200, marker_style=warn)
+        label.append(":", palette.dim)
+        if field.kind == "diff":
+            lines.append(label)
+            lines += [styled(line, _diff_style(line, palette), marker_style=warn)
+                      for line in value.split("\n")]
+            continue
+        parts = value.split("\n")
+        if len(parts) == 1:
+            label.append(" ")
+            label.append_text(styled(value, palette.text, marker_style=warn))
+            lines.append(label)
         else:
-            style = palette.text
-        text.append(line + "\n", style)
-    if more:
-        text.append(f"… {len(diff) - DIFF_LIMIT:,} more characters", palette.dim)
+            lines.append(label)
+            lines += [Text("  ").append_text(styled(part, palette.text, marker_style=warn))
+                      for part in parts]
+    text = Text("\n").join(lines)
     text.rstrip()
     return text
 
 
-def input_body(tool_input: dict[str, Any], palette: Palette) -> Text:
-    """The full input of a gated call: diff, command, or JSON."""
-    diff = tool_input.get("diff")
-    if isinstance(diff, str) and diff:
-        text = Text()
-        path = tool_input.get("path")
-        if isinstance(path, str):
-            text.append(f"{clean_line(path, 500)}\n", palette.accent)
-        text.append_text(_diff_text(diff, palette))
-        return text
-    command = tool_input.get("command")
-    if isinstance(command, str):
-        text = Text("$ ", palette.dim)
-        text.append(clean(command, DIFF_LIMIT), palette.text)
-        rest = {k: v for k, v in tool_input.items() if k != "command"}
-        if rest:
-            text.append("\n")
-            text.append_text(pretty_input(rest))
-        return text
-    argv = tool_input.get("argv")
-    if isinstance(argv, list):
-        text = Text("$ ", palette.dim)
-        text.append(clean(" ".join(repr(a) if " " in str(a) else str(a) for a in argv),
-                          DIFF_LIMIT), palette.text)
-        return text
-    return pretty_input(tool_input)
+def _fitting(line: str, cells: int) -> int:
+    """How many characters of `line` fit in `cells` cells (wide characters take two)."""
+    low, high = 0, min(len(line), max(0, cells))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if cell_len(line[:mid]) <= cells:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def fit_rows(body: Text, *, rows: int, width: int, hint: str, palette: Palette) -> Text:
+    """`body` cut to what `rows` rows of `width` cells show, the last rows saying exactly how
+    much is left and how to see it (`… 3 more lines · press i to see the whole input`)."""
+    width = max(1, width)
+    plain = body.plain
+    longest = Cut("", len(plain), line_count(plain), whole_lines=False).note(gone=False,
+                                                                               hint=hint)
+    room = max(1, rows - -(-cell_len(longest) // width))  # rows left once the note has its own
+    used = shown = 0  # rows filled; characters of `plain` they show
+    lines = plain.split("\n")
+    if sum(max(1, -(-cell_len(line) // width)) for line in lines) <= rows:
+        return body  # everything fits
+    for line in lines:
+        need = max(1, -(-cell_len(line) // width))
+        if used + need > room:
+            shown += _fitting(line, (room - used) * width)
+            break
+        used += need
+        shown += len(line) + 1
+    piece = cut(plain, chars=shown)
+    kept = body[: len(piece.kept)]
+    kept.rstrip()
+    kept.append("\n")
+    kept.append(piece.note(gone=False, hint=hint), palette.warning)
+    return kept
 
 
 class ApprovalBar(Vertical):
@@ -125,6 +168,11 @@ class ApprovalBar(Vertical):
         super().__init__(id=id)
         self.approval_id: str | None = None  # the one `y`/`a`/`n` answer
         self.estimated_height = 0  # rows it covers when shown (see `RunDisplay`)
+        self.input_cut = False  # the input shown was cut to the bar's rows (the bar says so)
+        self._input_shape: tuple[str, int, int, str] | None = None
+        self._body_lines = 1
+        self._last_view: RunView | None = None
+        self._app_size = Size(0, 0)
 
     class Resized(Message):
         """The bar's height on screen changed (what it covers of the transcript)."""
@@ -134,9 +182,36 @@ class ApprovalBar(Vertical):
             self.height = height
 
     def on_resize(self, event: Resize) -> None:
+        if self.approval_id is not None and self._last_view is not None \
+                and self.app.size != self._app_size:
+            self.show(self._last_view)  # a new terminal size: cut the input to the new room
         if self.approval_id is not None and self.outer_size.height != self.estimated_height:
             self.estimated_height = self.outer_size.height
             self.post_message(self.Resized(self.estimated_height))
+
+    def input_rows(self, other_rows: int) -> int:
+        """Rows the input may take: the bar stays within 60% of the screen with its head and
+        keys (`other_rows`) and its border, and never over `MAX_INPUT_ROWS`."""
+        return max(1, min(MAX_INPUT_ROWS, self.app.size.height * 6 // 10 - 1 - other_rows))
+
+    def _show_input(self, row: ToolCallItem, width: int, other_rows: int, palette: Palette,
+                    changed: bool) -> None:
+        """The whole input, cut to the rows the bar has, saying so (and which key shows all)."""
+        approval = row.approval
+        assert approval is not None
+        rows = self.input_rows(other_rows)
+        hint = f"press {key_label(self.app, 'inspect')} to see the whole input"
+        shape = (approval.approval_id, width, rows, hint)
+        if not changed and shape == self._input_shape:
+            return
+        self._input_shape = shape
+        body = input_body(approval.tool_input or row.tool_input, palette)
+        shown = fit_rows(body, rows=rows, width=width, hint=hint, palette=palette)
+        self.input_cut = shown is not body
+        self._body_lines = min(rows, sum(max(1, -(-cell_len(line) // width))
+                                         for line in shown.plain.split("\n")))
+        self.query_one("#approval-input", Static).update(shown)
+        self.query_one("#approval-input-scroll", VerticalScroll).scroll_home(animate=False)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="approval-head")
@@ -146,6 +221,7 @@ class ApprovalBar(Vertical):
 
     def show(self, view: RunView) -> None:
         """Show the oldest pending approval of `view`, or hide."""
+        self._last_view, self._app_size = view, self.app.size
         pending = view.pending
         row: ToolCallItem | None = next(iter(pending.values()), None) if pending else None
         if row is None or row.approval is None:
@@ -161,18 +237,17 @@ class ApprovalBar(Vertical):
         if len(pending) > 1:
             head.append(f"  (1 of {len(pending)} pending, oldest first)", palette.dim)
         head.append("\n")
-        head.append(clean_line(approval.tool, 80), palette.primary)
+        warn = palette.warning + Style(reverse=True, bold=True)
+        head.append_text(styled_line(approval.tool, palette.primary, limit=80,
+                                     marker_style=warn))
         head.append("  ")
         badge = palette.tier_style(approval.tier) + Style(reverse=True)
         head.append(f" tier {approval.tier} ", badge)
         if approval.reason:
-            head.append("  " + clean_line(approval.reason, 2_000), palette.text)
+            head.append("  ")
+            head.append_text(styled_line(approval.reason, palette.text, limit=2_000,
+                                         marker_style=warn))
         self.query_one("#approval-head", Static).update(head)
-        if changed:
-            body = input_body(approval.tool_input or row.tool_input, palette)
-            self._body_lines = min(20, body.plain.count("\n") + 1)
-            self.query_one("#approval-input", Static).update(body)
-            self.query_one("#approval-input-scroll", VerticalScroll).scroll_home(animate=False)
         grantable, sentence = always_text(approval.tool, approval.prefix, approval.tier,
                                           approval.tool_input)
         keys = Text()
@@ -189,6 +264,7 @@ class ApprovalBar(Vertical):
         width = max(20, (self.size.width or self.app.size.width) - 2)
         wrapped = sum(len(line) // width + 1 for line in (head.plain + "\n" + keys.plain)
                       .split("\n"))
-        self.estimated_height = 2 + wrapped + getattr(self, "_body_lines", 1)
+        self._show_input(row, width, wrapped, palette, changed)
+        self.estimated_height = 1 + wrapped + self._body_lines
         self.set_class(approval.tier >= 4, "-tier-4")
         self.add_class("-pending")
