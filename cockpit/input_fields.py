@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["Field", "diff_stats", "input_fields", "input_line", "input_text"]
+__all__ = ["Field", "diff_stats", "input_fields", "input_line", "input_text", "one_row"]
 
 VALUE_LIMIT = 1_000_000  # characters of one value laid out (views cut far below this)
 
@@ -29,6 +29,11 @@ class Field:
     label: str
     value: str
     kind: Literal["command", "diff", "text"]
+
+
+def one_row(text: str) -> str:
+    """`text` on one row: each line break shown as `⏎` (a key, or a value in `input_line`)."""
+    return text.replace("\r\n", "\n").replace("\n", "⏎") if "\n" in text else text
 
 
 def _scalar(value: Any) -> bool:
@@ -54,8 +59,9 @@ def _value(value: Any) -> str:
         return _words(value)
     if isinstance(value, dict) and value and all(_scalar(v) for v in value.values()):
         # An environment, say: one NAME=value a line, values quoted as a shell would.
-        return "\n".join(f"{k}={shlex.quote(v[:VALUE_LIMIT]) if isinstance(v, str) else _json(v)}"
-                         for k, v in value.items())
+        return "\n".join(
+            f"{one_row(str(k))}={shlex.quote(v[:VALUE_LIMIT]) if isinstance(v, str) else _json(v)}"
+            for k, v in value.items())
     return _json(value)[:VALUE_LIMIT]
 
 
@@ -79,15 +85,16 @@ def input_fields(tool_input: Mapping[str, Any] | None) -> list[Field]:
     long: list[Field] = []
     for raw_key, raw_value in tool_input.items():
         key = str(raw_key)
+        label = one_row(key)  # a key cannot break a line and pass for another key
         value = _value(raw_value)
         if key == primary:
             first.append(Field(key, "$", value, "command"))
         elif key == "diff" and isinstance(raw_value, str):
-            diffs.append(Field(key, key, value, "diff"))
+            diffs.append(Field(key, label, value, "diff"))
         elif "\n" in value:
-            long.append(Field(key, key, value, "text"))
+            long.append(Field(key, label, value, "text"))
         else:
-            short.append(Field(key, key, value, "text"))
+            short.append(Field(key, label, value, "text"))
     return first + short + diffs + long
 
 
@@ -112,7 +119,7 @@ def input_line(tool_input: Mapping[str, Any] | None, *, limit: int | None = None
         value = diff_stats(field.value) if field.kind == "diff" else field.value
         if limit is not None and len(value) > limit:
             value = value[:limit] + "…"
-        value = value.replace("\r\n", "\n").replace("\n", "⏎")
+        value = one_row(value)
         parts.append(f"$ {value}" if field.label == "$" else f"{field.label}: {value}")
     return " · ".join(parts)
 

@@ -100,7 +100,8 @@ UNSAFE_RANGES: tuple[tuple[int, int], ...] = (
 _CR = "\r"
 _ZWJ = "\u200d"
 _SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef\u180b-\u180d\u180f"
-_SELECTOR_RE = re.compile(f"[{_SELECTORS}]")
+_SELECTOR_SET = frozenset(chr(cp) for cp in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0),
+                                             0x180B, 0x180C, 0x180D, 0x180F))
 _SKIN_TONES = range(0x1F3FB, 0x1F400)
 
 
@@ -144,7 +145,7 @@ def unsafe_at(text: str, i: int) -> bool:
         if (before == "\ufe0f" or ord(before) in _SKIN_TONES) and i >= 2:
             before = text[i - 2]
         return not _emoji(before)
-    if _SELECTOR_RE.fullmatch(ch):
+    if ch in _SELECTOR_SET:
         return i == 0 or not _visible_base(text[i - 1])
     return _always(ord(ch))
 

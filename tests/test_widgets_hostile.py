@@ -9,8 +9,8 @@ from test_app_support import gated, hold, make_app, plain, settle, turn
 
 from cockpit.widgets import Transcript
 from cockpit.widgets.text import clean, clean_line
-from engine_adapter.text import cut, line_count
 from engine_adapter import ModelUpdate
+from engine_adapter.text import cut, line_count
 
 SIZE = (100, 30)
 
