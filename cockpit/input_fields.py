@@ -23,12 +23,13 @@ VALUE_LIMIT = 1_000_000  # characters of one value laid out (views cut far below
 
 @dataclass(frozen=True, slots=True)
 class Field:
-    """One key of a tool input, ready to show: `label` is `$` for the command line."""
+    """One key of a tool input, ready to show: `label` is `$` for the command line; a
+    `pairs` value (an environment) has one `NAME=value` a line."""
 
     key: str
     label: str
     value: str
-    kind: Literal["command", "diff", "text"]
+    kind: Literal["command", "diff", "pairs", "text"]
 
 
 def one_row(text: str) -> str:
@@ -38,6 +39,10 @@ def one_row(text: str) -> str:
 
 def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
+
+
+def _pairs(value: Any) -> bool:
+    return isinstance(value, dict) and bool(value) and all(_scalar(v) for v in value.values())
 
 
 def _json(value: Any) -> str:
@@ -57,10 +62,12 @@ def _value(value: Any) -> str:
         return value[:VALUE_LIMIT]
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return _words(value)
-    if isinstance(value, dict) and value and all(_scalar(v) for v in value.values()):
-        # An environment, say: one NAME=value a line, values quoted as a shell would.
+    if _pairs(value):
+        # An environment, say: one NAME=value a line, values quoted as a shell would and a
+        # line break inside one shown as `⏎` (so each line is exactly one pair).
         return "\n".join(
-            f"{one_row(str(k))}={shlex.quote(v[:VALUE_LIMIT]) if isinstance(v, str) else _json(v)}"
+            f"{one_row(str(k))}="
+            + one_row(shlex.quote(v[:VALUE_LIMIT]) if isinstance(v, str) else _json(v))
             for k, v in value.items())
     return _json(value)[:VALUE_LIMIT]
 
@@ -91,6 +98,8 @@ def input_fields(tool_input: Mapping[str, Any] | None) -> list[Field]:
             first.append(Field(key, "$", value, "command"))
         elif key == "diff" and isinstance(raw_value, str):
             diffs.append(Field(key, label, value, "diff"))
+        elif _pairs(raw_value):
+            (long if "\n" in value else short).append(Field(key, label, value, "pairs"))
         elif "\n" in value:
             long.append(Field(key, label, value, "text"))
         else:
@@ -116,7 +125,11 @@ def input_line(tool_input: Mapping[str, Any] | None, *, limit: int | None = None
     for an argument of the first. `limit` cuts each value (the caller cuts the line)."""
     parts = []
     for field in input_fields(tool_input):
-        value = diff_stats(field.value) if field.kind == "diff" else field.value
+        value = field.value
+        if field.kind == "diff":
+            value = diff_stats(value)
+        elif field.kind == "pairs":  # NAME=value NAME2=value2, as a shell line would set them
+            value = value.replace("\n", " ")
         if limit is not None and len(value) > limit:
             value = value[:limit] + "…"
         value = one_row(value)

@@ -18,20 +18,19 @@ from textual.containers import Vertical, VerticalScroll
 from textual.events import Resize
 from textual.geometry import Size
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView, ToolCallItem
 from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
-from engine_adapter.text import Cut, cut, line_count
 
-from ..input_fields import input_fields
 from ..keys import key_label
+from .approval_input import fit_input, input_blocks
 from .palette import Palette, palette_for
-from .text import clean_line, styled, styled_line
+from .text import clean_line, styled_line
 
-__all__ = ["ApprovalBar", "always_text", "fit_rows", "input_body"]
+__all__ = ["ApprovalBar", "always_text"]
 
-VALUE_LIMIT = 200_000  # characters of one input value laid out (the bar shows a few rows)
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 
 
@@ -53,92 +52,6 @@ def always_text(tool: str, prefix: str, tier: int,
                   "in this session")
 
 
-def _diff_style(line: str, palette: Palette) -> Style:
-    if line.startswith("+++") or line.startswith("---"):
-        return palette.primary
-    if line.startswith("+"):
-        return palette.diff_add
-    if line.startswith("-"):
-        return palette.diff_remove
-    if line.startswith("@@"):
-        return palette.diff_hunk
-    return palette.text
-
-
-def input_body(tool_input: dict[str, Any] | None, palette: Palette) -> Text:
-    """The whole input of a gated call, every key of it (see `cockpit.input_fields`): the
-    command as `$ …`, other keys as `key: value`, a diff coloured. Unsafe characters show as
-    markers in the warning colour, reversed."""
-    warn = palette.warning + Style(reverse=True, bold=True)
-    lines: list[Text] = []
-    for field in input_fields(tool_input):
-        value = field.value[:VALUE_LIMIT]
-        if field.kind == "command":
-            for i, line in enumerate(value.split("\n")):
-                row = Text("$ " if i == 0 else "", palette.dim)
-                row.append_text(styled(line, palette.text, marker_style=warn))
-                lines.append(row)
-            continue
-        label = styled(field.label, palette.dim, limit=200, marker_style=warn)
-        label.append(":", palette.dim)
-        if field.kind == "diff":
-            lines.append(label)
-            lines += [styled(line, _diff_style(line, palette), marker_style=warn)
-                      for line in value.split("\n")]
-            continue
-        parts = value.split("\n")
-        if len(parts) == 1:
-            label.append(" ")
-            label.append_text(styled(value, palette.text, marker_style=warn))
-            lines.append(label)
-        else:
-            lines.append(label)
-            lines += [Text("  ").append_text(styled(part, palette.text, marker_style=warn))
-                      for part in parts]
-    text = Text("\n").join(lines)
-    text.rstrip()
-    return text
-
-
-def _fitting(line: str, cells: int) -> int:
-    """How many characters of `line` fit in `cells` cells (wide characters take two)."""
-    low, high = 0, min(len(line), max(0, cells))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if cell_len(line[:mid]) <= cells:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def fit_rows(body: Text, *, rows: int, width: int, hint: str, palette: Palette) -> Text:
-    """`body` cut to what `rows` rows of `width` cells show, the last rows saying exactly how
-    much is left and how to see it (`… 3 more lines · press i to see the whole input`)."""
-    width = max(1, width)
-    plain = body.plain
-    longest = Cut("", len(plain), line_count(plain), whole_lines=False).note(gone=False,
-                                                                               hint=hint)
-    room = max(1, rows - -(-cell_len(longest) // width))  # rows left once the note has its own
-    used = shown = 0  # rows filled; characters of `plain` they show
-    lines = plain.split("\n")
-    if sum(max(1, -(-cell_len(line) // width)) for line in lines) <= rows:
-        return body  # everything fits
-    for line in lines:
-        need = max(1, -(-cell_len(line) // width))
-        if used + need > room:
-            shown += _fitting(line, (room - used) * width)
-            break
-        used += need
-        shown += len(line) + 1
-    piece = cut(plain, chars=shown)
-    kept = body[: len(piece.kept)]
-    kept.rstrip()
-    kept.append("\n")
-    kept.append(piece.note(gone=False, hint=hint), palette.warning)
-    return kept
-
-
 class ApprovalBar(Vertical):
     """Shown only while an approval is pending; `show(view)` updates or hides it."""
 
@@ -158,7 +71,6 @@ class ApprovalBar(Vertical):
         height: auto;
         max-height: 20;
         background: $surface;
-        scrollbar-gutter: stable;
     }
     ApprovalBar #approval-input { width: 100%; }
     ApprovalBar #approval-keys { height: auto; }
@@ -192,7 +104,10 @@ class ApprovalBar(Vertical):
     def input_rows(self, other_rows: int) -> int:
         """Rows the input may take: the bar stays within 60% of the screen with its head and
         keys (`other_rows`) and its border, and never over `MAX_INPUT_ROWS`."""
-        return max(1, min(MAX_INPUT_ROWS, self.app.size.height * 6 // 10 - 1 - other_rows))
+        parent = self.parent
+        height = parent.size.height if isinstance(parent, Widget) and parent.size.height \
+            else self.app.size.height
+        return max(1, min(MAX_INPUT_ROWS, height * 6 // 10 - 1 - other_rows))
 
     def _show_input(self, row: ToolCallItem, width: int, other_rows: int, palette: Palette,
                     changed: bool) -> None:
@@ -205,9 +120,9 @@ class ApprovalBar(Vertical):
         if not changed and shape == self._input_shape:
             return
         self._input_shape = shape
-        body = input_body(approval.tool_input or row.tool_input, palette)
-        shown = fit_rows(body, rows=rows, width=width, hint=hint, palette=palette)
-        self.input_cut = shown is not body
+        blocks = input_blocks(approval.tool_input or row.tool_input, palette)
+        shown, self.input_cut = fit_input(blocks, rows=rows, width=width, hint=hint,
+                                          palette=palette)
         self._body_lines = min(rows, sum(max(1, -(-cell_len(line) // width))
                                          for line in shown.plain.split("\n")))
         self.query_one("#approval-input", Static).update(shown)
@@ -262,8 +177,7 @@ class ApprovalBar(Vertical):
             keys.append(f"\n[a] {sentence}", palette.dim)
         self.query_one("#approval-keys", Static).update(keys)
         width = max(20, (self.size.width or self.app.size.width) - 2)
-        wrapped = sum(len(line) // width + 1 for line in (head.plain + "\n" + keys.plain)
-                      .split("\n"))
+        wrapped = sum(len(part.wrap(self.app.console, width)) for part in (head, keys))
         self._show_input(row, width, wrapped, palette, changed)
         self.estimated_height = 1 + wrapped + self._body_lines
         self.set_class(approval.tier >= 4, "-tier-4")

@@ -32,7 +32,14 @@ def clean(text: str, limit: int | None = None) -> str:
     text = marked(text)
     if "\r" in text:  # only line breaks are left (`\r\n`): every other CR is marked
         text = text.replace("\r\n", "\n")
-    return text.expandtabs(TAB) if "\t" in text else text
+    return _expand_tabs(text) if "\t" in text else text
+
+
+def _expand_tabs(text: str) -> str:
+    """Tabs to spaces by cells, as `styled` expands them (a wide character takes two)."""
+    expanded = Text(text)
+    expanded.expand_tabs(TAB)
+    return expanded.plain
 
 
 def styled(text: str, style: Style | str = "", *, limit: int | None = None,
