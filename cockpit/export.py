@@ -105,11 +105,11 @@ def _approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:
         return None
-    who = {"human": "a human", "grant": "a standing grant", "auto": "automatically"}.get(
-        approval.via or "", approval.via or "nobody yet")
+    who = {"human": "by a human", "grant": "by a standing grant", "auto": "automatically"}.get(
+        approval.via or "", f"by {approval.via or 'nobody yet'}")
     verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
     extra = " (and granted always)" if approval.remember else ""
-    return f"{verdict} by {who}{extra}" if verdict != "pending" else "awaiting a decision"
+    return f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
 
 
 def render_markdown(view: RunView, result: ExportResult) -> str:

@@ -55,8 +55,14 @@ def _clip(text: str, limit: int = MAX_LINE) -> str:
     return cap(sanitize(text), chars=limit)
 
 
+def _blank_stripped(line: str) -> str:
+    return line.removesuffix("\r").strip(" \t")
+
+
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    # Spaces and tabs only (and the CR of a `\r\n`): `str.strip` would also drop a U+2028, a
+    # U+0085 or a lone CR without a trace.
+    lines = [_blank_stripped(line) for line in text.split("\n") if _blank_stripped(line)]
     return lines[-1] if lines else ""
 
 
@@ -75,7 +81,7 @@ def _summary(tool_input: dict[str, Any] | None, limit: int = MAX_LINE) -> str:
 
 def _output_gist(tool: str, output: str) -> str:
     """A command's last line (where test runners sum up); for other tools, a line count."""
-    lines = [line for line in output.split("\n") if line.strip()]
+    lines = [line for line in output.split("\n") if _blank_stripped(line)]
     if tool == "shell" or len(lines) <= 1:
         return _last_line(output)
     return f"{len(lines)} lines"
@@ -199,7 +205,7 @@ class LinePrinter:
             label = "thinking" if channel == "thought" else "model"
             self.out.write(self._label(label, "dim" if channel == "thought" else "bold") + " ")
             self._stream, self._shown, self._hidden = key, 0, 0
-            text = text.lstrip()
+            text = text.lstrip(" \t\n")  # blanks only: an unsafe character stays to be shown
         text = sanitize(text)
         room = max(0, self.max_line - self._shown)
         shown, hidden = text[:room], text[room:]

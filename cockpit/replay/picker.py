@@ -52,11 +52,11 @@ class PickerScreen(Screen[Path | None]):
         title = self.query_one("#picker-title", Static)
         table = self.query_one(DataTable)
         if not self.journals:
-            title.update(f"No journals in {clean_line(str(self.directory), 200)} yet: run "
-                         "`cockpit demo`, or `cockpit replay PATH`. (q quits)")
+            title.update(Text(f"No journals in {clean_line(str(self.directory), 200)} yet: run "
+                              "`cockpit demo`, or `cockpit replay PATH`. (q quits)"))
             return
-        title.update(f"Recent journals in {clean_line(str(self.directory), 200)} — enter opens,"
-                     " q quits")
+        title.update(Text(f"Recent journals in {clean_line(str(self.directory), 200)} — enter "
+                          "opens, q quits"))
         table.add_columns("started", "status", "events", "task")
         for i, summary in enumerate(self.journals):
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.started or 0))

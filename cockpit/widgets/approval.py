@@ -94,11 +94,15 @@ class ApprovalBar(Vertical):
             self.height = height
 
     def on_resize(self, event: Resize) -> None:
-        if self.approval_id is not None and self._last_view is not None \
-                and self.app.size != self._app_size:
-            self.show(self._last_view)  # a new terminal size: cut the input to the new room
+        if self.approval_id is not None and self.app.size != self._app_size:
+            self.call_after_refresh(self._refit)  # a new terminal: cut the input to its room
         if self.approval_id is not None and self.outer_size.height != self.estimated_height:
             self.estimated_height = self.outer_size.height
+            self.post_message(self.Resized(self.estimated_height))
+
+    def _refit(self) -> None:
+        if self.approval_id is not None and self._last_view is not None:
+            self.show(self._last_view)
             self.post_message(self.Resized(self.estimated_height))
 
     def input_rows(self, other_rows: int) -> int:

@@ -106,9 +106,9 @@ def fit_rows(body: Text, *, rows: int, width: int, hint: str, palette: Palette) 
         return body
     longest = Cut("", len(plain), line_count(plain), whole_lines=False).note(gone=False,
                                                                                hint=hint)
-    room = max(1, rows - _rows(longest, width))  # rows left once the note has its own
-    used = shown = 0  # rows filled; characters of `plain` they show
-    for line in plain.split("\n"):
+    room = rows - _rows(longest, width)  # rows left once the note has its own (maybe none:
+    used = shown = 0  # then the note alone says what there is); rows filled, characters shown
+    for line in plain.split("\n") if room > 0 else ():
         need = max(1, -(-cell_len(line) // width))
         if used + need > room:
             shown += _fitting(line, (room - used) * width)
@@ -118,7 +118,8 @@ def fit_rows(body: Text, *, rows: int, width: int, hint: str, palette: Palette) 
     piece = cut(plain, chars=shown)
     kept = body[: len(piece.kept)]
     kept.rstrip()
-    kept.append("\n")
+    if kept.plain:
+        kept.append("\n")
     kept.append(piece.note(gone=False, hint=hint), palette.warning)
     return kept
 
