@@ -4,8 +4,8 @@ The one-way flow: the session's events are folded once (`RunFold`) by a `FramePu
 `RunDisplay` what changed at most once a frame. Keys go back only through
 `Session.resolve_approval` and `Session.cancel`. The widgets never see the Session, so the
 replay viewer reuses `RunDisplay` as it is; what is live-only lives here: the approval keys,
-cancel, quit, the end-of-task panel with an input for the next task, and the raw-event
-inspector's lookup into `Session.history`.
+cancel, quit, starting the next task (typed into the `EndPanel`), and the raw-event inspector's
+lookup into `Session.history`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Input, Static
+from textual.widgets import Input
 from textual.worker import Worker
 
 from engine_adapter import Session
@@ -28,11 +26,10 @@ from .base_app import EventLookup, ThemedApp
 from .keys import bindings
 from .pump import ChangeSet, FramePump
 from .screens import HelpScreen, QuitScreen
-from .styles import palette_for
-from .widgets import RunDisplay, Transcript
+from .widgets import EndPanel, RunDisplay, Transcript
 from .widgets.approval import always_text
 from .widgets.key_hints import KeyHints
-from .widgets.text import clean, clean_line
+from .widgets.text import clean
 
 __all__ = ["CockpitApp"]
 
@@ -51,21 +48,6 @@ class CockpitApp(ThemedApp):
         remember_theme: Whether a theme switch is saved to `config.toml`.
         clock: What the elapsed time ticks by; `None` shows the time up to the last event
             (snapshot tests use that, so the picture does not depend on the wall clock).
-    """
-
-    CSS = """
-    #end-panel {
-        display: none;
-        height: auto;
-        background: $panel;
-        border-top: thick $primary;
-        padding: 0 1;
-    }
-    #end-panel.-shown { display: block; }
-    #end-panel.-failed { border-top: thick $error; }
-    #end-panel.-cancelled { border-top: thick $warning; }
-    #next-task { display: none; margin-top: 1; }
-    #next-task.-shown { display: block; }
     """
 
     BINDINGS = bindings("app")
@@ -104,10 +86,7 @@ class CockpitApp(ThemedApp):
     # Building ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield RunDisplay(clock=self._elapsed_clock, id="run")
-        with Vertical(id="end-panel"):
-            yield Static("", id="end-text")
-            yield Input(placeholder="next task — enter runs it in this session (grants carry "
-                        "over)", id="next-task", max_length=20_000)
+        yield EndPanel(id="end-panel")
         yield KeyHints(id="keys")
 
     def on_mount(self) -> None:
@@ -141,35 +120,10 @@ class CockpitApp(ThemedApp):
             self._show_end(view)
 
     def _show_end(self, view: RunView) -> None:
-        panel = self.query_one("#end-panel")
-        if view.live or view.status == "idle":
-            panel.remove_class("-shown", "-failed", "-cancelled")
-            return
-        palette = palette_for(self)
-        text = Text()
-        text.append(f"{view.status}", palette.status_style(view.status))
-        outcome = view.result or view.error or view.cancel_reason or ""
-        if outcome:
-            text.append(": " + clean(outcome[:4_000]), palette.text)
         journal = getattr(self.session.journal, "path", None)
-        text.append("\njournal: ", palette.dim)
-        text.append(clean_line(str(journal), 1_000) if journal else "(none: run without a journal)",
-                    palette.accent if journal else palette.dim)
-        if self.next_session is None:
-            text.append("\nctrl+q quits", palette.dim)
-        else:
-            text.append("\ntab (or a click) to type the next task · ctrl+q quits", palette.dim)
-        self.query_one("#end-text", Static).update(text)
-        panel.set_class(view.status == "failed", "-failed")
-        panel.set_class(view.status == "cancelled", "-cancelled")
-        panel.add_class("-shown")
-        next_input = self.query_one("#next-task", Input)
-        if self.next_session is not None and not self._quitting:
-            # Shown, not focused: a `y` pressed a moment too late must not start typing a task.
-            next_input.add_class("-shown")
-            next_input.value = ""
-        else:
-            next_input.remove_class("-shown")
+        self.query_one(EndPanel).show(view, journal=str(journal) if journal else None,
+                                      offer_next=self.next_session is not None
+                                      and not self._quitting)
 
     # Approvals -------------------------------------------------------------------------------
     def _oldest_pending(self) -> ToolCallItem | None:
@@ -278,7 +232,6 @@ class CockpitApp(ThemedApp):
                         severity="error", markup=False)
             return
         self.sessions.append(session)
-        message.input.remove_class("-shown")
-        self.query_one("#end-panel").remove_class("-shown")
+        self.query_one(EndPanel).hide()
         self.query_one(Transcript).focus()
         self._start(session)
