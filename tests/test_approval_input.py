@@ -17,8 +17,8 @@ from textual.widgets import Input
 from cockpit.export import export_journal
 from cockpit.headless import LinePrinter, format_event
 from cockpit.screens import PagerScreen
+from cockpit.styles import Palette
 from cockpit.widgets.approval_input import fit_input, fit_rows, input_blocks
-from cockpit.widgets.palette import Palette
 from engine_adapter import ApprovalRequested, ToolStart
 from engine_adapter.text import has_unsafe
 

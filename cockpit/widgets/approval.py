@@ -25,8 +25,8 @@ from engine_adapter.fold import RunView, ToolCallItem
 from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
 
 from ..keys import key_label
+from ..styles import Palette, palette_for
 from .approval_input import fit_input, input_blocks
-from .palette import Palette, palette_for
 from .text import clean_line, styled_line
 
 __all__ = ["ApprovalBar", "always_text"]

@@ -18,7 +18,7 @@ from rich.text import Text
 from engine_adapter.text import Cut, cut, line_count
 
 from ..input_fields import input_fields
-from .palette import Palette
+from ..styles import Palette
 from .text import styled
 
 __all__ = ["Block", "fit_input", "fit_rows", "input_blocks"]

@@ -24,7 +24,7 @@ from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, Too
 from engine_adapter.text import cut, plural
 
 from ..input_fields import input_line, input_text
-from .palette import Palette
+from ..styles import Palette
 from .text import clean, styled, styled_line, styled_one_line
 
 __all__ = [
