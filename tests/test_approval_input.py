@@ -18,6 +18,7 @@ from cockpit.export import export_journal
 from cockpit.headless import LinePrinter, format_event
 from cockpit.screens import PagerScreen
 from cockpit.styles import Palette
+from cockpit.themes import load_themes
 from cockpit.widgets.approval_input import fit_input, fit_rows, input_blocks
 from engine_adapter import ApprovalRequested, ToolStart
 from engine_adapter.text import has_unsafe
@@ -29,7 +30,7 @@ HOSTILE = {
     "env": {"GIT_EXTERNAL_DIFF": "/tmp/x.sh", "PAGER": "less\u200b"},
     "cwd": "/home/user/elsewhere",
 }
-PALETTE = Palette({}, dark=True)
+PALETTE = Palette(load_themes()["cockpit-dark"])
 
 
 @pytest.fixture(autouse=True)
