@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
-from engine_adapter.text import Cut, cap, escaped
+from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
 from .input_fields import input_line
 
@@ -52,7 +52,7 @@ def sanitize(text: str) -> str:
 
 
 def _clip(text: str, limit: int = MAX_LINE) -> str:
-    return cap(sanitize(text), chars=limit)
+    return cap(sanitize(text), chars=max(MIN_CAP, limit))
 
 
 def _blank_stripped(line: str) -> str:

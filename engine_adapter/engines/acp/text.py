@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
+from ...text import MIN_CAP, escaped, plural
 from ...text import cap as cap_text
-from ...text import escaped, plural
 
 __all__ = ["cap", "clean", "clean_json", "clean_stderr_line"]
 
@@ -25,7 +25,10 @@ _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
 def cap(text: str, limit: int) -> str:
-    """`text` within `limit` characters, the note saying how many were dropped included."""
+    """`text` within `limit` characters, the note saying how many were dropped included (a
+    field too small to hold a note, under `MIN_CAP` characters, ends in `…` instead)."""
+    if limit < MIN_CAP:
+        return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
     return cap_text(text, chars=limit)
 
 
