@@ -110,13 +110,18 @@ def _is_agent_end(event: BaseEvent) -> bool:
     return event.type == "agent_end"
 
 
-def _failed_by_journal(end: BaseEvent, journal_error: str) -> BaseEvent:
-    """The `agent_end` of a run whose journal failed: `failed`, not cancelled (the engine
-    stopped because its actions could no longer be recorded), the journal's error first, the
-    engine's own error after it, every other field (a partial result, say) kept."""
-    own = getattr(end, "error", None)
+def _after_journal_failure(event: BaseEvent, journal_error: str) -> BaseEvent | None:
+    """What an engine's event becomes once the journal failed and the run was stopped for it:
+    that is a failure, not a cancellation. The engine's `cancellation_observed` of that stop is
+    dropped; its `agent_end` becomes `failed`, the journal's error first, the engine's own error
+    after it, every other field (a partial result, say) kept. Anything else is unchanged."""
+    if event.type == "cancellation_observed" and getattr(event, "reason", None) == journal_error:
+        return None
+    if event.type != "agent_end":
+        return event
+    own = getattr(event, "error", None)
     error = journal_error if not own or journal_error in own else f"{journal_error}; {own}"
-    return end.model_copy(update={"status": "failed", "error": error})
+    return event.model_copy(update={"status": "failed", "error": error})
 
 
 class Session:
@@ -214,8 +219,10 @@ class Session:
         cannot be recorded must not go ahead) and makes it `failed` with the journal's error, but
         the event still reaches observers.
         """
-        if self.journal_error is not None and event.type == "agent_end":
-            event = _failed_by_journal(event, self.journal_error)
+        if self.journal_error is not None:
+            event = _after_journal_failure(event, self.journal_error)
+            if event is None:
+                return
         with self._lock:
             seq = len(self._log)
             fields = event.__dict__

@@ -96,6 +96,7 @@ def test_a_disk_that_fills_up_at_any_event_fails_the_run_and_stops_it(tmp_path, 
     assert snapshot(seen["workspace"]) == seen["at failure"]
     later = [e for e in session.history if e.seq > failed.seq]
     assert not any(e.type == "tool_start" for e in later)
+    assert not any(e.type == "cancellation_observed" for e in session.history)  # not cancelled
     assert not any(e.type == "approval_resolved" and e.allowed for e in later)
 
 
@@ -110,6 +111,26 @@ def test_a_tool_whose_start_cannot_be_recorded_does_not_run(tmp_path) -> None:
     (end,) = [e for e in session.history if e.type == "tool_end"
               and e.call_id == journal.failed_event.call_id]
     assert not end.ok and "before it started" in (end.error or "")
+
+
+def test_a_user_cancel_before_the_failure_still_shows_as_seen() -> None:
+    class Broken:
+        def write(self, event) -> None:
+            if event.type == "cancellation_observed":
+                raise OSError(ENOSPC)
+
+        def close(self) -> None:
+            pass
+
+    async def cancelled_by_the_user(runner: StepRunner) -> None:
+        session.cancel("the user pressed escape")
+
+    session = Session(StepRunner(cancelled_by_the_user), TaskState(task="t"), journal=Broken())
+    state = run(session.run())
+    assert state.status == "failed"  # its record is short: that matters more (exit 74)
+    assert state.error == f"journal write failed: {ENOSPC}"
+    (seen,) = [e for e in session.history if e.type == "cancellation_observed"]
+    assert seen.reason == "the user pressed escape"
 
 
 def test_a_journal_on_a_full_device_fails_at_the_first_event(tmp_path) -> None:
