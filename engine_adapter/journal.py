@@ -128,24 +128,26 @@ class JsonlEventJournal:
         Without it, the event is serialised here, within the same caps (`event_caps`).
         """
         data = line if line is not None else bounded_line(event)[1]
+        written = 0
         try:
             written = os.write(self._fd, data)  # type: ignore[arg-type]
-            if written != len(data):  # a short write (signal, full disk): finish the line
-                self._finish(data, written)
+            while written < len(data):  # a short write (signal, full disk): finish the line
+                written += os.write(self._fd, data[written:])  # type: ignore[arg-type]
             if self._sync_all or (self._sync_boundary and event.type in BOUNDARY_TYPES):
                 os.fsync(self._fd)  # type: ignore[arg-type]
         except (OSError, TypeError) as exc:
             if self._fd is None:
                 raise JournalError(f"journal {str(self.path)!r} is closed",
                                    path=str(self.path)) from None
+            if 0 < written < len(data) and self._regular:
+                # The disk took part of the line: take it back, so the journal ends with a
+                # whole event rather than a torn line (this is its only writer: it is locked).
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
             raise JournalError(
                 f"cannot write journal {str(self.path)!r}: {getattr(exc, 'strerror', None) or exc}",
                 path=str(self.path)) from None
         self.events_written += 1
-
-    def _finish(self, data: bytes, written: int) -> None:
-        while written < len(data):
-            written += os.write(self._fd, data[written:])  # type: ignore[arg-type]
 
     def close(self) -> None:
         """Force the file to disk (unless fsync is "never") and close it, which releases the

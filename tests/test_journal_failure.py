@@ -260,3 +260,68 @@ def test_the_live_cockpit_shows_the_failed_end_and_exits_74(tmp_path, monkeypatc
 
     asyncio.run(main())
     assert exit_code(session.state.status, journal_failed=bool(session.journal_error)) == 74
+
+
+def test_a_line_the_disk_took_only_part_of_is_taken_back(tmp_path, monkeypatch) -> None:
+    """A full disk accepts the first bytes of a line, then refuses the rest: the journal cuts
+    them again, so it ends with a whole event, not a torn line."""
+    from engine_adapter import AgentStart
+    from engine_adapter import journal as journal_module
+
+    path = tmp_path / "run.jsonl"
+    journal = JsonlEventJournal(path)
+    journal.write(AgentStart(task="t", engine="e"))
+    real_write = os.write
+
+    def disk_fills(fd, data):
+        if fd != journal._fd:
+            return real_write(fd, data)
+        if len(data) > 10:
+            return real_write(fd, data[:10])  # part of the line fits
+        raise OSError(28, ENOSPC)
+
+    monkeypatch.setattr(journal_module.os, "write", disk_fills)
+    with pytest.raises(JournalError, match=ENOSPC):
+        journal.write(ModelUpdate(text="x" * 100))
+    monkeypatch.undo()
+    journal.close()
+    reader = read_journal(path)
+    assert [e.type for e in reader] == ["agent_start"] and not reader.torn_tail
+    assert path.read_bytes().endswith(b"}\n")
+
+
+def _small_disk(tmp_path) -> Path:
+    """A 12 KiB tmpfs at tmp_path/small, or a skip where this test may not mount one."""
+    import shutil
+    import subprocess
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12k", "tmpfs", str(mount)],
+                          capture_output=True, check=False)
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    return mount
+
+
+def test_a_real_disk_filling_up_mid_run(tmp_path) -> None:
+    import subprocess
+
+    mount = _small_disk(tmp_path)
+    try:
+        journal = JsonlEventJournal(mount / "run.jsonl")
+        session = Session(demo_runner(make_workspace(tmp_path), speed=0),
+                          TaskState(task=demo_task()), journal=journal, unattended=True,
+                          auto_approve=True, escalation_policy="approve")
+        state = run(session.run())
+        assert state.status == "failed"
+        assert state.error == (f"journal write failed: cannot write journal "
+                               f"{str(mount / 'run.jsonl')!r}: {ENOSPC}")
+        reader = read_journal(mount / "run.jsonl")
+        on_disk = list(reader)
+        assert not reader.torn_tail and len(on_disk) > 10  # whole events, up to the full disk
+        assert [e.seq for e in on_disk] == list(range(len(on_disk)))
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
