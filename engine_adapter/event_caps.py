@@ -76,11 +76,15 @@ def bounded_line(event: BaseEvent) -> tuple[BaseEvent, bytes]:
     history and its observers get, so they see what the journal holds.
     """
     try:
-        line = dump_event(event)
+        line = event.__pydantic_serializer__.to_json(event)  # (dump_event, without a call)
     except (PydanticSerializationError, ValueError):
         line = None
-    if line is not None and len(line) <= MAX_LINE_BYTES and _shallow(line):
-        return event, line + b"\n"
+    else:
+        # Fewer brackets than levels allowed cannot nest too deep (most events have one or two).
+        if len(line) <= MAX_LINE_BYTES and (
+                line.count(b"{") + line.count(b"[") < MAX_DEPTH
+                or line_depth(line, stop=MAX_DEPTH) <= MAX_DEPTH):
+            return event, line + b"\n"
     # Too big: start cutting texts at once. Too deep or not serialisable: first only fix that.
     passes: list[tuple[int | None, int | None]] = [(None, None)] if line is None or len(
         line) <= MAX_LINE_BYTES else []
@@ -91,13 +95,6 @@ def bounded_line(event: BaseEvent) -> tuple[BaseEvent, bytes]:
         if len(line) <= MAX_LINE_BYTES:
             break
     return capped, line + b"\n"
-
-
-def _shallow(line: bytes) -> bool:
-    # Fewer brackets than levels allowed: cannot be too deep (most events have one or two).
-    if line.count(b"{") + line.count(b"[") < MAX_DEPTH:
-        return True
-    return line_depth(line, stop=MAX_DEPTH) <= MAX_DEPTH
 
 
 def _cut_and_dump(event: BaseEvent, text_limit: int | None,

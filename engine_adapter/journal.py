@@ -37,6 +37,7 @@ __all__ = [
     "decode_json",
     "is_blank",
     "read_journal",
+    "writer_pid",
 ]
 
 FsyncPolicy = Literal["always", "boundary", "never"]
