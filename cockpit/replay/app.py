@@ -101,6 +101,7 @@ class ReplayScreen(Screen[None]):
         self._play_timer: Any = None
         self._seek_target: int | None = None
         self._was_at_end = False  # the cursor was on the last event: new events move it
+        self._seeking_end = False  # the seek under way is to the last event indexed
         self._want_end = False  # `end` was pressed before the end was known
 
     # Building ----------------------------------------------------------------------------------
@@ -261,9 +262,13 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None or not len(replay):
             return
-        cursor = max(0, min(cursor, len(replay) - 1))
+        total = len(replay)
+        cursor = max(0, min(cursor, total - 1))
         target = cursor + 1
         self.cursor = cursor
+        # Whether this shows the last event: decided now, as the follow thread may index more
+        # before the view is shown (following stopped when `_shown` compared with that).
+        self._seeking_end = cursor == total - 1
         view = self.view
         if view is not None and self.view_pos <= target <= self.view_pos + SYNC_FOLD:
             if target == self.view_pos:
@@ -330,7 +335,7 @@ class ReplayScreen(Screen[None]):
         assert replay is not None
         self.position_shown = self.cursor
         self._stick_to_bottom(8)
-        self._was_at_end = self.cursor == len(replay) - 1
+        self._was_at_end = self._seeking_end
         code = replay.index.codes[self.cursor]
         kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
         when = ""
