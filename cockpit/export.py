@@ -19,25 +19,33 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_adapter.describe import timing_text, verdict_text
+from engine_adapter.diff_summary import line_kinds
 from engine_adapter.fold import (
     DecisionItem,
+    EndItem,
     Item,
     MessageItem,
     NoticeItem,
     RunView,
     ToolCallItem,
 )
+from engine_adapter.input_fields import input_text
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
-from engine_adapter.text import cap, escaped, marker, split_unsafe
+from engine_adapter.text import cap, escaped, marker, plural, split_unsafe
 
-from .input_fields import input_text
+from .outcome import Outcome, changes_lines, outcome, task_changes
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
 FORMATS = ("markdown", "html")
 OUTPUT_LINES = 20  # lines of a tool output kept in the report
 OUTPUT_CHARS = 4_000  # characters of a tool output kept
+DIFF_LINES = 400  # lines of one call's diff kept
+DIFF_CHARS = 40_000  # characters of it
+END_LINES = 60  # lines of an end's error and stderr tail kept
+HUMAN = "a human"  # who answered an approval, for a report read later by anyone
 TEXT_CHARS = 20_000  # characters of one message kept
 INPUT_CHARS = 8_000  # characters of a tool call's whole input kept
 INPUT_LINES = 60  # lines of it
@@ -90,10 +98,53 @@ def _when(ts: float | None) -> str:
 
 
 def _input(item: ToolCallItem) -> str:
-    """The call's whole input (every key: the command, env, cwd, the diff…), capped."""
+    """The call's whole input (every key: the command, env, cwd…), capped; its diff is shown
+    in a block of its own (`_diff`)."""
     data = item.approval.tool_input if item.approval and item.approval.tool_input \
         else item.tool_input
+    if isinstance(data, dict) and "diff" in data:
+        data = {k: v for k, v in data.items() if k != "diff"}
     return _trim(input_text(data), lines=INPUT_LINES, chars=INPUT_CHARS)
+
+
+def _diff(item: ToolCallItem) -> str:
+    """The call's diff, capped (saying how much was dropped)."""
+    return _trim(item.diff or "", lines=DIFF_LINES, chars=DIFF_CHARS)
+
+
+def _timing(item: ToolCallItem) -> str:
+    approval = item.approval
+    return timing_text(item.work_ms, approval.waited_ms if approval is not None else None,
+                       HUMAN)
+
+
+def _end_of(view: RunView) -> tuple[EndItem | None, Outcome | None]:
+    """The last task's end and how it reads (None while it has not ended)."""
+    for item in reversed(view.items):
+        if isinstance(item, EndItem):
+            return item, outcome(view.items, item)
+        if item.kind == "task":
+            break
+    return None, None
+
+
+def _hard_breaks(text: str) -> str:
+    """Markdown text whose single line breaks stay line breaks (two trailing spaces), except
+    inside fenced code blocks, where lines are kept as they are anyway."""
+    out: list[str] = []
+    fence: str | None = None
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        stripped = line.lstrip()
+        marker_ = stripped[:3]
+        if marker_ in ("```", "~~~"):
+            fence = None if fence == marker_ else (fence or marker_)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if fence is None and marker_ not in ("```", "~~~") and line.strip() \
+                and following.strip() and not line.endswith("  "):
+            line += "  "
+        out.append(line)
+    return "\n".join(out)
 
 
 def _fence(text: str) -> str:
@@ -105,11 +156,24 @@ def _approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:
         return None
-    who = {"human": "by a human", "grant": "by a standing grant", "auto": "automatically"}.get(
-        approval.via or "", f"by {approval.via or 'nobody yet'}")
-    verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
-    extra = " (and granted always)" if approval.remember else ""
-    return f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
+    return verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
+
+
+def _usage(view: RunView) -> str:
+    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
+    return (f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
+            f"{plural(view.model_calls, 'model call')}{cost}")
+
+
+def _status_lines(view: RunView) -> tuple[str, list[str]]:
+    """The run's status line (the error first, never the reply in its place) and the rest of
+    the error and the agent's stderr tail, capped."""
+    _, told = _end_of(view)
+    if told is None:
+        return view.status, []
+    head, *rest = told.lines
+    rest_text = _trim("\n".join(rest), lines=END_LINES, chars=8_000) if rest else ""
+    return head, rest_text.split("\n") if rest_text else []
 
 
 def render_markdown(view: RunView, result: ExportResult) -> str:
@@ -118,27 +182,38 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     add = out.append
     add(f"# Run report: {_visible(view.task or '(no task)', 300)}")
     add("")
-    add(f"- **Status:** {view.status}" + (f" — {_visible(view.result or view.error or '', 500)}"
-                                            if view.result or view.error else ""))
+    head, rest = _status_lines(view)
+    add(f"- **Status:** {_visible(head, 2_000)}")
+    if rest:
+        body = _visible("\n".join(rest))
+        fence = _fence(body)
+        add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
+            + f"\n  {fence}\n")
     add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
                                                            if view.model else ""))
     add(f"- **Started:** {_when(view.started_ts)} · **ended:** {_when(view.ended_ts)}")
     add(f"- **Events:** {result.events:,} · turns {len(view.turns)} · tool calls "
         f"{len(view.tool_calls)}")
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
-    add(f"- **Usage:** {view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-        f"{view.model_calls} model calls{cost}")
+    add(f"- **Usage:** {_usage(view)}")
     for problem in _problems(result):
         add(f"- **Journal:** {problem}")
     add("")
+    changes = changes_lines(task_changes(view.items))
+    if changes:
+        add("## Changed files")
+        add("")
+        body = _visible("\n".join(changes))
+        fence = _fence(body)
+        add(f"{fence}\n{body}\n{fence}")
+        add("")
     turn: tuple[int, int | None] | None = None
     for item in view.items:
         key = (item.task, item.turn)
-        if item.turn and key != turn:
+        if item.turn and key != turn and not isinstance(item, EndItem):
             turn = key
             add(f"## Turn {item.turn}")
             add("")
-        add(_markdown_item(item))
+        add(_markdown_item(item, view))
         add("")
     add("## Verification")
     add("")
@@ -163,19 +238,36 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     return "\n".join(out)
 
 
-def _markdown_item(item: Item) -> str:
+def _markdown_end(item: EndItem, view: RunView) -> str:
+    told = outcome(view.items, item)
+    head, *rest = told.lines
+    lines = [f"**■ {_visible(head, 2_000)}**"]
+    if rest:
+        body = _visible(_trim("\n".join(rest), lines=END_LINES, chars=8_000))
+        fence = _fence(body)
+        lines += ["", fence, body, fence]
+    if told.reply_note:
+        lines += ["", f"*{told.reply_note[:1].upper()}{told.reply_note[1:]}.*"]
+    elif told.reply:
+        lines += ["", "**Partial reply:**" if told.partial else "**Reply:**", "",
+                  _hard_breaks(_visible(told.reply, TEXT_CHARS))]
+    return "\n".join(lines)
+
+
+def _markdown_item(item: Item, view: RunView) -> str:
     if isinstance(item, MessageItem):
         text = _visible(item.text, TEXT_CHARS)
         if item.channel == "thought":
-            return "\n".join("> " + line for line in text.split("\n"))
-        return text
+            return "\n".join("> " + line + "  " for line in text.split("\n"))
+        return _hard_breaks(text)
     if isinstance(item, DecisionItem):
         tool = f" `{_visible(item.tool)}`" if item.tool else ""
         why = f" — {_visible(item.rationale, 500)}" if item.rationale else ""
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
-        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}",
-                 ""]
+        timing = _timing(item)
+        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}"
+                 + (f" · {timing}" if timing else ""), ""]
         shown = _visible(_input(item))
         if shown:
             fence = _fence(shown)
@@ -185,14 +277,20 @@ def _markdown_item(item: Item) -> str:
             lines.append(f"Approval: {approval}")
         if item.error:
             lines.append(f"Error: {_visible(item.error, 500)}")
+        if item.diff:
+            body = _visible(_diff(item))
+            fence = _fence(body)
+            lines += ["", f"{fence}diff", body, fence]
         if item.output:
             body = _visible(_trim(item.output))
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
+    if isinstance(item, EndItem):
+        return _markdown_end(item, view)
     if isinstance(item, NoticeItem):
         prefix = {"error": "**Error:** ", "warning": "**Note:** "}.get(item.level, "")
-        return f"{prefix}{_visible(item.kind)}: {_visible(item.text, 2_000)}"
+        return f"{prefix}{_visible(item.text, 2_000)}"
     return f"({_visible(item.kind)})"
 
 
@@ -200,9 +298,11 @@ def _problems(result: ExportResult) -> list[str]:
     problems = []
     if result.corrupt_lines:
         shown = ", ".join(str(n) for n in result.corrupt_lines[:10])
-        problems.append(f"{len(result.corrupt_lines)} corrupt line(s) skipped (line {shown})")
+        problems.append(f"{plural(len(result.corrupt_lines), 'corrupt line')} skipped "
+                        f"(line {shown})")
     if result.unknown_events:
-        problems.append(f"{result.unknown_events} event(s) of unknown type (a newer cockpit?)")
+        problems.append(f"{plural(result.unknown_events, 'event')} of unknown type "
+                        "(a newer cockpit?)")
     if result.torn_tail:
         problems.append("the last line was torn (a crash mid-write) and skipped")
     return problems
@@ -214,9 +314,20 @@ pre { background: #f4f4f4; padding: .6rem; overflow-x: auto; white-space: pre-wr
 .thought { color: #666; font-style: italic; }
 .error { color: #b00020; } .warning { color: #8a6d00; }
 .ok { color: #1a7f37; } .failed, .denied { color: #b00020; }
-.meta td { padding: 0 1rem 0 0; }
+.meta td { padding: 0 1rem 0 0; vertical-align: top; }
+pre.diff .add { color: #1a7f37; } pre.diff .remove { color: #b00020; }
+pre.diff .hunk { color: #6f42c1; } pre.diff .file { font-weight: bold; }
+pre.diff .note { color: #666; }
 mark.unsafe { background: #ffd54f; color: #000; font-weight: bold; }
 """
+
+
+def _html_diff(diff: str) -> str:
+    """A diff as `<pre class='diff'>`, each line in a span named for its kind."""
+    lines = diff.rstrip("\n").split("\n")
+    return "<pre class='diff'>" + "\n".join(
+        f"<span class='{kind}'>{_html(line)}</span>"
+        for line, kind in zip(lines, line_kinds(lines), strict=True)) + "</pre>"
 
 
 def render_html(view: RunView, result: ExportResult) -> str:
@@ -228,27 +339,31 @@ def render_html(view: RunView, result: ExportResult) -> str:
     add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}</style></head>")
     add("<body>")
     add(f"<h1>Run report: {e(view.task or '(no task)', 300)}</h1>")
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
+    head, rest = _status_lines(view)
+    status, _, error = head.partition(": ")
     rows = [
-        ("Status", f"<span class='{e(view.status)}'>{e(view.status)}</span> "
-                   f"{e(view.result or view.error or '', 500)}"),
+        ("Status", f"<span class='{e(view.status)}'>{e(status)}</span>"
+                   + (f": {e(error, 2_000)}" if error else "")
+                   + (f"<pre>{e(chr(10).join(rest))}</pre>" if rest else "")),
         ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
         ("Started", e(_when(view.started_ts)) + " · ended " + e(_when(view.ended_ts))),
         ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
                    f"{len(view.tool_calls)}"),
-        ("Usage", f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-                  f"{view.model_calls} model calls{cost}"),
+        ("Usage", e(_usage(view))),
         *[("Journal", e(p)) for p in _problems(result)],
     ]
     add("<table class='meta'>" + "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>"
                                          for k, v in rows) + "</table>")
+    changes = changes_lines(task_changes(view.items))
+    if changes:
+        add(f"<h2>Changed files</h2><pre class='changes'>{e(chr(10).join(changes))}</pre>")
     turn: tuple[int, int | None] | None = None
     for item in view.items:
         key = (item.task, item.turn)
-        if item.turn and key != turn:
+        if item.turn and key != turn and not isinstance(item, EndItem):
             turn = key
             add(f"<h2>Turn {item.turn}</h2>")
-        add(_html_item(item, e))
+        add(_html_item(item, view, e))
     add("<h2>Verification</h2>")
     if not view.checks:
         add("<p>No verification plan.</p>")
@@ -268,7 +383,23 @@ def render_html(view: RunView, result: ExportResult) -> str:
     return "\n".join(out)
 
 
-def _html_item(item: Item, e: Callable[..., str]) -> str:
+def _html_end(item: EndItem, view: RunView, e: Callable[..., str]) -> str:
+    told = outcome(view.items, item)
+    head, *rest = told.lines
+    parts = [f"<div class='end'><p class='{e(item.level)}'><b>■ {e(head, 2_000)}</b></p>"]
+    if rest:
+        parts.append(f"<pre>{e(_trim(chr(10).join(rest), lines=END_LINES, chars=8_000))}</pre>")
+    if told.reply_note:
+        parts.append(f"<p><i>{e(told.reply_note[:1].upper() + told.reply_note[1:])}.</i></p>")
+    elif told.reply:
+        parts.append(f"<p><b>{'Partial reply' if told.partial else 'Reply'}:</b></p>"
+                     f"<p class='message' style='white-space: pre-wrap'>"
+                     f"{e(told.reply, TEXT_CHARS)}</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
     if isinstance(item, MessageItem):
         cls = "thought" if item.channel == "thought" else "message"
         return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text, TEXT_CHARS)}</p>"
@@ -277,8 +408,10 @@ def _html_item(item: Item, e: Callable[..., str]) -> str:
         why = f" — {e(item.rationale, 500)}" if item.rationale else ""
         return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
     if isinstance(item, ToolCallItem):
+        timing = _timing(item)
         parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"]
+                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
+                 + (f" · {e(timing)}" if timing else "")]
         shown = _input(item)
         if shown:
             parts.append(f"<br>Input:</p><pre class='input'>{e(shown)}</pre><p>")
@@ -288,12 +421,16 @@ def _html_item(item: Item, e: Callable[..., str]) -> str:
         if item.error:
             parts.append(f"<br><span class='error'>Error: {e(item.error, 500)}</span>")
         parts.append("</p>")
+        if item.diff:
+            parts.append(_html_diff(_diff(item)))
         if item.output:
             parts.append(f"<pre>{e(_trim(item.output))}</pre>")
         parts.append("</div>")
         return "".join(parts)
+    if isinstance(item, EndItem):
+        return _html_end(item, view, e)
     if isinstance(item, NoticeItem):
-        return f"<p class='{e(item.level)}'>{e(item.kind)}: {e(item.text, 2_000)}</p>"
+        return f"<p class='{e(item.level)}'>{e(item.text, 2_000)}</p>"
     return f"<p>({e(item.kind)})</p>"
 
 

@@ -31,7 +31,9 @@ def cli(*args: str):
 def test_markdown_report_has_task_turns_tools_approvals_verification_usage(journal) -> None:
     text = export_journal(journal, "markdown").text
     assert text.startswith("# Run report: fix the bug")
-    assert "- **Status:** completed — done" in text
+    assert "- **Status:** completed\n" in text  # the reply is not the status
+    assert text.count("done") == 1  # the reply, once: at the end of its task
+    assert "**■ completed**\n\n**Reply:**\n\ndone" in text
     assert "## Turn 1" in text and "## Turn 4" in text
     assert "**Tool call** `shell` (tier 1) — failed" in text  # turn 3's call
     assert "Approval: allowed by a human" in text
@@ -145,7 +147,7 @@ def test_bad_input_corrupt_middle_line_is_readable(journal) -> None:
     assert check_journal(str(journal)) is None
     result = cli("export", str(journal))
     assert result.exit_code == 0
-    assert "1 corrupt line(s) skipped (line 4)" in result.output
+    assert "1 corrupt line skipped (line 4)" in result.output
 
 
 def test_bad_input_newer_event_types_are_readable(journal) -> None:
@@ -154,4 +156,4 @@ def test_bad_input_newer_event_types_are_readable(journal) -> None:
     assert check_journal(str(journal)) is None
     result = cli("export", str(journal))
     assert result.exit_code == 0
-    assert "1 event(s) of unknown type" in result.output
+    assert "1 event of unknown type" in result.output

@@ -12,6 +12,8 @@ from conftest import run
 from cockpit.headless import (
     ASK_LINE,
     MAX_LINE,
+    MESSAGE_CHARS,
+    THOUGHT_CHARS,
     LinePrinter,
     approval_mode,
     format_event,
@@ -79,9 +81,12 @@ def test_lines_are_capped() -> None:
     (line,) = printed(ToolEnd(call_id="c1", tool="shell", ok=False, output="", error="e" * 5000))
     assert len(line) < MAX_LINE + 40
     assert line.endswith("more characters dropped")
-    stream = printed(*[ModelUpdate(turn=1, text="word " * 100) for _ in range(10)])
-    assert len(stream) == 1 and len(stream[0]) < MAX_LINE + 50
-    assert stream[0].endswith("… 4,700 more characters dropped")
+    stream = printed(*[ModelUpdate(turn=1, text="word " * 1000) for _ in range(10)])
+    assert len(stream) == 1 and len(stream[0]) < MESSAGE_CHARS + 50
+    assert stream[0].endswith("… 30,000 more characters dropped")
+    thought = printed(ModelUpdate(turn=1, text="x\n" * 5000, channel="thought"))
+    assert len(thought) == THOUGHT_CHARS // 2  # its line breaks kept, up to its cap
+    assert thought[-1].endswith("… 4,000 more lines (8,000 characters) dropped")
 
 
 def test_streamed_text_is_one_line_per_message() -> None:
@@ -125,7 +130,7 @@ def test_asks_say_what_always_would_allow() -> None:
     assert ask(4, "x").endswith("[a] always: never for tier 4")
     label, text, _ = format_event(ApprovalResolved(approval_id="c1", tool="shell", allowed=True,
                                                    via="human", remember=True))
-    assert (label, text) == ("allowed", "c1 shell (human, always)")
+    assert (label, text) == ("allowed", "c1 shell: always allowed by you")
 
 
 def test_approval_mode_lines() -> None:
@@ -145,14 +150,19 @@ def test_a_demo_run_prints_one_line_per_event(tmp_path) -> None:
     out = io.StringIO()
     state = run(run_headless(session, out=out, color=False))
     assert state.status == "completed"
-    lines = out.getvalue().splitlines()
+    every = out.getvalue().splitlines()
+    lines = [line for line in every if not line.startswith(" ")]  # indented: under a line
     history = list(session.history)
     streams = sum(1 for i, e in enumerate(history) if e.type == "model_update" and not (
         i and history[i - 1].type == "model_update" and history[i - 1].channel == e.channel))
     others = sum(1 for e in history if e.type != "model_update")
     assert len(lines) == 1 + streams + others  # + the approvals line at the top
     assert lines[0].startswith("cockpit   approvals:")
-    assert lines[-1].startswith("end       completed")
+    assert lines[-1] == "end       completed"
+    # The built-in engine's reply is not streamed: the end shows it, and what changed.
+    assert every[-3:] == ["          reply:",
+                          "          Fixed the off-by-one in stats.median() for an even number "
+                          "of values.", "          changed stats/core.py  +1 −1"]
     assert all(len(line) < (ASK_LINE if line.startswith("ask ?") else MAX_LINE) + 60
                for line in lines)
 
