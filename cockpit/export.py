@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine_adapter.describe import timing_text, verdict_text
+from engine_adapter.describe import call_timing, verdict_text
 from engine_adapter.diff_summary import line_kinds
 from engine_adapter.fold import (
     DecisionItem,
@@ -109,13 +109,9 @@ def _input(item: ToolCallItem) -> str:
 
 def _diff(item: ToolCallItem) -> str:
     """The call's diff, capped (saying how much was dropped)."""
-    return _trim(item.diff or "", lines=DIFF_LINES, chars=DIFF_CHARS)
+    return _trim((item.diff or "").rstrip("\n"), lines=DIFF_LINES, chars=DIFF_CHARS)
 
 
-def _timing(item: ToolCallItem) -> str:
-    approval = item.approval
-    return timing_text(item.work_ms, approval.waited_ms if approval is not None else None,
-                       HUMAN)
 
 
 def _end_of(view: RunView) -> tuple[EndItem | None, Outcome | None]:
@@ -265,7 +261,7 @@ def _markdown_item(item: Item, view: RunView) -> str:
         why = f" — {_visible(item.rationale, 500)}" if item.rationale else ""
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
-        timing = _timing(item)
+        timing = call_timing(item, HUMAN)
         lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}"
                  + (f" · {timing}" if timing else ""), ""]
         shown = _visible(_input(item))
@@ -408,7 +404,7 @@ def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
         why = f" — {e(item.rationale, 500)}" if item.rationale else ""
         return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
     if isinstance(item, ToolCallItem):
-        timing = _timing(item)
+        timing = call_timing(item, HUMAN)
         parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
                  f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
                  + (f" · {e(timing)}" if timing else "")]

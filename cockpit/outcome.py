@@ -50,7 +50,7 @@ def reply_in_text(reply: str, said: str) -> bool:
 def reply_in_messages(items: Sequence[Item], end: EndItem) -> bool:
     """Whether the model's streamed messages of the task's last turn already hold the reply
     `end` carries."""
-    if not (end.result or "").strip():
+    if not (end.result or "").strip() or not 0 < end.index <= len(items):
         return False
     parts: list[str] = []
     for index in range(end.index - 1, max(-1, end.index - 1 - SCAN_ITEMS), -1):

@@ -23,6 +23,7 @@ __all__ = [
     "DESCRIBERS",
     "Description",
     "Tone",
+    "call_timing",
     "describe",
     "duration_text",
     "end_lines",
@@ -81,6 +82,18 @@ def timing_text(duration_ms: float | None, waited_ms: float | None = None,
     if waited_ms is not None and waited_ms >= 1:
         parts.append(f"waited {duration_text(waited_ms)} for {waited_for}")
     return " · ".join(parts)
+
+
+def call_timing(call: Any, human: str = "you") -> str:
+    """A tool call's timing (a fold `ToolCallItem`): how long it ran, the wait for an answer
+    left out, and the wait apart when a human was asked (or nobody answered for a second or
+    more): `0.4 s · waited 12 s for you`."""
+    approval = call.approval
+    waited = approval.waited_ms if approval is not None else None
+    if waited is not None and not (approval.via == "human"
+                                   or (approval.via == "auto" and waited >= 1_000)):
+        waited = None  # answered by a rule at once: nobody waited
+    return timing_text(call.work_ms, waited, human)
 
 
 def verdict_text(state: str, via: str | None, remember: bool = False, *,

@@ -493,9 +493,13 @@ class RunFold:
                     self._own_approval(row).state, row.status = "denied", "denied"
             v.pending.clear()
             parts |= APPROVALS
+        error = e.error
+        if error is None and e.status == "cancelled" and v.cancel_reason:
+            error = v.cancel_reason  # why it was cancelled, when the end itself does not say
+            e = e.model_copy(update={"error": error})
         said = describe(e)
         change = self._add(EndItem(v.task_index, v.turn or None, e.seq, said.line, said.level,
-                                   e.status, e.result, e.error, getattr(e, "stderr", None)))
+                                   e.status, e.result, error, getattr(e, "stderr", None)))
         return Change(change.parts | parts, change.item)
 
     def _turn_start(self, e: Any) -> Change:

@@ -235,3 +235,51 @@ def test_a_reader_that_stops_reading_never_blocks_the_run() -> None:
     plain = io.StringIO()
     asyncio.run(run_headless(Session(StepRunner(*[say] * 500), TaskState(task="t")), out=plain))
     assert text == plain.getvalue() and "end       completed" in text
+
+
+def test_model_text_keeps_its_line_breaks_as_indented_lines() -> None:
+    lines = printed(ModelUpdate(turn=1, text="First line.\nSecond"), ModelUpdate(turn=1,
+                    text=" line.\n\nAfter a blank.\n"), TurnStart(turn=2))
+    assert lines == ["model     First line.", "          Second line.", "",
+                     "          After a blank.", "turn      2"]
+    # A line of model text cannot pass for an event's line: it is indented under its label.
+    forged = printed(ModelUpdate(turn=1, text="ok\ntool ✔   c9 shell: all good"))
+    assert forged == ["model     ok", "          tool ✔   c9 shell: all good"]
+
+
+def test_a_failed_run_ends_with_its_error_then_stderr_then_the_partial_reply() -> None:
+    end = AgentEnd(status="failed", result="about to crash",
+                   error="the agent exited with code 3", stderr=["boom", "gave up"])
+    streamed = printed(TurnStart(turn=1), ModelUpdate(turn=1, text="about to crash"), end)
+    assert streamed[-4:] == [
+        "end       failed: the agent exited with code 3 · the partial reply is above",
+        "          last lines the agent wrote to stderr:", "            boom",
+        "            gave up"]
+    unstreamed = printed(TurnStart(turn=1), end)
+    assert unstreamed[-6:] == [
+        "end       failed: the agent exited with code 3",
+        "          last lines the agent wrote to stderr:", "            boom",
+        "            gave up", "          partial reply:", "          about to crash"]
+
+
+def test_a_journal_write_failure_is_said_plainly() -> None:
+    error = "journal write failed: [Errno 28] No space left on device"
+    from engine_adapter import CancellationObserved
+
+    lines = printed(CancellationObserved(reason=error),
+                    AgentEnd(status="failed", error=error))
+    assert lines == [f"stopping  {error}", f"end       failed: {error}"]
+
+
+def test_the_end_lists_the_files_the_task_changed() -> None:
+    from engine_adapter.diffs import unified_diff
+
+    diff = unified_diff("a\n", "b\nc\n", "app.py")
+    lines = printed(ToolStart(call_id="e1", tool="edit", tool_input={"path": "app.py",
+                                                                      "diff": diff}, tier=2),
+                    ToolEnd(call_id="e1", tool="edit", ok=True, output="edited app.py"),
+                    ToolStart(call_id="e2", tool="edit", tool_input={"path": "b.py"}, tier=2),
+                    ToolEnd(call_id="e2", tool="edit", ok=False, error="refused",
+                            diff=unified_diff("x\n", "y\n", "b.py")),
+                    AgentEnd(status="completed"))
+    assert lines[-2:] == ["end       completed", "          changed app.py  +2 −1"]

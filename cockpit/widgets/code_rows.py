@@ -144,18 +144,20 @@ def _split(diff: str) -> list[str]:
 
 def diff_preview(diff: str, *, limit: int, palette: Palette, warn: Style) -> Rows:
     """A collapsed edit's rows: from its first added or removed line (no file or hunk
-    headers, no context before the change), each coloured whole, at most `limit`."""
+    headers, no context before the change), each coloured whole, at most `limit`; `hidden`
+    counts the other lines of the diff (context before the change included, headers not)."""
     lines = _split(diff)
     kinds = line_kinds(lines)
+    first = preview_start(kinds)
     rows: list[Text] = []
-    for line, kind in zip(lines[preview_start(kinds):], kinds[preview_start(kinds):],
-                          strict=True):
+    body = 0  # lines of the diff a reader would count (headers are not)
+    for index, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
         if kind in ("file", "hunk"):
             continue
-        if len(rows) == limit:
-            break
-        rows.append(_plain_line(line, kind, palette, warn))
-    return Rows(rows, len(lines) - len(rows))
+        body += 1
+        if index >= first and len(rows) < limit:
+            rows.append(_plain_line(line, kind, palette, warn))
+    return Rows(rows, body - len(rows))
 
 
 def _plain_line(line: str, kind: LineKind, palette: Palette, warn: Style) -> Text:

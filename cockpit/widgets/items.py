@@ -137,7 +137,8 @@ def _end(item: EndItem, items: Sequence[Item], palette: Palette, console: Consol
     if rest:
         piece = cut("\n".join(rest), lines=END_LINES, chars=20_000)
         body.append("\n")
-        body.append_text(styled(piece.kept, palette.dim, marker_style=warn))
+        body.append_text(styled("\n".join("  " + line for line in piece.kept.split("\n")),
+                                palette.dim, marker_style=warn))
         if piece.was_cut:
             body.append("\n" + piece.note(gone=False, hint="enter opens the pager"), palette.dim)
     strips = wrapped(console, body, width)
@@ -146,7 +147,8 @@ def _end(item: EndItem, items: Sequence[Item], palette: Palette, console: Consol
     elif told.reply:
         if told.partial:
             strips.append(one(console, Text("  partial reply:", palette.dim), width))
-        strips += _reply(told.reply, palette, console, width)
+        strips += [Strip([Segment("  "), *strip], strip.cell_length + 2)
+                   for strip in _reply(told.reply, palette, console, max(1, width - 2))]
     changes = task_changes(items, item.task) if items else []
     if changes:
         named = " · ".join(f"{c.path} +{c.added:,} −{c.removed:,}" for c in changes[:CHANGED_NAMED])

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
-from engine_adapter.describe import timing_text, verdict_text
+from engine_adapter.describe import call_timing, verdict_text
 from engine_adapter.fold import ToolCallItem
 from engine_adapter.input_fields import input_line, input_text
 from engine_adapter.text import cut, line_count, plural
@@ -84,8 +84,7 @@ def _head(item: ToolCallItem, palette: Palette) -> Text:
     head.append_text(styled_line(item.tool, palette.primary, limit=80, marker_style=warn))
     head.append(" ")
     head.append(f"T{item.tier}", palette.tier_style(item.tier))
-    approval = item.approval
-    timing = timing_text(item.work_ms, approval.waited_ms if approval is not None else None)
+    timing = call_timing(item)
     if timing:
         head.append(f" {timing}", palette.dim)
     badge = _badge(item, palette)
@@ -169,8 +168,7 @@ def tool_text(item: ToolCallItem) -> str:
     """The whole call, for the pager: what it was and how it went, its whole input, its error,
     its whole diff, its whole output."""
     approval = item.approval
-    about = [item.status, timing_text(item.work_ms,
-                                      approval.waited_ms if approval is not None else None)]
+    about = [item.status, call_timing(item)]
     if approval is not None:
         about.append(verdict_text(approval.state, approval.via, approval.remember))
     parts = [f"{item.tool} ({' · '.join(p for p in about if p)})",
