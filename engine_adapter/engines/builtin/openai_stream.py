@@ -1,0 +1,174 @@
+"""One streamed Chat Completions reply, put together chunk by chunk.
+
+`ReplyAssembler.feed(chunk)` returns the text deltas to show at once (message and thought) and
+keeps the rest: tool calls assembled from their deltas (ids, names and argument fragments may be
+split anywhere; parallel calls interleave by `index`), the finish reason and the usage. Reasoning
+arrives as `reasoning_content` (llama.cpp, vLLM, DeepSeek), `reasoning` (Ollama, OpenRouter) or
+inline `<think>…</think>` in the content (local servers without a reasoning parser); all of it
+goes to the thought channel.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from .model import TextDelta
+
+__all__ = ["AssembledCall", "ReplyAssembler", "ThinkSplitter"]
+
+_OPEN, _CLOSE = "<think>", "</think>"
+
+
+@dataclass
+class AssembledCall:
+    """A tool call of the reply: the server's id, the function's name, its arguments' text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+def _join(current: str, fragment: str) -> str:
+    """An id or a name from its pieces. Some servers repeat the whole value in every delta
+    instead of sending it once: a piece equal to what is there already is that repetition."""
+    if not fragment or fragment == current:
+        return current
+    return current + fragment
+
+
+class ThinkSplitter:
+    """Splits content into thought and message text at a `<think>` … `</think>` block at the
+    start of the reply (tags may be cut anywhere between chunks: a possible start of a tag is
+    held back until it is known). Tags later in the reply are ordinary text."""
+
+    def __init__(self) -> None:
+        self.thinking = False
+        self._open = True  # a <think> may still start the reply
+        self._closed = False  # a block just closed: the line breaks after it are dropped
+        self._held = ""
+
+    def feed(self, text: str) -> list[TextDelta]:
+        """The deltas `text` makes, once joined with what was held back."""
+        text, self._held = self._held + text, ""
+        out: list[TextDelta] = []
+        if self._open:
+            stripped = text.lstrip()
+            if stripped.startswith(_OPEN):
+                self.thinking, self._open = True, False
+                text = stripped[len(_OPEN):]
+            elif _OPEN.startswith(stripped):  # whitespace, or a piece of the tag: wait
+                self._held = text
+                return out
+            else:
+                self._open = False
+        if self.thinking:
+            at = text.find(_CLOSE)
+            if at >= 0:
+                self._add(out, text[:at])
+                self.thinking, self._closed = False, True
+                text = text[at + len(_CLOSE):]
+            else:
+                keep = _partial_tag(text, _CLOSE)
+                self._add(out, text[:len(text) - keep])
+                self._held, text = text[len(text) - keep:], ""
+        if self._closed and text:
+            text = text.lstrip("\n")
+            self._closed = not text
+        self._add(out, text)
+        return out
+
+    def flush(self) -> list[TextDelta]:
+        """What is still held back (the reply ended: it was not a tag after all)."""
+        out: list[TextDelta] = []
+        self._add(out, self._held)
+        self._held = ""
+        return out
+
+    def _add(self, out: list[TextDelta], text: str) -> None:
+        if text:
+            out.append(TextDelta(text, "thought" if self.thinking else "message"))
+
+
+def _partial_tag(text: str, tag: str) -> int:
+    """How many characters at the end of `text` could be the start of `tag`."""
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if tag.startswith(text[-size:]):
+            return size
+    return 0
+
+
+class _Partial:
+    __slots__ = ("arguments", "id", "name")
+
+    def __init__(self) -> None:
+        self.id = self.name = ""
+        self.arguments: list[str] = []
+
+
+class ReplyAssembler:
+    """Feed it the chunks of one reply; read `calls()`, `finish_reason` and `usage` at the end."""
+
+    def __init__(self) -> None:
+        self.finish_reason: str | None = None
+        self.usage: Any = None  # the server's usage object, if it sent one
+        self.chars = 0  # characters received (text, reasoning, arguments): an output estimate
+        self._splitter = ThinkSplitter()
+        self._partials: dict[int, _Partial] = {}
+        self._last: int | None = None
+
+    def feed(self, chunk: Any) -> list[TextDelta]:
+        """The text deltas of one chunk; tool-call pieces, usage and finish are kept."""
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            self.usage = usage
+        out: list[TextDelta] = []
+        for choice in chunk.choices or ():
+            if getattr(choice, "index", 0) not in (0, None):
+                continue  # only one reply is asked for; anything else is ignored
+            delta = choice.delta
+            if delta is not None:
+                reasoning = (getattr(delta, "reasoning_content", None)
+                             or getattr(delta, "reasoning", None))
+                if isinstance(reasoning, str) and reasoning:
+                    self.chars += len(reasoning)
+                    out.append(TextDelta(reasoning, "thought"))
+                content = delta.content
+                if content:
+                    self.chars += len(content)
+                    out += self._splitter.feed(content)
+                if delta.tool_calls:
+                    self._feed_calls(delta.tool_calls)
+            if choice.finish_reason:
+                self.finish_reason = choice.finish_reason
+        return out
+
+    def flush(self) -> list[TextDelta]:
+        """Text held back at the end of the reply."""
+        return self._splitter.flush()
+
+    def _feed_calls(self, deltas: list[Any]) -> None:
+        for delta in deltas:
+            index = getattr(delta, "index", None)
+            if index is None:  # no index: a new id starts a call, anything else continues one
+                index = len(self._partials) if delta.id or self._last is None else self._last
+            partial = self._partials.get(index)
+            if partial is None:
+                partial = self._partials[index] = _Partial()
+            self._last = index
+            if delta.id:
+                partial.id = _join(partial.id, delta.id)
+            function = delta.function
+            if function is not None:
+                if function.name:
+                    partial.name = _join(partial.name, function.name)
+                if function.arguments:
+                    self.chars += len(function.arguments)
+                    partial.arguments.append(function.arguments)
+
+    def calls(self) -> list[AssembledCall]:
+        """The reply's tool calls in the server's order; a call without an id gets one."""
+        return [AssembledCall(p.id or f"call-{uuid.uuid4().hex[:12]}", p.name,
+                              "".join(p.arguments))
+                for _, p in sorted(self._partials.items())]
