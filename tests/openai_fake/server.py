@@ -196,7 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/") == "/v1/models":
             self._json(200, {"object": "list", "data": [
                 {"object": "model", "owned_by": "fake", "created": 0, **m}
                 for m in self.server_fake.models]})
@@ -206,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if self.path.rstrip("/") != "/v1/chat/completions":
             self._json(404, {"error": {"message": f"no route {self.path}"}})
             return
         self.server_fake.headers.append(dict(self.headers))
