@@ -10,7 +10,6 @@ import openai
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from openai.types.chat import ChatCompletionChunk
 from openai_fake.server import chunks
 
 from engine_adapter.engines.builtin.model import (
@@ -28,9 +27,9 @@ from engine_adapter.engines.builtin.openai_stream import ReplyAssembler, ThinkSp
 WHERE = Where("http://127.0.0.1:9/v1", "m", "MY_KEY", True)
 
 
-def parsed(raw: list[dict]) -> list[ChatCompletionChunk]:
-    """Chunks as the SDK hands them over: built without validation (`construct`)."""
-    return [ChatCompletionChunk.construct(**chunk) for chunk in raw]
+def parsed(raw: list[dict]) -> list[dict]:
+    """Chunks as the SDK hands them over with `cast_to=object`: the decoded JSON."""
+    return [json.loads(json.dumps(chunk)) for chunk in raw]
 
 
 def assemble(raw: list[dict]) -> tuple[ReplyAssembler, str, str]:
@@ -58,7 +57,7 @@ def test_calls_split_anywhere_come_back_whole_and_in_order(calls, split, interle
     got = assembler.calls()
     assert [(c.id, c.name, json.loads(c.arguments)) for c in got] == \
         [(i, name, args) for i, (name, args) in zip(ids, calls, strict=True)]
-    assert assembler.finish_reason == "tool_calls" and assembler.usage.prompt_tokens == 120
+    assert assembler.finish_reason == "tool_calls" and assembler.usage["prompt_tokens"] == 120
     if not text.lstrip().startswith("<think>"):
         assert message == text
 
@@ -102,6 +101,19 @@ def test_think_blocks_split_anywhere(thought, message, cuts):
     out += splitter.flush()
     assert "".join(d.text for d in out if d.channel == "thought") == thought
     assert "".join(d.text for d in out if d.channel == "message") == message.lstrip("\n")
+
+
+@pytest.mark.parametrize("junk", [None, 3, "x", [], {"choices": "no"}, {"choices": [None, 5]},
+                                  {"choices": [{"delta": "x"}]},
+                                  {"choices": [{"delta": {"content": 5, "tool_calls": "x"}}]},
+                                  {"choices": [{"delta": {"tool_calls": [None, {"index": "0",
+                                                "function": {"name": 5}}]}}]},
+                                  {"usage": "lots"}])
+def test_chunks_of_an_odd_shape_are_ignored(junk):
+    assembler = ReplyAssembler()
+    assert assembler.feed(junk) == []
+    assert assembler.finish_reason is None and assembler.usage is None
+    assert all(c.name == "" and c.arguments == "" for c in assembler.calls())
 
 
 def test_think_tags_later_in_a_reply_are_text():

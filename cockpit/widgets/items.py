@@ -98,6 +98,9 @@ def _message(item: MessageItem, expanded: bool, palette: Palette, console: Conso
     text = item.text
     if item.channel == "thought":
         lines, total = split_lines(text, None if expanded else THOUGHT_LINES)
+        if not expanded:  # only the first rows show: wrap no more of a long line than they hold
+            room = (THOUGHT_LINES + 1) * max(width, 20)
+            lines = [line[:room] for line in lines]
         body = Text("∴ ", palette.thought)
         body.append(clean("\n".join(lines), TEXT_LIMIT), palette.thought)
         strips = _wrapped(console, body, width)

@@ -49,6 +49,18 @@ class Stream:
     cut_after: int | None = None
     hold_after: int | None = None
     done: bool = True
+    _frames: list[bytes] = field(default_factory=list, repr=False)
+
+    def framed(self, number: int) -> bytes:
+        """Event `number` as one HTTP chunk of one SSE event (made once, then reused)."""
+        if not self._frames:
+            self._frames = [_framed(b"data: " + json.dumps(e).encode() + b"\n\n")
+                            for e in self.events]
+        return self._frames[number]
+
+
+def _framed(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
 
 @dataclass
@@ -229,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     def _chunk(self, data: bytes) -> None:
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.write(_framed(data))
         self.wfile.flush()
 
     def _stream(self, reply: Stream) -> None:
@@ -241,7 +253,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         try:
-            for number, event in enumerate(reply.events):
+            for number in range(len(reply.events)):
                 if reply.cut_after is not None and number >= reply.cut_after:
                     self.wfile.flush()
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -249,7 +261,8 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 if number == reply.hold_after and self._hold():
                     return
-                self._chunk(b"data: " + json.dumps(event).encode() + b"\n\n")
+                self.wfile.write(reply.framed(number))  # one write a chunk, as servers do
+                self.wfile.flush()
                 if reply.pace:
                     time.sleep(reply.pace)
             if reply.done:

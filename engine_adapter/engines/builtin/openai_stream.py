@@ -1,5 +1,7 @@
 """One streamed Chat Completions reply, put together chunk by chunk.
 
+Chunks come as the JSON the server sent (decoded, not turned into the SDK's typed models: see
+`openai_model`), and anything of an unexpected shape is ignored rather than trusted.
 `ReplyAssembler.feed(chunk)` returns the text deltas to show at once (message and thought) and
 keeps the rest: tool calls assembled from their deltas (ids, names and argument fragments may be
 split anywhere; parallel calls interleave by `index`), the finish reason and the usage. Reasoning
@@ -112,36 +114,40 @@ class ReplyAssembler:
 
     def __init__(self) -> None:
         self.finish_reason: str | None = None
-        self.usage: Any = None  # the server's usage object, if it sent one
+        self.usage: dict[str, Any] | None = None  # the server's usage, if it sent one
         self.chars = 0  # characters received (text, reasoning, arguments): an output estimate
         self._splitter = ThinkSplitter()
         self._partials: dict[int, _Partial] = {}
         self._last: int | None = None
 
     def feed(self, chunk: Any) -> list[TextDelta]:
-        """The text deltas of one chunk; tool-call pieces, usage and finish are kept."""
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
+        """The text deltas of one chunk (its JSON, decoded); tool-call pieces, usage and the
+        finish reason are kept. Anything of an unexpected shape is ignored."""
+        if not isinstance(chunk, dict):
+            return []
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
             self.usage = usage
         out: list[TextDelta] = []
-        for choice in chunk.choices or ():
-            if getattr(choice, "index", 0) not in (0, None):
-                continue  # only one reply is asked for; anything else is ignored
-            delta = choice.delta
-            if delta is not None:
-                reasoning = (getattr(delta, "reasoning_content", None)
-                             or getattr(delta, "reasoning", None))
+        choices = chunk.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict) or choice.get("index", 0) not in (0, None):
+                continue  # one reply is asked for; anything else is ignored
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                 if isinstance(reasoning, str) and reasoning:
                     self.chars += len(reasoning)
                     out.append(TextDelta(reasoning, "thought"))
-                content = delta.content
-                if content:
+                content = delta.get("content")
+                if isinstance(content, str) and content:
                     self.chars += len(content)
                     out += self._splitter.feed(content)
-                if delta.tool_calls:
-                    self._feed_calls(delta.tool_calls)
-            if choice.finish_reason:
-                self.finish_reason = choice.finish_reason
+                calls = delta.get("tool_calls")
+                if isinstance(calls, list):
+                    self._feed_calls(calls)
+            if isinstance(choice.get("finish_reason"), str):
+                self.finish_reason = choice["finish_reason"]
         return out
 
     def flush(self) -> list[TextDelta]:
@@ -150,22 +156,26 @@ class ReplyAssembler:
 
     def _feed_calls(self, deltas: list[Any]) -> None:
         for delta in deltas:
-            index = getattr(delta, "index", None)
-            if index is None:  # no index: a new id starts a call, anything else continues one
-                index = len(self._partials) if delta.id or self._last is None else self._last
+            if not isinstance(delta, dict):
+                continue
+            index, call_id = delta.get("index"), delta.get("id")
+            call_id = call_id if isinstance(call_id, str) else ""
+            if not isinstance(index, int):  # no index: a new id starts a call, else continue
+                index = len(self._partials) if call_id or self._last is None else self._last
             partial = self._partials.get(index)
             if partial is None:
                 partial = self._partials[index] = _Partial()
             self._last = index
-            if delta.id:
-                partial.id = _join(partial.id, delta.id)
-            function = delta.function
-            if function is not None:
-                if function.name:
-                    partial.name = _join(partial.name, function.name)
-                if function.arguments:
-                    self.chars += len(function.arguments)
-                    partial.arguments.append(function.arguments)
+            if call_id:
+                partial.id = _join(partial.id, call_id)
+            function = delta.get("function")
+            if isinstance(function, dict):
+                name, arguments = function.get("name"), function.get("arguments")
+                if isinstance(name, str) and name:
+                    partial.name = _join(partial.name, name)
+                if isinstance(arguments, str) and arguments:
+                    self.chars += len(arguments)
+                    partial.arguments.append(arguments)
 
     def calls(self) -> list[AssembledCall]:
         """The reply's tool calls in the server's order; a call without an id gets one."""

@@ -1,8 +1,9 @@
 """One model reply, read and sorted: its stream turned into events, its decisions into the calls
 the loop runs or the errors the model is told about.
 
-`read_reply` drives `Model.respond` for one turn: text deltas become `model_update`, retries
-`model_retry`, usage one `model_usage` at the end (even when the reply is cut short). The read
+`read_reply` drives `Model.respond` for one turn: text deltas become `model_update` (those read
+in one burst joined into one), retries `model_retry`, usage one `model_usage` at the end (even
+when the reply is cut short). The read
 races the cancel token, so a cancel closes the stream at once even while the server is silent.
 `sort_decisions` validates every decision of the reply before any runs: one bad call and none
 run (the model is told which was wrong, and that the others did not run either).
@@ -36,6 +37,8 @@ from .process import wait_cancelled
 
 __all__ = ["Reply", "Sorted", "read_reply", "sort_decisions"]
 
+_SHARE = 0.002  # seconds of reading before the event loop gets a turn
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -61,16 +64,26 @@ async def read_reply(model: Model, request: ModelRequest, sink: Any, token: Any)
     usage = [0, 0]
     cost: list[float] = []
     stream = model.respond(request)
+    deltas = _Coalescer(sink, turn)
 
     async def consume() -> None:
         emit = sink.emit
+        clock = asyncio.get_running_loop().time
+        since = clock()
         async for out in stream:
+            # A stream that is already buffered never suspends: hand the loop back now and then,
+            # so the screen (and a cancel) keep their turn while a long reply is read.
+            if clock() - since > _SHARE:
+                await asyncio.sleep(0)
+                since = clock()
             if type(out) is TextDelta:
                 if out.text:
-                    emit(ModelUpdate(turn=turn, text=out.text, channel=out.channel))
+                    deltas.add(out.text, out.channel)
                     if out.channel == "message":
                         texts.append(out.text)
-            elif isinstance(out, RawDecision):
+                continue
+            deltas.flush()  # whatever comes next follows the text in order
+            if isinstance(out, RawDecision):
                 raws.append(out)
             elif isinstance(out, Usage):
                 usage[0] += out.input_tokens
@@ -105,9 +118,38 @@ async def read_reply(model: Model, request: ModelRequest, sink: Any, token: Any)
         if aclose is not None:
             with contextlib.suppress(RuntimeError):
                 await aclose()
+        deltas.flush()
         sink.emit(ModelUsage(model=model.name, input_tokens=usage[0], output_tokens=usage[1],
                              cost_usd=sum(cost) if cost else None))
     return Reply("".join(texts), tuple(raws))
+
+
+class _Coalescer:
+    """Text deltas read in one stretch without a pause become one `model_update`: they wait
+    only until the reader next yields to the event loop (a `call_soon` flush). A slow stream
+    still shows each delta at once; a buffered burst costs one event, not hundreds."""
+
+    def __init__(self, sink: Any, turn: int) -> None:
+        self.sink, self.turn = sink, turn
+        self.parts: list[str] = []
+        self.channel = "message"
+        self.scheduled = False
+
+    def add(self, text: str, channel: str) -> None:
+        if self.parts and channel != self.channel:
+            self.flush()
+        self.channel = channel
+        self.parts.append(text)
+        if not self.scheduled:
+            self.scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        self.scheduled = False
+        if self.parts:
+            text, self.parts = "".join(self.parts), []
+            self.sink.emit(ModelUpdate(turn=self.turn, text=text,
+                                       channel=self.channel))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
