@@ -172,8 +172,10 @@ def run(
         if model is None and (base_url is not None or api_key_env is not None):
             raise SetupError("--base-url and --api-key-env go with --model NAME")
         if model is not None:
-            from .providers import model_factory
+            from .providers import config_warnings, model_factory
 
+            for warning in config_warnings():
+                typer.echo(f"cockpit: warning: {warning}", err=True)
             factory = model_factory(model, base_url=base_url, api_key_env=api_key_env, cwd=cwd,
                                     options=options)
         elif agent is not None:
@@ -218,8 +220,10 @@ def models(
     """List the models an OpenAI-compatible server offers (for `cockpit run --model`)."""
     import asyncio
 
-    from .providers import list_models, resolve_server
+    from .providers import config_warnings, list_models, resolve_server
 
+    for warning in config_warnings():
+        typer.echo(f"cockpit: warning: {warning}", err=True)
     with _user_errors():
         server = resolve_server(provider, base_url=base_url, api_key_env=api_key_env)
         found = asyncio.run(list_models(server))

@@ -200,3 +200,16 @@ def test_the_live_cockpit_runs_a_real_model_with_approvals_by_key(tmp_path) -> N
         cockpit = asyncio.run(main(fake.url))
     assert cockpit.session.state.status == "completed"
     assert cockpit.view.checks["unit-tests"].status == "passed"
+
+
+def test_config_problems_are_warned_about_and_skipped(tmp_path) -> None:
+    config = tmp_path / "home" / "config"
+    config.mkdir(parents=True)
+    with FakeOpenAI() as fake:
+        (config / "config.toml").write_text(
+            f'[providers.fake]\nbase_url = "{fake.url}"\ncontext_window = "big"\n')
+        result = cli("models", "fake")
+    assert result.exit_code == 0, result.output
+    assert "warning: config.toml: [providers.fake] context_window: wrong type str (skipped)" \
+        in result.output
+    assert "fake-model" in result.stdout

@@ -437,3 +437,19 @@ def test_a_burst_of_deltas_is_one_event_a_slow_stream_one_each(ws, pause, update
     assert (got[0].channel, got[0].text) == ("thought", "hm")
     assert "".join(u.text for u in got[1:]) == "".join(f"w{i} " for i in range(50))
     assert got[-1].seq < of_type(session, "model_usage")[0].seq
+
+
+def test_a_huge_server_error_is_cut(ws) -> None:
+    session, _ = run_against(ws, [Error(400, "<html>" + "x" * 50_000)])
+    error = end(session).error
+    assert len(error) < 2_500 and "more characters" in error
+
+
+def test_a_reply_cut_at_the_token_limit_says_so(ws) -> None:
+    cut = Stream(chunks("Let me think " * 5, finish="length"))
+    bad = Stream(chunks("Writing.", calls=[("write_file", '{"path": "a.txt", "cont')],
+                        finish="length"))
+    session, _ = run_against(ws, [cut, bad, FINISH])
+    first, second = (e.error for e in of_type(session, "decision_error"))
+    assert "cut at the output token limit" in first
+    assert "not valid JSON" in second and "output token limit" in second

@@ -52,21 +52,28 @@ class Verdict:
     delay: float | None = None
 
 
+_MESSAGE_CAP = 2_000  # characters of a server's message kept (an HTML error page, say)
+
+
 def server_message(exc: Any) -> str:
     """The server's own error text: `error.message` of a JSON body, else the body, else the
-    SDK's message."""
+    SDK's message; cut to 2,000 characters."""
     body = getattr(exc, "body", None)
+    found = str(getattr(exc, "message", None) or exc)
     if isinstance(body, dict):
         inner = body.get("error", body)
         message = inner.get("message") if isinstance(inner, dict) else inner
-        if isinstance(message, str) and message.strip():
-            return message.strip()
         detail = body.get("detail") or body.get("message")
-        if isinstance(detail, str) and detail.strip():
-            return detail.strip()
-    if isinstance(body, str) and body.strip():
-        return body.strip()[:2000]
-    return str(getattr(exc, "message", None) or exc)
+        if isinstance(message, str) and message.strip():
+            found = message
+        elif isinstance(detail, str) and detail.strip():
+            found = detail
+    elif isinstance(body, str) and body.strip():
+        found = body
+    found = found.strip()
+    if len(found) > _MESSAGE_CAP:
+        found = f"{found[:_MESSAGE_CAP]}… ({len(found) - _MESSAGE_CAP:,} more characters)"
+    return found
 
 
 def is_context_overflow(exc: Any) -> bool:

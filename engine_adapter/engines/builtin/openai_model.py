@@ -46,6 +46,7 @@ DEFAULT_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0)
 """Seconds before each retry (a server's Retry-After, up to two minutes, wins)."""
 
 _CHARS_PER_TOKEN = 3.5  # until the server's usage says otherwise
+_MAX_REPLY_CHARS = 4_000_000  # a reply longer than this is a server gone wrong: stop reading
 _TOOLLESS_LIMIT = 3  # replies without a tool call, none ever made: the server ignores tools
 
 
@@ -192,6 +193,9 @@ class OpenAIModel:
             async for chunk in stream:
                 for delta in feed(chunk):
                     yield delta
+                if assembler.chars > _MAX_REPLY_CHARS:
+                    raise ModelError(f"{self.base_url} sent a reply of more than "
+                                     f"{_MAX_REPLY_CHARS:,} characters; stopped reading it")
         finally:
             with contextlib.suppress(Exception):
                 await stream.close()
@@ -236,15 +240,18 @@ class OpenAIModel:
         for call in calls:
             yield _decision(call, cut)
         if not calls:
-            yield RawDecision(None, error=self._toolless(request))
+            yield RawDecision(None, error=self._toolless(request, cut))
 
-    def _toolless(self, request: ModelRequest) -> str:
+    def _toolless(self, request: ModelRequest, cut: bool) -> str:
         replies = [e for e in request.transcript if isinstance(e, ModelReply)]
-        if len(replies) + 1 >= _TOOLLESS_LIMIT and not any(
+        if not cut and len(replies) + 1 >= _TOOLLESS_LIMIT and not any(
                 raw.call_id for reply in replies for raw in reply.calls):
             raise ModelError(f"{self.name} answered {len(replies) + 1} times without calling a "
                              f"tool: the server at {self.base_url} may be ignoring the tools. "
                              f"{TOOLS_HINT}")
+        if cut:
+            return ("your reply was cut at the output token limit before it called a tool: "
+                    "think less, call a tool sooner")
         return (f"your reply called no tool: every reply must call a tool, or {FINISH} with "
                 "the result")
 
