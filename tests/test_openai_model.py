@@ -453,3 +453,26 @@ def test_a_reply_cut_at_the_token_limit_says_so(ws) -> None:
     first, second = (e.error for e in of_type(session, "decision_error"))
     assert "cut at the output token limit" in first
     assert "not valid JSON" in second and "output token limit" in second
+
+
+def test_a_server_that_refuses_stream_options_is_asked_without(ws) -> None:
+    refused = Error(400, "Unrecognized request argument supplied: stream_options")
+    session, fake = run_against(ws, [refused, read(usage=None), FINISH])
+    assert "does not take stream_options" in of_type(session, "model_retry")[0].error
+    assert "stream_options" not in fake.requests[1] and "stream_options" not in fake.requests[2]
+    assert end(session).status == "completed"
+    assert of_type(session, "model_usage")[1].input_tokens > 0  # estimated
+
+
+def test_cancel_while_the_server_has_not_answered(ws) -> None:
+    async def main(fake: FakeOpenAI) -> Session:
+        session = Session(BuiltinRunner(model_for(fake.url), cwd=ws), TaskState(task="t"))
+        task = asyncio.create_task(session.run())
+        assert await asyncio.to_thread(fake.received.wait, 30)  # the server sits on it
+        session.cancel("too slow")
+        await asyncio.wait_for(task, 30)  # the server would answer only after 120 s
+        return session
+
+    with FakeOpenAI([Stream(read().events, delay=120)]) as fake:
+        session = asyncio.run(main(fake))
+    assert end(session).status == "cancelled" and not of_type(session, "model_update")

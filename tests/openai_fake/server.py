@@ -158,6 +158,7 @@ class FakeOpenAI:
         self.release = threading.Event()
         self.closed_early = threading.Event()
         self.holding = threading.Event()  # a held stream is waiting
+        self.received = threading.Event()  # a chat request came in
         self._lock = threading.Lock()
         fake = self
 
@@ -177,6 +178,7 @@ class FakeOpenAI:
         with self._lock:
             number = len(self.requests)
             self.requests.append(body)
+            self.received.set()
             if callable(self.script):
                 return self.script(body, number)
             if number < len(self.script):

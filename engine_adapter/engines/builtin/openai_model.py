@@ -112,6 +112,7 @@ class OpenAIModel:
         self.connect_timeout = connect_timeout
         self.chars_per_token = _CHARS_PER_TOKEN
         self._asked_window = context_window is not None
+        self._ask_usage = True  # `stream_options.include_usage`, until a server refuses it
         self._client: tuple[Any, openai.AsyncOpenAI] | None = None  # (its loop, the client)
 
     @property
@@ -179,8 +180,9 @@ class OpenAIModel:
                       tools: list[dict[str, Any]],
                       assembler: ReplyAssembler) -> AsyncIterator[TextDelta]:
         body: dict[str, Any] = {
-            "model": self.model, "messages": prompt.messages, "tools": tools, "stream": True,
-            "stream_options": {"include_usage": True}}
+            "model": self.model, "messages": prompt.messages, "tools": tools, "stream": True}
+        if self._ask_usage:
+            body["stream_options"] = {"include_usage": True}
         if self.max_output_tokens:
             body["max_tokens"] = self.max_output_tokens
         # The SDK's request, errors and SSE decoding, but each chunk left as its decoded JSON:
@@ -207,6 +209,11 @@ class OpenAIModel:
     def _judge(self, exc: BaseException, prompt: Prompt, assembler: ReplyAssembler) -> Verdict:
         if isinstance(exc, _Cut):
             return Verdict(True, f"{self.base_url}: {exc}")
+        if (self._ask_usage and isinstance(exc, openai.BadRequestError)
+                and "stream_options" in str(exc.body) + exc.message):
+            self._ask_usage = False  # an older server: ask without it, estimate the usage
+            return Verdict(True, f"{self.base_url} does not take stream_options "
+                           f"({judge(exc, self.where).message}); asking without it", 0.0)
         if is_context_overflow(exc):
             # Too long for the model: shrink what we believe the window is and elide more.
             tokens = int(prompt.chars / self.chars_per_token)
