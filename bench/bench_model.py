@@ -201,6 +201,7 @@ async def cockpit_read(url: str, root: Path, journal: Path) -> tuple[float, int,
     state = await session.run()
     await consumer
     total = now() - start
+    await model.aclose()
     assert state.status == "completed", state.error
     assert len([e for e in session.history if e.type == "tool_end" and e.ok]) == CALLS
     return read_at[0][0] - start, read_at[0][1], total
@@ -279,8 +280,9 @@ def key_rows(pace: float) -> list[tuple[str, str]]:
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 root = workspace(Path(tmp))
-                session = Session(BuiltinRunner(OpenAIModel("fake-model", base_url=server.url),
-                                                 cwd=root), TaskState(task="read the notes"))
+                model = OpenAIModel("fake-model", base_url=server.url)
+                session = Session(BuiltinRunner(model, cwd=root),
+                                  TaskState(task="read the notes"))
                 app = TimedCockpit(session)
                 async with app.run_test(size=SIZE, headless=True) as pilot:
                     while not any(e.type == "model_update" for e in session.history):
@@ -292,6 +294,7 @@ def key_rows(pace: float) -> list[tuple[str, str]]:
                     await pilot.pause()
                     started = now()
                     idle = await press_while(app, lambda: now() - started < len(streaming) * 0.06)
+                await model.aclose()
                 return {"streaming": streaming, "idle": idle, "events": app.view.events,
                         "status": session.state.status}
         finally:

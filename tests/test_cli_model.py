@@ -213,3 +213,19 @@ def test_config_problems_are_warned_about_and_skipped(tmp_path) -> None:
     assert "warning: config.toml: [providers.fake] context_window: wrong type str (skipped)" \
         in result.output
     assert "fake-model" in result.stdout
+
+
+def test_the_runner_closes_the_models_connections(tmp_path) -> None:
+    import asyncio
+
+    async def main(url: str) -> None:
+        factory = model_factory("fake-model", base_url=url, cwd=tmp_path)
+        session = factory("t")
+        await session.run()
+        model = session.runner.model
+        assert model._client is not None  # kept across turns
+        await factory.aclose()
+        assert model._client is None
+
+    with FakeOpenAI([Error(400, "no")]) as fake:
+        asyncio.run(main(fake.url))

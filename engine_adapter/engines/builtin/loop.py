@@ -109,6 +109,12 @@ class BuiltinRunner:
         """Drive one task to its end (the Session has wired the three attributes in)."""
         return await _Run(self, state).run()
 
+    async def close(self) -> None:
+        """Release what the model holds (a real model's connections); idempotent."""
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
 
 @dataclass
 class _Outcome:
