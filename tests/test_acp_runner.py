@@ -20,7 +20,7 @@ from acp_agent.helpers import (
     wait_exited,
 )
 
-from engine_adapter import ApprovalGrant, SessionState
+from engine_adapter import ApprovalGrant, SessionState, grant_prefix
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.fold import fold_events
 
@@ -226,7 +226,11 @@ def test_terminal_commands_ask_and_report(shared):
     assert _end(events).result == "exit 0: hello"
     end = next(e for e in events if e.type == "tool_end")
     assert end.ok and end.output == "hello" and end.exit_code == 0
-    assert next(e for e in events if e.type == "approval_requested").prefix == "printf"
+    asked = next(e for e in events if e.type == "approval_requested")
+    # The whole request is shown; whether its output limit leaves it grantable is the grant
+    # rule's call (one rule, in one place), not this engine's.
+    assert asked.tool_input == {"argv": ["printf", "hello"], "outputByteLimit": 4096}
+    assert asked.prefix == grant_prefix("execute", asked.tool_input)
 
 
 def test_cancel_while_streaming_is_graceful(shared):

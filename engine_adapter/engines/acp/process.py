@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from .text import clean, clean_stderr_line
@@ -66,11 +67,12 @@ class PipeTransport:
     `receive()` returns `None` at end of stream — and also at the first line that is not a
     JSON-RPC object, after keeping that line in `garbage`. `on_notification(method, params)`,
     when set, sees each notification first; returning True means it was handled and the SDK
-    never sees it.
+    never sees it; returning an awaitable means it is being handled: it is awaited before the
+    next message is read (so order holds while the work runs off the event loop).
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.on_notification: Callable[[str, Any], bool] | None = None
+        self.on_notification: Callable[[str, Any], bool | Awaitable[None]] | None = None
         self._reader = reader
         self._writer = writer
         self._lines: deque[str] = deque()
@@ -108,7 +110,12 @@ class PipeTransport:
             handler = self.on_notification
             if handler is not None and "id" not in message:
                 method = message.get("method")
-                if isinstance(method, str) and handler(method, message.get("params")):
+                handled = handler(method, message.get("params")) if isinstance(
+                    method, str) else False
+                if inspect.isawaitable(handled):
+                    await handled
+                    continue
+                if handled:
                     continue
             return message
 
