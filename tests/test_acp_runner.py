@@ -80,9 +80,11 @@ def test_hello_maps_start_turn_text_and_end(shared):
 
 def test_further_tasks_reuse_the_agent_and_its_session(shared):
     first_pid = shared.runner.process.pid
+    _, before = shared.run("hello", "hello-before")
     _, events = shared.run("hello", "hello-again")
     assert shared.runner.process.pid == first_pid
-    assert f"pid {first_pid}" in _end(events).result
+    agent_pid = _end(before).result.rsplit("pid ", 1)[1]
+    assert _end(events).result.endswith(f"pid {agent_pid}")  # the same agent answered
     assert "phase_changed" not in types(events)  # the mode carries over: not a new session
     assert events[0].new_session is False
     assert [e["event"] for e in agent_log(shared.log)].count("new_session") == 1
