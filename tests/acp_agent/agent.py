@@ -20,6 +20,17 @@ The prompt's first word picks what it does (the rest are arguments):
   eof                   closes its stdout mid-turn but stays alive
   error                 answers the prompt with a JSON-RPC error
   refusal               ends the turn with stop reason `refusal`
+  read PATH             fs/read_text_file PATH; replies "read ok N" or "read error: …"
+  write PATH [N [shuffled]]
+                        fs/write_text_file PATH ("written" or N numbered lines, optionally in
+                        a shuffled order); replies "write ok" or "write error: …"
+  diff-update N         reports an edit whose diff content is N lines against the same lines
+                        shuffled (a big diff the client renders)
+  spawn SHELL-LINE      runs SHELL-LINE with sh (it may leave processes behind), waits for it
+  dup-permission        two permission requests at once with the same tool call id
+  permit KIND PATH      a KIND permission naming PATH, then a write to PATH
+  terminal-json JSON    terminal/create with the JSON object's command/args/env/cwd/
+                        outputByteLimit; replies with the exit or the error
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
@@ -369,6 +380,90 @@ class TestAgent:
 
     async def do_error(self, sid: str, args: list[str]) -> PromptResponse:
         raise RequestError(-32603, "Internal error", {"details": "the model backend is down"})
+
+    async def do_read(self, sid: str, args: list[str]) -> PromptResponse:
+        try:
+            got = await self.conn.read_text_file(session_id=sid, path=self.path(args[0]))
+            reply = f"read ok {len(got.content)}"
+        except RequestError as exc:
+            reply = f"read error: {exc}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_write(self, sid: str, args: list[str]) -> PromptResponse:
+        content = "written\n"
+        if len(args) > 1:
+            lines = [f"line {i}\n" for i in range(int(args[1]))]
+            if len(args) > 2:
+                import random
+
+                random.Random(7).shuffle(lines)
+            content = "".join(lines)
+        try:
+            await self.conn.write_text_file(session_id=sid, path=self.path(args[0]),
+                                            content=content)
+            reply = "write ok"
+        except RequestError as exc:
+            reply = f"write error: {exc}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_diff_update(self, sid: str, args: list[str]) -> PromptResponse:
+        import random
+
+        lines = [f"line {i}\n" for i in range(int(args[0]))]
+        shuffled = list(lines)
+        random.Random(7).shuffle(shuffled)
+        path = self.path("big.txt")
+        await self.send(sid, start_tool_call("t-big", "Edit big.txt", kind="edit",
+                                             status="in_progress", raw_input={"path": path}))
+        await self.send(sid, update_tool_call("t-big", status="completed", content=[
+            tool_diff_content(path, "".join(shuffled), "".join(lines))]))
+        await self.say(sid, "diffed")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_spawn(self, sid: str, args: list[str]) -> PromptResponse:
+        proc = await asyncio.create_subprocess_exec("sh", "-c", " ".join(args), cwd=self.cwd)
+        await proc.wait()
+        await self.say(sid, f"spawned, exit {proc.returncode}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_dup_permission(self, sid: str, args: list[str]) -> PromptResponse:
+        kinds = ["allow_once", "reject_once"]
+        first, second = await asyncio.gather(
+            self.ask(sid, "dup-1", kinds, raw_input={"command": "echo first"}),
+            self.ask(sid, "dup-1", kinds, raw_input={"command": "echo second"}))
+        await self.say(sid, f"first {first}, second {second}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_permit(self, sid: str, args: list[str]) -> PromptResponse:
+        kind, path = args[0], self.path(args[1])
+        chosen = await self.ask(sid, f"permit-{kind}", ["allow_once", "reject_once"],
+                                kind=kind, raw_input={"path": path})
+        try:
+            await self.conn.write_text_file(session_id=sid, path=path, content="via permit\n")
+            reply = f"{chosen}; write ok"
+        except RequestError as exc:
+            reply = f"{chosen}; write error: {exc}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_terminal_json(self, sid: str, args: list[str]) -> PromptResponse:
+        request = json.loads(" ".join(args))
+        try:
+            term = await self.conn.create_terminal(
+                session_id=sid, command=request["command"], args=request.get("args"),
+                env=request.get("env"), cwd=request.get("cwd"),
+                output_byte_limit=request.get("outputByteLimit"))
+        except RequestError as exc:
+            await self.say(sid, f"terminal error: {exc}")
+            return PromptResponse(stop_reason="end_turn")
+        status = await self.conn.wait_for_terminal_exit(session_id=sid,
+                                                        terminal_id=term.terminal_id)
+        out = await self.conn.terminal_output(session_id=sid, terminal_id=term.terminal_id)
+        await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
+        await self.say(sid, f"exit {status.exit_code}: {out.output}")
+        return PromptResponse(stop_reason="end_turn")
 
     async def do_refusal(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "I won't.")

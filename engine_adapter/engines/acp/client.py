@@ -270,12 +270,14 @@ class AcpClient:
         return any(grant.matches(tool, prefix, tier) for grant in grants)
 
     async def _diff_text(self, content: list[Any]) -> str:
-        """The diffs among a tool call's content, rendered in a worker thread."""
+        """The diffs among a tool call's content, rendered in a worker thread (each cut to fit
+        a tool row's output, so the note saying it was cut survives)."""
         parts = []
         for item in content or []:
             if getattr(item, "type", None) == "diff":
                 name = clean(self._display_path(item.path), 1000).lstrip("/")
-                parts.append(await unified_diff_async(item.old_text, item.new_text, name))
+                parts.append(await unified_diff_async(item.old_text, item.new_text, name,
+                                                      limit=OUTPUT_LIMIT - 1024))
         return "".join(parts)
 
     async def _gate(self, run: RunContext, op_id: str, tool: str, reason: str,

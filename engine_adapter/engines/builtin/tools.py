@@ -117,13 +117,18 @@ def list_dir(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
     for entry in sorted(os.scandir(path), key=lambda e: e.name):
         if entry.is_symlink():
             target = os.readlink(entry.path)
-            inside = workspace.contains(Path(entry.path).resolve())
-            lines.append(f"{entry.name} -> {target}" + ("" if inside else
-                                                         "  (outside the workspace)"))
+            try:
+                where = "" if workspace.contains(Path(entry.path).resolve()) else \
+                    "  (outside the workspace)"
+            except (OSError, RuntimeError):  # a loop of links, a name too long
+                where = "  (does not resolve)"
+            lines.append(f"{entry.name} -> {target}{where}")
         elif entry.is_dir():
             lines.append(f"{entry.name}/")
-        else:
+        elif entry.is_file():
             lines.append(f"{entry.name}  ({entry.stat().st_size} bytes)")
+        else:
+            lines.append(f"{entry.name}  (not a regular file)")
     return "\n".join(lines) if lines else "(empty)"
 
 
