@@ -49,6 +49,12 @@ class FileRefused(Exception):
     """A file the cockpit will not read or write (or could not); the message says why."""
 
 
+def _short(shown: str, limit: int = 120) -> str:
+    """A path short enough that the reason after it is still read (a hostile name may be
+    thousands of characters)."""
+    return shown if len(shown) <= limit else f"{shown[:70]}…{shown[-40:]}"
+
+
 def _kind(mode: int) -> str:
     for test, name in _KINDS:
         if test(mode):
@@ -58,6 +64,7 @@ def _kind(mode: int) -> str:
 
 def describe_error(exc: OSError, shown: str, verb: str) -> str:
     """One line for an `OSError` met while trying to `verb` the file shown as `shown`."""
+    shown = _short(shown)
     code = exc.errno
     if code == errno.ENOENT:
         return f"{shown} does not exist"
@@ -106,7 +113,7 @@ def _precheck(path: str, shown: str, *, writing: bool) -> bool:
 def check_writable(path: str, shown: str) -> bool:
     """Refuse now what `write_regular` would refuse (so nobody is asked to approve a write that
     cannot happen); True if the file exists. `write_regular` checks again, on the open file."""
-    return _precheck(path, shown, writing=True)
+    return _precheck(path, _short(shown), writing=True)
 
 
 def read_regular(path: str, shown: str, *, max_bytes: int,
@@ -116,6 +123,7 @@ def read_regular(path: str, shown: str, *, max_bytes: int,
     Refused: anything but a regular file, a symbolic link as the last component, a file over
     `max_bytes`. A missing file is `None` with `missing_ok`, else refused.
     """
+    shown = _short(shown)
     try:
         if not _precheck(path, shown, writing=False):
             if missing_ok:
@@ -151,6 +159,7 @@ def write_regular(path: str, shown: str, data: bytes) -> bool:
     """Replace the contents of the regular file at `path` with `data` (created if missing, in
     an existing directory); True if it was created. Refused: anything but a regular file, a
     symbolic link as the last component, a file with more than one hard link."""
+    shown = _short(shown)
     try:
         _precheck(path, shown, writing=True)
         try:

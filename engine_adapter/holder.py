@@ -13,6 +13,10 @@ Signals to the holder: SIGTERM, SIGHUP, SIGINT are passed on to every process be
 graceful stop: the command decides); SIGUSR1 kills every process below it at once. The cockpit
 also sets SIGUSR1 as the holder's parent-death signal: if the cockpit dies, so does the scope.
 
+The command's environment is the holder's, except that variables that would change how the
+holder itself is loaded (`LD_PRELOAD` and the like) arrive renamed `COCKPIT_HELD_<name>` and
+are given back their names for the command only.
+
 Standard library only, and no import of the cockpit: it runs in its own small interpreter.
 """
 
@@ -22,6 +26,7 @@ import sys
 import time
 
 _GRACEFUL = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+HELD = "COCKPIT_HELD_"
 _asked: list[int] = []  # signals received before the command was started
 
 
@@ -99,8 +104,10 @@ def main() -> None:
     if command == 0:
         for sig in (*_GRACEFUL, signal.SIGUSR1):
             signal.signal(sig, signal.SIG_DFL)
+        env = {(name[len(HELD):] if name.startswith(HELD) else name): value
+               for name, value in os.environ.items()}
         try:
-            os.execvp(argv[0], argv)
+            os.execvpe(argv[0], argv, env)
         except OSError as exc:
             os.write(2, f"cannot run {argv[0]}: {exc.strerror or exc}\n".encode())
         os._exit(127)

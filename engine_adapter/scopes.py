@@ -37,6 +37,8 @@ MARKER = "COCKPIT_SCOPE"
 """The environment variable that names a command's scope (inherited by what it starts)."""
 
 HOLDER = Path(__file__).with_name("holder.py")
+_HELD = "COCKPIT_HELD_"  # holder.py gives these back their names, for the command only
+_LOADER_VARIABLES = ("LD_", "GCONV_PATH", "GLIBC_TUNABLES", "MALLOC_", "LOCPATH", "NLSPATH")
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -110,8 +112,12 @@ class Scope:
         return [sys.executable, "-I", "-S", str(HOLDER), "--", *argv]
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
-        """`env` with the scope's marker."""
-        return {**env, MARKER: self.marker}
+        """`env` with the scope's marker (and, under a holder, the variables that would change
+        how the holder itself is loaded passed under another name: the command gets them)."""
+        if not self.held:
+            return {**env, MARKER: self.marker}
+        return {**{(_HELD + name if name.startswith(_LOADER_VARIABLES) else name): value
+                   for name, value in env.items()}, MARKER: self.marker}
 
     def preexec(self) -> Callable[[], None] | None:
         """What the child runs between fork and exec (Linux): the holder becomes a subreaper

@@ -31,6 +31,8 @@ The prompt's first word picks what it does (the rest are arguments):
   permit KIND PATH      a KIND permission naming PATH, then a write to PATH
   terminal-json JSON    terminal/create with the JSON object's command/args/env/cwd/
                         outputByteLimit; replies with the exit or the error
+  permit-terminal JSON  an `execute` permission for the JSON's command and args, then
+                        terminal-json JSON
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
@@ -447,6 +449,18 @@ class TestAgent:
             reply = f"{chosen}; write error: {exc}"
         await self.say(sid, reply)
         return PromptResponse(stop_reason="end_turn")
+
+    async def do_permit_terminal(self, sid: str, args: list[str]) -> PromptResponse:
+        import shlex
+
+        request = json.loads(" ".join(args))
+        command = shlex.join([request["command"], *request.get("args", [])])
+        chosen = await self.ask(sid, "permit-run", ["allow_once", "reject_once"],
+                                raw_input={"command": command})
+        if chosen != "allow_once":
+            await self.say(sid, f"permission {chosen}")
+            return PromptResponse(stop_reason="end_turn")
+        return await self.do_terminal_json(sid, args)
 
     async def do_terminal_json(self, sid: str, args: list[str]) -> PromptResponse:
         request = json.loads(" ".join(args))

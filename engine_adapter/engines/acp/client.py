@@ -144,7 +144,8 @@ class AcpClient:
         """A fresh id for one of our own operations, unlike any id the agent used."""
         while True:
             op_id = f"{kind}-{next(self._ops)}"
-            if op_id not in self.mapper.tool_calls and op_id not in self.mapper.finished:
+            if op_id not in self._ids_in_use and op_id not in self.mapper.tool_calls \
+                    and op_id not in self.mapper.finished:
                 return self._approval_id(op_id)
 
     def _active(self) -> RunContext:
