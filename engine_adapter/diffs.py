@@ -46,7 +46,8 @@ def unified_diff(old: str | None, new: str, name: str, *, limit: int = MAX_DIFF_
     """The unified diff from `old` (None: the file does not exist yet) to `new` for `name`.
 
     Headers are `--- a/name` (or `--- /dev/null`) and `+++ b/name`; a last line without a
-    newline gets one. Empty when nothing changes. Never raises on any text input.
+    newline is followed by `\\ No newline at end of file`. Empty when nothing changes. Never
+    raises on any text input.
     """
     before = (old or "").splitlines(keepends=True)
     after = new.splitlines(keepends=True)
@@ -103,7 +104,9 @@ class _Capped:
 
 
 def _line(prefix: str, text: str) -> str:
-    return prefix + (text if text.endswith("\n") else text + "\n")
+    if text.endswith("\n"):
+        return prefix + text
+    return f"{prefix}{text}\n\\ No newline at end of file\n"  # as diff and git write it
 
 
 def _hunk(out: _Capped, group: list[tuple[str, int, int, int, int]], a: list[str],

@@ -79,16 +79,17 @@ def _exit_like(status: int) -> None:
     """Exit the way the command did: its exit code, or death by its signal."""
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        try:
-            import resource
+        if sig != signal.SIGKILL:
+            try:
+                import resource
 
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file of the holder
-            signal.signal(sig, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
-            os.kill(os.getpid(), sig)
-        except (OSError, ValueError):
-            pass
-        os._exit(128 + sig)
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file of the holder
+                signal.signal(sig, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+            except (OSError, ValueError):
+                pass
+        _kill(os.getpid(), sig)
+        os._exit(128 + sig)  # a signal that does not kill by default
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
