@@ -21,6 +21,7 @@ import asyncio
 import difflib
 import time
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator
 
 __all__ = [
@@ -109,23 +110,28 @@ def _line(prefix: str, text: str) -> str:
     return f"{prefix}{text}\n\\ No newline at end of file\n"  # as diff and git write it
 
 
+def _left_out(group: list[tuple[str, int, int, int, int]]) -> int:
+    return sum((i2 - i1) + (j2 - j1 if tag != "equal" else 0) for tag, i1, i2, j1, j2 in group)
+
+
 def _hunk(out: _Capped, group: list[tuple[str, int, int, int, int]], a: list[str],
           b: list[str]) -> None:
     if out.full:  # past the cap: only count what is left out (the note says how much)
-        out.dropped_lines += 1 + sum((i2 - i1) + (j2 - j1 if tag != "equal" else 0)
-                                     for tag, i1, i2, j1, j2 in group)
+        out.dropped_lines += 1 + _left_out(group)
         return
     first, last = group[0], group[-1]
     out.add(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
-    for tag, i1, i2, j1, j2 in group:
-        if tag == "equal":
-            for line in a[i1:i2]:
-                out.add(_line(" ", line))
-            continue
-        for line in a[i1:i2]:
-            out.add(_line("-", line))
-        for line in b[j1:j2]:
-            out.add(_line("+", line))
+    for index, (tag, i1, i2, j1, j2) in enumerate(group):
+        if out.full:
+            out.dropped_lines += _left_out(group[index:])
+            return
+        runs = [(" ", a[i1:i2])] if tag == "equal" else [("-", a[i1:i2]), ("+", b[j1:j2])]
+        for prefix, lines in runs:
+            for n, line in enumerate(lines):
+                if out.full:  # count the rest of this run without formatting it
+                    out.dropped_lines += len(lines) - n
+                    break
+                out.add(_line(prefix, line))
 
 
 def _range(start: int, stop: int) -> str:
@@ -220,16 +226,10 @@ def _unique_anchors(a: list[int], alo: int, ahi: int, b: list[int], blo: int,
                     bhi: int) -> list[tuple[int, int]]:
     """Lines that occur once in `a[alo:ahi]` and once in `b[blo:bhi]`, paired, reduced to the
     longest run increasing on both sides (patience sorting)."""
-    count_a: dict[int, int] = {}
-    for i in range(alo, ahi):
-        count_a[a[i]] = count_a.get(a[i], 0) + 1
-    where_b: dict[int, int] = {}
-    for j in range(blo, bhi):
-        line = b[j]
-        if count_a.get(line) == 1:
-            where_b[line] = -1 if line in where_b else j
-    candidates = [(i, where_b[a[i]]) for i in range(alo, ahi)
-                  if count_a[a[i]] == 1 and where_b.get(a[i], -1) >= 0]
+    count_a, count_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    where_b = {line: j for j, line in enumerate(b[blo:bhi], blo) if count_b[line] == 1}
+    candidates = [(i, where_b[line]) for i, line in enumerate(a[alo:ahi], alo)
+                  if line in where_b and count_a[line] == 1]
     if not candidates:
         return []
     # Longest increasing subsequence of the b positions, in a order.
