@@ -18,6 +18,7 @@ holder itself is loaded (`LD_PRELOAD` and the like) arrive renamed `COCKPIT_HELD
 are given back their names for the command only.
 
 Standard library only, and no import of the cockpit: it runs in its own small interpreter.
+(`engine_adapter.scopes` imports its /proc helpers: one reading of the process table.)
 """
 
 import _signal as signal  # the C module: `signal` would import enum (~30 ms at start)
@@ -30,19 +31,30 @@ HELD = "COCKPIT_HELD_"
 _asked: list[int] = []  # signals received before the command was started
 
 
-def _below(root: int) -> list[int]:
-    """Every live process whose chain of parents reaches `root` (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
+def process_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (parent pid, process group, session) of every process, from /proc."""
+    table: dict[int, tuple[int, int, int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return table
+    for entry in entries:
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
-                data = handle.read()
-            ppid = int(data.rsplit(b")", 1)[1].split()[1])
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]))
         except (OSError, ValueError, IndexError):
             continue  # gone meanwhile
-        children.setdefault(ppid, []).append(int(entry))
+    return table
+
+
+def below(table: dict[int, tuple[int, int, int]], root: int) -> list[int]:
+    """Every process of `table` whose chain of parents reaches `root`."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _pgid, _sid) in table.items():
+        children.setdefault(ppid, []).append(pid)
     found: list[int] = []
     stack = [root]
     while stack:
@@ -50,6 +62,10 @@ def _below(root: int) -> list[int]:
             found.append(child)
             stack.append(child)
     return found
+
+
+def _below(root: int) -> list[int]:
+    return below(process_table(), root)
 
 
 def _kill(pid: int, sig: int) -> bool:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .holder import below, process_table
+
 __all__ = ["MARKER", "Scope", "become_subreaper", "end_scope", "start_in_scope"]
 
 MARKER = "COCKPIT_SCOPE"
@@ -156,10 +158,9 @@ class Scope:
         if self.pid is None:
             return []
         me = os.getpid()
-        table = _process_table()
-        below = _below(table, me)
+        table = process_table()
         killed: list[int] = []
-        for pid in below:
+        for pid in below(table, me):
             if pid == self.pid:
                 continue  # the holder itself is asyncio's to reap
             _ppid, pgid, sid = table[pid]
@@ -178,38 +179,6 @@ class Scope:
         except OSError:
             return False
         return f"{MARKER}={self.marker}".encode() in environ.split(b"\0")
-
-
-def _process_table() -> dict[int, tuple[int, int, int]]:
-    """pid -> (ppid, pgid, sid) of every process (Linux /proc; empty elsewhere)."""
-    table: dict[int, tuple[int, int, int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return table
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]))
-        except (OSError, ValueError, IndexError):
-            continue
-    return table
-
-
-def _below(table: Mapping[int, tuple[int, int, int]], root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _pgid, _sid) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    found: list[int] = []
-    stack = [root]
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            found.append(child)
-            stack.append(child)
-    return found
 
 
 def _reap(pids: list[int], seconds: float = 1.0) -> None:

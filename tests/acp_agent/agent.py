@@ -313,9 +313,16 @@ class TestAgent:
 
     async def do_terminal(self, sid: str, args: list[str]) -> PromptResponse:
         argv = args or ["echo", "hi"]
+        return await self._run_terminal(sid, {"command": argv[0], "args": argv[1:],
+                                              "outputByteLimit": 4096})
+
+    async def _run_terminal(self, sid: str, request: dict[str, Any]) -> PromptResponse:
+        """terminal/create with the request's fields; waits, reads, releases, replies."""
         try:
-            term = await self.conn.create_terminal(session_id=sid, command=argv[0],
-                                                   args=argv[1:], output_byte_limit=4096)
+            term = await self.conn.create_terminal(
+                session_id=sid, command=request["command"], args=request.get("args"),
+                env=request.get("env"), cwd=request.get("cwd"),
+                output_byte_limit=request.get("outputByteLimit"))
         except RequestError as exc:
             self.log(event="terminal", error=str(exc))
             await self.say(sid, f"terminal error: {exc}")
@@ -460,24 +467,10 @@ class TestAgent:
         if chosen != "allow_once":
             await self.say(sid, f"permission {chosen}")
             return PromptResponse(stop_reason="end_turn")
-        return await self.do_terminal_json(sid, args)
+        return await self._run_terminal(sid, request)
 
     async def do_terminal_json(self, sid: str, args: list[str]) -> PromptResponse:
-        request = json.loads(" ".join(args))
-        try:
-            term = await self.conn.create_terminal(
-                session_id=sid, command=request["command"], args=request.get("args"),
-                env=request.get("env"), cwd=request.get("cwd"),
-                output_byte_limit=request.get("outputByteLimit"))
-        except RequestError as exc:
-            await self.say(sid, f"terminal error: {exc}")
-            return PromptResponse(stop_reason="end_turn")
-        status = await self.conn.wait_for_terminal_exit(session_id=sid,
-                                                        terminal_id=term.terminal_id)
-        out = await self.conn.terminal_output(session_id=sid, terminal_id=term.terminal_id)
-        await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
-        await self.say(sid, f"exit {status.exit_code}: {out.output}")
-        return PromptResponse(stop_reason="end_turn")
+        return await self._run_terminal(sid, json.loads(" ".join(args)))
 
     async def do_refusal(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "I won't.")
