@@ -21,7 +21,7 @@ from textual.widgets import Static
 from engine_adapter.fold import RunView, ToolCallItem
 from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
 
-from .palette import Palette, palette_for
+from ..styles import Palette, palette_for
 from .text import clean, clean_line, pretty_input
 
 __all__ = ["ApprovalBar", "always_text", "input_body"]

@@ -21,7 +21,7 @@ from textual.strip import Strip
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
 
-from .palette import Palette
+from ..styles import Palette
 from .text import clean, clean_line, input_summary, one_line, split_lines
 
 __all__ = [

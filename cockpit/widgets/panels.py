@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from engine_adapter.fold import RunView
 
-from .palette import palette_for
+from ..styles import palette_for
 from .text import clean_line, one_line
 
 __all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed"]

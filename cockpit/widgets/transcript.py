@@ -29,8 +29,8 @@ from textual.strip import Strip
 from engine_adapter.fold import Item, MessageItem, RunView
 
 from ..keys import bindings
+from ..styles import palette_for
 from .items import GUTTER, needs_pager, render_item
-from .palette import palette_for
 
 __all__ = ["Transcript"]
 
@@ -238,10 +238,6 @@ class Transcript(ScrollView, can_focus=True):
             self.refresh_all()
         elif self.follow:  # shorter or taller: keep the last row in sight
             self._after_change()
-
-    def on_theme_changed(self) -> None:
-        """Called by the app when the theme changes: colours are baked into cached rows."""
-        self.refresh_all()
 
     # Drawing ---------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
