@@ -18,9 +18,11 @@ Errors are `FileRefused`, whose message is one line, safe to show the human and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 import stat
+import threading
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -185,9 +187,32 @@ def write_regular(path: str, shown: str, data: bytes) -> bool:
 
 async def off_loop(work: Callable[[], T], *, seconds: float = FILE_IO_SECONDS,
                    what: str = "the file operation") -> T:
-    """Run `work()` in a worker thread; `FileRefused` if it takes longer than `seconds` (the
-    thread is left to finish on its own: a thread cannot be stopped, but the loop goes on)."""
+    """Run `work()` in a worker thread; `FileRefused` if it takes longer than `seconds`.
+
+    The thread is a daemon of its own, not the loop's default executor: a thread cannot be
+    stopped, and one stuck in the kernel (a hung network mount) must hold up neither the
+    loop's shutdown (which waits for its executor) nor the interpreter's exit.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def run() -> None:
+        try:
+            result = work()
+        except BaseException as exc:  # handed to the awaiting task, raised there
+            error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(settle, lambda: future.set_exception(error))
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, lambda: future.set_result(result))
+
+    threading.Thread(target=run, name=f"cockpit-io: {what}", daemon=True).start()
     try:
-        return await asyncio.wait_for(asyncio.to_thread(work), seconds)
+        return await asyncio.wait_for(future, seconds)
     except TimeoutError:
         raise FileRefused(f"{what} took longer than {seconds:g} s and was abandoned") from None
