@@ -207,12 +207,19 @@ def test_a_non_edit_permission_never_lets_a_write_through_unseen(agent, kind):
     assert target.read_text() == "keep me\n"
 
 
-def test_an_edit_permission_covers_one_write_whose_row_shows_the_diff(agent):
-    target = agent.workspace / "victim-edit.txt"
+@pytest.mark.parametrize("shown", [False, True], ids=["no-diff-shown", "diff-shown"])
+def test_an_edit_permission_covers_one_write_whose_row_shows_the_diff(agent, shown):
+    target = agent.workspace / f"victim-edit-{shown}.txt"
     target.write_text("keep me\n")
-    reply, events, _ = agent.run(f"permit edit {target.name}")
+    reply, events, _ = agent.run(f"permit edit {target.name}" + (" diff" if shown else ""))
     assert reply == "allow_once; write ok"
-    assert [a.tool for a in _of(events, "approval_requested")] == ["edit"]
+    (asked,) = _of(events, "approval_requested")
+    assert asked.tool == "edit"
+    if shown:  # the permission's own diff content is in its approval
+        assert asked.tool_input["diff"] == (f"--- a/{target.name}\n+++ b/{target.name}\n"
+                                            "@@ -1 +1 @@\n-keep me\n+via permit\n")
+    else:
+        assert "diff" not in asked.tool_input
     start = next(e for e in _of(events, "tool_start") if e.source == "client")
     assert start.permitted_by == "agent permission"
     assert "-keep me" in start.tool_input["diff"] and "+via permit" in start.tool_input["diff"]

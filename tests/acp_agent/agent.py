@@ -28,7 +28,9 @@ The prompt's first word picks what it does (the rest are arguments):
                         shuffled (a big diff the client renders)
   spawn SHELL-LINE      runs SHELL-LINE with sh (it may leave processes behind), waits for it
   dup-permission        two permission requests at once with the same tool call id
-  permit KIND PATH      a KIND permission naming PATH, then a write to PATH
+  permit KIND PATH [diff]
+                        a KIND permission naming PATH (with the edit's diff as its content if
+                        "diff" is given), then a write to PATH
   terminal-json JSON    terminal/create with the JSON object's command/args/env/cwd/
                         outputByteLimit; replies with the exit or the error
   permit-terminal JSON  an `execute` permission for the JSON's command and args, then
@@ -166,13 +168,13 @@ class TestAgent:
                 for i, kind in enumerate(kinds)]
 
     async def ask(self, sid: str, call_id: str, kinds: list[str], *, kind: str = "execute",
-                  title: str = "", raw_input: Any = None) -> str:
+                  title: str = "", raw_input: Any = None, content: Any = None) -> str:
         """Request permission; returns the chosen option's kind, or "cancelled"."""
         options = self.options(kinds)
         response = await self.conn.request_permission(
             session_id=sid, options=options,
             tool_call=ToolCallUpdate(tool_call_id=call_id, title=title or call_id, kind=kind,
-                                     status="pending", raw_input=raw_input))
+                                     status="pending", raw_input=raw_input, content=content))
         outcome = response.outcome
         if outcome.outcome == "cancelled":
             chosen = "cancelled"
@@ -447,8 +449,12 @@ class TestAgent:
 
     async def do_permit(self, sid: str, args: list[str]) -> PromptResponse:
         kind, path = args[0], self.path(args[1])
+        content = None
+        if len(args) > 2:  # show the edit the permission is for, as a diff
+            with open(path, encoding="utf-8") as handle:
+                content = [tool_diff_content(path, "via permit\n", handle.read())]
         chosen = await self.ask(sid, f"permit-{kind}", ["allow_once", "reject_once"],
-                                kind=kind, raw_input={"path": path})
+                                kind=kind, raw_input={"path": path}, content=content)
         try:
             await self.conn.write_text_file(session_id=sid, path=path, content="via permit\n")
             reply = f"{chosen}; write ok"
