@@ -33,7 +33,7 @@ from ..pump import ChangeSet
 from ..screens import HelpScreen, PagerScreen
 from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
-from ..widgets.text import clean, clean_line
+from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
 from .keys import REPLAY_SCOPE
 from .picker import PickerScreen
@@ -138,7 +138,7 @@ class ReplayScreen(Screen[None]):
 
     def _fail(self, error: str) -> None:
         error_box = self.query_one("#replay-error", Static)
-        error_box.update(clean(error, 2_000))
+        error_box.update(styled(error, limit=2_000))  # Text: journal words are never markup
         error_box.add_class("-shown")
         self.timeline.update_state(indexing=False, problems=clean_line(error, 300))
 

@@ -141,7 +141,7 @@ class VerificationPanel(Static):
             if check.added_in > 1:
                 text.append(" ◆changed", palette.warning)
             if check.status == "failed" and check.output:
-                text.append("\n   " + one_line(check.output.strip(), 200), palette.dim)
+                text.append("\n   " + one_line(check.output.strip(" \t\r\n"), 200), palette.dim)
         if len(view.checks) > 50:
             text.append(f"\n… {len(view.checks) - 50} more checks", palette.dim)
         self.update(text)
