@@ -24,6 +24,8 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
+from .text import Cut
+
 __all__ = [
     "DIFF_SECONDS",
     "MAX_DIFF_CHARS",
@@ -98,9 +100,9 @@ class _Capped:
 
     def text(self) -> str:
         tail = list(self.notes)
-        if self.full:
-            tail.insert(0, f"… [diff cut at {self.limit:,} characters: {self.dropped_lines:,} "
-                           "more diff lines not shown]\n")
+        if self.full:  # worded by the one text policy: "… 1,234 more lines dropped"
+            dropped = Cut("".join(self.parts), max(1, self.dropped_lines), self.dropped_lines)
+            tail.insert(0, f"{dropped.note()} (diff cut at {self.limit:,} characters)\n")
         return "".join(self.parts + tail)
 
 
