@@ -43,6 +43,7 @@ from ...events import (
     VerificationPlanFrozen,
     VerificationStart,
 )
+from ...fileio import FileRefused, off_loop
 from ...state import TaskState
 from .model import (
     Decision,
@@ -227,7 +228,7 @@ class _Run:
 
             def read() -> str:
                 return cap_text(reader(self.workspace, tool_input), cap)
-            return await self._run_tool(call, lambda: asyncio.to_thread(read))
+            return await self._run_tool(call, lambda: off_loop(read, what=tool))
         if tool in EDIT_TOOLS:
             return await self._edit(call)
         handler: Callable[[_Call], Awaitable[ToolResult]] = getattr(self, f"_{tool}")
@@ -244,7 +245,7 @@ class _Run:
         started = asyncio.get_running_loop().time()
         try:
             output, error = await work(), None
-        except ToolError as exc:
+        except (ToolError, FileRefused) as exc:
             output, error = "", str(exc)
         except Exception as exc:  # an OSError from the file system, say
             output, error = "", f"{type(exc).__name__}: {exc}"
@@ -275,13 +276,14 @@ class _Run:
                       "edit")
             self.sink.emit(DeclarationRequired(turn=self.turn, reason=reason))
             return call.result("failed", error=f"refused: {reason}")
-        try:
-            prepared = prepare_write(self.workspace, call.tool, call.input)
-        except ToolError as exc:
+        try:  # reads the file and diffs it: in a worker thread, never on the loop
+            prepared = await off_loop(
+                lambda: prepare_write(self.workspace, call.tool, call.input), what=call.tool)
+        except (ToolError, FileRefused) as exc:
             return await self._refuse(call, str(exc))
 
         async def write() -> str:
-            return await asyncio.to_thread(prepared.apply)
+            return await off_loop(prepared.apply, what=call.tool)
         return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
 
     async def _shell(self, call: _Call) -> ToolResult:
