@@ -246,6 +246,11 @@ def _decision_error(e: Any) -> Description:
     return Description("error", f"malformed decision: {e.error}", "bad", "✗", "", details)
 
 
+def _model_retry(e: Any) -> Description:
+    return Description("retry", f"{e.error} — retry {e.attempt} of {e.max_attempts} in "
+                       f"{e.delay_s:g} s", "warn", "↻")
+
+
 def _model_usage(e: Any) -> Description:
     cost = f", ${e.cost_usd:.4f}" if e.cost_usd is not None else ""
     cached = _field(e, "cached_read_tokens")
@@ -306,6 +311,7 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
     "verification_end": _verification_end,
     "cancellation_observed": _cancellation_observed,
     "task_escalated": _task_escalated,
+    "model_retry": _model_retry,
 }
 """Each event type's describer (a test checks every type in `EVENT_TYPES` has one)."""
 

@@ -387,6 +387,7 @@ class RunFold:
             "verification_end": self._verification_end,
             "cancellation_observed": self._cancellation_observed,
             "task_escalated": self._task_escalated,
+            "model_retry": self._model_retry,
         }
 
     def apply(self, event: BaseEvent) -> Change:
@@ -719,6 +720,8 @@ class RunFold:
     def _task_escalated(self, e: Any) -> Change:
         return self._notice("escalation", e)
 
+    def _model_retry(self, e: Any) -> Change:
+        return self._notice("retry", e, turn=e.turn)
 
 
 def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:

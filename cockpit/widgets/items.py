@@ -99,7 +99,9 @@ def _message(item: MessageItem, expanded: bool, palette: Palette, console: Conso
     text = item.text
     warn = warn_style(palette)
     if item.channel == "thought":
-        piece = cut(text, lines=None if expanded else THOUGHT_LINES, chars=TEXT_LIMIT)
+        # Collapsed, only the first rows show: wrap no more of a long line than they hold.
+        room = TEXT_LIMIT if expanded else min(TEXT_LIMIT, (THOUGHT_LINES + 1) * max(width, 20))
+        piece = cut(text, lines=None if expanded else THOUGHT_LINES, chars=room)
         body = Text("∴ ", palette.thought)
         body.append_text(styled(piece.kept, palette.thought, marker_style=warn))
         strips = wrapped(console, body, width)
