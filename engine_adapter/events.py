@@ -140,7 +140,9 @@ class ToolStart(BaseEvent):
 
 
 class ToolEnd(BaseEvent):
-    """A tool call finished, well or badly."""
+    """A tool call finished, well or badly. `diff`, when the engine knows it: the unified diff
+    of the files the call changed (an agent's edit reported with diff content), made off the
+    event loop and capped by `engine_adapter.diffs`; views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str
@@ -149,6 +151,7 @@ class ToolEnd(BaseEvent):
     output: str = ""
     error: str | None = None
     duration_ms: float | None = None
+    diff: str | None = None
 
 
 class ApprovalRequested(BaseEvent):
