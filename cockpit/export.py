@@ -1,26 +1,24 @@
-"""`cockpit export`: a readable report of a run from its journal, as Markdown or HTML.
+"""`cockpit export`: a readable report of a run from its journal, as Markdown (here) or HTML
+(`cockpit.export_html`), both saying what `cockpit.report` says.
 
 The report is built from the same fold the cockpit shows (`RunFold`, run as replay runs it): the
-task, each turn with its messages, decisions and tool calls (outputs trimmed), approvals with
-who decided, the verification checks, and token usage. Journal contents are untrusted: every
-character `engine_adapter.text` calls unsafe is shown — in Markdown as its escape (`\u200b`), in
-HTML as a marker (`⟨U+200B⟩`) in a highlighted `<mark class="unsafe">` — Markdown code fences are
-made long enough not to be closed by the content, HTML is escaped, and every cut says how much
-it dropped. Each tool call shows its whole input, every key of it.
+task and how it ended (the error first, the reply once), the files it changed, each turn with
+its messages (line breaks kept), decisions and tool calls (outputs trimmed, every diff),
+approvals with who decided, the verification checks, and token usage. Journal contents are
+untrusted: every character `engine_adapter.text` calls unsafe is shown — in Markdown as its
+escape (`\u200b`), in HTML as a marker (`⟨U+200B⟩`) in a highlighted `<mark class="unsafe">` —
+Markdown code fences are made long enough not to be closed by the content, HTML is escaped,
+and every cut says how much it dropped. Each tool call shows its whole input, every key of it.
 """
 
 from __future__ import annotations
 
-import html
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine_adapter.describe import call_timing, verdict_text
-from engine_adapter.diff_summary import line_kinds
+from engine_adapter.describe import call_timing
 from engine_adapter.fold import (
     DecisionItem,
     EndItem,
@@ -30,55 +28,35 @@ from engine_adapter.fold import (
     RunView,
     ToolCallItem,
 )
-from engine_adapter.input_fields import input_text
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
-from engine_adapter.text import cap, escaped, marker, plural, split_unsafe
+from engine_adapter.text import cap, escaped
 
-from .outcome import Outcome, changes_lines, outcome, task_changes
+from .export_html import render_html
+from .outcome import changes_lines, outcome, task_changes
+from .report import (
+    END_LINES,
+    HUMAN,
+    TEXT_CHARS,
+    ExportResult,
+    approval_text,
+    call_diff,
+    call_input,
+    problems,
+    status_lines,
+    trim,
+    usage_text,
+    when,
+)
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
 FORMATS = ("markdown", "html")
-OUTPUT_LINES = 20  # lines of a tool output kept in the report
-OUTPUT_CHARS = 4_000  # characters of a tool output kept
-DIFF_LINES = 400  # lines of one call's diff kept
-DIFF_CHARS = 40_000  # characters of it
-END_LINES = 60  # lines of an end's error and stderr tail kept
-HUMAN = "a human"  # who answered an approval, for a report read later by anyone
-TEXT_CHARS = 20_000  # characters of one message kept
-INPUT_CHARS = 8_000  # characters of a tool call's whole input kept
-INPUT_LINES = 60  # lines of it
 
 
 def _visible(text: str, limit: int | None = None) -> str:
     """Markdown's display: capped (saying how much was dropped), unsafe characters escaped."""
     return escaped(cap(text, chars=limit) if limit is not None else text)
-
-
-def _trim(text: str, lines: int = OUTPUT_LINES, chars: int = OUTPUT_CHARS) -> str:
-    return cap(text, chars=chars, lines=lines)
-
-
-def _html(text: str | None, limit: int | None = None) -> str:
-    """HTML's display: capped, escaped, each unsafe character a visible marker in a
-    highlighted `<mark class="unsafe">` (never the character itself: a bidi override would
-    reorder the page)."""
-    text = cap(text or "", chars=limit) if limit is not None else (text or "")
-    return "".join(
-        f"<mark class='unsafe' title='unsafe character U+{ord(run):04X}'>{marker(run)}</mark>"
-        if unsafe else html.escape(run) for run, unsafe in split_unsafe(text))
-
-
-@dataclass
-class ExportResult:
-    """The report's text and what reading the journal ran into."""
-
-    text: str
-    events: int
-    corrupt_lines: list[int] = field(default_factory=list)
-    unknown_events: int = 0
-    torn_tail: bool = False
 
 
 @contextmanager
@@ -91,37 +69,6 @@ def _folded(path: str | Path) -> Iterator[tuple[RunView, JournalIndex]]:
         yield replay.state_at(len(replay), share=True), replay.index
     finally:
         replay.close()
-
-
-def _when(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
-
-
-def _input(item: ToolCallItem) -> str:
-    """The call's whole input (every key: the command, env, cwd…), capped; its diff is shown
-    in a block of its own (`_diff`)."""
-    data = item.approval.tool_input if item.approval and item.approval.tool_input \
-        else item.tool_input
-    if isinstance(data, dict) and "diff" in data:
-        data = {k: v for k, v in data.items() if k != "diff"}
-    return _trim(input_text(data), lines=INPUT_LINES, chars=INPUT_CHARS)
-
-
-def _diff(item: ToolCallItem) -> str:
-    """The call's diff, capped (saying how much was dropped)."""
-    return _trim((item.diff or "").rstrip("\n"), lines=DIFF_LINES, chars=DIFF_CHARS)
-
-
-
-
-def _end_of(view: RunView) -> tuple[EndItem | None, Outcome | None]:
-    """The last task's end and how it reads (None while it has not ended)."""
-    for item in reversed(view.items):
-        if isinstance(item, EndItem):
-            return item, outcome(view.items, item)
-        if item.kind == "task":
-            break
-    return None, None
 
 
 def _hard_breaks(text: str) -> str:
@@ -148,37 +95,13 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _approval_text(item: ToolCallItem) -> str | None:
-    approval = item.approval
-    if approval is None:
-        return None
-    return verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
-
-
-def _usage(view: RunView) -> str:
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
-    return (f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-            f"{plural(view.model_calls, 'model call')}{cost}")
-
-
-def _status_lines(view: RunView) -> tuple[str, list[str]]:
-    """The run's status line (the error first, never the reply in its place) and the rest of
-    the error and the agent's stderr tail, capped."""
-    _, told = _end_of(view)
-    if told is None:
-        return view.status, []
-    head, *rest = told.lines
-    rest_text = _trim("\n".join(rest), lines=END_LINES, chars=8_000) if rest else ""
-    return head, rest_text.split("\n") if rest_text else []
-
-
 def render_markdown(view: RunView, result: ExportResult) -> str:
     """The report as Markdown."""
     out: list[str] = []
     add = out.append
     add(f"# Run report: {_visible(view.task or '(no task)', 300)}")
     add("")
-    head, rest = _status_lines(view)
+    head, rest = status_lines(view)
     add(f"- **Status:** {_visible(head, 2_000)}")
     if rest:
         body = _visible("\n".join(rest))
@@ -187,11 +110,11 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
             + f"\n  {fence}\n")
     add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
                                                            if view.model else ""))
-    add(f"- **Started:** {_when(view.started_ts)} · **ended:** {_when(view.ended_ts)}")
+    add(f"- **Started:** {when(view.started_ts)} · **ended:** {when(view.ended_ts)}")
     add(f"- **Events:** {result.events:,} · turns {len(view.turns)} · tool calls "
         f"{len(view.tool_calls)}")
-    add(f"- **Usage:** {_usage(view)}")
-    for problem in _problems(result):
+    add(f"- **Usage:** {usage_text(view)}")
+    for problem in problems(result):
         add(f"- **Journal:** {problem}")
     add("")
     changes = changes_lines(task_changes(view.items))
@@ -220,7 +143,7 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
         add(f"- {mark} **{_visible(check.name)}** ({check.status})"
             + (f": `{_visible(check.command)}`" if check.command else ""))
         if check.output and check.status == "failed":
-            body = _visible(_trim(check.output))
+            body = _visible(trim(check.output))
             fence = _fence(body)
             add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
                 + f"\n  {fence}")
@@ -239,7 +162,7 @@ def _markdown_end(item: EndItem, view: RunView) -> str:
     head, *rest = told.lines
     lines = [f"**■ {_visible(head, 2_000)}**"]
     if rest:
-        body = _visible(_trim("\n".join(rest), lines=END_LINES, chars=8_000))
+        body = _visible(trim("\n".join(rest), lines=END_LINES, chars=8_000))
         fence = _fence(body)
         lines += ["", fence, body, fence]
     if told.reply_note:
@@ -264,21 +187,21 @@ def _markdown_item(item: Item, view: RunView) -> str:
         timing = call_timing(item, HUMAN)
         lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}"
                  + (f" · {timing}" if timing else ""), ""]
-        shown = _visible(_input(item))
+        shown = _visible(call_input(item))
         if shown:
             fence = _fence(shown)
             lines += ["Input:", "", fence, shown, fence, ""]
-        approval = _approval_text(item)
+        approval = approval_text(item)
         if approval:
             lines.append(f"Approval: {approval}")
         if item.error:
             lines.append(f"Error: {_visible(item.error, 500)}")
         if item.diff:
-            body = _visible(_diff(item))
+            body = _visible(call_diff(item))
             fence = _fence(body)
             lines += ["", f"{fence}diff", body, fence]
         if item.output:
-            body = _visible(_trim(item.output))
+            body = _visible(trim(item.output))
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
@@ -288,146 +211,6 @@ def _markdown_item(item: Item, view: RunView) -> str:
         prefix = {"error": "**Error:** ", "warning": "**Note:** "}.get(item.level, "")
         return f"{prefix}{_visible(item.text, 2_000)}"
     return f"({_visible(item.kind)})"
-
-
-def _problems(result: ExportResult) -> list[str]:
-    problems = []
-    if result.corrupt_lines:
-        shown = ", ".join(str(n) for n in result.corrupt_lines[:10])
-        problems.append(f"{plural(len(result.corrupt_lines), 'corrupt line')} skipped "
-                        f"(line {shown})")
-    if result.unknown_events:
-        problems.append(f"{plural(result.unknown_events, 'event')} of unknown type "
-                        "(a newer cockpit?)")
-    if result.torn_tail:
-        problems.append("the last line was torn (a crash mid-write) and skipped")
-    return problems
-
-
-_HTML_STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222; }
-pre { background: #f4f4f4; padding: .6rem; overflow-x: auto; white-space: pre-wrap; }
-.thought { color: #666; font-style: italic; }
-.error { color: #b00020; } .warning { color: #8a6d00; }
-.ok { color: #1a7f37; } .failed, .denied { color: #b00020; }
-.meta td { padding: 0 1rem 0 0; vertical-align: top; }
-pre.diff .add { color: #1a7f37; } pre.diff .remove { color: #b00020; }
-pre.diff .hunk { color: #6f42c1; } pre.diff .file { font-weight: bold; }
-pre.diff .note { color: #666; }
-mark.unsafe { background: #ffd54f; color: #000; font-weight: bold; }
-"""
-
-
-def _html_diff(diff: str) -> str:
-    """A diff as `<pre class='diff'>`, each line in a span named for its kind."""
-    lines = diff.rstrip("\n").split("\n")
-    return "<pre class='diff'>" + "\n".join(
-        f"<span class='{kind}'>{_html(line)}</span>"
-        for line, kind in zip(lines, line_kinds(lines), strict=True)) + "</pre>"
-
-
-def render_html(view: RunView, result: ExportResult) -> str:
-    """The report as a standalone HTML page (everything from the journal escaped)."""
-    e = _html
-    out: list[str] = []
-    add = out.append
-    add("<!doctype html><html><head><meta charset='utf-8'>")
-    add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}</style></head>")
-    add("<body>")
-    add(f"<h1>Run report: {e(view.task or '(no task)', 300)}</h1>")
-    head, rest = _status_lines(view)
-    status, _, error = head.partition(": ")
-    rows = [
-        ("Status", f"<span class='{e(view.status)}'>{e(status)}</span>"
-                   + (f": {e(error, 2_000)}" if error else "")
-                   + (f"<pre>{e(chr(10).join(rest))}</pre>" if rest else "")),
-        ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
-        ("Started", e(_when(view.started_ts)) + " · ended " + e(_when(view.ended_ts))),
-        ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
-                   f"{len(view.tool_calls)}"),
-        ("Usage", e(_usage(view))),
-        *[("Journal", e(p)) for p in _problems(result)],
-    ]
-    add("<table class='meta'>" + "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>"
-                                         for k, v in rows) + "</table>")
-    changes = changes_lines(task_changes(view.items))
-    if changes:
-        add(f"<h2>Changed files</h2><pre class='changes'>{e(chr(10).join(changes))}</pre>")
-    turn: tuple[int, int | None] | None = None
-    for item in view.items:
-        key = (item.task, item.turn)
-        if item.turn and key != turn and not isinstance(item, EndItem):
-            turn = key
-            add(f"<h2>Turn {item.turn}</h2>")
-        add(_html_item(item, view, e))
-    add("<h2>Verification</h2>")
-    if not view.checks:
-        add("<p>No verification plan.</p>")
-    add("<ul>")
-    for check in view.checks.values():
-        add(f"<li class='{e(check.status)}'><b>{e(check.name)}</b> ({e(check.status)})"
-            + (f" <code>{e(check.command)}</code>" if check.command else "")
-            + (f"<pre>{e(_trim(check.output))}</pre>"
-               if check.output and check.status == "failed" else "") + "</li>")
-    add("</ul>")
-    if view.grants:
-        add("<h2>Grants in force</h2><ul>")
-        for grant in view.grants:
-            add(f"<li>{e(grant.tool)} <code>{e(grant.prefix)}</code> up to tier {grant.tier}</li>")
-        add("</ul>")
-    add("</body></html>")
-    return "\n".join(out)
-
-
-def _html_end(item: EndItem, view: RunView, e: Callable[..., str]) -> str:
-    told = outcome(view.items, item)
-    head, *rest = told.lines
-    parts = [f"<div class='end'><p class='{e(item.level)}'><b>■ {e(head, 2_000)}</b></p>"]
-    if rest:
-        parts.append(f"<pre>{e(_trim(chr(10).join(rest), lines=END_LINES, chars=8_000))}</pre>")
-    if told.reply_note:
-        parts.append(f"<p><i>{e(told.reply_note[:1].upper() + told.reply_note[1:])}.</i></p>")
-    elif told.reply:
-        parts.append(f"<p><b>{'Partial reply' if told.partial else 'Reply'}:</b></p>"
-                     f"<p class='message' style='white-space: pre-wrap'>"
-                     f"{e(told.reply, TEXT_CHARS)}</p>")
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
-    if isinstance(item, MessageItem):
-        cls = "thought" if item.channel == "thought" else "message"
-        return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text, TEXT_CHARS)}</p>"
-    if isinstance(item, DecisionItem):
-        tool = f" <code>{e(item.tool)}</code>" if item.tool else ""
-        why = f" — {e(item.rationale, 500)}" if item.rationale else ""
-        return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
-    if isinstance(item, ToolCallItem):
-        timing = call_timing(item, HUMAN)
-        parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
-                 + (f" · {e(timing)}" if timing else "")]
-        shown = _input(item)
-        if shown:
-            parts.append(f"<br>Input:</p><pre class='input'>{e(shown)}</pre><p>")
-        approval = _approval_text(item)
-        if approval:
-            parts.append(f"<br>Approval: {e(approval)}")
-        if item.error:
-            parts.append(f"<br><span class='error'>Error: {e(item.error, 500)}</span>")
-        parts.append("</p>")
-        if item.diff:
-            parts.append(_html_diff(_diff(item)))
-        if item.output:
-            parts.append(f"<pre>{e(_trim(item.output))}</pre>")
-        parts.append("</div>")
-        return "".join(parts)
-    if isinstance(item, EndItem):
-        return _html_end(item, view, e)
-    if isinstance(item, NoticeItem):
-        return f"<p class='{e(item.level)}'>{e(item.text, 2_000)}</p>"
-    return f"<p>({e(item.kind)})</p>"
 
 
 def export_journal(path: str | Path, fmt: str = "markdown") -> ExportResult:

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.style import Style
 
-from cockpit.export import _html, _visible
+from cockpit.export import _visible
+from cockpit.export_html import _html
 from cockpit.headless import LinePrinter, sanitize
 from cockpit.replay.cli import _printable
 from cockpit.widgets.text import MARKER_STYLE, clean, clean_line, styled, styled_line

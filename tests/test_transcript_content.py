@@ -205,3 +205,23 @@ def test_the_end_row_names_the_files_the_task_changed() -> None:
     end = view.items[-1]
     assert isinstance(end, EndItem)
     assert last_rows(view) == ["  ■ completed", "    changed: notes.txt +1 −1"]  # x.txt failed
+
+
+def test_every_cut_says_how_much_it_dropped() -> None:
+    view = fold({"type": "tool_start", "call_id": "s1", "tool": "shell",
+                 "tool_input": {"command": "make"}},
+                {"type": "tool_end", "call_id": "s1", "tool": "shell", "ok": False,
+                 "error": "exit 2\nmake: *** [all] Error 2\nmake: giving up", "output": ""},
+                {"type": "agent_end", "status": "failed", "error": "x" * 5_000})
+    assert rows(view, 1)[1] == "    error: exit 2 … 2 more lines"
+    end = "".join(last_rows(view, width=4_100))
+    kept = end.count("x")
+    assert end.endswith(f" … {5_000 - kept:,} more characters · enter opens the pager")
+    long_output = "".join(f"row {i}\n" for i in range(1, 1_235))
+    view = fold({"type": "tool_start", "call_id": "s1", "tool": "shell",
+                 "tool_input": {"command": "seq"}},
+                {"type": "tool_end", "call_id": "s1", "tool": "shell", "ok": True,
+                 "output": long_output})
+    assert last_rows(view)[-1] == "    └ … 1,231 more lines · enter opens the pager"
+    assert last_rows(view, expanded=True)[-1] == \
+        "    └ … 1,034 more lines · enter opens the pager"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from engine_adapter.fold import EndItem, RunView
-from engine_adapter.text import cut, plural
+from engine_adapter.text import cap, cut, plural
 
 from ..outcome import changes_lines, outcome, task_changes
 from ..styles import Palette
@@ -44,7 +44,8 @@ def end_text(view: RunView, palette: Palette, *, journal: str | None, hint: str)
         text.append(view.status, status_style)
         if view.error:
             text.append(": ", status_style)
-            text.append_text(styled(view.error[:4_000], palette.text, marker_style=warn))
+            text.append_text(styled(cap(view.error, chars=4_000), palette.text,
+                                    marker_style=warn))
     else:
         told = outcome(view.items, end)
         head, *rest = told.lines
@@ -52,8 +53,12 @@ def end_text(view: RunView, palette: Palette, *, journal: str | None, hint: str)
         text.append(status, status_style)
         if error:
             text.append(": ", status_style)
-            text.append_text(styled(error, palette.error_line if status == "failed"
-                                    else palette.warning, limit=2_000, marker_style=warn))
+            piece = cut(error, chars=2_000)
+            text.append_text(styled(piece.kept, palette.error_line if status == "failed"
+                                    else palette.warning, marker_style=warn))
+            if piece.was_cut:
+                text.append(" " + piece.note(gone=False, hint="the ■ row has all of it"),
+                            palette.dim)
         if rest:
             piece = cut("\n".join(rest), lines=ERROR_LINES, chars=4_000)
             text.append("\n")
@@ -76,7 +81,7 @@ def end_text(view: RunView, palette: Palette, *, journal: str | None, hint: str)
             text.append("\nchanged:", palette.dim)
             for line in lines:
                 text.append("\n  ")
-                text.append_text(styled(line, palette.text, limit=300, marker_style=warn))
+                text.append_text(styled(cap(line, chars=300), palette.text, marker_style=warn))
     text.append("\njournal: ", palette.dim)
     text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
                 palette.accent if journal else palette.dim)

@@ -22,7 +22,7 @@ from textual.strip import Strip
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import DecisionItem, EndItem, Item, MessageItem, NoticeItem, ToolCallItem
 from engine_adapter.input_fields import input_text
-from engine_adapter.text import cut, plural
+from engine_adapter.text import cap, cut, plural
 
 from ..outcome import outcome, task_changes
 from ..styles import Palette
@@ -54,6 +54,7 @@ MARKDOWN_LIMIT = 20_000  # longer complete messages are shown as plain text (Mar
 STREAM_TAIL = 8_000  # a message still streaming shows only its last characters
 TEXT_LIMIT = 200_000  # any more of a message is left to the pager
 END_LINES = 20  # lines of an end's error (and stderr tail) shown in its row
+END_CHARS = 4_000  # characters of its first line
 CHANGED_NAMED = 5  # files named in an end's "changed:" row (the end panel lists them all)
 
 # Text with none of Markdown's syntax renders the same as plain text, ~20x cheaper (a flood
@@ -134,7 +135,9 @@ def _end(item: EndItem, items: Sequence[Item], palette: Palette, console: Consol
     body.append(status, style)
     if error:
         body.append(": ", style)
-        body.append_text(styled(error, palette.error_line if told.status == "failed"
+        body.append_text(styled(cap(error, chars=END_CHARS, gone=False,
+                                    hint="enter opens the pager"),
+                                palette.error_line if told.status == "failed"
                                 else palette.warning, marker_style=warn))
     if rest:
         piece = cut("\n".join(rest), lines=END_LINES, chars=20_000)
