@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 
 Policy = Literal["deny", "approve"]
 
+_JOURNAL_WRITE = JsonlEventJournal.write
+"""The journal write that also takes the line the Session already serialised (`line=`)."""
+
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
 
@@ -219,9 +222,10 @@ class Session:
             journal = self.journal
             if journal is not None and self.journal_error is None:
                 try:
-                    if isinstance(journal, JsonlEventJournal):
-                        journal.write(event, line=line)
-                    else:
+                    write = journal.write
+                    if getattr(write, "__func__", None) is _JOURNAL_WRITE:  # ours, as it is
+                        write(event, line=line)
+                    else:  # a caller's journal, or a subclass: the documented signature only
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
                     self.journal_error = str(exc) or type(exc).__name__
