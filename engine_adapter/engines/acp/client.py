@@ -41,9 +41,8 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from ...context import RunContext
 from ...events import BaseEvent, ToolEnd, ToolStart
-from ...grants import grant_prefix
-from ...runner import ApprovalController, CancelToken, EventSink
 from .mapping import OUTPUT_LIMIT, UpdateMapper
 from .permissions import (
     approval_input,
@@ -57,23 +56,12 @@ from .terminals import Terminal, TerminalError, Terminals
 from .text import cap, clean
 from .workspace import Workspace, WorkspaceError
 
-__all__ = ["AcpClient", "RunContext"]
+__all__ = ["AcpClient"]
 
 log = logging.getLogger(__name__)
 
 PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
 _EDIT_KINDS = frozenset({"edit", "delete", "move"})
-
-
-@dataclass
-class RunContext:
-    """The run being served: where events go, who approves, what cancels. `live` is cleared
-    just before `agent_end`, after which nothing more may be emitted into the run."""
-
-    sink: EventSink
-    controller: ApprovalController
-    token: CancelToken
-    live: bool = True
 
 
 @dataclass
@@ -224,19 +212,13 @@ class AcpClient:
             command = command_of(raw)
             self._permits.append(_Permit(kind, command,
                                          _paths_of(raw, locations, self.workspace)))
-        remembered = allowed and self._granted(run, kind, tool_input, tier)
+        remembered = allowed and run.is_granted(kind, tool_input, tier)
         option = choose_option(options, allowed=allowed, remembered=remembered,
                                forward_always=self.forward_always)
         if option is None:
             return cancelled
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected",
                                                                 option_id=option.option_id))
-
-    @staticmethod
-    def _granted(run: RunContext, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
-        grants = getattr(run.controller, "grants", None) or []
-        prefix = grant_prefix(tool, tool_input)
-        return any(grant.matches(tool, prefix, tier) for grant in grants)
 
     def _take_permit(self, predicate: Any) -> _Permit | None:
         for permit in self._permits:
