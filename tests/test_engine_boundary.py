@@ -267,3 +267,86 @@ def test_the_builtin_engine_writes_only_declared_fields(tmp_path) -> None:
     run(session.run())
     assert session.history[-1].status == "completed"
     assert _undeclared(list(session.history)) == []
+
+
+# -- the declared fields are shown ----------------------------------------------------------------
+
+def _acp_like_events() -> list[Any]:
+    from engine_adapter import AgentInfo, AgentStart, ModelUsage, ToolEnd, ToolStart
+
+    return [
+        AgentStart(task="t", engine="acp:x", agent=AgentInfo(name="x", title="X Agent",
+                                                             version="2.1"),
+                   command="x --acp", acp_session_id="s1", new_session=True),
+        ToolStart(call_id="w1", tool="edit", tool_input={"path": "a.txt"}, tier=3,
+                  title="write a.txt", source="client", permitted_by="agent permission"),
+        ToolEnd(call_id="w1", tool="edit", ok=True, output="wrote 3 characters"),
+        ToolStart(call_id="t1", tool="execute", tool_input={"argv": ["make"]}, tier=3,
+                  title="run make", source="client", terminal_id="term-1"),
+        ToolEnd(call_id="t1", tool="execute", ok=False, output="", error="exit code 2",
+                exit_code=2, title="run make (failed)"),
+        ModelUsage(input_tokens=100, output_tokens=5, cached_read_tokens=80,
+                   thought_tokens=7),
+        ModelUsage(cost_usd=0.01, cost=0.01, currency="USD", context_used=50_000,
+                   context_size=200_000),
+    ]
+
+
+def test_the_fold_reads_the_declared_fields() -> None:
+    from engine_adapter.fold import fold_events
+
+    view = fold_events(_acp_like_events())
+    assert view.agent == "X Agent 2.1" and view.agent_command == "x --acp"
+    assert (view.cached_tokens, view.thought_tokens) == (80, 7)
+    assert view.context == (50_000, 200_000)
+    write, command = view.tool_calls["w1"], view.tool_calls["t1"]
+    assert write.permitted_by == "agent permission" and write.exit_code is None
+    assert command.exit_code == 2 and command.title == "run make (failed)"
+
+
+def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
+    from textual.app import App
+
+    from cockpit.export import export_journal
+    from cockpit.headless import format_event
+    from cockpit.widgets.panels import StatusLine
+    from cockpit.widgets.transcript import Transcript
+    from engine_adapter import JsonlEventJournal
+    from engine_adapter.events import stamped
+    from engine_adapter.fold import fold_events
+
+    events = [stamped(e, "s", i, 1000.0 + i) for i, e in enumerate(_acp_like_events())]
+    view = fold_events(events)
+
+    class Host(App):
+        def compose(self):
+            yield StatusLine(id="status")
+            yield Transcript(id="transcript")
+
+    async def shown() -> tuple[str, str]:
+        app = Host()
+        async with app.run_test(size=(160, 20)) as pilot:
+            line = app.query_one(StatusLine)
+            line.show(view)
+            transcript = app.query_one(Transcript)
+            transcript.show(view)
+            await pilot.pause()
+            row = "".join(seg.text for strip in transcript._strips(
+                view.tool_calls["w1"].index) for seg in strip)
+            return line.render().plain, row
+
+    status, row = run(shown())
+    assert "X Agent 2.1" in status and "(80 cached)" in status
+    assert "context 25% of 200,000" in status
+    assert "covered by agent permission" in row
+    assert "X Agent 2.1" in format_event(events[0])[1]
+    assert "(80 cached)" in format_event(events[5])[1]
+    path = tmp_path / "run.jsonl"
+    with JsonlEventJournal(path) as journal:
+        for event in events:
+            journal.write(event)
+    report = export_journal(path, "markdown").text
+    assert "agent X Agent 2.1" in export_journal(path, "html").text
+    assert "agent X Agent 2.1" in report and "started with x --acp" in report
+    assert "(80 from cache)" in report and "context window 50,000 of 200,000" in report
+    assert "Approval: covered by agent permission" in report
