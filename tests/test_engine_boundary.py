@@ -350,3 +350,27 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
     assert "agent X Agent 2.1" in report and "started with x --acp" in report
     assert "(80 from cache)" in report and "context window 50,000 of 200,000" in report
     assert "Approval: covered by agent permission" in report
+
+
+# -- a new event type: its class, its fold handler, its description --------------------------
+
+def test_every_event_type_has_a_fold_handler_and_a_description() -> None:
+    """Adding an event type to `HarnessEvent` is three places: the model, its fold handler and
+    its one line for headless output. This fails until the other two exist."""
+    from test_events import MINIMAL
+
+    from cockpit.headless import format_event
+    from engine_adapter import parse_event
+    from engine_adapter.events import EVENT_TYPES
+    from engine_adapter.fold import NOTHING, RunFold
+
+    assert set(MINIMAL) == set(EVENT_TYPES)  # test_events knows every type too
+    fold = RunFold()
+    fold.apply(parse_event({"type": "agent_start", **MINIMAL["agent_start"]}))
+    for event_type in EVENT_TYPES:
+        event = parse_event({"type": event_type, **MINIMAL[event_type]})
+        assert fold.apply(event) != NOTHING, f"no fold handler for {event_type}"
+        if event_type == "model_update":
+            continue  # streamed text: the line printer continues one line with the deltas
+        label, _text, _colour = format_event(event)
+        assert label != event_type, f"no headless description for {event_type}"
