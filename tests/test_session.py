@@ -125,6 +125,23 @@ def test_seq_is_gapless_and_stamped_whatever_the_engine_put_there() -> None:
     assert all(e.ts > 1.0 for e in session.history)
 
 
+def test_the_engines_event_is_never_changed_by_the_stamp() -> None:
+    """The Session stamps a copy: an engine that keeps its event, or emits it twice, sees it as
+    it built it, and history holds two events with their own stamps."""
+    kept = ModelUpdate(text="same", turn=1)
+
+    async def twice(runner: StepRunner) -> None:
+        runner.emit(kept)
+        runner.emit(kept)
+
+    session = Session(StepRunner(twice), TaskState(task="t"), session_id="s1")
+    run(session.run())
+    assert (kept.session_id, kept.seq, kept.ts) == ("", -1, 0.0)
+    first, second = [e for e in session.history if e.type == "model_update"]
+    assert (first.seq, second.seq) == (1, 2) and first is not second
+    assert first.text == second.text == "same" and first.session_id == "s1"
+
+
 def test_journal_holds_each_event_before_any_observer_sees_it(journal_path) -> None:
     async def main() -> list[tuple[int, int]]:
         journal = JsonlEventJournal(journal_path)
