@@ -229,6 +229,18 @@ class ModelUsage(BaseEvent):
     context_size: int | None = None
 
 
+class ModelRetry(BaseEvent):
+    """A model call failed in a way worth another try (rate limit, server error, a cut stream):
+    the engine waits `delay_s` seconds, then asks again (`attempt` of `max_attempts`)."""
+
+    type: Literal["model_retry"] = "model_retry"
+    turn: int | None = None
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    error: str
+
+
 class VerificationCheck(BaseModel):
     """One check of a verification plan."""
 
@@ -300,7 +312,8 @@ HarnessEvent = Annotated[
     | VerificationStart
     | VerificationEnd
     | CancellationObserved
-    | TaskEscalated,
+    | TaskEscalated
+    | ModelRetry,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""
