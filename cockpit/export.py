@@ -42,6 +42,7 @@ from .report import (
     approval_text,
     call_diff,
     call_input,
+    engine_text,
     problems,
     status_lines,
     trim,
@@ -108,8 +109,7 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
         fence = _fence(body)
         add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
             + f"\n  {fence}\n")
-    add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
-                                                           if view.model else ""))
+    add(f"- **Engine:** {engine_text(view, _visible)}")
     add(f"- **Started:** {when(view.started_ts)} · **ended:** {when(view.ended_ts)}")
     add(f"- **Events:** {result.events:,} · turns {len(view.turns)} · tool calls "
         f"{len(view.tool_calls)}")

@@ -33,6 +33,7 @@ from .report import (
     approval_text,
     call_diff,
     call_input,
+    engine_text,
     problems,
     status_lines,
     trim,
@@ -90,7 +91,7 @@ def render_html(view: RunView, result: ExportResult) -> str:
         ("Status", f"<span class='{e(view.status)}'>{e(status)}</span>"
                    + (f": {e(error, 2_000)}" if error else "")
                    + (f"<pre>{e(chr(10).join(rest))}</pre>" if rest else "")),
-        ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
+        ("Engine", engine_text(view, e)),
         ("Started", e(when(view.started_ts)) + " · ended " + e(when(view.ended_ts))),
         ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
                    f"{len(view.tool_calls)}"),

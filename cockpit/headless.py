@@ -149,7 +149,7 @@ class LinePrinter:
                 key = event.call_id if kind == "tool_start" else event.approval_id
                 self._diffs[key] = diff
         elif kind == "tool_end":
-            diff = getattr(event, "diff", None) or self._diffs.pop(event.call_id, None)
+            diff = event.diff or self._diffs.pop(event.call_id, None)
             if event.ok and isinstance(diff, str) and diff:
                 self._changes += changed_files(diff)
 

@@ -6,6 +6,7 @@ HTML."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine_adapter.describe import verdict_text
@@ -29,6 +30,7 @@ __all__ = [
     "approval_text",
     "call_diff",
     "call_input",
+    "engine_text",
     "last_end",
     "problems",
     "status_lines",
@@ -95,18 +97,37 @@ def last_end(view: RunView) -> tuple[EndItem | None, Outcome | None]:
 
 
 def approval_text(item: ToolCallItem) -> str | None:
-    """Who decided the call, in the views' words (None when nobody was asked)."""
+    """Who decided the call, in the views' words, or what covered it when nobody was asked
+    (None when nothing did)."""
     approval = item.approval
-    if approval is None:
-        return None
+    if approval is None:  # run unasked: say what covered it, when the engine said
+        return f"covered by {cap(item.permitted_by, chars=200)}" if item.permitted_by else None
     return verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
 
 
+def engine_text(view: RunView, show: Callable[..., str]) -> str:
+    """The engine, the external agent (name and version, and the command that started it) and
+    the model, in one line; `show(text, limit)` is the format's display (`_visible`, `_html`)."""
+    parts = [show(view.engine or "?", 200)]
+    if view.agent:
+        parts.append(f"agent {show(view.agent, 200)}")
+    if view.agent_command:
+        parts.append(f"started with {show(view.agent_command, 300)}")
+    if view.model:
+        parts.append(f"model {show(view.model, 200)}")
+    return " · ".join(parts)
+
+
 def usage_text(view: RunView) -> str:
-    """Tokens and cost over the run, in one line."""
+    """Tokens, cost and how full the context window got, in one line of plain text."""
+    cached = f" ({view.cached_tokens:,} from cache)" if view.cached_tokens else ""
+    thought = f", {view.thought_tokens:,} thinking" if view.thought_tokens else ""
     cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
-    return (f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-            f"{plural(view.model_calls, 'model call')}{cost}")
+    text = (f"{view.input_tokens:,} input{cached} + {view.output_tokens:,} output tokens"
+            f"{thought} over {plural(view.model_calls, 'model call')}{cost}")
+    if view.context is not None:
+        text += f" · context window {view.context[0]:,} of {view.context[1]:,} tokens"
+    return text
 
 
 def status_lines(view: RunView) -> tuple[str, list[str]]:

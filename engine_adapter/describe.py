@@ -145,21 +145,11 @@ def _output_gist(tool: str, output: str) -> str:
     return plural(len(lines), "line")
 
 
-def _field(event: Any, name: str) -> Any:
-    """An optional field, declared or (from an older or newer writer) an extra."""
-    value = getattr(event, name, None)
-    if value is None and event.model_extra:
-        value = event.model_extra.get(name)
-    return value
-
-
 def _agent_name(event: Any) -> str | None:
-    agent = _field(event, "agent")
+    agent = event.agent
     if agent is None:
         return None
-    get = agent.get if isinstance(agent, dict) else lambda key: getattr(agent, key, None)
-    name = get("title") or get("name") or ""
-    return f"{name} {get('version') or ''}".strip() or None
+    return f"{agent.title or agent.name} {agent.version}".strip() or None
 
 
 # The describers, one per event type ---------------------------------------------------------
@@ -170,7 +160,7 @@ def _agent_start(e: Any) -> Description:
 
 
 def _agent_end(e: Any) -> Description:
-    head, *rest = end_lines(e.status, e.error, _field(e, "stderr"))
+    head, *rest = end_lines(e.status, e.error, e.stderr)
     tone: Tone = {"completed": "good", "cancelled": "warn"}.get(e.status, "bad")  # type: ignore
     return Description("end", head, tone, "■", "", tuple(rest))
 
@@ -214,7 +204,7 @@ def _tool_start(e: Any) -> Description:
 
 
 def _tool_end(e: Any) -> Description:
-    diff = _field(e, "diff")
+    diff = e.diff
     detail = " · ".join(p for p in (e.error, _output_gist(e.tool, e.output),
                                     f"diff {diff_stats(diff)}" if diff else "") if p)
     took = f" {duration_text(e.duration_ms)}" if e.duration_ms is not None else ""
@@ -253,7 +243,7 @@ def _model_retry(e: Any) -> Description:
 
 def _model_usage(e: Any) -> Description:
     cost = f", ${e.cost_usd:.4f}" if e.cost_usd is not None else ""
-    cached = _field(e, "cached_read_tokens")
+    cached = e.cached_read_tokens
     cached_text = f" ({cached:,} cached)" if cached else ""
     model = f" ({e.model})" if e.model else ""
     return Description("usage", f"{e.input_tokens:,} in{cached_text} / {e.output_tokens:,} out "

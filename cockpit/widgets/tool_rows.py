@@ -23,7 +23,7 @@ from engine_adapter.text import cut, line_count, plural
 from ..styles import Palette
 from .code_rows import Rows, code_rows, diff_preview, diff_rows
 from .row_kit import lines_note, one, warn_style
-from .text import clean_line, styled_line, styled_one_line
+from .text import styled_line, styled_one_line
 
 __all__ = [
     "DIFF_PREVIEW_LINES",
@@ -66,10 +66,9 @@ def tool_needs_pager(item: ToolCallItem) -> bool:
 
 def _badge(item: ToolCallItem, palette: Palette) -> Text | None:
     approval = item.approval
-    if approval is None:
-        covered = getattr(item, "permitted_by", None)  # (an engine that says what let it run)
-        return Text(f"covered by {clean_line(covered, 60)}", palette.success) if covered \
-            else None
+    if approval is None:  # run unasked: say what covered it, when the engine said
+        return (styled_line(f"covered by {item.permitted_by}", palette.success, limit=80)
+                if item.permitted_by else None)
     words = verdict_text(approval.state, approval.via, approval.remember)
     if approval.state == "pending":
         return Text(words, palette.status_style("awaiting"))
