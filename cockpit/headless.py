@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
-from engine_adapter.describe import describe
+from engine_adapter.describe import describe, duration_text
 from engine_adapter.diff_summary import FileChange, changed_files, merge_changes
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
@@ -102,6 +102,9 @@ class LinePrinter:
         self._said_whole = True  # every character of it was shown
         self._diffs: dict[str, str] = {}  # call id -> the diff its input carries
         self._changes: list[FileChange] = []  # files the task's calls changed
+        self._started: dict[str, float] = {}  # call id -> when it began running
+        self._asked: dict[str, float] = {}  # approval id -> when it was asked
+        self._waited: dict[str, float] = {}  # call id -> ms it waited for you while running
 
     def _paint(self, text: str, colour: str) -> str:
         return f"{_COLORS[colour]}{text}{_RESET}" if self.color and colour else text
@@ -129,9 +132,16 @@ class LinePrinter:
         if kind == "agent_end":
             self._end(event)
             return
+        if kind == "tool_end" and event.call_id in self._waited and event.duration_ms:
+            # Its clock ran while it waited for you: the line says how long it worked.
+            work = max(0.0, event.duration_ms - self._waited.pop(event.call_id))
+            event = event.model_copy(update={"duration_ms": work})
         said = describe(event)
         limit = max(ASK_LINE, self.max_line) if kind == "approval_requested" else None
-        self.line(said.label, said.text, _COLOURS.get(said.tone, ""), limit=limit)
+        text = said.text
+        if kind == "approval_resolved":
+            text += self._wait_text(event)
+        self.line(said.label, text, _COLOURS.get(said.tone, ""), limit=limit)
         for detail in said.details[:DETAIL_LINES]:
             self.more(detail, "dim")
         self.out.flush()
@@ -144,14 +154,33 @@ class LinePrinter:
             if kind == "agent_start":
                 self._diffs, self._changes = {}, []
         elif kind in ("tool_start", "approval_requested"):
+            if kind == "tool_start":
+                self._started[event.call_id] = event.ts
+            else:
+                self._asked[event.approval_id] = event.ts
             diff = event.tool_input.get("diff") if isinstance(event.tool_input, dict) else None
             if isinstance(diff, str) and diff:
                 key = event.call_id if kind == "tool_start" else event.approval_id
                 self._diffs[key] = diff
         elif kind == "tool_end":
+            self._started.pop(event.call_id, None)
             diff = event.diff or self._diffs.pop(event.call_id, None)
             if event.ok and isinstance(diff, str) and diff:
                 self._changes += changed_files(diff)
+
+    def _wait_text(self, event: Any) -> str:
+        """` after 12.0 s` when someone was waited for (a human, or nobody for a second or
+        more); remembers the wait when it fell inside the call's run."""
+        asked = self._asked.pop(event.approval_id, None)
+        if asked is None:
+            return ""
+        waited = max(0.0, (event.ts - asked) * 1000.0)
+        if not (event.via == "human" or (event.via == "auto" and waited >= 1_000)):
+            return ""
+        started = self._started.get(event.approval_id)
+        if started is not None and started <= asked:
+            self._waited[event.approval_id] = waited
+        return f" after {duration_text(waited)}"
 
     def _end(self, event: Any) -> None:
         said = describe(event)

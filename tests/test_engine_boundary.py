@@ -309,10 +309,10 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
 
     from cockpit.export import export_journal
     from cockpit.headless import format_event
-    from engine_adapter.describe import describe
     from cockpit.widgets.panels import StatusLine
     from cockpit.widgets.transcript import Transcript
     from engine_adapter import JsonlEventJournal
+    from engine_adapter.describe import describe
     from engine_adapter.events import stamped
     from engine_adapter.fold import fold_events
 
@@ -361,7 +361,6 @@ def test_every_event_type_has_a_fold_handler_and_a_description() -> None:
     from test_events import MINIMAL
 
     from cockpit.headless import format_event
-    from engine_adapter.describe import describe
     from engine_adapter import parse_event
     from engine_adapter.events import EVENT_TYPES
     from engine_adapter.fold import NOTHING, RunFold

@@ -283,3 +283,20 @@ def test_the_end_lists_the_files_the_task_changed() -> None:
                             diff=unified_diff("x\n", "y\n", "b.py")),
                     AgentEnd(status="completed"))
     assert lines[-2:] == ["end       completed", "          changed app.py  +2 −1"]
+
+
+def test_a_tool_duration_leaves_out_the_wait_for_you() -> None:
+    def at(event, seq: int, ts: float):
+        return event.model_copy(update={"seq": seq, "ts": ts})
+
+    lines = printed(
+        at(ToolStart(call_id="x1", tool="execute", tool_input={"command": "make"}, tier=3),
+           0, 100.0),
+        at(ApprovalRequested(approval_id="x1", tool="execute", reason="r", tier=3,
+                             tool_input={"command": "make"}), 1, 100.1),
+        at(ApprovalResolved(approval_id="x1", tool="execute", allowed=True, via="human"),
+           2, 112.1),
+        at(ToolEnd(call_id="x1", tool="execute", ok=True, output="ok",
+                   duration_ms=12_400.0), 3, 112.5))
+    assert lines[2] == "allowed   x1 execute: allowed by you after 12.0 s"
+    assert lines[3] == "tool ✔    x1 execute 400 ms: ok"
