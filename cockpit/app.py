@@ -32,7 +32,6 @@ from .runs import aclose_factory
 from .screens import HelpScreen, PagerScreen, QuitScreen
 from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
 from .widgets import ChangeSet, FramePump, RunDisplay, Transcript
-from .widgets.approval import always_text
 from .widgets.items import item_text, raw_events_text
 from .widgets.key_hints import KeyHints
 from .widgets.text import clean, clean_line
@@ -285,8 +284,7 @@ class CockpitApp(ThemedApp):
             row = self._oldest_pending()
             if row is None or row.approval is None:
                 return False
-            grantable, _ = always_text(row.approval.tool, row.approval.prefix, row.approval.tier)
-            return True if grantable else None  # shown disabled: the bar says why
+            return True if row.approval.grantable else None  # shown disabled: the bar says why
         if action == "cancel_run":
             return self.view.live and not self.session.done
         return True

@@ -1,5 +1,6 @@
 """The session boundary of cockpit: typed events, the `Session` with its two planes, standing
-approval grants, the write-ahead journal, the pure fold, and the engines behind a session.
+approval grants and every shell rule (`shell`), the write-ahead journal, the pure fold, and the
+engines behind a session.
 
 Never imports Textual: anything here runs headless, in a script, or under another UI.
 """
@@ -30,15 +31,16 @@ from .events import (
     parse_event,
 )
 from .fold import RunFold, RunView
-from .grants import ApprovalGrant, grant_prefix
 from .journal import JournalError, JsonlEventJournal, read_journal
 from .runner import AgentRunner, ApprovalController, CancelToken, EventSink
 from .session import Session
+from .shell import DESTRUCTIVE, ApprovalGrant, Classification, classify_command, grant_prefix
 from .state import SessionState, TaskState
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DESTRUCTIVE",
     "AgentEnd",
     "AgentRunner",
     "AgentStart",
@@ -48,6 +50,7 @@ __all__ = [
     "ApprovalResolved",
     "CancelToken",
     "CancellationObserved",
+    "Classification",
     "DecisionError",
     "DeclarationRequired",
     "EventParseError",
@@ -73,6 +76,7 @@ __all__ = [
     "VerificationEnd",
     "VerificationPlanFrozen",
     "VerificationStart",
+    "classify_command",
     "grant_prefix",
     "parse_event",
     "read_journal",

@@ -42,8 +42,8 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from ...events import BaseEvent, ToolEnd, ToolStart
-from ...grants import grant_prefix
 from ...runner import ApprovalController, CancelToken, EventSink
+from ...shell import grant_prefix
 from .mapping import OUTPUT_LIMIT, UpdateMapper
 from .permissions import (
     approval_input,

@@ -4,9 +4,10 @@
   `execute` of `git status` also covers the same command asked for later, or run through
   `terminal/create`.
 - The tier comes from the kind: read/search/think 1, fetch/switch_mode 2, edit/delete/move/
-  execute (and anything unknown) 3, and 4 for a command the built-in engine's shell classifier
-  (`engines.builtin.tiers`) calls destructive (`rm -rf`, `sudo`, `git push --force`, writes
-  outside the workspace, …) — tier 4 is never granted and always asks.
+  execute (and anything unknown) 3, and 4 for a command the shell classifier
+  (`engine_adapter.shell.classify_command`) calls destructive (`rm -rf`, `sudo`,
+  `git push --force`, writes outside the workspace, …) — tier 4 is never granted and always
+  asks.
 - The approval input is the raw input's command as `{"command": str}` or `{"argv": [...]}` (so
   `grant_prefix` can compute what `[a] always` would allow) plus any other key the agent sent,
   which makes the call ungrantable unless it is only descriptive: a grant never covers more
@@ -21,7 +22,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from ..builtin.tiers import DESTRUCTIVE, classify_command
+from ...shell import DESTRUCTIVE, classify_command
 from .text import clean, clean_json
 
 __all__ = [

@@ -45,6 +45,7 @@ from ...events import (
     VerificationPlanFrozen,
     VerificationStart,
 )
+from ...shell import DESTRUCTIVE, classify_command
 from ...state import TaskState
 from .model import (
     Decision,
@@ -62,7 +63,6 @@ from .model import (
     parse_decision,
 )
 from .process import ProcessResult, run_process, shell_argv
-from .tiers import DESTRUCTIVE, classify_command
 from .tools import (
     EDIT_TOOLS,
     TOOLS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine_adapter.engines.builtin.tiers import classify_command
+from engine_adapter.shell import classify_command
 
 
 @pytest.fixture
@@ -39,7 +39,6 @@ TABLE = [
     ("curl -o page.html https://example.com", 3, "curl"),
     ("cat <<EOF > out.txt\nrm -rf /\nEOF", 3, "cat"),
     ("bash -lc 'ls -l'", 3, "ls"),
-    ("find . -name '*.pyc' -exec rm {} +", 3, "find"),
     ("sort /etc/passwd", 3, "sort"),
     # recursive or forced removal
     ("rm -rf build", 4, "removal"),
@@ -49,6 +48,7 @@ TABLE = [
     ("rm --rec build", 4, "removal"),
     ("find . -delete", 4, "removal"),
     ("find . -name x -exec rm -rf {} \\;", 4, "removal"),
+    ("find . -name '*.pyc' -exec rm {} +", 4, "removes every file"),
     # git
     ("git push --force", 4, "forced push"),
     ("git push -f origin main", 4, "forced push"),
