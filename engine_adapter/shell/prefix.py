@@ -189,9 +189,12 @@ def _command_words(command: str) -> tuple[list[Word] | None, str]:
         lexed = lex(command)
     except ShellSyntaxError as exc:
         return None, f"cannot be read ({exc})"
-    if bad is not None:
-        return None, _structure_reason(command, lexed.tokens, lexed.nested, bad)
     commands = simple_commands(lexed.tokens)
+    if bad is not None:
+        first = commands[0].words if len(commands) == 1 and commands[0].words else []
+        ops = any(isinstance(t, Op) for t in lexed.tokens)
+        denied = _program_reason(first[0]) if first and first[0].plain and not ops else None
+        return None, denied or _structure_reason(command, lexed.tokens, lexed.nested, bad)
     if len(commands) != 1 or lexed.nested or any(isinstance(t, Op) for t in lexed.tokens):
         return None, "is not one simple command"
     return commands[0].words, ""
@@ -244,20 +247,28 @@ _PROGRAM_RE = re.compile(r"(?:[A-Za-z0-9_.+-]*/)*[A-Za-z0-9_+][A-Za-z0-9_.+-]*")
 _ASSIGNMENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
+def _program_reason(program: Word) -> str | None:
+    """Why a (plain) program word is never granted: an assignment or a program that runs code."""
+    assignment = _ASSIGNMENT_RE.match(program.text)
+    if assignment:
+        return f"sets {assignment.group()[:-1]} in the environment"
+    for name in (program_family(program.text), basename(program.text)):
+        kind = denied_reason(name)
+        if kind is not None:
+            return f"runs {_shown(program.text, 40)}, {kind}"
+    return None
+
+
 def _words_prefix(words: list[Word]) -> PrefixVerdict:
     program = words[0]
     if not program.plain:
         return _no("the program name is quoted")
+    denied = _program_reason(program)
+    if denied is not None:
+        return _no(denied)
     if _PROGRAM_RE.fullmatch(program.text) is None:
-        assignment = _ASSIGNMENT_RE.match(program.text)
-        if assignment:
-            return _no(f"sets {assignment.group()[:-1]} in the environment")
         return _no(f"{_shown(program.text, 40)} is not a plain program name")
     family = program_family(program.text)
-    for name in (family, basename(program.text)):
-        kind = denied_reason(name)
-        if kind is not None:
-            return _no(f"runs {_shown(program.text, 40)}, {kind}")
     if family in TARGET_STYLE:
         return PrefixVerdict(*target_prefix(family, words))
     if family in MULTIPLEXERS:

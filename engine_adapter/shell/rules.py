@@ -12,7 +12,7 @@ from .context import Context, has_long, has_short, non_options, option_values, o
 from .git_rules import git_destructive
 from .lexer import Word
 from .programs import WIPERS
-from .scripts import awk_danger, sed_danger
+from .scripts import awk_danger, sed_danger, sed_edits
 
 __all__ = ["destructive"]
 
@@ -23,7 +23,7 @@ __all__ = ["destructive"]
 # which). Option values glued with `=` are judged too.
 _WRITERS = frozenset({
     "rm", "rmdir", "mv", "cp", "ln", "install", "touch", "mkdir", "truncate", "chmod", "chown",
-    "chgrp", "chattr", "setfacl", "unlink", "shred", "sed", "rsync", "patch", "tar", "unzip",
+    "chgrp", "chattr", "setfacl", "unlink", "shred", "rsync", "patch", "tar", "unzip",
     "split", "csplit", "mktemp", "mkfifo", "mknod", "cpio", "zip", "gzip", "gunzip", "bzip2",
     "bunzip2", "xz", "unxz", "zstd", "7z", "black", "isort", "rustfmt", "srm", "wipe", "trash",
     "trash-put", "link",
@@ -126,6 +126,10 @@ def _writes_outside(family: str, args: list[Word], ctx: Context) -> str | None:
         for word in option_values(args, *spec):
             if outside(word, ctx, opens_for_write=True):
                 return f"writes outside the workspace ({word.text or '…'})"
+    if family == "sed":
+        for word in sed_edits(args):
+            if outside(word, ctx):
+                return f"edits a file outside the workspace ({word.text or '…'})"
     position = _POSITIONAL_WRITES.get(family)
     if position is not None:
         operands = non_options(args)

@@ -12,7 +12,7 @@ import re
 
 from .lexer import Word
 
-__all__ = ["awk_danger", "sed_danger"]
+__all__ = ["awk_danger", "sed_danger", "sed_edits"]
 
 _UNKNOWN = Word("", "", True)
 
@@ -79,6 +79,29 @@ def sed_danger(args: list[Word]) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def sed_edits(args: list[Word]) -> list[Word]:
+    """The files a sed call edits in place (`-i`, `--in-place`), or none."""
+    in_place = any(w.text.startswith("--") and "in-place".startswith(w.text[2:].split("=")[0])
+                   and len(w.text) > 2 for w in args) or any(
+        w.text.startswith("-") and not w.text.startswith("--") and "i" in _letters_before_value(
+            w.text) for w in args)
+    if not in_place:
+        return []
+    scripts, _, operands = _option_scripts(
+        args, "e", ("expression",), "f", ("file",), "l", ("line-length",), attached_letters="i")
+    return operands if scripts else operands[1:]
+
+
+def _letters_before_value(option: str) -> str:
+    """The option letters of a sed cluster, up to one that takes a value (`-ne` -> "ne")."""
+    letters = ""
+    for letter in option[1:]:
+        letters += letter
+        if letter in "efli":
+            break
+    return letters
 
 
 class _Unreadable(Exception):

@@ -144,6 +144,13 @@ _TARGET_STYLE = frozenset({"make", "just", "rake", "ninja", "mvn", "gradle", "ta
 _TARGET_OPTIONS = re.compile(r"-[ksqB]|-j\d*|--jobs=\d+|--keep-going|--silent|--quiet")
 
 
+# Known git subcommands a grant never covers (see above `_GIT_SUBCOMMANDS`).
+_GIT_NOT_GRANTED = frozenset({
+    "config", "submodule", "bisect", "filter-branch", "difftool", "mergetool", "send-email",
+    "instaweb", "daemon", "credential", "maintenance", "help", "var", "hook", "web--browse",
+    "upload-pack", "receive-pack", "upload-archive", "shell", "fast-import", "replace",
+    "update-ref", "update-index", "prune-packed", "filter-repo",
+})
 MULTIPLEXERS = _MULTIPLEXERS
 TARGET_STYLE = _TARGET_STYLE
 # A subcommand (or script or target) word: a plain name, never an option or a path.
@@ -197,8 +204,10 @@ def multiplexer_prefix(family: str, words: list[Word]) -> tuple[str, str]:
                     f"({words[1].raw} comes before it)")
     sub = words[1].text
     key = sub.lower()
+    if family == "git" and sub in _GIT_NOT_GRANTED:
+        return "", f"git {sub} can run other programs or change what later git commands do"
     if family == "git" and sub not in _GIT_SUBCOMMANDS:
-        return "", f"git {sub} is not a git subcommand a grant covers (it may be an alias)"
+        return "", f"git {sub} is not a known git subcommand (it may be an alias)"
     if key in _DENY_SUB.get(family, frozenset()):
         return "", f"{program} {sub} runs other programs or changes settings"
     if family in _SUB_IS_PROGRAM and _runs_program(sub):
