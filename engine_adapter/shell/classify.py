@@ -38,7 +38,7 @@ from pathlib import Path
 from .context import Context, has_long, non_options, option_values, outside
 from .lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
 from .programs import (
-    INLINE_CODE,
+    ENV_PATH_LISTS,
     LINE_OPTIONS,
     NON_POSIX_SHELLS,
     OTHER_MACHINE,
@@ -51,6 +51,7 @@ from .programs import (
     THROUGH_SHELL,
     basename,
     env_runs_program,
+    inline_code_options,
     is_interpreter,
     program_family,
 )
@@ -168,10 +169,10 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
         return _tier4("too many commands to read")
     i = 0
     while i < len(words) and (words[i].text in _KEYWORDS
-                              or (not words[i].opaque and _ASSIGNMENT.match(words[i].text))):
-        name = words[i].text.split("=", 1)[0]
-        if words[i].text not in _KEYWORDS and env_runs_program(name):
-            return _tier4(f"sets {name}, which can make commands run another program")
+                              or _ASSIGNMENT.match(words[i].raw)):
+        danger = _env_danger(words[i], ctx) if words[i].text not in _KEYWORDS else None
+        if danger is not None:
+            return _tier4(danger)
         i += 1
     words = words[i:]
     if not words or words[0].text in _NOT_A_PROGRAM:
@@ -189,9 +190,9 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
         return _tier4(f"runs a command outside this run ({family})")
     if family in _DECLARERS:
         for word in args:
-            var = word.text.split("=", 1)[0]
-            if env_runs_program(var):
-                return _tier4(f"sets {var}, which can make commands run another program")
+            danger = _env_danger(word, ctx)
+            if danger is not None:
+                return _tier4(danger)
     found = _runs_code(family, name, args, ctx, stdin_code=stdin_code, unwrap=unwrap)
     if found is not None:
         return found
@@ -205,6 +206,18 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
     if family in REMOVERS:
         ctx.removes = True
     return Classification(ASK, f"runs {name}")
+
+
+def _env_danger(word: Word, ctx: Context) -> str | None:
+    """Why setting a variable (`NAME=value`, or a bare `NAME` being exported) is tier 4."""
+    name, eq, value = word.text.partition("=")
+    if not env_runs_program(name):
+        return None
+    if name.upper() in ENV_PATH_LISTS and eq and not word.opaque:
+        entries = [Word(entry, entry, False) for entry in value.split(":") if entry]
+        if not any(outside(entry, ctx) for entry in entries):
+            return None  # `PYTHONPATH=src`: directories in the workspace
+    return f"sets {name}, which can make commands run another program or load other code"
 
 
 def _runs_code(family: str, name: str, args: list[Word], ctx: Context, *,
@@ -279,7 +292,7 @@ _VALUE_OPTIONS = frozenset({"-W", "-X", "-I", "-r", "-C", "-M", "-Q", "--require
 def _inline_code(family: str, args: list[Word]) -> str | None:
     """The option that gives an interpreter code to run inline (`-c`, `-e`, `--eval`), if any.
     Options are read up to the script (or module) name: what follows are its arguments."""
-    spec = INLINE_CODE.get(family)
+    spec = inline_code_options(family)
     if spec is None:
         return None
     letters, longs = spec
@@ -291,18 +304,18 @@ def _inline_code(family: str, args: list[Word]) -> str | None:
             continue
         if text == "--" or text in ("-m", "-"):
             return None
-        if text in _VALUE_OPTIONS:
-            skip = True
-        elif text.startswith("--"):
+        if text.startswith("--"):
             given = text[2:].split("=", 1)[0].lower()
             if given and any(long == given or (long.startswith(given) and len(given) >= 2)
                              for long in longs):
                 return text
+            skip = text in _VALUE_OPTIONS
         elif text.startswith("-") and len(text) > 1:
             if text[1:].split("=", 1)[0].lower() in longs:
                 return text  # `erl -eval`, `gdb -ex`
             if any(letter in text[1:] for letter in letters):
                 return text
+            skip = text in _VALUE_OPTIONS
         elif family == "deno" and text == "eval":
             return text
         elif word.opaque or not text.startswith("-"):
@@ -369,7 +382,7 @@ def _follow_cd(command: SimpleCommand, ctx: Context) -> None:
     """Move `ctx.base` with a plain `cd DIR`; forget where the shell is after any `cd` it cannot
     follow (`builtin cd`, `command cd`, `cd` in a pipeline, `popd`, `cd -`, `source`)."""
     words = [w for w in command.words if w.text not in _KEYWORDS]
-    while words and not words[0].opaque and _ASSIGNMENT.match(words[0].text):
+    while words and _ASSIGNMENT.match(words[0].raw):
         words = words[1:]
     if not words:
         return

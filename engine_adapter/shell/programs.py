@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "ENV_PATH_LISTS",
     "ENV_RUNS_PROGRAMS",
     "INLINE_CODE",
     "INTERPRETER_PREFIXES",
@@ -29,6 +30,7 @@ __all__ = [
     "basename",
     "denied_reason",
     "env_runs_program",
+    "inline_code_options",
     "is_interpreter",
     "program_family",
 ]
@@ -36,7 +38,7 @@ __all__ = [
 SHELL_PROGRAMS = frozenset({
     "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "pdksh", "oksh", "loksh", "csh",
     "tcsh", "fish", "ash", "yash", "posh", "rc", "es", "elvish", "nu", "nushell", "xonsh",
-    "ion", "osh", "ysh", "oil", "busybox", "toybox", "pwsh", "powershell", "cmd", "wsl",
+    "ion", "osh", "ysh", "oil", "pwsh", "powershell", "cmd", "wsl",
     "scsh",
 })
 """Shells, by `program_family`: each runs whatever command text it is given."""
@@ -78,6 +80,15 @@ INLINE_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
 """Per interpreter: the short option letters and long option names whose value is code to run
 (`python3 -c`, `perl -ne`, `node --eval`). Long names are also matched as single-dash words
 (`erl -eval`, `gdb -ex`) and as `deno eval`'s subcommand."""
+
+def inline_code_options(family: str) -> tuple[str, tuple[str, ...]] | None:
+    """`INLINE_CODE` for a program family, version and name variants included (`nodejs`)."""
+    spec = INLINE_CODE.get(family)
+    if spec is None:
+        prefix = next((p for p in INTERPRETER_PREFIXES if family.startswith(p)), None)
+        spec = INLINE_CODE.get(prefix) if prefix else None
+    return spec
+
 
 RUNS_ARGV = frozenset({
     "env", "nice", "nohup", "timeout", "time", "command", "builtin", "exec", "stdbuf", "setsid",
@@ -218,6 +229,11 @@ def basename(word: str) -> str:
 
 # -- environment variables -----------------------------------------------------------------------
 
+ENV_PATH_LISTS = frozenset({"PATH", "PYTHONPATH", "NODE_PATH", "PERL5LIB", "PERLLIB", "RUBYLIB",
+                            "CLASSPATH", "GOPATH", "CDPATH"})
+"""Variables that list where programs or code are looked up: risky when a directory in the
+list lies outside the workspace (or is known only when the command runs)."""
+
 ENV_RUNS_PROGRAMS = frozenset({
     "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
     "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
@@ -225,9 +241,8 @@ ENV_RUNS_PROGRAMS = frozenset({
     "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG",
     "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
     "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "IFS", "PATH",
-    "CDPATH", "HOME", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE",
-    "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT",
-    "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "CC",
+    "HOME", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "NODE_OPTIONS", "PERL5OPT",
+    "PERL5DB", "RUBYOPT", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CC",
     "CXX", "LD", "AR", "AS", "CPP", "MAKEFLAGS", "MFLAGS", "MAKE", "SHELL", "RUSTC_WRAPPER",
     "RUSTC", "RUSTDOC", "LESSOPEN", "LESSCLOSE", "BROWSER", "TERMINAL", "ZDOTDIR",
     "XDG_CONFIG_HOME", "TMUX", "CONFIG_SITE",
@@ -238,6 +253,8 @@ _ENV_PREFIXES = ("GIT_CONFIG_", "GIT_TRACE", "LD_", "DYLD_", "NPM_CONFIG_", "PIP
 
 def env_runs_program(name: str) -> bool:
     """Whether setting this environment variable can make a command run another program, load
-    other code, or read other settings (`GIT_EXTERNAL_DIFF`, `LD_PRELOAD`, `PATH`, …)."""
+    other code, or read other settings (`GIT_EXTERNAL_DIFF`, `LD_PRELOAD`, `PATH`, …); for
+    the `ENV_PATH_LISTS` that is so when one of its directories is outside the workspace."""
     upper = name.upper()
-    return upper in ENV_RUNS_PROGRAMS or upper.startswith(_ENV_PREFIXES)
+    return (upper in ENV_RUNS_PROGRAMS or upper in ENV_PATH_LISTS
+            or upper.startswith(_ENV_PREFIXES))
