@@ -229,3 +229,26 @@ def test_any_reuse_of_ids_answers_exactly_the_request_shown(ids, data) -> None:
     assert len(set(shown)) == len(shown)
     # gather returns in request order: each request got the answer given to its row.
     assert runner.gathered == [decided[c] for c in commands]
+
+
+def test_a_long_command_is_judged_off_the_event_loop(monkeypatch) -> None:
+    import threading
+
+    from engine_adapter import session as session_module
+
+    threads: list[bool] = []
+    real = session_module.grantability
+
+    def spy(*args: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(*args)
+
+    monkeypatch.setattr(session_module, "grantability", spy)
+    long = "ls " + "a " * 5000
+    session = Session(StepRunner(ask("a", "ls -la"), ask("b", long)), TaskState(task="t"),
+                      unattended=True)
+    run(session.run())
+    assert threads == [True, False]  # the short one on the loop, the long one in a thread
+    asked = of_type(session, "approval_requested")
+    assert [e.approval_id for e in asked] == ["a", "b"]
+    assert asked[1].ungrantable_reason == "has more than 512 words"

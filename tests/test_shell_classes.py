@@ -441,3 +441,48 @@ def test_scripts_and_growing_files_stay_tier_3(workspace, command) -> None:
 def test_the_reason_names_the_class(workspace, command, words) -> None:
     found = classify_command(command, workspace)
     assert found.tier == 4 and words in found.reason, found.reason
+
+
+# -- hostile lines cost bounded work ---------------------------------------------------------------
+
+def _nested_sh(depth: int) -> str:
+    line = "ls"
+    for _ in range(depth):
+        line = f"sh -c {line!r}"
+    return line
+
+
+HOSTILE = {
+    "wrapper chain": "nice " * 2000 + "rm -rf build",
+    "parallel chain": "parallel " * 300 + "rm x",
+    "watch chain": "watch " * 300 + "ls",
+    "option values": "timeout " + "-s KILL " * 2000 + "5 rm -rf x",
+    "eval chain": "eval " * 500 + "ls",
+    "many commands": "ls; " * 4000,
+    "substitutions": "$(" * 200 + "ls" + ")" * 200,
+    "heredoc body": "cat <<EOF\n" + "$(ls)\n" * 3000 + "EOF",
+    "find execs": "find . " + "-exec rm {} ; " * 2000,
+    "xargs sh chain": "xargs sh -c " * 300 + "ls",
+    "backticks": "echo " + "`ls` " * 3000,
+    "parentheses": "(" * 2000 + "ls" + ")" * 2000,
+    "cds": "cd sub; cd ..; " * 2000 + "rm x",
+    "sh -c nesting": _nested_sh(12),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_lines_are_tier_4_within_a_bounded_amount_of_lexing(workspace, name) -> None:
+    from engine_adapter.shell import classify as classify_module
+
+    lexed: list[int] = []
+    real = classify_module.lex
+
+    def counting_lex(text: str):
+        lexed.append(len(text))
+        return real(text)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(classify_module, "lex", counting_lex)
+        found = classify_command(HOSTILE[name], workspace)
+    assert found.tier == 4, found.reason
+    assert sum(lexed) <= 60_000  # the work budget (50k) plus the line that crossed it

@@ -99,15 +99,21 @@ def _worst(*found: Classification) -> Classification:
 
 def _classify_line(line: str, ctx: Context) -> Classification:
     """A line run in the shell of `ctx` (its `cd`s change `ctx`)."""
+    if not ctx.spend(len(line)):
+        return _tier4("too long or too deeply nested to read")
     if ctx.depth >= _MAX_DEPTH:
         return _tier4("nested too deeply to read")
     try:
         lexed = lex(line)
+        commands = simple_commands(lexed.tokens)
     except ShellSyntaxError as exc:
         return _tier4(f"cannot be parsed ({exc})")
     results = [_classify_subshell(text, ctx) for text in lexed.nested]
     stack: list[tuple[int, Path | None]] = []  # open `( … )` groups and the base before each
-    for command in simple_commands(lexed.tokens):
+    for command in commands:
+        if ctx.exhausted:
+            results.append(_tier4("too long or too deeply nested to read"))
+            break
         groups = command.subshells
         while stack and (len(stack) > len(groups) or stack[-1][0] != groups[len(stack) - 1]):
             _, before = stack.pop()
@@ -165,8 +171,8 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-x", "--exec", "-
 
 def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
                     unwrap: bool = True) -> Classification:
-    if not ctx.step():
-        return _tier4("too many commands to read")
+    if not ctx.spend(len(words)):
+        return _tier4("too long or too deeply nested to read")
     i = 0
     while i < len(words) and (words[i].text in _KEYWORDS
                               or _ASSIGNMENT.match(words[i].raw)):
@@ -265,22 +271,39 @@ def _lines(lines: list[Word], ctx: Context, unknown: str) -> Classification:
     return _worst(*(_classify_subshell(line.text, ctx) for line in lines))
 
 
+_SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+
+
 def _shell_line(family: str, args: list[Word], ctx: Context) -> Classification | None:
-    """A shell's `-c` line (`sh -c LINE`, `bash -o pipefail -ec LINE`, `--command=LINE`)."""
-    for j, word in enumerate(args):
+    """A shell's `-c` line (`sh -c LINE`, `bash -o pipefail -ec LINE`, `--command=LINE`): the
+    first operand once the shell's options (and their values) are skipped."""
+    found = None
+    for word in args:
         text = word.text
         short_c = text.startswith("-") and not text.startswith("--") and "c" in text[1:]
         long_c = text.startswith("--") and has_long([word], "--command")
-        if not (short_c or long_c or text.lower() in ("-command", "/c", "-encodedcommand")):
-            continue
-        if family in NON_POSIX_SHELLS:
-            return _tier4(f"runs a {family} line (not shell syntax the classifier reads)")
-        value = [Word(text.split("=", 1)[1], word.raw, word.opaque)] if "=" in text else []
-        lines = value + non_options(args[j + 1:])  # any later operand may be the line
-        if not lines:
-            return _tier4(f"runs a {family} line known only when it runs")
-        return _lines(lines, ctx, f"runs a {family} line known only when it runs")
-    return None
+        if short_c or long_c or text.lower() in ("-command", "/c", "-encodedcommand"):
+            found = word
+            break
+    if found is None:
+        return None
+    if family in NON_POSIX_SHELLS:
+        return _tier4(f"runs a {family} line (not shell syntax the classifier reads)")
+    unknown = f"runs a {family} line known only when it runs"
+    if found.text.startswith("--") and "=" in found.text:
+        return _lines([Word(found.text.split("=", 1)[1], found.raw, found.opaque)], ctx, unknown)
+    skip = False
+    for j, word in enumerate(args):
+        if skip:
+            skip = False
+        elif word.text == "--":
+            return _lines(args[j + 1: j + 2], ctx, unknown) if j + 1 < len(args) \
+                else _tier4(unknown)
+        elif word.text in _SHELL_VALUE_OPTIONS:
+            skip = True
+        elif not word.text.startswith(("-", "+")) or word.opaque:
+            return _lines([word], ctx, unknown)
+    return _tier4(unknown)
 
 
 # Interpreter options whose value is the next word (so it is not the script).
@@ -335,9 +358,16 @@ def _wrapper(family: str, name: str, args: list[Word], ctx: Context, *, stdin_co
     child = ctx.child()
     found: list[Classification] = [runs]
     for j in range(len(args)):
+        if ctx.exhausted:
+            found.append(_tier4("too long or too deeply nested to read"))
+            break
         if args[j].text.startswith("-") or not _may_be_program(args, j):
             continue
         if family in THROUGH_SHELL:
+            if child.depth >= _MAX_DEPTH:
+                found.append(_tier4("nested too deeply to read"))
+                break
+            ctx.spend(len(args) - j)
             found.append(_classify_line(" ".join(w.text for w in args[j:]), child))
         else:
             found.append(_classify_words(args[j:], child, stdin_code=stdin_code, unwrap=False))
@@ -399,6 +429,7 @@ def _follow_cd(command: SimpleCommand, ctx: Context) -> None:
             or target.text.startswith("~") or _cdpath_applies(target.text)):
         ctx.base = None
         return
+    ctx.spend(64)  # a file-system walk
     ctx.base = Path(os.path.realpath(os.path.join(ctx.base, target.text)))
 
 

@@ -15,12 +15,17 @@ from .lexer import Word
 
 __all__ = ["Context", "has_long", "has_short", "non_options", "option_values", "outside"]
 
-_STEP_LIMIT = 20_000  # simple commands judged for one call before it counts as unreadable
+# Work (characters lexed, words judged) one call may cost before it counts as unreadable:
+# wrappers and nested lines are read again at every word that may start a command, so a
+# hostile line could otherwise cost minutes.
+_WORK_LIMIT = 50_000
+_OVERHEAD = 16  # a call costs this much besides its length
+_REALPATH_COST = 64
 
 
 @dataclass
-class _Steps:
-    taken: int = 0
+class _Work:
+    done: int = 0
 
 
 @dataclass
@@ -33,16 +38,21 @@ class Context:
     base: Path | None
     depth: int = 0
     removes: bool = False
-    steps: _Steps = field(default_factory=_Steps)
+    work: _Work = field(default_factory=_Work)
 
     def child(self) -> Context:
-        """A context for a nested line: same place, one level deeper, same step budget."""
-        return Context(self.root, self.base, self.depth + 1, steps=self.steps)
+        """A context for a nested line: same place, one level deeper, same work budget."""
+        return Context(self.root, self.base, self.depth + 1, work=self.work)
 
-    def step(self) -> bool:
-        """Count one simple command; False once the budget is spent."""
-        self.steps.taken += 1
-        return self.steps.taken <= _STEP_LIMIT
+    @property
+    def exhausted(self) -> bool:
+        """Whether the work budget is spent (every further step answers tier 4)."""
+        return self.work.done > _WORK_LIMIT
+
+    def spend(self, amount: int) -> bool:
+        """Count `amount` of work; False once the budget is spent."""
+        self.work.done += amount + _OVERHEAD
+        return self.work.done <= _WORK_LIMIT
 
 
 # -- words ---------------------------------------------------------------------------------------
@@ -66,6 +76,7 @@ def outside(word: Word, ctx: Context, *, opens_for_write: bool = False) -> bool:
     if not text.startswith("/") and ctx.base is None:
         return True
     base = ctx.base or ctx.root
+    ctx.spend(_REALPATH_COST)  # a file-system walk: counted, so a hostile line stays cheap
     real = Path(os.path.realpath(os.path.join(base, text)))
     return not (real == ctx.root or real.is_relative_to(ctx.root))
 

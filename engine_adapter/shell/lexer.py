@@ -14,6 +14,7 @@ with `ShellSyntaxError`, and both callers then err toward asking.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -54,8 +55,15 @@ class Lexed:
 # Longest first: the lexer takes the first that matches.
 OPERATORS = ("&&", "||", ";;", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<&",
              "<>", ">", "<", "|", "&", ";", "(", ")")
+_OP_RE = re.compile("|".join(re.escape(op) for op in OPERATORS))
 _OP_CHARS = frozenset(";&|()<>")
 NEWLINE = "\n"  # the newline operator (a list separator, kept apart so reasons can name it)
+# Runs of characters with no meaning to the shell, taken at once (the lexer is on the hot path
+# of every approval: a 16 KB line must not cost a frame).
+_PLAIN_RUN = re.compile(r"[^ \t\r\n;&|()<>'\"\\$`]+")
+_QUOTED_RUN = re.compile(r'[^"\\$`]+')
+_BODY_SPECIAL = re.compile(r"[\\$`]")
+_PAREN_SPECIAL = re.compile(r"[()'\"\\]")
 
 
 def lex(text: str) -> Lexed:
@@ -126,8 +134,10 @@ class _Lexer:
                 self._operator()
             else:
                 self._begin()
-                self._add(ch)
-                self.i += 1
+                run = _PLAIN_RUN.match(t, self.i)
+                end = run.end() if run else self.i + 1
+                self._add(t[self.i: end])
+                self.i = end
         self._end_word()
         self._read_heredoc_bodies()  # a here-document opened on the last line runs to the end
 
@@ -160,7 +170,9 @@ class _Lexer:
                 and "".join(self._buf).isdigit() and not self._opaque):
             self._buf, self._in_word = [], False  # `2>`: a file descriptor, not a word
         self._end_word()
-        op = next(o for o in OPERATORS if self.text.startswith(o, self.i))
+        match = _OP_RE.match(self.text, self.i)
+        assert match is not None  # called only at an operator character
+        op = match.group()
         self.tokens.append(Op(op))
         self.i += len(op)
         if op in ("<<", "<<-"):
@@ -188,14 +200,12 @@ class _Lexer:
 
     def _expand_body(self, body: str) -> None:
         inner = _Lexer(body)
-        while inner.i < len(body):
-            ch = body[inner.i]
-            if ch == "\\":
+        while (found := _BODY_SPECIAL.search(body, inner.i)) is not None:
+            inner.i = found.start()
+            if body[inner.i] == "\\":
                 inner.i += 2
-            elif ch in "$`":
-                inner._expansion(quoted=True)
             else:
-                inner.i += 1
+                inner._expansion(quoted=True)
         self.nested.extend(inner.nested)
 
     # quoting and expansions -------------------------------------------------------------------
@@ -215,8 +225,10 @@ class _Lexer:
             elif ch in "$`":
                 self._expansion(quoted=True)
             else:
-                self._add(ch)
-                self.i += 1
+                run = _QUOTED_RUN.match(t, self.i)
+                end = run.end() if run else self.i + 1
+                self._add(t[self.i: end])
+                self.i = end
         raise ShellSyntaxError("an unbalanced double quote")
 
     def _expansion(self, *, quoted: bool = False) -> None:
@@ -257,6 +269,11 @@ class _Lexer:
         t = self.text
         depth, j, quote = 0, self.i, None
         while j < len(t):
+            if quote is None:
+                found = _PAREN_SPECIAL.search(t, j)
+                if found is None:
+                    break
+                j = found.start()
             ch = t[j]
             if quote:
                 if ch == quote:
@@ -282,6 +299,7 @@ class _Lexer:
 # -- simple commands -----------------------------------------------------------------------------
 
 SEPARATORS = frozenset({";", "&", "&&", "||", ";;", "|", "|&", "(", ")", NEWLINE})
+MAX_GROUPS = 64  # `( … )` nested deeper than this is refused as unreadable
 READ_REDIRECTS = frozenset({"<", "<<", "<<-", "<<<", "<&"})
 WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
@@ -299,7 +317,8 @@ class SimpleCommand:
 
 
 def simple_commands(tokens: tuple[Word | Op, ...] | list[Word | Op]) -> list[SimpleCommand]:
-    """The simple commands of a lexed line, in order (empty ones dropped)."""
+    """The simple commands of a lexed line, in order (empty ones dropped). Raises
+    `ShellSyntaxError` for parentheses nested deeper than `MAX_GROUPS`."""
     groups: list[int] = []
     opened = 0
     commands = [SimpleCommand()]
@@ -317,6 +336,8 @@ def simple_commands(tokens: tuple[Word | Op, ...] | list[Word | Op]) -> list[Sim
                 if text == "(":
                     opened += 1
                     groups.append(opened)
+                    if len(groups) > MAX_GROUPS:
+                        raise ShellSyntaxError("parentheses nested too deeply")
                 elif text == ")" and groups:
                     groups.pop()
                 commands.append(SimpleCommand(stdin_code=text in ("|", "|&"),

@@ -48,6 +48,7 @@ _METADATA_KEYS = frozenset({"description", "title", "reason", "rationale", "expl
                             "summary", "timeout", "timeout_ms", "timeout_s", "timeout_seconds",
                             "outputByteLimit", "output_byte_limit"})
 _MAX_COMMAND = 16_384  # longer than any command a human reads before approving it
+_MAX_WORDS = 512
 
 
 class PrefixVerdict(NamedTuple):
@@ -187,9 +188,9 @@ def _command_words(command: str) -> tuple[list[Word] | None, str]:
     bad = next((ch for ch in command if not _safe_char(ch, quotes=True)), None)
     try:
         lexed = lex(command)
+        commands = simple_commands(lexed.tokens)
     except ShellSyntaxError as exc:
         return None, f"cannot be read ({exc})"
-    commands = simple_commands(lexed.tokens)
     if bad is not None:
         first = commands[0].words if len(commands) == 1 and commands[0].words else []
         ops = any(isinstance(t, Op) for t in lexed.tokens)
@@ -197,6 +198,8 @@ def _command_words(command: str) -> tuple[list[Word] | None, str]:
         return None, denied or _structure_reason(command, lexed.tokens, lexed.nested, bad)
     if len(commands) != 1 or lexed.nested or any(isinstance(t, Op) for t in lexed.tokens):
         return None, "is not one simple command"
+    if len(commands[0].words) > _MAX_WORDS:
+        return None, f"has more than {_MAX_WORDS} words"
     return commands[0].words, ""
 
 
@@ -228,7 +231,9 @@ def _argv_words(argv: list[object]) -> tuple[list[Word] | None, str]:
     whitelist as a command (spaces allowed inside an element, quotes never)."""
     if not argv:
         return None, "the argv list is empty"
-    if len(argv) > 1024 or not all(isinstance(a, str) for a in argv):
+    if len(argv) > _MAX_WORDS:
+        return None, f"has more than {_MAX_WORDS} words"
+    if not all(isinstance(a, str) for a in argv):
         return None, "the argv list holds something other than text"
     words = [Word(a, a, False) for a in argv if isinstance(a, str)]
     if sum(len(w.text) for w in words) > _MAX_COMMAND:
