@@ -2,9 +2,11 @@
 
 The report is built from the same fold the cockpit shows (`RunFold`, run as replay runs it): the
 task, each turn with its messages, decisions and tool calls (outputs trimmed), approvals with
-who decided, the verification checks, and token usage. Journal contents are untrusted: control
-characters are made visible, Markdown code fences are made long enough not to be closed by the
-content, and HTML is escaped.
+who decided, the verification checks, and token usage. Journal contents are untrusted: every
+character `engine_adapter.text` calls unsafe is shown — in Markdown as its escape (`\u200b`), in
+HTML as a marker (`⟨U+200B⟩`) in a highlighted `<mark class="unsafe">` — Markdown code fences are
+made long enough not to be closed by the content, HTML is escaped, and every cut says how much
+it dropped. Each tool call shows its whole input, every key of it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from engine_adapter.fold import (
 )
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
+from engine_adapter.text import cap, escaped, marker, split_unsafe
+
+from .input_fields import input_text
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
@@ -34,24 +39,27 @@ FORMATS = ("markdown", "html")
 OUTPUT_LINES = 20  # lines of a tool output kept in the report
 OUTPUT_CHARS = 4_000  # characters of a tool output kept
 TEXT_CHARS = 20_000  # characters of one message kept
+INPUT_CHARS = 8_000  # characters of a tool call's whole input kept
+INPUT_LINES = 60  # lines of it
 
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
-
-def _visible(text: str) -> str:
-    return _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                           else f"\\u{ord(m.group()):04x}", text)
+def _visible(text: str, limit: int | None = None) -> str:
+    """Markdown's display: capped (saying how much was dropped), unsafe characters escaped."""
+    return escaped(cap(text, chars=limit) if limit is not None else text)
 
 
 def _trim(text: str, lines: int = OUTPUT_LINES, chars: int = OUTPUT_CHARS) -> str:
-    cut = text[:chars]
-    kept = cut.split("\n")[:lines]
-    out = "\n".join(kept)
-    left = len(text) - len(out)
-    if left > 0:
-        total = text.count("\n") + 1
-        out += f"\n… ({total - len(kept):,} more lines, {left:,} more characters)"
-    return _visible(out)
+    return cap(text, chars=chars, lines=lines)
+
+
+def _html(text: str | None, limit: int | None = None) -> str:
+    """HTML's display: capped, escaped, each unsafe character a visible marker in a
+    highlighted `<mark class="unsafe">` (never the character itself: a bidi override would
+    reorder the page)."""
+    text = cap(text or "", chars=limit) if limit is not None else (text or "")
+    return "".join(
+        f"<mark class='unsafe' title='unsafe character U+{ord(run):04X}'>{marker(run)}</mark>"
+        if unsafe else html.escape(run) for run, unsafe in split_unsafe(text))
 
 
 @dataclass
@@ -81,12 +89,11 @@ def _when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
 
 
-def _input_line(item: ToolCallItem | DecisionItem) -> str:
-    data = item.tool_input or {}
-    for key in ("command", "path", "file", "url", "query"):
-        if isinstance(data.get(key), str):
-            return _visible(str(data[key]))[:500]
-    return _visible(repr(data))[:500]
+def _input(item: ToolCallItem) -> str:
+    """The call's whole input (every key: the command, env, cwd, the diff…), capped."""
+    data = item.approval.tool_input if item.approval and item.approval.tool_input \
+        else item.tool_input
+    return _trim(input_text(data), lines=INPUT_LINES, chars=INPUT_CHARS)
 
 
 def _fence(text: str) -> str:
@@ -98,11 +105,11 @@ def _approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:
         return None
-    who = {"human": "a human", "grant": "a standing grant", "auto": "automatically"}.get(
-        approval.via or "", approval.via or "nobody yet")
+    who = {"human": "by a human", "grant": "by a standing grant", "auto": "automatically"}.get(
+        approval.via or "", f"by {approval.via or 'nobody yet'}")
     verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
     extra = " (and granted always)" if approval.remember else ""
-    decided = f"{verdict} by {who}{extra}" if verdict != "pending" else "awaiting a decision"
+    decided = f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
     if approval.via == "grant":
         return decided
     # The verdict the request carried, as it was: the report decides nothing again.
@@ -118,9 +125,9 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     """The report as Markdown."""
     out: list[str] = []
     add = out.append
-    add(f"# Run report: {_visible(view.task or '(no task)')[:300]}")
+    add(f"# Run report: {_visible(view.task or '(no task)', 300)}")
     add("")
-    add(f"- **Status:** {view.status}" + (f" — {_visible(view.result or view.error or '')[:500]}"
+    add(f"- **Status:** {view.status}" + (f" — {_visible(view.result or view.error or '', 500)}"
                                             if view.result or view.error else ""))
     add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
                                                            if view.model else ""))
@@ -151,7 +158,7 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
         add(f"- {mark} **{_visible(check.name)}** ({check.status})"
             + (f": `{_visible(check.command)}`" if check.command else ""))
         if check.output and check.status == "failed":
-            body = _trim(check.output)
+            body = _visible(_trim(check.output))
             fence = _fence(body)
             add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
                 + f"\n  {fence}")
@@ -167,30 +174,34 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
 
 def _markdown_item(item: Item) -> str:
     if isinstance(item, MessageItem):
-        text = _visible(item.text[:TEXT_CHARS])
+        text = _visible(item.text, TEXT_CHARS)
         if item.channel == "thought":
             return "\n".join("> " + line for line in text.split("\n"))
         return text
     if isinstance(item, DecisionItem):
         tool = f" `{_visible(item.tool)}`" if item.tool else ""
-        why = f" — {_visible(item.rationale)[:500]}" if item.rationale else ""
+        why = f" — {_visible(item.rationale, 500)}" if item.rationale else ""
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
         lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}",
-                 "", f"Input: `{_input_line(item).replace('`', 'ˋ')}`"]
+                 ""]
+        shown = _visible(_input(item))
+        if shown:
+            fence = _fence(shown)
+            lines += ["Input:", "", fence, shown, fence, ""]
         approval = _approval_text(item)
         if approval:
             lines.append(f"Approval: {approval}")
         if item.error:
-            lines.append(f"Error: {_visible(item.error)[:500]}")
+            lines.append(f"Error: {_visible(item.error, 500)}")
         if item.output:
-            body = _trim(item.output)
+            body = _visible(_trim(item.output))
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
     if isinstance(item, NoticeItem):
         prefix = {"error": "**Error:** ", "warning": "**Note:** "}.get(item.level, "")
-        return f"{prefix}{_visible(item.kind)}: {_visible(item.text)[:2_000]}"
+        return f"{prefix}{_visible(item.kind)}: {_visible(item.text, 2_000)}"
     return f"({_visible(item.kind)})"
 
 
@@ -213,22 +224,23 @@ pre { background: #f4f4f4; padding: .6rem; overflow-x: auto; white-space: pre-wr
 .error { color: #b00020; } .warning { color: #8a6d00; }
 .ok { color: #1a7f37; } .failed, .denied { color: #b00020; }
 .meta td { padding: 0 1rem 0 0; }
+mark.unsafe { background: #ffd54f; color: #000; font-weight: bold; }
 """
 
 
 def render_html(view: RunView, result: ExportResult) -> str:
     """The report as a standalone HTML page (everything from the journal escaped)."""
-    e = lambda text: html.escape(_visible(text or ""))  # noqa: E731
+    e = _html
     out: list[str] = []
     add = out.append
     add("<!doctype html><html><head><meta charset='utf-8'>")
-    add(f"<title>Run report: {e(view.task[:200])}</title><style>{_HTML_STYLE}</style></head>")
+    add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}</style></head>")
     add("<body>")
-    add(f"<h1>Run report: {e(view.task[:300] or '(no task)')}</h1>")
+    add(f"<h1>Run report: {e(view.task or '(no task)', 300)}</h1>")
     cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
     rows = [
         ("Status", f"<span class='{e(view.status)}'>{e(view.status)}</span> "
-                   f"{e((view.result or view.error or '')[:500])}"),
+                   f"{e(view.result or view.error or '', 500)}"),
         ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
         ("Started", e(_when(view.started_ts)) + " · ended " + e(_when(view.ended_ts))),
         ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
@@ -253,7 +265,7 @@ def render_html(view: RunView, result: ExportResult) -> str:
     for check in view.checks.values():
         add(f"<li class='{e(check.status)}'><b>{e(check.name)}</b> ({e(check.status)})"
             + (f" <code>{e(check.command)}</code>" if check.command else "")
-            + (f"<pre>{html.escape(_trim(check.output))}</pre>"
+            + (f"<pre>{e(_trim(check.output))}</pre>"
                if check.output and check.status == "failed" else "") + "</li>")
     add("</ul>")
     if view.grants:
@@ -265,30 +277,32 @@ def render_html(view: RunView, result: ExportResult) -> str:
     return "\n".join(out)
 
 
-def _html_item(item: Item, e: Callable[[str | None], str]) -> str:
+def _html_item(item: Item, e: Callable[..., str]) -> str:
     if isinstance(item, MessageItem):
         cls = "thought" if item.channel == "thought" else "message"
-        return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text[:TEXT_CHARS])}</p>"
+        return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text, TEXT_CHARS)}</p>"
     if isinstance(item, DecisionItem):
         tool = f" <code>{e(item.tool)}</code>" if item.tool else ""
-        why = f" — {e(item.rationale[:500])}" if item.rationale else ""
+        why = f" — {e(item.rationale, 500)}" if item.rationale else ""
         return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
     if isinstance(item, ToolCallItem):
         parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
-                 f"<br>Input: <code>{html.escape(_input_line(item))}</code>"]
+                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"]
+        shown = _input(item)
+        if shown:
+            parts.append(f"<br>Input:</p><pre class='input'>{e(shown)}</pre><p>")
         approval = _approval_text(item)
         if approval:
             parts.append(f"<br>Approval: {e(approval)}")
         if item.error:
-            parts.append(f"<br><span class='error'>Error: {e(item.error[:500])}</span>")
+            parts.append(f"<br><span class='error'>Error: {e(item.error, 500)}</span>")
         parts.append("</p>")
         if item.output:
-            parts.append(f"<pre>{html.escape(_trim(item.output))}</pre>")
+            parts.append(f"<pre>{e(_trim(item.output))}</pre>")
         parts.append("</div>")
         return "".join(parts)
     if isinstance(item, NoticeItem):
-        return f"<p class='{e(item.level)}'>{e(item.kind)}: {e(item.text[:2_000])}</p>"
+        return f"<p class='{e(item.level)}'>{e(item.kind)}: {e(item.text, 2_000)}</p>"
     return f"<p>({e(item.kind)})</p>"
 
 

@@ -3,9 +3,10 @@ live cockpit (`--headless`, or whenever stdout is not a terminal).
 
 Streamed model text is the exception that proves the rule: its deltas continue one line (a
 message, or a thought) until another event arrives. Everything shown is untrusted (the model,
-the tools and the files they read chose it), so control and format characters are escaped,
-line breaks become spaces, and every line is capped. Colour only on a terminal, never with
-`NO_COLOR`.
+the tools and the files they read chose it): every character `engine_adapter.text` calls
+unsafe is shown as its escape (`\x1b`, `\u200b`), line breaks become spaces (`⏎` inside a tool's
+input, so a second command cannot pass for an argument), and every line is capped, saying how
+much it dropped. Colour only on a terminal, never with `NO_COLOR`.
 """
 
 from __future__ import annotations
@@ -17,17 +18,21 @@ import json
 import os
 import signal
 import sys
-import unicodedata
 from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
+from engine_adapter.text import MIN_CAP, Cut, cap, escaped
+
+from .input_fields import input_line
 
 __all__ = ["MAX_LINE", "LinePrinter", "approval_mode", "format_event", "run_headless",
            "sanitize", "use_color"]
 
 MAX_LINE = 300
 """Characters of one line's text, beyond its label; the rest is counted, not shown."""
+ASK_LINE = 4_000
+"""Characters of an approval's line: the whole input of the call is on it."""
 
 _LABEL = 9
 _RESET = "\x1b[0m"
@@ -36,32 +41,28 @@ _COLORS = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "cyan":
 
 
 def sanitize(text: str) -> str:
-    """`text` safe for one terminal line: line breaks, tabs and odd spaces become spaces; control,
-    format (bidi overrides, zero-width) and surrogate characters are shown escaped (`\\x1b`)."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch.isprintable():
-            out.append(ch)
-        elif ch in "\n\r\t\v\f\u2028\u2029\x85" or unicodedata.category(ch) == "Zs":
-            out.append(" ")
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
-    return "".join(out)
+    """`text` safe for one terminal line: unsafe characters escaped (`\\x1b`, `\\u200b`), line
+    breaks (`\\n`, `\\r\\n`) and tabs shown as spaces."""
+    text = escaped(text)
+    if "\r" in text:  # only `\r\n` line breaks are left: every other CR is escaped
+        text = text.replace("\r\n", "\n")
+    if "\n" in text or "\t" in text:
+        text = text.replace("\n", " ").replace("\t", " ")
+    return text
 
 
 def _clip(text: str, limit: int = MAX_LINE) -> str:
-    text = sanitize(text)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… (+{len(text) - limit} chars)"
+    return cap(sanitize(text), chars=max(MIN_CAP, limit))
+
+
+def _blank_stripped(line: str) -> str:
+    return line.removesuffix("\r").strip(" \t")
 
 
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # Spaces and tabs only (and the CR of a `\r\n`): `str.strip` would also drop a U+2028, a
+    # U+0085 or a lone CR without a trace.
+    lines = [_blank_stripped(line) for line in text.split("\n") if _blank_stripped(line)]
     return lines[-1] if lines else ""
 
 
@@ -72,30 +73,15 @@ def _compact(value: Any) -> str:
         return repr(value)
 
 
-def _summary(tool: str | None, tool_input: dict[str, Any] | None) -> str:
-    """A tool call in a few words: the command of a shell, the path and size of an edit."""
-    i = tool_input or {}
-    if "command" in i:
-        return str(i["command"])
-    if isinstance(i.get("argv"), list):
-        return " ".join(map(str, i["argv"]))
-    if tool in ("edit", "write_file") and "path" in i:
-        diff = str(i.get("diff", ""))
-        added = sum(1 for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("++"))
-        removed = sum(1 for ln in diff.splitlines()
-                      if ln.startswith("-") and not ln.startswith("--"))
-        return f"{i['path']} (+{added} −{removed})" if diff else str(i["path"])
-    return _compact({k: v for k, v in i.items() if k != "diff"}) if i else ""
-
-
-def _has_target(tool_input: dict[str, Any] | None) -> bool:
-    """Whether an input names a command or a path (else its ask's reason says it all)."""
-    return bool(tool_input) and any(k in tool_input for k in ("command", "argv", "path"))
+def _summary(tool_input: dict[str, Any] | None, limit: int = MAX_LINE) -> str:
+    """A tool call's whole input on one line (`$ git diff · env: A=1 · diff: +3 −1`), line
+    breaks inside a value shown as `⏎` (the line's sanitizing escapes the rest)."""
+    return input_line(tool_input, limit=limit)
 
 
 def _output_gist(tool: str, output: str) -> str:
     """A command's last line (where test runners sum up); for other tools, a line count."""
-    lines = [line for line in output.splitlines() if line.strip()]
+    lines = [line for line in output.split("\n") if _blank_stripped(line)]
     if tool == "shell" or len(lines) <= 1:
         return _last_line(output)
     return f"{len(lines)} lines"
@@ -126,12 +112,12 @@ def format_event(event: Any) -> tuple[str, str, str]:
         return "declare!", event.reason, "yellow"
     if t == "model_decision":
         what = event.tool or event.action
-        summary = _summary(event.tool, event.tool_input)
+        summary = _summary(event.tool_input)
         why = f" — {event.rationale}" if event.rationale else ""
         return "decide", f"{what} {summary}".rstrip() + why, "magenta"
     if t == "tool_start":
         return "tool ▶", (f"{event.call_id} {event.tool} [tier {event.tier}] "
-                          f"{_summary(event.tool, event.tool_input)}"), ""
+                          f"{_summary(event.tool_input)}"), ""
     if t == "tool_end":
         mark, colour = ("tool ✔", "green") if event.ok else ("tool ✘", "red")
         detail = " · ".join(p for p in (event.error, _output_gist(event.tool, event.output)) if p)
@@ -143,7 +129,7 @@ def format_event(event: Any) -> tuple[str, str, str]:
             always = f"[a] always would allow: {event.prefix}"
         else:
             always = "[a] always: cannot be granted" + (f": {why}" if why else "")
-        what = _summary(event.tool, event.tool_input) if _has_target(event.tool_input) else ""
+        what = _summary(event.tool_input, ASK_LINE)
         return "ask ?", (f"{event.approval_id} {event.tool} [tier {event.tier}] "
                          + (f"{what} — " if what else "") + f"{event.reason} · {always}"), "yellow"
     if t == "approval_resolved":
@@ -193,18 +179,19 @@ class LinePrinter:
     def _label(self, label: str, colour: str) -> str:
         return self._paint(label.ljust(_LABEL), colour)
 
-    def line(self, label: str, text: str, colour: str = "") -> None:
+    def line(self, label: str, text: str, colour: str = "", *, limit: int | None = None) -> None:
         """Write one line: a label, then the text, sanitized and clipped."""
         self._close_stream()
-        self.out.write(f"{self._label(label, colour)} {_clip(text, self.max_line)}\n")
+        self.out.write(f"{self._label(label, colour)} {_clip(text, limit or self.max_line)}\n")
         self.out.flush()
 
     def handle(self, event: Any) -> None:
-        """Show one event."""
+        """Show one event (an approval with its whole input)."""
         if event.type == "model_update":
             self._stream_text(event.turn, event.channel, event.text)
         else:
-            self.line(*format_event(event))
+            limit = max(ASK_LINE, self.max_line) if event.type == "approval_requested" else None
+            self.line(*format_event(event), limit=limit)
 
     def close(self) -> None:
         """End an open streamed line."""
@@ -218,7 +205,7 @@ class LinePrinter:
             label = "thinking" if channel == "thought" else "model"
             self.out.write(self._label(label, "dim" if channel == "thought" else "bold") + " ")
             self._stream, self._shown, self._hidden = key, 0, 0
-            text = text.lstrip()
+            text = text.lstrip(" \t\n")  # blanks only: an unsafe character stays to be shown
         text = sanitize(text)
         room = max(0, self.max_line - self._shown)
         shown, hidden = text[:room], text[room:]
@@ -232,7 +219,7 @@ class LinePrinter:
         if self._stream is None:
             return
         if self._hidden:
-            self.out.write(f"… (+{self._hidden} chars)")
+            self.out.write(" " + Cut("", self._hidden, 0).note())
         self.out.write("\n")
         self._stream = None
 

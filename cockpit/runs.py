@@ -3,7 +3,7 @@
 - `SessionFactory` builds the Sessions of one conversation: the same session id, the same
   grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
   with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
-- `demo_factory` / `make_demo_session` — the built-in engine and its scripted model in a fresh
+- `demo_factory` / `start_demo` — the built-in engine and its scripted model in a fresh
   copy of the sample project; `engine_factory` / `load_engine` — a user's `module:factory`.
 - `present(session, headless=…)` — shows the run and returns the exit code.
 """
@@ -32,12 +32,10 @@ __all__ = [
     "RunOptions",
     "SessionFactory",
     "SetupError",
-    "aclose_factory",
     "demo_factory",
     "engine_factory",
     "exit_code",
     "load_engine",
-    "make_demo_session",
     "present",
     "start_demo",
     "use_tui",
@@ -155,12 +153,6 @@ def start_demo(*, speed: float = 1.0,
         raise
 
 
-def make_demo_session(*, speed: float = 1.0, options: RunOptions = RunOptions()) -> Session:
-    """The demo's first Session, ready to run (its workspace is `session.state.cwd`). For the
-    next task in the same session, use `start_demo`'s factory."""
-    return start_demo(speed=speed, options=options)[1]
-
-
 # -- a user's engine ----------------------------------------------------------------------------
 
 def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
@@ -226,12 +218,13 @@ def exit_code(status: str) -> int:
 
 
 def present(session: Session, *, headless: bool,
-            next_session: Callable[[str], Session] | None = None,
+            next_session: SessionFactory | None = None,
             theme: str | None = None) -> int:
     """Run `session` in front of the user and return the exit code (0: completed).
 
     The headless view prints one line per event; otherwise the live cockpit shows it
-    (`CockpitApp`, which runs the session itself; `next_session` offers a next task).
+    (`CockpitApp`, which runs the session itself; `next_session` offers a next task). Either
+    way the factory's agents are closed in the run's event loop before it ends.
     """
     if not headless:
         from .app import CockpitApp
@@ -246,15 +239,8 @@ def present(session: Session, *, headless: bool,
         try:
             return await run_headless(session)
         finally:
-            await aclose_factory(next_session)
+            if next_session is not None:
+                await next_session.aclose()
 
     state = asyncio.run(run_then_close())
     return exit_code(state.status)
-
-
-async def aclose_factory(factory: object) -> None:
-    """`factory.aclose()`, if the factory has one (a `SessionFactory`: its agents are closed
-    cleanly rather than killed when the event loop ends)."""
-    close = getattr(factory, "aclose", None)
-    if close is not None:
-        await close()

@@ -43,7 +43,9 @@ def test_clean_escapes_controls_and_bidi_but_keeps_text():
     assert clean("over\rwrite") == "over\\x0dwrite"
     assert clean("line\r\nend") == "line\nend"
     assert clean("evil\u202eexe.txt") == "evil\\u202eexe.txt"
-    assert clean("x" * 50, 10).startswith("x" * 10 + "… [40 more")
+    assert clean("x" * 500, 100) == "x" * 70 + " … 430 more characters dropped"
+    assert clean("git status\u200b") == "git status\\u200b"
+    assert clean("EUR" * 100, 10) == "EUREUREUR…"  # a tiny field: no room for a count
 
 
 def test_clean_stderr_drops_colour_and_clean_json_caps():

@@ -48,8 +48,8 @@ def test_outputs_are_trimmed_and_fences_hold(tmp_path) -> None:
     path = tmp_path / "long.jsonl"
     write(path, events)
     text = export_journal(path, "markdown").text
-    assert "row 19 ```" in text and "row 20 ```" not in text
-    assert "480 more lines" in text
+    assert "row 18 ```" in text and "row 19 ```" not in text  # 19 rows and the note's line
+    assert "… 481 more lines dropped" in text
     assert "````" in text  # a fence longer than any run of backticks in the output
 
 
@@ -60,7 +60,8 @@ def test_html_report_escapes_journal_text(tmp_path) -> None:
     write(path, events)
     page = export_journal(path, "html").text
     assert "<script>alert" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[31m" in page
+    assert ("&lt;script&gt;alert(1)&lt;/script&gt;<mark class='unsafe' "
+            "title='unsafe character U+001B'>␛</mark>[31m") in page
     assert page.startswith("<!doctype html>")
 
 

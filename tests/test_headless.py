@@ -10,6 +10,7 @@ import pytest
 from conftest import run
 
 from cockpit.headless import (
+    ASK_LINE,
     MAX_LINE,
     LinePrinter,
     approval_mode,
@@ -49,13 +50,16 @@ def printed(*events, color: bool = False) -> list[str]:
 
 @pytest.mark.parametrize(("raw", "shown"), [
     ("plain text", "plain text"),
-    ("two\nlines\r\tand tab", "two lines  and tab"),
+    ("two\nlines\r\n\tand tab", "two lines  and tab"),
+    ("over\rwrite", "over\\x0dwrite"),  # a lone CR would overwrite the line
     ("\x1b[2J\x1b]0;pwned\x07", "\\x1b[2J\\x1b]0;pwned\\x07"),
     ("del\x7f nul\x00 c1\x9b", "del\\x7f nul\\x00 c1\\x9b"),
     ("evil\u202etxt.exe", "evil\\u202etxt.exe"),  # a bidi override
     ("zero\u200bwidth", "zero\\u200bwidth"),
-    ("line\u2028sep", "line sep"),
-    ("no\xa0break\u3000wide", "no break wide"),
+    ("line\u2028sep", "line\\u2028sep"),  # a line break only for some readers: shown
+    ("no\xa0break\u3000wide", "no\xa0break\u3000wide"),  # spaces are visible: kept
+    ("soft\xadhyphen bom\ufeff tag\U000e0041", "soft\\xadhyphen bom\\ufeff tag\\U000e0041"),
+    ("⚠\ufe0f ok, x\ufe0f not", "⚠\ufe0f ok, x\\ufe0f not"),
     ("héllo 世界 ✔", "héllo 世界 ✔"),
 ])
 def test_sanitize(raw, shown) -> None:
@@ -74,10 +78,10 @@ def test_hostile_output_cannot_reach_the_terminal() -> None:
 def test_lines_are_capped() -> None:
     (line,) = printed(ToolEnd(call_id="c1", tool="shell", ok=False, output="", error="e" * 5000))
     assert len(line) < MAX_LINE + 40
-    assert line.endswith("chars)")
+    assert line.endswith("more characters dropped")
     stream = printed(*[ModelUpdate(turn=1, text="word " * 100) for _ in range(10)])
-    assert len(stream) == 1 and len(stream[0]) < MAX_LINE + 40
-    assert stream[0].endswith("… (+4700 chars)")
+    assert len(stream) == 1 and len(stream[0]) < MAX_LINE + 50
+    assert stream[0].endswith("… 4,700 more characters dropped")
 
 
 def test_streamed_text_is_one_line_per_message() -> None:
@@ -157,7 +161,8 @@ def test_a_demo_run_prints_one_line_per_event(tmp_path) -> None:
     assert len(lines) == 1 + streams + others  # + the approvals line at the top
     assert lines[0].startswith("cockpit   approvals:")
     assert lines[-1].startswith("end       completed")
-    assert all(len(line) < MAX_LINE + 60 for line in lines)
+    assert all(len(line) < (ASK_LINE if line.startswith("ask ?") else MAX_LINE) + 60
+               for line in lines)
 
 
 def test_a_broken_printer_does_not_stop_the_run(tmp_path) -> None:

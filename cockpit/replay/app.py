@@ -23,17 +23,17 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
-from engine_adapter.fold import RunView
+from engine_adapter.fold import Item, RunView
 from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
 from engine_adapter.replay import JournalReplay
 
-from ..app import ThemedApp
+from ..base_app import EventLookup, ThemedApp
 from ..keys import bindings
+from ..pump import ChangeSet
 from ..screens import HelpScreen, PagerScreen
-from ..widgets import ChangeSet, RunDisplay, Transcript
-from ..widgets.items import raw_events_text
+from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
-from ..widgets.text import clean, clean_line
+from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
 from .keys import REPLAY_SCOPE
 from .picker import PickerScreen
@@ -138,7 +138,7 @@ class ReplayScreen(Screen[None]):
 
     def _fail(self, error: str) -> None:
         error_box = self.query_one("#replay-error", Static)
-        error_box.update(clean(error, 2_000))
+        error_box.update(styled(error, limit=2_000))  # Text: journal words are never markup
         error_box.add_class("-shown")
         self.timeline.update_state(indexing=False, problems=clean_line(error, 300))
 
@@ -562,28 +562,6 @@ class ReplayScreen(Screen[None]):
             return action in ("quit_replay",)
         return True
 
-    @on(Transcript.OpenPager)
-    def _open_pager(self, message: Transcript.OpenPager) -> None:
-        from ..widgets.items import item_text
-
-        self.app.push_screen(PagerScreen(f"{message.item.kind} #{message.item.index}",
-                                         item_text(message.item)))
-
-    @on(Transcript.Inspect)
-    def _inspect_item(self, message: Transcript.Inspect) -> None:
-        """The raw events behind a transcript item, read back from the journal by seq."""
-        replay = self.replay
-        if replay is None:
-            return
-        shown = self.view_pos
-
-        def event_at(seq: int) -> Any:
-            return replay.event_with_seq(seq, before=shown)
-
-        self.app.push_screen(PagerScreen(f"raw events behind {message.item.kind} "
-                                         f"#{message.item.index}",
-                                         raw_events_text(message.item, event_at)))
-
 
 def _looks_live(path: Path) -> bool:
     """Whether the journal's last event is not an `agent_end` (a run still writing it)."""
@@ -631,8 +609,6 @@ class ReplayApp(ThemedApp):
         self.poll = poll
 
     def on_mount(self) -> None:
-        if self.config.keymap:
-            self.set_keymap(self.config.keymap)
         if self.path is None:
             self.push_screen(PickerScreen(self.journal_dir), self._picked)
         else:
@@ -672,6 +648,15 @@ class ReplayApp(ThemedApp):
         """Whether the whole journal has been indexed once."""
         screen = self.replay_screen
         return bool(screen and screen.index_complete)
+
+    def item_events(self, item: Item) -> EventLookup | None:
+        """The events behind `item`, read back from the journal by seq (as of the event shown)."""
+        screen = self.replay_screen
+        replay = screen.replay if screen is not None else None
+        if screen is None or replay is None:
+            return None
+        shown = screen.view_pos
+        return lambda seq: replay.event_with_seq(seq, before=shown)
 
     def refresh_theme(self) -> None:
         """Re-render the run display in the new theme's colours."""

@@ -6,12 +6,14 @@ is non-zero only when nothing at all could be read.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
+from engine_adapter.text import escaped
 
 from ..paths import journal_dir
 from .journals import list_journals
@@ -19,9 +21,17 @@ from .journals import list_journals
 __all__ = ["check_journal", "list_recent", "run_export", "run_replay"]
 
 
-def _printable(text: str) -> str:
-    """`text` with anything a terminal would act on (escapes, controls) shown as `?`."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+_SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
+
+
+def _printable(text: str, width: int | None = None) -> str:
+    """`text` for one line of a listing: unsafe characters escaped (`\\x1b`, `\\u200b`, see
+    `engine_adapter.text`), runs of spaces and line breaks as one space, cut to `width` with
+    `…`."""
+    text = _SPACES.sub(" ", escaped(text)).strip()
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
 
 
 def _error(message: str) -> None:
@@ -89,9 +99,9 @@ def list_recent(limit: int = 20) -> int:
     for s in summaries:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
         events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
-        task = _printable(" ".join((s.task or "").split())[:60])
+        task = _printable(s.task or "", 60)
         path = _printable(str(s.path))
-        print(f"{started}  {s.status:<10} {events:>9} events  {task:<60}  {path}")
+        print(f"{started}  {_printable(s.status, 10):<10} {events:>9} events  {task:<60}  {path}")
     return 0
 
 

@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from engine_adapter.journal_index import BAD_OUTCOME, CORRUPT, TYPE_CODES, JournalIndex
 
-from ..widgets.palette import palette_for
+from ..styles import palette_for
 
 __all__ = ["MARKER_KINDS", "Markers", "Timeline", "TimelineState"]
 

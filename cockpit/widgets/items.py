@@ -15,14 +15,17 @@ from collections.abc import Callable
 from rich.console import Console, RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
+from engine_adapter.text import cut, plural
 
-from .palette import Palette
-from .text import clean, clean_line, input_summary, one_line, split_lines
+from ..input_fields import input_line, input_text
+from ..styles import Palette
+from .text import clean, styled, styled_line, styled_one_line
 
 __all__ = [
     "EXPANDED_LINES",
@@ -67,6 +70,11 @@ def needs_pager(item: Item) -> bool:
     return False
 
 
+def _warn(palette: Palette) -> Style:
+    """How an unsafe character's marker stands out (the theme's warning colour, reversed)."""
+    return palette.warning + Style(reverse=True, bold=True)
+
+
 def _one(console: Console, text: Text, width: int) -> Strip:
     """One row: `text` cut to `width` cells (never wrapped)."""
     text.no_wrap = True
@@ -96,30 +104,31 @@ def _turn_header(item: Item, previous: Item | None, palette: Palette,
 def _message(item: MessageItem, expanded: bool, palette: Palette, console: Console,
              width: int) -> list[Strip]:
     text = item.text
+    warn = _warn(palette)
     if item.channel == "thought":
-        lines, total = split_lines(text, None if expanded else THOUGHT_LINES)
+        piece = cut(text, lines=None if expanded else THOUGHT_LINES, chars=TEXT_LIMIT)
         body = Text("∴ ", palette.thought)
-        body.append(clean("\n".join(lines), TEXT_LIMIT), palette.thought)
+        body.append_text(styled(piece.kept, palette.thought, marker_style=warn))
         strips = _wrapped(console, body, width)
-        if not expanded and (total > THOUGHT_LINES or len(strips) > THOUGHT_LINES):
+        if not expanded and (piece.was_cut or len(strips) > THOUGHT_LINES):
             strips = strips[:THOUGHT_LINES]
-            strips.append(_one(console, Text(f"  … thought, {total} lines · enter to expand",
-                                             palette.dim), width))
+            note = piece.note(gone=False, hint="enter to expand") or "… enter to expand"
+            strips.append(_one(console, Text(f"  {note}", palette.dim), width))
         return strips
     if not item.complete:
-        skipped = max(0, len(text) - STREAM_TAIL)
+        piece = cut(text, chars=STREAM_TAIL, keep="tail")
         body = Text()
-        if skipped:
-            body.append(f"… {skipped:,} earlier characters\n", palette.dim)
-        body.append(clean(text[skipped:]), palette.text)
+        if piece.was_cut:
+            body.append(piece.note(gone=False) + "\n", palette.dim)
+        body.append_text(styled(piece.kept, palette.text, marker_style=warn))
         body.append("▍", palette.primary)
         return _wrapped(console, body, width)
     if len(text) <= MARKDOWN_LIMIT and _MARKDOWN_RE.search(text):
         return _wrapped(console, Markdown(clean(text), hyperlinks=False), width)
-    body = Text(clean(text, TEXT_LIMIT), palette.text)
-    if len(text) > TEXT_LIMIT:
-        body.append(f"\n… {len(text) - TEXT_LIMIT:,} more characters · enter opens the pager",
-                    palette.dim)
+    piece = cut(text, chars=TEXT_LIMIT)
+    body = styled(piece.kept, palette.text, marker_style=warn)
+    if piece.was_cut:
+        body.append("\n" + piece.note(gone=False, hint="enter opens the pager"), palette.dim)
     return _wrapped(console, body, width)
 
 
@@ -142,9 +151,10 @@ def _approval_badge(item: ToolCallItem, palette: Palette) -> Text | None:
 
 def _tool(item: ToolCallItem, expanded: bool, palette: Palette, console: Console,
           width: int) -> list[Strip]:
+    warn = _warn(palette)
     head = Text()
     head.append(f"{tool_icon(item.status)} ", palette.status_style(item.status))
-    head.append(clean_line(item.tool, 80), palette.primary)
+    head.append_text(styled_line(item.tool, palette.primary, limit=80, marker_style=warn))
     head.append(" ")
     head.append(f"T{item.tier}", palette.tier_style(item.tier))
     if item.duration_ms is not None:
@@ -154,26 +164,30 @@ def _tool(item: ToolCallItem, expanded: bool, palette: Palette, console: Console
         head.append(" [", palette.dim)
         head.append_text(badge)
         head.append("]", palette.dim)
-    summary = input_summary(item.tool_input) or clean_line(item.title or "", 200)
+    summary = input_line(item.tool_input, limit=400) or item.title or ""
     if summary:
         head.append("  ")
-        head.append(summary, palette.text)
+        head.append_text(styled_line(summary, palette.text, limit=400, marker_style=warn))
     strips = [_one(console, head, width)]
     if item.error:
-        strips.append(_one(console, Text("  error: " + one_line(item.error, 500),
-                                         palette.error_line), width))
+        row = Text("  error: ", palette.error_line)
+        row.append_text(styled_one_line(item.error, palette.error_line, limit=500,
+                                        marker_style=warn))
+        strips.append(_one(console, row, width))
     output = item.output
     if output and item.error and output.strip() == item.error.strip():
         output = ""  # the error line already says it all; don't print it twice
     if output:
         limit = EXPANDED_LINES if expanded else PREVIEW_LINES
-        lines, total = split_lines(output, limit)
-        for line in lines:
-            strips.append(_one(console, Text("  │ " + clean_line(line, LINE_LIMIT), palette.dim),
-                               width))
-        if total > len(lines):
-            hint = "enter opens the pager" if total > EXPANDED_LINES else "enter to expand"
-            strips.append(_one(console, Text(f"  └ … {total - len(lines):,} more lines · {hint}",
+        piece = cut(output, lines=limit)
+        for line in piece.kept.removesuffix("\n").split("\n"):
+            row = Text("  │ ", palette.dim)
+            row.append_text(styled_line(line, palette.dim, limit=LINE_LIMIT, marker_style=warn))
+            strips.append(_one(console, row, width))
+        if piece.was_cut:
+            hint = ("enter opens the pager" if piece.dropped_lines + limit > EXPANDED_LINES
+                    else "enter to expand")
+            strips.append(_one(console, Text("  └ " + piece.note(gone=False, hint=hint),
                                              palette.dim), width))
     return strips
 
@@ -188,26 +202,31 @@ def _notice(item: NoticeItem, palette: Palette, console: Console, width: int) ->
     body = Text(prefix, style)
     text = item.text
     if item.kind in ("task", "end"):
-        lines, total = split_lines(text, 20)
-        body.append(clean("\n".join(lines), 20_000), style)
-        if total > 20:
-            body.append(f"\n… {total - 20:,} more lines", palette.dim)
+        piece = cut(text, lines=20, chars=20_000)
+        body.append_text(styled(piece.kept, style, marker_style=_warn(palette)))
+        if piece.was_cut:
+            body.append("\n" + piece.note(gone=False, hint="enter opens the pager"),
+                        palette.dim)
         strips = _wrapped(console, body, width)
         if item.kind == "task":
             strips.insert(0, Strip([]))
         return strips
-    body.append(one_line(text, 2_000), style)
+    body.append_text(styled_one_line(text, style, limit=2_000, marker_style=_warn(palette)))
     return _wrapped(console, body, width)[:6]
 
 
 def _decision(item: DecisionItem, palette: Palette, console: Console,
               width: int) -> list[Strip]:
+    warn = _warn(palette)
     body = Text("→ ", palette.accent)
-    body.append(clean_line(item.action, 80), palette.accent)
+    body.append_text(styled_line(item.action, palette.accent, limit=80, marker_style=warn))
     if item.tool:
-        body.append(f" {clean_line(item.tool, 80)}", palette.accent)
+        body.append(" ")
+        body.append_text(styled_line(item.tool, palette.accent, limit=80, marker_style=warn))
     if item.rationale:
-        body.append(" — " + one_line(item.rationale, 1_000), palette.dim)
+        body.append(" — ", palette.dim)
+        body.append_text(styled_one_line(item.rationale, palette.dim, limit=1_000,
+                                         marker_style=warn))
     return _wrapped(console, body, width)[:3]
 
 
@@ -225,7 +244,8 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
     elif isinstance(item, NoticeItem):
         strips += _notice(item, palette, console, inner)
     else:
-        strips.append(_one(console, Text(f"· {clean_line(item.kind, 80)}", palette.dim), inner))
+        strips.append(_one(console, Text("· ").append_text(styled_line(item.kind, palette.dim,
+                                                                       limit=80)), inner))
     gutter = [Segment(" " * GUTTER)]
     return [Strip(gutter + list(strip), strip.cell_length + GUTTER) for strip in strips] \
         or [Strip(gutter)]
@@ -234,7 +254,7 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
 def item_text(item: Item) -> str:
     """The full text behind an item, for the pager."""
     if isinstance(item, ToolCallItem):
-        parts = [f"{item.tool} ({item.status})", input_summary(item.tool_input, 10_000)]
+        parts = [f"{item.tool} ({item.status})", input_text(item.tool_input)]
         if item.error:
             parts.append(f"error: {item.error}")
         parts.append("")
@@ -267,7 +287,13 @@ def raw_events_text(item: Item, event_at: Callable[[int], BaseEvent | None]) -> 
             blocks.append(json.dumps(event.model_dump(mode="json"), ensure_ascii=False,
                                      indent=indent))
     if not blocks:
-        return "(the events behind this item are not available)"
-    if len(item.seqs) > RAW_EVENTS_LIMIT:
-        blocks.append(f"… {len(item.seqs) - RAW_EVENTS_LIMIT:,} more events")
+        blocks.append("(the events behind this item are not available)")
+    elif len(item.seqs) > RAW_EVENTS_LIMIT:
+        blocks.append(f"… {plural(len(item.seqs) - RAW_EVENTS_LIMIT, 'more event')}")
+    if isinstance(item, ToolCallItem) and (item.tool_input or item.approval):
+        # The whole input first: what the approval bar shows cut, and a call's input is
+        # what a human most often opens this for.
+        tool_input = (item.approval.tool_input if item.approval and item.approval.tool_input
+                      else item.tool_input)
+        blocks[:0] = ["whole input:", input_text(tool_input), "", "raw events:"]
     return "\n".join(blocks)

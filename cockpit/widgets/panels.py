@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from engine_adapter.fold import RunView
 
-from .palette import palette_for
+from ..styles import palette_for
 from .text import clean_line, one_line
 
 __all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed"]
@@ -141,7 +141,7 @@ class VerificationPanel(Static):
             if check.added_in > 1:
                 text.append(" ◆changed", palette.warning)
             if check.status == "failed" and check.output:
-                text.append("\n   " + one_line(check.output.strip(), 200), palette.dim)
+                text.append("\n   " + one_line(check.output.strip(" \t\r\n"), 200), palette.dim)
         if len(view.checks) > 50:
             text.append(f"\n… {len(view.checks) - 50} more checks", palette.dim)
         self.update(text)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import accumulate
 
 from rich.segment import Segment
@@ -29,8 +29,8 @@ from textual.strip import Strip
 from engine_adapter.fold import Item, MessageItem, RunView
 
 from ..keys import bindings
+from ..styles import palette_for
 from .items import GUTTER, needs_pager, render_item
-from .palette import palette_for
 
 __all__ = ["Transcript"]
 
@@ -76,6 +76,7 @@ class Transcript(ScrollView, can_focus=True):
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._items: list[Item] = []
+        self._pending: Mapping[str, Item] = {}  # calls awaiting approval, oldest first
         self._heights: list[int] = []
         self._starts: list[int] = []  # first row of each item
         self._total = 0
@@ -92,7 +93,7 @@ class Transcript(ScrollView, can_focus=True):
     # Feeding ---------------------------------------------------------------------------------
     def show(self, view: RunView) -> None:
         """Redraw everything from `view` (any view: a replay may jump anywhere)."""
-        self._items = view.items
+        self._items, self._pending = view.items, view.pending
         self._cache.clear()
         self._open.clear()
         self._estimated.clear()
@@ -107,7 +108,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def update_items(self, view: RunView, indices: Iterable[int]) -> None:
         """Re-render the items at `indices` and add any new ones (the incremental path)."""
-        self._items = view.items
+        self._items, self._pending = view.items, view.pending
         known = len(self._heights)
         first = len(view.items)
         if self._open:
@@ -239,10 +240,6 @@ class Transcript(ScrollView, can_focus=True):
         elif self.follow:  # shorter or taller: keep the last row in sight
             self._after_change()
 
-    def on_theme_changed(self) -> None:
-        """Called by the app when the theme changes: colours are baked into cached rows."""
-        self.refresh_all()
-
     # Drawing ---------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -351,16 +348,25 @@ class Transcript(ScrollView, can_focus=True):
         self._set_virtual_height(self._total + self._reserve)
         self.select(item.index)
 
+    def _inspected(self) -> Item | None:
+        """The selected item; with none selected, the call awaiting approval (the bar says
+        `i` shows its whole input)."""
+        if self.selected is not None:
+            return self.selected
+        return next(iter(self._pending.values()), None)
+
     def action_inspect(self) -> None:
-        """Ask for the raw events behind the selected item."""
-        item = self.selected
+        """Ask for the raw events behind the selected item (or the call awaiting approval)."""
+        item = self._inspected()
         if item is not None:
             self.post_message(self.Inspect(item))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`enter` and `i` apply only with an item selected."""
-        if action in ("expand", "inspect"):
+        """`enter` applies only with an item selected; `i` also to a pending approval."""
+        if action == "expand":
             return self.selected is not None
+        if action == "inspect":
+            return self._inspected() is not None
         return True
 
     def on_click(self, event: Click) -> None:

@@ -1,0 +1,78 @@
+"""`EndPanel`: how a task ended (status, outcome, where its journal is) and the input for the
+next task, shown under the transcript once the run is over.
+
+It renders from a `RunView` and the journal's path, never from a Session; starting the next task
+is the live app's business (it listens for the input's `Input.Submitted`).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from engine_adapter.fold import RunView
+
+from ..styles import palette_for
+from .text import clean, clean_line
+
+__all__ = ["EndPanel"]
+
+
+class EndPanel(Vertical):
+    """Hidden while the run is live; `show(view, ...)` fills it in once the run has ended."""
+
+    DEFAULT_CSS = """
+    EndPanel {
+        display: none;
+        height: auto;
+        background: $panel;
+        border-top: thick $primary;
+        padding: 0 1;
+    }
+    EndPanel.-shown { display: block; }
+    EndPanel.-failed { border-top: thick $error; }
+    EndPanel.-cancelled { border-top: thick $warning; }
+    EndPanel #next-task { display: none; margin-top: 1; }
+    EndPanel #next-task.-shown { display: block; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="end-text")
+        yield Input(placeholder="next task — enter runs it in this session (grants carry "
+                    "over)", id="next-task", max_length=20_000)
+
+    def show(self, view: RunView, *, journal: str | None, offer_next: bool) -> None:
+        """Show how `view`'s run ended (or hide while it is live); `offer_next` shows the input
+        for the next task — shown, not focused: a `y` pressed a moment too late must not start
+        typing a task."""
+        if view.live or view.status == "idle":
+            self.hide()
+            return
+        palette = palette_for(self.app)
+        text = Text()
+        text.append(f"{view.status}", palette.status_style(view.status))
+        outcome = view.result or view.error or view.cancel_reason or ""
+        if outcome:
+            text.append(": " + clean(outcome[:4_000]), palette.text)
+        text.append("\njournal: ", palette.dim)
+        text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
+                    palette.accent if journal else palette.dim)
+        if offer_next:
+            text.append("\ntab (or a click) to type the next task · ctrl+q quits", palette.dim)
+        else:
+            text.append("\nctrl+q quits", palette.dim)
+        self.query_one("#end-text", Static).update(text)
+        self.set_class(view.status == "failed", "-failed")
+        self.set_class(view.status == "cancelled", "-cancelled")
+        self.add_class("-shown")
+        next_input = self.query_one("#next-task", Input)
+        next_input.set_class(offer_next, "-shown")
+        if offer_next:
+            next_input.value = ""
+
+    def hide(self) -> None:
+        """Hide the panel and its input (the next task is starting)."""
+        self.remove_class("-shown", "-failed", "-cancelled")
+        self.query_one("#next-task", Input).remove_class("-shown")
