@@ -62,16 +62,25 @@ def _option_scripts(args: list[Word], code_letters: str, code_longs: tuple[str, 
     return scripts, from_file, operands
 
 
+def _code(args: list[Word], spec: dict[str, object]) -> tuple[list[Word], bool]:
+    """The code a sed or awk call runs: the option-given scripts, else the first operand; and
+    whether code is read from a file (or loaded) instead."""
+    scripts, from_file, operands = _option_scripts(args, **spec)  # type: ignore[arg-type]
+    return (scripts or operands[:1]), from_file
+
+
 # -- sed -----------------------------------------------------------------------------------------
+
+_SED = {"code_letters": "e", "code_longs": ("expression",), "file_letters": "f",
+        "file_longs": ("file",), "value_letters": "l", "value_longs": ("line-length",),
+        "attached_letters": "i"}
+
 
 def sed_danger(args: list[Word]) -> str | None:
     """Why a sed call may run a command or write a file the human did not see, or None."""
-    scripts, from_file, operands = _option_scripts(
-        args, "e", ("expression",), "f", ("file",), "l", ("line-length",), attached_letters="i")
+    scripts, from_file = _code(args, _SED)
     if from_file:
         return "sed reads its script from a file (a sed script can run commands)"
-    if not scripts:
-        scripts = operands[:1]
     for script in scripts:
         if script.opaque:
             return "sed script known only when it runs"
@@ -89,8 +98,7 @@ def sed_edits(args: list[Word]) -> list[Word]:
             w.text) for w in args)
     if not in_place:
         return []
-    scripts, _, operands = _option_scripts(
-        args, "e", ("expression",), "f", ("file",), "l", ("line-length",), attached_letters="i")
+    scripts, _, operands = _option_scripts(args, **_SED)  # type: ignore[arg-type]
     return operands if scripts else operands[1:]
 
 
@@ -233,15 +241,16 @@ _PRINT_TO_FILE = re.compile(r"\bprintf?\b[^;{}\n]*>")
 _SYSTEM = re.compile(r"\bsystem\s*\(")
 
 
+_AWK = {"code_letters": "e", "code_longs": ("source",), "file_letters": "fEil",
+        "file_longs": ("file", "exec", "include", "load"), "value_letters": "vF",
+        "value_longs": ("assign", "field-separator")}
+
+
 def awk_danger(args: list[Word]) -> str | None:
     """Why an awk call may run a command, load code, or write files, or None."""
-    scripts, from_file, operands = _option_scripts(
-        args, "e", ("source",), "fEil", ("file", "exec", "include", "load"), "vF",
-        ("assign", "field-separator"))
+    scripts, from_file = _code(args, _AWK)
     if from_file:
         return "awk reads its program from a file or loads extensions"
-    if not scripts:
-        scripts = operands[:1]
     for script in scripts:
         if script.opaque:
             return "awk program known only when it runs"
