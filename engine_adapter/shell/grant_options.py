@@ -82,7 +82,7 @@ _LONG: dict[str, frozenset[str]] = {
     "curl": frozenset({
         "output", "output-dir", "remote-name", "remote-name-all", "create-dirs",
         "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "upload-file",
-        "etag-save", "alt-svc", "hsts", "libcurl", "form", "form-string", "json",
+        "etag-save", "alt-svc", "hsts", "libcurl", "form", "form-string", "json", "engine",
     }),
     "wget": frozenset({
         "execute", "output-document", "output-file", "append-output", "directory-prefix",
@@ -152,7 +152,7 @@ _DESTROY_SHORT: dict[str | tuple[str, str], str] = {
                                         "system", "builder", "buildx", "prune")},
 }
 _DESTROY_LONG = ("delete", "del", "hard", "discard-changes", "remove-source-files",
-                 "remove-files", "overwrite")
+                 "remove-files", "overwrite", "destroy", "auto-approve")
 _DESTROY_LONG_FOR: dict[str | tuple[str, str], tuple[str, ...]] = {
     "rm": ("recursive", "no-preserve-root", "dir"), "chmod": ("recursive",),
     "chown": ("recursive",), "chgrp": ("recursive",), ("git", "push"): ("mirror", "prune"),
@@ -239,8 +239,8 @@ def _destroys(family: str, sub: str | None, arg: str, names: list[str],
                                   for danger in longs):
             return "deletes or discards data"
         return None
-    if len(name) > 1 and name.startswith(("force", "delete", "hard")):
-        return "forces"  # Go-style single-dash long options: `-force`, `-delete`
+    if len(name) > 1 and name.startswith(("force", "delete", "hard", "destroy", "auto-approve")):
+        return "forces"  # Go-style single-dash long options: `-force`, `-destroy`
     letters = _DESTROY_SHORT.get(family, "")
     if sub is not None:
         letters += _DESTROY_SHORT.get((family, sub), "")

@@ -122,7 +122,8 @@ def _explain(tool: object, tool_input: object) -> PrefixVerdict:
     elif key == "argv" and isinstance(value, list):
         words, why = _argv_words(value)
     else:
-        return _no(f"the {key} is not a shell line or an argv list")
+        return _no(f"only a `command` line or an `argv` list can be granted (this call "
+                   f"gives `{key}`)")
     if words is None:
         return _no(why)
     return _words_prefix(words)
