@@ -329,3 +329,26 @@ def test_no_view_module_imports_grant_rules() -> None:
     offenders = [str(path.relative_to(root)) for path in sorted(root.rglob("*.py"))
                  if rules.search(path.read_text(encoding="utf-8"))]
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize("raw", [
+    {"command": "git status", "cmd": "rm -rf ~"},
+    {"command": "git status", "argv": ["rm", "-rf", "x"]},
+    {"cmd": "git status", "argv": ["git", "push", "--force"]},
+    {"command": "ls", "cmd": "ls"},
+])
+def test_an_acp_permission_naming_two_commands_shows_both_and_grants_neither(raw) -> None:
+    from engine_adapter.engines.acp.permissions import (
+        approval_input,
+        command_of,
+        destructive_reason,
+        tier_for,
+    )
+
+    shown = approval_input(raw, workspace="/ws")
+    assert {k: shown[k] for k in raw} == raw  # every command the agent named, as named
+    assert "two commands" in why(shown, tool="execute")
+    assert command_of(raw) is None  # no permit for a later terminal: which one runs is unknown
+    worst = max(classify_command(c, "/ws").tier for c in raw.values())
+    assert tier_for("execute", raw, "/ws") == max(3, worst)
+    assert (destructive_reason(raw, "/ws") is not None) == (worst == 4)
