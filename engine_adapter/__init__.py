@@ -5,32 +5,8 @@ engines behind a session.
 Never imports Textual: anything here runs headless, in a script, or under another UI.
 """
 
-from .events import (
-    AgentEnd,
-    AgentStart,
-    ApprovalRequested,
-    ApprovalResolved,
-    CancellationObserved,
-    DecisionError,
-    DeclarationRequired,
-    EventParseError,
-    HarnessEvent,
-    ModelDecisionEvent,
-    ModelRetry,
-    ModelUpdate,
-    ModelUsage,
-    PhaseChanged,
-    TaskEscalated,
-    ToolEnd,
-    ToolStart,
-    TurnEnd,
-    TurnStart,
-    VerificationCheck,
-    VerificationEnd,
-    VerificationPlanFrozen,
-    VerificationStart,
-    parse_event,
-)
+from . import events as _events
+from .events import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
 from .fold import RunFold, RunView
 from .journal import JournalError, JsonlEventJournal, read_journal
 from .runner import AgentRunner, ApprovalController, CancelToken, EventSink
@@ -41,45 +17,22 @@ from .state import SessionState, TaskState
 __version__ = "0.1.0"
 
 __all__ = [
+    *_events.__all__,
     "DESTRUCTIVE",
-    "AgentEnd",
     "AgentRunner",
-    "AgentStart",
     "ApprovalController",
     "ApprovalGrant",
-    "ApprovalRequested",
-    "ApprovalResolved",
     "CancelToken",
-    "CancellationObserved",
     "Classification",
-    "DecisionError",
-    "DeclarationRequired",
-    "EventParseError",
     "EventSink",
-    "HarnessEvent",
     "JournalError",
     "JsonlEventJournal",
-    "ModelDecisionEvent",
-    "ModelRetry",
-    "ModelUpdate",
-    "ModelUsage",
-    "PhaseChanged",
     "RunFold",
     "RunView",
     "Session",
     "SessionState",
-    "TaskEscalated",
     "TaskState",
-    "ToolEnd",
-    "ToolStart",
-    "TurnEnd",
-    "TurnStart",
-    "VerificationCheck",
-    "VerificationEnd",
-    "VerificationPlanFrozen",
-    "VerificationStart",
     "classify_command",
     "grant_prefix",
-    "parse_event",
     "read_journal",
 ]

@@ -252,3 +252,13 @@ def test_a_long_command_is_judged_off_the_event_loop(monkeypatch) -> None:
     asked = of_type(session, "approval_requested")
     assert [e.approval_id for e in asked] == ["a", "b"]
     assert asked[1].ungrantable_reason == "has more than 512 words"
+
+
+def test_is_granted_follows_the_same_verdict() -> None:
+    session = Session(StepRunner(), TaskState(task="t"),
+                      grants=[ApprovalGrant(tool="shell", prefix="git diff", tier=3)])
+    assert session.is_granted("shell", {"command": "git diff --stat"}, 3)
+    assert not session.is_granted("shell", {"command": "git diff", "env": {"X": "1"}}, 3)
+    assert not session.is_granted("shell", {"command": "git diff", "cwd": "/other"}, 3)
+    assert not session.is_granted("shell", {"command": "git diff", "cmd": "rm -rf ~"}, 3)
+    assert not session.is_granted("shell", {"command": "git diff"}, 4)
