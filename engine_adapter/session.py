@@ -31,7 +31,7 @@ from .events import (
 )
 from .journal import JsonlEventJournal
 from .runner import AgentRunner
-from .shell import ApprovalGrant, Grantability, grantability
+from .shell import ApprovalGrant, Grantability, grantability, grantability_off_loop
 from .state import TaskState
 
 __all__ = ["PendingApproval", "Session", "SessionCancelToken"]
@@ -45,21 +45,6 @@ _JOURNAL_WRITE = JsonlEventJournal.write
 
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
-
-_OFFLOAD_CHARS = 4096  # commands longer than this are judged in a thread, off the event loop
-
-
-def _command_chars(tool_input: Any) -> int:
-    """How much command text a call carries (what reading its grant prefix costs)."""
-    if not isinstance(tool_input, dict):
-        return 0
-    total = 0
-    for value in tool_input.values():
-        if isinstance(value, str):
-            total += len(value)
-        elif isinstance(value, list):
-            total += sum(len(v) for v in value if isinstance(v, str))
-    return total
 
 
 class SessionCancelToken:
@@ -295,10 +280,7 @@ class Session:
         the request the human was shown.
         """
         approval_id = self._unique_id(approval_id)
-        if _command_chars(tool_input) > _OFFLOAD_CHARS:  # a long line must not cost a frame
-            verdict = await asyncio.to_thread(grantability, tool, tool_input, tier)
-        else:
-            verdict = grantability(tool, tool_input, tier)
+        verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
         if not self.cancel_token.cancelled and self._covered(tool, verdict, tier):
             self._answered.add(approval_id)

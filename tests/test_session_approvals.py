@@ -232,18 +232,19 @@ def test_any_reuse_of_ids_answers_exactly_the_request_shown(ids, data) -> None:
 
 
 def test_a_long_command_is_judged_off_the_event_loop(monkeypatch) -> None:
+    import importlib
     import threading
 
-    from engine_adapter import session as session_module
+    grantability_module = importlib.import_module("engine_adapter.shell.grantability")
 
     threads: list[bool] = []
-    real = session_module.grantability
+    real = grantability_module.grantability
 
     def spy(*args: Any) -> Any:
         threads.append(threading.current_thread() is threading.main_thread())
         return real(*args)
 
-    monkeypatch.setattr(session_module, "grantability", spy)
+    monkeypatch.setattr(grantability_module, "grantability", spy)
     long = "ls " + "a " * 5000
     session = Session(StepRunner(ask("a", "ls -la"), ask("b", long)), TaskState(task="t"),
                       unattended=True)

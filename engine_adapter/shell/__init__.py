@@ -13,7 +13,13 @@
 """
 
 from .classify import ASK, DESTRUCTIVE, Classification, classify_command
-from .grantability import MAX_GRANTABLE_TIER, ApprovalGrant, Grantability, grantability
+from .grantability import (
+    MAX_GRANTABLE_TIER,
+    ApprovalGrant,
+    Grantability,
+    grantability,
+    grantability_off_loop,
+)
 from .lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
 from .prefix import UNGRANTABLE_TOOLS, PrefixVerdict, explain_prefix, grant_prefix
 from .programs import program_family
@@ -34,6 +40,7 @@ __all__ = [
     "explain_prefix",
     "grant_prefix",
     "grantability",
+    "grantability_off_loop",
     "lex",
     "program_family",
     "simple_commands",

@@ -8,13 +8,15 @@ what an `[a] always` stores, and `matches` is how a later call is compared with 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .prefix import COMMAND_KEYS, UNGRANTABLE_TOOLS, explain_prefix
 
-__all__ = ["MAX_GRANTABLE_TIER", "ApprovalGrant", "Grantability", "grantability"]
+__all__ = ["MAX_GRANTABLE_TIER", "ApprovalGrant", "Grantability", "grantability",
+           "grantability_off_loop"]
 
 MAX_GRANTABLE_TIER = 3
 """Tier 4 (the riskiest) is never granted, whatever tier the grant itself records."""
@@ -50,6 +52,31 @@ def grantability(tool: str, tool_input: Mapping[str, Any], tier: int) -> Grantab
     if not verdict.prefix:
         return Grantability(False, "", verdict.why)
     return Grantability(True, verdict.prefix, None)
+
+
+_OFFLOAD_CHARS = 4096  # commands longer than this are read in a thread
+
+
+async def grantability_off_loop(tool: str, tool_input: Mapping[str, Any],
+                                tier: int) -> Grantability:
+    """`grantability`, in a worker thread when the input carries a long command: reading a
+    hostile 16 KB line costs milliseconds that must not be the event loop's."""
+    if _command_chars(tool_input) > _OFFLOAD_CHARS:
+        return await asyncio.to_thread(grantability, tool, tool_input, tier)
+    return grantability(tool, tool_input, tier)
+
+
+def _command_chars(tool_input: object) -> int:
+    """How much text a call's input carries at its top level (what reading it costs)."""
+    if not isinstance(tool_input, Mapping):
+        return 0
+    total = 0
+    for value in tool_input.values():
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, list):
+            total += sum(len(v) for v in value if isinstance(v, str))
+    return total
 
 
 def _is_int(value: object) -> bool:
