@@ -193,7 +193,7 @@ def _markdown_item(item: Item, view: RunView) -> str:
             lines += ["Input:", "", fence, shown, fence, ""]
         approval = approval_text(item)
         if approval:
-            lines.append(f"Approval: {approval}")
+            lines.append(f"Approval: {_visible(approval)}")
         if item.error:
             lines.append(f"Error: {_visible(item.error, 500)}")
         if item.diff:

@@ -97,12 +97,21 @@ def last_end(view: RunView) -> tuple[EndItem | None, Outcome | None]:
 
 
 def approval_text(item: ToolCallItem) -> str | None:
-    """Who decided the call, in the views' words, or what covered it when nobody was asked
-    (None when nothing did)."""
+    """Who decided the call, in the views' words, and what `[a] always` would have done (the
+    verdict its request carried); or what covered it when nobody was asked (None: nothing).
+    Plain text: each format displays it."""
     approval = item.approval
     if approval is None:  # run unasked: say what covered it, when the engine said
         return f"covered by {cap(item.permitted_by, chars=200)}" if item.permitted_by else None
-    return verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
+    decided = verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
+    if approval.via == "grant":
+        return decided
+    # The verdict the request carried, as it was: the report decides nothing again.
+    if approval.grantable:
+        prefix = cap(approval.prefix, chars=200).replace("`", "ˋ")
+        return f"{decided}; [a] always would allow `{prefix}`"
+    why = approval.ungrantable_reason
+    return f"{decided}; cannot be granted" + (f": {cap(why, chars=300)}" if why else "")
 
 
 def engine_text(view: RunView, show: Callable[..., str]) -> str:

@@ -214,11 +214,11 @@ def _tool_end(e: Any) -> Description:
 
 
 def _approval_requested(e: Any) -> Description:
-    if e.tier >= 4:
-        always = "[a] always: never for tier 4"
+    grantable, why = e.grant_verdict  # the Session's verdict, shown as it is
+    if grantable:
+        always = f"[a] always would allow: {e.prefix}"
     else:
-        always = (f"[a] always would allow: {e.prefix}" if e.prefix
-                  else "[a] always: not grantable")
+        always = "[a] always: cannot be granted" + (f": {why}" if why else "")
     what = input_line(e.tool_input) if isinstance(e.tool_input, dict) else ""
     text = (f"{e.approval_id} {e.tool} [tier {e.tier}] " + (f"{what} — " if what else "")
             + f"{e.reason} · {always}")
