@@ -193,7 +193,7 @@ def test_lone_surrogates_become_replacement_characters(bad, where) -> None:
     elif where == "nested":
         event = ToolStart(call_id="c", tool="t", tool_input={"a": [[{"b": bad}]]})
     else:
-        event = AgentEnd(status="failed", stderr=bad)
+        event = AgentEnd(status="failed", stderr=[bad], note=bad)
     _, line, _ = check(event)
     assert "\ufffd".encode() in line
     line.decode("utf-8")  # strict UTF-8
