@@ -1,6 +1,7 @@
 """Benchmark of the replay viewer on a huge journal: first frame, jump to the end, memory.
 
-Run:  .venv/bin/python bench/bench_replay.py [--events 1000000] [--busy] [--backend-only]
+Run:  .venv/bin/python bench/bench_replay.py --busy   (one command: writes, measures, prints)
+      [--events 1000000] [--backend-only] [--before REF | --no-before]
 
 Writes a journal of N events (default a million, a few hundred MB) in a temporary directory, and
 the same events as another tool would write them (sorted keys, spaces), then measures, each in a
@@ -12,6 +13,11 @@ fresh process so memory figures are its own:
 - the app (`ReplayApp`, headless): time to the first frame, from pressing `end` at once to the
   frame that shows the last event (and the CPU the process spent until then), `home`, `end` and
   a seek to the middle after the pass; peak RSS of that process.
+
+The same run also measures the code before the redesign (`--before`, a git ref, default the
+commit the issue-16 replay branch started from), exported to a temporary directory, on the same
+files: its pass over both layouts and its app figures. The table shows each figure as a ratio to
+reading the bytes once, and the app figures also as a ratio to the code before.
 
 `--busy` keeps one core busy with a CPU burner (a separate process spinning) while it measures,
 as on a shared machine. Targets (issue 16, busy machine): first frame <= 0.3 s, `end` at the first
@@ -32,7 +38,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# The code measured: this checkout, or (in a child measuring `--before`) an exported tree.
+sys.path.insert(0, os.environ.get("BENCH_SOURCE", str(ROOT)))
+BEFORE = "b911018297b16fac50de0bd6a4d7f969a903b757"  # main when the redesign began
 
 SESSION = "bench0000001"
 
@@ -225,15 +233,30 @@ def measure_app(path: str) -> dict:
     return out
 
 
-def _in_child(kind: str, path: str) -> dict:
-    code = (f"import json,sys; sys.path.insert(0,{str(ROOT)!r}); import bench.bench_replay as b; "
-            f"print(json.dumps(b.measure_{kind}({path!r})))")
-    env = {**os.environ, "TEXTUAL_ANIMATIONS": "none"}
+def _in_child(kind: str, path: str, source: str | None = None) -> dict:
+    """`measure_<kind>(path)` in a fresh process, on this checkout's code or `source`'s."""
+    code = ("import json, runpy; "
+            f"b = runpy.run_path({__file__!r}); "
+            f"print(json.dumps(b['measure_{kind}']({path!r})))")
+    env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "BENCH_SOURCE": source or str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                           check=False)
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def export_tree(ref: str, into: str) -> str | None:
+    """The files of git `ref` of this repository, in a new directory under `into`."""
+    tree = Path(into) / "before"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True,
+                             check=False)
+    if archive.returncode != 0:
+        print(f"cannot export {ref!r}: {archive.stderr.decode(errors='replace').strip()}")
+        return None
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return str(tree)
 
 
 @contextmanager
@@ -259,6 +282,11 @@ def main() -> None:
                         help="keep one core busy with a CPU burner while measuring")
     parser.add_argument("--no-foreign", action="store_true",
                         help="skip the pass over the same events in another JSON layout")
+    parser.add_argument("--before", default=BEFORE,
+                        help="git ref of the code to compare with, measured in the same run "
+                             "(default: main before the issue-16 redesign)")
+    parser.add_argument("--no-before", action="store_true",
+                        help="skip measuring the code before")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = args.journal or str(Path(tmp) / "huge.jsonl")
@@ -272,31 +300,50 @@ def main() -> None:
                   f"{time.perf_counter() - t:.1f} s")
         else:
             size = os.path.getsize(path)
+        tree = None if args.no_before else export_tree(args.before, tmp)
         with cpu_burner(args.busy):
             base = _in_child("baseline", path)
             back = _in_child("backend", path)
             other = _in_child("pass", foreign) if foreign else {}
             app = {} if args.backend_only else _in_child("app", path)
+            old: dict = {}
+            if tree:
+                old["pass"] = _in_child("pass", path, tree)
+                old["foreign"] = _in_child("pass", foreign, tree) if foreign else {}
+                old["app"] = {} if args.backend_only else _in_child("app", path, tree)
         read = base.get("read_bytes_s", float("nan"))
 
-        def row(name: str, value: float | None, target: str = "") -> None:
+        def row(name: str, value: float | None, target: str = "", before: float | None = None
+                ) -> None:
             if value is None:
                 print(f"{name:<36} {'-':>9}")
                 return
             ratio = value / read if read else float("nan")
-            print(f"{name:<36} {value:>8.3f}s {ratio:>8.1f}x   {target}")
+            was = f"{before:>8.3f}s {value / before:>6.2f}x" if before else f"{'':>16}"
+            print(f"{name:<36} {value:>8.3f}s {ratio:>8.1f}x {was}   {target}")
+
+        old_pass, old_app = old.get("pass", {}), old.get("app", {})
 
         print(f"\nmachine: {'busy (one core burned)' if args.busy else 'as is'}; "
               f"load average {os.getloadavg()[0]:.2f} (2 cores)")
         print(f"journal: {size / 1e6:.0f} MB, {back.get('positions', 0):,} events")
-        print(f"{'measure':<36} {'time':>9} {'x read':>9}   target")
+        if tree:
+            problems = [f"{k}: {v['error']}" for k, v in old.items() if "error" in v]
+            print(f"before: {args.before[:12]} (same files, same run)"
+                  + (f"; failed: {'; '.join(problems)}" if problems else ""))
+        print(f"{'measure':<36} {'time':>9} {'x read':>9} {'before':>9} {'now/was':>7}   target")
         row("baseline: read the bytes once", read)
         row("backend: view at first event", back.get("first_view_s"))
-        row("backend: the pass (index + fold)", back.get("pass_s"))
-        row("backend: ... its CPU time", back.get("pass_cpu_s"))
+        row("backend: the pass (index + fold)", back.get("pass_s"), "",
+            old_pass.get("pass_s"))
+        row("backend: ... its CPU time", back.get("pass_cpu_s"), "", old_pass.get("pass_cpu_s"))
         if other.get("pass_cpu_s") and back.get("pass_cpu_s"):
+            old_other = old.get("foreign", {})
+            was = "failed" if "error" in old_other else old_other.get("corrupt", "-")
             row("backend: pass, sorted keys + spaces", other["pass_s"],
-                f"{other['pass_cpu_s'] / back['pass_cpu_s']:.1f}x the CPU (<= ~3x)")
+                f"{other['pass_cpu_s'] / back['pass_cpu_s']:.1f}x the CPU (<= ~3x); "
+                f"{other.get('corrupt', 0):,} bad lines "
+                f"(before: {was})", old_other.get("pass_s"))
         row("backend: view at end (checkpoint)", back.get("end_view_s"))
         row("backend: view in the middle", back.get("middle_view_s"))
         print(f"{'backend: peak RSS':<36} {back.get('rss_peak_mb', 0):>7.0f}MB  "
@@ -305,13 +352,18 @@ def main() -> None:
             if "error" in app:
                 print(f"app: {app['error']}")
             else:
-                row("app: first frame", app.get("first_frame_s"), "<= 0.3 s")
-                row("app: end at first frame (cold)", app.get("jump_to_end_s"), "<= 1 s")
-                row("app: ... CPU from the press to it", app.get("cold_end_cpu_s"))
-                row("app: home, after the pass", app.get("home_warm_s"))
-                row("app: end, after the pass", app.get("end_warm_s"))
-                row("app: middle, after the pass", app.get("middle_warm_s"), "<= 0.3 s")
-                print(f"{'app: peak RSS':<36} {app.get('rss_peak_mb', 0):>7.0f}MB  <= 300 MB")
+                for name, key, target in (
+                        ("app: first frame", "first_frame_s", "<= 0.3 s"),
+                        ("app: end at first frame (cold)", "jump_to_end_s", "<= 1 s"),
+                        ("app: ... CPU from the press to it", "cold_end_cpu_s", ""),
+                        ("app: home, after the pass", "home_warm_s", ""),
+                        ("app: end, after the pass", "end_warm_s", ""),
+                        ("app: middle, after the pass", "middle_warm_s", "<= 0.3 s")):
+                    row(name, app.get(key), target, old_app.get(key))
+                was = old_app.get("rss_peak_mb")
+                print(f"{'app: peak RSS':<36} {app.get('rss_peak_mb', 0):>7.0f}MB "
+                      f"{'':>9} {f'{was:>7.0f}MB' if was else '':>9}"
+                      f"{'':>8}   <= 300 MB")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,13 @@ noisy: ratios travel, absolute numbers do not):
   one-line output.
 - startup: constructing the app to its first frame; baseline a bare Textual app.
 
-Frames are timed through `App._display` (called once per composed frame, also headless; private
-API, which is why Textual is pinned). Targets (issue 4): p95 ≤ 40 ms, max ≤ 80 ms, RSS growth ≤
-60 MiB per 100k events, 10 MB output ≤ 0.1 s, startup ≤ 0.5 s.
+Frames are timed through `App._display` (called once per composed frame, also headless) and keys
+sent through `App._driver`: private Textual API, kept here on purpose (the product depends on
+`textual>=8.2,<9` and uses none). If a Textual release renames either, this benchmark breaks
+loudly and needs the new name; the cockpit itself is unaffected.
+
+Targets (issue 4): p95 ≤ 40 ms, max ≤ 80 ms, RSS growth ≤ 60 MiB per 100k events, 10 MB output ≤
+0.1 s, startup ≤ 0.5 s.
 """
 
 from __future__ import annotations

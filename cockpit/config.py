@@ -1,4 +1,5 @@
-"""The user's settings in `config_dir()/config.toml`: the remembered theme and a keymap.
+"""The user's settings in `config_dir()/config.toml`: the remembered theme, a keymap, model
+providers, and what cockpit knows of models (price, context window).
 
 ```toml
 theme = "cockpit-light"
@@ -6,6 +7,16 @@ theme = "cockpit-light"
 [keymap]          # binding id (see cockpit/keys.py) = key(s)
 approve = "Y"
 cancel = "ctrl+x"
+
+[providers.ollama]            # `--model ollama:qwen3-coder`
+base_url = "http://localhost:11434/v1"
+api_key_env = "OLLAMA_API_KEY" # optional: the variable holding its key
+context_window = 32768        # optional: tokens its models take in
+
+[models."gpt-4.1-mini"]       # by the model's id (or the name as typed, `openai:gpt-4.1-mini`)
+input_price = 0.40            # US dollars per million tokens
+output_price = 1.60
+context_window = 1047576
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -24,9 +35,28 @@ from typing import Any
 
 from .paths import config_dir
 
-__all__ = ["Config", "config_path", "load_config", "save_theme"]
+__all__ = ["Config", "ModelConfig", "ProviderConfig", "config_path", "load_config",
+           "save_theme"]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """A named model provider: where it is, which variable holds its key, its window."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    context_window: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What is known of one model: prices (US dollars per million tokens) and its window."""
+
+    input_price: float | None = None
+    output_price: float | None = None
+    context_window: int | None = None
 
 
 @dataclass
@@ -35,7 +65,10 @@ class Config:
 
     theme: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    models: dict[str, ModelConfig] = field(default_factory=dict)
     error: str | None = None  # why the file could not be read, if it could not
+    problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
 
 def config_path() -> Path:
@@ -60,7 +93,44 @@ def load_config(path: Path | None = None) -> Config:
     keymap = raw.get("keymap", {})
     keymap = {str(k): v for k, v in keymap.items() if isinstance(v, str)} \
         if isinstance(keymap, dict) else {}
-    return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap)
+    problems: list[str] = []
+    providers = _tables(raw, "providers", ProviderConfig, problems)
+    models = _tables(raw, "models", ModelConfig, problems)
+    return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
+                  providers=providers, models=models, problems=problems)
+
+
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "base_url": (str,), "api_key_env": (str,), "context_window": (int,),
+    "input_price": (int, float), "output_price": (int, float),
+}
+
+
+def _tables(raw: dict[str, Any], name: str, kind: type, problems: list[str]) -> dict[str, Any]:
+    """`[name.<key>]` tables as `kind`; a bad entry is skipped with a problem noted."""
+    tables = raw.get(name, {})
+    if not isinstance(tables, dict):
+        problems.append(f"[{name}] must be a table of tables")
+        return {}
+    found: dict[str, Any] = {}
+    fields = set(kind.__dataclass_fields__)  # type: ignore[attr-defined]
+    for key, table in tables.items():
+        if not isinstance(table, dict):
+            problems.append(f"[{name}.{key}] must be a table")
+            continue
+        values: dict[str, Any] = {}
+        for field_name, value in table.items():
+            types = _FIELD_TYPES.get(field_name, ())
+            if field_name not in fields:
+                problems.append(f"[{name}.{key}] has no setting {field_name!r}")
+            elif isinstance(value, bool) or not isinstance(value, types):
+                problems.append(f"[{name}.{key}] {field_name}: wrong type {type(value).__name__}")
+            elif field_name == "context_window" and value <= 0:
+                problems.append(f"[{name}.{key}] context_window must be positive")
+            else:
+                values[field_name] = value
+        found[str(key)] = kind(**values)
+    return found
 
 
 def _toml_value(value: Any) -> str:
@@ -77,15 +147,18 @@ def _key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
 
 
-def _dump(raw: dict[str, Any]) -> str:
+def _dump(raw: dict[str, Any], path: tuple[str, ...] = ()) -> str:
+    """TOML for `raw`: its values, then each table (nested ones as `[a.b]`)."""
     lines = [f"{_key(k)} = {_toml_value(v)}" for k, v in raw.items()
              if not isinstance(v, dict)]
+    text = "\n".join(lines) + ("\n" if lines else "")
     for table, values in raw.items():
         if isinstance(values, dict):
-            lines.append(f"\n[{_key(table)}]")
-            lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in values.items()
-                      if not isinstance(v, dict)]
-    return "\n".join(lines) + "\n"
+            inner = (*path, table)
+            if any(not isinstance(v, dict) for v in values.values()) or not values:
+                text += f"\n[{'.'.join(_key(k) for k in inner)}]\n"
+            text += _dump(values, inner)
+    return text
 
 
 def save_theme(name: str, path: Path | None = None) -> str | None:

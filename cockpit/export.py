@@ -1,24 +1,27 @@
-"""`cockpit export`: a readable report of a run from its journal, as Markdown or HTML.
+"""`cockpit export`: a readable report of a run from its journal, as Markdown (here) or HTML
+(`cockpit.export_html`), both saying what `cockpit.report` says.
 
 The report is built from the same fold the cockpit shows (`RunFold`, run as replay runs it): the
-task, each turn with its messages, decisions and tool calls (outputs trimmed), approvals with
-who decided, the verification checks, and token usage. Journal contents are untrusted: control
-characters are made visible, Markdown code fences are made long enough not to be closed by the
-content, and HTML is escaped.
+task and how it ended (the error first, the reply once), the files it changed, each turn with
+its messages (line breaks kept), decisions and tool calls (outputs trimmed, every diff),
+approvals with who decided, the verification checks, and token usage. Journal contents are
+untrusted: every character `engine_adapter.text` calls unsafe is shown — in Markdown as its
+escape (`\u200b`), in HTML as a marker (`⟨U+200B⟩`) in a highlighted `<mark class="unsafe">` —
+Markdown code fences are made long enough not to be closed by the content, HTML is escaped,
+and every cut says how much it dropped. Each tool call shows its whole input, every key of it.
 """
 
 from __future__ import annotations
 
-import html
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_adapter.describe import call_timing
 from engine_adapter.fold import (
     DecisionItem,
+    EndItem,
     Item,
     MessageItem,
     NoticeItem,
@@ -27,42 +30,34 @@ from engine_adapter.fold import (
 )
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
+from engine_adapter.text import cap, escaped
+
+from .export_html import render_html
+from .outcome import changes_lines, outcome, task_changes
+from .report import (
+    END_LINES,
+    HUMAN,
+    TEXT_CHARS,
+    ExportResult,
+    approval_text,
+    call_diff,
+    call_input,
+    engine_text,
+    problems,
+    status_lines,
+    trim,
+    usage_text,
+    when,
+)
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
 FORMATS = ("markdown", "html")
-OUTPUT_LINES = 20  # lines of a tool output kept in the report
-OUTPUT_CHARS = 4_000  # characters of a tool output kept
-TEXT_CHARS = 20_000  # characters of one message kept
-
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def _visible(text: str) -> str:
-    return _CONTROL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                           else f"\\u{ord(m.group()):04x}", text)
-
-
-def _trim(text: str, lines: int = OUTPUT_LINES, chars: int = OUTPUT_CHARS) -> str:
-    cut = text[:chars]
-    kept = cut.split("\n")[:lines]
-    out = "\n".join(kept)
-    left = len(text) - len(out)
-    if left > 0:
-        total = text.count("\n") + 1
-        out += f"\n… ({total - len(kept):,} more lines, {left:,} more characters)"
-    return _visible(out)
-
-
-@dataclass
-class ExportResult:
-    """The report's text and what reading the journal ran into."""
-
-    text: str
-    events: int
-    corrupt_lines: list[int] = field(default_factory=list)
-    unknown_events: int = 0
-    torn_tail: bool = False
+def _visible(text: str, limit: int | None = None) -> str:
+    """Markdown's display: capped (saying how much was dropped), unsafe characters escaped."""
+    return escaped(cap(text, chars=limit) if limit is not None else text)
 
 
 @contextmanager
@@ -77,16 +72,23 @@ def _folded(path: str | Path) -> Iterator[tuple[RunView, JournalIndex]]:
         replay.close()
 
 
-def _when(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
-
-
-def _input_line(item: ToolCallItem | DecisionItem) -> str:
-    data = item.tool_input or {}
-    for key in ("command", "path", "file", "url", "query"):
-        if isinstance(data.get(key), str):
-            return _visible(str(data[key]))[:500]
-    return _visible(repr(data))[:500]
+def _hard_breaks(text: str) -> str:
+    """Markdown text whose single line breaks stay line breaks (two trailing spaces), except
+    inside fenced code blocks, where lines are kept as they are anyway."""
+    out: list[str] = []
+    fence: str | None = None
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        stripped = line.lstrip()
+        marker_ = stripped[:3]
+        if marker_ in ("```", "~~~"):
+            fence = None if fence == marker_ else (fence or marker_)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if fence is None and marker_ not in ("```", "~~~") and line.strip() \
+                and following.strip() and not line.endswith("  "):
+            line += "  "
+        out.append(line)
+    return "\n".join(out)
 
 
 def _fence(text: str) -> str:
@@ -94,44 +96,43 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _approval_text(item: ToolCallItem) -> str | None:
-    approval = item.approval
-    if approval is None:
-        return None
-    who = {"human": "a human", "grant": "a standing grant", "auto": "automatically"}.get(
-        approval.via or "", approval.via or "nobody yet")
-    verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
-    extra = " (and granted always)" if approval.remember else ""
-    return f"{verdict} by {who}{extra}" if verdict != "pending" else "awaiting a decision"
-
-
 def render_markdown(view: RunView, result: ExportResult) -> str:
     """The report as Markdown."""
     out: list[str] = []
     add = out.append
-    add(f"# Run report: {_visible(view.task or '(no task)')[:300]}")
+    add(f"# Run report: {_visible(view.task or '(no task)', 300)}")
     add("")
-    add(f"- **Status:** {view.status}" + (f" — {_visible(view.result or view.error or '')[:500]}"
-                                            if view.result or view.error else ""))
-    add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
-                                                           if view.model else ""))
-    add(f"- **Started:** {_when(view.started_ts)} · **ended:** {_when(view.ended_ts)}")
+    head, rest = status_lines(view)
+    add(f"- **Status:** {_visible(head, 2_000)}")
+    if rest:
+        body = _visible("\n".join(rest))
+        fence = _fence(body)
+        add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
+            + f"\n  {fence}\n")
+    add(f"- **Engine:** {engine_text(view, _visible)}")
+    add(f"- **Started:** {when(view.started_ts)} · **ended:** {when(view.ended_ts)}")
     add(f"- **Events:** {result.events:,} · turns {len(view.turns)} · tool calls "
         f"{len(view.tool_calls)}")
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
-    add(f"- **Usage:** {view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-        f"{view.model_calls} model calls{cost}")
-    for problem in _problems(result):
+    add(f"- **Usage:** {usage_text(view)}")
+    for problem in problems(result):
         add(f"- **Journal:** {problem}")
     add("")
+    changes = changes_lines(task_changes(view.items))
+    if changes:
+        add("## Changed files")
+        add("")
+        body = _visible("\n".join(changes))
+        fence = _fence(body)
+        add(f"{fence}\n{body}\n{fence}")
+        add("")
     turn: tuple[int, int | None] | None = None
     for item in view.items:
         key = (item.task, item.turn)
-        if item.turn and key != turn:
+        if item.turn and key != turn and not isinstance(item, EndItem):
             turn = key
             add(f"## Turn {item.turn}")
             add("")
-        add(_markdown_item(item))
+        add(_markdown_item(item, view))
         add("")
     add("## Verification")
     add("")
@@ -142,7 +143,7 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
         add(f"- {mark} **{_visible(check.name)}** ({check.status})"
             + (f": `{_visible(check.command)}`" if check.command else ""))
         if check.output and check.status == "failed":
-            body = _trim(check.output)
+            body = _visible(trim(check.output))
             fence = _fence(body)
             add(f"\n  {fence}\n" + "\n".join("  " + line for line in body.split("\n"))
                 + f"\n  {fence}")
@@ -156,131 +157,60 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     return "\n".join(out)
 
 
-def _markdown_item(item: Item) -> str:
+def _markdown_end(item: EndItem, view: RunView) -> str:
+    told = outcome(view.items, item)
+    head, *rest = told.lines
+    lines = [f"**■ {_visible(head, 2_000)}**"]
+    if rest:
+        body = _visible(trim("\n".join(rest), lines=END_LINES, chars=8_000))
+        fence = _fence(body)
+        lines += ["", fence, body, fence]
+    if told.reply_note:
+        lines += ["", f"*{told.reply_note[:1].upper()}{told.reply_note[1:]}.*"]
+    elif told.reply:
+        lines += ["", "**Partial reply:**" if told.partial else "**Reply:**", "",
+                  _hard_breaks(_visible(told.reply, TEXT_CHARS))]
+    return "\n".join(lines)
+
+
+def _markdown_item(item: Item, view: RunView) -> str:
     if isinstance(item, MessageItem):
-        text = _visible(item.text[:TEXT_CHARS])
+        text = _visible(item.text, TEXT_CHARS)
         if item.channel == "thought":
-            return "\n".join("> " + line for line in text.split("\n"))
-        return text
+            return "\n".join("> " + line + "  " for line in text.split("\n"))
+        return _hard_breaks(text)
     if isinstance(item, DecisionItem):
         tool = f" `{_visible(item.tool)}`" if item.tool else ""
-        why = f" — {_visible(item.rationale)[:500]}" if item.rationale else ""
+        why = f" — {_visible(item.rationale, 500)}" if item.rationale else ""
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
-        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}",
-                 "", f"Input: `{_input_line(item).replace('`', 'ˋ')}`"]
-        approval = _approval_text(item)
+        timing = call_timing(item, HUMAN)
+        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}"
+                 + (f" · {timing}" if timing else ""), ""]
+        shown = _visible(call_input(item))
+        if shown:
+            fence = _fence(shown)
+            lines += ["Input:", "", fence, shown, fence, ""]
+        approval = approval_text(item)
         if approval:
-            lines.append(f"Approval: {approval}")
+            lines.append(f"Approval: {_visible(approval)}")
         if item.error:
-            lines.append(f"Error: {_visible(item.error)[:500]}")
+            lines.append(f"Error: {_visible(item.error, 500)}")
+        if item.diff:
+            body = _visible(call_diff(item))
+            fence = _fence(body)
+            lines += ["", f"{fence}diff", body, fence]
         if item.output:
-            body = _trim(item.output)
+            body = _visible(trim(item.output))
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
+    if isinstance(item, EndItem):
+        return _markdown_end(item, view)
     if isinstance(item, NoticeItem):
         prefix = {"error": "**Error:** ", "warning": "**Note:** "}.get(item.level, "")
-        return f"{prefix}{_visible(item.kind)}: {_visible(item.text)[:2_000]}"
+        return f"{prefix}{_visible(item.text, 2_000)}"
     return f"({_visible(item.kind)})"
-
-
-def _problems(result: ExportResult) -> list[str]:
-    problems = []
-    if result.corrupt_lines:
-        shown = ", ".join(str(n) for n in result.corrupt_lines[:10])
-        problems.append(f"{len(result.corrupt_lines)} corrupt line(s) skipped (line {shown})")
-    if result.unknown_events:
-        problems.append(f"{result.unknown_events} event(s) of unknown type (a newer cockpit?)")
-    if result.torn_tail:
-        problems.append("the last line was torn (a crash mid-write) and skipped")
-    return problems
-
-
-_HTML_STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; color: #222; }
-pre { background: #f4f4f4; padding: .6rem; overflow-x: auto; white-space: pre-wrap; }
-.thought { color: #666; font-style: italic; }
-.error { color: #b00020; } .warning { color: #8a6d00; }
-.ok { color: #1a7f37; } .failed, .denied { color: #b00020; }
-.meta td { padding: 0 1rem 0 0; }
-"""
-
-
-def render_html(view: RunView, result: ExportResult) -> str:
-    """The report as a standalone HTML page (everything from the journal escaped)."""
-    e = lambda text: html.escape(_visible(text or ""))  # noqa: E731
-    out: list[str] = []
-    add = out.append
-    add("<!doctype html><html><head><meta charset='utf-8'>")
-    add(f"<title>Run report: {e(view.task[:200])}</title><style>{_HTML_STYLE}</style></head>")
-    add("<body>")
-    add(f"<h1>Run report: {e(view.task[:300] or '(no task)')}</h1>")
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
-    rows = [
-        ("Status", f"<span class='{e(view.status)}'>{e(view.status)}</span> "
-                   f"{e((view.result or view.error or '')[:500])}"),
-        ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
-        ("Started", e(_when(view.started_ts)) + " · ended " + e(_when(view.ended_ts))),
-        ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
-                   f"{len(view.tool_calls)}"),
-        ("Usage", f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-                  f"{view.model_calls} model calls{cost}"),
-        *[("Journal", e(p)) for p in _problems(result)],
-    ]
-    add("<table class='meta'>" + "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>"
-                                         for k, v in rows) + "</table>")
-    turn: tuple[int, int | None] | None = None
-    for item in view.items:
-        key = (item.task, item.turn)
-        if item.turn and key != turn:
-            turn = key
-            add(f"<h2>Turn {item.turn}</h2>")
-        add(_html_item(item, e))
-    add("<h2>Verification</h2>")
-    if not view.checks:
-        add("<p>No verification plan.</p>")
-    add("<ul>")
-    for check in view.checks.values():
-        add(f"<li class='{e(check.status)}'><b>{e(check.name)}</b> ({e(check.status)})"
-            + (f" <code>{e(check.command)}</code>" if check.command else "")
-            + (f"<pre>{html.escape(_trim(check.output))}</pre>"
-               if check.output and check.status == "failed" else "") + "</li>")
-    add("</ul>")
-    if view.grants:
-        add("<h2>Grants in force</h2><ul>")
-        for grant in view.grants:
-            add(f"<li>{e(grant.tool)} <code>{e(grant.prefix)}</code> up to tier {grant.tier}</li>")
-        add("</ul>")
-    add("</body></html>")
-    return "\n".join(out)
-
-
-def _html_item(item: Item, e: Callable[[str | None], str]) -> str:
-    if isinstance(item, MessageItem):
-        cls = "thought" if item.channel == "thought" else "message"
-        return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text[:TEXT_CHARS])}</p>"
-    if isinstance(item, DecisionItem):
-        tool = f" <code>{e(item.tool)}</code>" if item.tool else ""
-        why = f" — {e(item.rationale[:500])}" if item.rationale else ""
-        return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
-    if isinstance(item, ToolCallItem):
-        parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
-                 f"<br>Input: <code>{html.escape(_input_line(item))}</code>"]
-        approval = _approval_text(item)
-        if approval:
-            parts.append(f"<br>Approval: {e(approval)}")
-        if item.error:
-            parts.append(f"<br><span class='error'>Error: {e(item.error[:500])}</span>")
-        parts.append("</p>")
-        if item.output:
-            parts.append(f"<pre>{html.escape(_trim(item.output))}</pre>")
-        parts.append("</div>")
-        return "".join(parts)
-    if isinstance(item, NoticeItem):
-        return f"<p class='{e(item.level)}'>{e(item.kind)}: {e(item.text[:2_000])}</p>"
-    return f"<p>({e(item.kind)})</p>"
 
 
 def export_journal(path: str | Path, fmt: str = "markdown") -> ExportResult:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-__all__ = ["KEYS", "KeySpec", "bindings", "effective_key", "help_rows", "register"]
+__all__ = ["KEYS", "KeySpec", "bindings", "effective_key", "help_rows", "key_label",
+           "register"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,13 @@ def effective_key(spec: KeySpec, keymap: Mapping[str, str] | None = None) -> str
     if keymap and spec.id in keymap:
         return keymap[spec.id]
     return spec.key_display or spec.key
+
+
+def key_label(app: object, binding_id: str) -> str:
+    """The key that runs binding `binding_id` in `app`, the user's keymap (`app.config`)
+    applied: what a hint such as "press i to …" must name."""
+    spec = next(spec for spec in KEYS if spec.id == binding_id)
+    return effective_key(spec, getattr(getattr(app, "config", None), "keymap", None))
 
 
 def help_rows(scopes: Iterable[str] | None = None,

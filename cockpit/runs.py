@@ -3,7 +3,7 @@
 - `SessionFactory` builds the Sessions of one conversation: the same session id, the same
   grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
   with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
-- `demo_factory` / `make_demo_session` — the built-in engine and its scripted model in a fresh
+- `demo_factory` / `start_demo` — the built-in engine and its scripted model in a fresh
   copy of the sample project; `engine_factory` / `load_engine` — a user's `module:factory`.
 - `present(session, headless=…)` — shows the run and returns the exit code.
 """
@@ -25,23 +25,33 @@ from typing import Any
 from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
+from engine_adapter.text import a_or_an
 
 from .paths import new_journal_path
 
 __all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_FAILED",
+    "EXIT_JOURNAL_FAILED",
+    "EXIT_SETUP",
     "RunOptions",
     "SessionFactory",
     "SetupError",
-    "aclose_factory",
     "demo_factory",
     "engine_factory",
     "exit_code",
     "load_engine",
-    "make_demo_session",
     "present",
     "start_demo",
     "use_tui",
 ]
+
+# The exit codes of `cockpit run` and `cockpit demo` (README: "Exit codes"); 0 is `completed`.
+EXIT_FAILED = 1  # the run ended `failed`
+EXIT_SETUP = 2  # it could not start: a bad option, engine, directory or journal path
+EXIT_JOURNAL_FAILED = 74  # its journal could not be written (sysexits' EX_IOERR): the run was
+# stopped, since what it did next could not be recorded
+EXIT_CANCELLED = 130  # the run ended `cancelled` (Ctrl-C, escape), as a shell reports SIGINT
 
 # Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
 RunnerMaker = Callable[[str, int], Any]
@@ -81,6 +91,7 @@ class SessionFactory:
         self.options = options
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
+        self.sessions: list[Session] = []  # every Session made, in order
         self._runners: list[Any] = []  # each distinct runner made, for `aclose`
 
     @property
@@ -112,6 +123,7 @@ class SessionFactory:
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)
+        self.sessions.append(session)
         return session
 
     async def aclose(self) -> None:
@@ -155,12 +167,6 @@ def start_demo(*, speed: float = 1.0,
         raise
 
 
-def make_demo_session(*, speed: float = 1.0, options: RunOptions = RunOptions()) -> Session:
-    """The demo's first Session, ready to run (its workspace is `session.state.cwd`). For the
-    next task in the same session, use `start_demo`'s factory."""
-    return start_demo(speed=speed, options=options)[1]
-
-
 # -- a user's engine ----------------------------------------------------------------------------
 
 def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
@@ -197,7 +203,7 @@ def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
         raise SetupError(f"--engine {spec!r}: {attr}(cwd=..., task=...) failed: "
                          f"{type(exc).__name__}: {exc}") from None
     if not callable(getattr(runner, "run", None)):
-        raise SetupError(f"--engine {spec!r}: {attr}() returned a {type(runner).__name__}, "
+        raise SetupError(f"--engine {spec!r}: {attr}() returned {a_or_an(type(runner).__name__)}, "
                          "not an AgentRunner (it needs an async run(state) method)")
     return runner
 
@@ -220,41 +226,39 @@ def use_tui(headless: bool) -> bool:
     return not headless and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def exit_code(status: str) -> int:
-    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise."""
-    return {"completed": 0, "cancelled": 130}.get(status, 1)
+def exit_code(status: str, *, journal_failed: bool = False) -> int:
+    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise; 74
+    whenever a journal could not be written (the run was stopped, or its record is incomplete)."""
+    if journal_failed:
+        return EXIT_JOURNAL_FAILED
+    return {"completed": 0, "cancelled": EXIT_CANCELLED}.get(status, EXIT_FAILED)
 
 
 def present(session: Session, *, headless: bool,
-            next_session: Callable[[str], Session] | None = None,
+            next_session: SessionFactory | None = None,
             theme: str | None = None) -> int:
     """Run `session` in front of the user and return the exit code (0: completed).
 
     The headless view prints one line per event; otherwise the live cockpit shows it
-    (`CockpitApp`, which runs the session itself; `next_session` offers a next task).
+    (`CockpitApp`, which runs the session itself; `next_session` offers a next task). Either
+    way the factory's agents are closed in the run's event loop before it ends.
     """
     if not headless:
         from .app import CockpitApp
 
         app = CockpitApp(session, theme=theme, next_session=next_session)
         app.run()
-        last = app.sessions[-1] if app.sessions else session
-        return exit_code(last.state.status)
+        sessions = app.sessions or [session]
+        return exit_code(sessions[-1].state.status,
+                         journal_failed=any(s.journal_error for s in sessions))
     from .headless import run_headless
 
     async def run_then_close() -> Any:
         try:
             return await run_headless(session)
         finally:
-            await aclose_factory(next_session)
+            if next_session is not None:
+                await next_session.aclose()
 
     state = asyncio.run(run_then_close())
-    return exit_code(state.status)
-
-
-async def aclose_factory(factory: object) -> None:
-    """`factory.aclose()`, if the factory has one (a `SessionFactory`: its agents are closed
-    cleanly rather than killed when the event loop ends)."""
-    close = getattr(factory, "aclose", None)
-    if close is not None:
-        await close()
+    return exit_code(state.status, journal_failed=bool(session.journal_error))

@@ -1,4 +1,5 @@
-"""Themes as data files: one TOML file a theme, loaded into Textual `Theme`s.
+"""Themes as data files: the pydantic model a TOML theme file must fit, and loading them into
+Textual `Theme`s.
 
 Where themes come from, later ones winning on a name clash:
 
@@ -6,19 +7,29 @@ Where themes come from, later ones winning on a name clash:
    install), else `cockpit/_themes/` (where the wheel carries them);
 2. the user's themes: `*.toml` in `cockpit.paths.config_dir() / "themes"`.
 
-A theme file holds `name`, `dark`, Textual's base colours under `[colors]` and the cockpit's own
-variables under `[variables]` (`tier-1` … `tier-4`, `status-*`, `diff-*`, `thought`,
-`selection`); any variable it leaves out falls back to `VARIABLE_DEFAULTS`, so a user theme can
-be as small as a name and a primary colour.
+A theme file (`ThemeFile`) holds `name`, `dark`, Textual's base colours under `[colors]`
+(`ThemeColors`: `primary` is required, Textual derives the rest) and the cockpit's own variables
+under `[variables]` (`CockpitVariables`: `tier-1` … `tier-4`, `status-*`, `diff-*`, `thought`,
+`selection`). Every cockpit variable has its default in `CockpitVariables` and nowhere else, so a
+user theme can be as small as a name and a primary colour. A file that does not fit is reported
+(file, key, what is wrong) and skipped, never fatal.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any
 
-from textual.color import Color
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from .paths import config_dir
@@ -26,7 +37,10 @@ from .paths import config_dir
 __all__ = [
     "DEFAULT_THEME",
     "VARIABLE_DEFAULTS",
+    "CockpitVariables",
+    "ThemeColors",
     "ThemeError",
+    "ThemeFile",
     "builtin_theme_dir",
     "load_theme_file",
     "load_themes",
@@ -35,36 +49,111 @@ __all__ = [
 
 DEFAULT_THEME = "cockpit-dark"
 
-# The cockpit's own theme variables (used in the stylesheet and for tier/status colours).
-VARIABLE_DEFAULTS: dict[str, str] = {
-    "tier-1": "#7fb8ff",
-    "tier-2": "#5fd7af",
-    "tier-3": "#f0c25e",
-    "tier-4": "#ff5f87",
-    "status-running": "#4ea1ff",
-    "status-ok": "#5fd77f",
-    "status-failed": "#ff6b6b",
-    "status-pending": "#8b95a5",
-    "status-denied": "#ff8f5f",
-    "thought": "#7d8799",
-    "diff-add": "#5fd77f",
-    "diff-remove": "#ff6b6b",
-    "diff-hunk": "#8a7dff",
-    "selection": "#2c3a4f",
-}
-
-_COLOR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel",
-               "boost", "success", "warning", "error")
-
 
 class ThemeError(ValueError):
     """A theme file that cannot be used; the message names the file and the problem."""
 
 
-@dataclass(frozen=True)
-class _Source:
-    theme: Theme
-    path: Path
+def _colour(value: str) -> str:
+    """`value` if Textual can parse it as a colour (`#4ea1ff`, `rgb(…)`, `red`, …)."""
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ValueError(f"{value!r} is not a colour (e.g. \"#4ea1ff\")") from None
+    return value
+
+
+ColourValue = Annotated[str, AfterValidator(_colour)]
+
+
+class ThemeColors(BaseModel):
+    """Textual's base colours (`[colors]`): `primary` is required; Textual derives any other
+    that is left out from it and `dark`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    primary: ColourValue
+    secondary: ColourValue | None = None
+    accent: ColourValue | None = None
+    foreground: ColourValue | None = None
+    background: ColourValue | None = None
+    surface: ColourValue | None = None
+    panel: ColourValue | None = None
+    boost: ColourValue | None = None
+    success: ColourValue | None = None
+    warning: ColourValue | None = None
+    error: ColourValue | None = None
+
+
+class CockpitVariables(BaseModel):
+    """The cockpit's own theme variables (`[variables]`), with their defaults: the one place
+    they are written down. Other Textual variables may be given too; each must be a colour."""
+
+    # Written as in the file (`tier-1`); any other Textual variable is kept as given.
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True,
+                              alias_generator=lambda field: field.replace("_", "-"))
+
+    tier_1: ColourValue = "#7fb8ff"  # tier 1 (read-only) calls
+    tier_2: ColourValue = "#5fd7af"  # tier 2 (workspace writes)
+    tier_3: ColourValue = "#f0c25e"  # tier 3 (asks) and calls awaiting approval
+    tier_4: ColourValue = "#ff5f87"  # tier 4 (destructive)
+    status_running: ColourValue = "#4ea1ff"  # a running run or call
+    status_ok: ColourValue = "#5fd77f"  # completed runs, ok calls, passed checks
+    status_failed: ColourValue = "#ff6b6b"  # failed runs, calls and checks
+    status_pending: ColourValue = "#8b95a5"  # pending and idle; dim text
+    status_denied: ColourValue = "#ff8f5f"  # denied calls, cancelled runs
+    thought: ColourValue = "#7d8799"  # the agent's thoughts
+    diff_add: ColourValue = "#5fd77f"  # added diff lines
+    diff_remove: ColourValue = "#ff6b6b"  # removed diff lines
+    diff_hunk: ColourValue = "#8a7dff"  # diff hunk headers
+    selection: ColourValue = "#2c3a4f"  # the selected transcript item
+
+    @model_validator(mode="after")
+    def _other_variables_are_colours(self) -> CockpitVariables:
+        for name, value in (self.model_extra or {}).items():
+            try:
+                if not isinstance(value, str):
+                    raise ValueError(f"a colour must be a string, not {value!r}")
+                _colour(value)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        return self
+
+
+VARIABLE_DEFAULTS: dict[str, str] = CockpitVariables().model_dump(by_alias=True)
+
+
+class ThemeFile(BaseModel):
+    """One theme file as written: `name`, `dark`, `[colors]`, `[variables]`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)] | None = None
+    dark: bool = True
+    colors: ThemeColors
+    variables: CockpitVariables = CockpitVariables()
+
+    def to_textual(self, fallback_name: str) -> Theme:
+        """The Textual `Theme`: every cockpit variable present (defaults filled in)."""
+        return Theme(name=self.name or fallback_name, dark=self.dark,
+                     variables=self.variables.model_dump(by_alias=True),
+                     **self.colors.model_dump(exclude_none=True))
+
+
+def _problem(error: Any) -> str:
+    """One pydantic error as a reader of the TOML file would say it."""
+    loc = [str(part) for part in error["loc"]]
+    if error["type"] == "missing" and loc == ["colors"]:
+        return "[colors] is missing: a theme needs at least `primary`"
+    section = f"[{loc[0]}]" if loc[:1] in (["colors"], ["variables"]) else ".".join(loc[:1])
+    where = " ".join([section, *loc[1:]]).strip()
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "missing":
+        message = "is missing"
+    elif error["type"] == "extra_forbidden":
+        known = ThemeColors.model_fields if loc[:1] == ["colors"] else ThemeFile.model_fields
+        message = f"is not a known key (known: {', '.join(known)})"
+    return f"{where}: {message}" if where else message
 
 
 def builtin_theme_dir() -> Path:
@@ -80,34 +169,17 @@ def user_theme_dir() -> Path:
 
 
 def load_theme_file(path: Path) -> Theme:
-    """Read one theme file. Raises `ThemeError` with the file name and what is wrong."""
+    """Read one theme file. Raises `ThemeError` naming the file and everything wrong in it."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ThemeError(f"{path}: cannot read theme: {exc}") from exc
-    name = data.get("name") or path.stem
-    if not isinstance(name, str) or not name.strip():
-        raise ThemeError(f"{path}: `name` must be a non-empty string")
-    colors = data.get("colors", {})
-    variables = data.get("variables", {})
-    if not isinstance(colors, dict) or not isinstance(variables, dict):
-        raise ThemeError(f"{path}: [colors] and [variables] must be tables")
-    unknown = set(colors) - set(_COLOR_KEYS)
-    if unknown:
-        raise ThemeError(f"{path}: unknown colour(s) {', '.join(sorted(unknown))}; "
-                         f"known: {', '.join(_COLOR_KEYS)}")
-    if "primary" not in colors:
-        raise ThemeError(f"{path}: [colors] needs at least `primary`")
-    bad = [key for key, value in {**colors, **variables}.items() if not isinstance(value, str)]
-    if bad:
-        raise ThemeError(f"{path}: colour values must be strings: {', '.join(bad)}")
-    for key, value in {**colors, **variables}.items():
-        try:
-            Color.parse(value)
-        except Exception as exc:
-            raise ThemeError(f"{path}: bad colour for {key!r}: {exc}") from exc
-    return Theme(name=name.strip(), dark=bool(data.get("dark", True)),
-                 variables={**VARIABLE_DEFAULTS, **variables}, **colors)
+    try:
+        theme = ThemeFile.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(error) for error in exc.errors())
+        raise ThemeError(f"{path}: {problems}") from None
+    return theme.to_textual(path.stem)
 
 
 def _load_dir(directory: Path, errors: list[str]) -> list[Theme]:

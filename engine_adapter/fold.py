@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .describe import describe
 from .events import BaseEvent, VerificationCheck
 from .outcomes import went_badly
 from .view import (
@@ -29,6 +30,7 @@ from .view import (
     CheckView,
     DecisionItem,
     DeferredText,
+    EndItem,
     GrantView,
     Item,
     MessageItem,
@@ -37,6 +39,7 @@ from .view import (
     RunView,
     ToolCallItem,
     TurnView,
+    input_diff,
 )
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "CheckView",
     "DecisionItem",
     "DeferredText",
+    "EndItem",
     "GrantView",
     "Item",
     "MessageItem",
@@ -94,6 +98,7 @@ class RunFold:
             "verification_end": self._verification_end,
             "cancellation_observed": self._cancellation_observed,
             "task_escalated": self._task_escalated,
+            "model_retry": self._model_retry,
         }
 
     def apply(self, event: BaseEvent) -> Change:
@@ -132,11 +137,13 @@ class RunFold:
         items.append(item)
         return Change(ITEMS, item.index)
 
-    def _notice(self, kind: str, event: BaseEvent, text: str, level: str = "info",
-                parts: int = 0, turn: int | None = None) -> Change:
+    def _notice(self, kind: str, event: BaseEvent, *, parts: int = 0, turn: int | None = None,
+                suffix: str = "") -> Change:
+        """A notice row for `event`, reading as its one description."""
         view = self.view
+        said = describe(event)
         item = NoticeItem(kind, view.task_index, turn if turn is not None else view.turn or None,
-                          event.seq, text, level)
+                          event.seq, said.line + suffix, said.level)
         change = self._add(item)
         return Change(change.parts | parts, change.item)
 
@@ -167,12 +174,16 @@ class RunFold:
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
         v.model, v.cwd = e.model, e.cwd
+        agent = e.agent
+        v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
+                   if agent is not None else None)
+        v.agent_command = e.command
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, e.task, parts=RUN | VERIFICATION, turn=0)
+        return self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view
@@ -189,10 +200,14 @@ class RunFold:
                     denied.append(index)
             v.pending_rows.clear()
             parts |= APPROVALS
-        text = e.result or e.error or e.status
-        level = {"completed": "info", "cancelled": "warning"}.get(e.status, "error")
-        change = self._notice("end", e, text, level, parts=parts)
-        return change._replace(more=tuple(denied)) if denied else change
+        error = e.error
+        if error is None and e.status == "cancelled" and v.cancel_reason:
+            error = v.cancel_reason  # why it was cancelled, when the end itself does not say
+            e = e.model_copy(update={"error": error})
+        said = describe(e)
+        change = self._add(EndItem(v.task_index, v.turn or None, e.seq, said.line, said.level,
+                                   e.status, e.result, error, e.stderr))
+        return Change(change.parts | parts, change.item, tuple(denied))
 
     def _turn_start(self, e: Any) -> Change:
         v = self.view
@@ -210,11 +225,10 @@ class RunFold:
 
     def _phase_changed(self, e: Any) -> Change:
         self.view.phase = e.phase
-        text = f"{e.previous} → {e.phase}" if e.previous else e.phase
-        return self._notice("phase", e, text, parts=RUN)
+        return self._notice("phase", e, parts=RUN)
 
     def _declaration_required(self, e: Any) -> Change:
-        return self._notice("declaration", e, e.reason, "warning", turn=e.turn)
+        return self._notice("declaration", e, turn=e.turn)
 
     def _model_decision(self, e: Any) -> Change:
         return self._add(DecisionItem(self.view.task_index, e.turn, e.seq, e.action, e.tool,
@@ -254,7 +268,10 @@ class RunFold:
         row, change = self._tool_row(e, e.call_id, e.tool, e.tool_input, e.tier)
         row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
         row.title = e.title
+        row.permitted_by = e.permitted_by
         row.status = "running"
+        row.started_ts = e.ts
+        row.diff = input_diff(e.tool_input) or row.diff
         return change
 
     def _tool_end(self, e: Any) -> Change:
@@ -262,13 +279,19 @@ class RunFold:
         row, change = self._tool_row(e, e.call_id, e.tool, {}, 0)
         row.status = "failed" if went_badly(e) else "ok"
         row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
+        row.exit_code = e.exit_code
+        if e.title:  # the agent renamed the call while it ran
+            row.title = e.title
+        if e.diff:
+            row.diff = e.diff
         return change
 
     def _approval_requested(self, e: Any) -> Change:
         self._close_message()
         row, change = self._tool_row(e, e.approval_id, e.tool, e.tool_input, e.tier)
         row.approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier,
-                                    e.prefix)
+                                    e.prefix, *e.grant_verdict, asked_ts=e.ts)
+        row.diff = row.diff or input_diff(e.tool_input)
         row.status = "awaiting"
         self.view.pending_rows[e.approval_id] = change.item
         return Change(change.parts | APPROVALS, change.item)
@@ -281,7 +304,8 @@ class RunFold:
                                                 row.tier, "")
         allowed = not went_badly(e)
         approval = row.approval = approval._replace(
-            state="allowed" if allowed else "denied", via=e.via, remember=e.remember)
+            state="allowed" if allowed else "denied", via=e.via, remember=e.remember,
+            answered_ts=e.ts)
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if allowed else "denied"
         parts = change.parts
@@ -295,7 +319,7 @@ class RunFold:
         return Change(parts, change.item)
 
     def _decision_error(self, e: Any) -> Change:
-        return self._notice("decision_error", e, e.error, "error", turn=e.turn)
+        return self._notice("decision_error", e, turn=e.turn)
 
     def _model_usage(self, e: Any) -> Change:
         v = self.view
@@ -304,6 +328,10 @@ class RunFold:
         v.model_calls += 1
         if e.cost_usd is not None:
             v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
+        v.cached_tokens += e.cached_read_tokens or 0
+        v.thought_tokens += e.thought_tokens or 0
+        if e.context_size:  # a level, not a delta: the latest wins
+            v.context = (e.context_used or 0, e.context_size)
         if e.model and not v.model:
             v.model = e.model
             return Change(USAGE | RUN)
@@ -322,10 +350,11 @@ class RunFold:
             else:
                 checks[check.id] = CheckView(check.id, check.name, check.command, v.plan_version)
         v.checks = checks
-        names = ", ".join(c.name for c in checks.values()) or "no checks"
-        verb = "verification plan" if v.plan_version == 1 else "verification plan changed"
-        return self._notice("plan", e, f"{verb}: {names}",
-                            "info" if v.plan_version == 1 else "warning", parts=VERIFICATION)
+        if v.plan_version == 1:
+            return self._notice("plan", e, parts=VERIFICATION)
+        change = self._notice("plan", e, parts=VERIFICATION, suffix=" (changed)")
+        self.view.items[change.item].level = "warning"  # type: ignore[attr-defined]
+        return change
 
     def _verification_start(self, e: Any) -> Change:
         self._set_check(e, status="running")
@@ -344,12 +373,13 @@ class RunFold:
 
     def _cancellation_observed(self, e: Any) -> Change:
         self.view.cancel_reason = e.reason
-        return self._notice("cancel", e, f"cancelled: {e.reason}", "warning", parts=RUN,
-                            turn=e.turn)
+        return self._notice("cancel", e, parts=RUN, turn=e.turn)
 
     def _task_escalated(self, e: Any) -> Change:
-        target = f" → {e.target}" if e.target else ""
-        return self._notice("escalation", e, f"escalated{target}: {e.reason}", "warning")
+        return self._notice("escalation", e)
+
+    def _model_retry(self, e: Any) -> Change:
+        return self._notice("retry", e, turn=e.turn)
 
 
 def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 from pydantic import ValidationError
 
 from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent, HarnessEvent
-from .journal import JournalError
+from .journal import BOM, JournalError, is_blank
 from .journal_scan import Part, segments
 from .outcomes import FAILED_OUTCOMES, went_badly
 
@@ -115,6 +115,8 @@ def parse_line(raw: bytes) -> BaseEvent | None:
 def parse_other(raw: bytes) -> BaseEvent | None:
     """`parse_line` for a line that is not an event of a known type: a `BaseEvent` if it is
     an event of an unknown (newer) type, else `None`."""
+    if raw.startswith(BOM):  # an editor's byte order mark: not part of the event
+        return parse_line(raw[3:])
     try:
         event = BaseEvent.model_validate_json(raw)
     except ValidationError:
@@ -138,7 +140,7 @@ def classify_lines(chunk: Chunk) -> bytes:
 
 
 def _blank(data: bytes, start: int, end: int) -> bool:
-    return start == end or (data[start] != _OPEN_BRACE and data[start:end].isspace())
+    return start == end or (data[start] != _OPEN_BRACE and is_blank(data[start:end]))
 
 
 class JournalIndex:
@@ -303,7 +305,7 @@ class JournalIndex:
                 self.torn_tail = False
                 return False
             raw = os.pread(self._fd, size - self.end, self.end)
-            if raw.isspace():
+            if is_blank(raw):
                 return False
             if parse_line(raw) is None:
                 self.torn_tail = True

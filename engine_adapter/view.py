@@ -29,6 +29,7 @@ __all__ = [
     "CheckView",
     "DecisionItem",
     "DeferredText",
+    "EndItem",
     "GrantView",
     "Item",
     "MessageItem",
@@ -37,6 +38,7 @@ __all__ = [
     "RunView",
     "ToolCallItem",
     "TurnView",
+    "input_diff",
 ]
 
 # What a change touched (bit flags; combine with |).
@@ -190,7 +192,9 @@ class DecisionItem(Item):
 
 
 class ApprovalView(NamedTuple):
-    """A gated call's approval: pending, then allowed or denied, by whom."""
+    """A gated call's approval: pending, then allowed or denied, by whom. `grantable` and
+    `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
+    always` would do), shown as they are: views never decide it again."""
 
     approval_id: str
     tool: str
@@ -198,9 +202,20 @@ class ApprovalView(NamedTuple):
     tool_input: dict[str, Any]
     tier: int
     prefix: str
+    grantable: bool = False
+    ungrantable_reason: str | None = None
     state: str = "pending"  # pending | allowed | denied
     via: str | None = None  # human | grant | auto
     remember: bool = False
+    asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
+    answered_ts: float | None = None
+
+    @property
+    def waited_ms(self) -> float | None:
+        """How long the call waited for its answer (None when nobody was asked)."""
+        if self.asked_ts is None or self.answered_ts is None:
+            return None
+        return max(0.0, (self.answered_ts - self.asked_ts) * 1000.0)
 
 
 class ToolCallItem(Item):
@@ -210,8 +225,8 @@ class ToolCallItem(Item):
     "running", "ok", "failed".
     """
 
-    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "status", "tier",
-                 "title", "tool", "tool_input")
+    __slots__ = ("approval", "call_id", "diff", "duration_ms", "error", "exit_code", "output",
+                 "permitted_by", "started_ts", "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -222,7 +237,30 @@ class ToolCallItem(Item):
         self.output = ""
         self.error: str | None = None
         self.duration_ms: float | None = None
+        self.exit_code: int | None = None  # a command's, when the engine reports it
+        self.permitted_by: str | None = None  # what let it run unasked (an agent's permission)
         self.approval: ApprovalView | None = None
+        self.started_ts: float | None = None  # when it began running
+        # The unified diff of the change it makes or made, as the engine put it in the events:
+        # the input's `diff` (a write asked about or run), else `ToolEnd.diff` (an agent's edit).
+        self.diff: str | None = input_diff(tool_input)
+
+    @property
+    def work_ms(self) -> float | None:
+        """How long the call ran, the wait for an approval asked while it ran left out."""
+        duration, approval = self.duration_ms, self.approval
+        if duration is None or approval is None or self.started_ts is None:
+            return duration
+        waited = approval.waited_ms
+        if waited is None or approval.asked_ts is None or approval.asked_ts < self.started_ts:
+            return duration  # asked before it started: the run's clock never saw the wait
+        return max(0.0, duration - waited)
+
+
+def input_diff(tool_input: Any) -> str | None:
+    """The unified diff a tool input carries (its `diff` key), if any."""
+    diff = tool_input.get("diff") if isinstance(tool_input, dict) else None
+    return diff if isinstance(diff, str) and diff else None
 
 
 class NoticeItem(Item):
@@ -237,6 +275,20 @@ class NoticeItem(Item):
                  level: str = "info") -> None:
         super().__init__(kind, task, turn, seq)
         self.text, self.level = text, level
+
+
+class EndItem(NoticeItem):
+    """How a task ended: `text` is its one line (error first); the fields are `agent_end`'s,
+    for the views that show the rest (the stderr tail, the reply once)."""
+
+    __slots__ = ("error", "result", "status", "stderr")
+
+    def __init__(self, task: int, turn: int | None, seq: int, text: str, level: str,
+                 status: str, result: str | None, error: str | None,
+                 stderr: list[str] | None) -> None:
+        super().__init__("end", task, turn, seq, text, level)
+        self.status, self.result, self.error = status, result, error
+        self.stderr = stderr
 
 
 class CheckView(NamedTuple):
@@ -299,6 +351,8 @@ class RunView:
         self.engine = ""
         self.model: str | None = None
         self.cwd: str | None = None
+        self.agent: str | None = None  # an external agent's own name and version
+        self.agent_command: str | None = None  # the command line that started it
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
@@ -314,6 +368,9 @@ class RunView:
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost_usd: float | None = None
+        self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
+        self.thought_tokens = 0
+        self.context: tuple[int, int] | None = None  # (used, size) of the context window
         self.model_calls = 0
         self.started_ts: float | None = None
         self.ended_ts: float | None = None

@@ -33,7 +33,7 @@ from engine_adapter.engines.acp.permissions import (
 from engine_adapter.engines.acp.process import PipeTransport
 from engine_adapter.engines.acp.text import clean, clean_json, clean_stderr_line
 from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
-from engine_adapter.grants import grant_prefix
+from engine_adapter.shell import grant_prefix
 
 # text --------------------------------------------------------------------------------------------
 
@@ -43,7 +43,9 @@ def test_clean_escapes_controls_and_bidi_but_keeps_text():
     assert clean("over\rwrite") == "over\\x0dwrite"
     assert clean("line\r\nend") == "line\nend"
     assert clean("evil\u202eexe.txt") == "evil\\u202eexe.txt"
-    assert clean("x" * 50, 10).startswith("x" * 10 + "… [40 more")
+    assert clean("x" * 500, 100) == "x" * 70 + " … 430 more characters dropped"
+    assert clean("git status\u200b") == "git status\\u200b"
+    assert clean("EUR" * 100, 10) == "EUREUREUR…"  # a tiny field: no room for a count
 
 
 def test_clean_stderr_drops_colour_and_clean_json_caps():
@@ -180,7 +182,7 @@ def test_workspace_confines_paths_through_symlinks(tmp_path):
     with pytest.raises(WorkspaceError, match="does not exist"):
         ws.read("missing.txt")
     target = ws.resolve("new/dir/b.txt")
-    assert "+hello" in ws.diff(target, "hello\n")
+    assert "+hello" in ws.prepare_write(target, "hello\n")
     ws.write(target, "hello\n")
     assert (root / "new" / "dir" / "b.txt").read_text() == "hello\n"
 
@@ -321,3 +323,23 @@ def test_client_maps_notifications_fast_and_by_schema(tmp_path):
     assert [(e.channel, e.text) for e in sink.events] == [
         ("message", "a"), ("thought", "b"), ("message", "[image image/png]")]
     assert client.mapper.reply == ["a", "[image image/png]"]
+
+
+def test_mapper_keeps_an_agents_diffs_apart_from_the_output():
+    from acp import tool_diff_content
+
+    from engine_adapter.engines.acp.mapping import RenderedDiff
+
+    events = []
+    mapper = UpdateMapper(events.append, clock=_Clock(), display_path=lambda p: p)
+    mapper.start_turn(1)
+    mapper.on_update(start_tool_call("e1", "Edit a.txt", kind="edit", status="in_progress"))
+    update = update_tool_call("e1", status="completed", content=[
+        tool_content(text_block("edited")), tool_diff_content("a.txt", "new\n", "old\n")])
+    # As the client hands it over: a diff it rendered off the loop stands in the content.
+    rendered = RenderedDiff("--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n")
+    mapper.on_update(update.model_copy(update={"content": [*update.content, rendered]}))
+    end = events[-1]
+    assert end.output == "edited"
+    assert end.diff == ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"
+                        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n")

@@ -7,6 +7,7 @@ from conftest import run
 from test_app_support import make_app, settle, turn
 
 from cockpit.config import load_config, save_theme
+from cockpit.styles import Palette
 from cockpit.themes import (
     DEFAULT_THEME,
     VARIABLE_DEFAULTS,
@@ -63,6 +64,77 @@ def test_broken_theme_files_are_reported_not_fatal():
     with pytest.raises(ThemeError, match="primary"):
         (user_theme_dir() / "empty.toml").write_text('name = "e"\n', encoding="utf-8")
         load_theme_file(user_theme_dir() / "empty.toml")
+
+
+def test_colour_defaults_live_in_the_theme_model_alone():
+    # The shipped default theme says the same as the defaults (it is the file users copy).
+    assert load_themes()[DEFAULT_THEME].variables == VARIABLE_DEFAULTS
+    # A Textual theme knows none of the cockpit's variables: the palette takes the defaults.
+    from textual.theme import BUILTIN_THEMES
+
+    palette = Palette(BUILTIN_THEMES["textual-dark"])
+    assert palette.tier_style(4).color.name == VARIABLE_DEFAULTS["tier-4"]
+    assert palette.diff_add.color.name == VARIABLE_DEFAULTS["diff-add"]
+
+
+BROKEN = {
+    "unreadable.toml": ("name = [", "cannot read theme"),
+    "not-utf8.toml": (b"name = \"\xff\"\n", "cannot read theme"),
+    "no-colors.toml": ('name = "x"\n', "[colors] is missing: a theme needs at least `primary`"),
+    "no-primary.toml": ('[colors]\nsecondary = "#ffffff"\n', "[colors] primary: is missing"),
+    "bad-colour.toml": ('[colors]\nprimary = "nope"\n', "[colors] primary: 'nope' is not a colour"),
+    "unknown-colour.toml": ('[colors]\nprimary = "#fff"\nprimery = "#fff"\n',
+                            "[colors] primery: is not a known key (known: primary, secondary"),
+    "bad-variable.toml": ('[colors]\nprimary = "#fff"\n[variables]\ntier-1 = "blue-ish"\n',
+                          "[variables] tier-1: 'blue-ish' is not a colour"),
+    "number-variable.toml": ('[colors]\nprimary = "#fff"\n[variables]\ntier-2 = 3\n',
+                             "[variables] tier-2: Input should be a valid string"),
+    "bad-other-variable.toml": ('[colors]\nprimary = "#fff"\n[variables]\nfooter-key = "x"\n',
+                                "footer-key: 'x' is not a colour"),
+    "bad-dark.toml": ('dark = "maybe"\n[colors]\nprimary = "#fff"\n', "dark: Input should be"),
+    "blank-name.toml": ('name = "  "\n[colors]\nprimary = "#fff"\n', "name: String should"),
+    "unknown-section.toml": ('[colours]\nprimary = "#fff"\n',
+                             "colours: is not a known key (known: name, dark, colors, variables)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_each_broken_theme_file_is_reported_with_what_is_wrong_and_skipped(name):
+    content, problem = BROKEN[name]
+    user_theme_dir().mkdir(parents=True)
+    path = user_theme_dir() / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    (user_theme_dir() / "fine.toml").write_text('[colors]\nprimary = "#ff00aa"\n',
+                                                encoding="utf-8")
+    errors: list[str] = []
+    themes = load_themes(errors)
+    assert len(errors) == 1 and errors[0].startswith(f"{path}: ") and problem in errors[0], errors
+    assert "\n" not in errors[0]
+    assert "fine" in themes and DEFAULT_THEME in themes  # the rest still load
+    assert path.stem not in themes
+
+
+def test_the_replay_viewer_reports_broken_theme_files_too(tmp_path):
+    from cockpit.replay import ReplayApp
+
+    user_theme_dir().mkdir(parents=True)
+    (user_theme_dir() / "bad.toml").write_text('[colors]\nprimary = "nope"\n', encoding="utf-8")
+    shown: list[str] = []
+
+    class Watched(ReplayApp):
+        def notify(self, message, **kwargs):
+            shown.append(str(message))
+            super().notify(message, **kwargs)
+
+    async def main():
+        app = Watched(journal_dir=tmp_path, remember_theme=False)
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            assert any("bad.toml" in m and "[colors] primary" in m for m in shown), shown
+    run(main())
 
 
 def test_unknown_theme_name_is_a_clear_error():

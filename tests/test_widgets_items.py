@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from cockpit.styles import Palette
+from cockpit.themes import load_themes
 from cockpit.widgets.items import render_item
-from cockpit.widgets.palette import Palette
 from engine_adapter.fold import ToolCallItem
 
 
 def rows(item: ToolCallItem) -> list[str]:
-    strips = render_item(item, None, width=80, expanded=False, palette=Palette({}, True),
+    palette = Palette(load_themes()["cockpit-dark"])
+    strips = render_item(item, None, width=80, expanded=False, palette=palette,
                          console=Console(width=80))
     return [strip.text for strip in strips]
 

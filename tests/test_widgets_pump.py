@@ -8,7 +8,8 @@ import asyncio
 from conftest import run
 from test_app_support import hold, make_app, settle, turn
 
-from cockpit.widgets import ChangeSet, FramePump, Transcript
+from cockpit.pump import ChangeSet, FramePump
+from cockpit.widgets import Transcript
 from engine_adapter import ModelUpdate, ToolEnd, ToolStart, TurnStart
 from engine_adapter.fold import ITEMS, RUN, RunFold
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine_adapter.fold import Item
 from engine_adapter.replay import JournalReplay
 
-from ..app import ThemedApp
+from ..base_app import EventLookup, ThemedApp
 from .picker import PickerScreen
 from .screen import POLL, ReplayScreen
 
@@ -39,8 +40,6 @@ class ReplayApp(ThemedApp):
         self.poll = poll
 
     def on_mount(self) -> None:
-        if self.config.keymap:
-            self.set_keymap(self.config.keymap)
         if self.path is None:
             self.push_screen(PickerScreen(self.journal_dir), self._picked)
         else:
@@ -80,6 +79,15 @@ class ReplayApp(ThemedApp):
         """Whether the whole journal has been read once."""
         screen = self.replay_screen
         return bool(screen and screen.complete)
+
+    def item_events(self, item: Item) -> EventLookup | None:
+        """The events behind `item`, read back from the journal by seq (as of the event shown)."""
+        screen = self.replay_screen
+        navigator = screen.navigator if screen is not None else None
+        if navigator is None:
+            return None
+        replay, shown = navigator.replay, navigator.view_pos
+        return lambda seq: replay.event_with_seq(seq, before=shown)
 
     def refresh_theme(self) -> None:
         """Re-render the run display in the new theme's colours."""

@@ -6,12 +6,14 @@ is non-zero only when nothing at all could be read.
 
 from __future__ import annotations
 
+import re
 import sys
-import time
 from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
+from engine_adapter.text import escaped, plural
+from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
 from .journals import list_journals
@@ -19,9 +21,17 @@ from .journals import list_journals
 __all__ = ["check_journal", "list_recent", "run_export", "run_replay"]
 
 
-def _printable(text: str) -> str:
-    """`text` with anything a terminal would act on (escapes, controls) shown as `?`."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+_SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
+
+
+def _printable(text: str, width: int | None = None) -> str:
+    """`text` for one line of a listing: unsafe characters escaped (`\\x1b`, `\\u200b`, see
+    `engine_adapter.text`), runs of spaces and line breaks as one space, cut to `width` with
+    `…`."""
+    text = _SPACES.sub(" ", escaped(text)).strip()
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
 
 
 def _error(message: str) -> None:
@@ -87,11 +97,11 @@ def list_recent(limit: int = 20) -> int:
         print(f"no journals in {folder} yet: `cockpit demo` writes one")
         return 0
     for s in summaries:
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
-        events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
-        task = _printable(" ".join((s.task or "").split())[:60])
+        started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
+        events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
+        task = _printable(s.task or "", 60)
         path = _printable(str(s.path))
-        print(f"{started}  {s.status:<10} {events:>9} events  {task:<60}  {path}")
+        print(f"{started}  {_printable(s.status, 10):<10} {events:>16}  {task:<60}  {path}")
     return 0
 
 
@@ -116,7 +126,7 @@ def run_export(path: str, fmt: str, output: str | None) -> int:
         except OSError as exc:
             _error(f"cannot write {output!r}: {exc.strerror or exc}")
             return 1
-        print(f"wrote {output} ({result.events:,} events)", file=sys.stderr)
+        print(f"wrote {output} ({plural(result.events, 'event')})", file=sys.stderr)
     else:
         sys.stdout.write(result.text + "\n")
     for n in result.corrupt_lines[:5]:

@@ -58,7 +58,7 @@ class FilterScreen(ModalScreen[set[int] | None]):
         selection = self.query_one(SelectionList)
         chosen = set(selection.selected)
         unlisted = {code for code in CODE_NAMES if not self.counts.get(code)}
-        self.dismiss(chosen | unlisted if len(chosen) == len(selection._options) else chosen)
+        self.dismiss(chosen | unlisted if len(chosen) == selection.option_count else chosen)
 
     def action_close(self) -> None:
         """Leave the filter as it was."""

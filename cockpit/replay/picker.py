@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -12,9 +11,11 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from engine_adapter.timestamps import format_ts
+
 from ..keys import bindings
 from ..paths import journal_dir
-from ..widgets.text import clean_line
+from ..widgets.text import clean_line, styled_line
 from .journals import JournalSummary, list_journals
 
 __all__ = ["PickerScreen", "describe_length"]
@@ -52,17 +53,18 @@ class PickerScreen(Screen[Path | None]):
         title = self.query_one("#picker-title", Static)
         table = self.query_one(DataTable)
         if not self.journals:
-            title.update(f"No journals in {clean_line(str(self.directory), 200)} yet: run "
-                         "`cockpit demo`, or `cockpit replay PATH`. (q quits)")
+            title.update(Text(f"No journals in {clean_line(str(self.directory), 200)} yet: run "
+                              "`cockpit demo`, or `cockpit replay PATH`. (q quits)"))
             return
-        title.update(f"Recent journals in {clean_line(str(self.directory), 200)} — enter opens,"
-                     " q quits")
+        title.update(Text(f"Recent journals in {clean_line(str(self.directory), 200)} — enter "
+                          "opens, q quits"))
         table.add_columns("started", "status", "events", "task")
         for i, summary in enumerate(self.journals):
-            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.started or 0))
+            started = format_ts(summary.started, "%Y-%m-%d %H:%M")
             # Text cells, never str: a DataTable parses str cells as markup.
             table.add_row(Text(started), Text(summary.status), Text(describe_length(summary)),
-                          Text(clean_line(summary.task or summary.path.name, 100)), key=str(i))
+                          styled_line(summary.task or summary.path.name, limit=100),
+                          key=str(i))
         table.focus()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:

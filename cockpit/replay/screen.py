@@ -24,16 +24,18 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
+from engine_adapter.journal import decode_json
 from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
 from engine_adapter.navigator import Frame, Navigator, Seek, code_class
 from engine_adapter.replay import JournalReplay
+from engine_adapter.text import plural
+from engine_adapter.timestamps import format_ts
 
 from ..keys import bindings
 from ..screens import HelpScreen, PagerScreen
 from ..widgets import RunDisplay, Transcript
-from ..widgets.items import raw_events_text
 from ..widgets.key_hints import KeyHints
-from ..widgets.text import clean, clean_line
+from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
 from .journals import looks_live
 from .keys import REPLAY_SCOPE
@@ -158,7 +160,7 @@ class ReplayScreen(Screen[None]):
 
     def _fail(self, error: str) -> None:
         error_box = self.query_one("#replay-error", Static)
-        error_box.update(clean(error, 2_000))
+        error_box.update(styled(error, limit=2_000))  # Text: journal words are never markup
         error_box.add_class("-shown")
         self.timeline.update_state(indexing=False, problems=clean_line(error, 300))
 
@@ -241,8 +243,7 @@ class ReplayScreen(Screen[None]):
             code = replay.index.codes[cursor]
             kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
             if code != CORRUPT and view is not None and view.last_ts:
-                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(view.last_ts))
-                when += f".{int(view.last_ts % 1 * 1000):03d}"
+                when = format_ts(view.last_ts, millis=True)
         busy = "finding the end…" if navigator.want_end else ""
         if navigator.cursor != navigator.shown:
             busy = "seeking…"
@@ -274,11 +275,10 @@ class ReplayScreen(Screen[None]):
         if index.corrupt:
             lines = sorted(index.corrupt.values())
             shown = ", ".join(str(n) for n in lines[:3]) + (" …" if len(lines) > 3 else "")
-            problems.append(f"⚠ {len(lines)} corrupt line{'s' if len(lines) > 1 else ''} "
-                            f"skipped (line {shown})")
+            problems.append(f"⚠ {plural(len(lines), 'corrupt line')} skipped (line {shown})")
         if index.unknown:
-            problems.append(f"⚠ {index.unknown} event{'s' if index.unknown > 1 else ''} of an "
-                            "unknown type (newer cockpit?)")
+            problems.append(f"⚠ {plural(index.unknown, 'event')} of an unknown type "
+                            "(newer cockpit?)")
         if index.torn_tail:
             problems.append("⚠ torn last line skipped")
         if self.complete and not len(index):
@@ -451,9 +451,9 @@ class ReplayScreen(Screen[None]):
         raw = index.raw(cursor)
         line = index.line_number(cursor)
         try:
-            text = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+            text = json.dumps(decode_json(raw), indent=2, ensure_ascii=False)
             title = f"event {cursor + 1:,} (journal line {line:,})"
-        except (ValueError, RecursionError):
+        except ValueError:
             text = repr(raw[:INSPECT_LIMIT])
             title = f"journal line {line:,} is corrupt: not an event (shown as bytes)"
         if len(text) > INSPECT_LIMIT:
@@ -476,25 +476,3 @@ class ReplayScreen(Screen[None]):
         if self.query("#search") and self.query_one("#search", Input).has_focus:
             return action in ("quit_replay",)
         return True
-
-    @on(Transcript.OpenPager)
-    def _open_pager(self, message: Transcript.OpenPager) -> None:
-        from ..widgets.items import item_text
-
-        self.app.push_screen(PagerScreen(f"{message.item.kind} #{message.item.index}",
-                                         item_text(message.item)))
-
-    @on(Transcript.Inspect)
-    def _inspect_item(self, message: Transcript.Inspect) -> None:
-        """The raw events behind a transcript item, read back from the journal by seq."""
-        replay, navigator = self.replay, self.navigator
-        if replay is None or navigator is None:
-            return
-        shown = navigator.view_pos
-
-        def event_at(seq: int) -> Any:
-            return replay.event_with_seq(seq, before=shown)
-
-        self.app.push_screen(PagerScreen(f"raw events behind {message.item.kind} "
-                                         f"#{message.item.index}",
-                                         raw_events_text(message.item, event_at)))

@@ -19,7 +19,7 @@ from engine_adapter.journal_index import BAD_OUTCOME, CORRUPT, TYPE_CODES, Journ
 from engine_adapter.navigator import code_class
 from engine_adapter.outcomes import FAILED_OUTCOMES
 
-from ..widgets.palette import palette_for
+from ..styles import palette_for
 
 __all__ = ["MARKER_KINDS", "Markers", "Timeline", "TimelineState"]
 

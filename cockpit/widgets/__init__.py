@@ -2,15 +2,14 @@
 so the live cockpit and the replay viewer share them. Start with `RunDisplay`."""
 
 from .approval import ApprovalBar
+from .end_panel import EndPanel
 from .panels import GrantsPanel, StatusLine, VerificationPanel
-from .pump import ChangeSet, FramePump
 from .run_display import RunDisplay
 from .transcript import Transcript
 
 __all__ = [
     "ApprovalBar",
-    "ChangeSet",
-    "FramePump",
+    "EndPanel",
     "GrantsPanel",
     "RunDisplay",
     "StatusLine",

@@ -2,98 +2,44 @@
 
 Shows the tool, its tier (coloured by tier), the reason, the whole input (a coloured diff for
 edits, the command for shell, indented JSON otherwise), and exactly what `[a] always` would
-allow — or why it cannot be granted. With several pending, the oldest comes first and the count
-is shown. Renders from a `RunView`; the keys themselves belong to the live app.
+allow — or why it cannot be granted, as the Session's verdict in the request said (this module
+holds no grant rules). With several pending, the oldest comes first and the count is shown.
+Renders from a `RunView`; the keys themselves belong to the live app.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Resize
+from textual.geometry import Size
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
-from engine_adapter.fold import RunView, ToolCallItem
-from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
+from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
 
-from .palette import Palette, palette_for
-from .text import clean, clean_line, pretty_input
+from ..keys import key_label
+from ..styles import Palette, palette_for
+from .approval_input import fit_input, input_blocks
+from .text import clean_line, styled_line
 
-__all__ = ["ApprovalBar", "always_text", "input_body"]
+__all__ = ["ApprovalBar", "always_text"]
 
-DIFF_LIMIT = 200_000  # characters of a diff shown in the bar (cleaned and coloured)
-
-
-def always_text(tool: str, prefix: str, tier: int,
-                tool_input: dict[str, Any] | None = None) -> tuple[bool, str]:
-    """What `[a] always` would do for this call: (grantable, the sentence to show)."""
-    if tier > MAX_GRANTABLE_TIER:
-        return False, f"cannot be granted: tier {tier} (destructive) asks every time"
-    if tool in UNGRANTABLE_TOOLS:
-        return False, f"cannot be granted: {tool} changes the verification plan, asks every time"
-    shell_like = tool_input is None or bool({"command", "argv"} & set(tool_input))
-    if not prefix.strip() and not shell_like:
-        return False, ("cannot be granted: only plain shell commands can be; "
-                       f"{clean_line(tool, 40)} asks every time")
-    if not prefix.strip():
-        return False, ("cannot be granted: not one plain command (pipes, chains, redirections, "
-                       "substitutions or programs that run other code ask every time)")
-    return True, (f"always allow {clean_line(tool, 40)} `{clean_line(prefix, 80)} …` "
-                  "in this session")
+MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 
 
-def _diff_text(diff: str, palette: Palette) -> Text:
-    text = Text()
-    more = len(diff) > DIFF_LIMIT
-    for line in clean(diff, DIFF_LIMIT).split("\n"):
-        if line.startswith("+++") or line.startswith("---"):
-            style = palette.primary
-        elif line.startswith("+"):
-            style = palette.diff_add
-        elif line.startswith("-"):
-            style = palette.diff_remove
-        elif line.startswith("@@"):
-            style = palette.diff_hunk
-        else:
-            style = palette.text
-        text.append(line + "\n", style)
-    if more:
-        text.append(f"… {len(diff) - DIFF_LIMIT:,} more characters", palette.dim)
-    text.rstrip()
-    return text
-
-
-def input_body(tool_input: dict[str, Any], palette: Palette) -> Text:
-    """The full input of a gated call: diff, command, or JSON."""
-    diff = tool_input.get("diff")
-    if isinstance(diff, str) and diff:
-        text = Text()
-        path = tool_input.get("path")
-        if isinstance(path, str):
-            text.append(f"{clean_line(path, 500)}\n", palette.accent)
-        text.append_text(_diff_text(diff, palette))
-        return text
-    command = tool_input.get("command")
-    if isinstance(command, str):
-        text = Text("$ ", palette.dim)
-        text.append(clean(command, DIFF_LIMIT), palette.text)
-        rest = {k: v for k, v in tool_input.items() if k != "command"}
-        if rest:
-            text.append("\n")
-            text.append_text(pretty_input(rest))
-        return text
-    argv = tool_input.get("argv")
-    if isinstance(argv, list):
-        text = Text("$ ", palette.dim)
-        text.append(clean(" ".join(repr(a) if " " in str(a) else str(a) for a in argv),
-                          DIFF_LIMIT), palette.text)
-        return text
-    return pretty_input(tool_input)
+def always_text(approval: ApprovalView) -> str:
+    """What `[a] always` would do for this call, from the verdict its request carried:
+    "always allow shell `git status …` in this session" or "cannot be granted: why"."""
+    if approval.grantable:
+        return (f"always allow {clean_line(approval.tool, 40)} "
+                f"`{clean_line(approval.prefix, 80)} …` in this session")
+    why = approval.ungrantable_reason
+    return "cannot be granted" + (f": {clean_line(why, 300)}" if why else "")
 
 
 class ApprovalBar(Vertical):
@@ -115,7 +61,6 @@ class ApprovalBar(Vertical):
         height: auto;
         max-height: 20;
         background: $surface;
-        scrollbar-gutter: stable;
     }
     ApprovalBar #approval-input { width: 100%; }
     ApprovalBar #approval-keys { height: auto; }
@@ -125,6 +70,11 @@ class ApprovalBar(Vertical):
         super().__init__(id=id)
         self.approval_id: str | None = None  # the one `y`/`a`/`n` answer
         self.estimated_height = 0  # rows it covers when shown (see `RunDisplay`)
+        self.input_cut = False  # the input shown was cut to the bar's rows (the bar says so)
+        self._input_shape: tuple[str, int, int, str] | None = None
+        self._body_lines = 1
+        self._last_view: RunView | None = None
+        self._app_size = Size(0, 0)
 
     class Resized(Message):
         """The bar's height on screen changed (what it covers of the transcript)."""
@@ -134,9 +84,43 @@ class ApprovalBar(Vertical):
             self.height = height
 
     def on_resize(self, event: Resize) -> None:
+        if self.approval_id is not None and self.app.size != self._app_size:
+            self.call_after_refresh(self._refit)  # a new terminal: cut the input to its room
         if self.approval_id is not None and self.outer_size.height != self.estimated_height:
             self.estimated_height = self.outer_size.height
             self.post_message(self.Resized(self.estimated_height))
+
+    def _refit(self) -> None:
+        if self.approval_id is not None and self._last_view is not None:
+            self.show(self._last_view)
+            self.post_message(self.Resized(self.estimated_height))
+
+    def input_rows(self, other_rows: int) -> int:
+        """Rows the input may take: the bar stays within 60% of the screen with its head and
+        keys (`other_rows`) and its border, and never over `MAX_INPUT_ROWS`."""
+        parent = self.parent
+        height = parent.size.height if isinstance(parent, Widget) and parent.size.height \
+            else self.app.size.height
+        return max(1, min(MAX_INPUT_ROWS, height * 6 // 10 - 1 - other_rows))
+
+    def _show_input(self, row: ToolCallItem, width: int, other_rows: int, palette: Palette,
+                    changed: bool) -> None:
+        """The whole input, cut to the rows the bar has, saying so (and which key shows all)."""
+        approval = row.approval
+        assert approval is not None
+        rows = self.input_rows(other_rows)
+        hint = f"press {key_label(self.app, 'inspect')} to see the whole input"
+        shape = (approval.approval_id, width, rows, hint)
+        if not changed and shape == self._input_shape:
+            return
+        self._input_shape = shape
+        blocks = input_blocks(approval.tool_input or row.tool_input, palette)
+        shown, self.input_cut = fit_input(blocks, rows=rows, width=width, hint=hint,
+                                          palette=palette)
+        self._body_lines = min(rows, sum(max(1, -(-cell_len(line) // width))
+                                         for line in shown.plain.split("\n")))
+        self.query_one("#approval-input", Static).update(shown)
+        self.query_one("#approval-input-scroll", VerticalScroll).scroll_home(animate=False)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="approval-head")
@@ -146,6 +130,7 @@ class ApprovalBar(Vertical):
 
     def show(self, view: RunView) -> None:
         """Show the oldest pending approval of `view`, or hide."""
+        self._last_view, self._app_size = view, self.app.size
         pending = view.pending
         row: ToolCallItem | None = next(iter(pending.values()), None) if pending else None
         if row is None or row.approval is None:
@@ -161,20 +146,18 @@ class ApprovalBar(Vertical):
         if len(pending) > 1:
             head.append(f"  (1 of {len(pending)} pending, oldest first)", palette.dim)
         head.append("\n")
-        head.append(clean_line(approval.tool, 80), palette.primary)
+        warn = palette.warning + Style(reverse=True, bold=True)
+        head.append_text(styled_line(approval.tool, palette.primary, limit=80,
+                                     marker_style=warn))
         head.append("  ")
         badge = palette.tier_style(approval.tier) + Style(reverse=True)
         head.append(f" tier {approval.tier} ", badge)
         if approval.reason:
-            head.append("  " + clean_line(approval.reason, 2_000), palette.text)
+            head.append("  ")
+            head.append_text(styled_line(approval.reason, palette.text, limit=2_000,
+                                         marker_style=warn))
         self.query_one("#approval-head", Static).update(head)
-        if changed:
-            body = input_body(approval.tool_input or row.tool_input, palette)
-            self._body_lines = min(20, body.plain.count("\n") + 1)
-            self.query_one("#approval-input", Static).update(body)
-            self.query_one("#approval-input-scroll", VerticalScroll).scroll_home(animate=False)
-        grantable, sentence = always_text(approval.tool, approval.prefix, approval.tier,
-                                          approval.tool_input)
+        grantable, sentence = approval.grantable, always_text(approval)
         keys = Text()
         keys.append("[y]", palette.success)
         keys.append(" allow once   ")
@@ -187,8 +170,8 @@ class ApprovalBar(Vertical):
             keys.append(f"\n[a] {sentence}", palette.dim)
         self.query_one("#approval-keys", Static).update(keys)
         width = max(20, (self.size.width or self.app.size.width) - 2)
-        wrapped = sum(len(line) // width + 1 for line in (head.plain + "\n" + keys.plain)
-                      .split("\n"))
-        self.estimated_height = 2 + wrapped + getattr(self, "_body_lines", 1)
+        wrapped = sum(len(part.wrap(self.app.console, width)) for part in (head, keys))
+        self._show_input(row, width, wrapped, palette, changed)
+        self.estimated_height = 1 + wrapped + self._body_lines
         self.set_class(approval.tier >= 4, "-tier-4")
         self.add_class("-pending")

@@ -13,7 +13,7 @@ from textual.app import RenderResult
 from textual.screen import Screen
 from textual.widget import Widget
 
-from .palette import palette_for
+from ..styles import palette_for
 
 __all__ = ["KeyHints"]
 

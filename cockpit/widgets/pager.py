@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual.binding import BindingType
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .text import clean_line
+from .text import styled_line
 
 __all__ = ["TextPager"]
 
@@ -43,7 +42,11 @@ class TextPager(ScrollView, can_focus=True):
 
     def __init__(self, text: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.lines = text.splitlines() or [""]
+        # Lines break at `\n` (and `\r\n`) only: a U+2028 or a form feed is an unsafe
+        # character, shown as a marker where it stands, not a line break.
+        self.lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
+        if len(self.lines) > 1 and not self.lines[-1]:
+            self.lines.pop()
         # Width from a sample: measuring a million lines would cost more than it shows.
         sample = self.lines[:2_000]
         self._width = min(MAX_WIDTH, max((len(line) for line in sample), default=0) + 1)
@@ -58,6 +61,7 @@ class TextPager(ScrollView, can_focus=True):
         style = self.rich_style
         if row >= len(self.lines):
             return Strip.blank(width, style)
-        text = Text(clean_line(self.lines[row], MAX_WIDTH), no_wrap=True, overflow="crop")
+        text = styled_line(self.lines[row], limit=MAX_WIDTH)
+        text.no_wrap, text.overflow = True, "crop"
         strip = Strip(list(text.render(self.app.console)))
         return strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)

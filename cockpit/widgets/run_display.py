@@ -19,9 +19,9 @@ from textual.containers import Horizontal, Vertical
 
 from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, RunView
 
+from ..pump import ChangeSet
 from .approval import ApprovalBar
 from .panels import GrantsPanel, StatusLine, VerificationPanel
-from .pump import ChangeSet
 from .transcript import Transcript
 
 __all__ = ["RunDisplay"]

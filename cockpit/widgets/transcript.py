@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import accumulate
 
 from rich.segment import Segment
@@ -29,8 +29,8 @@ from textual.strip import Strip
 from engine_adapter.fold import Item, MessageItem, RunView
 
 from ..keys import bindings
+from ..styles import palette_for
 from .items import GUTTER, needs_pager, render_item
-from .palette import palette_for
 
 __all__ = ["Transcript"]
 
@@ -77,6 +77,7 @@ class Transcript(ScrollView, can_focus=True):
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._items: list[Item] = []
+        self._pending: Mapping[str, Item] = {}  # calls awaiting approval, oldest first
         self._heights: list[int] = []
         self._starts: list[int] = []  # first row of each item
         self._total = 0
@@ -93,7 +94,7 @@ class Transcript(ScrollView, can_focus=True):
     # Feeding ---------------------------------------------------------------------------------
     def show(self, view: RunView) -> None:
         """Redraw everything from `view` (any view: a replay may jump anywhere)."""
-        self._items = view.items
+        self._items, self._pending = view.items, view.pending
         self._cache.clear()
         self._open.clear()
         self._estimated.clear()
@@ -108,9 +109,10 @@ class Transcript(ScrollView, can_focus=True):
 
     def update_items(self, view: RunView, indices: Iterable[int]) -> None:
         """Re-render the items at `indices` and add any new ones (the incremental path)."""
-        self._items = view.items
+        self._items, self._pending = view.items, view.pending
         known = len(self._heights)
         first = len(view.items)
+        was = self._total
         if self._open:
             # A later event can close a streaming message (now shown as Markdown) without a
             # change naming it: re-render the ones that have closed.
@@ -126,7 +128,9 @@ class Transcript(ScrollView, can_focus=True):
             self._remeasure(sorted(i for i in indices if i < known))
         if len(view.items) > known:
             self._measure_from(known)
-        self._after_change()
+        # Only rows from the first touched item down can differ (more, if the view scrolls).
+        top = self._starts[first] if first < len(self._starts) else was
+        self._after_change((top, max(was, self._total)))
 
     def refresh_all(self) -> None:
         """Re-render every item (after a theme or width change)."""
@@ -148,7 +152,8 @@ class Transcript(ScrollView, can_focus=True):
         items = self._items
         strips = render_item(items[index], items[index - 1] if index else None,
                              width=self._width, expanded=index in self._expanded,
-                             palette=palette_for(self.app), console=self.app.console)
+                             palette=palette_for(self.app), console=self.app.console,
+                             items=items)
         self._cache[index] = strips
         if getattr(items[index], "complete", True) is False:
             self._open.add(index)
@@ -229,13 +234,22 @@ class Transcript(ScrollView, can_focus=True):
         self._relayout_pending = False
         self._after_change()
 
-    def _after_change(self) -> None:
+    def _after_change(self, rows: tuple[int, int] | None = None) -> None:
+        """Size, follow and repaint after a change; `rows` (content rows, end excluded) limits
+        the repaint to what changed (a scroll repaints the whole view by itself)."""
         total = self._total + self._reserve
         self._set_virtual_height(total)
         if self.follow:
             self.scroll_to(y=max(0, total - self.scrollable_content_region.height),
                            animate=False, immediate=True)
-        self.refresh()
+        if rows is None:
+            self.refresh()
+            return
+        view_top = round(self.scroll_y)
+        top = max(rows[0], view_top)
+        bottom = min(rows[1] + self._reserve, view_top + self.scrollable_content_region.height)
+        if top < bottom:  # a change below or above the view repaints nothing
+            self.refresh_lines(top, bottom - top)
 
     def on_resize(self, event: Resize) -> None:
         width = self._render_width()
@@ -244,10 +258,6 @@ class Transcript(ScrollView, can_focus=True):
             self.refresh_all()
         elif self.follow:  # shorter or taller: keep the last row in sight
             self._after_change()
-
-    def on_theme_changed(self) -> None:
-        """Called by the app when the theme changes: colours are baked into cached rows."""
-        self.refresh_all()
 
     # Drawing ---------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
@@ -357,16 +367,25 @@ class Transcript(ScrollView, can_focus=True):
         self._set_virtual_height(self._total + self._reserve)
         self.select(item.index)
 
+    def _inspected(self) -> Item | None:
+        """The selected item; with none selected, the call awaiting approval (the bar says
+        `i` shows its whole input)."""
+        if self.selected is not None:
+            return self.selected
+        return next(iter(self._pending.values()), None)
+
     def action_inspect(self) -> None:
-        """Ask for the raw events behind the selected item."""
-        item = self.selected
+        """Ask for the raw events behind the selected item (or the call awaiting approval)."""
+        item = self._inspected()
         if item is not None:
             self.post_message(self.Inspect(item))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`enter` and `i` apply only with an item selected."""
-        if action in ("expand", "inspect"):
+        """`enter` applies only with an item selected; `i` also to a pending approval."""
+        if action == "expand":
             return self.selected is not None
+        if action == "inspect":
+            return self._inspected() is not None
         return True
 
     def on_click(self, event: Click) -> None:

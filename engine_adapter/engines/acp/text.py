@@ -1,10 +1,11 @@
-"""Making an agent's text safe to journal and show: control sequences escaped, sizes capped.
+"""The ACP journal boundary's display of an agent's text: unsafe characters escaped, sizes capped.
 
-Everything an agent sends is untrusted: a reply, a tool title, a command, its stderr. A terminal
-escape (`\\x1b[2J`), a carriage return that overwrites a line, or a bidi override that reorders
-what the human reads could make an approval say something other than what runs. These helpers
-turn such characters into visible escapes (`\\x1b`), so the text stays plain and readable, and
-cap sizes so one message cannot balloon the journal or the screen.
+Everything an agent sends is untrusted: a reply, a tool title, a command, its stderr. Which
+characters are unsafe (a terminal escape `\\x1b[2J`, a carriage return that overwrites a line, a
+bidi override that reorders what the human reads, a zero-width space) and how a cut says what
+it dropped are decided once, in `engine_adapter.text`. At this boundary an unsafe character is
+written as its escape (`\\x1b`, `\\u200b`), so the journal holds plain, readable text; a size cap
+keeps one message from ballooning the journal or the screen.
 """
 
 from __future__ import annotations
@@ -13,43 +14,44 @@ import json
 import re
 from typing import Any
 
+from ...text import MIN_CAP, escaped, plural
+from ...text import cap as cap_text
+
 __all__ = ["cap", "clean", "clean_json", "clean_stderr_line"]
 
-# C0 controls except tab and newline, DEL, C1 controls, and the bidi embedding/override/isolate
-# characters (a "Trojan Source" reorders what the human reads).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# ANSI escape sequences (CSI ... final byte, OSC ... BEL/ST) that agents print on stderr for colour.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
-
-
-def _escape(match: re.Match[str]) -> str:
-    ch = match.group()
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+# SGR sequences (colours, bold) that agents print on their stderr: noise in a one-line tail,
+# dropped there only. Every other escape sequence (a title, a clipboard write) stays visible.
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
 def cap(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` characters, saying how much was cut."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+    """`text` within `limit` characters, the note saying how many were dropped included (a
+    field too small to hold a note, under `MIN_CAP` characters, ends in `…` instead)."""
+    if limit < MIN_CAP:
+        return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+    return cap_text(text, chars=limit)
 
 
 def clean(text: str, limit: int | None = None) -> str:
-    """`text` with control and bidi characters made visible (`\\x1b`), optionally capped.
-
-    A lone `\\r\\n` becomes `\\n`. Cheap when there is nothing to escape (the streaming path).
-    """
+    """`text` capped to `limit` characters (counted before escaping), every unsafe character
+    escaped (`\\x1b`, `\\u200b`), a `\\r\\n` line break written as `\\n`. Cheap when there is
+    nothing to escape (the streaming path)."""
     if limit is not None and len(text) > limit:
         text = cap(text, limit)
-    if _UNSAFE.search(text) is None:
-        return text
-    return _UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
+    text = escaped(text)
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def clean_stderr_line(line: str, limit: int = 500) -> str:
-    """One line of an agent's stderr: colour codes dropped (noise), other controls escaped."""
-    return clean(_ANSI.sub("", line.rstrip("\r\n")), limit)
+    """One line of an agent's stderr: colour codes dropped (noise), anything else escaped."""
+    return clean(_SGR.sub("", line.rstrip("\r\n")), limit)
+
+
+def _dumped(value: Any, limit: int) -> str:
+    try:
+        return clean(json.dumps(value, default=repr)[:limit])
+    except (RecursionError, ValueError):
+        return "(nested too deep to keep)"
 
 
 def clean_json(value: Any, *, string_limit: int = 8192, items: int = 200, depth: int = 8) -> Any:
@@ -62,20 +64,23 @@ def clean_json(value: Any, *, string_limit: int = 8192, items: int = 200, depth:
     if value is None or isinstance(value, bool | int | float):
         return value
     if depth <= 0:
-        return clean(json.dumps(value, default=repr)[:string_limit])
+        return _dumped(value, string_limit)
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for i, (key, item) in enumerate(value.items()):
             if i >= items:
-                out["…"] = f"{len(value) - items} more keys"
+                out["…"] = plural(len(value) - items, "more key")
                 break
             out[clean(str(key), 200)] = clean_json(item, string_limit=string_limit, items=items,
                                                    depth=depth - 1)
         return out
     if isinstance(value, list | tuple):
-        cut = [clean_json(item, string_limit=string_limit, items=items, depth=depth - 1)
-               for item in value[:items]]
+        kept = [clean_json(item, string_limit=string_limit, items=items, depth=depth - 1)
+                for item in value[:items]]
         if len(value) > items:
-            cut.append(f"… {len(value) - items} more items")
-        return cut
-    return clean(repr(value), string_limit)
+            kept.append(f"… {plural(len(value) - items, 'more item')}")
+        return kept
+    try:
+        return clean(repr(value), string_limit)
+    except RecursionError:
+        return "(a value too deep to show)"

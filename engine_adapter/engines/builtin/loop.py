@@ -1,30 +1,31 @@
 """`BuiltinRunner`: the built-in agent loop.
 
 Each turn the model is called once (its text streams out as `model_update`, its tokens as
-`model_usage`) and makes one decision: call a tool, or finish. The loop gates the call by tier
-and phase, asks the Session when it must (the tool call's id is the approval's id), runs the
-tool for real inside the workspace, and feeds the result back to the model.
+`model_usage`) and makes a decision: call a tool (or several, run in order), or finish. The loop
+gates each call by tier and phase, asks the Session when it must (the tool call's id is the
+approval's id), runs the tool for real inside the workspace, and feeds the result back to the
+model. After a denied call the reply's later calls do not run (the model is told).
 
 Phases: `investigate` (tiers 1 and 3 only) -> `edit` after an approved `switch_to_editing`
 (`task_escalated`) -> `verify` after `finish`, which runs each check of the frozen plan for real.
 Before its first edit the model must declare the plan (`declaration_required` otherwise); the
 plan changes only through an approved `alter_verification`. The run ends `completed` only if
 every check passed. A malformed decision is a `decision_error` the model is told about; several
-in a row end the run `failed`. Cancel is seen between streamed chunks, at every turn boundary,
-before every tool, and kills a running command at once.
+in a row end the run `failed`. Cancel closes the model's stream at once (see `reply`), is seen at
+every turn boundary and before every tool, and kills a running command at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import shlex
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ...context import RunContext
 from ...events import (
     AgentEnd,
     AgentStart,
@@ -32,8 +33,6 @@ from ...events import (
     DecisionError,
     DeclarationRequired,
     ModelDecisionEvent,
-    ModelUpdate,
-    ModelUsage,
     PhaseChanged,
     TaskEscalated,
     ToolEnd,
@@ -45,24 +44,21 @@ from ...events import (
     VerificationPlanFrozen,
     VerificationStart,
 )
+from ...fileio import FileRefused, off_loop
+from ...runner import ApprovalController, CancelToken, EventSink
+from ...shell import DESTRUCTIVE, classify_command
 from ...state import TaskState
 from .model import (
     Decision,
-    DecisionFeedback,
-    DecisionParseError,
     Model,
-    ModelReply,
+    ModelError,
     ModelRequest,
-    RawDecision,
-    TextDelta,
     ToolResult,
     TranscriptEntry,
-    Usage,
     UserMessage,
-    parse_decision,
 )
 from .process import ProcessResult, run_process, shell_argv
-from .tiers import DESTRUCTIVE, classify_command
+from .reply import raw_text, read_reply, sort_decisions
 from .tools import (
     EDIT_TOOLS,
     TOOLS,
@@ -108,13 +104,19 @@ class BuiltinRunner:
         self.output_cap = output_cap
         self.max_turns = max_turns
         self.max_decision_errors = max_decision_errors
-        self.event_sink: Any = None
-        self.approval_controller: Any = None
-        self.cancel_token: Any = None
+        self.event_sink: EventSink | None = None
+        self.approval_controller: ApprovalController | None = None
+        self.cancel_token: CancelToken | None = None
 
     async def run(self, state: TaskState) -> TaskState:
         """Drive one task to its end (the Session has wired the three attributes in)."""
         return await _Run(self, state).run()
+
+    async def close(self) -> None:
+        """Release what the model holds (a real model's connections); idempotent."""
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 @dataclass
@@ -127,17 +129,14 @@ class _Outcome:
 
 
 class _Run:
-    """One run's mutable state: phase, plan, transcript, turn."""
+    """One run's mutable state: phase, plan, transcript, turn; `ctx` is the shared context
+    (events, approvals, cancel)."""
 
     def __init__(self, engine: BuiltinRunner, state: TaskState) -> None:
-        if engine.event_sink is None or engine.approval_controller is None:
-            raise RuntimeError("run the built-in engine through a Session")
         self.engine = engine
         self.state = state
         self.workspace = engine.workspace
-        self.sink = engine.event_sink
-        self.gate = engine.approval_controller
-        self.token = engine.cancel_token
+        self.ctx = RunContext.of(engine, cwd=str(engine.workspace.root))
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
         self.plan: list[VerificationCheck] | None = None
@@ -148,13 +147,13 @@ class _Run:
     # -- the loop ------------------------------------------------------------------------------
     @property
     def cancelled(self) -> bool:
-        return bool(self.token is not None and self.token.cancelled)
+        return self.ctx.cancelled
 
     async def run(self) -> TaskState:
         engine = self.engine
         self.state.cwd = str(self.workspace.root)
-        self.sink.emit(AgentStart(task=self.state.task, engine=engine.engine,
-                                  model=engine.model.name, cwd=str(self.workspace.root)))
+        self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
+                                 model=engine.model.name, cwd=str(self.workspace.root)))
         self._set_phase("investigate")
         while True:
             if self.cancelled:
@@ -162,9 +161,9 @@ class _Run:
             if self.turn >= engine.max_turns:
                 return self._end("failed", error=f"no finish after {engine.max_turns} turns")
             self.turn += 1
-            self.sink.emit(TurnStart(turn=self.turn))
+            self.ctx.emit(TurnStart(turn=self.turn))
             outcome = await self._take_turn()
-            self.sink.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
+            self.ctx.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
             if outcome.failure is not None:
                 return self._end("failed", error=outcome.failure)
             if outcome.finish is not None:
@@ -174,83 +173,61 @@ class _Run:
                                  "malformed decisions in a row")
 
     async def _take_turn(self) -> _Outcome:
-        try:
-            text, decisions = await self._call_model()
-        except Exception as exc:  # a real model's network error, say: the run fails cleanly
-            return _Outcome("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
-        if self.cancelled:
-            return _Outcome("cancelled")
-        raw = decisions[0] if len(decisions) == 1 else None
-        try:
-            if len(decisions) != 1:
-                raise DecisionParseError(
-                    "the reply ended without a decision" if not decisions else
-                    f"one decision a turn, and the reply made {len(decisions)}")
-            decision = parse_decision(raw, TOOLS)
-        except DecisionParseError as exc:
-            self.errors_in_a_row += 1
-            self.sink.emit(DecisionError(turn=self.turn, error=str(exc), raw=_raw_text(decisions)))
-            self.transcript += [ModelReply(text, raw), DecisionFeedback(str(exc))]
-            return _Outcome("decision_error")
-        self.errors_in_a_row = 0
-        self.transcript.append(ModelReply(text, raw))
-        self.sink.emit(ModelDecisionEvent(
-            turn=self.turn, action=decision.action, tool=decision.tool,
-            tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
-            rationale=decision.rationale or decision.result))
-        if decision.action == "finish":
-            return _Outcome("finish", finish=decision)
-        result = await self._call_tool(decision)
-        self.transcript.append(result)
-        return _Outcome("cancelled" if self.cancelled else "tool_use")
-
-    async def _call_model(self) -> tuple[str, list[Any]]:
-        model = self.engine.model
         request = ModelRequest(
             task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
                 self.transcript), tools=tuple(TOOLS.values()),
             plan=tuple(c.model_dump() for c in self.plan or ()))
-        texts: list[str] = []
-        decisions: list[Any] = []
-        usage = [0, 0]
-        cost: float | None = None
-        stream = model.respond(request)
         try:
-            async for out in stream:
-                if isinstance(out, TextDelta):
-                    if out.text:
-                        self.sink.emit(ModelUpdate(turn=self.turn, text=out.text,
-                                                   channel=out.channel))
-                        if out.channel == "message":
-                            texts.append(out.text)
-                elif isinstance(out, Usage):
-                    usage[0] += out.input_tokens
-                    usage[1] += out.output_tokens
-                    if out.cost_usd is not None:
-                        cost = (cost or 0.0) + out.cost_usd
-                elif isinstance(out, RawDecision):
-                    decisions.append(out.value)
-                if self.cancelled:
-                    break
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-            self.sink.emit(ModelUsage(model=model.name, input_tokens=usage[0],
-                                      output_tokens=usage[1], cost_usd=cost))
-        return "".join(texts), decisions
+            reply = await read_reply(self.engine.model, request, self.ctx, self.ctx.token)
+        except ModelError as exc:  # said in the model's words: the server's message, a hint
+            return _Outcome("error", failure=str(exc))
+        except Exception as exc:  # a real model's network error, say: the run fails cleanly
+            return _Outcome("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
+        if self.cancelled:
+            return _Outcome("cancelled")
+        found = sort_decisions(reply.raws, TOOLS)
+        self.transcript.append(reply.entry())
+        if found.errors:
+            self.errors_in_a_row += 1
+            for raw, error in found.errors:
+                self.ctx.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
+                    [raw] if raw is not None else reply.raws)))
+            self.transcript += found.feedback
+            return _Outcome("decision_error")
+        self.errors_in_a_row = 0
+        stopped: str | None = None  # why the reply's later calls do not run
+        for index, (raw, decision) in enumerate(zip(reply.raws, found.decisions, strict=True)):
+            if stopped is not None:
+                self.transcript.append(ToolResult("", decision.tool or "", "failed",
+                                                  error=stopped, model_call_id=raw.call_id))
+                continue
+            self.ctx.emit(ModelDecisionEvent(
+                turn=self.turn, action=decision.action, tool=decision.tool,
+                tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
+                rationale=decision.rationale or decision.result))
+            if decision.action == "finish":
+                return _Outcome("finish", finish=decision)
+            result = await self._call_tool(decision, index)
+            self.transcript.append(replace(result, model_call_id=raw.call_id))
+            if self.cancelled:
+                stopped = "not run: the run was cancelled"
+            elif result.status == "denied":
+                stopped = (f"not run: the {result.tool} call before it was denied; decide "
+                           "again with that answer in mind")
+        return _Outcome("cancelled" if self.cancelled else "tool_use")
 
     # -- tools ---------------------------------------------------------------------------------
-    async def _call_tool(self, decision: Decision) -> ToolResult:
+    async def _call_tool(self, decision: Decision, index: int = 0) -> ToolResult:
         tool, tool_input = decision.tool or "", dict(decision.tool_input)
-        call = _Call(f"c{self.turn}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
+        number = f"{self.turn}" if index == 0 else f"{self.turn}.{index + 1}"  # several a reply
+        call = _Call(f"c{number}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
                      decision.rationale)
         if tool in _READERS:
             reader, cap = _READERS[tool], self.engine.output_cap
 
             def read() -> str:
                 return cap_text(reader(self.workspace, tool_input), cap)
-            return await self._run_tool(call, lambda: asyncio.to_thread(read))
+            return await self._run_tool(call, lambda: off_loop(read, what=tool))
         if tool in EDIT_TOOLS:
             return await self._edit(call)
         handler: Callable[[_Call], Awaitable[ToolResult]] = getattr(self, f"_{tool}")
@@ -262,19 +239,21 @@ class _Run:
         never raises."""
         if self.cancelled:
             return call.result("failed", error="cancelled before it started")
-        self.sink.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
-                                 tool_input=dict(shown_input or call.input), title=call.title))
+        self.ctx.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
+                                tool_input=dict(shown_input or call.input), title=call.title))
         started = asyncio.get_running_loop().time()
         try:
+            if self.cancelled:  # e.g. the journal could not record the start: do not act
+                raise ToolError("cancelled before it started")
             output, error = await work(), None
-        except ToolError as exc:
+        except (ToolError, FileRefused) as exc:
             output, error = "", str(exc)
         except Exception as exc:  # an OSError from the file system, say
             output, error = "", f"{type(exc).__name__}: {exc}"
         if isinstance(output, _Failed):
             output, error = output.output, output.error
-        self.sink.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
-                               error=error, duration_ms=_ms_since(started)))
+        self.ctx.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
+                              error=error, duration_ms=_ms_since(started)))
         return call.result("ok" if error is None else "failed", output=output, error=error)
 
     def _refuse(self, call: _Call, error: str) -> Awaitable[ToolResult]:
@@ -285,9 +264,9 @@ class _Run:
 
     async def _ask(self, call: _Call, reason: str) -> bool:
         why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
-        allowed = await self.gate.request_approval(call.id, call.tool, why, dict(call.input),
-                                                   tier=call.tier)
-        return bool(allowed) and not self.cancelled
+        allowed = await self.ctx.request_approval(call.id, call.tool, why, dict(call.input),
+                                                  tier=call.tier)
+        return allowed and not self.cancelled
 
     async def _edit(self, call: _Call) -> ToolResult:
         if self.phase != "edit":
@@ -296,15 +275,16 @@ class _Run:
         if self.plan is None:
             reason = ("declare the verification plan (declare_verification) before the first "
                       "edit")
-            self.sink.emit(DeclarationRequired(turn=self.turn, reason=reason))
+            self.ctx.emit(DeclarationRequired(turn=self.turn, reason=reason))
             return call.result("failed", error=f"refused: {reason}")
-        try:
-            prepared = prepare_write(self.workspace, call.tool, call.input)
-        except ToolError as exc:
+        try:  # reads the file and diffs it: in a worker thread, never on the loop
+            prepared = await off_loop(
+                lambda: prepare_write(self.workspace, call.tool, call.input), what=call.tool)
+        except (ToolError, FileRefused) as exc:
             return await self._refuse(call, str(exc))
 
         async def write() -> str:
-            return await asyncio.to_thread(prepared.apply)
+            return await off_loop(prepared.apply, what=call.tool)
         return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
 
     async def _shell(self, call: _Call) -> ToolResult:
@@ -328,7 +308,7 @@ class _Run:
             try:
                 done = await run_process(args, cwd=self.workspace.root, timeout=timeout,
                                          output_cap=self.engine.output_cap,
-                                         cancel_token=self.token)
+                                         cancel_token=self.ctx.token)
             except OSError as exc:
                 raise ToolError(f"cannot run {args[0]}: {exc.strerror or exc}") from None
             output = _with_truncation(done)
@@ -343,7 +323,7 @@ class _Run:
             return call.result("denied", error="denied")
 
         async def escalate() -> str:
-            self.sink.emit(TaskEscalated(reason=reason, target="edit"))
+            self.ctx.emit(TaskEscalated(reason=reason, target="edit"))
             self._set_phase("edit")
             return "now in the edit phase: write_file and edit are allowed"
         return await self._run_tool(call, escalate)
@@ -387,13 +367,13 @@ class _Run:
 
     async def _freeze(self, checks: list[VerificationCheck]) -> str:
         self.plan = checks
-        self.sink.emit(VerificationPlanFrozen(checks=checks))
+        self.ctx.emit(VerificationPlanFrozen(checks=checks))
         return "verification plan frozen: " + _describe_checks(checks)
 
     # -- ending --------------------------------------------------------------------------------
     def _set_phase(self, phase: str) -> None:
         previous, self.phase = self.phase, phase
-        self.sink.emit(PhaseChanged(phase=phase, previous=previous))
+        self.ctx.emit(PhaseChanged(phase=phase, previous=previous))
 
     async def _conclude(self, decision: Decision) -> TaskState:
         if not decision.success:
@@ -415,30 +395,30 @@ class _Run:
         return self._end("completed", result=decision.result)
 
     async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
-        self.sink.emit(VerificationStart(check_id=check.id, name=check.name))
+        self.ctx.emit(VerificationStart(check_id=check.id, name=check.name))
         started = asyncio.get_running_loop().time()
         try:
             done = await run_process(shell_argv(check.command or "true"),
                                      cwd=self.workspace.root, timeout=self.engine.check_timeout,
-                                     output_cap=self.engine.output_cap, cancel_token=self.token)
+                                     output_cap=self.engine.output_cap, cancel_token=self.ctx.token)
             passed, output, detail = done.ok, _with_truncation(done), done.describe()
         except OSError as exc:
             passed, output, detail = False, f"cannot run the check: {exc}", "not run"
-        self.sink.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
-                                       output=cap_text(output, self.engine.output_cap),
-                                       duration_ms=_ms_since(started)))
+        self.ctx.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
+                                      output=cap_text(output, self.engine.output_cap),
+                                      duration_ms=_ms_since(started)))
         return passed, detail
 
     def _end(self, status: str, *, result: str | None = None,
              error: str | None = None) -> TaskState:
-        self.sink.emit(AgentEnd(status=status, result=result, error=error))
+        self.ctx.emit(AgentEnd(status=status, result=result, error=error))
         state = self.state
         state.status, state.result, state.error = status, result, error  # type: ignore[assignment]
         return state
 
     def _end_cancelled(self) -> TaskState:
-        reason = (self.token.reason if self.token is not None else None) or "cancelled"
-        self.sink.emit(CancellationObserved(reason=reason, turn=self.turn or None))
+        reason = self.ctx.cancel_reason
+        self.ctx.emit(CancellationObserved(reason=reason, turn=self.turn or None))
         return self._end("cancelled", error=reason)
 
 
@@ -483,18 +463,6 @@ def _with_truncation(done: ProcessResult) -> str:
 
 def _describe_checks(checks: list[VerificationCheck]) -> str:
     return "; ".join(f"{c.name} ({c.command})" for c in checks)
-
-
-def _raw_text(decisions: list[Any]) -> str | None:
-    if not decisions:
-        return None
-    raw = decisions[0] if len(decisions) == 1 else decisions
-    if isinstance(raw, str):
-        return raw
-    try:
-        return json.dumps(raw, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        return repr(raw)
 
 
 def _ms_since(started: float) -> float:

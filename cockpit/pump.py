@@ -14,31 +14,12 @@ import gc
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from engine_adapter.fold import ITEMS, RunFold, RunView
+# `ChangeSet` is the fold's own (the replay navigator uses it too), re-exported for the widgets.
+from engine_adapter.fold import ChangeSet, RunFold, RunView
 
 __all__ = ["FRAME_SECONDS", "ChangeSet", "FramePump"]
 
 FRAME_SECONDS = 1 / 60
-
-
-class ChangeSet:
-    """Everything that changed since the last frame: flags (see `engine_adapter.fold`) and the
-    transcript items touched."""
-
-    __slots__ = ("items", "parts")
-
-    def __init__(self) -> None:
-        self.parts = 0
-        self.items: set[int] = set()
-
-    def add(self, parts: int, item: int) -> None:
-        """Record one `Change`."""
-        self.parts |= parts
-        if parts & ITEMS and item >= 0:
-            self.items.add(item)
-
-    def __bool__(self) -> bool:
-        return bool(self.parts)
 
 
 class FramePump:
