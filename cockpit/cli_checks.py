@@ -13,7 +13,7 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
-from engine_adapter.journal import decode_json
+from engine_adapter.journal import BOM, decode_json
 
 from .runs import SetupError
 
@@ -88,6 +88,8 @@ def _is_journal(path: Path) -> bool:
     first = head.split(b"\n", 1)[0]
     if not first.strip():
         return not head.strip()
+    if b"\n" not in head and first.removeprefix(BOM).startswith(b"{"):
+        return True  # a first event torn by a crash: the journal repairs it when reopened
     try:
         data = decode_json(first)
     except ValueError:

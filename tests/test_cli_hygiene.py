@@ -119,9 +119,18 @@ def test_journal_in_missing_folders_says_it_created_them(tmp_path) -> None:
 def test_an_existing_journal_may_be_named_again(tmp_path) -> None:
     path = tmp_path / "run.jsonl"
     write_journal(path, ended=True)
-    result = cli("demo", "--speed", "0", "--journal", str(path))
-    assert result.exit_code == 1, result.output
-    assert "is not a cockpit journal" not in result.output
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(b'{"type": "agent_start", "task": "cut sh')  # a crash mid-first-line
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    for again in (path, torn, empty):
+        result = cli("demo", "--speed", "0", "--journal", str(again))
+        assert result.exit_code == 1, result.output
+        assert "is not a cockpit journal" not in result.output
+    for other in (b"# notes\n{}", b"[1, 2]\n", b'{"no": "type"}\n', b"\xff\xfe binary"):
+        path.write_bytes(other)
+        one_line_error(cli("demo", "--journal", str(path)), "is not a cockpit journal")
+        assert path.read_bytes() == other
 
 
 def test_every_theme_the_palette_offers_is_accepted(tmp_path) -> None:
