@@ -27,6 +27,7 @@ from engine_adapter.fold import (
     RunView,
     ToolCallItem,
 )
+from engine_adapter.grants import decided_by
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
 from engine_adapter.text import cap, escaped, marker, split_unsafe
@@ -135,7 +136,14 @@ def _approval_text(item: ToolCallItem) -> str | None:
     verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
     extra = " (and granted always)" if approval.remember else ""
     decided = f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
-    if approval.via == "grant":
+    if verdict != "pending" and (approval.via in ("grant", "deny-rule", "policy")
+                                 or (approval.remember and approval.scope)):
+        # Which grant, deny rule or policy rule decided (scope and id), as the journal says.
+        decided = _visible(decided_by(
+            allowed=approval.state == "allowed", via=approval.via, remember=approval.remember,
+            scope=approval.scope, grant_id=approval.grant_id, rule=approval.rule,
+            error=approval.error))[:600]
+    if approval.via in ("grant", "deny-rule", "policy"):
         return decided
     # The verdict the request carried, as it was: the report decides nothing again.
     if approval.grantable:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
+from engine_adapter.grants import decided_by
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
 from .input_fields import input_line
@@ -137,7 +138,15 @@ def format_event(event: Any) -> tuple[str, str, str]:
     if t == "approval_resolved":
         how = event.via + (", always" if event.remember else "")
         label, colour = ("allowed", "green") if event.allowed else ("denied", "red")
-        return label, f"{event.approval_id} {event.tool} ({how})", colour
+        text = f"{event.approval_id} {event.tool} ({how})"
+        if event.tool_input:  # decided without asking: say what was decided
+            text += f" {_summary(event.tool_input)}"
+        if event.via in ("grant", "deny-rule", "policy") or (event.remember and event.scope):
+            text += " · " + decided_by(allowed=event.allowed, via=event.via,
+                                       remember=event.remember, scope=event.scope,
+                                       grant_id=event.grant_id, rule=event.rule,
+                                       error=event.error)
+        return label, text, colour
     if t == "decision_error":
         raw = f" · raw: {event.raw}" if event.raw else ""
         return "error", f"malformed decision: {event.error}{raw}", "red"
@@ -248,14 +257,18 @@ def use_color(out: TextIO) -> bool:
 
 def approval_mode(session: Session) -> str:
     """How this session answers approvals, in one line."""
+    first = session.gate.describe()  # deny rules, a policy, grants: who answers before anyone
+    first = f"{first}, then " if first else ""
     if session.unattended:
         if session.auto_approve:
-            return "approvals: no human present; tiers 1-3 allowed automatically, tier 4 denied"
-        return ("approvals: no human present; every ask is denied automatically "
+            return (f"approvals: {first}no human present; tiers 1-3 allowed automatically, "
+                    "tier 4 denied")
+        return (f"approvals: {first}no human present; every ask is denied automatically "
                 "(--auto-approve allows tiers up to 3)")
     if session.approval_timeout is not None:
-        return f"approvals: wait for a human, denied after {session.approval_timeout:g} s"
-    return "approvals: wait for a human"
+        return (f"approvals: {first}wait for a human, denied after "
+                f"{session.approval_timeout:g} s")
+    return f"approvals: {first}wait for a human"
 
 
 @contextlib.contextmanager

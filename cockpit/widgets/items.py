@@ -141,14 +141,18 @@ def _approval_badge(item: ToolCallItem, palette: Palette) -> Text | None:
                 if item.permitted_by else None)
     if approval.state == "pending":
         return Text("awaiting approval", palette.status_style("awaiting"))
+    saved = approval.scope in ("project", "user")
     if approval.state == "allowed":
-        who = {"grant": "allowed by grant", "human": "allowed by you",
-               "auto": "allowed by policy"}.get(approval.via or "", "allowed")
+        who = {"grant": f"allowed by {approval.scope} grant" if saved else "allowed by grant",
+               "human": "allowed by you", "auto": "allowed by policy",
+               "policy": "allowed by policy"}.get(approval.via or "", "allowed")
         if approval.remember:
-            who = "always allowed by you"
+            who = "always allowed by you" + (f" ({approval.scope})" if saved else "")
         return Text(who, palette.success)
-    who = {"human": "denied by you", "auto": "denied (no answer)"}.get(approval.via or "",
-                                                                       "denied")
+    who = {"human": "denied by you", "auto": "denied (no answer)",
+           "deny-rule": "denied by deny rule",
+           "policy": "denied: policy failed" if approval.error else "denied by policy",
+           }.get(approval.via or "", "denied")
     return Text(who, palette.status_style("denied"))
 
 
