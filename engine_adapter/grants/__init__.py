@@ -7,10 +7,10 @@
 - `deny`: whether a call runs a denied program prefix (read broadly, where grants read narrowly).
 - `policy`: `ApprovalPolicy` callables and the TOML policy (`load_policy`).
 - `gate`: `ApprovalGate`, the order in which all of them answer (the Session's one entry point).
-- `describe`: how the views word who decided a call.
+
+How the views word who decided a call is `engine_adapter.describe.verdict_text`.
 """
 
-from .describe import decided_by
 from .gate import ApprovalGate, GrantEntry, Ruling
 from .grant_file import GrantFileError
 from .policy import (
@@ -42,7 +42,6 @@ __all__ = [
     "SavedGrant",
     "Scope",
     "TomlPolicy",
-    "decided_by",
     "load_policy",
     "project_identity",
 ]
