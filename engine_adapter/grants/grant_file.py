@@ -267,13 +267,15 @@ def _shown(value: object, limit: int = 60) -> str:
 def _table_line(text: str, kind: str, entry_id: object) -> int:
     """The line of `[kind.entry_id]` (1 when it cannot be found)."""
     key = re.escape(str(entry_id))
-    pattern = re.compile(rf"^\s*\[\s*{kind}\s*\.\s*(?:{key}|\"{key}\"|'{key}')\s*\]", re.M)
+    gap = r"[ \t]*"  # spaces only: a header is one line
+    pattern = re.compile(rf"^{gap}\[{gap}{kind}{gap}\.{gap}(?:{key}|\"{key}\"|'{key}'){gap}\]",
+                         re.M)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
 def _key_line(text: str, key: str) -> int:
-    match = re.search(rf"^\s*\[?\s*{re.escape(key)}\b", text, re.M)
+    match = re.search(rf"^[ \t]*\[?[ \t]*{re.escape(key)}\b", text, re.M)
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
