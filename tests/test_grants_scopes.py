@@ -21,7 +21,9 @@ from test_shell_grantability import PAIRS
 from test_shell_grants import FRAGMENTS, NEGATIVE, POSITIVE, plain_commands
 
 from engine_adapter import ApprovalGrant, Session, TaskState
-from engine_adapter.grants import SCOPES, GrantFileError, GrantStore
+from engine_adapter.grants import SCOPES, GrantFileError, GrantStore, SavedGrant
+from engine_adapter.grants.grant_file import GrantFile, update_grant_file
+from engine_adapter.grants.records import now
 from engine_adapter.shell import grant_prefix
 
 FIRSTS = sorted({cmd for cmd, _ in POSITIVE} | {first for first, _ in PAIRS})
@@ -60,8 +62,15 @@ def _session(scope: str, tmp_path: Path, granted: list[tuple[str, int]]) -> Sess
         session_grants = [ApprovalGrant(tool="shell", prefix=p, tier=t) for p, t in granted]
     else:
         writer = GrantStore(folder, project=work)
-        for prefix, tier in granted:
-            writer.add_grant(scope, "shell", prefix, tier)  # type: ignore[arg-type]
+        path = writer.path(scope)  # type: ignore[arg-type]
+        assert path is not None
+
+        def add_all(found: GrantFile) -> None:  # one write for the lot: setup stays quick
+            for n, (prefix, tier) in enumerate(granted):
+                found.grants[f"g-{n}"] = SavedGrant(id=f"g-{n}", scope=scope, tool="shell",
+                                                    prefix=prefix, max_tier=tier, created=now())
+
+        update_grant_file(path, scope, writer.project if scope == "project" else None, add_all)
         store = GrantStore(folder, project=work)  # read back from disk
         assert store.problems == []
     return Session(Nothing(), TaskState(task="t", cwd=str(work)), unattended=True,

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from engine_adapter.grants import ApprovalGate, GrantEntry, GrantFileError
+from engine_adapter.text import plural
 
 from ..keys import bindings, key_label
 from ..styles import palette_for
@@ -94,16 +95,18 @@ class GrantsScreen(Screen[None]):
         palette = palette_for(self.app)
         title = Text()
         title.append("Grants in force", "bold")
-        count = len(self.entries)
-        title.append(f"  {count} grant{'s' if count != 1 else ''} and deny rules"
-                     if count else "  none yet", palette.dim)
+        denies = sum(1 for e in self.entries if e.kind == "deny")
+        grants = len(self.entries) - denies
+        counts = [plural(grants, "grant")] + ([plural(denies, "deny rule")] if denies else [])
+        title.append("  " + ", ".join(counts), palette.dim)
         store = self.gate.store
         where = Text("\n", palette.dim)
         if store is None:
             where.append("saved grants: off (this cockpit was given no grant store)")
         else:
+            folder = project_label(str(store.directory)) or str(store.directory)
             project = project_label(store.project) or "none"
-            where.append(f"saved in {clean_line(str(store.directory), 200)} · project "
+            where.append(f"saved in {clean_line(folder, 200)} · project "
                          f"{clean_line(project, 200)}")
         title.append_text(where)
         revoke = key_label(self.app, "revoke")
@@ -111,8 +114,9 @@ class GrantsScreen(Screen[None]):
                      "session, saved ones (project, user) last until revoked", palette.dim)
         self.query_one("#grants-title", Static).update(title)
         notes = list(self.gate.problems) + (store.problems if store is not None else [])
-        self.query_one("#grants-notes", Static).update(
-            Text("\n".join(clean_line(n, 400) for n in notes[-12:])))
+        shown = self.query_one("#grants-notes", Static)
+        shown.display = bool(notes)
+        shown.update(Text("\n".join(clean_line(n, 400) for n in notes[-12:])))
 
     def selected(self) -> GrantEntry | None:
         """The entry under the cursor."""

@@ -70,8 +70,7 @@ def scope_hint(app: object) -> str:
     return f"(then {s} this session, {p} this project, {u} every project)"
 
 
-_NOTES = {"session": "forgotten when cockpit quits", "project": "saved, this project only",
-          "user": "saved, for you everywhere"}
+_NOTES = {"session": "until cockpit quits", "project": "saved", "user": "saved"}
 
 
 def scope_keys(approval: ApprovalView, choice: ScopeChoice, app: object,
