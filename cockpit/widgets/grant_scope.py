@@ -67,7 +67,7 @@ def scope_where(scope: str, project: str | None) -> str:
 def scope_hint(app: object) -> str:
     """What follows `[a] always allow …` before the step: which keys choose the scope."""
     s, p, u = (key_label(app, f"grant-{scope}") for scope in ("session", "project", "user"))
-    return f"(then {s} this session, {p} this project, {u} every project)"
+    return f"(then {s} session · {p} project · {u} everywhere)"
 
 
 _NOTES = {"session": "until cockpit quits", "project": "saved", "user": "saved"}
