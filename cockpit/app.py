@@ -195,7 +195,11 @@ class CockpitApp(ThemedApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Approval keys only while one is pending (and `a` only when it can be granted; the
         scope keys only after `a`, dimmed where that scope is unavailable); cancel only while
-        the run is live (or to leave the scope step)."""
+        the run is live (or to leave the scope step). None of them while the grants screen
+        covers the approval bar: a call is answered only where it can be seen."""
+        if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
+                and isinstance(self.screen, GrantsScreen):
+            return False
         if action in ("approve", "deny"):
             return self._oldest_pending() is not None
         if action == "approve_always":

@@ -186,6 +186,36 @@ def test_g_lists_every_grant_and_delete_revokes(home) -> None:
     run(main())
 
 
+def test_approval_keys_do_nothing_while_the_grants_screen_hides_the_request(home) -> None:
+    """The grants screen covers the approval bar: y, n, a and the scope keys must not answer
+    a call the human cannot see (they work again once the screen is closed)."""
+    app = _app(home, turn(1), gated("c1", "shell", {"command": "git status"}))
+
+    async def main() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("a")  # the scope step is open underneath
+            await settle(pilot, lambda: "where?" in _keys_text(app))
+            await pilot.press("g")
+            await settle(pilot, lambda: isinstance(app.screen, GrantsScreen))
+            for key in ("y", "n", "a", "s", "p", "u"):
+                assert not app.check_action(
+                    {"y": "approve", "n": "deny", "a": "approve_always"}.get(key, "grant_scope"),
+                    ("session",))
+                await pilot.press(key)
+            await pilot.pause()
+            assert pending(app) == ["c1"] and _store(home).grants() == []
+            assert not [e for e in app.session.history if e.type == "approval_resolved"]
+            await pilot.press("escape")
+            await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
+            await pilot.press("n")
+            await settle(pilot, lambda: app.session.done)
+
+    run(main())
+    (resolved,) = [e for e in app.session.history if e.type == "approval_resolved"]
+    assert (resolved.allowed, resolved.via) == (False, "human")
+
+
 def test_the_grants_screen_says_what_was_not_trusted(home) -> None:
     store = _store(home)
     user = store.path("user")
