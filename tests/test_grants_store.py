@@ -93,6 +93,42 @@ def test_a_grants_folder_inside_the_workspace_is_never_read(tmp_path, inside) ->
         store.add_grant("user", "shell", "git status", 3)
 
 
+@pytest.mark.parametrize("linked", ["grants", "grants/projects", "config"])
+def test_a_grants_folder_a_link_puts_in_the_workspace_is_never_read(places, linked) -> None:
+    """A link (the grants folder, its `projects/`, or a folder above them) that leads into the
+    workspace makes that file one the agent can write: its scope is off, said so."""
+    grants, a, _, _ = places
+    config = grants.parent
+    target = a / ".forged"
+    target.mkdir()
+    if linked == "config":
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.symlink_to(target)
+        (target / "grants" / "projects").mkdir(parents=True)
+    elif linked == "grants":
+        config.mkdir(parents=True)
+        grants.symlink_to(target)
+        (target / "projects").mkdir()
+    else:
+        grants.mkdir(parents=True)
+        (grants / "projects").symlink_to(target)
+    path = GrantStore(grants, project=a).path("project")
+    assert path is not None
+    (path.parent / path.name).write_text(f'version = 1\nproject = "{a}"\n' + FORGED.split(
+        "\n", 1)[1])
+    os.chmod(path, 0o600)
+    store = GrantStore(grants, project=a)
+    assert store.grants() == [] and store.match("shell", "curl", 3) is None
+    why = store.unavailable("project")
+    assert why is not None and "workspace" in why and any("workspace" in p
+                                                          for p in store.problems)
+    with pytest.raises(GrantFileError, match="workspace"):
+        store.add_grant("project", "shell", "git status", 3)
+    if linked == "grants/projects":  # only the project file is reached through the link
+        assert store.unavailable("user") is None
+        store.add_grant("user", "shell", "git status", 3)
+
+
 HOSTILE_NAMES = [".cockpit/grants.toml", "grants.toml", "user.toml", ".cockpit/user.toml",
                  "grants/user.toml", ".config/cockpit/grants/user.toml",
                  "projects/a.toml", ".cockpitrc"]

@@ -9,8 +9,9 @@ grants and is told why).
 
 Nothing under the workspace is ever a grant source: if the grants folder itself lies inside the
 workspace (a run in the home directory, say), saved grants are off for that run, since the agent
-could write them. Deny rules are read from both files and apply to every call, whatever scope
-allowed it.
+could write them; the same for one scope whose file a symbolic link (`projects/` pointing into
+a repository, say) puts inside the workspace. Deny rules are read from both files and apply to
+every call, whatever scope allowed it.
 
 Reading never fails (problems are listed in `problems`); changing a file raises
 `GrantFileError` with one line for the user. The methods that touch the disk block: the Session
@@ -95,6 +96,15 @@ class GrantStore:
         if project is not None:
             self.project, why = project_identity(project)
             self.project_off = None if why is None else f"no project grants: {why}"
+        self._scope_off: dict[Scope, str] = {}  # a scope whose file a link puts in the workspace
+        if guard is not None and self.off is None:
+            real_guard = os.path.realpath(guard)
+            for scope in SAVED_SCOPES:
+                path = self.path(scope)
+                if path is not None and _inside(os.path.realpath(path.parent), real_guard):
+                    self._scope_off[scope] = (
+                        f"saved {scope} grants are off: {path.parent} leads into the workspace "
+                        f"{os.path.abspath(guard)}, where the agent can write")
         self.reload()
 
     # where -------------------------------------------------------------------------------------
@@ -116,6 +126,8 @@ class GrantStore:
             return f"unknown scope {scope!r}: session, project or user"
         if self.off is not None:
             return self.off
+        if scope in self._scope_off:
+            return self._scope_off[scope]
         if scope == "project":
             return self.project_off
         return None
@@ -153,7 +165,7 @@ class GrantStore:
         """One line each: why saved grants are off, broken files, ignored entries."""
         with self._lock:
             files = list(self._files.values())
-        found = [self.off] if self.off else []
+        found = [self.off] if self.off else list(self._scope_off.values())
         for f in files:
             if f.broken:
                 found.append(f"{f.broken} (its grants are not used)")
