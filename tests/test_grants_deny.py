@@ -119,6 +119,64 @@ def test_deny_wins_over_session_and_saved_grants_policy_and_auto_approve(tmp_pat
     assert not session.is_granted("shell", {"command": "git push origin"}, 3)
 
 
+ALLOWS = ["session", "project", "user", "policy", "auto-approve", "human"]
+DRESSED = ["git push origin main", "ls && git push", "sudo /usr/bin/git push -f",
+           "bash -c 'git push'", "git${IFS}push"]
+
+
+@pytest.mark.parametrize("deny_scope", ["project", "user"])
+@pytest.mark.parametrize("allow", ALLOWS)
+def test_deny_beats_every_allow_in_every_scope(tmp_path, deny_scope, allow) -> None:
+    """A deny rule in either saved scope wins over an allow from each source: a session grant,
+    a project or user grant, a policy, --auto-approve, a human present (never even asked)."""
+    work = tmp_path / "w"
+    work.mkdir()
+    store = GrantStore(tmp_path / "cfg", project=work)
+    options: dict[str, Any] = {"grant_store": store, "unattended": allow != "human"}
+    if allow in ("project", "user"):
+        store.add_grant(allow, "shell", "git push", 3)
+    elif allow == "session":
+        options["grants"] = [ApprovalGrant(tool="shell", prefix="git push", tier=3)]
+    elif allow == "policy":
+        options["approval_policy"] = lambda request: "allow"
+    elif allow == "auto-approve":
+        options["auto_approve"] = True
+    else:
+        options["approval_timeout"] = 30  # a guard only: were it asked, nobody would answer
+    rule = store.add_deny(deny_scope, "shell", "git push")
+    calls = [(f"c{n}", {"command": c}, 3) for n, c in enumerate(DRESSED)]
+    session = _session(work, *calls, **options)
+    run(session.run())
+    resolved = _resolved(session)
+    for call_id, tool_input, _ in calls:
+        event = resolved[call_id]
+        assert (event.allowed, event.via, event.scope, event.grant_id) == (
+            False, "deny-rule", deny_scope, rule.id), tool_input
+        assert not session.is_granted("shell", tool_input, 3)
+    assert not [e for e in session.history if e.type == "approval_requested"]
+
+
+def test_a_deny_another_cockpit_writes_mid_run_applies_at_the_next_call(tmp_path) -> None:
+    """`cockpit grants deny` while a run goes on: the next call is denied, no restart."""
+    work = tmp_path / "w"
+    work.mkdir()
+    store = GrantStore(tmp_path / "cfg", project=work)
+    store.add_grant("project", "shell", "git push", 3)
+
+    async def steps(r: StepRunner) -> None:
+        await r.ask("before", "shell", {"command": "git push"})
+        # another process's store: the CLI writing the user file
+        GrantStore(tmp_path / "cfg", project=None).add_deny("user", "shell", "git push")
+        await r.ask("after", "shell", {"command": "git push"})
+
+    session = Session(StepRunner(steps), TaskState(task="t", cwd=str(work)), unattended=True,
+                      grant_store=store)
+    run(session.run())
+    resolved = _resolved(session)
+    assert (resolved["before"].allowed, resolved["before"].via) == (True, "grant")
+    assert (resolved["after"].allowed, resolved["after"].via) == (False, "deny-rule")
+
+
 def test_a_deny_for_every_tool(tmp_path) -> None:
     store = GrantStore(tmp_path / "cfg", project=None)
     store.add_deny("user", "*", "rm")

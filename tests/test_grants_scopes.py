@@ -118,6 +118,36 @@ def test_a_saved_grant_for_the_first_never_covers_the_second(tmp_path, scope, fi
     assert not run(_unasked(session, "shell", {"command": second}, 3))
 
 
+CHAINED = [
+    "git status; touch $HOME/pwned", "git status && touch ~/pwned", "git status || touch x",
+    "git status | sh", "git status & touch x", "git status\ntouch x", "git status\rtouch x",
+    "git status $(touch x)", "git status `touch x`", "git status > ~/.bashrc",
+    "git status >> .git/hooks/pre-commit", "git status <(touch x)", "git status; ",
+    "(git status); touch x", "{ git status; touch x; }",
+    "git -c core.pager='touch x' status", "GIT_PAGER='touch x' git status",
+    "git status --output=~/.profile", "git status\\\n; touch x", "git status #\ntouch x",
+    "git status\u2028touch x", "git status;touch x", "git status&&touch x",
+]
+
+
+@pytest.mark.parametrize("scope", ["session", "project", "user"])
+def test_chained_or_dressed_commands_never_ride_a_saved_prefix(tmp_path, scope) -> None:
+    """A grant for `git status` in any scope answers `git status` itself and nothing chained to
+    it, redirected, substituted or given a pager: those are asked (here, unattended: denied)."""
+    session = _session(scope, tmp_path, [("git status", 3)])
+
+    async def main() -> None:
+        assert await _unasked(session, "shell", {"command": "git status"}, 3)
+        assert await _unasked(session, "shell", {"argv": ["git", "status"]}, 3)
+        rode = [c for c in CHAINED if await _unasked(session, "shell", {"command": c}, 3)]
+        assert rode == []
+        for argv in (["git", "status", ";", "touch", "x"], ["sh", "-c", "git status; touch x"],
+                     ["git", "status", "&&", "touch", "x"]):
+            assert not await _unasked(session, "shell", {"argv": argv}, 3), argv
+
+    run(main())
+
+
 @pytest.fixture(scope="module")
 def all_scopes(tmp_path_factory):
     base = tmp_path_factory.mktemp("scopes")
