@@ -22,9 +22,10 @@ from textual.worker import Worker
 
 from engine_adapter import Session
 from engine_adapter.fold import APPROVALS, RUN, Item, RunFold, RunView, ToolCallItem
+from engine_adapter.text import plural
 
 from .base_app import EventLookup, ThemedApp
-from .keys import bindings
+from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import GrantsScreen, HelpScreen, QuitScreen
 from .widgets import EndPanel, RunDisplay, Transcript
@@ -226,13 +227,27 @@ class CockpitApp(ThemedApp):
         self.push_screen(GrantsScreen(self.session.gate, changed=self._grants_changed))
 
     def _watch_grants(self, session: Session) -> None:
-        """Redraw the grants panel whenever saved grants change (a revoke, another cockpit)."""
+        """Redraw the grants panel whenever saved grants change (a revoke, another cockpit);
+        say when a grant the human chose to save was not saved, and, once, what in the saved
+        grants is not trusted (a broken file, an ignored grant, saved grants off)."""
+        loop = asyncio.get_running_loop()
+        session.gate.on_problem(lambda line: loop.call_soon_threadsafe(self._grant_problem, line))
         store = session.gate.store
         if store is None or any(s is store for s in self._watched_stores):
             return
         self._watched_stores.append(store)
-        loop = asyncio.get_running_loop()
         store.on_change(lambda: loop.call_soon_threadsafe(self._grants_changed))
+        problems = store.problems
+        if problems:
+            more = f" (and {plural(len(problems) - 1, 'more problem')})" \
+                if len(problems) > 1 else ""
+            self._grant_problem(f"saved grants: {problems[0]}{more}")
+
+    def _grant_problem(self, line: str) -> None:
+        if self.is_running:
+            hint = key_label(self, "grants")
+            self.notify(clean(f"{line} · {hint} shows grants" if hint else line, 600),
+                        severity="warning", markup=False, timeout=10)
 
     def _grants_changed(self) -> None:
         if not self.is_running:

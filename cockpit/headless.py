@@ -331,6 +331,9 @@ async def run_headless(session: Session, *, out: TextIO | None = None,
     async def show() -> None:
         try:
             printer.line("cockpit", approval_mode(session), "dim")
+            store = session.gate.store
+            for problem in store.problems if store is not None else []:
+                printer.line("cockpit", f"saved grants: {problem}", "yellow")
             shown = 0
             async for event in stream:
                 printer.handle(event)

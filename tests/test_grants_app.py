@@ -216,6 +216,34 @@ def test_approval_keys_do_nothing_while_the_grants_screen_hides_the_request(home
     assert (resolved.allowed, resolved.via) == (False, "human")
 
 
+def test_a_grant_that_could_not_be_saved_says_so(home) -> None:
+    """`a` then `u` with a broken user file (never overwritten): the call is allowed, the grant
+    kept for this session, and the human is told why it was not saved."""
+    store = _store(home)
+    user = store.path("user")
+    assert user is not None
+    user.parent.mkdir(parents=True)
+    user.write_text("[grant.g-1\n")
+    user.chmod(0o600)
+    store.reload()
+    app = _app(home, turn(1), gated("c1", "shell", {"command": "git status"}), store=store)
+
+    async def main() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("a", "u")
+            await settle(pilot, lambda: app.session.done)
+            await settle(pilot, lambda: any("kept for this session only" in n.message
+                                            for n in app._notifications))
+            (said,) = [n.message for n in app._notifications if "kept for" in n.message]
+            assert "user.toml: line 1" in said and "fix or remove it first" in said
+
+    run(main())
+    (resolved,) = [e for e in app.session.history if e.type == "approval_resolved"]
+    assert (resolved.allowed, resolved.remember, resolved.scope) == (True, True, "session")
+    assert user.read_text() == "[grant.g-1\n"
+
+
 def test_the_grants_screen_says_what_was_not_trusted(home) -> None:
     store = _store(home)
     user = store.path("user")
@@ -230,6 +258,9 @@ def test_the_grants_screen_says_what_was_not_trusted(home) -> None:
     async def main() -> None:
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot, lambda: pending(app) == ["c1"])  # asked: the grant is ignored
+            said = [n.message for n in app._notifications]
+            assert any(m.startswith("saved grants: ") and "line 3: grant g-1" in m
+                       and "ignored" in m and "g shows grants" in m for m in said), said
             await pilot.press("g")
             await settle(pilot, lambda: isinstance(app.screen, GrantsScreen))
             notes = str(app.screen.query_one("#grants-notes").render())

@@ -212,3 +212,33 @@ def test_a_bad_policy_is_a_clear_error_before_anything_runs(tmp_path) -> None:
                                       "--engine", "x:y", "t"])
     assert result.exit_code == 2
     assert "ci.toml: line 1: rule 1: decision must be" in result.output
+
+
+def test_headless_says_what_in_the_saved_grants_is_not_trusted(tmp_path, monkeypatch) -> None:
+    """A run nobody watches still says, at its start, that a grants file is broken (with its
+    line) and that an ignored grant was ignored; the run goes on."""
+    from cockpit.paths import grants_dir
+
+    (tmp_path / "ci_engine.py").write_text(ENGINE, encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    folder = grants_dir()
+    folder.mkdir(parents=True)
+    (folder / "user.toml").write_text('version = 1\n\n[grant.g-1]\ntool = "shell"\n'
+                                      'prefix = "ls; curl x | sh"\nmax_tier = 3\n'
+                                      'created = 2025-06-01T10:00:00Z\n')
+    (folder / "user.toml").chmod(0o600)
+    result = CliRunner().invoke(cli, ["run", "--headless", "--engine", "ci_engine:make",
+                                      "--cwd", str(work), "--journal",
+                                      str(tmp_path / "run.jsonl"), "check"])
+    assert result.exit_code == 0, result.output
+    assert "saved grants: " in result.output
+    assert "user.toml: line 3: grant g-1" in result.output and "ignored" in result.output
+    (folder / "user.toml").write_text("[grant.g-1\n")
+    result = CliRunner().invoke(cli, ["run", "--headless", "--engine", "ci_engine:make",
+                                      "--cwd", str(work), "--journal",
+                                      str(tmp_path / "run2.jsonl"), "check"])
+    assert result.exit_code == 0, result.output
+    assert "user.toml: line 1:" in result.output and "its grants are not used" in result.output

@@ -86,6 +86,7 @@ class ApprovalGate:
         self.store = store
         self.policy = policy
         self.problems: list[str] = []  # one line each: saves that failed, usage not written
+        self._problem_listeners: list[Callable[[str], Any]] = []
         self._session_used: dict[ApprovalGrant, datetime] = {}
         self._session_made: dict[ApprovalGrant, datetime] = {}
         self._lock = threading.Lock()
@@ -221,7 +222,7 @@ class ApprovalGate:
             except GrantFileError as exc:
                 why = str(exc)
         if why is not None:
-            self.problems.append(f"kept for this session only: {why}")
+            self._problem(f"kept for this session only: {why}")
         self.remember_session(tool, prefix, tier)
         return "session", None
 
@@ -236,7 +237,7 @@ class ApprovalGate:
         try:
             self.store.save_usage()
         except GrantFileError as exc:
-            self.problems.append(f"last use not recorded: {exc}")
+            self._problem(f"last use not recorded: {exc}")
 
     # reviewing ---------------------------------------------------------------------------------
     def entries(self) -> list[GrantEntry]:
@@ -274,6 +275,19 @@ class ApprovalGate:
         return GrantEntry(gone.id, gone.scope, kind, gone.tool, gone.prefix,
                           gone.max_tier if isinstance(gone, SavedGrant) else None,
                           gone.created, gone.last_used, gone.note)
+
+    def on_problem(self, listener: Callable[[str], Any]) -> None:
+        """Call `listener(line)` when a problem joins `problems` (from any thread): a grant the
+        human chose to save was kept for the session only, say."""
+        self._problem_listeners.append(listener)
+
+    def _problem(self, line: str) -> None:
+        self.problems.append(line)
+        for listener in list(self._problem_listeners):
+            try:
+                listener(line)
+            except Exception:  # a listener's failure is its own
+                log.exception("grant problem listener failed")
 
     def on_change(self, listener: Callable[[], Any]) -> None:
         """Call `listener()` when saved grants change on disk or by this cockpit (from any
