@@ -242,3 +242,33 @@ def test_headless_says_what_in_the_saved_grants_is_not_trusted(tmp_path, monkeyp
                                       str(tmp_path / "run2.jsonl"), "check"])
     assert result.exit_code == 0, result.output
     assert "user.toml: line 1:" in result.output and "its grants are not used" in result.output
+
+
+def test_with_a_policy_no_call_counts_as_covered_by_a_grant(tmp_path) -> None:
+    """`is_granted` (what an ACP engine asks before telling its agent "allow always") is False
+    under a policy: the policy may say ask or deny, so every call comes back through the gate."""
+    grants = [ApprovalGrant(tool="shell", prefix="git status", tier=3)]
+    plain = Session(StepRunner(), TaskState(task="t", cwd=str(tmp_path)), grants=grants)
+    assert plain.is_granted("shell", {"command": "git status"}, 3)
+    ruled = Session(StepRunner(), TaskState(task="t", cwd=str(tmp_path)), grants=grants,
+                    approval_policy=lambda request: "ask")
+    assert not ruled.is_granted("shell", {"command": "git status"}, 3)
+
+
+def test_the_policy_is_read_once_an_agent_editing_it_changes_nothing(tmp_path) -> None:
+    path = policy_file(tmp_path)
+    policy = load_policy(path)
+
+    async def steps(r: StepRunner) -> None:
+        await r.ask("before", "shell", {"command": "pytest -q"})
+        path.write_text('[[rule]]\ntool = "shell"\ndecision = "allow"\n', encoding="utf-8")
+        await r.ask("after", "shell", {"command": "pytest -q"})
+        await r.ask("other", "shell", {"command": "npm test"})
+
+    session = Session(StepRunner(steps), TaskState(task="t", cwd=str(tmp_path)),
+                      unattended=True, approval_policy=policy)
+    run(session.run())
+    found = {e.approval_id: (e.allowed, e.via) for e in session.history
+             if e.type == "approval_resolved"}
+    assert found == {"before": (True, "policy"), "after": (True, "policy"),
+                     "other": (False, "auto")}

@@ -166,8 +166,10 @@ class ApprovalGate:
     def covered(self, tool: str, tool_input: Mapping[str, Any], verdict: Grantability,
                 tier: int) -> bool:
         """Whether a standing grant covers this call and no deny rule stops it (nothing is
-        recorded: this only answers the question)."""
-        if not verdict.grantable:
+        recorded: this only answers the question). With a policy, never: the policy may say
+        "ask" or "deny" for it, so every such call must come back through the gate (an ACP
+        agent is not told "allow always")."""
+        if not verdict.grantable or self.policy is not None:
             return False
         store = self.store
         if store is not None and store.deny_for(tool, tool_input) is not None:
