@@ -31,9 +31,15 @@ RUNS_IT = [
     "git${IFS}push", "g'i't push", 'g"it" push', "gi\\t push", "git pu''sh",
     'bash -c "bash -c \'git push\'"', "git status; git push origin",
     "bash -c 'git push", "git log --grep push",
+    # wrappers with options of their own, package runners, git's own helper, a shell's stdin
+    "exec -a foo git push", "command -p git push", "time -p git push", "coproc git push",
+    "coproc pusher { git push; }", "uv run git push", "pipx run git push",
+    "bundle exec git push", "npm exec -- git push", "/usr/lib/git-core/git-push", "git-push",
+    "bash <<< 'git push'", "echo git push | sh", "printf 'git push' | bash -s",
+    "echo git push | bash -", "sh <<EOF\ngit push\nEOF",
 ]
 DOES_NOT = [
-    "git status", "git pull", "git pushd", "git-push", "gitpush", "echo git", "push git",
+    "git status", "git pull", "git pushd", "gitpush", "echo git", "push git",
     "ls -la", "legit push", "git stash", "pushd /tmp",
 ]
 

@@ -4,11 +4,14 @@ A grant allows only what the human saw, so it matches one plain command by exact
 rule must catch the program however it is dressed up, so it reads every command the call may
 run: each simple command of the line, each nested line (`$(…)`, backticks), each word that reads
 as a command line itself (`bash -c '…'`, `eval '…'`, `ssh host '…'`), and the words after a
-program that runs the rest of its words (`sudo`, `env`, `xargs`, `nice`, `timeout`, …). A
-command runs the rule's prefix when its program is the rule's program by name (any path, any
+program that runs the rest of its words (`sudo`, `env`, `xargs`, `nice`, `timeout`, …).
+A command runs the rule's prefix when its program is the rule's program by name (any path, any
 case: `/usr/bin/Git` is `git`) and the rule's other words follow it, in order (options in a rule
-are matched as written). A line the lexer cannot read, or one holding an expansion whose value
-is known only when it runs, is also read as plain text (`git${IFS}push` holds `git` then `push`).
+are matched as written); `git-push` (named for the rule's first two words, as git's own helpers
+are) counts too. A line the lexer cannot read, one holding an expansion whose value is known
+only when it runs, or one running a shell that reads its program from its input (`echo … | sh`,
+`bash <<< '…'`) is also read as plain text (`git${IFS}push` holds `git` then `push`).
+What a prefix cannot see is out of its reach: a script file, a Makefile target, a git alias.
 When in doubt, it matches: a wrong deny costs the agent one refusal, a missed one the machine.
 """
 
@@ -20,7 +23,7 @@ from typing import Any
 
 from ..shell.lexer import ShellSyntaxError, Word, lex, simple_commands
 from ..shell.prefix import COMMAND_KEYS
-from ..shell.programs import RUNS_ARGV, RUNS_LINE, basename
+from ..shell.programs import RUNS_ARGV, RUNS_LINE, SHELL_PROGRAMS, basename
 
 __all__ = ["runs_prefix"]
 
@@ -30,8 +33,12 @@ _LINE_CHARS = re.compile(r"[\s;&|()<>`$]")
 _UNQUOTE = re.compile(r"['\"\\]")
 _TEXT_SPLIT = re.compile(r"[^\s;&|()<>`${}=,!]+")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_KEYWORDS = frozenset({"!", "{", "}", "if", "then", "else", "elif", "do", "while", "until",
-                       "time", "exec", "command", "builtin"})
+_KEYWORDS = frozenset({"!", "{", "}", "if", "then", "else", "elif", "do", "while", "until"})
+# Beyond RUNS_ARGV: words after which any later word may be the program run (`coproc NAME cmd`,
+# `uv run cmd`, `bundle exec cmd`: a package runner's subcommand runs the rest).
+_WRAPPERS = frozenset({"coproc", "uv", "pipx", "poetry", "pdm", "hatch", "rye", "conda",
+                       "mamba", "micromamba", "pixi", "bundle", "npm", "pnpm", "yarn", "bun",
+                       "deno", "nix", "direnv", "dotenv", "with-contenv", "op", "aws-vault"})
 _RUNS_LATER = frozenset({"-exec", "-execdir", "-ok", "-okdir", "--exec", "-x", "-X"})
 
 
@@ -85,6 +92,8 @@ class _Reader:
         for command in commands:
             if self.words(command.words, depth):
                 return True
+            if _reads_stdin_shell(command.words) and self.text(text):
+                return True  # `… | sh`, `bash <<< '…'`: its program is text we cannot see apart
             for word in command.words:
                 if _LINE_CHARS.search(word.text) and self.line(word.text, depth + 1):
                     return True
@@ -102,14 +111,19 @@ class _Reader:
             if (j == start or wrapped) and self._at(words, j):
                 return True
             name = basename(words[j].text)
-            if name in RUNS_ARGV or name in RUNS_LINE or words[j].text in _RUNS_LATER:
+            if (name in RUNS_ARGV or name in RUNS_LINE or name in _WRAPPERS
+                    or words[j].text in _RUNS_LATER):
                 wrapped = True  # every later word may be the program it runs
         return False
 
     def _at(self, words: Sequence[Word], j: int) -> bool:
-        if basename(words[j].text) != self.program:
-            return False
-        return _in_order(self.rest, [w.text for w in words[j + 1:]])
+        name = basename(words[j].text)
+        later = [w.text for w in words[j + 1:]]
+        if name == self.program:
+            return _in_order(self.rest, later)
+        # `git-push`: git's helper for `git push` (`/usr/lib/git-core/git-push`)
+        return bool(self.rest) and name == f"{self.program}-{self.rest[0]}" and _in_order(
+            self.rest[1:], later)
 
     def text(self, text: str) -> bool:
         """Whether the plain text of a line, quotes and escapes dropped, holds the program,
@@ -119,6 +133,20 @@ class _Reader:
             if basename(token) == self.program and _in_order(self.rest, tokens[j + 1:]):
                 return True
         return False
+
+
+def _reads_stdin_shell(words: Sequence[Word]) -> bool:
+    """Whether this command is a shell that reads its program from its input (no `-c`, no
+    script operand: `sh`, `bash -s`, `bash -`)."""
+    start = 0
+    while start < len(words) and (words[start].text in _KEYWORDS
+                                  or _ASSIGNMENT.match(words[start].text)):
+        start += 1
+    if start >= len(words) or basename(words[start].text) not in SHELL_PROGRAMS:
+        return False
+    rest = [w.text for w in words[start + 1:]]
+    return not any(not r.startswith("-") or r == "-" for r in rest) or "-s" in rest \
+        or "-" in rest
 
 
 def _in_order(wanted: Sequence[str], words: Sequence[str]) -> bool:
