@@ -76,8 +76,8 @@ class RunFold:
 
     def __init__(self, grants: Iterable[Any] = (), view: RunView | None = None) -> None:
         self.view = view if view is not None else RunView()
-        for grant in grants:  # standing grants from earlier tasks (SessionState.grants)
-            self.view.grants.append(GrantView(grant.tool, grant.prefix, grant.tier))
+        for grant in grants:  # standing grants from earlier tasks, saved grants in force
+            self.view.grants.append(GrantView.of(grant))
         self._handlers: dict[str, Callable[[Any], Change]] = {
             "agent_start": self._agent_start,
             "agent_end": self._agent_end,
@@ -110,6 +110,15 @@ class RunFold:
         if handler is None:
             return NOTHING
         return handler(event)
+
+    def set_grants(self, grants: Iterable[Any]) -> Change:
+        """The grants in force as the live cockpit knows them now (one was revoked, or another
+        cockpit saved one): not an event, the one fact events cannot carry."""
+        found = [GrantView.of(grant) for grant in grants]
+        if found == self.view.grants:
+            return NOTHING
+        self.view.grants = found
+        return Change(GRANTS)
 
     def apply_all(self, events: Iterable[BaseEvent]) -> RunView:
         """Fold many events; returns the view."""
@@ -298,21 +307,22 @@ class RunFold:
 
     def _approval_resolved(self, e: Any) -> Change:
         v = self.view
-        # A grant short-circuit has no request before it: the row is made here.
-        row, change = self._tool_row(e, e.approval_id, e.tool, {}, 0)
+        # Decided without asking (a grant, a deny rule, a policy): the row is made here.
+        row, change = self._tool_row(e, e.approval_id, e.tool, e.tool_input or {}, e.tier or 0)
         approval = row.approval or ApprovalView(e.approval_id, e.tool, "", row.tool_input,
                                                 row.tier, "")
         allowed = not went_badly(e)
         approval = row.approval = approval._replace(
             state="allowed" if allowed else "denied", via=e.via, remember=e.remember,
-            answered_ts=e.ts)
+            scope=e.scope, grant_id=e.grant_id, rule=e.rule, error=e.error, answered_ts=e.ts)
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if allowed else "denied"
         parts = change.parts
         if v.pending_rows.pop(e.approval_id, None) is not None:
             parts |= APPROVALS
         if allowed and e.remember and approval.prefix:
-            grant = GrantView(approval.tool, approval.prefix, approval.tier)
+            grant = GrantView(approval.tool, approval.prefix, approval.tier,
+                              e.scope or "session", e.grant_id)
             if grant not in v.grants:
                 v.grants.append(grant)
                 parts |= GRANTS

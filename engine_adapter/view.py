@@ -205,8 +205,14 @@ class ApprovalView(NamedTuple):
     grantable: bool = False
     ungrantable_reason: str | None = None
     state: str = "pending"  # pending | allowed | denied
-    via: str | None = None  # human | grant | auto
+    via: str | None = None  # human | grant | auto | deny-rule | policy
     remember: bool = False
+    # What decided it, when the journal says: a grant's or deny rule's scope and id, the rule
+    # in words (or the policy rule), the policy's error.
+    scope: str | None = None
+    grant_id: str | None = None
+    rule: str | None = None
+    error: str | None = None
     asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
     answered_ts: float | None = None
 
@@ -304,11 +310,26 @@ class CheckView(NamedTuple):
 
 
 class GrantView(NamedTuple):
-    """A standing grant in force."""
+    """A standing grant in force (or, `deny`, a deny rule), in its scope: `session`, or a saved
+    one (`project`, `user`, with its id)."""
 
     tool: str
     prefix: str
     tier: int
+    scope: str = "session"
+    grant_id: str | None = None
+    deny: bool = False
+
+    @classmethod
+    def of(cls, grant: Any) -> GrantView:
+        """The view of a session grant (`ApprovalGrant`), a saved grant or deny rule, or a
+        grants-screen entry."""
+        tier = getattr(grant, "max_tier", None)
+        if tier is None:
+            tier = getattr(grant, "tier", 0) or 0
+        return cls(grant.tool, grant.prefix, tier, getattr(grant, "scope", "session"),
+                   getattr(grant, "id", None) or getattr(grant, "key", None),
+                   getattr(grant, "kind", "allow") == "deny")
 
 
 class TurnView(NamedTuple):

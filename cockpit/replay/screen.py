@@ -37,7 +37,7 @@ from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
-from .journals import looks_live
+from .journals import CRASHED, CRASHED_TEXT, looks_live, open_status
 from .keys import REPLAY_SCOPE
 from .timeline import MARKER_KINDS, Timeline
 
@@ -95,6 +95,7 @@ class ReplayScreen(Screen[None]):
         self.matches: list[int] = []
         self._stop = threading.Event()
         self._seen_corrupt = 0
+        self.crashed = False  # no `agent_end` last, and no run writes it any more
         self._play_timer: Any = None
         self._last_grew = -1e9
 
@@ -149,7 +150,10 @@ class ReplayScreen(Screen[None]):
         except JournalError as exc:
             self._fail(str(exc))
             return
-        self.navigator = Navigator(self.replay, follow=looks_live(self.path))
+        live = looks_live(self.path)
+        if live and open_status(self.path) == CRASHED:
+            live, self.crashed = False, True  # no run writes it any more: nothing will come
+        self.navigator = Navigator(self.replay, follow=live)
         self.timeline.update_state(following=self.navigator.follow)
         self.display_widget.show(RunView())
         self.query_one(Transcript).focus()
@@ -281,6 +285,8 @@ class ReplayScreen(Screen[None]):
                             "(newer cockpit?)")
         if index.torn_tail:
             problems.append("⚠ torn last line skipped")
+        if self.crashed and self.complete and len(index):
+            problems.append(f"⚠ {CRASHED_TEXT}")
         if self.complete and not len(index):
             problems.append("the journal is empty" if not index.size else
                             "nothing in this file is a journal event")
