@@ -347,10 +347,10 @@ def test_the_viewer_says_a_crashed_journal_ended_without_a_final_event(tmp_path)
         async with app.run_test(size=(120, 36)) as pilot:
             screen = app.replay_screen
             for _ in range(2000):
-                if screen.index_complete and "crashed" in screen.timeline.state.problems:
+                if screen.complete and "crashed" in screen.timeline.state.problems:
                     break
                 await pilot.pause()
-            assert screen.crashed and not screen.live_tail
+            assert screen.crashed and not screen.navigator.follow
             assert "ended without a final event (crashed?)" in screen.timeline.state.problems
             assert not screen.timeline.state.following
 
