@@ -128,7 +128,7 @@ def _message(item: MessageItem, expanded: bool, palette: Palette, console: Conso
 def _streaming(text: str, palette: Palette, console: Console, width: int) -> list[Strip]:
     """The tail of a reply still streaming, with a cursor, as rows with their gutter. It is
     drawn again every frame while it grows, so its complete lines come from a cache (wrapping
-    8,000 characters anew cost ~12 ms a frame): only the first line (where the tail is cut
+    8,000 characters anew cost tens of ms a frame): only the first line (where the tail is cut
     moves) and the last are wrapped."""
     warn = warn_style(palette)
     piece = cut(text, chars=STREAM_TAIL, keep="tail")
