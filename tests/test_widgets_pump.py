@@ -108,8 +108,9 @@ def test_a_flush_a_key_asks_for_never_waits_for_a_garbage_collection(monkeypatch
     async def main():
         history: list = []
         pump = FramePump(RunFold(), lambda view, changes: None, interval=0.001, freeze_every=10)
-        pump.attach(history)
+        pump.attach(history)  # (freezes what exists)
         calls.clear()
+        frozen.clear()
         history.extend(_events(30))
         pump.flush()  # what a key does: its answer is drawn first
         assert calls == []
