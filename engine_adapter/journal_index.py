@@ -94,6 +94,7 @@ _CLASS_CODES: dict[type, int] = {EVENT_TYPES[name]: code for name, code in TYPE_
 _CLASS_CODES[type(None)] = CORRUPT
 _CHUNK = 8 << 20  # read the file 8 MiB at a time while scanning
 _READ_BLOCK = 1 << 20  # lines are read back for folding about 1 MiB at a time (less held)
+_SKIP_BLOCK = 64 << 10  # bytes read at a time to find a line inside a run (most are near)
 _OPEN_BRACE = ord("{")
 
 
@@ -336,15 +337,18 @@ class JournalIndex:
             return start
         skip = position - anchor  # lines to pass over: they follow one another from `start`
         while True:
-            data = os.pread(self._fd, _READ_BLOCK, start)
+            data = os.pread(self._fd, _SKIP_BLOCK, start)
             newlines = data.count(b"\n")
             if newlines >= skip:
                 at = -1
                 for _ in range(skip):
                     at = data.find(b"\n", at + 1)
                 return start + at + 1
+            if not data:  # (the file shrank under us): where the index ends
+                return self.end
             skip -= newlines
-            start += data.rfind(b"\n") + 1
+            start += data.rfind(b"\n") + 1 if newlines else len(data)  # (a line longer than
+            # a block passes whole)
 
     def span(self, start: int, stop: int) -> tuple[int, int]:
         """Byte range of positions `start` up to (not including) `stop`."""
