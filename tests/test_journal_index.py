@@ -298,3 +298,15 @@ def test_follow_mode_sees_a_writer_in_another_task(tmp_path) -> None:
     asyncio.run(main())
     assert seen == list(range(1, len(events) + 1))
     assert summary(replay.state_at(len(replay))) == summary(RunFold().apply_all(events))
+
+
+def test_a_line_longer_than_a_read_block_inside_a_run_of_streamed_text(tmp_path) -> None:
+    """Lines inside a run of streamed text are found by counting newlines from the run's first
+    line; one longer than the block read to count them is passed whole (it once looped)."""
+    lines = [b'{"type":"model_update","session_id":"s","seq":%d,"ts":1.0,"turn":1,"text":"%s",'
+             b'"channel":"message"}' % (i, b"y" * (1_200_000 if i == 2 else 10)) for i in range(6)]
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with JournalIndex(path) as index:
+        index.scan()
+        assert [index.raw(i) for i in range(len(index))] == lines
