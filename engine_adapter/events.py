@@ -66,6 +66,11 @@ class AgentStart(BaseEvent):
     engine: str
     model: str | None = None
     cwd: str | None = None
+    # Where the commands the cockpit runs for this run go (`engine_adapter.sandbox` states:
+    # "workspace-write", "read-only", "off", "unavailable"); None: no sandbox in play.
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
+    sandbox_note: str | None = None  # why there is none, and the fix
 
 
 class AgentEnd(BaseEvent):
@@ -137,6 +142,10 @@ class ToolStart(BaseEvent):
     tool_input: dict[str, Any] = Field(default_factory=dict)
     tier: int = 1
     title: str | None = None
+    # A command's sandbox state ("workspace-write", "read-only", "off", "unavailable",
+    # "bypassed": approved to run outside); None for a call that runs no command.
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
 
 
 class ToolEnd(BaseEvent):
@@ -149,6 +158,8 @@ class ToolEnd(BaseEvent):
     output: str = ""
     error: str | None = None
     duration_ms: float | None = None
+    sandbox: str | None = None  # as on its ToolStart
+    sandbox_blocked: str | None = None  # what the sandbox stopped ("write to /etc/x", "network")
 
 
 class ApprovalRequested(BaseEvent):
@@ -228,6 +239,7 @@ class VerificationStart(BaseEvent):
     type: Literal["verification_start"] = "verification_start"
     check_id: str
     name: str
+    sandbox: str | None = None  # as on ToolStart
 
 
 class VerificationEnd(BaseEvent):
@@ -239,6 +251,8 @@ class VerificationEnd(BaseEvent):
     passed: bool
     output: str = ""
     duration_ms: float | None = None
+    sandbox: str | None = None
+    sandbox_blocked: str | None = None
 
 
 class CancellationObserved(BaseEvent):

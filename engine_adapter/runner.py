@@ -25,7 +25,8 @@ class EventSink(Protocol):
 
 @runtime_checkable
 class ApprovalController(Protocol):
-    """Decides whether a gated call may go ahead."""
+    """Decides whether a gated call may go ahead. `sandboxed=False`: the call's commands would
+    have run in a sandbox but will not, so no grant or auto-approval may cover them."""
 
     async def request_approval(
         self,
@@ -35,6 +36,7 @@ class ApprovalController(Protocol):
         tool_input: dict[str, Any],
         *,
         tier: int = 3,
+        sandboxed: bool | None = None,
     ) -> bool: ...
 
 

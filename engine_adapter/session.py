@@ -42,6 +42,10 @@ Policy = Literal["deny", "approve"]
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
 
+UNSANDBOXED_AUTO_APPROVE_MAX_TIER = 2
+"""...and up to this tier for a command that would have run in a sandbox but will not
+(`request_approval(sandboxed=False)`): no command, in practice."""
+
 
 class SessionCancelToken:
     """The cancel token a Session hands its engine.
@@ -244,6 +248,7 @@ class Session:
         tool_input: dict[str, Any],
         *,
         tier: int = 3,
+        sandboxed: bool | None = None,
     ) -> bool:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
@@ -252,9 +257,15 @@ class Session:
         denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
         the tool; attended -> the
         human's `resolve_approval`, or a deny after `approval_timeout`.
+
+        `sandboxed=False` says the call runs commands that would have run in a sandbox but
+        will not (none on this machine, or one run outside it): no grant covers it and
+        `auto_approve` stops at tier 2, so a human decides — never a silent downgrade. True
+        (in the sandbox) and None (no sandbox in play, or a call that runs no command) change
+        nothing.
         """
         prefix = grant_prefix(tool, tool_input)
-        if not self.cancel_token.cancelled and any(
+        if sandboxed is not False and not self.cancel_token.cancelled and any(
                 grant.matches(tool, prefix, tier) for grant in self.grants):
             self._answered.add(approval_id)
             self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
@@ -265,7 +276,9 @@ class Session:
         if self.cancel_token.cancelled:
             return self._decide_auto(approval_id, tool, False)
         if self.unattended:
-            allowed = ((self.auto_approve and tier <= AUTO_APPROVE_MAX_TIER)
+            most = AUTO_APPROVE_MAX_TIER if sandboxed is not False else \
+                UNSANDBOXED_AUTO_APPROVE_MAX_TIER
+            allowed = ((self.auto_approve and tier <= most)
                        or (tool == "alter_verification" and self.amendment_policy == "approve")
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
             return self._decide_auto(approval_id, tool, allowed)

@@ -1,0 +1,79 @@
+"""Telling from a failed command's output that the sandbox stopped it: a write refused outside
+the writable places ("write to /etc/x"), or a network that is not there ("network").
+
+Read only for a command that ran sandboxed and failed. The words are what the tools print for
+EROFS (`Read-only file system`, which inside the sandbox can only be the sandbox), for EACCES and
+EPERM on a path outside the writable places, and for a missing network (resolver and connect
+errors). A path is named when the line holds one; the answer is a few plain words, never the
+output itself (it is untrusted and may be long).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+__all__ = ["blocked_by_sandbox"]
+
+_SCAN_CHARS = 200_000  # the tail of a long output is where the failure is
+_EROFS = "Read-only file system"
+_DENIED = ("Permission denied", "Operation not permitted")
+_NETWORK = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
+    r"Name or service not known|No address associated with hostname|getaddrinfo|"
+    r"nodename nor servname|Could not resolve|unable to resolve|EAI_AGAIN|ENOTFOUND|"
+    r"ENETUNREACH|Connection refused|ECONNREFUSED|No route to host|"
+    r"Failed to establish a new connection", re.IGNORECASE)
+# A path in a line: quoted ('…', ‘…’, "…", `…'), or a bare word that starts like a path.
+_QUOTED = re.compile(r"""'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"|`([^'`\n]+)'""")
+_BARE = re.compile(r"(?<![\w.])((?:~|\.\.?)?/[^\s:'\"`,;]*)")
+_REMOVE = re.compile(r"cannot remove|unlink|rmdir|remove", re.IGNORECASE)
+_PATH_CHARS = 300
+
+
+def _path_in(line: str) -> str | None:
+    for match in _QUOTED.finditer(line):
+        found = next(group for group in match.groups() if group is not None)
+        if "/" in found or found.startswith("~"):
+            return found
+    match = _BARE.search(line)
+    return match.group(1) if match else None
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def _where(raw: str, cwd: str) -> str:
+    expanded = os.path.expanduser(raw)
+    return os.path.normpath(os.path.join(cwd, expanded))
+
+
+def _clip(path: str) -> str:
+    if len(path) <= _PATH_CHARS and path.isprintable():
+        return path
+    shown = "".join(ch if ch.isprintable() else "?" for ch in path[:_PATH_CHARS])
+    return shown + ("…" if len(path) > _PATH_CHARS else "")
+
+
+def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
+                       network: bool) -> str | None:
+    """What the sandbox stopped, judging by `output` ("write to /etc/x", "delete /x/y",
+    "a write outside the workspace", "network"), or None when nothing points to it.
+
+    `writable`: the places that were writable (absolute); `network`: whether it was allowed."""
+    text = output[-_SCAN_CHARS:]
+    for line in text.splitlines():
+        erofs = _EROFS in line
+        if not erofs and not any(word in line for word in _DENIED):
+            continue
+        raw = _path_in(line)
+        where = _where(raw, cwd) if raw else None
+        if not erofs and (where is None or _inside(where, writable)):
+            continue  # an ordinary permission problem, the same without a sandbox
+        verb = "delete" if _REMOVE.search(line) else "write to"
+        return f"{verb} {_clip(where)}" if where else "a write outside the writable places"
+    if not network and _NETWORK.search(text):
+        return "network"
+    return None
