@@ -23,6 +23,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..scopes import resolve_program
 from .blocked import blocked_by_sandbox
@@ -164,6 +165,11 @@ class Sandbox:
         if self.settings.mode == OFF:
             return None
         return self.active and not bypass
+
+    def start_fields(self) -> dict[str, Any]:
+        """The sandbox fields of a run's `agent_start` event."""
+        return {"sandbox": self.state, "sandbox_network": self.network,
+                "sandbox_note": self.problem}
 
     def warning(self) -> str | None:
         """What to tell the user at start when the sandbox is wanted but missing, with the fix

@@ -37,6 +37,7 @@ from ...events import (
     TurnStart,
 )
 from ...runner import ApprovalController, CancelToken, EventSink
+from ...sandbox import Sandbox, SandboxSettings
 from ...state import TaskState
 from .catalogue import AgentSpec, agent_env
 from .client import AcpClient, RunContext
@@ -88,6 +89,9 @@ class AcpRunner:
         startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
+        sandbox: Where the commands the agent runs through `terminal/create` run: a `Sandbox`,
+            or settings for one over the workspace (default: `workspace-write`, no network).
+            The agent process itself is not sandboxed.
     """
 
     exit_wait = 2.0
@@ -96,7 +100,8 @@ class AcpRunner:
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
-                 forward_always: bool = False) -> None:
+                 forward_always: bool = False,
+                 sandbox: Sandbox | SandboxSettings | None = None) -> None:
         if isinstance(agent, AgentSpec):
             self.spec = agent
         else:
@@ -111,6 +116,7 @@ class AcpRunner:
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
         self.forward_always = forward_always
+        self.sandbox = sandbox
         self.event_sink: EventSink | None = None
         self.approval_controller: ApprovalController | None = None
         self.cancel_token: CancelToken | None = None
@@ -246,8 +252,11 @@ class AcpRunner:
         except AgentStartError as exc:
             hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
+        sandbox = self.sandbox if isinstance(self.sandbox, Sandbox) else Sandbox(
+            self.sandbox, workspace=workspace)
+        self.sandbox = await sandbox.acheck()
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
-                                forward_always=self.forward_always)
+                                forward_always=self.forward_always, sandbox=sandbox)
         self.process.transport.on_notification = self.client.take_notification
         self.conn = acp.connect_to_agent(self.client, self.process.transport)
         caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
@@ -331,10 +340,11 @@ class AcpRunner:
     def _agent_start(self, sink: EventSink, state: TaskState, workspace: str,
                      fresh: bool) -> None:
         name = self.agent_info.get("name") or self.spec.name
+        sandbox = self.sandbox.start_fields() if isinstance(self.sandbox, Sandbox) else {}
         sink.emit(AgentStart(task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
                              agent=dict(self.agent_info), command=self.spec.display,
                              modes=list(self.modes), acp_session_id=self.acp_session_id,
-                             new_session=fresh))
+                             new_session=fresh, **sandbox))
 
     async def _run(self, state: TaskState, sink: EventSink, controller: ApprovalController,
                    token: CancelToken) -> TaskState:
@@ -477,3 +487,4 @@ class AcpRunner:
                           cost_usd=None, thought_tokens=delta["thought"],
                           cached_read_tokens=delta["cached_read"],
                           cached_write_tokens=delta["cached_write"])
+

@@ -162,8 +162,7 @@ class _Run:
         sandbox = await engine.sandbox.acheck()
         self.sink.emit(AgentStart(task=self.state.task, engine=engine.engine,
                                   model=engine.model.name, cwd=str(self.workspace.root),
-                                  sandbox=sandbox.state, sandbox_network=sandbox.network,
-                                  sandbox_note=sandbox.problem))
+                                  **sandbox.start_fields()))
         self._set_phase("investigate")
         while True:
             if self.cancelled:
