@@ -19,7 +19,7 @@ from engine_adapter.engines.acp import (
     resolve_agent,
 )
 
-from .runs import RunOptions, SessionFactory, SetupError
+from .runs import RunOptions, SessionFactory, SetupError, make_sandbox
 
 __all__ = ["agent_factory", "agents_listing"]
 
@@ -39,9 +39,11 @@ def agent_factory(agent: str, *, cwd: str | Path | None = None,
     if spec.known and spec.installed() is None:
         raise SetupError(f"agent {spec.name!r} is not installed ({spec.command} is not on PATH); "
                          f"install it with: {spec.install}")
-    runner = AcpRunner(spec, cwd=root)
-    return SessionFactory(lambda _task, _index: runner, cwd=root,
-                          options=options if options is not None else RunOptions())
+    options = options if options is not None else RunOptions()
+    sandbox = make_sandbox(options, root)
+    runner = AcpRunner(spec, cwd=root, sandbox=sandbox)
+    return SessionFactory(lambda _task, _index: runner, cwd=root, options=options,
+                          sandbox=sandbox)
 
 
 def _auth_note(spec: AgentSpec) -> str:

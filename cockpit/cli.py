@@ -44,7 +44,15 @@ ThemeOption = Annotated[str | None, typer.Option(
     "cockpit-high-contrast or one of yours (default: the one chosen last).")]
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
-    "stays denied.")]
+    "stays denied. Without a sandbox on this machine, no command is auto-approved.")]
+SandboxOption = Annotated[str | None, typer.Option(
+    "--sandbox", metavar="MODE", help="Where commands run: workspace-write (only the workspace "
+    "and a private temp dir are writable, no network), read-only, or off (your full access; "
+    "shown in a warning colour). Default: [sandbox] mode in config.toml, else "
+    "workspace-write.")]
+SandboxNetworkOption = Annotated[bool, typer.Option(
+    "--sandbox-network", help="Let sandboxed commands use the network (default: [sandbox] "
+    "network in config.toml, else no network).")]
 
 
 @contextmanager
@@ -75,13 +83,31 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 
 
 def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
-             auto_approve: bool, *, tui: bool) -> Any:
+             auto_approve: bool, *, tui: bool, sandbox: str | None = None,
+             sandbox_network: bool = False) -> Any:
+    from engine_adapter.sandbox import MODES, SandboxSettings
+
+    from .config import load_config
     from .runs import RunOptions, SetupError
 
     if approval_timeout is not None and approval_timeout < 0:
         raise SetupError("--approval-timeout must be a number of seconds, 0 or more")
+    if sandbox is not None and sandbox not in MODES:
+        raise SetupError(f"--sandbox {sandbox!r}: use one of {', '.join(MODES)}")
+    config = load_config()
+    settings = SandboxSettings(mode=sandbox or config.sandbox_mode or MODES[0],
+                               network=sandbox_network or bool(config.sandbox_network))
     return RunOptions(journal=journal, unattended=unattended or not tui,
-                      approval_timeout=approval_timeout, auto_approve=auto_approve)
+                      approval_timeout=approval_timeout, auto_approve=auto_approve,
+                      sandbox=settings)
+
+
+def _warn_sandbox(factory: Any) -> None:
+    """Say at start, with the fix, when commands will run without the sandbox wanted."""
+    sandbox = getattr(factory, "sandbox", None)
+    warning = sandbox.warning() if sandbox is not None else None
+    if warning:
+        typer.echo(f"cockpit: warning: {warning}", err=True)
 
 
 def _theme(name: str | None, tui: bool) -> str | None:
@@ -108,6 +134,8 @@ def demo(
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
     theme: ThemeOption = None,
+    sandbox: SandboxOption = None,
+    sandbox_network: SandboxNetworkOption = False,
     speed: Annotated[float, typer.Option(
         "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
     ] = 1.0,
@@ -121,8 +149,10 @@ def demo(
     tui = use_tui(headless)
     with _user_errors():
         factory, session = start_demo(speed=speed, options=_options(
-            journal, unattended, approval_timeout, auto_approve, tui=tui))
+            journal, unattended, approval_timeout, auto_approve, tui=tui, sandbox=sandbox,
+            sandbox_network=sandbox_network))
     typer.echo(f"demo workspace: {session.state.cwd}")
+    _warn_sandbox(factory)
     _present(factory, session, tui=tui, theme=_theme(theme, tui))
 
 
@@ -156,6 +186,8 @@ def run(
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
     theme: ThemeOption = None,
+    sandbox: SandboxOption = None,
+    sandbox_network: SandboxNetworkOption = False,
 ) -> None:
     """Run a task with an engine and watch it.
 
@@ -164,7 +196,8 @@ def run(
 
     tui = use_tui(headless)
     with _user_errors():
-        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
+        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
+                           sandbox=sandbox, sandbox_network=sandbox_network)
         chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent),
                                            ("--model", model)) if value is not None]
         if len(chosen) > 1:
@@ -189,6 +222,7 @@ def run(
         else:
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
+    _warn_sandbox(factory)
     _present(factory, session, tui=tui, theme=_theme(theme, tui))
 
 

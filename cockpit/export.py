@@ -29,6 +29,7 @@ from engine_adapter.fold import (
 )
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.replay import JournalReplay
+from engine_adapter.sandbox import sandbox_label
 from engine_adapter.text import cap, escaped, marker, split_unsafe
 
 from .input_fields import input_text
@@ -163,6 +164,12 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     return "\n".join(out)
 
 
+def _where(item: ToolCallItem) -> str:
+    """", sandbox" (or ", no sandbox (off)", …) for a command; "" for any other call."""
+    label = sandbox_label(item.sandbox, item.sandbox_network)
+    return f", {label}" if label else ""
+
+
 def _markdown_item(item: Item) -> str:
     if isinstance(item, MessageItem):
         text = _visible(item.text, TEXT_CHARS)
@@ -174,8 +181,8 @@ def _markdown_item(item: Item) -> str:
         why = f" — {_visible(item.rationale, 500)}" if item.rationale else ""
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
-        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}",
-                 ""]
+        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}{_where(item)}) — "
+                 f"{item.status}", ""]
         shown = _visible(_input(item))
         if shown:
             fence = _fence(shown)
@@ -278,7 +285,8 @@ def _html_item(item: Item, e: Callable[..., str]) -> str:
         return f"<p><i>Decision:</i> {e(item.action)}{tool}{why}</p>"
     if isinstance(item, ToolCallItem):
         parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"]
+                 f"(tier {item.tier}{e(_where(item))}) — "
+                 f"<span class='{e(item.status)}'>{e(item.status)}</span>"]
         shown = _input(item)
         if shown:
             parts.append(f"<br>Input:</p><pre class='input'>{e(shown)}</pre><p>")

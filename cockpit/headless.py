@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
+from engine_adapter.sandbox import UNAVAILABLE, sandbox_label
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
 from .input_fields import input_line
@@ -95,7 +96,8 @@ def format_event(event: Any) -> tuple[str, str, str]:
     """`(label, text, colour)` of one event (not streamed text); the text is not yet clipped."""
     t = event.type
     if t == "agent_start":
-        parts = [event.engine, event.model, event.cwd]
+        parts = [event.engine, event.model, event.cwd,
+                 sandbox_label(event.sandbox, event.sandbox_network)]
         return "start", f"{event.task}  ({' · '.join(p for p in parts if p)})", "bold"
     if t == "agent_end":
         detail = event.result or event.error
@@ -116,7 +118,9 @@ def format_event(event: Any) -> tuple[str, str, str]:
         why = f" — {event.rationale}" if event.rationale else ""
         return "decide", f"{what} {summary}".rstrip() + why, "magenta"
     if t == "tool_start":
-        return "tool ▶", (f"{event.call_id} {event.tool} [tier {event.tier}] "
+        where = sandbox_label(event.sandbox, event.sandbox_network)
+        return "tool ▶", (f"{event.call_id} {event.tool} [tier {event.tier}"
+                          + (f", {where}" if where else "") + f"] "
                           f"{_summary(event.tool_input)}"), ""
     if t == "tool_end":
         mark, colour = ("tool ✔", "green") if event.ok else ("tool ✘", "red")
@@ -246,6 +250,10 @@ def approval_mode(session: Session) -> str:
     """How this session answers approvals, in one line."""
     if session.unattended:
         if session.auto_approve:
+            sandbox = getattr(session.runner, "sandbox", None)
+            if getattr(sandbox, "state", None) == UNAVAILABLE:
+                return ("approvals: no human present; tiers 1-3 allowed automatically but no "
+                        "command (there is no sandbox), tier 4 denied")
             return "approvals: no human present; tiers 1-3 allowed automatically, tier 4 denied"
         return ("approvals: no human present; every ask is denied automatically "
                 "(--auto-approve allows tiers up to 3)")

@@ -18,15 +18,16 @@ import shutil
 import sys
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
+from engine_adapter.sandbox import Sandbox, SandboxSettings
 
-from .paths import new_journal_path
+from .paths import config_dir, data_dir, new_journal_path
 
 __all__ = [
     "RunOptions",
@@ -36,6 +37,7 @@ __all__ = [
     "engine_factory",
     "exit_code",
     "load_engine",
+    "make_sandbox",
     "present",
     "start_demo",
     "use_tui",
@@ -55,28 +57,39 @@ class RunOptions:
     """The journal and approval options shared by `cockpit run` and `cockpit demo`.
 
     `journal`: the first task's journal file (later tasks: `<stem>-<n><suffix>` beside it);
-    `None` writes under the user's data directory.
+    `None` writes under the user's data directory. `sandbox`: where the built-in engine's
+    commands and an ACP agent's terminals run.
     """
 
     journal: Path | None = None
     unattended: bool = False
     approval_timeout: float | None = None
     auto_approve: bool = False
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+
+
+def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
+    """The sandbox of a conversation in `root`, checked: the options' settings, and the
+    cockpit's own settings and journals read-only even when the workspace holds them."""
+    return Sandbox(options.sandbox, workspace=root, read_only=[config_dir(), data_dir()]).check()
 
 
 class SessionFactory:
     """The Sessions of one conversation: call it with a task's text for that task's `Session`.
 
     Every Session shares `conversation.grants` (an `[a] always` holds for later tasks) and
-    `session_id`, and gets its own journal (`journals` lists every path so far).
+    `session_id`, and gets its own journal (`journals` lists every path so far). `sandbox`:
+    the one its runners' commands run in (each journal is kept read-only in it).
     """
 
     def __init__(self, make_runner: RunnerMaker, *, cwd: str | Path,
                  options: RunOptions = RunOptions(),
-                 conversation: SessionState | None = None) -> None:
+                 conversation: SessionState | None = None,
+                 sandbox: Sandbox | None = None) -> None:
         self.make_runner = make_runner
         self.cwd = str(cwd)
         self.options = options
+        self.sandbox = sandbox
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
         self._runners: list[Any] = []  # each distinct runner made, for `aclose`
@@ -101,6 +114,8 @@ class SessionFactory:
             self._runners.append(runner)
         path = self.journal_path(index, session_id)
         journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
+        if self.sandbox is not None:
+            self.sandbox.protect(path)
         state = TaskState(task=task, cwd=self.cwd)
         options = self.options
         session = Session(runner, state, session_id=session_id, journal=journal,
@@ -133,12 +148,13 @@ def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
     if speed < 0:
         raise SetupError("--speed must be 0 (no pauses) or more")
     root = Path(workspace) if workspace is not None else make_workspace()
+    sandbox = make_sandbox(options, root)
 
     def make_runner(task: str, index: int) -> Any:
-        return demo_runner(root, speed=speed,
+        return demo_runner(root, speed=speed, sandbox=sandbox,
                            scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
 
-    return SessionFactory(make_runner, cwd=root, options=options)
+    return SessionFactory(make_runner, cwd=root, options=options, sandbox=sandbox)
 
 
 def start_demo(*, speed: float = 1.0,

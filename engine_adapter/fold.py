@@ -198,11 +198,13 @@ class ToolCallItem(Item):
     """A tool call and everything about it: approval, run, result.
 
     `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
-    "running", "ok", "failed".
+    "running", "ok", "failed". `sandbox`: the state its command ran in (see
+    `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
     """
 
-    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "status", "tier",
-                 "title", "tool", "tool_input")
+    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "sandbox",
+                 "sandbox_blocked", "sandbox_network", "status", "tier", "title", "tool",
+                 "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -214,6 +216,9 @@ class ToolCallItem(Item):
         self.error: str | None = None
         self.duration_ms: float | None = None
         self.approval: ApprovalView | None = None
+        self.sandbox: str | None = None
+        self.sandbox_network: bool | None = None
+        self.sandbox_blocked: str | None = None
 
 
 class NoticeItem(Item):
@@ -274,6 +279,9 @@ class RunView:
         self.engine = ""
         self.model: str | None = None
         self.cwd: str | None = None
+        self.sandbox: str | None = None  # where the run's commands go, and why there is none
+        self.sandbox_network: bool | None = None
+        self.sandbox_note: str | None = None
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
@@ -428,6 +436,8 @@ class RunFold:
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
         v.model, v.cwd = e.model, e.cwd
+        v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
+        v.sandbox_note = e.sandbox_note
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
@@ -534,6 +544,7 @@ class RunFold:
             row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
             change = Change(ITEMS, row.index)
         row.title = e.title
+        row.sandbox, row.sandbox_network = e.sandbox, e.sandbox_network
         row.status = "running"
         return change
 
@@ -550,6 +561,8 @@ class RunFold:
             change = Change(ITEMS, row.index)
         row.status = "ok" if e.ok else "failed"
         row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
+        row.sandbox = e.sandbox or row.sandbox
+        row.sandbox_blocked = e.sandbox_blocked
         return change
 
     def _approval_requested(self, e: Any) -> Change:

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import cut, plural
 
 from ..input_fields import input_line, input_text
@@ -159,6 +160,9 @@ def _tool(item: ToolCallItem, expanded: bool, palette: Palette, console: Console
     head.append_text(styled_line(item.tool, palette.primary, limit=80, marker_style=warn))
     head.append(" ")
     head.append(f"T{item.tier}", palette.tier_style(item.tier))
+    if item.sandbox:  # a command: in the sandbox (quiet) or not (stands out)
+        head.append(f" {sandbox_label(item.sandbox, item.sandbox_network)}",
+                    palette.dim if is_sandboxed(item.sandbox) else palette.warning)
     if item.duration_ms is not None:
         head.append(f" {item.duration_ms:,.0f}ms", palette.dim)
     badge = _approval_badge(item, palette)

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 
 from ..styles import palette_for
 from .text import clean_line, one_line
@@ -89,10 +90,15 @@ class StatusLine(Widget):
         fields.append(self._elapsed(view))
         if view.task_index > 1:
             fields.append(f"task {view.task_index}")
+        warn = -1
+        if view.sandbox:  # early, so a narrow screen still shows it; no sandbox stands out
+            fields.insert(1, sandbox_label(view.sandbox, view.sandbox_network))
+            warn = -1 if is_sandboxed(view.sandbox) else 1
         for i, value in enumerate(fields):
             if i:
                 bottom.append("  │  ", palette.dim)
-            bottom.append(value, palette.dim if i else palette.accent)
+            bottom.append(value, palette.warning if i == warn else
+                          palette.dim if i else palette.accent)
         # A fixed-size widget: a repaint, not a layout pass (this runs every frame in a flood).
         self._text = Text("\n").join([top, bottom])
         self.refresh()

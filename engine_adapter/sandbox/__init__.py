@@ -13,6 +13,7 @@ from .core import PROTECTED_NAMES, Sandbox, Wrapped
 from .settings import (
     BYPASSED,
     MODES,
+    NO_SANDBOX,
     OFF,
     READ_ONLY,
     UNAVAILABLE,
@@ -25,6 +26,7 @@ from .settings import (
 __all__ = [
     "BYPASSED",
     "MODES",
+    "NO_SANDBOX",
     "OFF",
     "PROTECTED_NAMES",
     "READ_ONLY",

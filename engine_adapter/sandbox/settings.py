@@ -8,6 +8,7 @@ from dataclasses import dataclass
 __all__ = [
     "BYPASSED",
     "MODES",
+    "NO_SANDBOX",
     "OFF",
     "READ_ONLY",
     "UNAVAILABLE",
@@ -30,6 +31,9 @@ BYPASSED = "bypassed"
 
 MODES = (WORKSPACE_WRITE, READ_ONLY, OFF)
 """What `--sandbox` and `[sandbox] mode` accept."""
+
+NO_SANDBOX = " — no sandbox on this machine: it runs with your full access"
+"""Added to every ask for a command that would have run in the sandbox, were there one."""
 
 
 @dataclass(frozen=True)

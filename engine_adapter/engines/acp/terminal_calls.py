@@ -28,7 +28,7 @@ from acp.schema import (
 )
 
 from ...events import ToolEnd, ToolStart
-from ...sandbox import UNAVAILABLE
+from ...sandbox import NO_SANDBOX, UNAVAILABLE
 from ..builtin.tiers import DESTRUCTIVE
 from .mapping import OUTPUT_LIMIT
 from .permissions import tier_for
@@ -73,7 +73,7 @@ class TerminalCalls:
             tier = DESTRUCTIVE
             reason += " OUTSIDE the sandbox, with your full access to files and network"
         elif sandbox is not None and sandbox.state == UNAVAILABLE:
-            reason += f" — no sandbox here ({sandbox.problem}): it runs with your full access"
+            reason += NO_SANDBOX
         try:
             real_cwd = self.workspace.resolve(cwd) if cwd is not None else self.workspace.root
         except WorkspaceError as exc:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...sandbox import UNAVAILABLE, WORKSPACE_WRITE, Sandbox
+from ...sandbox import WORKSPACE_WRITE, Sandbox
 from .process import shell_argv
 from .tiers import DESTRUCTIVE, classify_command
 from .tools import ToolError
@@ -51,8 +51,6 @@ def shell_request(tool_input: Mapping[str, Any], root: str | Path,
         tier = DESTRUCTIVE
         reason = ("run OUTSIDE the sandbox, with your full access to files and network "
                   f"(the model asked with \"sandbox\": false); {reason}")
-    elif sandbox.state == UNAVAILABLE:
-        reason += f" — no sandbox here ({sandbox.problem}): it runs with your full access"
     args = shell_argv(command) if command is not None else list(argv)
     return ShellRequest(args, tier, reason, outside)
 

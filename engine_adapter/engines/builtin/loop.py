@@ -43,7 +43,7 @@ from ...events import (
     VerificationStart,
 )
 from ...fileio import FileRefused, off_loop
-from ...sandbox import Sandbox, SandboxSettings
+from ...sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from ...state import TaskState
 from .calls import Call, Failed
 from .commands import blocked_hint, shell_request
@@ -279,8 +279,11 @@ class _Run:
     async def _ask(self, call: Call, reason: str, *, outside: bool = False,
                    commands: bool = False) -> bool:
         """Ask for `call`; `commands`: it runs commands (in the sandbox, unless `outside`)."""
+        sandbox = self.engine.sandbox
+        flag = sandbox.approval_flag(bypass=outside) if commands else None
+        if commands and sandbox.state == UNAVAILABLE:
+            reason += NO_SANDBOX
         why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
-        flag = self.engine.sandbox.approval_flag(bypass=outside) if commands else None
         allowed = await self.gate.request_approval(call.id, call.tool, why, dict(call.input),
                                                    tier=call.tier, sandboxed=flag)
         return bool(allowed) and not self.cancelled
