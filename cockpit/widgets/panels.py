@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import RenderResult
 from textual.widget import Widget
@@ -92,13 +93,14 @@ class StatusLine(Widget):
             fields.append(f"task {view.task_index}")
         warn = -1
         if view.sandbox:  # early, so a narrow screen still shows it; no sandbox stands out
-            fields.insert(1, sandbox_label(view.sandbox, view.sandbox_network))
+            label = sandbox_label(view.sandbox, view.sandbox_network)
             warn = -1 if is_sandboxed(view.sandbox) else 1
+            fields.insert(1, label if warn < 0 else f" ⚠ {label} ")
         for i, value in enumerate(fields):
             if i:
                 bottom.append("  │  ", palette.dim)
-            bottom.append(value, palette.warning if i == warn else
-                          palette.dim if i else palette.accent)
+            bottom.append(value, palette.warning + Style(reverse=True, bold=True) if i == warn
+                          else palette.dim if i else palette.accent)
         # A fixed-size widget: a repaint, not a layout pass (this runs every frame in a flood).
         self._text = Text("\n").join([top, bottom])
         self.refresh()

@@ -32,13 +32,21 @@ _REMOVE = re.compile(r"cannot remove|unlink|rmdir|remove", re.IGNORECASE)
 _PATH_CHARS = 300
 
 
-def _path_in(line: str) -> str | None:
+def _path_in(line: str, at: int, end: int) -> str | None:
+    """The path in `line` nearest the error words at `at:end` (`sh: cannot create /x: …`
+    names the shell first; Python names the path after the words)."""
+    found: list[tuple[int, str]] = []
     for match in _QUOTED.finditer(line):
-        found = next(group for group in match.groups() if group is not None)
-        if "/" in found or found.startswith("~"):
-            return found
-    match = _BARE.search(line)
-    return match.group(1) if match else None
+        text = next(group for group in match.groups() if group is not None)
+        if "/" in text or text.startswith("~"):
+            found.append((_distance(match.start(), match.end(), at, end), text))
+    for match in _BARE.finditer(line):
+        found.append((_distance(match.start(), match.end(), at, end), match.group(1)))
+    return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def _distance(start: int, stop: int, at: int, end: int) -> int:
+    return at - stop if stop <= at else max(0, start - end)
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -65,10 +73,12 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
     `writable`: the places that were writable (absolute); `network`: whether it was allowed."""
     text = output[-_SCAN_CHARS:]
     for line in text.splitlines():
-        erofs = _EROFS in line
-        if not erofs and not any(word in line for word in _DENIED):
+        words = next((w for w in (_EROFS, *_DENIED) if w in line), None)
+        if words is None:
             continue
-        raw = _path_in(line)
+        erofs = words == _EROFS
+        at = line.index(words)
+        raw = _path_in(line, at, at + len(words))
         where = _where(raw, cwd) if raw else None
         if not erofs and (where is None or _inside(where, writable)):
             continue  # an ordinary permission problem, the same without a sandbox
