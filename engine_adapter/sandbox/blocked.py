@@ -18,6 +18,7 @@ __all__ = ["blocked_by_sandbox"]
 
 _SCAN_CHARS = 200_000  # the tail of a long output is where the failure is
 _EROFS = "Read-only file system"
+_BUSY = "Device or resource busy"  # a rename onto a file kept read-only by a bind mount
 _DENIED = ("Permission denied", "Operation not permitted")
 _NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
@@ -38,7 +39,7 @@ def _path_in(line: str, at: int, end: int) -> str | None:
     found: list[tuple[int, str]] = []
     for match in _QUOTED.finditer(line):
         text = next(group for group in match.groups() if group is not None)
-        if "/" in text or text.startswith("~"):
+        if text.strip():
             found.append((_distance(match.start(), match.end(), at, end), text))
     for match in _BARE.finditer(line):
         found.append((_distance(match.start(), match.end(), at, end), match.group(1)))
@@ -73,10 +74,10 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
     `writable`: the places that were writable (absolute); `network`: whether it was allowed."""
     text = output[-_SCAN_CHARS:]
     for line in text.splitlines():
-        words = next((w for w in (_EROFS, *_DENIED) if w in line), None)
+        words = next((w for w in (_EROFS, _BUSY, *_DENIED) if w in line), None)
         if words is None:
             continue
-        erofs = words == _EROFS
+        erofs = words in (_EROFS, _BUSY)
         at = line.index(words)
         raw = _path_in(line, at, at + len(words))
         where = _where(raw, cwd) if raw else None
