@@ -21,6 +21,8 @@ from cockpit.cli import app
 from cockpit.config import load_config
 from cockpit.headless import format_event
 from engine_adapter import ApprovalGrant, Session, TaskState, parse_event
+from engine_adapter.engines.builtin.openai_schema import function_tools
+from engine_adapter.engines.builtin.tools import TOOLS
 from engine_adapter.events import ToolEnd, ToolStart
 from engine_adapter.fold import RunFold
 from engine_adapter.sandbox import (
@@ -307,3 +309,17 @@ def test_tool_events_of_calls_that_run_no_command_carry_no_sandbox(tmp_path) -> 
 def test_the_sandbox_check_runs_off_the_event_loop(tmp_path) -> None:
     sandbox = Sandbox(workspace=tmp_path, path=path_without_bwrap(tmp_path))
     assert asyncio.run(sandbox.acheck()) is sandbox and sandbox.state == UNAVAILABLE
+
+
+def test_a_real_model_sees_the_sandbox_input_in_the_shell_tools_schema() -> None:
+    shell = next(t for t in function_tools(TOOLS.values()) if t["function"]["name"] == "shell")
+    assert shell["function"]["parameters"]["properties"]["sandbox"] == {"type": "boolean"}
+    assert "sandbox: false" in shell["function"]["description"]
+
+
+def test_a_sandbox_input_that_is_not_a_boolean_is_refused(tmp_path) -> None:
+    session = run_steps(tmp_path, [{"tool": "shell", "input": {"command": "ls",
+                                                              "sandbox": "no"}},
+                                   {"finish": "done"}], auto_approve=True)
+    (error,) = of_type(session, "decision_error")
+    assert "sandbox" in error.error and not of_type(session, "approval_requested")

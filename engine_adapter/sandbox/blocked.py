@@ -16,16 +16,17 @@ from collections.abc import Sequence
 
 __all__ = ["blocked_by_sandbox"]
 
-_SCAN_CHARS = 200_000  # the tail of a long output is where the failure is
+_SCAN_CHARS = 64_000  # the tail of a long output is where the failure is
+_SCAN_LINES = 20  # error lines looked at closely (each costs a few regex passes)
 _EROFS = "Read-only file system"
 _BUSY = "Device or resource busy"  # a rename onto a file kept read-only by a bind mount
 _DENIED = ("Permission denied", "Operation not permitted")
-_NETWORK = re.compile(
-    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
-    r"Name or service not known|No address associated with hostname|getaddrinfo|"
-    r"nodename nor servname|Could not resolve|unable to resolve|EAI_AGAIN|ENOTFOUND|"
-    r"ENETUNREACH|Connection refused|ECONNREFUSED|No route to host|"
-    r"Failed to establish a new connection", re.IGNORECASE)
+_NETWORK = tuple(words.lower() for words in (  # what resolvers and connects say, lower case
+    "Network is unreachable", "Temporary failure in name resolution", "Could not resolve",
+    "Name or service not known", "No address associated with hostname", "getaddrinfo",
+    "nodename nor servname", "unable to resolve", "EAI_AGAIN", "ENOTFOUND", "ENETUNREACH",
+    "Connection refused", "ECONNREFUSED", "No route to host",
+    "Failed to establish a new connection"))
 # A path in a line: quoted ('…', ‘…’, "…", `…'), or a bare word that starts like a path.
 _QUOTED = re.compile(r"""'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"|`([^'`\n]+)'""")
 _BARE = re.compile(r"(?<![\w.])((?:~|\.\.?)?/[^\s:'\"`,;]*)")
@@ -73,10 +74,16 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
 
     `writable`: the places that were writable (absolute); `network`: whether it was allowed."""
     text = output[-_SCAN_CHARS:]
-    for line in text.splitlines():
-        words = next((w for w in (_EROFS, _BUSY, *_DENIED) if w in line), None)
+    looked = 0
+    errors = (_EROFS, _BUSY, *_DENIED)
+    lines = text.splitlines() if any(words in text for words in errors) else []
+    for line in lines:
+        words = next((w for w in errors if w in line), None)
         if words is None:
             continue
+        looked += 1
+        if looked > _SCAN_LINES:
+            break
         erofs = words in (_EROFS, _BUSY)
         at = line.index(words)
         raw = _path_in(line, at, at + len(words))
@@ -85,6 +92,8 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
             continue  # an ordinary permission problem, the same without a sandbox
         verb = "delete" if _REMOVE.search(line) else "write to"
         return f"{verb} {_clip(where)}" if where else "a write outside the writable places"
-    if not network and _NETWORK.search(text):
-        return "network"
+    if not network:
+        lowered = text.lower()
+        if any(words in lowered for words in _NETWORK):
+            return "network"
     return None
