@@ -96,7 +96,9 @@ def format_event(event: Any) -> tuple[str, str, str]:
     """`(label, text, colour)` of one event (not streamed text); the text is not yet clipped."""
     t = event.type
     if t == "agent_start":
-        parts = [event.engine, event.model, event.cwd,
+        agent = event.agent
+        version = f"{agent.title or agent.name} {agent.version}".strip() if agent else None
+        parts = [event.engine, version, event.model, event.cwd,
                  sandbox_label(event.sandbox, event.sandbox_network)]
         return "start", f"{event.task}  ({' · '.join(p for p in parts if p)})", "bold"
     if t == "agent_end":
@@ -128,11 +130,11 @@ def format_event(event: Any) -> tuple[str, str, str]:
         return mark, f"{event.call_id} {event.tool}{_ms(event.duration_ms)}" + (
             f": {detail}" if detail else ""), colour
     if t == "approval_requested":
-        if event.tier >= 4:
-            always = "[a] always: never for tier 4"
+        grantable, why = event.grant_verdict
+        if grantable:
+            always = f"[a] always would allow: {event.prefix}"
         else:
-            always = (f"[a] always would allow: {event.prefix}" if event.prefix
-                      else "[a] always: not grantable")
+            always = "[a] always: cannot be granted" + (f": {why}" if why else "")
         what = _summary(event.tool_input, ASK_LINE)
         return "ask ?", (f"{event.approval_id} {event.tool} [tier {event.tier}] "
                          + (f"{what} — " if what else "") + f"{event.reason} · {always}"), "yellow"
@@ -148,7 +150,9 @@ def format_event(event: Any) -> tuple[str, str, str]:
                          f"{event.delay_s:g} s"), "yellow"
     if t == "model_usage":
         cost = f", ${event.cost_usd:.4f}" if event.cost_usd is not None else ""
-        return "usage", (f"{event.input_tokens} in / {event.output_tokens} out tokens{cost}"
+        cached = f" ({event.cached_read_tokens} cached)" if event.cached_read_tokens else ""
+        return "usage", (f"{event.input_tokens} in{cached} / {event.output_tokens} out tokens"
+                         f"{cost}"
                          + (f" ({event.model})" if event.model else "")), "dim"
     if t == "verification_plan_frozen":
         checks = "; ".join(f"{c.name}: {c.command}" if c.command else c.name

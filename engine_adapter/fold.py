@@ -179,16 +179,20 @@ class DecisionItem(Item):
 
 
 class ApprovalView:
-    """A gated call's approval: pending, then allowed or denied, by whom."""
+    """A gated call's approval: pending, then allowed or denied, by whom. `grantable` and
+    `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
+    always` would do), shown as they are: views never decide it again."""
 
-    __slots__ = ("approval_id", "epoch", "prefix", "reason", "remember", "state", "tier",
-                 "tool", "tool_input", "via")
+    __slots__ = ("approval_id", "epoch", "grantable", "prefix", "reason", "remember", "state",
+                 "tier", "tool", "tool_input", "ungrantable_reason", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
-                 tier: int, prefix: str) -> None:
+                 tier: int, prefix: str, grantable: bool = False,
+                 ungrantable_reason: str | None = None) -> None:
         self.epoch = 0
         self.approval_id, self.tool, self.reason = approval_id, tool, reason
         self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
+        self.grantable, self.ungrantable_reason = grantable, ungrantable_reason
         self.state = "pending"  # pending | allowed | denied
         self.via: str | None = None  # human | grant | auto
         self.remember = False
@@ -202,9 +206,9 @@ class ToolCallItem(Item):
     `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
     """
 
-    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "sandbox",
-                 "sandbox_blocked", "sandbox_network", "status", "tier", "title", "tool",
-                 "tool_input")
+    __slots__ = ("approval", "call_id", "duration_ms", "error", "exit_code", "output",
+                 "permitted_by", "sandbox", "sandbox_blocked", "sandbox_network", "status",
+                 "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -215,6 +219,8 @@ class ToolCallItem(Item):
         self.output = ""
         self.error: str | None = None
         self.duration_ms: float | None = None
+        self.exit_code: int | None = None  # a command's, when the engine reports it
+        self.permitted_by: str | None = None  # what let it run unasked (an agent's permission)
         self.approval: ApprovalView | None = None
         self.sandbox: str | None = None
         self.sandbox_network: bool | None = None
@@ -279,6 +285,8 @@ class RunView:
         self.engine = ""
         self.model: str | None = None
         self.cwd: str | None = None
+        self.agent: str | None = None  # an external agent's own name and version
+        self.agent_command: str | None = None  # the command line that started it
         self.sandbox: str | None = None  # where the run's commands go, and why there is none
         self.sandbox_network: bool | None = None
         self.sandbox_note: str | None = None
@@ -297,6 +305,9 @@ class RunView:
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost_usd: float | None = None
+        self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
+        self.thought_tokens = 0
+        self.context: tuple[int, int] | None = None  # (used, size) of the context window
         self.model_calls = 0
         self.started_ts: float | None = None
         self.ended_ts: float | None = None
@@ -436,6 +447,10 @@ class RunFold:
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
         v.model, v.cwd = e.model, e.cwd
+        agent = e.agent
+        v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
+                   if agent is not None else None)
+        v.agent_command = e.command
         v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
         v.sandbox_note = e.sandbox_note
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
@@ -544,6 +559,7 @@ class RunFold:
             row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
             change = Change(ITEMS, row.index)
         row.title = e.title
+        row.permitted_by = e.permitted_by
         row.sandbox, row.sandbox_network = e.sandbox, e.sandbox_network
         row.status = "running"
         return change
@@ -561,6 +577,9 @@ class RunFold:
             change = Change(ITEMS, row.index)
         row.status = "ok" if e.ok else "failed"
         row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
+        row.exit_code = e.exit_code
+        if e.title:  # the agent renamed the call while it ran
+            row.title = e.title
         row.sandbox = e.sandbox or row.sandbox
         row.sandbox_blocked = e.sandbox_blocked
         return change
@@ -568,7 +587,8 @@ class RunFold:
     def _approval_requested(self, e: Any) -> Change:
         v = self.view
         self._close_message()
-        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix)
+        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix,
+                                *e.grant_verdict)
         row = v.tool_calls.get(e.approval_id)
         if row is None:
             row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool,
@@ -623,6 +643,10 @@ class RunFold:
         v.model_calls += 1
         if e.cost_usd is not None:
             v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
+        v.cached_tokens += e.cached_read_tokens or 0
+        v.thought_tokens += e.thought_tokens or 0
+        if e.context_size:  # a level, not a delta: the latest wins
+            v.context = (e.context_used or 0, e.context_size)
         if e.model and not v.model:
             v.model = e.model
             return Change(USAGE | RUN)

@@ -27,10 +27,11 @@ from .events import (
     CancellationObserved,
     HarnessEvent,
     dump_event,
+    stamped,
 )
-from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
 from .runner import AgentRunner
+from .shell import ApprovalGrant, Grantability, grantability, grantability_off_loop
 from .state import TaskState
 
 __all__ = ["PendingApproval", "Session", "SessionCancelToken"]
@@ -38,6 +39,9 @@ __all__ = ["PendingApproval", "Session", "SessionCancelToken"]
 log = logging.getLogger(__name__)
 
 Policy = Literal["deny", "approve"]
+
+_JOURNAL_WRITE = JsonlEventJournal.write
+"""The journal write that also takes the line the Session already serialised (`line=`)."""
 
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
@@ -48,7 +52,7 @@ UNSANDBOXED_AUTO_APPROVE_MAX_TIER = 2
 
 
 class SessionCancelToken:
-    """The cancel token a Session hands its engine.
+    """The cancel token a Session hands its engine: a `runner.WatchableCancelToken`.
 
     Besides `cancelled` and `reason`, an engine may `await token.wait()` or register
     `on_cancel(callback)` to stop work at once (a child process, say) rather than at its next
@@ -101,13 +105,16 @@ class SessionCancelToken:
 
 @dataclass
 class PendingApproval:
-    """A gated call waiting for a human."""
+    """A gated call waiting for a human. `approval_id` is the id in the session's events (the
+    engine's own id, made unique: see `Session.request_approval`); `grantable` is the verdict
+    the `approval_requested` event carried."""
 
     approval_id: str
     tool: str
     tier: int
     prefix: str
     future: asyncio.Future[bool]
+    grantable: bool = False
 
 
 def _is_agent_end(event: BaseEvent) -> bool:
@@ -160,6 +167,8 @@ class Session:
         self.runner = runner
         self.state = state
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        self._journal: Any = None
+        self._line_journal: JsonlEventJournal | None = None
         self.journal = journal
         self.grants: list[ApprovalGrant] = grants if grants is not None else []
         self.unattended = unattended
@@ -173,11 +182,27 @@ class Session:
         # garbage collector); the recent ones stay decoded for readers that keep up.
         self._log: EventLog[HarnessEvent] = EventLog(EVENT_ADAPTER.validate_json)
         self._lock = threading.Lock()
+        self._emitted = 0  # events emitted so far: the next one's `seq`
         self._pending: dict[str, PendingApproval] = {}
         self._answered: set[str] = set()
+        self._ids: set[str] = set()  # every approval id this session's events have used
         self._started = False
         self._ended = False
         self._cancellation_seen = False
+
+    @property
+    def journal(self) -> Any:
+        """The write-ahead journal (any object with `write(event)` and `close()`), or None."""
+        return self._journal
+
+    @journal.setter
+    def journal(self, journal: Any) -> None:
+        self._journal = journal
+        # Our own journal, its `write` not overridden, also takes the line emit has already
+        # serialised; anything else gets the documented `write(event)`.
+        write = getattr(journal, "write", None)
+        self._line_journal = journal if getattr(write, "__func__", None) is _JOURNAL_WRITE \
+            else None
 
     # Observation plane ---------------------------------------------------------------------
     @property
@@ -209,28 +234,23 @@ class Session:
         cannot be recorded must not go ahead), but the event still reaches observers.
         """
         with self._lock:
-            seq = len(self._log)
-            fields = event.__dict__
-            if fields["seq"] == -1 and not fields["session_id"]:
-                # Fresh from the engine: stamp in place (a copy costs 3x the rest of emit).
-                fields["session_id"] = self.session_id
-                fields["seq"], fields["ts"] = seq, time.time()
-            else:
-                event = event.model_copy(
-                    update={"session_id": self.session_id, "seq": seq, "ts": time.time()})
+            seq = self._emitted
+            self._emitted = seq + 1
+            # A stamped copy: the engine's own object stays as it built it.
+            event = stamped(event, self.session_id, seq, time.time())
             # Serialised once: the journal line is also the compact form history keeps.
             line = dump_event(event) + b"\n"
-            journal = self.journal
+            journal = self._journal
             if journal is not None and self.journal_error is None:
                 try:
-                    if isinstance(journal, JsonlEventJournal):
-                        journal.write(event, line=line)
-                    else:
+                    if journal is self._line_journal:  # ours, `write` as it is: take the line
+                        journal.write(event, line=line)  # type: ignore[call-arg]
+                    else:  # a caller's journal, or a subclass: the documented signature only
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
                     self.journal_error = str(exc) or type(exc).__name__
                     log.error("journal write failed: %s", self.journal_error)
-            self._log.append(line, event)  # type: ignore[arg-type]
+            self._log.append(line, event)
             etype = event.type
         if etype == "agent_end":
             self._ended = True
@@ -253,10 +273,16 @@ class Session:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
         A matching standing grant allows it at once (`approval_resolved` with `via="grant"`, no
-        `approval_requested`). Otherwise `approval_requested` is emitted, then: unattended ->
+        `approval_requested`). Otherwise `approval_requested` is emitted, carrying the verdict
+        of `grantability` (whether `[a] always` may grant it, and why not), then: unattended ->
         denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
-        the tool; attended -> the
-        human's `resolve_approval`, or a deny after `approval_timeout`.
+        the tool; attended -> the human's `resolve_approval`, or a deny after
+        `approval_timeout`.
+
+        Engines (and the agents behind them) choose their own ids, and may reuse one. The
+        session's events never do: an id already used in this session becomes `ID~2` (`~3`, …)
+        in the events, and `resolve_approval` answers by that id, so an answer always reaches
+        the request the human was shown.
 
         `sandboxed=False` says the call runs commands that would have run in a sandbox but
         will not (none on this machine, or one run outside it): no grant covers it and
@@ -264,15 +290,19 @@ class Session:
         (in the sandbox) and None (no sandbox in play, or a call that runs no command) change
         nothing.
         """
-        prefix = grant_prefix(tool, tool_input)
-        if sandboxed is not False and not self.cancel_token.cancelled and any(
-                grant.matches(tool, prefix, tier) for grant in self.grants):
+        approval_id = self._unique_id(approval_id)
+        verdict = await grantability_off_loop(tool, tool_input, tier)
+        prefix = verdict.prefix
+        if sandboxed is not False and not self.cancel_token.cancelled and self._covered(
+                tool, verdict, tier):
             self._answered.add(approval_id)
             self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
                                        via="grant", remember=False))
             return True
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
-                                    tool_input=tool_input, tier=tier, prefix=prefix))
+                                    tool_input=tool_input, tier=tier, prefix=prefix,
+                                    grantable=verdict.grantable,
+                                    ungrantable_reason=verdict.reason))
         if self.cancel_token.cancelled:
             return self._decide_auto(approval_id, tool, False)
         if self.unattended:
@@ -283,7 +313,8 @@ class Session:
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
             return self._decide_auto(approval_id, tool, allowed)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future)
+        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
+                                                     grantable=verdict.grantable)
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -300,6 +331,25 @@ class Session:
                 self._pending.pop(approval_id, None)
                 self._decide_auto(approval_id, tool, False)
 
+    def _unique_id(self, approval_id: str) -> str:
+        """`approval_id`, or `approval_id~N` if this session's events already used it."""
+        unique, n = approval_id, 1
+        while unique in self._ids:
+            n += 1
+            unique = f"{approval_id}~{n}"
+        self._ids.add(unique)
+        return unique
+
+    def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
+        """Whether a standing grant covers this call: the check `request_approval` makes first
+        (here nothing is emitted and nobody is asked). Makes the Session a
+        `GrantAwareController`."""
+        return self._covered(tool, grantability(tool, tool_input, tier), tier)
+
+    def _covered(self, tool: str, verdict: Grantability, tier: int) -> bool:
+        return verdict.grantable and any(
+            grant.matches(tool, verdict.prefix, tier) for grant in self.grants)
+
     def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
         self._answered.add(approval_id)
         self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=allowed,
@@ -309,8 +359,9 @@ class Session:
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
-        `allow and remember` stores a standing grant for the call's prefix, unless the prefix is
-        blank, the tier is 4 or the tool is `alter_verification` (then it is allow-once).
+        `approval_id` is the id the session's events carry (see `request_approval`).
+        `allow and remember` stores a standing grant for the call's prefix when the request's
+        verdict said it is grantable (otherwise it is allow-once).
         Answering an already-answered id, or an unknown id with nothing (or several) pending,
         does nothing: a stale double key-press must not answer a different request.
         """
@@ -321,8 +372,7 @@ class Session:
             pending = next(iter(self._pending.values()))
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
-        stored = bool(allow and remember and pending.prefix.strip() and pending.tier < 4
-                      and pending.tool not in UNGRANTABLE_TOOLS)
+        stored = bool(allow and remember and pending.grantable)
         if stored:
             grant = ApprovalGrant(tool=pending.tool, prefix=pending.prefix, tier=pending.tier)
             if grant not in self.grants:

@@ -266,14 +266,20 @@ def test_the_classifiers_known_holes_do_no_harm_when_auto_approved(ws, hole) -> 
     command = HOLES[hole]
     done = sandboxed(command, ws)  # the sandbox alone stops it...
     assert intact(ws) and not (ws.parent / "pwned").exists(), done.output
-    session = run_steps(ws, [{"tool": "shell", "input": {"command": command}},
-                             {"finish": "done"}], auto_approve=True)
-    assert intact(ws) and not (ws.parent / "pwned").exists()  # ...and so when auto-approved
-    for start in of_type(session, "tool_start"):  # if it ran, it ran in the sandbox
-        assert start.sandbox == "workspace-write"
+    # ...and so when auto-approved: as it is (the classifier may call it tier 4 by now), and
+    # from a script the model wrote (a classifier cannot read that: tier 3, it runs).
+    (ws / "hole.sh").write_text(command + "\n")
+    for line in (command, "sh hole.sh"):
+        session = run_steps(ws, [{"tool": "shell", "input": {"command": line}},
+                                 {"finish": "done"}], auto_approve=True)
+        assert intact(ws) and not (ws.parent / "pwned").exists()
+        for start in of_type(session, "tool_start"):  # what ran, ran in the sandbox
+            assert start.sandbox == "workspace-write"
+    (ran,) = tool_ends(session)  # (find exits 0 when what it ran failed: no verdict then)
+    assert "Read-only file system" in ran.output and (ran.ok or ran.sandbox_blocked)
 
 
-WRITE_OUTSIDE = "python3 -c \"open('../outside/new', 'w')\""
+WRITE_OUTSIDE = "sh write.sh"  # tier 3: what a script does, no classifier can tell
 
 
 class Recorder:
@@ -292,6 +298,7 @@ class Recorder:
 
 
 def test_a_blocked_command_is_shown_and_the_model_is_told_how_to_ask(ws) -> None:
+    (ws / "write.sh").write_text("touch ../outside/new\n")
     model = Recorder({"action": "tool", "tool": "shell",  # tier 3: the classifier sees no path
                       "input": {"command": WRITE_OUTSIDE}},
                      {"action": "finish", "result": "done"})
@@ -345,6 +352,7 @@ def test_a_run_outside_the_sandbox_is_a_tier_4_ask_showing_the_command(ws) -> No
 
 
 def test_checks_run_in_the_sandbox_too(ws) -> None:
+    (ws / "write.sh").write_text("touch ../outside/new\n")
     steps = [{"tool": "switch_to_editing", "input": {"reason": "fix"}},
              {"tool": "declare_verification", "input": {"checks": [
                  {"name": "inside", "command": "touch made"},

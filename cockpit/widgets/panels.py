@@ -78,16 +78,22 @@ class StatusLine(Widget):
         top.append(one_line(view.task, 300) or "(no task yet)", palette.text)
         bottom = Text(no_wrap=True, overflow="ellipsis")
         engine = clean_line(view.engine or "?", 60)
+        if view.agent:
+            engine += f" · {clean_line(view.agent, 60)}"
         if view.model:
             engine += f" · {clean_line(view.model, 60)}"
         fields = [engine]
         if view.phase:
             fields.append(f"phase {clean_line(view.phase, 40)}")
         fields.append(f"turn {view.turn}")
-        tokens = f"{view.input_tokens:,} in / {view.output_tokens:,} out"
+        cached = f" ({view.cached_tokens:,} cached)" if view.cached_tokens else ""
+        tokens = f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"
         if view.cost_usd is not None:
             tokens += f" · ${view.cost_usd:.4f}"
         fields.append(tokens)
+        if view.context is not None:
+            used, size = view.context
+            fields.append(f"context {min(used * 100 // size, 999)}% of {size:,}")
         fields.append(self._elapsed(view))
         if view.task_index > 1:
             fields.append(f"task {view.task_index}")

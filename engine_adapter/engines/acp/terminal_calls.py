@@ -29,7 +29,7 @@ from acp.schema import (
 
 from ...events import ToolEnd, ToolStart
 from ...sandbox import NO_SANDBOX, UNAVAILABLE
-from ..builtin.tiers import DESTRUCTIVE
+from ...shell import DESTRUCTIVE
 from .mapping import OUTPUT_LIMIT
 from .permissions import tier_for
 from .terminals import OUTSIDE_VARIABLE, Terminal, TerminalError, Terminals

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ...sandbox import WORKSPACE_WRITE, Sandbox
+from ...shell import DESTRUCTIVE, classify_command
 from .process import shell_argv
-from .tiers import DESTRUCTIVE, classify_command
 from .tools import ToolError
 
 __all__ = ["ShellRequest", "blocked_hint", "shell_request"]

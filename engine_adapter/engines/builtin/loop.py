@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ...context import RunContext
 from ...events import (
     AgentEnd,
     AgentStart,
@@ -43,6 +44,7 @@ from ...events import (
     VerificationStart,
 )
 from ...fileio import FileRefused, off_loop
+from ...runner import ApprovalController, CancelToken, EventSink
 from ...sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from ...state import TaskState
 from .calls import Call, Failed
@@ -108,9 +110,9 @@ class BuiltinRunner:
         self.output_cap = output_cap
         self.max_turns = max_turns
         self.max_decision_errors = max_decision_errors
-        self.event_sink: Any = None
-        self.approval_controller: Any = None
-        self.cancel_token: Any = None
+        self.event_sink: EventSink | None = None
+        self.approval_controller: ApprovalController | None = None
+        self.cancel_token: CancelToken | None = None
 
     async def run(self, state: TaskState) -> TaskState:
         """Drive one task to its end (the Session has wired the three attributes in)."""
@@ -133,17 +135,15 @@ class _Outcome:
 
 
 class _Run:
-    """One run's mutable state: phase, plan, transcript, turn."""
+    """One run's mutable state: phase, plan, transcript, turn; `ctx` is the shared context
+    (events, approvals, cancel)."""
 
     def __init__(self, engine: BuiltinRunner, state: TaskState) -> None:
-        if engine.event_sink is None or engine.approval_controller is None:
-            raise RuntimeError("run the built-in engine through a Session")
         self.engine = engine
         self.state = state
         self.workspace = engine.workspace
-        self.sink = engine.event_sink
-        self.gate = engine.approval_controller
-        self.token = engine.cancel_token
+        self.sandbox: Sandbox = engine.sandbox
+        self.ctx = RunContext.of(engine, cwd=str(engine.workspace.root), sandbox=engine.sandbox)
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
         self.plan: list[VerificationCheck] | None = None
@@ -154,13 +154,13 @@ class _Run:
     # -- the loop ------------------------------------------------------------------------------
     @property
     def cancelled(self) -> bool:
-        return bool(self.token is not None and self.token.cancelled)
+        return self.ctx.cancelled
 
     async def run(self) -> TaskState:
         engine = self.engine
         self.state.cwd = str(self.workspace.root)
-        sandbox = await engine.sandbox.acheck()
-        self.sink.emit(AgentStart(task=self.state.task, engine=engine.engine,
+        sandbox = await self.sandbox.acheck()
+        self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
                                   model=engine.model.name, cwd=str(self.workspace.root),
                                   **sandbox.start_fields()))
         self._set_phase("investigate")
@@ -170,9 +170,9 @@ class _Run:
             if self.turn >= engine.max_turns:
                 return self._end("failed", error=f"no finish after {engine.max_turns} turns")
             self.turn += 1
-            self.sink.emit(TurnStart(turn=self.turn))
+            self.ctx.emit(TurnStart(turn=self.turn))
             outcome = await self._take_turn()
-            self.sink.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
+            self.ctx.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
             if outcome.failure is not None:
                 return self._end("failed", error=outcome.failure)
             if outcome.finish is not None:
@@ -187,7 +187,7 @@ class _Run:
                 self.transcript), tools=tuple(TOOLS.values()),
             plan=tuple(c.model_dump() for c in self.plan or ()))
         try:
-            reply = await read_reply(self.engine.model, request, self.sink, self.token)
+            reply = await read_reply(self.engine.model, request, self.ctx, self.ctx.token)
         except ModelError as exc:  # said in the model's words: the server's message, a hint
             return _Outcome("error", failure=str(exc))
         except Exception as exc:  # a real model's network error, say: the run fails cleanly
@@ -199,7 +199,7 @@ class _Run:
         if found.errors:
             self.errors_in_a_row += 1
             for raw, error in found.errors:
-                self.sink.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
+                self.ctx.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
                     [raw] if raw is not None else reply.raws)))
             self.transcript += found.feedback
             return _Outcome("decision_error")
@@ -210,7 +210,7 @@ class _Run:
                 self.transcript.append(ToolResult("", decision.tool or "", "failed",
                                                   error=stopped, model_call_id=raw.call_id))
                 continue
-            self.sink.emit(ModelDecisionEvent(
+            self.ctx.emit(ModelDecisionEvent(
                 turn=self.turn, action=decision.action, tool=decision.tool,
                 tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
                 rationale=decision.rationale or decision.result))
@@ -249,8 +249,8 @@ class _Run:
         never raises. `sandbox`: the state a command runs in."""
         if self.cancelled:
             return call.result("failed", error="cancelled before it started")
-        network = self.engine.sandbox.network if sandbox else None
-        self.sink.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
+        network = self.sandbox.network if sandbox else None
+        self.ctx.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
                                  tool_input=dict(shown_input or call.input), title=call.title,
                                  sandbox=sandbox, sandbox_network=network))
         started = asyncio.get_running_loop().time()
@@ -263,11 +263,11 @@ class _Run:
         blocked = None
         if isinstance(output, Failed):
             output, error, blocked = output.output, output.error, output.blocked
-        self.sink.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
+        self.ctx.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
                                error=error, duration_ms=_ms_since(started), sandbox=sandbox,
                                sandbox_blocked=blocked))
         if blocked:  # the model learns how to ask for a run outside the sandbox
-            error = f"{error}\n{blocked_hint(blocked, self.engine.sandbox)}"
+            error = f"{error}\n{blocked_hint(blocked, self.sandbox)}"
         return call.result("ok" if error is None else "failed", output=output, error=error)
 
     def _refuse(self, call: Call, error: str) -> Awaitable[ToolResult]:
@@ -279,12 +279,12 @@ class _Run:
     async def _ask(self, call: Call, reason: str, *, outside: bool = False,
                    commands: bool = False) -> bool:
         """Ask for `call`; `commands`: it runs commands (in the sandbox, unless `outside`)."""
-        sandbox = self.engine.sandbox
+        sandbox = self.sandbox
         flag = sandbox.approval_flag(bypass=outside) if commands else None
         if commands and sandbox.state == UNAVAILABLE:
             reason += NO_SANDBOX
         why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
-        allowed = await self.gate.request_approval(call.id, call.tool, why, dict(call.input),
+        allowed = await self.ctx.request_approval(call.id, call.tool, why, dict(call.input),
                                                    tier=call.tier, sandboxed=flag)
         return bool(allowed) and not self.cancelled
 
@@ -295,7 +295,7 @@ class _Run:
         if self.plan is None:
             reason = ("declare the verification plan (declare_verification) before the first "
                       "edit")
-            self.sink.emit(DeclarationRequired(turn=self.turn, reason=reason))
+            self.ctx.emit(DeclarationRequired(turn=self.turn, reason=reason))
             return call.result("failed", error=f"refused: {reason}")
         try:  # reads the file and diffs it: in a worker thread, never on the loop
             prepared = await off_loop(
@@ -308,7 +308,7 @@ class _Run:
         return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
 
     async def _shell(self, call: Call) -> ToolResult:
-        sandbox = self.engine.sandbox
+        sandbox = self.sandbox
         try:
             request = shell_request(call.input, self.workspace.root, sandbox)
         except ToolError as exc:
@@ -324,7 +324,7 @@ class _Run:
             try:
                 done = await run_process(args, cwd=self.workspace.root, timeout=timeout,
                                          output_cap=self.engine.output_cap,
-                                         cancel_token=self.token, sandbox=sandbox,
+                                         cancel_token=self.ctx.token, sandbox=sandbox,
                                          outside=request.outside)
             except OSError as exc:
                 raise ToolError(f"cannot run {args[0]}: {exc.strerror or exc}") from None
@@ -341,7 +341,7 @@ class _Run:
             return call.result("denied", error="denied")
 
         async def escalate() -> str:
-            self.sink.emit(TaskEscalated(reason=reason, target="edit"))
+            self.ctx.emit(TaskEscalated(reason=reason, target="edit"))
             self._set_phase("edit")
             return "now in the edit phase: write_file and edit are allowed"
         return await self._run_tool(call, escalate)
@@ -385,13 +385,13 @@ class _Run:
 
     async def _freeze(self, checks: list[VerificationCheck]) -> str:
         self.plan = checks
-        self.sink.emit(VerificationPlanFrozen(checks=checks))
+        self.ctx.emit(VerificationPlanFrozen(checks=checks))
         return "verification plan frozen: " + _describe_checks(checks)
 
     # -- ending --------------------------------------------------------------------------------
     def _set_phase(self, phase: str) -> None:
         previous, self.phase = self.phase, phase
-        self.sink.emit(PhaseChanged(phase=phase, previous=previous))
+        self.ctx.emit(PhaseChanged(phase=phase, previous=previous))
 
     async def _conclude(self, decision: Decision) -> TaskState:
         if not decision.success:
@@ -413,15 +413,15 @@ class _Run:
         return self._end("completed", result=decision.result)
 
     async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
-        sandbox = self.engine.sandbox
-        self.sink.emit(VerificationStart(check_id=check.id, name=check.name,
+        sandbox = self.sandbox
+        self.ctx.emit(VerificationStart(check_id=check.id, name=check.name,
                                          sandbox=sandbox.state))
         started = asyncio.get_running_loop().time()
         blocked = None
         try:
             done = await run_process(shell_argv(check.command or "true"),
                                      cwd=self.workspace.root, timeout=self.engine.check_timeout,
-                                     output_cap=self.engine.output_cap, cancel_token=self.token,
+                                     output_cap=self.engine.output_cap, cancel_token=self.ctx.token,
                                      sandbox=sandbox)
             passed, output, detail = done.ok, done.text(), done.describe()
             blocked = done.blocked
@@ -429,7 +429,7 @@ class _Run:
             passed, output, detail = False, f"cannot run the check: {exc}", "not run"
         if blocked:
             output = f"{output}\n[blocked by sandbox: {blocked}]"
-        self.sink.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
+        self.ctx.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
                                        output=cap_text(output, self.engine.output_cap),
                                        duration_ms=_ms_since(started), sandbox=sandbox.state,
                                        sandbox_blocked=blocked))
@@ -437,14 +437,14 @@ class _Run:
 
     def _end(self, status: str, *, result: str | None = None,
              error: str | None = None) -> TaskState:
-        self.sink.emit(AgentEnd(status=status, result=result, error=error))
+        self.ctx.emit(AgentEnd(status=status, result=result, error=error))
         state = self.state
         state.status, state.result, state.error = status, result, error  # type: ignore[assignment]
         return state
 
     def _end_cancelled(self) -> TaskState:
-        reason = (self.token.reason if self.token is not None else None) or "cancelled"
-        self.sink.emit(CancellationObserved(reason=reason, turn=self.turn or None))
+        reason = self.ctx.cancel_reason
+        self.ctx.emit(CancellationObserved(reason=reason, turn=self.turn or None))
         return self._end("cancelled", error=reason)
 
 
