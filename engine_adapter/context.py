@@ -44,9 +44,10 @@ def _nothing() -> None:
 
 def _takes_sandboxed(controller: ApprovalController) -> bool:
     """Whether `controller.request_approval` takes `sandboxed` (a `SandboxAwareController`)."""
+    method = getattr(controller, "request_approval", None)
     try:
-        parameters = inspect.signature(controller.request_approval).parameters
-    except (TypeError, ValueError):
+        parameters = inspect.signature(method).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not a callable, or one without a signature
         return False
     return "sandboxed" in parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())

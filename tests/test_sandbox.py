@@ -323,3 +323,30 @@ def test_a_sandbox_input_that_is_not_a_boolean_is_refused(tmp_path) -> None:
                                    {"finish": "done"}], auto_approve=True)
     (error,) = of_type(session, "decision_error")
     assert "sandbox" in error.error and not of_type(session, "approval_requested")
+
+
+def test_the_run_context_passes_sandboxed_only_to_a_controller_that_takes_it() -> None:
+    from engine_adapter.context import RunContext
+
+    class Minimal:  # the CONTRACT's controller: no `sandboxed`
+        def __init__(self) -> None:
+            self.calls: list[dict] = []
+
+        async def request_approval(self, approval_id, tool, reason, tool_input, *, tier=3):
+            self.calls.append({"tier": tier})
+            return True
+
+    class Aware(Minimal):
+        async def request_approval(self, approval_id, tool, reason, tool_input, *, tier=3,
+                                   sandboxed=None):
+            self.calls.append({"tier": tier, "sandboxed": sandboxed})
+            return False
+
+    class Token:
+        cancelled, reason = False, None
+
+    for controller, answer, seen in ((Minimal(), True, {"tier": 3}),
+                                     (Aware(), False, {"tier": 3, "sandboxed": False})):
+        ctx = RunContext(StepRunner(), controller, Token())
+        assert run(ctx.request_approval("c", "shell", "r", {}, sandboxed=False)) is answer
+        assert controller.calls == [seen]

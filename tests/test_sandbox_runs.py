@@ -7,7 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,15 +20,23 @@ import pytest
 from acp_agent.helpers import agent_argv, approve, drive
 from builtin_helpers import end, of_type, run_steps, scenario, tool_ends
 from conftest import run
+from openai_fake.server import FakeOpenAI, sample_fix_replies
 from typer.testing import CliRunner
 
 from cockpit.cli import app
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.acp import AcpRunner
-from engine_adapter.engines.builtin import BuiltinRunner, RawDecision, ScriptedModel, Usage
+from engine_adapter.engines.builtin import (
+    BuiltinRunner,
+    RawDecision,
+    ScriptedModel,
+    Usage,
+    make_workspace,
+)
 from engine_adapter.engines.builtin import load_scenario as load
 from engine_adapter.engines.builtin.process import ProcessResult, run_process, shell_argv
 from engine_adapter.sandbox import Sandbox, SandboxSettings
+from engine_adapter.sandbox.bwrap import bwrap_argv
 from engine_adapter.session import SessionCancelToken
 
 HERE = Sandbox(workspace="/").check()
@@ -411,3 +423,40 @@ def test_an_acp_terminal_outside_the_sandbox_is_a_tier_4_ask(ws) -> None:
     _reply, events = _acp(ws, request, allow=True)
     start = next(e for e in events_of(events, "tool_start") if e.tool == "execute")
     assert start.sandbox == "bypassed" and (ws.parent / "outside" / "made").exists()
+
+
+def test_an_auto_approved_model_run_runs_its_commands_in_the_sandbox(tmp_path,
+                                                                       monkeypatch) -> None:
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    workspace = make_workspace(tmp_path)
+    with FakeOpenAI(sample_fix_replies(sys.executable)) as fake:
+        result = CliRunner().invoke(app, [
+            "run", "Fix the failing test", "--model", "fake-model", "--base-url", fake.url,
+            "--cwd", str(workspace), "--headless", "--auto-approve"])
+    assert result.exit_code == 0, result.output
+    shells = [line for line in result.output.splitlines()
+              if line.startswith("tool ▶") and " shell " in line]
+    assert shells and all("[tier 3, sandbox]" in line for line in shells)
+    assert "check ✔   unit tests" in result.output  # the checks pass in the sandbox
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root and setpriv to run the sandbox as another user")
+def test_the_same_command_line_works_unprivileged_in_a_user_namespace() -> None:
+    base = Path(tempfile.mkdtemp(prefix="cockpit-unprivileged-"))
+    try:
+        ws, tmp = base / "ws", base / "tmp"
+        for folder in (base, ws, tmp):
+            folder.mkdir(exist_ok=True)
+            folder.chmod(0o777)
+        args = bwrap_argv(HERE.backend, ["sh", "-c", "touch made && id -u && touch /etc/x"],
+                          mode="workspace-write", network=False, workspace=str(ws),
+                          cwd=str(ws), tmpdir=str(tmp))
+        done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               *args], capture_output=True, text=True, timeout=60, check=False)
+        assert (ws / "made").exists() and done.stdout.strip() == "65534", done.stderr
+        assert done.returncode != 0 and "Read-only file system" in done.stderr
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
