@@ -204,6 +204,10 @@ def run(
             raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
         if model is None and (base_url is not None or api_key_env is not None):
             raise SetupError("--base-url and --api-key-env go with --model NAME")
+        if engine is not None and (sandbox is not None or sandbox_network):
+            raise SetupError("--sandbox and --sandbox-network apply to the built-in engine "
+                             "(--model) and ACP agents (--agent); your --engine runs its own "
+                             "commands")
         if model is not None:
             from .providers import config_warnings, model_factory
 

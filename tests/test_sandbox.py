@@ -350,3 +350,48 @@ def test_the_run_context_passes_sandboxed_only_to_a_controller_that_takes_it() -
         ctx = RunContext(StepRunner(), controller, Token())
         assert run(ctx.request_approval("c", "shell", "r", {}, sandboxed=False)) is answer
         assert controller.calls == [seen]
+
+
+def test_sandbox_options_with_a_users_engine_are_one_clear_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path))
+    result = CliRunner().invoke(app, ["run", "t", "--engine", "x:y", "--headless",
+                                      "--sandbox", "off"])
+    assert result.exit_code == 2 and "your --engine runs its own commands" in result.output
+
+
+def test_status_line_and_row_show_the_sandbox_and_its_absence_stands_out() -> None:
+    from textual.app import App
+
+    from cockpit.widgets.panels import StatusLine
+    from cockpit.widgets.transcript import Transcript
+    from engine_adapter.events import AgentStart, stamped
+    from engine_adapter.fold import fold_events
+
+    def view(engine: str, state: str):
+        events = [AgentStart(task="t", engine=engine, sandbox=state),
+                  ToolStart(call_id="c1", tool="shell", tool_input={"command": "ls"}, tier=3,
+                            sandbox=state)]
+        return fold_events([stamped(e, "s", i, 1000.0 + i) for i, e in enumerate(events)])
+
+    class Host(App):
+        def compose(self):
+            yield StatusLine(id="status")
+            yield Transcript(id="transcript")
+
+    async def shown(v) -> tuple[str, str]:
+        app = Host()
+        async with app.run_test(size=(160, 20)) as pilot:
+            app.query_one(StatusLine).show(v)
+            transcript = app.query_one(Transcript)
+            transcript.show(v)
+            await pilot.pause()
+            row = "".join(seg.text for strip in transcript._strips(
+                v.tool_calls["c1"].index) for seg in strip)
+            return app.query_one(StatusLine).render().plain, row
+
+    status, row = run(shown(view("builtin", "workspace-write")))
+    assert "│  sandbox  │" in status and "shell T3 sandbox" in row
+    status, row = run(shown(view("builtin", "off")))
+    assert "⚠ no sandbox (off)" in status and "shell T3 no sandbox (off)" in row
+    status, _ = run(shown(view("acp:x", "unavailable")))
+    assert "⚠ terminals: no sandbox (unavailable)" in status

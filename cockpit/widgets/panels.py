@@ -100,6 +100,8 @@ class StatusLine(Widget):
         warn = -1
         if view.sandbox:  # early, so a narrow screen still shows it; no sandbox stands out
             label = sandbox_label(view.sandbox, view.sandbox_network)
+            if view.engine.startswith("acp:"):  # the agent itself runs outside any sandbox
+                label = f"terminals: {label}"
             warn = -1 if is_sandboxed(view.sandbox) else 1
             fields.insert(1, label if warn < 0 else f" ⚠ {label} ")
         for i, value in enumerate(fields):
