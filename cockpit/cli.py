@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -48,8 +49,8 @@ AutoApproveOption = Annotated[bool, typer.Option(
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", metavar="MODE", help="Where commands run: workspace-write (only the workspace "
     "and a private temp dir are writable, no network), read-only, or off (your full access; "
-    "shown in a warning colour). Default: [sandbox] mode in config.toml, else "
-    "workspace-write.")]
+    "shown in a warning colour). Default: $COCKPIT_SANDBOX, else [sandbox] mode in "
+    "config.toml, else workspace-write.")]
 SandboxNetworkOption = Annotated[bool, typer.Option(
     "--sandbox-network", help="Let sandboxed commands use the network (default: [sandbox] "
     "network in config.toml, else no network).")]
@@ -85,7 +86,7 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
              auto_approve: bool, *, tui: bool, sandbox: str | None = None,
              sandbox_network: bool = False) -> Any:
-    from engine_adapter.sandbox import MODES, SandboxSettings
+    from engine_adapter.sandbox import ENV_VARIABLE, MODES, SandboxSettings
 
     from .config import load_config
     from .runs import RunOptions, SetupError
@@ -95,7 +96,10 @@ def _options(journal: Path | None, unattended: bool, approval_timeout: float | N
     if sandbox is not None and sandbox not in MODES:
         raise SetupError(f"--sandbox {sandbox!r}: use one of {', '.join(MODES)}")
     config = load_config()
-    settings = SandboxSettings(mode=sandbox or config.sandbox_mode or MODES[0],
+    variable = os.environ.get(ENV_VARIABLE, "").strip()
+    if variable and variable not in MODES:
+        raise SetupError(f"{ENV_VARIABLE}={variable!r}: use one of {', '.join(MODES)}")
+    settings = SandboxSettings(mode=sandbox or variable or config.sandbox_mode or MODES[0],
                                network=sandbox_network or bool(config.sandbox_network))
     return RunOptions(journal=journal, unattended=unattended or not tui,
                       approval_timeout=approval_timeout, auto_approve=auto_approve,

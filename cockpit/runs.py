@@ -18,7 +18,7 @@ import shutil
 import sys
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +58,15 @@ class RunOptions:
 
     `journal`: the first task's journal file (later tasks: `<stem>-<n><suffix>` beside it);
     `None` writes under the user's data directory. `sandbox`: where the built-in engine's
-    commands and an ACP agent's terminals run.
+    commands and an ACP agent's terminals run (`None`: `$COCKPIT_SANDBOX`, else
+    `workspace-write`).
     """
 
     journal: Path | None = None
     unattended: bool = False
     approval_timeout: float | None = None
     auto_approve: bool = False
-    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    sandbox: SandboxSettings | None = None
 
 
 def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:

@@ -32,6 +32,7 @@ from engine_adapter.sandbox import (
     Sandbox,
     SandboxSettings,
     blocked_by_sandbox,
+    default_settings,
     sandbox_label,
 )
 from engine_adapter.sandbox.bwrap import bwrap_argv
@@ -203,7 +204,7 @@ def path_without_bwrap(tmp_path: Path) -> str:
 
 
 def test_without_bwrap_the_sandbox_is_unavailable_and_says_how_to_fix_it(tmp_path) -> None:
-    sandbox = Sandbox(workspace=tmp_path, path=path_without_bwrap(tmp_path))
+    sandbox = Sandbox(SandboxSettings(), workspace=tmp_path, path=path_without_bwrap(tmp_path))
     assert sandbox.state == UNAVAILABLE and not sandbox.active
     assert "apt-get install bubblewrap" in sandbox.problem
     warning = sandbox.warning()
@@ -226,7 +227,7 @@ def test_a_bwrap_that_cannot_make_namespaces_names_the_fix(tmp_path) -> None:
     fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
                     "exit 1\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    sandbox = Sandbox(workspace=tmp_path, path=str(folder))
+    sandbox = Sandbox(SandboxSettings(), workspace=tmp_path, path=str(folder))
     assert sandbox.state == UNAVAILABLE
     assert "uid map" in sandbox.problem and "apparmor_restrict_unprivileged_userns" in \
         sandbox.problem
@@ -239,7 +240,8 @@ def test_without_bwrap_auto_approve_runs_no_command_and_asks_with_the_reason(
     ws.mkdir()
     grant = ApprovalGrant(tool="shell", prefix="ls", tier=3)
     session = run_steps(ws, [{"tool": "shell", "input": {"command": "ls"}},
-                             {"finish": "done"}], auto_approve=True, grants=[grant])
+                             {"finish": "done"}], auto_approve=True, grants=[grant],
+                        engine={"sandbox": SandboxSettings()})
     (ask,) = of_type(session, "approval_requested")  # the grant for `ls` is not used
     assert "no sandbox on this machine" in ask.reason
     (answer,) = of_type(session, "approval_resolved")
@@ -307,7 +309,7 @@ def test_tool_events_of_calls_that_run_no_command_carry_no_sandbox(tmp_path) -> 
 
 
 def test_the_sandbox_check_runs_off_the_event_loop(tmp_path) -> None:
-    sandbox = Sandbox(workspace=tmp_path, path=path_without_bwrap(tmp_path))
+    sandbox = Sandbox(SandboxSettings(), workspace=tmp_path, path=path_without_bwrap(tmp_path))
     assert asyncio.run(sandbox.acheck()) is sandbox and sandbox.state == UNAVAILABLE
 
 
@@ -395,3 +397,36 @@ def test_status_line_and_row_show_the_sandbox_and_its_absence_stands_out() -> No
     assert "⚠ no sandbox (off)" in status and "shell T3 no sandbox (off)" in row
     status, _ = run(shown(view("acp:x", "unavailable")))
     assert "⚠ terminals: no sandbox (unavailable)" in status
+
+
+def test_cockpit_sandbox_names_the_mode_when_nothing_else_does(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COCKPIT_SANDBOX", "read-only")
+    assert default_settings() == SandboxSettings(mode="read-only")
+    assert Sandbox(workspace=tmp_path).settings.mode == "read-only"
+    assert Sandbox(SandboxSettings(), workspace=tmp_path).settings.mode == "workspace-write"
+    monkeypatch.setenv("COCKPIT_SANDBOX", "yolo")
+    with pytest.raises(ValueError, match="COCKPIT_SANDBOX='yolo'"):
+        default_settings()
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path))
+    result = CliRunner().invoke(app, ["demo", "--headless"])
+    assert result.exit_code == 2 and "COCKPIT_SANDBOX='yolo': use one of" in result.output
+    monkeypatch.setenv("COCKPIT_SANDBOX", "off")  # the flag wins over the variable
+    result = CliRunner().invoke(app, ["demo", "--headless", "--speed", "0", "--auto-approve",
+                                      "--sandbox", "yolo"])
+    assert result.exit_code == 2 and "--sandbox 'yolo'" in result.output
+
+
+def test_without_bwrap_the_demo_says_so_at_start_and_asks_for_every_command(
+        tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
+    monkeypatch.delenv("COCKPIT_SANDBOX", raising=False)
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    result = CliRunner().invoke(app, ["demo", "--headless", "--auto-approve", "--speed", "0"])
+    lines = result.output.splitlines()
+    warning = next(line for line in lines if line.startswith("cockpit: warning: no sandbox"))
+    assert "apt-get install bubblewrap" in warning and "--sandbox off" in warning
+    assert "but no command (there is no sandbox)" in result.output
+    asks = [line for line in lines if line.startswith("ask ?") and " shell [tier" in line]
+    assert asks and all("no sandbox on this" in line for line in asks)
+    assert not [line for line in lines if line.startswith("tool ▶") and " shell [" in line]
+    assert result.exit_code == 1  # no plan could be declared: the run ends failed, cleanly

@@ -39,7 +39,7 @@ from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.sandbox.bwrap import bwrap_argv
 from engine_adapter.session import SessionCancelToken
 
-HERE = Sandbox(workspace="/").check()
+HERE = Sandbox(SandboxSettings(), workspace="/").check()
 pytestmark = pytest.mark.skipif(
     not HERE.active, reason=f"no sandbox on this machine ({HERE.problem}): install bubblewrap "
     "(`apt-get install bubblewrap`) to run the sandbox tests")

@@ -12,6 +12,7 @@ from .blocked import blocked_by_sandbox
 from .core import PROTECTED_NAMES, Sandbox, Wrapped
 from .settings import (
     BYPASSED,
+    ENV_VARIABLE,
     MODES,
     NO_SANDBOX,
     OFF,
@@ -19,12 +20,14 @@ from .settings import (
     UNAVAILABLE,
     WORKSPACE_WRITE,
     SandboxSettings,
+    default_settings,
     is_sandboxed,
     sandbox_label,
 )
 
 __all__ = [
     "BYPASSED",
+    "ENV_VARIABLE",
     "MODES",
     "NO_SANDBOX",
     "OFF",
@@ -36,6 +39,7 @@ __all__ = [
     "SandboxSettings",
     "Wrapped",
     "blocked_by_sandbox",
+    "default_settings",
     "is_sandboxed",
     "sandbox_label",
 ]

@@ -35,6 +35,7 @@ from .settings import (
     UNAVAILABLE,
     WORKSPACE_WRITE,
     SandboxSettings,
+    default_settings,
     is_sandboxed,
 )
 
@@ -88,7 +89,8 @@ class Sandbox:
     """The sandbox of one workspace.
 
     Args:
-        settings: The user's choice (default: `workspace-write`, no network).
+        settings: The user's choice (default: `default_settings()`: `$COCKPIT_SANDBOX`, else
+            `workspace-write`; no network).
         workspace: The directory that is writable in `workspace-write` mode.
         read_only: More paths kept read-only when they lie in the workspace (the cockpit's
             own journal and settings, say); `protect()` adds to them later.
@@ -97,7 +99,7 @@ class Sandbox:
 
     def __init__(self, settings: SandboxSettings | None = None, *, workspace: str | Path,
                  read_only: Iterable[str | Path] = (), path: str | None = None) -> None:
-        self.settings = settings or SandboxSettings()
+        self.settings = settings or default_settings()
         self.workspace = os.path.realpath(workspace)
         self.read_only: list[str] = [os.fspath(p) for p in read_only]
         self._path = path
@@ -195,21 +197,17 @@ class Sandbox:
                            cwd=os.fspath(cwd))
         real_cwd = os.path.realpath(cwd)
         resolve_program(argv[0], env, real_cwd)
+        assert self.backend is not None  # active: checked, found
+        mode, network = self.settings.mode, self.settings.network
+        read_only = self._read_only() if mode == WORKSPACE_WRITE else []
         tmpdir = tempfile.mkdtemp(prefix="cockpit-sandbox-")
-        try:
-            mode, network = self.settings.mode, self.settings.network
-            read_only = self._read_only() if mode == WORKSPACE_WRITE else []
-            options = dict(mode=mode, network=network, workspace=self.workspace,
-                           tmpdir=tmpdir, read_only=read_only)
-            assert self.backend is not None
-            if sys.platform == "darwin":
-                wrapped = seatbelt_argv(self.backend, argv, **options)  # type: ignore[arg-type]
-            else:
-                wrapped = bwrap_argv(self.backend, argv, cwd=real_cwd,
-                                     **options)  # type: ignore[arg-type]
-        except BaseException:
-            shutil.rmtree(tmpdir, ignore_errors=True)
-            raise
+        if sys.platform == "darwin":
+            wrapped = seatbelt_argv(self.backend, argv, mode=mode, network=network,
+                                    workspace=self.workspace, tmpdir=tmpdir, read_only=read_only)
+        else:
+            wrapped = bwrap_argv(self.backend, argv, mode=mode, network=network,
+                                 workspace=self.workspace, cwd=real_cwd, tmpdir=tmpdir,
+                                 read_only=read_only)
         writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []))
         run_env = {**env, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir}
         return Wrapped(wrapped, run_env, mode, network=network, cwd=real_cwd,

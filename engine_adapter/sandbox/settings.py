@@ -3,10 +3,12 @@ config.toml), and the words every view uses for the state a command ran in."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 __all__ = [
     "BYPASSED",
+    "ENV_VARIABLE",
     "MODES",
     "NO_SANDBOX",
     "OFF",
@@ -14,6 +16,7 @@ __all__ = [
     "UNAVAILABLE",
     "WORKSPACE_WRITE",
     "SandboxSettings",
+    "default_settings",
     "is_sandboxed",
     "sandbox_label",
 ]
@@ -32,6 +35,10 @@ BYPASSED = "bypassed"
 MODES = (WORKSPACE_WRITE, READ_ONLY, OFF)
 """What `--sandbox` and `[sandbox] mode` accept."""
 
+ENV_VARIABLE = "COCKPIT_SANDBOX"
+"""Names the mode when nothing else does (no `--sandbox`, no settings passed): e.g. `off` on a
+machine that cannot have a sandbox, said once for every run."""
+
 NO_SANDBOX = " — no sandbox on this machine: it runs with your full access"
 """Added to every ask for a command that would have run in the sandbox, were there one."""
 
@@ -46,6 +53,15 @@ class SandboxSettings:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"sandbox mode {self.mode!r}: use one of {', '.join(MODES)}")
+
+
+def default_settings() -> SandboxSettings:
+    """The settings when none are given: the mode `$COCKPIT_SANDBOX` names, else
+    `workspace-write`; no network. A value that is not a mode is a `ValueError`."""
+    mode = os.environ.get(ENV_VARIABLE, "").strip()
+    if mode and mode not in MODES:
+        raise ValueError(f"{ENV_VARIABLE}={mode!r}: use one of {', '.join(MODES)}")
+    return SandboxSettings(mode=mode or WORKSPACE_WRITE)
 
 
 def is_sandboxed(state: str | None) -> bool:
