@@ -26,10 +26,15 @@ from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 from engine_adapter.sandbox import Sandbox, SandboxSettings
+from engine_adapter.text import a_or_an
 
 from .paths import config_dir, data_dir, new_journal_path
 
 __all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_FAILED",
+    "EXIT_JOURNAL_FAILED",
+    "EXIT_SETUP",
     "RunOptions",
     "SessionFactory",
     "SetupError",
@@ -42,6 +47,13 @@ __all__ = [
     "start_demo",
     "use_tui",
 ]
+
+# The exit codes of `cockpit run` and `cockpit demo` (README: "Exit codes"); 0 is `completed`.
+EXIT_FAILED = 1  # the run ended `failed`
+EXIT_SETUP = 2  # it could not start: a bad option, engine, directory or journal path
+EXIT_JOURNAL_FAILED = 74  # its journal could not be written (sysexits' EX_IOERR): the run was
+# stopped, since what it did next could not be recorded
+EXIT_CANCELLED = 130  # the run ended `cancelled` (Ctrl-C, escape), as a shell reports SIGINT
 
 # Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
 RunnerMaker = Callable[[str, int], Any]
@@ -93,6 +105,7 @@ class SessionFactory:
         self.sandbox = sandbox
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
+        self.sessions: list[Session] = []  # every Session made, in order
         self._runners: list[Any] = []  # each distinct runner made, for `aclose`
 
     @property
@@ -126,6 +139,7 @@ class SessionFactory:
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)
+        self.sessions.append(session)
         return session
 
     async def aclose(self) -> None:
@@ -206,7 +220,7 @@ def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
         raise SetupError(f"--engine {spec!r}: {attr}(cwd=..., task=...) failed: "
                          f"{type(exc).__name__}: {exc}") from None
     if not callable(getattr(runner, "run", None)):
-        raise SetupError(f"--engine {spec!r}: {attr}() returned a {type(runner).__name__}, "
+        raise SetupError(f"--engine {spec!r}: {attr}() returned {a_or_an(type(runner).__name__)}, "
                          "not an AgentRunner (it needs an async run(state) method)")
     return runner
 
@@ -229,9 +243,12 @@ def use_tui(headless: bool) -> bool:
     return not headless and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def exit_code(status: str) -> int:
-    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise."""
-    return {"completed": 0, "cancelled": 130}.get(status, 1)
+def exit_code(status: str, *, journal_failed: bool = False) -> int:
+    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise; 74
+    whenever a journal could not be written (the run was stopped, or its record is incomplete)."""
+    if journal_failed:
+        return EXIT_JOURNAL_FAILED
+    return {"completed": 0, "cancelled": EXIT_CANCELLED}.get(status, EXIT_FAILED)
 
 
 def present(session: Session, *, headless: bool,
@@ -248,8 +265,9 @@ def present(session: Session, *, headless: bool,
 
         app = CockpitApp(session, theme=theme, next_session=next_session)
         app.run()
-        last = app.sessions[-1] if app.sessions else session
-        return exit_code(last.state.status)
+        sessions = app.sessions or [session]
+        return exit_code(sessions[-1].state.status,
+                         journal_failed=any(s.journal_error for s in sessions))
     from .headless import run_headless
 
     async def run_then_close() -> Any:
@@ -260,4 +278,4 @@ def present(session: Session, *, headless: bool,
                 await next_session.aclose()
 
     state = asyncio.run(run_then_close())
-    return exit_code(state.status)
+    return exit_code(state.status, journal_failed=bool(session.journal_error))

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .timestamps import Timestamp
+
 # `__all__` is at the end of the module: it is derived from `HarnessEvent`.
 
 RunStatus = Literal["completed", "failed", "cancelled"]
@@ -32,7 +34,7 @@ class BaseEvent(BaseModel):
     type: str
     session_id: str = ""
     seq: int = -1
-    ts: float = 0.0
+    ts: Timestamp = 0.0  # finite, 0 <= ts < year 10000: anything else is a bad line
 
 
 class AgentInfo(BaseModel):
@@ -171,7 +173,9 @@ class ToolEnd(BaseEvent):
     """A tool call finished, well or badly. Optional: `title` (the call's title as it stood at
     the end, when the agent renamed it while it ran), a command's `exit_code`, its `sandbox`
     state (as on its `ToolStart`) and what the sandbox stopped (`sandbox_blocked`: "write to
-    /etc/x", "network")."""
+    /etc/x", "network"), and `diff`: the unified diff of the files the call changed when the
+    engine knows it (an agent's edit reported with diff content), made off the event loop and
+    capped by `engine_adapter.diffs`; views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str
@@ -182,6 +186,7 @@ class ToolEnd(BaseEvent):
     duration_ms: float | None = None
     title: str | None = None
     exit_code: int | None = None
+    diff: str | None = None
     sandbox: str | None = None
     sandbox_blocked: str | None = None
 

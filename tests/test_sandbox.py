@@ -278,8 +278,9 @@ def test_demo_with_sandbox_off_says_so_on_every_command(tmp_path, monkeypatch) -
     shells = [line for line in result.output.splitlines()
               if line.startswith("tool ▶") and " shell " in line]
     assert shells and all("no sandbox (off)" in line for line in shells)
-    assert "no sandbox (off)" in next(line for line in result.output.splitlines()
-                                      if line.startswith("start"))
+    lines = result.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("start"))
+    assert lines[start + 1].strip().endswith("· no sandbox (off)")  # the line under the start
 
 
 # -- the views ------------------------------------------------------------------------------
@@ -430,3 +431,27 @@ def test_without_bwrap_the_demo_says_so_at_start_and_asks_for_every_command(
     assert asks and all("no sandbox on this" in line for line in asks)
     assert not [line for line in lines if line.startswith("tool ▶") and " shell [" in line]
     assert result.exit_code == 1  # no plan could be declared: the run ends failed, cleanly
+
+
+def test_both_reports_say_where_each_command_ran(tmp_path) -> None:
+    from cockpit.export import export_journal
+    from engine_adapter import JsonlEventJournal
+    from engine_adapter.events import AgentEnd, AgentStart, stamped
+
+    events = [AgentStart(task="t", engine="builtin", sandbox="workspace-write"),
+              ToolStart(call_id="c1", tool="shell", tool_input={"command": "ls"}, tier=3,
+                        sandbox="workspace-write"),
+              ToolEnd(call_id="c1", tool="shell", ok=True, output="a\n",
+                      sandbox="workspace-write"),
+              ToolStart(call_id="c2", tool="shell", tool_input={"command": "x"}, tier=4,
+                        sandbox="bypassed"),
+              ToolEnd(call_id="c2", tool="shell", ok=True, sandbox="bypassed"),
+              AgentEnd(status="completed", result="done")]
+    path = tmp_path / "run.jsonl"
+    with JsonlEventJournal(path) as journal:
+        for i, event in enumerate(events):
+            journal.write(stamped(event, "s", i, 1000.0 + i))
+    markdown = export_journal(path, "markdown").text
+    assert "(tier 3, sandbox)" in markdown and "(tier 4, no sandbox (approved))" in markdown
+    html = export_journal(path, "html").text
+    assert "(tier 3, sandbox)" in html and "(tier 4, no sandbox (approved))" in html

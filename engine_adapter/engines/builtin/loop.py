@@ -255,6 +255,8 @@ class _Run:
                                  sandbox=sandbox, sandbox_network=network))
         started = asyncio.get_running_loop().time()
         try:
+            if self.cancelled:  # e.g. the journal could not record the start: do not act
+                raise ToolError("cancelled before it started")
             output, error = await work(), None
         except (ToolError, FileRefused) as exc:
             output, error = "", str(exc)
