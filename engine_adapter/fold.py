@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar
 
-from .describe import describe
+from .describe import describe, sandbox_warning
 from .events import BaseEvent, VerificationCheck
 
 __all__ = [
@@ -506,7 +506,11 @@ class RunFold:
         v.checks, v.plan_version = {}, 0
         v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        warning = sandbox_warning(e)
+        if warning:  # wanted, missing: said at the top of the run, where it is seen
+            self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning, "warning"))
+        return change
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view

@@ -400,6 +400,53 @@ def test_status_line_and_row_show_the_sandbox_and_its_absence_stands_out() -> No
     assert "⚠ terminals: no sandbox (unavailable)" in status
 
 
+def test_a_missing_sandbox_is_said_with_its_fix_at_the_top_of_the_run_in_every_view() -> None:
+    """The start warning printed before a TUI is hidden by it: the run itself says it too."""
+    from textual.app import App
+
+    from cockpit.widgets.transcript import Transcript
+    from engine_adapter.describe import describe
+    from engine_adapter.events import AgentStart, stamped
+    from engine_adapter.fold import NoticeItem, fold_events
+
+    note = "bwrap (bubblewrap) not found on PATH; install bubblewrap: sudo apt-get install x"
+    hostile = "\x1b[2J[red]boom[/red]\x07 " + "long " * 2_000
+    for state, wanted in ((UNAVAILABLE, True), ("workspace-write", False), (OFF, False),
+                          (None, False)):
+        start = stamped(AgentStart(task="t", engine="builtin", sandbox=state,
+                                   sandbox_note=note if state == UNAVAILABLE else None),
+                        "s", 0, 1000.0)
+        view = fold_events([parse_event(start.model_dump_json())])
+        notices = [i for i in view.items if isinstance(i, NoticeItem) and i.kind == "sandbox"]
+        details = describe(start).details
+        assert bool(notices) == wanted and any("no sandbox:" in d for d in details) == wanted
+        if wanted:
+            (notice,) = notices
+            assert notice.level == "warning" and notice.index == 1  # right under the task
+            assert note in notice.text and "every command asks" in notice.text
+            assert "--sandbox off" in notice.text
+            assert any(note in d for d in details)  # headless prints it under the task
+
+    class Host(App):
+        def compose(self):
+            yield Transcript(id="transcript")
+
+    async def row_of(v) -> str:
+        app = Host()
+        async with app.run_test(size=(120, 20)) as pilot:
+            transcript = app.query_one(Transcript)
+            transcript.show(v)
+            await pilot.pause()
+            return "\n".join("".join(seg.text for seg in strip)
+                             for strip in transcript._strips(1))
+
+    start = stamped(AgentStart(task="t", engine="builtin", sandbox=UNAVAILABLE,
+                               sandbox_note=hostile), "s", 0, 1000.0)
+    row = run(row_of(fold_events([start])))
+    assert "⚠ no sandbox:" in row and "[red]boom[/red]" in row  # markup shown, not applied
+    assert "\x1b" not in row and "\x07" not in row and len(row) < 120 * 7
+
+
 def test_cockpit_sandbox_names_the_mode_when_nothing_else_does(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("COCKPIT_SANDBOX", "read-only")
     assert default_settings() == SandboxSettings(mode="read-only")
@@ -426,6 +473,8 @@ def test_without_bwrap_the_demo_says_so_at_start_and_asks_for_every_command(
     lines = result.output.splitlines()
     warning = next(line for line in lines if line.startswith("cockpit: warning: no sandbox"))
     assert "apt-get install bubblewrap" in warning and "--sandbox off" in warning
+    in_run = [line for line in lines if "⚠ no sandbox: bwrap (bubblewrap) not found" in line]
+    assert in_run and "apt-get install bubblewrap" in in_run[0]  # and in the run's own lines
     assert "but no command (there is no sandbox)" in result.output
     asks = [line for line in lines if line.startswith("ask ?") and " shell [tier" in line]
     assert asks and all("no sandbox on this" in line for line in asks)
