@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import os
@@ -22,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
+from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.text import a_or_an
 
-from .paths import config_dir, data_dir, new_journal_path
+from .paths import config_dir, data_dir, grants_dir, new_journal_path
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -69,8 +70,11 @@ class RunOptions:
     """The journal and approval options shared by `cockpit run` and `cockpit demo`.
 
     `journal`: the first task's journal file (later tasks: `<stem>-<n><suffix>` beside it);
-    `None` writes under the user's data directory. `sandbox`: where the built-in engine's
-    commands and an ACP agent's terminals run (`None`: `$COCKPIT_SANDBOX`, else
+    `None` writes under the user's data directory. `policy`: an approval policy (`--policy`).
+    `project`: the directory the run is in as the user named it (default: the workspace);
+    its saved grants apply only when it is its own canonical path. `saved_grants`: read and
+    keep saved grants and deny rules (in `grants_dir()`). `sandbox`: where the built-in
+    engine's commands and an ACP agent's terminals run (`None`: `$COCKPIT_SANDBOX`, else
     `workspace-write`).
     """
 
@@ -78,21 +82,34 @@ class RunOptions:
     unattended: bool = False
     approval_timeout: float | None = None
     auto_approve: bool = False
+    policy: Any = None
+    project: Path | None = None
+    saved_grants: bool = True
     sandbox: SandboxSettings | None = None
 
 
 def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
     """The sandbox of a conversation in `root`, checked: the options' settings, and the
-    cockpit's own settings and journals read-only even when the workspace holds them."""
-    return Sandbox(options.sandbox, workspace=root, read_only=[config_dir(), data_dir()]).check()
+    cockpit's own settings (saved grants among them) and journals read-only even when the
+    workspace holds them."""
+    own = [config_dir(), grants_dir(), data_dir()]
+    workspace = os.path.realpath(root)
+    for folder in own:
+        # A folder that does not exist yet cannot be bound read-only: a sandboxed command
+        # could make it (and write grants there). One inside the workspace is made first.
+        if os.path.realpath(folder).startswith(workspace.rstrip(os.sep) + os.sep):
+            with contextlib.suppress(OSError):
+                folder.mkdir(parents=True, exist_ok=True)
+    return Sandbox(options.sandbox, workspace=root, read_only=own).check()
 
 
 class SessionFactory:
     """The Sessions of one conversation: call it with a task's text for that task's `Session`.
 
-    Every Session shares `conversation.grants` (an `[a] always` holds for later tasks) and
-    `session_id`, and gets its own journal (`journals` lists every path so far). `sandbox`:
-    the one its runners' commands run in (each journal is kept read-only in it).
+    Every Session shares `conversation.grants` (an `[a] always` holds for later tasks), the
+    saved grants (`grant_store`), the approval policy and `session_id`, and gets its own
+    journal (`journals` lists every path so far). `sandbox`: the one its runners' commands
+    run in (each journal is kept read-only in it).
     """
 
     def __init__(self, make_runner: RunnerMaker, *, cwd: str | Path,
@@ -107,6 +124,10 @@ class SessionFactory:
         self.journals: list[Path] = []
         self.sessions: list[Session] = []  # every Session made, in order
         self._runners: list[Any] = []  # each distinct runner made, for `aclose`
+        self.grant_store: GrantStore | None = None
+        if options.saved_grants:
+            project = options.project if options.project is not None else self.cwd
+            self.grant_store = GrantStore(grants_dir(), project=project, workspace=self.cwd)
 
     @property
     def session_id(self) -> str | None:
@@ -135,7 +156,8 @@ class SessionFactory:
         session = Session(runner, state, session_id=session_id, journal=journal,
                           grants=conversation.grants, unattended=options.unattended,
                           approval_timeout=options.approval_timeout,
-                          auto_approve=options.auto_approve)
+                          auto_approve=options.auto_approve, grant_store=self.grant_store,
+                          approval_policy=options.policy)
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)

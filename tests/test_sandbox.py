@@ -187,6 +187,24 @@ def test_grants_do_not_cover_a_command_without_its_sandbox() -> None:
         False, ["approval_requested", "approval_resolved"])
 
 
+def test_a_policys_allow_does_not_cover_a_command_without_its_sandbox_but_its_deny_does() -> None:
+    def allow(_request):
+        return "allow"
+
+    def deny(_request):
+        return "deny"
+
+    asked = ["approval_requested", "approval_resolved"]
+    unasked = ["approval_resolved"]
+    assert _policy(True, approval_policy=allow, unattended=True) == (True, unasked)
+    assert _policy(None, approval_policy=allow, unattended=True) == (True, unasked)
+    # The allow was written for commands that run sandboxed: without it, the ask is shown.
+    assert _policy(False, approval_policy=allow, unattended=True) == (False, asked)
+    # A refusal still answers at once, sandbox or not.
+    for sandboxed in (True, None, False):
+        assert _policy(sandboxed, approval_policy=deny, unattended=True) == (False, unasked)
+
+
 # -- no bwrap here, or one that cannot work --------------------------------------------------------
 
 def path_without_bwrap(tmp_path: Path) -> str:

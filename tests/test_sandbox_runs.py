@@ -174,6 +174,28 @@ def test_the_cockpits_own_files_stay_read_only(ws) -> None:
     assert done.blocked and journal.read_text() == "{}\n" and not (ws / "settings/x").exists()
 
 
+def test_saved_grants_cannot_be_planted_even_before_their_folder_exists(ws, monkeypatch) -> None:
+    """A cockpit home inside the workspace, no config folder yet: a command must not be able
+    to make one holding a grant the next run would trust."""
+    from cockpit.runs import RunOptions, make_sandbox
+
+    monkeypatch.setenv("COCKPIT_HOME", str(ws / "home"))
+    sandbox = make_sandbox(RunOptions(sandbox=SandboxSettings()), ws)
+    grants = ws / "home" / "config" / "grants"
+    assert grants.is_dir() and not any(grants.iterdir())
+    for command in ("mkdir -p home/config/grants && echo '[x]' > home/config/grants/user.toml",
+                    "echo '[x]' > home/config/grants/user.toml",
+                    "mkdir home/config/grants/projects",
+                    "mv home/config home/old && mkdir -p home/config/grants",
+                    "echo 'mode = \"off\"' > home/config/config.toml",
+                    "touch home/data/journals"):
+        done = run(run_process(shell_argv(command), cwd=ws, timeout=30, output_cap=1000,
+                               sandbox=sandbox))
+        assert done.exit_code != 0 and done.blocked, command
+    assert not any(grants.iterdir()) and not (ws / "home/config/config.toml").exists()
+    assert sorted(p.name for p in (ws / "home").iterdir()) == ["config", "data"]
+
+
 def test_tmp_is_read_only_and_tmpdir_is_private_to_the_call(ws) -> None:
     done = sandboxed('touch /tmp/cockpit-sandbox-test; echo "$TMPDIR"; touch "$TMPDIR/x" && '
                      "ls notes.txt", ws)
