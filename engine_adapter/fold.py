@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .describe import describe
+from .describe import describe, sandbox_warning
 from .events import BaseEvent, VerificationCheck
 from .outcomes import went_badly
 from .view import (
@@ -192,7 +192,14 @@ class RunFold:
         v.checks, v.plan_version = {}, 0
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
+        v.sandbox_note = e.sandbox_note
+        change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        warning = sandbox_warning(e)
+        if warning:  # wanted, missing: said at the top of the run, where it is seen
+            added = self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning, "warning"))
+            return change._replace(more=(added.item,))
+        return change
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view
@@ -278,6 +285,7 @@ class RunFold:
         row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
         row.title = e.title
         row.permitted_by = e.permitted_by
+        row.sandbox, row.sandbox_network = e.sandbox, e.sandbox_network
         row.status = "running"
         row.started_ts = e.ts
         row.diff = input_diff(e.tool_input) or row.diff
@@ -291,6 +299,8 @@ class RunFold:
         row.exit_code = e.exit_code
         if e.title:  # the agent renamed the call while it ran
             row.title = e.title
+        row.sandbox = e.sandbox or row.sandbox
+        row.sandbox_blocked = e.sandbox_blocked
         if e.diff:
             row.diff = e.diff
         return change

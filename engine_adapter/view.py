@@ -228,11 +228,13 @@ class ToolCallItem(Item):
     """A tool call and everything about it: approval, run, result.
 
     `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
-    "running", "ok", "failed".
+    "running", "ok", "failed". `sandbox`: the state its command ran in (see
+    `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
     """
 
     __slots__ = ("approval", "call_id", "diff", "duration_ms", "error", "exit_code", "output",
-                 "permitted_by", "started_ts", "status", "tier", "title", "tool", "tool_input")
+                 "permitted_by", "sandbox", "sandbox_blocked", "sandbox_network", "started_ts",
+                 "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -245,6 +247,9 @@ class ToolCallItem(Item):
         self.duration_ms: float | None = None
         self.exit_code: int | None = None  # a command's, when the engine reports it
         self.permitted_by: str | None = None  # what let it run unasked (an agent's permission)
+        self.sandbox: str | None = None
+        self.sandbox_network: bool | None = None
+        self.sandbox_blocked: str | None = None
         self.approval: ApprovalView | None = None
         self.started_ts: float | None = None  # when it began running
         # The unified diff of the change it makes or made, as the engine put it in the events:
@@ -374,6 +379,9 @@ class RunView:
         self.cwd: str | None = None
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
+        self.sandbox: str | None = None  # where the run's commands go, and why there is none
+        self.sandbox_network: bool | None = None
+        self.sandbox_note: str | None = None
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
