@@ -5,7 +5,8 @@ The one-way flow: the session's events are folded once (`RunFold`) by a `FramePu
 `Session.resolve_approval` and `Session.cancel`. The widgets never see the Session, so the
 replay viewer reuses `RunDisplay` as it is; what is live-only lives here: the approval keys,
 cancel, quit, starting the next task (typed into the `EndPanel`), and the raw-event inspector's
-lookup into `Session.history`.
+lookup into `Session.history`, and the alerts (`attention`) when an approval is needed or the
+run ends or fails.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from engine_adapter import Session
 from engine_adapter.fold import APPROVALS, RUN, Item, RunFold, RunView, ToolCallItem
 
 from .base_app import EventLookup, ThemedApp
-from .keys import bindings
+from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import HelpScreen, QuitScreen
 from .widgets import EndPanel, RunDisplay, Transcript
-from .widgets.approval import always_text
+from .widgets.approval import grantability
 from .widgets.key_hints import KeyHints
-from .widgets.text import clean
+from .widgets.text import clean, clean_line
 
 __all__ = ["CockpitApp"]
 
@@ -66,6 +67,9 @@ class CockpitApp(ThemedApp):
         self._cancel_armed_until = 0.0
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
+        self._user_cancelled = False  # the human cancelled: its end needs no alert
+        self._alerted: set[str] = set()  # approval ids already alerted for
+        self._end_alerted = 0  # the last task whose end was alerted for
 
     # Properties --------------------------------------------------------------------------------
     @property
@@ -85,7 +89,8 @@ class CockpitApp(ThemedApp):
 
     # Building ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield RunDisplay(clock=self._elapsed_clock, id="run")
+        yield RunDisplay(clock=self._elapsed_clock, answerable=True,
+                         approval_timeout=self.session.approval_timeout, id="run")
         yield EndPanel(id="end-panel")
         yield KeyHints(id="keys")
 
@@ -116,8 +121,42 @@ class CockpitApp(ThemedApp):
         self.display_widget.apply_changes(view, changes)
         if changes.parts & (APPROVALS | RUN):
             self.refresh_bindings()
+        if changes.parts & APPROVALS:
+            self._alert_approvals(view)
         if changes.parts & RUN:
             self._show_end(view)
+            self._alert_end(view)
+
+    # Attention -------------------------------------------------------------------------------
+    def _alert_approvals(self, view: RunView) -> None:
+        """Alert once for each approval that appeared; the title back once none is pending."""
+        new = [row for approval_id, row in view.pending.items()
+               if approval_id not in self._alerted]
+        if not view.pending:
+            self.attention.clear()
+            return
+        if not new:
+            return
+        self._alerted.update(view.pending)
+        row = new[0]
+        more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""
+        self.attention.alert("approval", f"approval needed: {clean_line(row.tool, 40)} "
+                             f"(tier {row.tier}){more}", title="⚠ approval · cockpit")
+
+    def _alert_end(self, view: RunView) -> None:
+        if view.live or view.status == "idle" or self._end_alerted == view.task_index:
+            return
+        self._end_alerted = view.task_index
+        if view.status == "failed":
+            reason = clean_line(view.error or "", 120)
+            self.attention.alert("failed", f"run failed{': ' + reason if reason else ''}",
+                                 title="✗ failed · cockpit")
+        elif view.status == "completed" or not (self._user_cancelled or self._quitting):
+            self.attention.alert("done", f"run {view.status}",
+                                 title=f"{'✓' if view.status == 'completed' else '⊘'} "
+                                       f"{view.status} · cockpit")
+        else:
+            self.attention.clear()
 
     def _show_end(self, view: RunView) -> None:
         journal = getattr(self.session.journal, "path", None)
@@ -143,26 +182,42 @@ class CockpitApp(ThemedApp):
         self._answer(True)
 
     def action_approve_always(self) -> None:
-        """Allow it and grant its program prefix for the rest of the session."""
+        """Allow it and grant its program prefix for the rest of the session; on a call that
+        cannot be granted, say why (and answer nothing)."""
+        grantable, sentence = self._grantability()
+        if not grantable:
+            self.notify(f"{sentence} — {self._keys_hint()}", severity="warning",
+                        markup=False, timeout=6)
+            return
         self._answer(True, remember=True)
+
+    def _grantability(self) -> tuple[bool, str]:
+        row = self._oldest_pending()
+        if row is None or row.approval is None:
+            return False, "nothing is waiting for approval"
+        return grantability(row.approval)
+
+    def _keys_hint(self) -> str:
+        return (f"{key_label(self, 'approve')} allows it once, "
+                f"{key_label(self, 'deny')} denies it")
 
     def action_deny(self) -> None:
         """Deny the oldest pending call."""
         self._answer(False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Approval keys only while one is pending (and `a` only when it can be granted);
-        cancel only while the run is live."""
-        if action in ("approve", "deny"):
+        """Approval keys only while one is pending (`a` too on a call that cannot be granted:
+        pressing it says why); cancel only while the run is live."""
+        if action in ("approve", "deny", "approve_always"):
             return self._oldest_pending() is not None
-        if action == "approve_always":
-            row = self._oldest_pending()
-            if row is None or row.approval is None:
-                return False
-            grantable, _ = always_text(row.approval.tool, row.approval.prefix, row.approval.tier)
-            return True if grantable else None  # shown disabled: the bar says why
         if action == "cancel_run":
             return self.view.live and not self.session.done
+        return super().check_action(action, parameters)
+
+    def hint_shown(self, action: str) -> bool:
+        """The footer shows `a` only when the call can be granted."""
+        if action == "approve_always":
+            return self._grantability()[0]
         return True
 
     # Cancel and quit -------------------------------------------------------------------------
@@ -173,6 +228,7 @@ class CockpitApp(ThemedApp):
         now = time.monotonic()
         if now <= self._cancel_armed_until:
             self._cancel_armed_until = 0.0
+            self._user_cancelled = True
             self.session.cancel("cancelled by the user")
             self.notify("cancelling the run…", timeout=2)
             self.pump.flush()
@@ -210,7 +266,8 @@ class CockpitApp(ThemedApp):
     # Help, pager, inspector ------------------------------------------------------------------
     def action_help(self) -> None:
         """Show every key, generated from the binding table."""
-        self.push_screen(HelpScreen(keymap=self.config.keymap))
+        self.push_screen(HelpScreen(scopes=["app", "general", "transcript"],
+                                    keymap=self.config.keymap))
 
     def item_events(self, item: Item) -> EventLookup | None:
         """The events behind `item` come from its task's `Session.history`."""
@@ -232,6 +289,7 @@ class CockpitApp(ThemedApp):
                         severity="error", markup=False)
             return
         self.sessions.append(session)
+        self._user_cancelled = False
         self.query_one(EndPanel).hide()
         self.query_one(Transcript).focus()
         self._start(session)

@@ -1,4 +1,5 @@
-"""The user's settings in `config_dir()/config.toml`: the remembered theme and a keymap.
+"""The user's settings in `config_dir()/config.toml`: the remembered theme, a keymap, and what
+alerts the human (see `cockpit.notify`).
 
 ```toml
 theme = "cockpit-light"
@@ -6,6 +7,9 @@ theme = "cockpit-light"
 [keymap]          # binding id (see cockpit/keys.py) = key(s)
 approve = "Y"
 cancel = "ctrl+x"
+
+[notify]          # true, false, or a list of: approval, question, done, failed
+bell = ["approval", "failed"]
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -22,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .notify import NotifySettings, parse_notify
 from .paths import config_dir
 
 __all__ = ["Config", "config_path", "load_config", "save_theme"]
@@ -35,7 +40,9 @@ class Config:
 
     theme: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
+    notify: NotifySettings = field(default_factory=NotifySettings)
     error: str | None = None  # why the file could not be read, if it could not
+    warnings: list[str] = field(default_factory=list)  # settings read but ignored, and why
 
 
 def config_path() -> Path:
@@ -60,7 +67,9 @@ def load_config(path: Path | None = None) -> Config:
     keymap = raw.get("keymap", {})
     keymap = {str(k): v for k, v in keymap.items() if isinstance(v, str)} \
         if isinstance(keymap, dict) else {}
-    return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap)
+    notify, warnings = parse_notify(raw.get("notify"))
+    return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
+                  notify=notify, warnings=warnings)
 
 
 def _toml_value(value: Any) -> str:

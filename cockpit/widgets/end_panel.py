@@ -3,6 +3,10 @@ next task, shown under the transcript once the run is over.
 
 It renders from a `RunView` and the journal's path, never from a Session; starting the next task
 is the live app's business (it listens for the input's `Input.Submitted`).
+
+Layout: the outcome sits in a `ScrollBox` of limited height (the panel takes at most ~45% of the
+screen), so a 4 KB reply never hides the transcript, the status line or the input; the keys line
+below it names the keys as bound.
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.widgets import Input, Static
 
 from engine_adapter.fold import RunView
 
+from ..keys import key_label
 from ..styles import palette_for
+from .scroll_box import ScrollBox
 from .text import clean, clean_line
 
 __all__ = ["EndPanel"]
@@ -34,14 +41,35 @@ class EndPanel(Vertical):
     EndPanel.-shown { display: block; }
     EndPanel.-failed { border-top: thick $error; }
     EndPanel.-cancelled { border-top: thick $warning; }
-    EndPanel #next-task { display: none; margin-top: 1; }
+    EndPanel #end-keys { height: 1; }
+    EndPanel #next-task {
+        display: none;
+        height: 1;
+        border: none;
+        padding: 0 1;
+        background: $surface;
+    }
+    EndPanel #next-task:focus { background: $boost; }
     EndPanel #next-task.-shown { display: block; }
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="end-text")
+        yield ScrollBox(Static("", id="end-text"), id="end-body")
+        yield Static("", id="end-keys")
         yield Input(placeholder="next task — enter runs it in this session (grants carry "
                     "over)", id="next-task", max_length=20_000)
+
+    def body_rows(self, offer_next: bool) -> int:
+        """Rows the outcome may take: the panel stays within ~45% of the screen with its
+        border, the "more below" marker, the keys line and the input."""
+        return max(1, self.app.size.height * 45 // 100 - 3 - int(offer_next))
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        offer_next = self.query_one("#next-task", Input).has_class("-shown")
+        self.query_one("#end-body", ScrollBox).max_rows = self.body_rows(offer_next)
 
     def show(self, view: RunView, *, journal: str | None, offer_next: bool) -> None:
         """Show how `view`'s run ended (or hide while it is live); `offer_next` shows the input
@@ -59,11 +87,14 @@ class EndPanel(Vertical):
         text.append("\njournal: ", palette.dim)
         text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
                     palette.accent if journal else palette.dim)
-        if offer_next:
-            text.append("\ntab (or a click) to type the next task · ctrl+q quits", palette.dim)
-        else:
-            text.append("\nctrl+q quits", palette.dim)
         self.query_one("#end-text", Static).update(text)
+        keys = Text(no_wrap=True, overflow="ellipsis")
+        if offer_next:
+            keys.append(key_label(self.app, "next-field"), palette.accent)
+            keys.append(" (or a click) to type the next task · ", palette.dim)
+        keys.append(key_label(self.app, "quit"), palette.accent)
+        keys.append(" quits", palette.dim)
+        self.query_one("#end-keys", Static).update(keys)
         self.set_class(view.status == "failed", "-failed")
         self.set_class(view.status == "cancelled", "-cancelled")
         self.add_class("-shown")
@@ -71,6 +102,8 @@ class EndPanel(Vertical):
         next_input.set_class(offer_next, "-shown")
         if offer_next:
             next_input.value = ""
+        self._fit()
+        self.query_one("#end-body", ScrollBox).content_changed(to_top=True)
 
     def hide(self) -> None:
         """Hide the panel and its input (the next task is starting)."""
