@@ -75,7 +75,7 @@ class ThemedApp(App[Any]):
                 self.theme_errors.append(f"remembered theme {chosen!r} is not installed")
             chosen = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self.theme = chosen
-        self.attention = Attention(self.config.notify, bell=self.bell,
+        self.attention = Attention(self.config.notify, bell=lambda: self.bell(),
                                    write=self.terminal_writer)
 
     def get_driver_class(self) -> type[Driver]:

@@ -23,9 +23,10 @@ class StepRunner:
     at the cancel token). Records each approval answer in `answers`.
     """
 
-    def __init__(self, *steps: Step, end: bool = True) -> None:
+    def __init__(self, *steps: Step, end: bool = True, cwd: str | None = None) -> None:
         self.steps = steps
         self.end = end
+        self.cwd = cwd
         self.event_sink: Any = None
         self.approval_controller: Any = None
         self.cancel_token: Any = None
@@ -42,7 +43,7 @@ class StepRunner:
         return allowed
 
     async def run(self, state: TaskState) -> TaskState:
-        self.emit(AgentStart(task=state.task, engine="steps"))
+        self.emit(AgentStart(task=state.task, engine="steps", cwd=self.cwd))
         for step in self.steps:
             if self.cancel_token.cancelled:
                 break
