@@ -88,7 +88,8 @@ class ThemedApp(App[Any]):
             self.set_keymap(self.config.keymap)
         from . import replay  # noqa: F401  (registers the replay keys: their ids are known)
         problems = [*self.theme_errors, *([self.config.error] if self.config.error else []),
-                    *self.config.warnings, *unknown_keymap_ids(self.config.keymap)]
+                    *(f"config.toml: {problem}" for problem in self.config.problems),
+                    *unknown_keymap_ids(self.config.keymap)]
         for problem in problems:
             self.notify(clean(problem, 500), severity="warning", markup=False)
         # Subscribing needs a running app; the initial choice above is not a switch to save.

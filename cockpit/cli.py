@@ -136,6 +136,17 @@ def run(
         "--agent", metavar='NAME|"COMMAND ARGS"',
         help="Drive an Agent Client Protocol agent: a name from `cockpit agents` (codex, "
         "claude, gemini) or any ACP agent's command line, quoted.")] = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", metavar="[PROVIDER:]NAME",
+        help="Drive the built-in engine with a real model on any OpenAI-compatible server: "
+        "e.g. gpt-4.1-mini, ollama:qwen3-coder, llamacpp:any (see `cockpit models`).")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        "--base-url", metavar="URL", help="The model server's API root, e.g. "
+        "http://localhost:11434/v1 (default: the provider's, else $OPENAI_BASE_URL, else "
+        "OpenAI's).")] = None,
+    api_key_env: Annotated[str | None, typer.Option(
+        "--api-key-env", metavar="VAR", help="The environment variable holding the key "
+        "(default: the provider's, else OPENAI_API_KEY; a local server needs none).")] = None,
     cwd: Annotated[Path | None, typer.Option(
         "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")
     ] = None,
@@ -154,15 +165,27 @@ def run(
     tui = use_tui(headless)
     with _user_errors():
         options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
-        if engine is not None and agent is not None:
-            raise SetupError("--engine and --agent cannot be used together: pick one")
-        if agent is not None:
+        chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent),
+                                           ("--model", model)) if value is not None]
+        if len(chosen) > 1:
+            raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
+        if model is None and (base_url is not None or api_key_env is not None):
+            raise SetupError("--base-url and --api-key-env go with --model NAME")
+        if model is not None:
+            from .providers import config_warnings, model_factory
+
+            for warning in config_warnings():
+                typer.echo(f"cockpit: warning: {warning}", err=True)
+            factory = model_factory(model, base_url=base_url, api_key_env=api_key_env, cwd=cwd,
+                                    options=options)
+        elif agent is not None:
             from .agents import agent_factory
 
             factory = agent_factory(agent, cwd=cwd, options=options)
         elif engine is None:
-            raise SetupError("cockpit run needs an engine: --engine module:factory, or an ACP "
-                             "agent: --agent NAME (see `cockpit agents`)")
+            raise SetupError("cockpit run needs something to drive it: --model NAME (a real "
+                             "model, see `cockpit models`), --agent NAME (an ACP agent, see "
+                             "`cockpit agents`) or --engine module:factory")
         else:
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
@@ -180,6 +203,37 @@ def agents() -> None:
 
     for line in agents_listing():
         typer.echo(line)
+
+
+@app.command()
+def models(
+    provider: Annotated[str | None, typer.Argument(
+        help="A provider: ollama, llamacpp, vllm, lmstudio, openai, openrouter or one from "
+        "config.toml (default: --base-url, else $OPENAI_BASE_URL, else OpenAI).")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        "--base-url", metavar="URL", help="The server's API root, e.g. http://localhost:8080/v1.")
+    ] = None,
+    api_key_env: Annotated[str | None, typer.Option(
+        "--api-key-env", metavar="VAR", help="The environment variable holding the key.")
+    ] = None,
+) -> None:
+    """List the models an OpenAI-compatible server offers (for `cockpit run --model`)."""
+    import asyncio
+
+    from .providers import config_warnings, list_models, resolve_server
+
+    for warning in config_warnings():
+        typer.echo(f"cockpit: warning: {warning}", err=True)
+    with _user_errors():
+        server = resolve_server(provider, base_url=base_url, api_key_env=api_key_env)
+        found = asyncio.run(list_models(server))
+    if not found:
+        typer.echo(f"{server.base_url} lists no models")
+    for name, window in found:
+        typer.echo(f"{name}" + (f"  (context {window:,} tokens)" if window else ""))
+    prefix = f"{provider}:" if provider else ""
+    extra = f" --base-url {server.base_url}" if base_url else ""
+    typer.echo(f'\nRun one:  cockpit run "TASK" --model {prefix}NAME{extra}', err=True)
 
 
 @app.command(help=(

@@ -1,5 +1,6 @@
-"""The user's settings in `config_dir()/config.toml`: the remembered theme, a keymap, and what
-alerts the human (see `cockpit.notify`).
+"""The user's settings in `config_dir()/config.toml`: the remembered theme, a keymap, model
+providers, what cockpit knows of models (price, context window), and what alerts the human (see
+`cockpit.notify`).
 
 ```toml
 theme = "cockpit-light"
@@ -8,7 +9,17 @@ theme = "cockpit-light"
 approve = "Y"
 cancel = "ctrl+x"
 
-[notify]          # true, false, or a list of: approval, question, done, failed
+[providers.ollama]            # `--model ollama:qwen3-coder`
+base_url = "http://localhost:11434/v1"
+api_key_env = "OLLAMA_API_KEY" # optional: the variable holding its key
+context_window = 32768        # optional: tokens its models take in
+
+[models."gpt-4.1-mini"]       # by the model's id (or the name as typed, `openai:gpt-4.1-mini`)
+input_price = 0.40            # US dollars per million tokens
+output_price = 1.60
+context_window = 1047576
+
+[notify]                      # true, false, or a list of: approval, question, done, failed
 bell = ["approval", "failed"]
 ```
 
@@ -29,9 +40,28 @@ from typing import Any
 from .notify import NotifySettings, parse_notify
 from .paths import config_dir
 
-__all__ = ["Config", "config_path", "load_config", "save_theme"]
+__all__ = ["Config", "ModelConfig", "ProviderConfig", "config_path", "load_config",
+           "save_theme"]
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """A named model provider: where it is, which variable holds its key, its window."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    context_window: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What is known of one model: prices (US dollars per million tokens) and its window."""
+
+    input_price: float | None = None
+    output_price: float | None = None
+    context_window: int | None = None
 
 
 @dataclass
@@ -40,9 +70,11 @@ class Config:
 
     theme: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    models: dict[str, ModelConfig] = field(default_factory=dict)
     notify: NotifySettings = field(default_factory=NotifySettings)
     error: str | None = None  # why the file could not be read, if it could not
-    warnings: list[str] = field(default_factory=list)  # settings read but ignored, and why
+    problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
 
 def config_path() -> Path:
@@ -67,9 +99,46 @@ def load_config(path: Path | None = None) -> Config:
     keymap = raw.get("keymap", {})
     keymap = {str(k): v for k, v in keymap.items() if isinstance(v, str)} \
         if isinstance(keymap, dict) else {}
-    notify, warnings = parse_notify(raw.get("notify"))
+    problems: list[str] = []
+    providers = _tables(raw, "providers", ProviderConfig, problems)
+    models = _tables(raw, "models", ModelConfig, problems)
+    notify, notify_problems = parse_notify(raw.get("notify"))
+    problems += notify_problems
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
-                  notify=notify, warnings=warnings)
+                  providers=providers, models=models, notify=notify, problems=problems)
+
+
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "base_url": (str,), "api_key_env": (str,), "context_window": (int,),
+    "input_price": (int, float), "output_price": (int, float),
+}
+
+
+def _tables(raw: dict[str, Any], name: str, kind: type, problems: list[str]) -> dict[str, Any]:
+    """`[name.<key>]` tables as `kind`; a bad entry is skipped with a problem noted."""
+    tables = raw.get(name, {})
+    if not isinstance(tables, dict):
+        problems.append(f"[{name}] must be a table of tables")
+        return {}
+    found: dict[str, Any] = {}
+    fields = set(kind.__dataclass_fields__)  # type: ignore[attr-defined]
+    for key, table in tables.items():
+        if not isinstance(table, dict):
+            problems.append(f"[{name}.{key}] must be a table")
+            continue
+        values: dict[str, Any] = {}
+        for field_name, value in table.items():
+            types = _FIELD_TYPES.get(field_name, ())
+            if field_name not in fields:
+                problems.append(f"[{name}.{key}] has no setting {field_name!r}")
+            elif isinstance(value, bool) or not isinstance(value, types):
+                problems.append(f"[{name}.{key}] {field_name}: wrong type {type(value).__name__}")
+            elif field_name == "context_window" and value <= 0:
+                problems.append(f"[{name}.{key}] context_window must be positive")
+            else:
+                values[field_name] = value
+        found[str(key)] = kind(**values)
+    return found
 
 
 def _toml_value(value: Any) -> str:
@@ -86,15 +155,18 @@ def _key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
 
 
-def _dump(raw: dict[str, Any]) -> str:
+def _dump(raw: dict[str, Any], path: tuple[str, ...] = ()) -> str:
+    """TOML for `raw`: its values, then each table (nested ones as `[a.b]`)."""
     lines = [f"{_key(k)} = {_toml_value(v)}" for k, v in raw.items()
              if not isinstance(v, dict)]
+    text = "\n".join(lines) + ("\n" if lines else "")
     for table, values in raw.items():
         if isinstance(values, dict):
-            lines.append(f"\n[{_key(table)}]")
-            lines += [f"{_key(k)} = {_toml_value(v)}" for k, v in values.items()
-                      if not isinstance(v, dict)]
-    return "\n".join(lines) + "\n"
+            inner = (*path, table)
+            if any(not isinstance(v, dict) for v in values.values()) or not values:
+                text += f"\n[{'.'.join(_key(k) for k in inner)}]\n"
+            text += _dump(values, inner)
+    return text
 
 
 def save_theme(name: str, path: Path | None = None) -> str | None:

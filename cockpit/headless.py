@@ -139,6 +139,9 @@ def format_event(event: Any) -> tuple[str, str, str]:
     if t == "decision_error":
         raw = f" · raw: {event.raw}" if event.raw else ""
         return "error", f"malformed decision: {event.error}{raw}", "red"
+    if t == "model_retry":
+        return "retry", (f"{event.error} — retry {event.attempt} of {event.max_attempts} in "
+                         f"{event.delay_s:g} s"), "yellow"
     if t == "model_usage":
         cost = f", ${event.cost_usd:.4f}" if event.cost_usd is not None else ""
         return "usage", (f"{event.input_tokens} in / {event.output_tokens} out tokens{cost}"

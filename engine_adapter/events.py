@@ -27,6 +27,7 @@ __all__ = [
     "EventParseError",
     "HarnessEvent",
     "ModelDecisionEvent",
+    "ModelRetry",
     "ModelUpdate",
     "ModelUsage",
     "PhaseChanged",
@@ -192,6 +193,18 @@ class ModelUsage(BaseEvent):
     cost_usd: float | None = None
 
 
+class ModelRetry(BaseEvent):
+    """A model call failed in a way worth another try (rate limit, server error, a cut stream):
+    the engine waits `delay_s` seconds, then asks again (`attempt` of `max_attempts`)."""
+
+    type: Literal["model_retry"] = "model_retry"
+    turn: int | None = None
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    error: str
+
+
 class VerificationCheck(BaseModel):
     """One check of a verification plan."""
 
@@ -263,7 +276,8 @@ HarnessEvent = Annotated[
     | VerificationStart
     | VerificationEnd
     | CancellationObserved
-    | TaskEscalated,
+    | TaskEscalated
+    | ModelRetry,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""
@@ -276,7 +290,7 @@ EVENT_TYPES: dict[str, type[BaseEvent]] = {
         AgentStart, AgentEnd, TurnStart, TurnEnd, PhaseChanged, DeclarationRequired,
         ModelDecisionEvent, ModelUpdate, ToolStart, ToolEnd, ApprovalRequested,
         ApprovalResolved, DecisionError, ModelUsage, VerificationPlanFrozen,
-        VerificationStart, VerificationEnd, CancellationObserved, TaskEscalated,
+        VerificationStart, VerificationEnd, CancellationObserved, TaskEscalated, ModelRetry,
     )
 }
 """Each event `type` string and its class, in CONTRACT order."""

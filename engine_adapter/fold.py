@@ -342,6 +342,7 @@ class RunFold:
             "verification_end": self._verification_end,
             "cancellation_observed": self._cancellation_observed,
             "task_escalated": self._task_escalated,
+            "model_retry": self._model_retry,
         }
 
     def apply(self, event: BaseEvent) -> Change:
@@ -661,6 +662,9 @@ class RunFold:
         target = f" → {e.target}" if e.target else ""
         return self._notice("escalation", e, f"escalated{target}: {e.reason}", "warning")
 
+    def _model_retry(self, e: Any) -> Change:
+        text = f"{e.error} — retry {e.attempt} of {e.max_attempts} in {e.delay_s:g} s"
+        return self._notice("retry", e, text, "warning", turn=e.turn)
 
 
 def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:

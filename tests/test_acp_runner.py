@@ -20,7 +20,7 @@ from acp_agent.helpers import (
     wait_exited,
 )
 
-from engine_adapter import ApprovalGrant, SessionState
+from engine_adapter import ApprovalGrant, SessionState, grant_prefix
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.fold import fold_events
 
@@ -80,9 +80,11 @@ def test_hello_maps_start_turn_text_and_end(shared):
 
 def test_further_tasks_reuse_the_agent_and_its_session(shared):
     first_pid = shared.runner.process.pid
+    _, before = shared.run("hello", "hello-before")
     _, events = shared.run("hello", "hello-again")
     assert shared.runner.process.pid == first_pid
-    assert f"pid {first_pid}" in _end(events).result
+    agent_pid = _end(before).result.rsplit("pid ", 1)[1]
+    assert _end(events).result.endswith(f"pid {agent_pid}")  # the same agent answered
     assert "phase_changed" not in types(events)  # the mode carries over: not a new session
     assert events[0].new_session is False
     assert [e["event"] for e in agent_log(shared.log)].count("new_session") == 1
@@ -226,7 +228,11 @@ def test_terminal_commands_ask_and_report(shared):
     assert _end(events).result == "exit 0: hello"
     end = next(e for e in events if e.type == "tool_end")
     assert end.ok and end.output == "hello" and end.exit_code == 0
-    assert next(e for e in events if e.type == "approval_requested").prefix == "printf"
+    asked = next(e for e in events if e.type == "approval_requested")
+    # The whole request is shown; whether its output limit leaves it grantable is the grant
+    # rule's call (one rule, in one place), not this engine's.
+    assert asked.tool_input == {"argv": ["printf", "hello"], "outputByteLimit": 4096}
+    assert asked.prefix == grant_prefix("execute", asked.tool_input)
 
 
 def test_cancel_while_streaming_is_graceful(shared):

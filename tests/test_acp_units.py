@@ -182,7 +182,7 @@ def test_workspace_confines_paths_through_symlinks(tmp_path):
     with pytest.raises(WorkspaceError, match="does not exist"):
         ws.read("missing.txt")
     target = ws.resolve("new/dir/b.txt")
-    assert "+hello" in ws.diff(target, "hello\n")
+    assert "+hello" in ws.prepare_write(target, "hello\n")
     ws.write(target, "hello\n")
     assert (root / "new" / "dir" / "b.txt").read_text() == "hello\n"
 

@@ -45,7 +45,7 @@ def test_demo_headless_auto_approve_completes(tmp_path) -> None:
     journal = journal_line(result.output)
     assert journal.startswith(str(tmp_path / "home" / "data" / "journals"))
     types = {e.type for e in read_journal(journal)}
-    assert types == set(EVENT_TYPES) - {"cancellation_observed"}
+    assert types == set(EVENT_TYPES) - {"cancellation_observed", "model_retry"}
 
 
 def test_demo_without_a_human_denies_and_fails(tmp_path) -> None:
@@ -135,7 +135,7 @@ def test_run_exit_code_follows_the_status(engine_module) -> None:
 
 
 def test_run_errors_are_one_line(tmp_path, engine_module) -> None:
-    one_line_error(cli("run", "x"), "needs an engine")
+    one_line_error(cli("run", "x"), "needs something to drive it")
     one_line_error(cli("run", "x", "--engine", "nocolon"), "expected module:factory")
     one_line_error(cli("run", "x", "--engine", "no_such_module_xyz:make"),
                    "no module named 'no_such_module_xyz'")

@@ -19,6 +19,7 @@ CONTRACT_TYPES = [
     "approval_resolved", "decision_error", "model_usage", "verification_plan_frozen",
     "verification_start", "verification_end", "cancellation_observed", "task_escalated",
 ]
+ADDED_TYPES = ["model_retry"]  # beyond the contract's table: a model call retried (issue 11)
 
 MINIMAL = {
     "agent_start": {"task": "t", "engine": "e"},
@@ -40,11 +41,12 @@ MINIMAL = {
     "verification_end": {"check_id": "1", "name": "tests", "passed": True},
     "cancellation_observed": {"reason": "user"},
     "task_escalated": {"reason": "needs edits", "target": "edit"},
+    "model_retry": {"attempt": 1, "max_attempts": 4, "delay_s": 1.0, "error": "429"},
 }
 
 
-def test_there_are_exactly_the_nineteen_contract_types() -> None:
-    assert list(EVENT_TYPES) == CONTRACT_TYPES
+def test_there_are_exactly_the_nineteen_contract_types_then_the_added_ones() -> None:
+    assert list(EVENT_TYPES) == CONTRACT_TYPES + ADDED_TYPES
 
 
 def test_every_event_class_is_exported_from_the_package_root() -> None:
@@ -52,7 +54,7 @@ def test_every_event_class_is_exported_from_the_package_root() -> None:
         assert getattr(engine_adapter, cls.__name__) is cls
 
 
-@pytest.mark.parametrize("event_type", CONTRACT_TYPES)
+@pytest.mark.parametrize("event_type", CONTRACT_TYPES + ADDED_TYPES)
 def test_each_type_parses_from_dict_str_and_bytes_and_round_trips(event_type: str) -> None:
     data = {"type": event_type, **MINIMAL[event_type]}
     event = parse_event(data)

@@ -67,8 +67,8 @@ def test_each_channel_is_configurable(tmp_path):
     assert config.notify.bell == frozenset()
     assert config.notify.osc == {"approval", "question", "done", "failed"}
     assert config.notify.title == {"done"}
-    assert any("bogus" in w for w in config.warnings)
-    assert any("sound" in w for w in config.warnings)
+    assert any("bogus" in w for w in config.problems)
+    assert any("sound" in w for w in config.problems)
 
 
 @pytest.mark.parametrize("raw", [{"bell": "yes"}, {"bell": 3}, {"osc": [1, 2]}, "loud"])

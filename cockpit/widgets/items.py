@@ -106,7 +106,9 @@ def _message(item: MessageItem, expanded: bool, palette: Palette, console: Conso
     text = item.text
     warn = _warn(palette)
     if item.channel == "thought":
-        piece = cut(text, lines=None if expanded else THOUGHT_LINES, chars=TEXT_LIMIT)
+        # Collapsed, only the first rows show: wrap no more of a long line than they hold.
+        room = TEXT_LIMIT if expanded else min(TEXT_LIMIT, (THOUGHT_LINES + 1) * max(width, 20))
+        piece = cut(text, lines=None if expanded else THOUGHT_LINES, chars=room)
         body = Text("∴ ", palette.thought)
         body.append_text(styled(piece.kept, palette.thought, marker_style=warn))
         strips = _wrapped(console, body, width)
@@ -196,7 +198,7 @@ def _notice(item: NoticeItem, palette: Palette, console: Console, width: int) ->
     style = palette.level.get(item.level, palette.text)
     prefix = {"task": "▶ task: ", "end": "■ ", "phase": "◆ phase ", "plan": "☰ ",
               "cancel": "⊘ ", "escalation": "⇧ ", "declaration": "! ",
-              "decision_error": "✗ decision error: "}.get(item.kind, "· ")
+              "decision_error": "✗ decision error: ", "retry": "↻ "}.get(item.kind, "· ")
     if item.kind == "task":
         style = palette.primary
     body = Text(prefix, style)

@@ -134,6 +134,7 @@ class Transcript(ScrollView, can_focus=True):
         self._items, self._pending = view.items, view.pending
         known = len(self._heights)
         first = len(view.items)
+        was = self._total
         if self._open:
             # A later event can close a streaming message (now shown as Markdown) without a
             # change naming it: re-render the ones that have closed.
@@ -149,7 +150,9 @@ class Transcript(ScrollView, can_focus=True):
             self._remeasure(sorted(i for i in indices if i < known))
         if len(view.items) > known:
             self._measure_from(known)
-        self._after_change()
+        # Only rows from the first touched item down can differ (more, if the view scrolls).
+        top = self._starts[first] if first < len(self._starts) else was
+        self._after_change((top, max(was, self._total)))
 
     def refresh_all(self) -> None:
         """Re-render every item (after a theme or width change)."""
@@ -247,13 +250,22 @@ class Transcript(ScrollView, can_focus=True):
         self._relayout_pending = False
         self._after_change()
 
-    def _after_change(self) -> None:
+    def _after_change(self, rows: tuple[int, int] | None = None) -> None:
+        """Size, follow and repaint after a change; `rows` (content rows, end excluded) limits
+        the repaint to what changed (a scroll repaints the whole view by itself)."""
         total = self._total + self._reserve
         self._set_virtual_height(total)
         if self.follow:
             self.scroll_to(y=max(0, total - self.scrollable_content_region.height),
                            animate=False, immediate=True)
-        self.refresh()
+        if rows is None:
+            self.refresh()
+            return
+        view_top = round(self.scroll_y)
+        top = max(rows[0], view_top)
+        bottom = min(rows[1] + self._reserve, view_top + self.scrollable_content_region.height)
+        if top < bottom:  # a change below or above the view repaints nothing
+            self.refresh_lines(top, bottom - top)
 
     def on_resize(self, event: Resize) -> None:
         width = self._render_width()

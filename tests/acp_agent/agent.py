@@ -20,6 +20,21 @@ The prompt's first word picks what it does (the rest are arguments):
   eof                   closes its stdout mid-turn but stays alive
   error                 answers the prompt with a JSON-RPC error
   refusal               ends the turn with stop reason `refusal`
+  read PATH             fs/read_text_file PATH; replies "read ok N" or "read error: …"
+  write PATH [N [shuffled]]
+                        fs/write_text_file PATH ("written" or N numbered lines, optionally in
+                        a shuffled order); replies "write ok" or "write error: …"
+  diff-update N         reports an edit whose diff content is N lines against the same lines
+                        shuffled (a big diff the client renders)
+  spawn SHELL-LINE      runs SHELL-LINE with sh (it may leave processes behind), waits for it
+  dup-permission        two permission requests at once with the same tool call id
+  permit KIND PATH [diff]
+                        a KIND permission naming PATH (with the edit's diff as its content if
+                        "diff" is given), then a write to PATH
+  terminal-json JSON    terminal/create with the JSON object's command/args/env/cwd/
+                        outputByteLimit; replies with the exit or the error
+  permit-terminal JSON  an `execute` permission for the JSON's command and args, then
+                        terminal-json JSON
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
@@ -153,13 +168,13 @@ class TestAgent:
                 for i, kind in enumerate(kinds)]
 
     async def ask(self, sid: str, call_id: str, kinds: list[str], *, kind: str = "execute",
-                  title: str = "", raw_input: Any = None) -> str:
+                  title: str = "", raw_input: Any = None, content: Any = None) -> str:
         """Request permission; returns the chosen option's kind, or "cancelled"."""
         options = self.options(kinds)
         response = await self.conn.request_permission(
             session_id=sid, options=options,
             tool_call=ToolCallUpdate(tool_call_id=call_id, title=title or call_id, kind=kind,
-                                     status="pending", raw_input=raw_input))
+                                     status="pending", raw_input=raw_input, content=content))
         outcome = response.outcome
         if outcome.outcome == "cancelled":
             chosen = "cancelled"
@@ -300,9 +315,16 @@ class TestAgent:
 
     async def do_terminal(self, sid: str, args: list[str]) -> PromptResponse:
         argv = args or ["echo", "hi"]
+        return await self._run_terminal(sid, {"command": argv[0], "args": argv[1:],
+                                              "outputByteLimit": 4096})
+
+    async def _run_terminal(self, sid: str, request: dict[str, Any]) -> PromptResponse:
+        """terminal/create with the request's fields; waits, reads, releases, replies."""
         try:
-            term = await self.conn.create_terminal(session_id=sid, command=argv[0],
-                                                   args=argv[1:], output_byte_limit=4096)
+            term = await self.conn.create_terminal(
+                session_id=sid, command=request["command"], args=request.get("args"),
+                env=request.get("env"), cwd=request.get("cwd"),
+                output_byte_limit=request.get("outputByteLimit"))
         except RequestError as exc:
             self.log(event="terminal", error=str(exc))
             await self.say(sid, f"terminal error: {exc}")
@@ -369,6 +391,92 @@ class TestAgent:
 
     async def do_error(self, sid: str, args: list[str]) -> PromptResponse:
         raise RequestError(-32603, "Internal error", {"details": "the model backend is down"})
+
+    async def do_read(self, sid: str, args: list[str]) -> PromptResponse:
+        try:
+            got = await self.conn.read_text_file(session_id=sid, path=self.path(args[0]))
+            reply = f"read ok {len(got.content)}"
+        except RequestError as exc:
+            reply = f"read error: {exc}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_write(self, sid: str, args: list[str]) -> PromptResponse:
+        content = "written\n"
+        if len(args) > 1:
+            lines = [f"line {i}\n" for i in range(int(args[1]))]
+            if len(args) > 2:
+                import random
+
+                random.Random(7).shuffle(lines)
+            content = "".join(lines)
+        try:
+            await self.conn.write_text_file(session_id=sid, path=self.path(args[0]),
+                                            content=content)
+            reply = "write ok"
+        except RequestError as exc:
+            reply = f"write error: {exc}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_diff_update(self, sid: str, args: list[str]) -> PromptResponse:
+        import random
+
+        lines = [f"line {i}\n" for i in range(int(args[0]))]
+        shuffled = list(lines)
+        random.Random(7).shuffle(shuffled)
+        path = self.path("big.txt")
+        await self.send(sid, start_tool_call("t-big", "Edit big.txt", kind="edit",
+                                             status="in_progress", raw_input={"path": path}))
+        await self.send(sid, update_tool_call("t-big", status="completed", content=[
+            tool_diff_content(path, "".join(shuffled), "".join(lines))]))
+        await self.say(sid, "diffed")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_spawn(self, sid: str, args: list[str]) -> PromptResponse:
+        proc = await asyncio.create_subprocess_exec("sh", "-c", " ".join(args), cwd=self.cwd)
+        await proc.wait()
+        await self.say(sid, f"spawned, exit {proc.returncode}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_dup_permission(self, sid: str, args: list[str]) -> PromptResponse:
+        kinds = ["allow_once", "reject_once"]
+        first, second = await asyncio.gather(
+            self.ask(sid, "dup-1", kinds, raw_input={"command": "echo first"}),
+            self.ask(sid, "dup-1", kinds, raw_input={"command": "echo second"}))
+        await self.say(sid, f"first {first}, second {second}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_permit(self, sid: str, args: list[str]) -> PromptResponse:
+        kind, path = args[0], self.path(args[1])
+        content = None
+        if len(args) > 2:  # show the edit the permission is for, as a diff
+            with open(path, encoding="utf-8") as handle:
+                content = [tool_diff_content(path, "via permit\n", handle.read())]
+        chosen = await self.ask(sid, f"permit-{kind}", ["allow_once", "reject_once"],
+                                kind=kind, raw_input={"path": path}, content=content)
+        try:
+            await self.conn.write_text_file(session_id=sid, path=path, content="via permit\n")
+            reply = f"{chosen}; write ok"
+        except RequestError as exc:
+            reply = f"{chosen}; write error: {exc}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_permit_terminal(self, sid: str, args: list[str]) -> PromptResponse:
+        import shlex
+
+        request = json.loads(" ".join(args))
+        command = shlex.join([request["command"], *request.get("args", [])])
+        chosen = await self.ask(sid, "permit-run", ["allow_once", "reject_once"],
+                                raw_input={"command": command})
+        if chosen != "allow_once":
+            await self.say(sid, f"permission {chosen}")
+            return PromptResponse(stop_reason="end_turn")
+        return await self._run_terminal(sid, request)
+
+    async def do_terminal_json(self, sid: str, args: list[str]) -> PromptResponse:
+        return await self._run_terminal(sid, json.loads(" ".join(args)))
 
     async def do_refusal(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "I won't.")

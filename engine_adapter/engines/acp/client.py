@@ -6,55 +6,59 @@
 run's approval controller (the `Session`), so grants, unattended mode and timeouts apply.
 
 Reads inside the workspace are tier 1 and need no approval. A write or a command needs one,
-unless the agent already got permission for exactly that (an allowed `edit` request naming the
-path, an allowed `execute` request for the same command) in the current turn; each such
-permission covers one operation.
+unless the agent already got permission for exactly that in the current turn (see
+`permissions.Permits`); each such permission covers one operation. A write's approval and its
+row carry its diff; a command's approval carries the whole request (argv, env, cwd, output
+limit). A refused request (outside the workspace, not a regular file, …) is journaled as a
+failed row, like any other call. File I/O and diffs run in worker threads (`fileio.off_loop`),
+never on the event loop; a `session/update` carrying diffs is rendered there too, before the
+next message is read, so order holds.
+
+Approval ids are unique within a turn: an agent chooses its own tool call ids and may reuse one
+(or pick one of ours, `fs-write-1`), so a second request with an id already in use gets a
+suffix (`t-1~2`): each request waits on its own answer, and the human's answer goes to the
+request shown.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
-import shlex
 import time
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any
 
 from acp import RequestError
+from acp.helpers import text_block, tool_content
 from acp.schema import (
     AllowedOutcome,
-    CreateTerminalResponse,
     DeniedOutcome,
-    EnvVariable,
-    KillTerminalResponse,
     PermissionOption,
     ReadTextFileResponse,
-    ReleaseTerminalResponse,
     RequestPermissionResponse,
     SessionNotification,
-    TerminalExitStatus,
-    TerminalOutputResponse,
     ToolCallUpdate,
-    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 from pydantic import ValidationError
 
+from ...diffs import unified_diff_async
 from ...events import BaseEvent, ToolEnd, ToolStart
+from ...fileio import FileRefused, off_loop
 from ...grants import grant_prefix
 from ...runner import ApprovalController, CancelToken, EventSink
 from .mapping import OUTPUT_LIMIT, UpdateMapper
 from .permissions import (
+    Permits,
     approval_input,
     choose_option,
-    command_of,
     destructive_reason,
-    same_command,
     tier_for,
 )
-from .terminals import Terminal, TerminalError, Terminals
-from .text import cap, clean
+from .terminal_calls import TerminalCalls
+from .terminals import Terminals
+from .text import clean
 from .workspace import Workspace, WorkspaceError
 
 __all__ = ["AcpClient", "RunContext"]
@@ -62,7 +66,6 @@ __all__ = ["AcpClient", "RunContext"]
 log = logging.getLogger(__name__)
 
 PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
-_EDIT_KINDS = frozenset({"edit", "delete", "move"})
 
 
 @dataclass
@@ -76,32 +79,7 @@ class RunContext:
     live: bool = True
 
 
-@dataclass
-class _Permit:
-    """A permission the agent got in this turn, good for one matching fs write or command."""
-
-    kind: str
-    command: str | list[str] | None
-    paths: set[str] = field(default_factory=set)
-
-
-def _paths_of(raw_input: Any, locations: list[str], workspace: Workspace) -> set[str]:
-    paths = list(locations)
-    if isinstance(raw_input, dict):
-        for key in ("path", "file_path", "filePath", "abs_path", "target", "destination"):
-            value = raw_input.get(key)
-            if isinstance(value, str):
-                paths.append(value)
-    resolved = set()
-    for path in paths:
-        try:
-            resolved.add(workspace.resolve(path))
-        except WorkspaceError:
-            continue
-    return resolved
-
-
-class AcpClient:
+class AcpClient(TerminalCalls):
     """Serves one ACP session's calls into the cockpit (see the module docstring).
 
     `env` is the environment commands run with; `agent_name` names the agent in approval
@@ -118,7 +96,8 @@ class AcpClient:
         self.terminals = Terminals(on_exit=self._terminal_exited)
         self.mapper = UpdateMapper(self._emit, terminal_output=self._terminal_text,
                                    display_path=self._display_path, workspace=workspace.root)
-        self._permits: list[_Permit] = []
+        self.permits = Permits()
+        self._ids_in_use: set[str] = set()  # approval ids given out this turn
         self._ops = itertools.count(1)
         self._terminal_calls: dict[str, tuple[str, float]] = {}  # terminal id -> (call id, t0)
 
@@ -136,8 +115,29 @@ class AcpClient:
 
     def start_turn(self, turn: int) -> None:
         """A new prompt: permissions of the last one no longer cover anything."""
-        self._permits.clear()
+        self.permits.clear()
+        self._ids_in_use.clear()
         self.mapper.start_turn(turn)
+
+    def _approval_id(self, wanted: str) -> str:
+        """`wanted`, or `wanted~N` if that id is already in use this turn (by an earlier
+        request, one of our own operations, or a tool call of the agent's)."""
+        taken = self._ids_in_use
+        approval_id, n = wanted, 1
+        while approval_id in taken or (approval_id != wanted and (
+                approval_id in self.mapper.tool_calls or approval_id in self.mapper.finished)):
+            n += 1
+            approval_id = f"{wanted}~{n}"
+        taken.add(approval_id)
+        return approval_id
+
+    def _op_id(self, kind: str) -> str:
+        """A fresh id for one of our own operations, unlike any id the agent used."""
+        while True:
+            op_id = f"{kind}-{next(self._ops)}"
+            if op_id not in self._ids_in_use and op_id not in self.mapper.tool_calls \
+                    and op_id not in self.mapper.finished:
+                return self._approval_id(op_id)
 
     def _active(self) -> RunContext:
         run = self.run
@@ -150,13 +150,26 @@ class AcpClient:
 
     # session/update --------------------------------------------------------------------------
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        """Map the update to events now, before any await (keeps arrival order). Only reached
-        if `take_notification` is not installed on the transport."""
+        """Map the update to events now, before any other await (keeps arrival order). Only
+        reached if `take_notification` is not installed on the transport."""
         run = self.run
-        if run is not None and run.live:
+        if run is None or not run.live:
+            return
+        if _has_diffs(update):
+            await self._map_rendered(update)
+        else:
             self.mapper.on_update(update)
 
-    def take_notification(self, method: str, params: Any) -> bool:
+    async def _map_rendered(self, update: Any) -> None:
+        """Render the update's diffs in a worker thread (a diff of a big file takes a while),
+        then map it. The transport reads no further message meanwhile, so order holds."""
+        content = [tool_content(text_block(await self._diff_text([item])))
+                   if getattr(item, "type", None) == "diff" else item for item in update.content]
+        run = self.run
+        if run is not None and run.live:
+            self.mapper.on_update(update.model_copy(update={"content": content}))
+
+    def take_notification(self, method: str, params: Any) -> bool | Awaitable[None]:
         """Handle `session/update` as the transport reads it (install as the transport's
         `on_notification`); other notifications go on to the SDK.
 
@@ -165,7 +178,9 @@ class AcpClient:
         per streamed chunk than everything the cockpit does with it (measured: ~9 µs of ~16 µs a
         chunk). Here each update is validated with the SDK's own schema (text deltas with a
         direct two-field check) and mapped in arrival order, before any later message — the
-        prompt's answer included — reaches the SDK.
+        prompt's answer included — reaches the SDK. An update carrying diffs returns an
+        awaitable instead: the transport awaits it (the diffs are rendered off the loop) before
+        it reads the next message.
         """
         if method != "session/update":
             return False
@@ -190,6 +205,8 @@ class AcpClient:
         except ValidationError as exc:
             log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
             return True
+        if _has_diffs(notification.update):
+            return self._map_rendered(notification.update)
         self.mapper.on_update(notification.update)
         return True
 
@@ -211,19 +228,25 @@ class AcpClient:
         locations = [clean(loc.path, 1000) for loc in tool_call.locations or []] or (
             known.locations if known else [])
         tool_input = approval_input(raw, locations=locations, workspace=self.workspace.root)
+        content = tool_call.content if tool_call.content is not None else (
+            known.content if known else [])
+        if "diff" not in tool_input:
+            diff = await self._diff_text(content)
+            if diff:
+                tool_input["diff"] = diff
         tier = tier_for(kind, raw, self.workspace.root)
         reason = f"{self.agent_name} asks to {kind}: {title}"
         why = destructive_reason(raw, self.workspace.root)
         if why:
             reason += f" (destructive: {why})"
-        allowed = await run.controller.request_approval(call_id, kind, reason, tool_input,
-                                                        tier=tier)
+        if run.token.cancelled or not run.live:
+            return cancelled
+        allowed = await run.controller.request_approval(self._approval_id(call_id), kind,
+                                                        reason, tool_input, tier=tier)
         if run.token.cancelled or not run.live:
             return cancelled
         if allowed:
-            command = command_of(raw)
-            self._permits.append(_Permit(kind, command,
-                                         _paths_of(raw, locations, self.workspace)))
+            self.permits.add(kind, raw, locations, self.workspace.resolve)
         remembered = allowed and self._granted(run, kind, tool_input, tier)
         option = choose_option(options, allowed=allowed, remembered=remembered,
                                forward_always=self.forward_always)
@@ -238,15 +261,19 @@ class AcpClient:
         prefix = grant_prefix(tool, tool_input)
         return any(grant.matches(tool, prefix, tier) for grant in grants)
 
-    def _take_permit(self, predicate: Any) -> _Permit | None:
-        for permit in self._permits:
-            if predicate(permit):
-                self._permits.remove(permit)
-                return permit
-        return None
+    async def _diff_text(self, content: list[Any]) -> str:
+        """The diffs among a tool call's content, rendered in a worker thread (each cut to fit
+        a tool row's output, so the note saying it was cut survives)."""
+        parts = []
+        for item in content or []:
+            if getattr(item, "type", None) == "diff":
+                name = clean(self._display_path(item.path), 1000).lstrip("/")
+                parts.append(await unified_diff_async(item.old_text, item.new_text, name,
+                                                      limit=OUTPUT_LIMIT - 1024))
+        return "".join(parts)
 
     async def _gate(self, run: RunContext, op_id: str, tool: str, reason: str,
-                    tool_input: dict[str, Any], tier: int, permit: _Permit | None) -> None:
+                    tool_input: dict[str, Any], tier: int, permit: object | None) -> None:
         """Ask unless a permit covers the operation; raise if the answer is no."""
         if permit is not None:
             return
@@ -258,52 +285,65 @@ class AcpClient:
             raise RequestError(PERMISSION_DENIED, f"the cockpit denied this: {reason}")
 
     # fs/* ------------------------------------------------------------------------------------
+    def _refused(self, op_id: str, tool: str, exc: Exception, tool_input: dict[str, Any],
+                 title: str, *, tier: int = 1, code: int = -32602) -> RequestError:
+        """Journal a request refused before it ran (a failed row saying why) and return the
+        error that answers the agent."""
+        error = clean(str(exc), 500)
+        self._emit(ToolStart(call_id=op_id, tool=tool, tool_input=tool_input, tier=tier,
+                             title=clean(title, 1000), source="client"))
+        self._emit(ToolEnd(call_id=op_id, tool=tool, ok=False, output="", error=error,
+                           duration_ms=0.0))
+        return RequestError(code, error)
+
+    def _ended(self, op_id: str, tool: str, started: float, *, error: str | None = None,
+               output: str = "") -> None:
+        self._emit(ToolEnd(call_id=op_id, tool=tool, ok=error is None, output=output,
+                           error=error, duration_ms=(time.monotonic() - started) * 1000))
+
     async def read_text_file(self, session_id: str, path: str, line: int | None = None,
                              limit: int | None = None, **kwargs: Any) -> ReadTextFileResponse:
-        """Read a file inside the workspace (tier 1: no approval)."""
+        """Read a regular file inside the workspace (tier 1: no approval), in a worker
+        thread."""
         self._active()
-        op_id = f"fs-read-{next(self._ops)}"
+        op_id = self._op_id("fs-read")
         started = time.monotonic()
         try:
             real = self.workspace.resolve(path)
         except WorkspaceError as exc:
-            self._emit_refusal(op_id, "read", clean(str(exc), 500), path)
-            raise RequestError(-32602, clean(str(exc), 500)) from None
+            shown = clean(path, 1000)
+            raise self._refused(op_id, "read", exc, {"path": shown}, f"read {shown}") from None
         shown = self.workspace.display(real)
         self._emit(ToolStart(call_id=op_id, tool="read", tool_input={"path": shown},
                              tier=1, title=f"read {shown}", source="client"))
         try:
-            text = self.workspace.read(real, line, limit)
-        except WorkspaceError as exc:  # started already: end that row, do not start another
-            self._emit(ToolEnd(call_id=op_id, tool="read", ok=False, output="",
-                               error=clean(str(exc), 500),
-                               duration_ms=(time.monotonic() - started) * 1000))
+            text = await off_loop(lambda: self.workspace.read(real, line, limit),
+                                  what=f"reading {shown}")
+        except (WorkspaceError, FileRefused) as exc:  # started already: end that row
+            self._ended(op_id, "read", started, error=clean(str(exc), 500))
             raise RequestError(-32602, clean(str(exc), 500)) from None
-        self._emit(ToolEnd(call_id=op_id, tool="read", ok=True,
-                           output=f"{len(text)} characters", error=None,
-                           duration_ms=(time.monotonic() - started) * 1000))
+        self._ended(op_id, "read", started, output=f"{len(text)} characters")
         return ReadTextFileResponse(content=text)
-
-    def _emit_refusal(self, op_id: str, tool: str, error: str, path: str) -> None:
-        shown = clean(path, 1000)
-        self._emit(ToolStart(call_id=op_id, tool=tool, tool_input={"path": shown}, tier=1,
-                             title=f"{tool} {shown}", source="client"))
-        self._emit(ToolEnd(call_id=op_id, tool=tool, ok=False, output="", error=error,
-                           duration_ms=0.0))
 
     async def write_text_file(self, session_id: str, path: str, content: str,
                               **kwargs: Any) -> WriteTextFileResponse:
-        """Write a file inside the workspace, after an approval unless already permitted."""
+        """Write a regular file inside the workspace, after an approval (showing the diff)
+        unless an `edit` permission of this turn covers it; file I/O in worker threads."""
         run = self._active()
-        op_id = f"fs-write-{next(self._ops)}"
+        op_id = self._op_id("fs-write")
         try:
             real = self.workspace.resolve(path)
         except WorkspaceError as exc:
-            self._emit_refusal(op_id, "edit", clean(str(exc), 500), path)
-            raise RequestError(-32602, clean(str(exc), 500)) from None
+            shown = clean(path, 1000)
+            raise self._refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         shown = self.workspace.display(real)
-        tool_input = {"path": shown, "diff": clean(self.workspace.diff(real, content))}
-        permit = self._take_permit(lambda p: p.kind in _EDIT_KINDS and real in p.paths)
+        try:
+            diff = await off_loop(lambda: self.workspace.prepare_write(real, content),
+                                  what=f"preparing the write of {shown}")
+        except (WorkspaceError, FileRefused) as exc:
+            raise self._refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
+        tool_input = {"path": shown, "diff": clean(diff)}
+        permit = self.permits.take_write(real)
         await self._gate(run, op_id, "edit", f"{self.agent_name} asks to write {shown}",
                          tool_input, 3, permit)
         started = time.monotonic()
@@ -311,129 +351,16 @@ class AcpClient:
                              title=f"write {shown}", source="client",
                              permitted_by="agent permission" if permit else None))
         try:
-            self.workspace.write(real, content)
-        except WorkspaceError as exc:
-            self._emit(ToolEnd(call_id=op_id, tool="edit", ok=False, output="",
-                               error=clean(str(exc), 500),
-                               duration_ms=(time.monotonic() - started) * 1000))
+            await off_loop(lambda: self.workspace.write(real, content),
+                           what=f"writing {shown}")
+        except (WorkspaceError, FileRefused) as exc:
+            self._ended(op_id, "edit", started, error=clean(str(exc), 500))
             raise RequestError(-32603, clean(str(exc), 500)) from None
-        self._emit(ToolEnd(call_id=op_id, tool="edit", ok=True,
-                           output=f"wrote {len(content)} characters to {shown}", error=None,
-                           duration_ms=(time.monotonic() - started) * 1000))
+        self._ended(op_id, "edit", started, output=f"wrote {len(content)} characters to {shown}")
         return WriteTextFileResponse()
 
-    # terminal/* ------------------------------------------------------------------------------
-    async def create_terminal(self, session_id: str, command: str,
-                              args: list[str] | None = None,
-                              env: list[EnvVariable] | None = None, cwd: str | None = None,
-                              output_byte_limit: int | None = None,
-                              **kwargs: Any) -> CreateTerminalResponse:
-        """Start a command in the workspace, after an approval unless already permitted."""
-        run = self._active()
-        op_id = f"terminal-{next(self._ops)}"
-        argv = [command, *(args or [])]
-        try:
-            real_cwd = self.workspace.resolve(cwd) if cwd else self.workspace.root
-        except WorkspaceError as exc:
-            raise RequestError(-32602, clean(str(exc), 500)) from None
-        tool_input: dict[str, Any] = {"argv": [clean(word, 8192) for word in argv]}
-        if real_cwd != self.workspace.root:
-            tool_input["cwd"] = self.workspace.display(real_cwd)
-        if env:
-            tool_input["env"] = {clean(v.name, 200): clean(v.value, 2000) for v in env}
-        tier = tier_for("execute", {"argv": argv}, self.workspace.root)
-        shown = clean(shlex.join(argv), 2000)
-        permit = self._take_permit(
-            lambda p: p.kind == "execute" and p.command is not None
-            and (same_command(p.command, argv) or same_command(p.command, shlex.join(argv))))
-        await self._gate(run, op_id, "execute", f"{self.agent_name} asks to run {shown}",
-                         tool_input, tier, permit)
-        run_env = dict(self.env)
-        run_env.update({v.name: v.value for v in env or []})
-        try:
-            terminal = await self.terminals.create(argv, cwd=real_cwd, env=run_env,
-                                                   output_limit=output_byte_limit)
-        except TerminalError as exc:
-            self._emit_refusal(op_id, "execute", clean(str(exc), 500), shown)
-            raise RequestError(-32603, clean(str(exc), 500)) from None
-        self._terminal_calls[terminal.terminal_id] = (op_id, time.monotonic())
-        self._emit(ToolStart(call_id=op_id, tool="execute", tool_input=tool_input, tier=tier,
-                             title=f"run {shown}", source="client",
-                             terminal_id=terminal.terminal_id,
-                             permitted_by="agent permission" if permit else None))
-        return CreateTerminalResponse(terminal_id=terminal.terminal_id)
 
-    def _terminal_exited(self, terminal: Terminal) -> None:
-        entry = self._terminal_calls.pop(terminal.terminal_id, None)
-        if entry is None:
-            return
-        op_id, started = entry
-        code, sig = terminal.exit_code, terminal.signal_name
-        ok = code == 0
-        error = None if ok else ("killed" if terminal.killed else
-                                 f"exit code {code}" if code is not None else f"signal {sig}")
-        self._emit(ToolEnd(call_id=op_id, tool="execute", ok=ok,
-                           output=clean(terminal.text(), OUTPUT_LIMIT), error=error,
-                           duration_ms=(time.monotonic() - started) * 1000,
-                           exit_code=code))
-
-    def _terminal_text(self, terminal_id: str) -> str | None:
-        terminal = self.terminals.find(terminal_id)
-        if terminal is None:
-            return None
-        status = ("" if not terminal.exited.done() else
-                  f"\n[exit code {terminal.exit_code}]" if terminal.exit_code is not None
-                  else f"\n[{terminal.signal_name}]")
-        return cap(terminal.text(), OUTPUT_LIMIT) + status
-
-    def _status(self, terminal: Terminal) -> TerminalExitStatus | None:
-        if not terminal.exited.done():
-            return None
-        return TerminalExitStatus(exit_code=terminal.exit_code, signal=terminal.signal_name)
-
-    async def terminal_output(self, session_id: str, terminal_id: str,
-                              **kwargs: Any) -> TerminalOutputResponse:
-        """The output so far, whether it was cut, and the exit status once exited."""
-        try:
-            terminal = self.terminals.get(terminal_id)
-        except TerminalError as exc:
-            raise RequestError(-32602, clean(str(exc), 500)) from None
-        return TerminalOutputResponse(output=terminal.text(), truncated=terminal.truncated,
-                                      exit_status=self._status(terminal))
-
-    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
-                                     **kwargs: Any) -> WaitForTerminalExitResponse:
-        """Wait for the command to exit."""
-        try:
-            terminal = self.terminals.get(terminal_id)
-        except TerminalError as exc:
-            raise RequestError(-32602, clean(str(exc), 500)) from None
-        await asyncio.shield(terminal.exited)
-        return WaitForTerminalExitResponse(exit_code=terminal.exit_code,
-                                           signal=terminal.signal_name)
-
-    async def kill_terminal(self, session_id: str, terminal_id: str,
-                            **kwargs: Any) -> KillTerminalResponse:
-        """Kill the command (the terminal stays readable until released)."""
-        try:
-            self.terminals.get(terminal_id).kill()
-        except TerminalError as exc:
-            raise RequestError(-32602, clean(str(exc), 500)) from None
-        return KillTerminalResponse()
-
-    async def release_terminal(self, session_id: str, terminal_id: str,
-                               **kwargs: Any) -> ReleaseTerminalResponse:
-        """Kill the command if it still runs and forget the terminal."""
-        self.terminals.release(terminal_id)
-        return ReleaseTerminalResponse()
-
-    async def stop_terminals(self, why: str) -> None:
-        """End every running command of this session (a turn ended, cancel, close)."""
-        for terminal in self.terminals.running:
-            terminal.kill()
-        await self.terminals.close()
-        for terminal_id in list(self._terminal_calls):
-            op_id, started = self._terminal_calls.pop(terminal_id)
-            self._emit(ToolEnd(call_id=op_id, tool="execute", ok=False, output="",
-                               error=f"stopped: {why}",
-                               duration_ms=(time.monotonic() - started) * 1000))
+def _has_diffs(update: Any) -> bool:
+    content = getattr(update, "content", None)
+    return isinstance(content, list) and any(getattr(c, "type", None) == "diff"
+                                             for c in content)

@@ -17,13 +17,13 @@ emitting before any `await` is what keeps arrival order.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ...diffs import unified_diff
 from ...events import (
     BaseEvent,
     ModelDecisionEvent,
@@ -113,14 +113,10 @@ def render_content(items: list[Any], terminal_output: TerminalOutput | None = No
         kind = getattr(item, "type", None)
         if kind == "content":
             parts.append(_block_text(item.content))
-        elif kind == "diff":
-            old = (item.old_text or "").splitlines(keepends=True)
-            new = item.new_text.splitlines(keepends=True)
+        elif kind == "diff":  # the client renders diffs off the loop first; this is the rest
             path = clean(display_path(item.path) if display_path else item.path, 1000)
-            path = path.lstrip("/")
-            diff = difflib.unified_diff(old, new, f"a/{path}" if item.old_text is not None
-                                        else "/dev/null", f"b/{path}", n=3)
-            parts.append("".join(line if line.endswith("\n") else line + "\n" for line in diff))
+            parts.append(unified_diff(item.old_text, item.new_text, path.lstrip("/"),
+                                      limit=OUTPUT_LIMIT - 1024, seconds=0.05))
         elif kind == "terminal":
             text = terminal_output(item.terminal_id) if terminal_output is not None else None
             parts.append(text if text is not None else f"[terminal {item.terminal_id}]")

@@ -12,19 +12,27 @@
   which makes the call ungrantable unless it is only descriptive: a grant never covers more
   than the human saw.
 - The answer is chosen by option kind, never by option id (ids differ per agent).
+- An allowed permission becomes a `Permit` for the rest of the turn, good for one matching
+  operation the agent then asks the cockpit to do: an `edit` permission naming a path covers
+  one `fs/write_text_file` to it (whose row still shows the diff); an `execute` permission
+  covers one `terminal/create` of the same command with no environment and no working
+  directory of its own (the human saw neither). `delete` and `move` cover no write.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..builtin.tiers import DESTRUCTIVE, classify_command
 from .text import clean, clean_json
 
 __all__ = [
+    "Permit",
+    "Permits",
     "approval_input",
     "choose_option",
     "command_of",
@@ -133,3 +141,58 @@ def choose_option(options: Sequence[Any], *, allowed: bool, remembered: bool,
             return by_kind["allow_once"]
         return by_kind.get("allow_always") if remembered else None
     return by_kind.get("reject_once") or by_kind.get("reject_always")
+
+
+_PATH_KEYS = ("path", "file_path", "filePath", "abs_path", "target", "destination")
+
+
+@dataclass
+class Permit:
+    """A permission the agent got in this turn, good for one matching fs write or command."""
+
+    kind: str
+    command: str | list[str] | None
+    paths: set[str] = field(default_factory=set)
+
+
+class Permits:
+    """The permits of the current turn (see the module docstring); each is used up once."""
+
+    def __init__(self) -> None:
+        self._items: list[Permit] = []
+
+    def clear(self) -> None:
+        """A new turn: nothing granted before covers anything any more."""
+        self._items.clear()
+
+    def add(self, kind: str, raw_input: Any, locations: Sequence[str],
+            resolve: Callable[[str], str]) -> None:
+        """Record an allowed permission of `kind`; `resolve` maps a path to its real path
+        inside the workspace (raising for one outside, which is then not covered)."""
+        paths = list(locations)
+        if isinstance(raw_input, dict):
+            paths += [v for k in _PATH_KEYS if isinstance(v := raw_input.get(k), str)]
+        real: set[str] = set()
+        for path in paths:
+            try:
+                real.add(resolve(path))
+            except Exception:  # outside the workspace or unresolvable: covers nothing
+                continue
+        self._items.append(Permit(kind, command_of(raw_input), real))
+
+    def _take(self, test: Callable[[Permit], bool]) -> Permit | None:
+        for permit in self._items:
+            if test(permit):
+                self._items.remove(permit)
+                return permit
+        return None
+
+    def take_write(self, real: str) -> Permit | None:
+        """The `edit` permit naming `real`, used up; `None` if there is none."""
+        return self._take(lambda p: p.kind == "edit" and real in p.paths)
+
+    def take_command(self, argv: Sequence[str]) -> Permit | None:
+        """The `execute` permit for exactly `argv`, used up; `None` if there is none. Call it
+        only for a command with no env and no cwd of its own."""
+        return self._take(lambda p: p.kind == "execute" and p.command is not None and (
+            same_command(p.command, argv) or same_command(p.command, shlex.join(argv))))

@@ -2,8 +2,9 @@
 
 We start the agent ourselves rather than through the SDK's `spawn_agent_process`: that helper
 kills only the direct child and waits for it without a timeout, and agents that re-launch
-themselves as a child process (Gemini CLI does) then hang the shutdown. Here the agent leads a
-new session (`start_new_session=True`), so `os.killpg` reaches every process it started.
+themselves as a child process (Gemini CLI does) then hang the shutdown. Here the agent runs in
+its own scope (`engine_adapter.scopes`): every process it starts, `setsid` grandchildren
+included, is ended with it, and `stop()` leaves nothing behind.
 
 `PipeTransport` is the newline-delimited JSON-RPC framing over the pipes, handed to the SDK's
 connection as a message transport. Unlike the SDK's own framing, a line that is not JSON-RPC is
@@ -16,14 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
-import os
 import signal
-import sys
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from ...scopes import Scope, end_scope, start_in_scope
 from .text import clean, clean_stderr_line
 
 __all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
@@ -31,29 +32,6 @@ __all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
 READ_CHUNK = 1 << 16
 MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message; a bigger one is treated as garbage
 STREAM_LIMIT = MAX_LINE  # asyncio's reader buffer limit (the SDK's default 64 KiB is too small)
-
-
-def _find_prctl() -> Any:
-    # Resolved here, in the parent: importing or loading anything between fork and exec could
-    # deadlock on a lock another thread held at the fork.
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _find_prctl()
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
-    # Should the cockpit itself be killed (no chance to stop the group), the kernel kills the
-    # agent too (Linux; elsewhere the loop-end guard and `stop()` are all there is).
-    _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class AgentStartError(Exception):
@@ -66,11 +44,12 @@ class PipeTransport:
     `receive()` returns `None` at end of stream — and also at the first line that is not a
     JSON-RPC object, after keeping that line in `garbage`. `on_notification(method, params)`,
     when set, sees each notification first; returning True means it was handled and the SDK
-    never sees it.
+    never sees it; returning an awaitable means it is being handled: it is awaited before the
+    next message is read (so order holds while the work runs off the event loop).
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.on_notification: Callable[[str, Any], bool] | None = None
+        self.on_notification: Callable[[str, Any], bool | Awaitable[None]] | None = None
         self._reader = reader
         self._writer = writer
         self._lines: deque[str] = deque()
@@ -108,7 +87,12 @@ class PipeTransport:
             handler = self.on_notification
             if handler is not None and "id" not in message:
                 method = message.get("method")
-                if isinstance(method, str) and handler(method, message.get("params")):
+                handled = handler(method, message.get("params")) if isinstance(
+                    method, str) else False
+                if inspect.isawaitable(handled):
+                    await handled
+                    continue
+                if handled:
                     continue
             return message
 
@@ -153,12 +137,13 @@ class PipeTransport:
 class AgentProcess:
     """A running agent: its process group, its pipes, and the tail of its stderr."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, argv: Sequence[str],
+    def __init__(self, proc: asyncio.subprocess.Process, scope: Scope, argv: Sequence[str],
                  stderr_lines: int) -> None:
         self.proc = proc
+        self.scope = scope
         self.argv = list(argv)
         self.pid = proc.pid
-        self.pgid = proc.pid  # start_new_session: the agent leads its own group
+        self.pgid = proc.pid  # start_new_session: the agent's scope leads its own group
         assert proc.stdout is not None and proc.stdin is not None
         self.transport = PipeTransport(proc.stdout, proc.stdin)
         self._stderr: deque[str] = deque(maxlen=stderr_lines)
@@ -173,11 +158,10 @@ class AgentProcess:
         if not argv:
             raise AgentStartError("no agent command given")
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, cwd=cwd, env=dict(env),
-                start_new_session=True, limit=STREAM_LIMIT,
-                preexec_fn=_die_with_parent if _PRCTL is not None else None)
+            proc, scope = await start_in_scope(
+                argv, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                limit=STREAM_LIMIT)
         except FileNotFoundError:
             raise AgentStartError(f"{argv[0]!r} was not found (not on PATH, or the file does "
                                   "not exist)") from None
@@ -185,7 +169,7 @@ class AgentProcess:
             raise AgentStartError(f"{argv[0]!r} is not executable") from None
         except OSError as exc:
             raise AgentStartError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-        return cls(proc, argv, stderr_lines)
+        return cls(proc, scope, argv, stderr_lines)
 
     async def _kill_when_loop_ends(self) -> None:
         # The event loop that started the agent is shutting down (`asyncio.run` returning
@@ -253,14 +237,17 @@ class AgentProcess:
         return True
 
     def kill_group(self, sig: int = signal.SIGKILL) -> None:
-        """Send `sig` to the agent's whole process group (children and grandchildren too)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, sig)
+        """End every process of the agent's scope (children, `setsid` grandchildren too):
+        SIGKILL kills them now, any other signal asks them to stop (SIGTERM). Never waits."""
+        if sig == signal.SIGKILL:
+            self.scope.kill()
+        else:
+            self.scope.terminate()
 
     async def stop(self, grace: float = 1.0, *, exit_grace: float = 0.0) -> None:
         """Stop the agent and everything it started: close stdin (and wait up to `exit_grace`
-        seconds for it to exit on its own), SIGTERM the group, wait up to `grace` seconds,
-        then SIGKILL the group (stragglers included) and reap the agent. Idempotent."""
+        seconds for it to exit on its own), SIGTERM them all, wait up to `grace` seconds, then
+        kill whatever is left (stragglers included) and reap the agent. Idempotent."""
         if self._stopped:
             return
         self._stopped = True
@@ -268,10 +255,10 @@ class AgentProcess:
         if self.proc.returncode is None and exit_grace > 0:
             await self.wait_exit(exit_grace)
         if self.proc.returncode is None:
-            self.kill_group(signal.SIGTERM)
+            self.scope.terminate()
             await self.wait_exit(grace)
-        # Always sweep the group: a child may outlive the leader or ignore SIGTERM.
-        self.kill_group(signal.SIGKILL)
+        # Always end the scope: a child may outlive the agent or ignore SIGTERM.
+        await end_scope(self.scope, self.proc)
         await self.proc.wait()
         with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
             await asyncio.wait_for(self._stderr_task, 1.0)

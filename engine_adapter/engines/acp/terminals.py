@@ -1,5 +1,7 @@
-"""The commands an agent runs through `terminal/*`: each in its own process group, its combined
-output kept up to a byte limit (the tail wins), stopped whole on kill, release or close.
+"""The commands an agent runs through `terminal/*`: each in its own scope
+(`engine_adapter.scopes`), its combined output kept up to a byte limit (the tail wins), stopped
+whole on kill, release or close; whatever a command leaves running when it exits (a background
+job, a `setsid` daemon) is ended with it.
 """
 
 from __future__ import annotations
@@ -7,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import os
 import signal
 from collections.abc import Callable, Mapping, Sequence
+
+from ...scopes import Scope, end_scope, start_in_scope
 
 __all__ = ["DEFAULT_OUTPUT_LIMIT", "Terminal", "TerminalError", "Terminals"]
 
@@ -23,10 +26,11 @@ class TerminalError(Exception):
 class Terminal:
     """One running (or finished) command."""
 
-    def __init__(self, terminal_id: str, proc: asyncio.subprocess.Process, argv: Sequence[str],
-                 limit: int) -> None:
+    def __init__(self, terminal_id: str, proc: asyncio.subprocess.Process, scope: Scope,
+                 argv: Sequence[str], limit: int) -> None:
         self.terminal_id = terminal_id
         self.proc = proc
+        self.scope = scope
         self.argv = list(argv)
         self.limit = max(limit, 0)
         self.output = bytearray()
@@ -88,11 +92,10 @@ class Terminal:
             return str(-code)
 
     def kill(self) -> None:
-        """Kill the command and everything it started."""
+        """Kill the command and everything it started (never waits)."""
         if self.proc.returncode is None:
             self.killed = True
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.scope.kill()
 
 
 class Terminals:
@@ -100,6 +103,7 @@ class Terminals:
 
     def __init__(self, on_exit: Callable[[Terminal], None] | None = None) -> None:
         self._terminals: dict[str, Terminal] = {}
+        self._released: list[Terminal] = []
         self._ids = itertools.count(1)
         self.on_exit = on_exit
 
@@ -107,17 +111,16 @@ class Terminals:
                      output_limit: int | None) -> Terminal:
         """Start `argv` (no shell) in `cwd`; raises `TerminalError` if it cannot start."""
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, cwd=cwd, env=dict(env),
-                start_new_session=True)
+            proc, scope = await start_in_scope(
+                argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
         except FileNotFoundError:
             raise TerminalError(f"{argv[0]} was not found") from None
         except OSError as exc:
             raise TerminalError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
         limit = DEFAULT_OUTPUT_LIMIT if output_limit is None else min(output_limit,
                                                                        DEFAULT_OUTPUT_LIMIT)
-        terminal = Terminal(f"term-{next(self._ids)}", proc, argv, limit)
+        terminal = Terminal(f"term-{next(self._ids)}", proc, scope, argv, limit)
         self._terminals[terminal.terminal_id] = terminal
         if self.on_exit is not None:
             callback = self.on_exit
@@ -136,10 +139,12 @@ class Terminals:
         return self._terminals.get(terminal_id)
 
     def release(self, terminal_id: str) -> None:
-        """Kill the command if it still runs and forget the terminal."""
+        """Kill the command if it still runs and forget the terminal (`close` still makes sure
+        nothing of it is left)."""
         terminal = self._terminals.pop(terminal_id, None)
         if terminal is not None:
             terminal.kill()
+            self._released.append(terminal)
 
     @property
     def running(self) -> list[Terminal]:
@@ -147,11 +152,14 @@ class Terminals:
         return [t for t in self._terminals.values() if not t.exited.done()]
 
     async def close(self) -> None:
-        """Kill every command and wait for each to be reaped."""
-        terminals = list(self._terminals.values())
+        """Kill every command (and all they started) and wait for each to be reaped."""
+        terminals = [*self._terminals.values(), *self._released]
         for terminal in terminals:
             terminal.kill()
         for terminal in terminals:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(terminal.exited), 5.0)
+            with contextlib.suppress(Exception):
+                await end_scope(terminal.scope, terminal.proc)
         self._terminals.clear()
+        self._released.clear()

@@ -1,14 +1,18 @@
-"""The files an agent may touch through `fs/*`: only those inside the workspace.
+"""The files an agent may touch through `fs/*`: only regular files inside the workspace.
 
 Paths are resolved with symlinks followed (`os.path.realpath`), so `link -> /etc` or
-`../../x` inside the workspace cannot reach outside it. Reads and writes are UTF-8 text.
+`../../x` inside the workspace cannot reach outside it. Reads and writes are UTF-8 text, through
+`engine_adapter.fileio`: a FIFO, socket, device or directory is refused (checked on the opened
+file, never blocking), and a file with a second hard link is never written through. These
+methods do file I/O and may diff a big file: the client calls them in a worker thread.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
-from pathlib import Path
+
+from ...diffs import unified_diff
+from ...fileio import FileRefused, check_writable, describe_error, read_regular, write_regular
 
 __all__ = ["MAX_FILE_BYTES", "Workspace", "WorkspaceError"]
 
@@ -31,7 +35,10 @@ class Workspace:
         `WorkspaceError` if it is outside the workspace."""
         if not isinstance(path, str) or not path or "\x00" in path:
             raise WorkspaceError("not a valid path")
-        full = os.path.realpath(os.path.join(self.root, os.path.expanduser(path)))
+        try:
+            full = os.path.realpath(os.path.join(self.root, os.path.expanduser(path)))
+        except (OSError, ValueError) as exc:
+            raise WorkspaceError(f"{path} cannot be resolved: {exc}") from None
         if full != self.root and os.path.commonpath([full, self.root]) != self.root:
             raise WorkspaceError(f"{path} is outside the workspace {self.root}")
         return full
@@ -45,15 +52,10 @@ class Workspace:
         """The text of a file, optionally from 1-based `line` for `limit` lines."""
         real = self.resolve(path)
         try:
-            if os.path.getsize(real) > MAX_FILE_BYTES:
-                raise WorkspaceError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
-            text = Path(real).read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:
-            raise WorkspaceError(f"{path} does not exist") from None
-        except IsADirectoryError:
-            raise WorkspaceError(f"{path} is a directory") from None
-        except OSError as exc:
-            raise WorkspaceError(f"cannot read {path}: {exc.strerror or exc}") from None
+            data = read_regular(real, path, max_bytes=MAX_FILE_BYTES)
+        except FileRefused as exc:
+            raise WorkspaceError(str(exc)) from None
+        text = (data or b"").decode("utf-8", "replace")
         if line is None and limit is None:
             return text
         lines = text.splitlines(keepends=True)
@@ -61,33 +63,29 @@ class Workspace:
         end = len(lines) if limit is None else start + max(limit, 0)
         return "".join(lines[start:end])
 
-    def current(self, real: str) -> str | None:
-        """The text a resolved file holds now, or `None` if it does not exist or is unreadable."""
+    def prepare_write(self, real: str, content: str) -> str:
+        """Check that `content` may be written to the resolved path (refused like `write`
+        would be) and return the unified diff of that write, for the human to see."""
+        shown = self.display(real)
         try:
-            if os.path.getsize(real) > MAX_FILE_BYTES:
-                return None
-            return Path(real).read_bytes().decode("utf-8", "replace")
-        except OSError:
-            return None
-
-    def diff(self, real: str, content: str, limit: int = 64 * 1024) -> str:
-        """A unified diff from the file's current text to `content` (what a write would do)."""
-        old = self.current(real)
-        name = self.display(real)
-        lines = difflib.unified_diff((old or "").splitlines(keepends=True),
-                                     content.splitlines(keepends=True),
-                                     "/dev/null" if old is None else f"a/{name}", f"b/{name}")
-        text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-        return text if len(text) <= limit else text[:limit] + "\n… [diff cut]\n"
+            check_writable(real, shown)
+            data = read_regular(real, shown, max_bytes=MAX_FILE_BYTES, missing_ok=True)
+        except FileRefused as exc:
+            raise WorkspaceError(str(exc)) from None
+        old = None if data is None else data.decode("utf-8", "replace")
+        return unified_diff(old, content, shown.lstrip("/"))
 
     def write(self, real: str, content: str) -> None:
         """Write `content` to a resolved path (parent directories are created inside the
         workspace). The path is checked again: a symlink swapped in meanwhile cannot escape."""
         if self.resolve(real) != real:
             raise WorkspaceError(f"{real} changed while the write was being approved")
+        shown = self.display(real)
         try:
             os.makedirs(os.path.dirname(real), exist_ok=True)
-            Path(real).write_text(content, encoding="utf-8")
         except OSError as exc:
-            raise WorkspaceError(f"cannot write {self.display(real)}: "
-                                 f"{exc.strerror or exc}") from None
+            raise WorkspaceError(describe_error(exc, shown, "write")) from None
+        try:
+            write_regular(real, shown, content.encode("utf-8"))
+        except FileRefused as exc:
+            raise WorkspaceError(str(exc)) from None

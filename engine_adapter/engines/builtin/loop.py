@@ -1,27 +1,27 @@
 """`BuiltinRunner`: the built-in agent loop.
 
 Each turn the model is called once (its text streams out as `model_update`, its tokens as
-`model_usage`) and makes one decision: call a tool, or finish. The loop gates the call by tier
-and phase, asks the Session when it must (the tool call's id is the approval's id), runs the
-tool for real inside the workspace, and feeds the result back to the model.
+`model_usage`) and makes a decision: call a tool (or several, run in order), or finish. The loop
+gates each call by tier and phase, asks the Session when it must (the tool call's id is the
+approval's id), runs the tool for real inside the workspace, and feeds the result back to the
+model. After a denied call the reply's later calls do not run (the model is told).
 
 Phases: `investigate` (tiers 1 and 3 only) -> `edit` after an approved `switch_to_editing`
 (`task_escalated`) -> `verify` after `finish`, which runs each check of the frozen plan for real.
 Before its first edit the model must declare the plan (`declaration_required` otherwise); the
 plan changes only through an approved `alter_verification`. The run ends `completed` only if
 every check passed. A malformed decision is a `decision_error` the model is told about; several
-in a row end the run `failed`. Cancel is seen between streamed chunks, at every turn boundary,
-before every tool, and kills a running command at once.
+in a row end the run `failed`. Cancel closes the model's stream at once (see `reply`), is seen at
+every turn boundary and before every tool, and kills a running command at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import shlex
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,6 @@ from ...events import (
     DecisionError,
     DeclarationRequired,
     ModelDecisionEvent,
-    ModelUpdate,
-    ModelUsage,
     PhaseChanged,
     TaskEscalated,
     ToolEnd,
@@ -45,23 +43,19 @@ from ...events import (
     VerificationPlanFrozen,
     VerificationStart,
 )
+from ...fileio import FileRefused, off_loop
 from ...state import TaskState
 from .model import (
     Decision,
-    DecisionFeedback,
-    DecisionParseError,
     Model,
-    ModelReply,
+    ModelError,
     ModelRequest,
-    RawDecision,
-    TextDelta,
     ToolResult,
     TranscriptEntry,
-    Usage,
     UserMessage,
-    parse_decision,
 )
 from .process import ProcessResult, run_process, shell_argv
+from .reply import raw_text, read_reply, sort_decisions
 from .tiers import DESTRUCTIVE, classify_command
 from .tools import (
     EDIT_TOOLS,
@@ -115,6 +109,12 @@ class BuiltinRunner:
     async def run(self, state: TaskState) -> TaskState:
         """Drive one task to its end (the Session has wired the three attributes in)."""
         return await _Run(self, state).run()
+
+    async def close(self) -> None:
+        """Release what the model holds (a real model's connections); idempotent."""
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 @dataclass
@@ -174,83 +174,61 @@ class _Run:
                                  "malformed decisions in a row")
 
     async def _take_turn(self) -> _Outcome:
-        try:
-            text, decisions = await self._call_model()
-        except Exception as exc:  # a real model's network error, say: the run fails cleanly
-            return _Outcome("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
-        if self.cancelled:
-            return _Outcome("cancelled")
-        raw = decisions[0] if len(decisions) == 1 else None
-        try:
-            if len(decisions) != 1:
-                raise DecisionParseError(
-                    "the reply ended without a decision" if not decisions else
-                    f"one decision a turn, and the reply made {len(decisions)}")
-            decision = parse_decision(raw, TOOLS)
-        except DecisionParseError as exc:
-            self.errors_in_a_row += 1
-            self.sink.emit(DecisionError(turn=self.turn, error=str(exc), raw=_raw_text(decisions)))
-            self.transcript += [ModelReply(text, raw), DecisionFeedback(str(exc))]
-            return _Outcome("decision_error")
-        self.errors_in_a_row = 0
-        self.transcript.append(ModelReply(text, raw))
-        self.sink.emit(ModelDecisionEvent(
-            turn=self.turn, action=decision.action, tool=decision.tool,
-            tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
-            rationale=decision.rationale or decision.result))
-        if decision.action == "finish":
-            return _Outcome("finish", finish=decision)
-        result = await self._call_tool(decision)
-        self.transcript.append(result)
-        return _Outcome("cancelled" if self.cancelled else "tool_use")
-
-    async def _call_model(self) -> tuple[str, list[Any]]:
-        model = self.engine.model
         request = ModelRequest(
             task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
                 self.transcript), tools=tuple(TOOLS.values()),
             plan=tuple(c.model_dump() for c in self.plan or ()))
-        texts: list[str] = []
-        decisions: list[Any] = []
-        usage = [0, 0]
-        cost: float | None = None
-        stream = model.respond(request)
         try:
-            async for out in stream:
-                if isinstance(out, TextDelta):
-                    if out.text:
-                        self.sink.emit(ModelUpdate(turn=self.turn, text=out.text,
-                                                   channel=out.channel))
-                        if out.channel == "message":
-                            texts.append(out.text)
-                elif isinstance(out, Usage):
-                    usage[0] += out.input_tokens
-                    usage[1] += out.output_tokens
-                    if out.cost_usd is not None:
-                        cost = (cost or 0.0) + out.cost_usd
-                elif isinstance(out, RawDecision):
-                    decisions.append(out.value)
-                if self.cancelled:
-                    break
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-            self.sink.emit(ModelUsage(model=model.name, input_tokens=usage[0],
-                                      output_tokens=usage[1], cost_usd=cost))
-        return "".join(texts), decisions
+            reply = await read_reply(self.engine.model, request, self.sink, self.token)
+        except ModelError as exc:  # said in the model's words: the server's message, a hint
+            return _Outcome("error", failure=str(exc))
+        except Exception as exc:  # a real model's network error, say: the run fails cleanly
+            return _Outcome("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
+        if self.cancelled:
+            return _Outcome("cancelled")
+        found = sort_decisions(reply.raws, TOOLS)
+        self.transcript.append(reply.entry())
+        if found.errors:
+            self.errors_in_a_row += 1
+            for raw, error in found.errors:
+                self.sink.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
+                    [raw] if raw is not None else reply.raws)))
+            self.transcript += found.feedback
+            return _Outcome("decision_error")
+        self.errors_in_a_row = 0
+        stopped: str | None = None  # why the reply's later calls do not run
+        for index, (raw, decision) in enumerate(zip(reply.raws, found.decisions, strict=True)):
+            if stopped is not None:
+                self.transcript.append(ToolResult("", decision.tool or "", "failed",
+                                                  error=stopped, model_call_id=raw.call_id))
+                continue
+            self.sink.emit(ModelDecisionEvent(
+                turn=self.turn, action=decision.action, tool=decision.tool,
+                tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
+                rationale=decision.rationale or decision.result))
+            if decision.action == "finish":
+                return _Outcome("finish", finish=decision)
+            result = await self._call_tool(decision, index)
+            self.transcript.append(replace(result, model_call_id=raw.call_id))
+            if self.cancelled:
+                stopped = "not run: the run was cancelled"
+            elif result.status == "denied":
+                stopped = (f"not run: the {result.tool} call before it was denied; decide "
+                           "again with that answer in mind")
+        return _Outcome("cancelled" if self.cancelled else "tool_use")
 
     # -- tools ---------------------------------------------------------------------------------
-    async def _call_tool(self, decision: Decision) -> ToolResult:
+    async def _call_tool(self, decision: Decision, index: int = 0) -> ToolResult:
         tool, tool_input = decision.tool or "", dict(decision.tool_input)
-        call = _Call(f"c{self.turn}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
+        number = f"{self.turn}" if index == 0 else f"{self.turn}.{index + 1}"  # several a reply
+        call = _Call(f"c{number}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
                      decision.rationale)
         if tool in _READERS:
             reader, cap = _READERS[tool], self.engine.output_cap
 
             def read() -> str:
                 return cap_text(reader(self.workspace, tool_input), cap)
-            return await self._run_tool(call, lambda: asyncio.to_thread(read))
+            return await self._run_tool(call, lambda: off_loop(read, what=tool))
         if tool in EDIT_TOOLS:
             return await self._edit(call)
         handler: Callable[[_Call], Awaitable[ToolResult]] = getattr(self, f"_{tool}")
@@ -267,7 +245,7 @@ class _Run:
         started = asyncio.get_running_loop().time()
         try:
             output, error = await work(), None
-        except ToolError as exc:
+        except (ToolError, FileRefused) as exc:
             output, error = "", str(exc)
         except Exception as exc:  # an OSError from the file system, say
             output, error = "", f"{type(exc).__name__}: {exc}"
@@ -298,13 +276,14 @@ class _Run:
                       "edit")
             self.sink.emit(DeclarationRequired(turn=self.turn, reason=reason))
             return call.result("failed", error=f"refused: {reason}")
-        try:
-            prepared = prepare_write(self.workspace, call.tool, call.input)
-        except ToolError as exc:
+        try:  # reads the file and diffs it: in a worker thread, never on the loop
+            prepared = await off_loop(
+                lambda: prepare_write(self.workspace, call.tool, call.input), what=call.tool)
+        except (ToolError, FileRefused) as exc:
             return await self._refuse(call, str(exc))
 
         async def write() -> str:
-            return await asyncio.to_thread(prepared.apply)
+            return await off_loop(prepared.apply, what=call.tool)
         return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
 
     async def _shell(self, call: _Call) -> ToolResult:
@@ -483,18 +462,6 @@ def _with_truncation(done: ProcessResult) -> str:
 
 def _describe_checks(checks: list[VerificationCheck]) -> str:
     return "; ".join(f"{c.name} ({c.command})" for c in checks)
-
-
-def _raw_text(decisions: list[Any]) -> str | None:
-    if not decisions:
-        return None
-    raw = decisions[0] if len(decisions) == 1 else decisions
-    if isinstance(raw, str):
-        return raw
-    try:
-        return json.dumps(raw, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        return repr(raw)
 
 
 def _ms_since(started: float) -> float:

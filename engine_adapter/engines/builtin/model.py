@@ -24,10 +24,12 @@ __all__ = [
     "DecisionFeedback",
     "DecisionParseError",
     "Model",
+    "ModelError",
     "ModelOutput",
     "ModelReply",
     "ModelRequest",
     "RawDecision",
+    "Retrying",
     "TextDelta",
     "ToolResult",
     "ToolSpec",
@@ -48,10 +50,14 @@ class UserMessage:
 
 @dataclass(frozen=True)
 class ModelReply:
-    """What the model said in one turn, and the decision it made (as it wrote it)."""
+    """What the model said in one turn, and the decision it made (as it wrote it).
+
+    `calls` holds every decision of the reply as the model sent it (a model that makes several
+    tool calls in one reply has several; `decision` is then the list of their values)."""
 
     text: str
     decision: Any
+    calls: tuple[RawDecision, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,13 +70,16 @@ class ToolResult:
     status: Literal["ok", "failed", "denied"]
     output: str = ""
     error: str | None = None
+    model_call_id: str | None = None  # the model's own id of the call this answers, if it gave one
 
 
 @dataclass(frozen=True)
 class DecisionFeedback:
-    """The model's last decision could not be used; `error` says why."""
+    """The model's last decision could not be used; `error` says why (`model_call_id`: the
+    model's id of the call it was about, if it gave one)."""
 
     error: str
+    model_call_id: str | None = None
 
 
 TranscriptEntry = UserMessage | ModelReply | ToolResult | DecisionFeedback
@@ -120,12 +129,36 @@ class Usage:
 
 @dataclass(frozen=True)
 class RawDecision:
-    """The decision as the model produced it: a dict or JSON text, not yet validated."""
+    """The decision as the model produced it: a dict or JSON text, not yet validated.
+
+    `call_id` is the model's own id for it (echoed back in the `ToolResult` or
+    `DecisionFeedback` that answers it); `error`, when set, says why the model's layer already
+    knows it is unusable (its arguments are not JSON, say): the engine reports it as a
+    decision error without parsing `value`."""
 
     value: Any
+    call_id: str | None = None
+    error: str | None = None
 
 
-ModelOutput = TextDelta | Usage | RawDecision
+@dataclass(frozen=True)
+class Retrying:
+    """The model's server failed in a way worth another try (rate limit, server error, a cut
+    stream); the model waits `delay_s` seconds and asks again. Any text streamed before it
+    belongs to the abandoned attempt."""
+
+    attempt: int  # 1 for the first retry
+    max_attempts: int
+    delay_s: float
+    error: str
+
+
+ModelOutput = TextDelta | Usage | RawDecision | Retrying
+
+
+class ModelError(Exception):
+    """A model call that cannot succeed (bad key, unknown model, server down); the message is
+    shown as it is and ends the run `failed`."""
 
 
 @runtime_checkable

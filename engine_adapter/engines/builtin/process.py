@@ -1,17 +1,20 @@
-"""Running a command for real: in its own process group, with a timeout and an output cap, and
-killed at once (the whole group) when the run is cancelled."""
+"""Running a command for real: in its own scope (`engine_adapter.scopes`), with a timeout and an
+output cap. When the command ends, whatever it left running ends too (`sleep 60 &`, a double
+fork, a `setsid` daemon: nothing outlives the call); a timeout or a cancel kills the whole scope
+at once."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
-import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ...scopes import end_scope, start_in_scope
 
 __all__ = ["ProcessResult", "run_process", "shell_argv", "wait_cancelled"]
 
@@ -66,14 +69,14 @@ async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, o
     """Run `argv` in `cwd` to its end, its timeout, or the token's cancel — whichever is first.
 
     The command gets no stdin; stdout and stderr are read together and kept up to `output_cap`
-    bytes (the rest is read and dropped, so the command never blocks on a full pipe). On timeout
-    or cancel the whole process group is killed (SIGKILL), children included. Raises `OSError`
-    when the program cannot be started (not found, not executable).
+    bytes (the rest is read and dropped, so the command never blocks on a full pipe). When it
+    exits, every process it started is killed; on timeout or cancel, all of them at once
+    (SIGKILL). Raises `OSError` when the program cannot be started (not found, not executable).
     """
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, start_new_session=True, env={**os.environ, **_ENV})
+    proc, scope = await start_in_scope(
+        argv, cwd=cwd, env={**os.environ, **_ENV}, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     kept = bytearray()
     dropped = 0
 
@@ -96,26 +99,20 @@ async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, o
         if finished not in done:
             was_cancelled = cancelled in done
             timed_out = not was_cancelled
-            _kill_group(proc)
+            scope.kill()
             with contextlib.suppress(TimeoutError):
-                # The group is dead; a grandchild that left it may still hold the pipe open.
+                # Everything is being killed; collect the output written meanwhile.
                 await asyncio.wait_for(asyncio.shield(finished), _DRAIN_AFTER_KILL)
     finally:
         if proc.returncode is None:  # our own task was cancelled mid-run
-            _kill_group(proc)
+            scope.kill()
         for task in (reader, finished, cancelled):
             if task is not None and not task.done():
                 task.cancel()
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
+        await asyncio.shield(end_scope(scope, proc))
     output = kept.decode("utf-8", errors="replace")
     return ProcessResult(
         exit_code=None if (timed_out or was_cancelled) else proc.returncode,
         output=output, truncated=dropped, timed_out=timed_out, cancelled=was_cancelled,
         duration_ms=(time.monotonic() - started) * 1000)
 
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)

@@ -8,7 +8,6 @@ The shell's tier comes from `tiers.classify_command`; running it, and the asks
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -16,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...diffs import unified_diff
 from ...events import VerificationCheck
+from ...fileio import FileRefused, check_writable, describe_error, read_regular, write_regular
 from .model import ToolSpec
 from .tiers import DESTRUCTIVE, classify_command
 from .workspace import Workspace, WorkspaceError
@@ -86,12 +87,15 @@ def _resolve(workspace: Workspace, path: Any) -> Path:
         raise ToolError(str(exc)) from None
 
 
-def _read_text(path: Path, shown: str) -> str:
-    if not path.is_file():
-        raise ToolError(f"{shown} is not a file" if path.exists() else f"{shown} does not exist")
-    if path.stat().st_size > _MAX_READ:
-        raise ToolError(f"{shown} is too big to read ({path.stat().st_size} bytes)")
-    data = path.read_bytes()
+def _read_text(path: Path, shown: str, *, missing_ok: bool = False) -> str | None:
+    """The text of a regular file (see `fileio`: a FIFO, device or socket is refused, never
+    opened in a way that blocks); `None` for a missing file with `missing_ok`."""
+    try:
+        data = read_regular(str(path), shown, max_bytes=_MAX_READ, missing_ok=missing_ok)
+    except FileRefused as exc:
+        raise ToolError(str(exc)) from None
+    if data is None:
+        return None
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file")
     return data.decode("utf-8", errors="replace")
@@ -99,7 +103,7 @@ def _read_text(path: Path, shown: str) -> str:
 
 def read_file(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
     """The text of a file."""
-    return _read_text(_resolve(workspace, tool_input["path"]), tool_input["path"])
+    return _read_text(_resolve(workspace, tool_input["path"]), tool_input["path"]) or ""
 
 
 def list_dir(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
@@ -113,13 +117,18 @@ def list_dir(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
     for entry in sorted(os.scandir(path), key=lambda e: e.name):
         if entry.is_symlink():
             target = os.readlink(entry.path)
-            inside = workspace.contains(Path(entry.path).resolve())
-            lines.append(f"{entry.name} -> {target}" + ("" if inside else
-                                                         "  (outside the workspace)"))
+            try:
+                where = "" if workspace.contains(Path(entry.path).resolve()) else \
+                    "  (outside the workspace)"
+            except (OSError, RuntimeError):  # a loop of links, a name too long
+                where = "  (does not resolve)"
+            lines.append(f"{entry.name} -> {target}{where}")
         elif entry.is_dir():
             lines.append(f"{entry.name}/")
-        else:
+        elif entry.is_file():
             lines.append(f"{entry.name}  ({entry.stat().st_size} bytes)")
+        else:
+            lines.append(f"{entry.name}  (not a regular file)")
     return "\n".join(lines) if lines else "(empty)"
 
 
@@ -137,7 +146,7 @@ def search(workspace: Workspace, tool_input: Mapping[str, Any]) -> str:
     matches: list[str] = []
     for file in files:
         try:
-            text = _read_text(file, file.name)
+            text = _read_text(file, file.name) or ""
         except (ToolError, OSError):
             continue
         rel = workspace.relative(file)
@@ -171,22 +180,35 @@ class PreparedWrite:
     created: bool
 
     def apply(self) -> str:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(self.content, encoding="utf-8")
+        """Write it (in a worker thread: this does file I/O). Refused like `fileio` says: only
+        a regular file, never through a hard link or a symbolic link swapped in meanwhile."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ToolError(describe_error(exc, self.shown, "write")) from None
+        try:
+            write_regular(str(self.path), self.shown, self.content.encode("utf-8"))
+        except FileRefused as exc:
+            raise ToolError(str(exc)) from None
         verb = "created" if self.created else "edited"
         return f"{verb} {self.shown}"
 
 
 def prepare_write(workspace: Workspace, tool: str, tool_input: Mapping[str, Any]) -> PreparedWrite:
-    """Check a `write_file` or `edit` call and compute the new text and its unified diff."""
+    """Check a `write_file` or `edit` call and compute the new text and its unified diff.
+
+    Does file I/O and may diff a big file: run it in a worker thread. Every problem with the
+    path (too long, a loop of links, a directory, a FIFO, …) is a `ToolError`."""
     shown = tool_input["path"]
     path = _resolve(workspace, shown)
-    exists = path.exists()
-    if exists and not path.is_file():
-        raise ToolError(f"{shown} is not a file")
-    old = _read_text(path, shown) if exists else ""
+    try:
+        check_writable(str(path), shown)
+    except FileRefused as exc:
+        raise ToolError(str(exc)) from None
+    old = _read_text(path, shown, missing_ok=True)
+    exists = old is not None
     if tool == "edit":
-        if not exists:
+        if old is None:
             raise ToolError(f"{shown} does not exist; use write_file to create it")
         before, after = tool_input["old"], tool_input["new"]
         count = old.count(before) if before else 0
@@ -197,10 +219,7 @@ def prepare_write(workspace: Workspace, tool: str, tool_input: Mapping[str, Any]
         new = old.replace(before, after, 1)
     else:
         new = tool_input["content"]
-    rel = workspace.relative(path)
-    diff = "".join(difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True),
-        fromfile="/dev/null" if not exists else f"a/{rel}", tofile=f"b/{rel}"))
+    diff = unified_diff(old, new, workspace.relative(path))
     return PreparedWrite(path, shown, new, diff, created=not exists)
 
 

@@ -43,7 +43,10 @@ class Workspace:
                 parts.pop()
             elif part != ".":
                 parts.append(part)
-        real = self.root.joinpath(*parts).resolve()
+        try:
+            real = self.root.joinpath(*parts).resolve()
+        except (OSError, RuntimeError) as exc:  # a loop of symbolic links, a name too long
+            raise WorkspaceError(f"{path!r} cannot be resolved: {_reason(exc)}") from None
         if not self.contains(real):
             raise WorkspaceError(f"{path!r} leads outside the workspace through a symbolic link")
         return real
@@ -56,3 +59,9 @@ class Workspace:
         """`real` as a path relative to the root (`.` for the root itself)."""
         rel = real.relative_to(self.root).as_posix()
         return rel or "."
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RuntimeError):  # pathlib's word for a loop of symbolic links
+        return "a loop of symbolic links"
+    return getattr(exc, "strerror", None) or str(exc)

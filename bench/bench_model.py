@@ -1,0 +1,344 @@
+"""Benchmark of the real-model path: one long streamed Chat Completions reply from a local fake
+OpenAI-compatible server, through the cockpit, beside a bare `AsyncOpenAI` client reading the
+same stream in the same run.
+
+Run:  .venv/bin/python bench/bench_model.py [--repeat 5] [--pace-ms 2] [--no-app]
+
+- stream: the fake server (tests/openai_fake, in its own process on 127.0.0.1) answers with a
+  2,000-chunk reply: reasoning, text, and 20 parallel tool calls whose ids, names and
+  arguments are cut into pieces, then usage. Timed from the request to the end of the reply:
+    bare     `AsyncOpenAI(...).chat.completions.create(stream=True)` reading every chunk and
+             keeping its text and argument pieces (client creation included)
+    bare JSON  the same client making the request `OpenAIModel` makes (`post(...,
+             cast_to=object)`: chunks as decoded JSON, not typed models), the same reading
+    cockpit  `OpenAIModel` in the built-in engine + `Session` + journal (fsync at boundaries) +
+             the fold reading `events()`: done when the fold has folded the reply's
+             `model_usage` (client creation, the schemas, the messages and the server's model
+             listing included; the 20 tool calls then run untimed, and a second reply finishes)
+  Runs alternate (bare, cockpit, …); each side's best run is the figure (load from other work
+  only adds time), medians beside it. Target: cockpit ≤ 1.2× bare.
+- key latency: the live `CockpitApp` (headless) over the same reply sent slowly (`--pace-ms`
+  between chunks); `up` (move the transcript selection) is sent through the driver every ~50 ms
+  while the reply streams, then as often once the run is over (idle, same app, same run), and
+  timed to the next composed frame (the frame timing of bench/bench_ui.py). Target: streaming
+  p95 ≤ 1.5× idle p95.
+
+Ratios travel between machines; absolute numbers do not (these machines are shared and noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
+
+import openai  # noqa: E402
+from openai_fake.server import FakeOpenAI, Stream, chunks  # noqa: E402
+
+from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
+from engine_adapter.engines.builtin import BuiltinRunner  # noqa: E402
+from engine_adapter.engines.builtin.openai_model import OpenAIModel  # noqa: E402
+from engine_adapter.fold import RunFold  # noqa: E402
+
+now = time.perf_counter
+CHUNKS = 2_000
+CALLS = 20
+FILES = [f"notes/f{i:02d}.txt" for i in range(CALLS)]
+
+
+def long_reply() -> list[dict[str, Any]]:
+    """The 2,000 chunks: reasoning and text in small pieces, then 20 calls in 20 pieces each."""
+    calls = [("read_file", {"path": path}) for path in FILES]
+    pieces = (CHUNKS - 3 - CALLS * CALLS) // 2  # role, finish and usage chunks besides
+    reasoning = " ".join(f"step{i}" for i in range(pieces))
+    text = " ".join(f"word{i}" for i in range(pieces))
+    out = chunks(text, reasoning=reasoning, calls=calls, split=CALLS, text_pieces=pieces,
+                 usage=(4000, 2500))
+    while len(out) < CHUNKS:  # top up with text, just before the calls
+        extra = json.loads(json.dumps(out[1 + pieces]))
+        extra["choices"][0]["delta"] = {"content": " more"}
+        out.insert(1 + 2 * pieces, extra)
+    assert len(out) == CHUNKS, len(out)
+    return out
+
+
+FINISH = chunks("Done.", calls=[("finish", {"result": "read them all"})])
+
+
+def serve(port: int, pace: float) -> None:
+    """The server process: the long reply to a first request, a finish after tool results."""
+    reply, finish = long_reply(), FINISH
+
+    def script(body: dict[str, Any], number: int) -> Stream:
+        answered = any(m.get("role") == "tool" for m in body.get("messages", []))
+        return Stream(finish) if answered else Stream(reply, pace=pace)
+
+    server = FakeOpenAI(script, port=port).start()
+    print(server.url, flush=True)
+    sys.stdin.read()  # until the parent closes our stdin
+    server.stop()
+
+
+class Server:
+    """The fake server in a child process (its CPU time is not ours)."""
+
+    def __init__(self, pace: float = 0.0) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve", "0", "--pace-ms", str(pace * 1000)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+def workspace(root: Path) -> Path:
+    (root / "notes").mkdir(exist_ok=True)
+    for path in FILES:
+        (root / path).write_text(f"{path}\n" * 20)
+    return root
+
+
+BODY: dict[str, Any] = {
+    "model": "fake-model", "messages": [{"role": "user", "content": "read the notes"}],
+    "tools": [{"type": "function", "function": {"name": "read_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}}}}],
+    "stream": True, "stream_options": {"include_usage": True}}
+
+
+async def bare_read(url: str) -> tuple[float, int]:
+    """Seconds for the bare client (`chat.completions.create`, typed chunks) to read the reply,
+    and the chunks it read."""
+    gc.collect()
+    start = now()
+    async with openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0) as client:
+        stream = await client.chat.completions.create(**BODY)
+        text: list[str] = []
+        arguments: dict[int, list[str]] = {}
+        count = 0
+        async for chunk in stream:
+            count += 1
+            for choice in chunk.choices:
+                delta = choice.delta
+                if delta.content:
+                    text.append(delta.content)
+                reasoning = getattr(delta, "reasoning_content", None)
+                if reasoning:
+                    text.append(reasoning)
+                for call in delta.tool_calls or ():
+                    if call.function and call.function.arguments:
+                        arguments.setdefault(call.index, []).append(call.function.arguments)
+    elapsed = now() - start
+    assert len(arguments) == CALLS
+    return elapsed, count
+
+
+async def bare_raw_read(url: str) -> tuple[float, int]:
+    """The same with chunks left as decoded JSON (`post(..., cast_to=object)`, the request
+    `OpenAIModel` makes): the floor under the cockpit's own reading."""
+    gc.collect()
+    start = now()
+    async with openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0) as client:
+        stream = await client.post("/chat/completions", body=BODY, cast_to=object, stream=True,
+                                   stream_cls=openai.AsyncStream[object])
+        text: list[str] = []
+        arguments: dict[int, list[str]] = {}
+        count = 0
+        async for chunk in stream:
+            count += 1
+            for choice in chunk["choices"]:
+                delta = choice["delta"]
+                if delta.get("content"):
+                    text.append(delta["content"])
+                if delta.get("reasoning_content"):
+                    text.append(delta["reasoning_content"])
+                for call in delta.get("tool_calls") or ():
+                    if call["function"].get("arguments"):
+                        arguments.setdefault(call["index"], []).append(
+                            call["function"]["arguments"])
+    elapsed = now() - start
+    assert len(arguments) == CALLS
+    return elapsed, count
+
+
+async def cockpit_read(url: str, root: Path, journal: Path) -> tuple[float, int, float]:
+    """Seconds from the run's start to the fold folding the reply's usage, the events folded
+    by then, and the seconds of the whole run."""
+    model = OpenAIModel("fake-model", base_url=url)
+    session = Session(BuiltinRunner(model, cwd=root), TaskState(task="read the notes"),
+                      journal=JsonlEventJournal(journal, fsync="boundary"))
+    fold = RunFold()
+    read_at: list[tuple[float, int]] = []
+
+    async def consume() -> None:
+        apply = fold.apply
+        async for event in session.events():
+            apply(event)
+            if event.type == "model_usage" and not read_at:
+                read_at.append((now(), fold.view.events))
+
+    consumer = asyncio.ensure_future(consume())
+    gc.collect()
+    start = now()
+    state = await session.run()
+    await consumer
+    total = now() - start
+    await model.aclose()
+    assert state.status == "completed", state.error
+    assert len([e for e in session.history if e.type == "tool_end" and e.ok]) == CALLS
+    return read_at[0][0] - start, read_at[0][1], total
+
+
+def stream_rows(repeat: int) -> list[tuple[str, str]]:
+    server = Server()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = workspace(Path(tmp))
+            bare: list[float] = []
+            raw: list[float] = []
+            cockpit: list[float] = []
+            runs: list[float] = []
+            events = received = 0
+            for i in range(repeat):
+                seconds, received = asyncio.run(bare_read(server.url))
+                bare.append(seconds)
+                seconds, received = asyncio.run(bare_raw_read(server.url))
+                raw.append(seconds)
+                seconds, events, total = asyncio.run(cockpit_read(
+                    server.url, root, root / f"run{i}.jsonl"))
+                cockpit.append(seconds)
+                runs.append(total)
+    finally:
+        server.close()
+    assert received == CHUNKS, f"the bare client read {received} of {CHUNKS} chunks"
+    b, r, c = min(bare), min(raw), min(cockpit)
+
+    def runs_of(values: list[float]) -> str:
+        return "(runs: " + ", ".join(f"{x:.3f}" for x in values) + ")"
+
+    return [
+        ("bare AsyncOpenAI, typed chunks: read (s), best", f"{b:.3f}  {runs_of(bare)}"),
+        ("bare AsyncOpenAI, JSON chunks: read (s), best", f"{r:.3f}  {runs_of(raw)}"),
+        ("cockpit path: reply read (s), best", f"{c:.3f}  {runs_of(cockpit)}"),
+        ("cockpit / bare typed, best", f"{c / b:.2f}x   (target <= 1.2x)"),
+        ("cockpit / bare typed, medians",
+         f"{statistics.median(cockpit) / statistics.median(bare):.2f}x"),
+        ("cockpit / bare JSON (same request), best", f"{c / r:.2f}x"),
+        ("events folded by the reply's end", f"{events:,}"),
+        ("whole run, 20 tool calls + finish (s), best", f"{min(runs):.3f}"),
+    ]
+
+
+def key_rows(pace: float) -> list[tuple[str, str]]:
+    try:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_ui import SIZE, TimedCockpit, pct
+        from textual import events as textual_events
+
+        from cockpit.widgets import Transcript
+    except ImportError as exc:  # the live app's benchmark harness is not there
+        return [("key latency", f"not measured: {exc}")]
+
+    original = Transcript.action_cursor_up
+
+    def cursor_up(self: Any) -> None:  # mark the key as handled for the frame timing
+        original(self)
+        self.app.key_handled = True
+
+    Transcript.action_cursor_up = cursor_up  # type: ignore[method-assign]
+
+    async def press_while(app: TimedCockpit, keep_going: Any) -> list[float]:
+        driver, first = app._driver, len(app.latencies)
+        while keep_going():
+            if app.key_sent is None:
+                app.key_handled = False
+                app.key_sent = now()
+                driver.send_message(textual_events.Key("up", None))
+            await asyncio.sleep(0.05)
+        return app.latencies[first:]
+
+    async def one() -> dict[str, Any]:
+        server = Server(pace)
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                root = workspace(Path(tmp))
+                model = OpenAIModel("fake-model", base_url=server.url)
+                session = Session(BuiltinRunner(model, cwd=root),
+                                  TaskState(task="read the notes"))
+                app = TimedCockpit(session)
+                async with app.run_test(size=SIZE, headless=True) as pilot:
+                    while not any(e.type == "model_update" for e in session.history):
+                        await asyncio.sleep(0.01)
+                    streaming = await press_while(app, lambda: not any(
+                        e.type == "model_usage" for e in session.history))
+                    while not session.done:
+                        await asyncio.sleep(0.05)
+                    await pilot.pause()
+                    started = now()
+                    idle = await press_while(app, lambda: now() - started < len(streaming) * 0.06)
+                await model.aclose()
+                return {"streaming": streaming, "idle": idle, "events": app.view.events,
+                        "status": session.state.status}
+        finally:
+            server.close()
+
+    try:
+        found = asyncio.run(one())
+    finally:
+        Transcript.action_cursor_up = original  # type: ignore[method-assign]
+    streaming, idle = found["streaming"], found["idle"]
+    rows = []
+    for label, q in (("p50", 0.5), ("p95", 0.95)):
+        rows.append((f"key->frame {label} (ms): idle / streaming",
+                     f"{pct(idle, q) * 1000:.1f} / {pct(streaming, q) * 1000:.1f}"))
+    rows.append(("key->frame max (ms): idle / streaming",
+                 f"{max(idle, default=float('nan')) * 1000:.1f} / "
+                 f"{max(streaming, default=float('nan')) * 1000:.1f}"))
+    rows.append(("streaming p95 / idle p95",
+                 f"{pct(streaming, 0.95) / pct(idle, 0.95):.2f}x   (target <= 1.5x)"))
+    rows.append(("keys timed: idle, streaming; events; run",
+                 f"{len(idle)}, {len(streaming)}; {found['events']}; {found['status']}"))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--pace-ms", type=float, default=2.0,
+                        help="milliseconds between chunks in the key-latency run")
+    parser.add_argument("--no-app", action="store_true", help="skip the live-app key latency")
+    parser.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve, args.pace_ms / 1000)
+        return
+    rows = stream_rows(args.repeat)
+    if not args.no_app:
+        rows += key_rows(args.pace_ms / 1000)
+    print(f"\nModel benchmark: a {CHUNKS:,}-chunk streamed reply with {CALLS} tool calls from "
+          f"the local fake server, {args.repeat} runs a side")
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()

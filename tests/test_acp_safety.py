@@ -1,0 +1,302 @@
+"""The ACP engine against a hostile agent (the SDK test agent, tests/acp_agent/agent.py) through
+a real Session and journal: fs calls on special files are refused, journaled and never block;
+nothing is written through a hard link; big diffs are rendered off the loop and cut; a
+terminal/create is approved as the whole request; permissions cover no more than they showed;
+duplicate ids are answered as shown; nothing an agent or its terminals start outlives them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from acp_agent.helpers import agent_argv, approve, drive
+from hostile import alive, fifo_guard, gone, plant, read_pids, while_ticking
+
+from engine_adapter.engines.acp import AcpRunner
+
+
+@dataclass
+class Agent:
+    runner: AcpRunner
+    loop: asyncio.AbstractEventLoop
+    workspace: Path
+    journals: Path
+    count: int = 0
+
+    def run(self, task: str, answer=None, **kwargs):
+        """Run one task; returns (reply, journal events, ticks the loop gave a bystander)."""
+        self.count += 1
+        journal = self.journals / f"task-{self.count}.jsonl"
+        (_state, events), ticks = self.loop.run_until_complete(while_ticking(asyncio.wait_for(
+            drive(self.runner, task, journal, answer=answer or approve(), **kwargs), 120)))
+        assert events[-1].type == "agent_end", events[-1]
+        return events[-1].result or "", events, ticks
+
+
+def _agent(base: Path) -> Agent:
+    workspace = base / "ws"
+    workspace.mkdir()
+    loop = asyncio.new_event_loop()
+    return Agent(AcpRunner(agent_argv(), cwd=workspace), loop, workspace, base)
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    shared = _agent(tmp_path_factory.mktemp("acp-safety"))
+    planted = plant(shared.workspace, shared.journals / "outside")
+    shared.planted = planted  # type: ignore[attr-defined]
+    yield shared
+    shared.loop.run_until_complete(shared.runner.close())
+    shared.loop.close()
+    planted.close()
+
+
+def _of(events, kind):
+    return [e for e in events if e.type == kind]
+
+
+# -- special files -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("verb", ["read", "write"])
+def test_fs_on_special_files_is_refused_journaled_and_never_blocks(agent, verb):
+    planted = agent.planted
+    with fifo_guard(planted) as fired:
+        for name, word in planted.refusals.items():
+            reply, events, ticks = agent.run(f"{verb} {name}")
+            assert reply.startswith(f"{verb} error:"), (name, reply)
+            assert word.lower() in reply.lower(), (name, reply)
+            assert not _of(events, "approval_requested"), name  # refused before anyone asks
+            (start,), (end,) = _of(events, "tool_start"), _of(events, "tool_end")
+            assert start.call_id == end.call_id and not end.ok
+            assert word.lower() in end.error.lower(), (name, end.error)
+            assert ticks > 0
+    assert not fired[0], "a FIFO blocked the event loop"
+    assert (planted.outside / "secret.txt").read_text() == "outside\n"
+
+
+def test_a_plain_read_and_write_still_work(agent):
+    (agent.workspace / "plain.txt").write_text("hello\n")
+    reply, _, _ = agent.run("read plain.txt")
+    assert reply == "read ok 6"
+    reply, events, _ = agent.run("write plain.txt")
+    assert reply == "write ok"
+    (asked,) = _of(events, "approval_requested")
+    assert "-hello" in asked.tool_input["diff"] and "+written" in asked.tool_input["diff"]
+    assert (agent.workspace / "plain.txt").read_text() == "written\n"
+
+
+@pytest.mark.parametrize("link", ["to-outside", "inside-pair"])
+def test_no_write_through_a_hard_link(agent, link):
+    secret = agent.planted.outside / "secret.txt"
+    name = f"hard-{link}"
+    if link == "to-outside":
+        os.link(secret, agent.workspace / name)
+    else:
+        (agent.workspace / f"{name}-a").write_text("mine\n")
+        os.link(agent.workspace / f"{name}-a", agent.workspace / name)
+    reply, events, _ = agent.run(f"write {name}")
+    assert reply.startswith("write error:") and "hard links" in reply
+    assert not _of(events, "approval_requested")
+    assert secret.read_text() == "outside\n"
+
+
+# -- diffs ---------------------------------------------------------------------------------------
+
+def test_a_big_permuted_write_is_diffed_off_the_loop(agent):
+    (agent.workspace / "big-target.txt").write_text("".join(f"line {i}\n" for i in range(50_000)))
+    reply, events, ticks = agent.run("write big-target.txt 50000 shuffled")
+    assert reply == "write ok"
+    (asked,) = _of(events, "approval_requested")
+    assert "diff cut at" in asked.tool_input["diff"]
+    assert ticks > 10  # the loop went on while the diff was computed
+
+
+def test_a_big_diff_update_is_rendered_off_the_loop_and_says_it_was_cut(agent):
+    reply, events, ticks = agent.run("diff-update 50000")
+    assert reply == "diffed"
+    end = next(e for e in _of(events, "tool_end") if e.call_id == "t-big")
+    assert end.output.startswith("--- a/big.txt\n+++ b/big.txt\n@@")
+    assert "diff cut at" in end.output
+    assert ticks > 10
+
+
+# -- approvals: whole requests, permits, duplicate ids -------------------------------------------
+
+def _terminal(agent, request, answer=None, scenario="terminal-json"):
+    return agent.run(f"{scenario} {json.dumps(request)}", answer=answer)
+
+
+def test_terminal_create_is_approved_as_the_whole_request(agent):
+    (agent.workspace / "sub").mkdir(exist_ok=True)
+    request = {"command": "sh", "args": ["-c", "echo $A $GIT_EXTERNAL_DIFF; pwd"],
+               "env": [{"name": "A", "value": "1"}, {"name": "GIT_EXTERNAL_DIFF",
+                                                    "value": "/tmp/evil"},
+                       {"name": "A", "value": "2"}],
+               "cwd": str(agent.workspace / "sub"), "outputByteLimit": 100}
+    reply, events, _ = _terminal(agent, request)
+    (asked,) = _of(events, "approval_requested")
+    assert asked.tool_input == {"argv": ["sh", "-c", "echo $A $GIT_EXTERNAL_DIFF; pwd"],
+                                "env": {"A": "2", "GIT_EXTERNAL_DIFF": "/tmp/evil"},
+                                "cwd": "sub", "outputByteLimit": 100}
+    assert asked.prefix == ""  # an env or a cwd of its own is never grantable
+    assert reply == f"exit 0: 2 /tmp/evil\n{os.path.realpath(agent.workspace / 'sub')}\n"
+    start = next(e for e in _of(events, "tool_start") if e.source == "client")
+    assert start.tool_input == asked.tool_input
+
+
+@pytest.mark.parametrize("cwd", ["/", "..", "/tmp", "sub/../../..", "escape-dir"])
+def test_terminal_create_outside_the_workspace_is_refused_and_journaled(agent, cwd):
+    if cwd == "escape-dir" and not (agent.workspace / cwd).exists():
+        (agent.workspace / cwd).symlink_to(agent.planted.outside)
+    full = cwd if cwd.startswith("/") else str(agent.workspace / cwd)
+    reply, events, _ = _terminal(agent, {"command": "touch", "args": ["made-here"],
+                                         "cwd": full})
+    assert reply.startswith("terminal error:") and "outside the workspace" in reply
+    assert not _of(events, "approval_requested")
+    (start,), (end,) = _of(events, "tool_start"), _of(events, "tool_end")
+    assert start.tool_input == {"argv": ["touch", "made-here"], "cwd": full}
+    assert not end.ok and "outside the workspace" in end.error
+    assert not (agent.planted.outside / "made-here").exists()
+
+
+@pytest.mark.parametrize("extra", [
+    {"env": [{"name": "GIT_EXTERNAL_DIFF", "value": "/tmp/evil"}]},
+    {"env": [{"name": "LD_PRELOAD", "value": "/tmp/evil.so"}]},
+    {"cwd": "sub"},
+], ids=["git-external-diff", "ld-preload", "cwd"])
+def test_a_permission_for_a_command_does_not_cover_an_env_or_cwd_it_never_showed(agent, extra):
+    (agent.workspace / "sub").mkdir(exist_ok=True)
+    request = {"command": "echo", "args": ["hi"], **extra}
+    if "cwd" in extra:
+        request["cwd"] = str(agent.workspace / extra["cwd"])
+    reply, events, _ = _terminal(agent, request, scenario="permit-terminal")
+    asked = _of(events, "approval_requested")
+    assert [a.tool for a in asked] == ["execute", "execute"]  # the permission, then the run
+    assert set(extra) <= set(asked[1].tool_input)
+    assert reply.startswith("exit 0: ") and reply.endswith("hi\n")
+
+
+def test_a_permission_covers_the_plain_command_once(agent):
+    reply, events, _ = _terminal(agent, {"command": "echo", "args": ["hi"]},
+                                 scenario="permit-terminal")
+    assert reply == "exit 0: hi\n"
+    assert len(_of(events, "approval_requested")) == 1
+    start = next(e for e in _of(events, "tool_start") if e.source == "client")
+    assert start.permitted_by == "agent permission"
+
+
+@pytest.mark.parametrize("kind", ["delete", "move", "other", "read"])
+def test_a_non_edit_permission_never_lets_a_write_through_unseen(agent, kind):
+    target = agent.workspace / f"victim-{kind}.txt"
+    target.write_text("keep me\n")
+
+    def answer(session, event):
+        if event.type == "approval_requested":
+            session.resolve_approval(event.approval_id, allow=event.tool == kind)
+
+    reply, events, _ = agent.run(f"permit {kind} {target.name}", answer=answer)
+    asked = _of(events, "approval_requested")
+    assert [a.tool for a in asked] == [kind, "edit"]  # the write asked again...
+    assert "-keep me" in asked[1].tool_input["diff"]  # ...showing what it would do
+    assert reply.startswith("allow_once; write error:")
+    assert target.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("shown", [False, True], ids=["no-diff-shown", "diff-shown"])
+def test_an_edit_permission_covers_one_write_whose_row_shows_the_diff(agent, shown):
+    target = agent.workspace / f"victim-edit-{shown}.txt"
+    target.write_text("keep me\n")
+    reply, events, _ = agent.run(f"permit edit {target.name}" + (" diff" if shown else ""))
+    assert reply == "allow_once; write ok"
+    (asked,) = _of(events, "approval_requested")
+    assert asked.tool == "edit"
+    if shown:  # the permission's own diff content is in its approval
+        assert asked.tool_input["diff"] == (f"--- a/{target.name}\n+++ b/{target.name}\n"
+                                            "@@ -1 +1 @@\n-keep me\n+via permit\n")
+    else:
+        assert "diff" not in asked.tool_input
+    start = next(e for e in _of(events, "tool_start") if e.source == "client")
+    assert start.permitted_by == "agent permission"
+    assert "-keep me" in start.tool_input["diff"] and "+via permit" in start.tool_input["diff"]
+
+
+def test_two_requests_with_one_id_are_each_answered_as_shown(agent):
+    shown: dict[str, str] = {}
+
+    def answer(session, event):
+        if event.type == "approval_requested":
+            shown[event.approval_id] = event.tool_input["command"]
+            session.resolve_approval(event.approval_id, allow=event.approval_id == "dup-1")
+
+    reply, events, _ = agent.run("dup-permission", answer=answer)
+    assert shown == {"dup-1": "echo first", "dup-1~2": "echo second"}
+    assert reply == "first allow_once, second reject_once"
+    resolved = {e.approval_id: e.allowed for e in _of(events, "approval_resolved")}
+    assert resolved == {"dup-1": True, "dup-1~2": False}
+
+
+def test_our_own_ids_never_take_an_agent_id(agent):
+    from engine_adapter.engines.acp.client import AcpClient
+    from engine_adapter.engines.acp.workspace import Workspace
+
+    client = AcpClient(Workspace(agent.workspace), env={}, agent_name="t")
+    client.start_turn(1)
+    client.mapper.tool_calls["fs-write-1"] = object()  # type: ignore[assignment]
+    taken = {client._approval_id("fs-write-2"), client._approval_id("t-1")}
+    assert client._op_id("fs-write") == "fs-write-3"
+    assert client._approval_id("t-1") == "t-1~2"
+    assert taken == {"fs-write-2", "t-1"}
+
+
+# -- processes -----------------------------------------------------------------------------------
+
+LEFTOVERS = [
+    "sleep 300 >/dev/null 2>&1 & echo $! >> {pids}",
+    "setsid sleep 300 >/dev/null 2>&1 & echo $! >> {pids}",
+    "nohup sleep 300 >/dev/null 2>&1 & echo $! >> {pids}",
+    "( ( setsid sleep 300 >/dev/null 2>&1 & echo $! >> {pids} ) & )",
+    "env -i setsid sleep 300 >/dev/null 2>&1 & echo $! >> {pids}",
+    "setsid -f sh -c 'echo $$ >> {pids}; exec sleep 300' >/dev/null 2>&1",
+]
+
+
+def test_nothing_an_agent_starts_outlives_close(tmp_path):
+    bystander = subprocess.Popen(["sleep", "300"])
+    agent = _agent(tmp_path)
+    pids = tmp_path / "agent.pids"
+    try:
+        for line in LEFTOVERS:
+            reply, _, _ = agent.run(f"spawn {line.format(pids=pids)}")
+            assert reply == "spawned, exit 0"
+        for _ in range(2000):  # the last ones write their pid from a background process
+            if len(read_pids(pids)) >= len(LEFTOVERS):
+                break
+            agent.loop.run_until_complete(asyncio.sleep(0.005))
+        left = read_pids(pids)
+        assert len(left) == len(LEFTOVERS) and all(alive(pid) for pid in left)
+        agent.loop.run_until_complete(agent.runner.close())
+        survivors = [pid for pid in left if not agent.loop.run_until_complete(gone(pid))]
+        assert survivors == []
+        assert alive(bystander.pid)
+    finally:
+        agent.loop.run_until_complete(agent.runner.close())
+        agent.loop.close()
+        bystander.kill()
+        bystander.wait()
+
+
+def test_nothing_a_terminal_starts_outlives_the_terminal(agent):
+    pids = agent.journals / "terminal.pids"
+    for line in LEFTOVERS:
+        reply, _, _ = _terminal(agent, {"command": "sh",
+                                        "args": ["-c", line.format(pids=pids)]})
+        assert reply.startswith("exit 0")
+    left = read_pids(pids)
+    assert len(left) >= len(LEFTOVERS) - 1  # `setsid -f` may not have written yet: it is gone
+    survivors = [pid for pid in left if not agent.loop.run_until_complete(gone(pid))]
+    assert survivors == []
