@@ -29,9 +29,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual.driver import Driver
+if TYPE_CHECKING:  # (config.py reads the settings: the command line never loads Textual)
+    from textual.driver import Driver
 
 __all__ = ["ALERT_KINDS", "Attention", "NotifySettings", "TerminalWriter", "notification",
            "parse_notify", "title_sequence", "writer_driver"]

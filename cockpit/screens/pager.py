@@ -28,7 +28,14 @@ class PagerScreen(Screen[None]):
 
     DEFAULT_CSS = """
     PagerScreen #pager-title { height: 1; background: $panel; padding: 0 1; }
-    PagerScreen #pager-search { dock: bottom; display: none; }
+    PagerScreen #pager-search {
+        dock: bottom;
+        display: none;
+        height: 1;
+        border: none;
+        padding: 0 1;
+        background: $boost;
+    }
     PagerScreen #pager-search.-shown { display: block; }
     """
 
@@ -75,7 +82,7 @@ class PagerScreen(Screen[None]):
         box = self._search_box()
         box.add_class("-shown")
         box.value = self.pager.term
-        box.focus()
+        self.set_focus(box)  # at once: the keys typed right after `/` go into the box
 
     @on(Input.Submitted, "#pager-search")
     def _search(self, message: Input.Submitted) -> None:
@@ -84,7 +91,7 @@ class PagerScreen(Screen[None]):
 
     def _close_search(self) -> None:
         self._search_box().remove_class("-shown")
-        self.pager.focus()
+        self.set_focus(self.pager)
 
     @on(TextPager.Searched)
     def _searched(self, message: TextPager.Searched) -> None:

@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.geometry import Size
 from textual.message import Message
@@ -69,16 +69,17 @@ class TextPager(ScrollView, can_focus=True):
     TextPager { height: 1fr; background: $surface; scrollbar-gutter: stable; }
     """
 
-    # Scrolling only: the same keys every Textual scrollable uses.
+    # Scrolling only: the same keys every Textual scrollable uses (not in the footer, which
+    # names the pager's own keys).
     BINDINGS: ClassVar[list[BindingType]] = [
-        ("up", "scroll_up", "up"),
-        ("down", "scroll_down", "down"),
-        ("left", "scroll_left", "left"),
-        ("right", "scroll_right", "right"),
-        ("pageup", "page_up", "page up"),
-        ("pagedown", "page_down", "page down"),
-        ("home", "scroll_home", "top"),
-        ("end", "scroll_end", "bottom"),
+        Binding("up", "scroll_up", "up", show=False),
+        Binding("down", "scroll_down", "down", show=False),
+        Binding("left", "scroll_left", "left", show=False),
+        Binding("right", "scroll_right", "right", show=False),
+        Binding("pageup", "page_up", "page up", show=False),
+        Binding("pagedown", "page_down", "page down", show=False),
+        Binding("home", "scroll_home", "top", show=False),
+        Binding("end", "scroll_end", "bottom", show=False),
     ]
 
     class Searched(Message):

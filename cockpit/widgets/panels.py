@@ -71,8 +71,8 @@ def side_summary(view: RunView) -> str:
 
 class StatusLine(Widget):
     """Two lines: the run's status and task; then what fits of: the side column summed up
-    (on a narrow terminal), elapsed time, working directory (`~`-shortened), turn, tokens and
-    cost, engine and model, phase, task number — the less important dropped first.
+    (on a narrow terminal), elapsed time, working directory (`~`-shortened), engine and model,
+    turn and task number, tokens and cost, phase — the less important dropped first.
 
     With a `clock` (the live cockpit passes `time.time`) the elapsed time ticks while the run is
     live; without one (replay) it is the time up to the last event shown.
@@ -130,19 +130,19 @@ class StatusLine(Widget):
         engine = clean_line(view.engine or "?", 60)
         if view.model:
             engine += f" · {clean_line(view.model, 60)}"
-        fields.append((engine, palette.accent, 5))
+        fields.append((engine, palette.accent, 3))
         if view.cwd:
             fields.append((short_path(view.cwd, max(12, width // 3)), palette.text, 2))
         if view.phase:
             fields.append((f"phase {clean_line(view.phase, 40)}", palette.dim, 6))
-        fields.append((f"turn {view.turn}", palette.dim, 3))
+        fields.append((f"turn {view.turn}", palette.dim, 4))
         tokens = f"{view.input_tokens:,} in / {view.output_tokens:,} out"
         if view.cost_usd is not None:
             tokens += f" · ${view.cost_usd:.4f}"
-        fields.append((tokens, palette.dim, 4))
+        fields.append((tokens, palette.dim, 5))
         fields.append((self._elapsed(view), palette.dim, 1))
         if view.task_index > 1:
-            fields.append((f"task {view.task_index}", palette.dim, 3))
+            fields.append((f"task {view.task_index}", palette.dim, 4))
         kept = _fit(fields, width, separator=5)
         bottom = Text(no_wrap=True, overflow="ellipsis", end="")
         for i, (value, style, _) in enumerate(kept):
