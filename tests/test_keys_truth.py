@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 from test_app_support import gated, make_app, pending, settle, turn
 from test_journal_index import fixture_events, write
+from test_notify import write_config
 from test_replay_app import opened, until
 
 from cockpit.keys import KEYS, help_rows, key_label, unknown_keymap_ids
@@ -28,9 +29,7 @@ def _home(tmp_path, monkeypatch):
 
 
 def _keymap(tmp_path, text: str) -> None:
-    folder = tmp_path / "home" / "config"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.toml").write_text(f"[keymap]\n{text}", encoding="utf-8")
+    write_config(tmp_path, f"[keymap]\n{text}")
 
 
 def plain(widget) -> str:

@@ -31,7 +31,8 @@ def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
 
 
-def _config(tmp_path, text: str) -> None:
+def write_config(tmp_path, text: str) -> None:
+    """`text` as the user's config.toml (under the test's COCKPIT_HOME)."""
     folder = tmp_path / "home" / "config"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.toml").write_text(text, encoding="utf-8")
@@ -61,7 +62,7 @@ def test_defaults_alert_only_for_approvals_and_failures():
 
 
 def test_each_channel_is_configurable(tmp_path):
-    _config(tmp_path, '[notify]\nbell = false\nosc = true\ntitle = ["done", "bogus"]\n'
+    write_config(tmp_path, '[notify]\nbell = false\nosc = true\ntitle = ["done", "bogus"]\n'
                       'sound = 1\n')
     config = load_config()
     assert config.notify.bell == frozenset()
@@ -250,7 +251,7 @@ def test_a_failed_run_alerts():
 
 
 def test_done_alerts_when_configured(tmp_path):
-    _config(tmp_path, '[notify]\nbell = ["done"]\nosc = ["done"]\ntitle = ["done"]\n')
+    write_config(tmp_path, '[notify]\nbell = ["done"]\nosc = ["done"]\ntitle = ["done"]\n')
 
     async def main():
         app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}))
