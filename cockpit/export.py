@@ -101,10 +101,35 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def _engine_text(view: RunView, show: Callable[..., str]) -> str:
+    """The engine, the external agent (name and version, and the command that started it) and
+    the model, in one line; `show(text, limit)` is the format's display (`_visible`, `_html`)."""
+    parts = [show(view.engine or "?", 200)]
+    if view.agent:
+        parts.append(f"agent {show(view.agent, 200)}")
+    if view.agent_command:
+        parts.append(f"started with {show(view.agent_command, 300)}")
+    if view.model:
+        parts.append(f"model {show(view.model, 200)}")
+    return " · ".join(parts)
+
+
+def _usage_text(view: RunView) -> str:
+    """Tokens, cost and how full the context window got, in one line of plain text."""
+    cached = f" ({view.cached_tokens:,} from cache)" if view.cached_tokens else ""
+    thought = f", {view.thought_tokens:,} thinking" if view.thought_tokens else ""
+    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
+    text = (f"{view.input_tokens:,} input{cached} + {view.output_tokens:,} output tokens"
+            f"{thought} over {view.model_calls} model calls{cost}")
+    if view.context is not None:
+        text += f" · context window {view.context[0]:,} of {view.context[1]:,} tokens"
+    return text
+
+
 def _approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:
-        return None
+        return f"covered by {_visible(item.permitted_by, 200)}" if item.permitted_by else None
     who = {"human": "by a human", "grant": "by a standing grant", "auto": "automatically"}.get(
         approval.via or "", f"by {approval.via or 'nobody yet'}")
     verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
@@ -120,14 +145,11 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     add("")
     add(f"- **Status:** {view.status}" + (f" — {_visible(view.result or view.error or '', 500)}"
                                             if view.result or view.error else ""))
-    add(f"- **Engine:** {_visible(view.engine or '?')}" + (f" · model {_visible(view.model)}"
-                                                           if view.model else ""))
+    add(f"- **Engine:** {_engine_text(view, _visible)}")
     add(f"- **Started:** {_when(view.started_ts)} · **ended:** {_when(view.ended_ts)}")
     add(f"- **Events:** {result.events:,} · turns {len(view.turns)} · tool calls "
         f"{len(view.tool_calls)}")
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
-    add(f"- **Usage:** {view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-        f"{view.model_calls} model calls{cost}")
+    add(f"- **Usage:** {_usage_text(view)}")
     for problem in _problems(result):
         add(f"- **Journal:** {problem}")
     add("")
@@ -228,16 +250,14 @@ def render_html(view: RunView, result: ExportResult) -> str:
     add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}</style></head>")
     add("<body>")
     add(f"<h1>Run report: {e(view.task or '(no task)', 300)}</h1>")
-    cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
     rows = [
         ("Status", f"<span class='{e(view.status)}'>{e(view.status)}</span> "
                    f"{e(view.result or view.error or '', 500)}"),
-        ("Engine", e(view.engine) + (f" · model {e(view.model)}" if view.model else "")),
+        ("Engine", _engine_text(view, e)),
         ("Started", e(_when(view.started_ts)) + " · ended " + e(_when(view.ended_ts))),
         ("Events", f"{result.events:,} · turns {len(view.turns)} · tool calls "
                    f"{len(view.tool_calls)}"),
-        ("Usage", f"{view.input_tokens:,} input + {view.output_tokens:,} output tokens over "
-                  f"{view.model_calls} model calls{cost}"),
+        ("Usage", html.escape(_usage_text(view))),
         *[("Journal", e(p)) for p in _problems(result)],
     ]
     add("<table class='meta'>" + "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>"

@@ -95,7 +95,9 @@ def format_event(event: Any) -> tuple[str, str, str]:
     """`(label, text, colour)` of one event (not streamed text); the text is not yet clipped."""
     t = event.type
     if t == "agent_start":
-        parts = [event.engine, event.model, event.cwd]
+        agent = event.agent
+        version = f"{agent.title or agent.name} {agent.version}".strip() if agent else None
+        parts = [event.engine, version, event.model, event.cwd]
         return "start", f"{event.task}  ({' · '.join(p for p in parts if p)})", "bold"
     if t == "agent_end":
         detail = event.result or event.error
@@ -144,7 +146,9 @@ def format_event(event: Any) -> tuple[str, str, str]:
                          f"{event.delay_s:g} s"), "yellow"
     if t == "model_usage":
         cost = f", ${event.cost_usd:.4f}" if event.cost_usd is not None else ""
-        return "usage", (f"{event.input_tokens} in / {event.output_tokens} out tokens{cost}"
+        cached = f" ({event.cached_read_tokens} cached)" if event.cached_read_tokens else ""
+        return "usage", (f"{event.input_tokens} in{cached} / {event.output_tokens} out tokens"
+                         f"{cost}"
                          + (f" ({event.model})" if event.model else "")), "dim"
     if t == "verification_plan_frozen":
         checks = "; ".join(f"{c.name}: {c.command}" if c.command else c.name

@@ -86,9 +86,11 @@ class EventLog(Sequence[T], Generic[T]):
 
         `decoded`, when given, is what decoding `item` would give: readers get that very
         object instead of decoding it."""
-        self._items.append(item)
-        if decoded is not None:
-            self._remember(len(self._items) - 1, decoded)
+        items = self._items
+        if decoded is not None:  # (inlined `_remember`: this is every event's path)
+            index = len(items)
+            self._recent[index % self._window] = (index, decoded)
+        items.append(item)
         if self._wakeup is not None:
             self._wake()
 

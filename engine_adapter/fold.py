@@ -201,8 +201,8 @@ class ToolCallItem(Item):
     "running", "ok", "failed".
     """
 
-    __slots__ = ("approval", "call_id", "duration_ms", "error", "output", "status", "tier",
-                 "title", "tool", "tool_input")
+    __slots__ = ("approval", "call_id", "duration_ms", "error", "exit_code", "output",
+                 "permitted_by", "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -213,6 +213,8 @@ class ToolCallItem(Item):
         self.output = ""
         self.error: str | None = None
         self.duration_ms: float | None = None
+        self.exit_code: int | None = None  # a command's, when the engine reports it
+        self.permitted_by: str | None = None  # what let it run unasked (an agent's permission)
         self.approval: ApprovalView | None = None
 
 
@@ -274,6 +276,8 @@ class RunView:
         self.engine = ""
         self.model: str | None = None
         self.cwd: str | None = None
+        self.agent: str | None = None  # an external agent's own name and version
+        self.agent_command: str | None = None  # the command line that started it
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
@@ -289,6 +293,9 @@ class RunView:
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost_usd: float | None = None
+        self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
+        self.thought_tokens = 0
+        self.context: tuple[int, int] | None = None  # (used, size) of the context window
         self.model_calls = 0
         self.started_ts: float | None = None
         self.ended_ts: float | None = None
@@ -428,6 +435,10 @@ class RunFold:
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
         v.model, v.cwd = e.model, e.cwd
+        agent = e.agent
+        v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
+                   if agent is not None else None)
+        v.agent_command = e.command
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
@@ -534,6 +545,7 @@ class RunFold:
             row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
             change = Change(ITEMS, row.index)
         row.title = e.title
+        row.permitted_by = e.permitted_by
         row.status = "running"
         return change
 
@@ -550,6 +562,9 @@ class RunFold:
             change = Change(ITEMS, row.index)
         row.status = "ok" if e.ok else "failed"
         row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
+        row.exit_code = e.exit_code
+        if e.title:  # the agent renamed the call while it ran
+            row.title = e.title
         return change
 
     def _approval_requested(self, e: Any) -> Change:
@@ -610,6 +625,10 @@ class RunFold:
         v.model_calls += 1
         if e.cost_usd is not None:
             v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
+        v.cached_tokens += e.cached_read_tokens or 0
+        v.thought_tokens += e.thought_tokens or 0
+        if e.context_size:  # a level, not a delta: the latest wins
+            v.context = (e.context_used or 0, e.context_size)
         if e.model and not v.model:
             v.model = e.model
             return Change(USAGE | RUN)

@@ -4,16 +4,31 @@ An engine is an `AgentRunner`. For the duration of `run()` the Session sets thre
 it: `event_sink` (emit events; never blocks), `approval_controller` (ask a human, or a grant, or
 the unattended rules, whether a gated call may go ahead) and `cancel_token` (checked by the
 engine at every turn boundary and before starting a tool).
+
+Those three protocols are the minimum (CONTRACT): an engine may rely on nothing more, and a
+caller may hand an engine objects with nothing more. What the Session's own objects offer beyond
+it is a richer protocol each, checked with `isinstance`: `GrantAwareController` (is a call
+already granted?) and `WatchableCancelToken` (await the cancel, or be called back). Engines do
+not check themselves: `context.RunContext` does it once a run and falls back (no grant known;
+polling the token) when the richer protocol is missing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from .events import BaseEvent
 from .state import TaskState
 
-__all__ = ["AgentRunner", "ApprovalController", "CancelToken", "EventSink"]
+__all__ = [
+    "AgentRunner",
+    "ApprovalController",
+    "CancelToken",
+    "EventSink",
+    "GrantAwareController",
+    "WatchableCancelToken",
+]
 
 
 @runtime_checkable
@@ -39,6 +54,18 @@ class ApprovalController(Protocol):
 
 
 @runtime_checkable
+class GrantAwareController(ApprovalController, Protocol):
+    """An approval controller that can also say whether a standing grant already covers a call,
+    without asking anyone or announcing anything (the Session is one).
+
+    An ACP agent offers "allow always" as well as "allow once": the engine answers "always"
+    only when the human's answer left a grant that covers the call, never more than was granted.
+    """
+
+    def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool: ...
+
+
+@runtime_checkable
 class CancelToken(Protocol):
     """Tripped by `Session.cancel()`; the engine stops at its next boundary when it sees it."""
 
@@ -47,6 +74,22 @@ class CancelToken(Protocol):
 
     @property
     def reason(self) -> str | None: ...
+
+
+@runtime_checkable
+class WatchableCancelToken(CancelToken, Protocol):
+    """A cancel token that can be awaited or call back, so an engine stops work at once (kills a
+    child process, abandons a wait on an agent) rather than at its next boundary. The Session's
+    token is one."""
+
+    async def wait(self) -> None:
+        """Return once the token has tripped."""
+        ...
+
+    def on_cancel(self, callback: Callable[[], Any]) -> Callable[[], None]:
+        """Call `callback()` when the token trips (at once if it has); returns a function that
+        unregisters it."""
+        ...
 
 
 @runtime_checkable

@@ -27,6 +27,7 @@ from .events import (
     CancellationObserved,
     HarnessEvent,
     dump_event,
+    stamped,
 )
 from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
@@ -39,12 +40,15 @@ log = logging.getLogger(__name__)
 
 Policy = Literal["deny", "approve"]
 
+_JOURNAL_WRITE = JsonlEventJournal.write
+"""The journal write that also takes the line the Session already serialised (`line=`)."""
+
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
 
 
 class SessionCancelToken:
-    """The cancel token a Session hands its engine.
+    """The cancel token a Session hands its engine: a `runner.WatchableCancelToken`.
 
     Besides `cancelled` and `reason`, an engine may `await token.wait()` or register
     `on_cancel(callback)` to stop work at once (a child process, say) rather than at its next
@@ -156,6 +160,8 @@ class Session:
         self.runner = runner
         self.state = state
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        self._journal: Any = None
+        self._line_journal: JsonlEventJournal | None = None
         self.journal = journal
         self.grants: list[ApprovalGrant] = grants if grants is not None else []
         self.unattended = unattended
@@ -169,11 +175,26 @@ class Session:
         # garbage collector); the recent ones stay decoded for readers that keep up.
         self._log: EventLog[HarnessEvent] = EventLog(EVENT_ADAPTER.validate_json)
         self._lock = threading.Lock()
+        self._emitted = 0  # events emitted so far: the next one's `seq`
         self._pending: dict[str, PendingApproval] = {}
         self._answered: set[str] = set()
         self._started = False
         self._ended = False
         self._cancellation_seen = False
+
+    @property
+    def journal(self) -> Any:
+        """The write-ahead journal (any object with `write(event)` and `close()`), or None."""
+        return self._journal
+
+    @journal.setter
+    def journal(self, journal: Any) -> None:
+        self._journal = journal
+        # Our own journal, its `write` not overridden, also takes the line emit has already
+        # serialised; anything else gets the documented `write(event)`.
+        write = getattr(journal, "write", None)
+        self._line_journal = journal if getattr(write, "__func__", None) is _JOURNAL_WRITE \
+            else None
 
     # Observation plane ---------------------------------------------------------------------
     @property
@@ -205,28 +226,23 @@ class Session:
         cannot be recorded must not go ahead), but the event still reaches observers.
         """
         with self._lock:
-            seq = len(self._log)
-            fields = event.__dict__
-            if fields["seq"] == -1 and not fields["session_id"]:
-                # Fresh from the engine: stamp in place (a copy costs 3x the rest of emit).
-                fields["session_id"] = self.session_id
-                fields["seq"], fields["ts"] = seq, time.time()
-            else:
-                event = event.model_copy(
-                    update={"session_id": self.session_id, "seq": seq, "ts": time.time()})
+            seq = self._emitted
+            self._emitted = seq + 1
+            # A stamped copy: the engine's own object stays as it built it.
+            event = stamped(event, self.session_id, seq, time.time())
             # Serialised once: the journal line is also the compact form history keeps.
             line = dump_event(event) + b"\n"
-            journal = self.journal
+            journal = self._journal
             if journal is not None and self.journal_error is None:
                 try:
-                    if isinstance(journal, JsonlEventJournal):
-                        journal.write(event, line=line)
-                    else:
+                    if journal is self._line_journal:  # ours, `write` as it is: take the line
+                        journal.write(event, line=line)  # type: ignore[call-arg]
+                    else:  # a caller's journal, or a subclass: the documented signature only
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
                     self.journal_error = str(exc) or type(exc).__name__
                     log.error("journal write failed: %s", self.journal_error)
-            self._log.append(line, event)  # type: ignore[arg-type]
+            self._log.append(line, event)
             etype = event.type
         if etype == "agent_end":
             self._ended = True
@@ -253,13 +269,12 @@ class Session:
         the tool; attended -> the
         human's `resolve_approval`, or a deny after `approval_timeout`.
         """
-        prefix = grant_prefix(tool, tool_input)
-        if not self.cancel_token.cancelled and any(
-                grant.matches(tool, prefix, tier) for grant in self.grants):
+        if not self.cancel_token.cancelled and self.is_granted(tool, tool_input, tier):
             self._answered.add(approval_id)
             self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
                                        via="grant", remember=False))
             return True
+        prefix = grant_prefix(tool, tool_input)
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
                                     tool_input=tool_input, tier=tier, prefix=prefix))
         if self.cancel_token.cancelled:
@@ -286,6 +301,13 @@ class Session:
             if pending is not None and pending.future is future and not future.done():
                 self._pending.pop(approval_id, None)
                 self._decide_auto(approval_id, tool, False)
+
+    def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
+        """Whether a standing grant covers this call: the check `request_approval` makes first
+        (here nothing is emitted and nobody is asked). Makes the Session a
+        `GrantAwareController`."""
+        prefix = grant_prefix(tool, tool_input)
+        return any(grant.matches(tool, prefix, tier) for grant in self.grants)
 
     def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
         self._answered.add(approval_id)

@@ -54,7 +54,7 @@ def test_codex_answers_initialize_and_its_auth_error_reaches_the_user(tmp_path, 
     state, events, pgid = asyncio.run(main())
     start, end = events[0], events[-1]
     assert start.type == "agent_start" and start.engine == "acp:codex-acp"  # initialize answered
-    assert start.agent["version"]
+    assert start.agent is not None and start.agent.version
     assert state.status == "failed" and end.type == "agent_end"
     assert "session/new with error -32000: Authentication required" in end.error
     assert "OPENAI_API_KEY" in end.error  # the agent's own auth methods, and our hint

@@ -67,8 +67,8 @@ def test_hello_maps_start_turn_text_and_end(shared):
     assert state.status == "completed"
     start = events[0]
     assert start.type == "agent_start" and start.engine == "acp:cockpit-test-agent"
-    assert start.agent["version"] == "1.0" and start.task == "hello"
-    assert [m["id"] for m in start.modes] == ["ask", "code"]
+    assert start.agent is not None and start.agent.version == "1.0" and start.task == "hello"
+    assert [m.id for m in start.modes or []] == ["ask", "code"]
     assert types(events) == ["agent_start", "phase_changed", "turn_start", "model_update",
                              "model_update", "model_update", "turn_end", "agent_end"]
     assert events[1].phase == "ask"

@@ -103,3 +103,67 @@ def test_parse_event_on_junk_names_the_bad_field(junk, named: str) -> None:
 def test_parse_event_never_raises_anything_but_event_parse_error(junk) -> None:
     with contextlib.suppress(EventParseError):
         parse_event(junk)
+
+
+# -- one list of event types -----------------------------------------------------------------
+
+def test_event_types_and_exports_are_derived_from_the_union() -> None:
+    from typing import get_args
+
+    from engine_adapter import events
+
+    union = get_args(get_args(events.HarnessEvent)[0])
+    assert tuple(EVENT_TYPES.values()) == union == events.EVENT_CLASSES
+    for cls in union:
+        assert cls.__name__ in events.__all__
+        assert cls.__name__ in engine_adapter.__all__
+    assert len(set(engine_adapter.__all__)) == len(engine_adapter.__all__)
+    for name in engine_adapter.__all__:
+        assert hasattr(engine_adapter, name), name
+
+
+# -- stamping --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("event_type", CONTRACT_TYPES)
+def test_stamped_is_model_copy_with_the_stamp_and_leaves_the_original(event_type: str) -> None:
+    from engine_adapter.events import stamped
+
+    event = parse_event({"type": event_type, **MINIMAL[event_type], "newer_field": [1]})
+    before = event.model_dump()
+    copy = stamped(event, "s1", 7, 1234.5)
+    assert copy == event.model_copy(update={"session_id": "s1", "seq": 7, "ts": 1234.5})
+    assert type(copy) is type(event) and copy is not event
+    assert (copy.session_id, copy.seq, copy.ts) == ("s1", 7, 1234.5)
+    assert copy.model_extra == {"newer_field": [1]}
+    assert {"session_id", "seq", "ts"} <= copy.model_fields_set
+    assert event.model_dump() == before  # the engine's object is untouched
+    assert parse_event(dump_event(copy)) == copy
+    with pytest.raises(Exception):  # noqa: B017 - still frozen
+        copy.seq = 8  # type: ignore[misc]
+
+
+# -- fields engines add are declared ---------------------------------------------------------
+
+def test_engine_fields_are_typed_and_old_journal_shapes_still_parse() -> None:
+    """What the ACP engine wrote before these fields were declared (through `extra="allow"`)
+    still parses, now into typed fields rather than extras."""
+    start = parse_event({"type": "agent_start", "task": "t", "engine": "acp:x", "agent": {},
+                         "command": "x --acp", "modes": [{"id": "ask", "name": "Ask"}],
+                         "acp_session_id": "s", "new_session": True})
+    assert start.agent is not None and start.agent.name == ""
+    assert start.modes is not None and start.modes[0].id == "ask"
+    assert start.model_extra == {}
+    tool = parse_event({"type": "tool_start", "call_id": "c", "tool": "read", "kind": "read",
+                        "source": "client", "terminal_id": "t1", "permitted_by": "agent"})
+    assert (tool.source, tool.terminal_id, tool.permitted_by) == ("client", "t1", "agent")
+    assert tool.model_extra == {"kind": "read"}  # retired (it repeated `tool`), still kept
+    end = parse_event({"type": "tool_end", "call_id": "c", "tool": "execute", "ok": False,
+                       "exit_code": 2, "title": "run x"})
+    assert (end.exit_code, end.title) == (2, "run x")
+    usage = parse_event({"type": "model_usage", "thought_tokens": 3, "cached_read_tokens": 4,
+                         "cached_write_tokens": 5, "cost": 0.5, "currency": "EUR",
+                         "context_used": 10, "context_size": 100})
+    assert usage.model_extra == {}
+    assert (usage.cached_read_tokens, usage.currency, usage.context_size) == (4, "EUR", 100)
+    failed = parse_event({"type": "agent_end", "status": "failed", "stderr": ["boom"]})
+    assert failed.stderr == ["boom"]

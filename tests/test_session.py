@@ -14,6 +14,7 @@ from engine_adapter import (
     Session,
     SessionState,
     TaskState,
+    parse_event,
     read_journal,
 )
 
@@ -124,6 +125,23 @@ def test_seq_is_gapless_and_stamped_whatever_the_engine_put_there() -> None:
     assert all(e.ts > 1.0 for e in session.history)
 
 
+def test_the_engines_event_is_never_changed_by_the_stamp() -> None:
+    """The Session stamps a copy: an engine that keeps its event, or emits it twice, sees it as
+    it built it, and history holds two events with their own stamps."""
+    kept = ModelUpdate(text="same", turn=1)
+
+    async def twice(runner: StepRunner) -> None:
+        runner.emit(kept)
+        runner.emit(kept)
+
+    session = Session(StepRunner(twice), TaskState(task="t"), session_id="s1")
+    run(session.run())
+    assert (kept.session_id, kept.seq, kept.ts) == ("", -1, 0.0)
+    first, second = [e for e in session.history if e.type == "model_update"]
+    assert (first.seq, second.seq) == (1, 2) and first is not second
+    assert first.text == second.text == "same" and first.session_id == "s1"
+
+
 def test_journal_holds_each_event_before_any_observer_sees_it(journal_path) -> None:
     async def main() -> list[tuple[int, int]]:
         journal = JsonlEventJournal(journal_path)
@@ -144,6 +162,87 @@ def test_journal_holds_each_event_before_any_observer_sees_it(journal_path) -> N
         assert lines_on_disk >= seq + 1
     assert types(read_journal(journal_path)) == ["agent_start", "model_update", "model_update",
                                                  "agent_end"]
+
+
+def test_journal_write_comes_before_history_on_the_fast_path(journal_path, monkeypatch) -> None:
+    """Write-ahead, on the Session's own journal (the path that hands it the serialised line):
+    when the bytes reach the file, the event is not yet in `history` (so no observer, which reads
+    history, can have seen it)."""
+    import engine_adapter.journal as journal_module
+
+    session: Session | None = None
+    seen: list[tuple[int, int]] = []  # (seq in the line written, history length at that moment)
+    real_write = journal_module.os.write
+
+    def spy(fd: int, data: bytes) -> int:
+        if session is not None and data.startswith(b'{"type"'):
+            seen.append((parse_event(data).seq, len(session.history)))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(journal_module.os, "write", spy)
+    session = Session(StepRunner(say, say), TaskState(task="t"),
+                      journal=JsonlEventJournal(journal_path))
+    run(session.run())
+    assert [seq for seq, _ in seen] == list(range(len(session.history)))
+    assert all(length == seq for seq, length in seen), seen
+
+
+def test_journal_write_comes_before_history_for_a_callers_journal() -> None:
+    """The same order for any object with `write(event)`: the event it is handed is stamped and
+    absent from `history`, and every event that reaches history was written first."""
+    session: Session | None = None
+    written: list[int] = []
+
+    class Checking:
+        def write(self, event) -> None:
+            assert session is not None
+            assert len(session.history) == event.seq  # not appended yet
+            assert all(e.seq != event.seq for e in session.history)
+            written.append(event.seq)
+
+        def close(self) -> None:
+            pass
+
+    session = Session(StepRunner(say, say), TaskState(task="t"), journal=Checking())
+    state = run(session.run())
+    assert session.journal_error is None and state.status == "completed"
+    assert written == [e.seq for e in session.history]
+
+
+def test_a_journal_subclass_that_overrides_write_gets_every_event(journal_path) -> None:
+    """CONTRACT documents `journal.write(event)`: a subclass overriding it with that signature
+    is called with it (never with the Session's private `line=`), and the run succeeds."""
+    class Counting(JsonlEventJournal):
+        def __init__(self, path) -> None:
+            super().__init__(path)
+            self.types: list[str] = []
+
+        def write(self, event) -> None:  # the documented signature, nothing more
+            self.types.append(event.type)
+            super().write(event)
+
+    journal = Counting(journal_path)
+    session = Session(StepRunner(say, say), TaskState(task="t"), journal=journal)
+    state = run(session.run())
+    assert session.journal_error is None and state.status == "completed"
+    assert journal.types == types(session.history)
+    assert types(read_journal(journal_path)) == journal.types
+
+
+def test_a_journal_subclass_that_redacts_is_what_reaches_the_file(journal_path) -> None:
+    """An override that changes what is written is honoured: the Session must not bypass it
+    with the line it serialised itself."""
+    class Redacting(JsonlEventJournal):
+        def write(self, event) -> None:
+            if event.type == "model_update":
+                event = event.model_copy(update={"text": "[redacted]"})
+            super().write(event)
+
+    session = Session(StepRunner(say), TaskState(task="t"), journal=Redacting(journal_path))
+    run(session.run())
+    texts = [e.text for e in read_journal(journal_path) if e.type == "model_update"]
+    assert texts == ["[redacted]"]
+    assert [e.text for e in session.history if e.type == "model_update"] == ["hi"]
 
 
 def test_run_closes_the_journal(journal_path) -> None:

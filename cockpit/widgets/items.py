@@ -136,8 +136,9 @@ def _message(item: MessageItem, expanded: bool, palette: Palette, console: Conso
 
 def _approval_badge(item: ToolCallItem, palette: Palette) -> Text | None:
     approval = item.approval
-    if approval is None:
-        return None
+    if approval is None:  # run unasked: say what covered it, when the engine said
+        return (styled_line(f"covered by {item.permitted_by}", palette.success, limit=80)
+                if item.permitted_by else None)
     if approval.state == "pending":
         return Text("awaiting approval", palette.status_style("awaiting"))
     if approval.state == "allowed":

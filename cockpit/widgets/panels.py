@@ -128,6 +128,8 @@ class StatusLine(Widget):
                                                   for c in view.checks.values())
                            else palette.accent, 0))
         engine = clean_line(view.engine or "?", 60)
+        if view.agent:
+            engine += f" · {clean_line(view.agent, 60)}"
         if view.model:
             engine += f" · {clean_line(view.model, 60)}"
         fields.append((engine, palette.accent, 3))
@@ -136,10 +138,15 @@ class StatusLine(Widget):
         if view.phase:
             fields.append((f"phase {clean_line(view.phase, 40)}", palette.dim, 6))
         fields.append((f"turn {view.turn}", palette.dim, 4))
-        tokens = f"{view.input_tokens:,} in / {view.output_tokens:,} out"
+        cached = f" ({view.cached_tokens:,} cached)" if view.cached_tokens else ""
+        tokens = f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"
         if view.cost_usd is not None:
             tokens += f" · ${view.cost_usd:.4f}"
         fields.append((tokens, palette.dim, 5))
+        if view.context is not None:
+            used, size = view.context
+            fields.append((f"context {min(used * 100 // size, 999)}% of {size:,}", palette.dim,
+                           4))
         fields.append((self._elapsed(view), palette.dim, 1))
         if view.task_index > 1:
             fields.append((f"task {view.task_index}", palette.dim, 4))

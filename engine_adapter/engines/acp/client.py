@@ -26,7 +26,6 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any
 
 from acp import RequestError
@@ -43,11 +42,10 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from ...context import RunContext
 from ...diffs import unified_diff_async
 from ...events import BaseEvent, ToolEnd, ToolStart
 from ...fileio import FileRefused, off_loop
-from ...grants import grant_prefix
-from ...runner import ApprovalController, CancelToken, EventSink
 from .mapping import OUTPUT_LIMIT, UpdateMapper
 from .permissions import (
     Permits,
@@ -61,22 +59,11 @@ from .terminals import Terminals
 from .text import clean
 from .workspace import Workspace, WorkspaceError
 
-__all__ = ["AcpClient", "RunContext"]
+__all__ = ["AcpClient"]
 
 log = logging.getLogger(__name__)
 
 PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
-
-
-@dataclass
-class RunContext:
-    """The run being served: where events go, who approves, what cancels. `live` is cleared
-    just before `agent_end`, after which nothing more may be emitted into the run."""
-
-    sink: EventSink
-    controller: ApprovalController
-    token: CancelToken
-    live: bool = True
 
 
 class AcpClient(TerminalCalls):
@@ -247,19 +234,13 @@ class AcpClient(TerminalCalls):
             return cancelled
         if allowed:
             self.permits.add(kind, raw, locations, self.workspace.resolve)
-        remembered = allowed and self._granted(run, kind, tool_input, tier)
+        remembered = allowed and run.is_granted(kind, tool_input, tier)
         option = choose_option(options, allowed=allowed, remembered=remembered,
                                forward_always=self.forward_always)
         if option is None:
             return cancelled
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected",
                                                                 option_id=option.option_id))
-
-    @staticmethod
-    def _granted(run: RunContext, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
-        grants = getattr(run.controller, "grants", None) or []
-        prefix = grant_prefix(tool, tool_input)
-        return any(grant.matches(tool, prefix, tier) for grant in grants)
 
     async def _diff_text(self, content: list[Any]) -> str:
         """The diffs among a tool call's content, rendered in a worker thread (each cut to fit

@@ -213,7 +213,7 @@ class UpdateMapper:
             state.merge(update)
             self.emit(ToolStart(call_id=call_id, tool=state.kind, tool_input=state.tool_input(),
                                 tier=tier_for(state.kind, state.raw_input, self.workspace),
-                                title=state.title or None, kind=state.kind))
+                                title=state.title or None))
         else:
             state.merge(update)
         return state

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import acp
@@ -27,8 +27,11 @@ from acp import RequestError
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 from pydantic import ValidationError
 
+from ...context import RunContext
 from ...events import (
     AgentEnd,
+    AgentInfo,
+    AgentMode,
     AgentStart,
     CancellationObserved,
     ModelUsage,
@@ -39,7 +42,7 @@ from ...events import (
 from ...runner import ApprovalController, CancelToken, EventSink
 from ...state import TaskState
 from .catalogue import AgentSpec, agent_env
-from .client import AcpClient, RunContext
+from .client import AcpClient
 from .process import AgentProcess, AgentStartError
 from .text import cap, clean
 from .workspace import Workspace
@@ -118,8 +121,8 @@ class AcpRunner:
         self.client: AcpClient | None = None
         self.conn: Any = None
         self.acp_session_id: str | None = None
-        self.agent_info: dict[str, Any] = {}
-        self.modes: list[dict[str, str]] = []
+        self.agent_info: AgentInfo | None = None
+        self.modes: list[AgentMode] = []
         self.turn = 0
         self._initial_mode: str | None = None
         self._usage_totals: dict[str, int] = {}
@@ -183,24 +186,6 @@ class AcpRunner:
             raise _Cancelled
         raise AgentFailure(f"the agent did not answer {what} within {timeout:g} s")
 
-    def _watch_cancel(self, token: CancelToken) -> tuple[asyncio.Event, Callable[[], None]]:
-        event = asyncio.Event()
-        if token.cancelled:
-            event.set()
-            return event, lambda: None
-        on_cancel = getattr(token, "on_cancel", None)
-        if callable(on_cancel):
-            remove = on_cancel(event.set)
-            return event, remove if callable(remove) else (lambda: None)
-
-        async def poll() -> None:  # a token without callbacks: look at it now and then
-            while not token.cancelled:
-                await asyncio.sleep(0.05)
-            event.set()
-
-        poller = asyncio.ensure_future(poll())
-        return event, poller.cancel
-
     # starting --------------------------------------------------------------------------------
     async def _failure(self, exc: BaseException, what: str) -> AgentFailure:
         """Words for what went wrong, in the agent's own terms where it gave any."""
@@ -240,7 +225,7 @@ class AcpRunner:
     async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
         """Start the agent and open an ACP session (raises AgentFailure or _Cancelled)."""
         env = agent_env(self.spec, self.extra_env)
-        self.agent_info = {}
+        self.agent_info = None
         try:
             self.process = await AgentProcess.start(self.spec.argv, cwd=workspace, env=env)
         except AgentStartError as exc:
@@ -261,10 +246,11 @@ class AcpRunner:
                                            version=_version())),
                 cancel, self.startup_timeout, "initialize")
             info = init.agent_info
-            self.agent_info = {"name": clean(info.name, 200) if info else self.spec.name,
-                               "title": clean(info.title or "", 200) if info else "",
-                               "version": clean(info.version, 100) if info else "",
-                               "protocol_version": init.protocol_version}
+            self.agent_info = AgentInfo(
+                name=clean(info.name, 200) if info else self.spec.name,
+                title=clean(info.title or "", 200) if info else "",
+                version=clean(info.version, 100) if info else "",
+                protocol_version=init.protocol_version)
             stage = "session/new"
             try:
                 new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
@@ -285,12 +271,11 @@ class AcpRunner:
         except Exception as exc:
             raise await self._failure(exc, stage) from None
         self.acp_session_id = new.session_id
-        self.client.agent_name = self.agent_info.get("title") or self.agent_info.get("name") \
-            or self.spec.name
+        self.client.agent_name = self._agent_name(title=True)
         self.turn = 0
         self._usage_totals = {}
         modes = new.modes
-        self.modes = [{"id": clean(m.id, 200), "name": clean(m.name, 200)}
+        self.modes = [AgentMode(id=clean(m.id, 200), name=clean(m.name, 200))
                       for m in (modes.available_modes if modes else [])]
         self._initial_mode = clean(modes.current_mode_id, 200) if modes else None
 
@@ -321,27 +306,32 @@ class AcpRunner:
     # running a task --------------------------------------------------------------------------
     async def run(self, state: TaskState) -> TaskState:
         """Send `state.task` to the agent as one prompt and report it as events."""
-        sink, controller, token = self.event_sink, self.approval_controller, self.cancel_token
-        if sink is None or controller is None or token is None:
-            raise RuntimeError("AcpRunner.run is driven by a Session (it sets event_sink, "
-                               "approval_controller and cancel_token)")
+        context = RunContext.of(self)
         async with self._lock:
-            return await self._run(state, sink, controller, token)
+            return await self._run(state, context)
 
-    def _agent_start(self, sink: EventSink, state: TaskState, workspace: str,
-                     fresh: bool) -> None:
-        name = self.agent_info.get("name") or self.spec.name
-        sink.emit(AgentStart(task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
-                             agent=dict(self.agent_info), command=self.spec.display,
-                             modes=list(self.modes), acp_session_id=self.acp_session_id,
-                             new_session=fresh))
+    def _agent_name(self, *, title: bool = False) -> str:
+        """How the agent calls itself (its title first, with `title`), else the spec's name."""
+        info = self.agent_info
+        if info is None:
+            return self.spec.name
+        return (title and info.title) or info.name or self.spec.name
 
-    async def _run(self, state: TaskState, sink: EventSink, controller: ApprovalController,
-                   token: CancelToken) -> TaskState:
+    def _agent_start(self, context: RunContext, state: TaskState, workspace: str, *,
+                     fresh: bool | None) -> None:
+        """`agent_start` with what is known of the agent (`fresh` None: no session opened)."""
+        started = fresh is not None
+        context.emit(AgentStart(
+            task=state.task, engine=f"acp:{self._agent_name()}", model=None, cwd=workspace,
+            agent=self.agent_info, command=self.spec.display,
+            modes=list(self.modes) if started else None,
+            acp_session_id=self.acp_session_id if started else None, new_session=fresh))
+
+    async def _run(self, state: TaskState, context: RunContext) -> TaskState:
         workspace = os.path.realpath(self.cwd or state.cwd or os.getcwd())
-        self.cwd = workspace
-        cancel, unwatch = self._watch_cancel(token)
-        context: RunContext | None = None
+        self.cwd = context.cwd = workspace
+        cancel = asyncio.Event()
+        unwatch = context.on_cancel(cancel.set)
         try:
             fresh = not self.alive
             if fresh:
@@ -353,26 +343,24 @@ class AcpRunner:
                         else None
                     stderr = self.process.stderr_tail() if self.process else []
                     await self.close(let_exit=False)
-                    name = self.agent_info.get("name") or self.spec.name
-                    sink.emit(AgentStart(task=state.task, engine=f"acp:{name}", cwd=workspace,
-                                         command=self.spec.display, agent=dict(self.agent_info)))
+                    self._agent_start(context, state, workspace, fresh=None)
                     if message is not None:
-                        sink.emit(AgentEnd(status="failed", error=message, stderr=stderr))
+                        context.end(AgentEnd(status="failed", error=message, stderr=stderr))
                     return state  # cancelled: the Session reports it
             client = self.client
             assert client is not None
-            context = client.run = RunContext(sink, controller, token)
-            self._agent_start(sink, state, workspace, fresh)
+            client.run = context
+            self._agent_start(context, state, workspace, fresh=fresh)
             if fresh and self._initial_mode is not None:
                 client.mapper.mode = self._initial_mode
-                sink.emit(PhaseChanged(phase=self._initial_mode, previous=None))
-            if token.cancelled:
-                context.live = False
+                context.emit(PhaseChanged(phase=self._initial_mode, previous=None))
+            if context.cancelled:
+                context.close()
                 return state
             self.turn += 1
             turn = self.turn
             client.start_turn(turn)
-            sink.emit(TurnStart(turn=turn))
+            context.emit(TurnStart(turn=turn))
             await self._turn(state, client, context, cancel, turn)
             return state
         except asyncio.CancelledError:
@@ -380,14 +368,12 @@ class AcpRunner:
             raise
         finally:
             unwatch()
-            if context is not None:
-                context.live = False
+            context.close()
             if self.client is not None:
                 self.client.run = None
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
                     cancel: asyncio.Event, turn: int) -> None:
-        sink, token = context.sink, context.token
         prompt = asyncio.ensure_future(self.conn.prompt(
             session_id=self.acp_session_id, prompt=[acp.text_block(state.task)]))
         killed = False
@@ -420,18 +406,17 @@ class AcpRunner:
                 error = await self._failure(exc, "session/prompt")
                 recoverable = isinstance(exc, RequestError)  # the agent said no, but lives
         reply = "".join(client.mapper.reply)
-        if token.cancelled or (response is not None and response.stop_reason == "cancelled"):
+        if context.cancelled or (response is not None and response.stop_reason == "cancelled"):
             client.mapper.close_open_calls("the turn was cancelled")
             if not killed:
                 await client.stop_terminals("the turn was cancelled")
-            reason = token.reason if token.cancelled else "the agent cancelled the turn"
+            reason = context.cancel_reason if context.cancelled else "the agent cancelled the turn"
             if killed:
                 reason = (f"{reason}; the agent did not stop within {self.cancel_grace:g} s, so "
                           "its processes were killed")
-            sink.emit(TurnEnd(turn=turn, stop_reason="cancelled" if not killed else "killed"))
-            sink.emit(CancellationObserved(reason=reason or "cancelled", turn=turn))
-            context.live = False
-            sink.emit(AgentEnd(status="cancelled", result=cap(reply, RESULT_LIMIT) or None))
+            context.emit(TurnEnd(turn=turn, stop_reason="cancelled" if not killed else "killed"))
+            context.emit(CancellationObserved(reason=reason or "cancelled", turn=turn))
+            context.end(AgentEnd(status="cancelled", result=cap(reply, RESULT_LIMIT) or None))
             if error is not None and self.process is not None:
                 await self.close(let_exit=False)  # it died on the way out: start afresh next time
             return
@@ -440,10 +425,9 @@ class AcpRunner:
             stderr = self.process.stderr_tail() if self.process else []
             client.mapper.close_open_calls("the agent failed")
             await client.stop_terminals("the agent failed")
-            sink.emit(TurnEnd(turn=turn, stop_reason=None))
-            context.live = False
-            sink.emit(AgentEnd(status="failed", error=message, stderr=stderr,
-                               result=cap(reply, RESULT_LIMIT) or None))
+            context.emit(TurnEnd(turn=turn, stop_reason=None))
+            context.end(AgentEnd(status="failed", error=message, stderr=stderr,
+                                 result=cap(reply, RESULT_LIMIT) or None))
             if not (recoverable and self.alive):
                 await self.close(let_exit=False)
             return
@@ -452,14 +436,13 @@ class AcpRunner:
         await client.stop_terminals("the turn ended")
         usage = self._usage_event(response.usage)
         if usage is not None:
-            sink.emit(usage)
-        sink.emit(TurnEnd(turn=turn, stop_reason=stop))
-        context.live = False
+            context.emit(usage)
+        context.emit(TurnEnd(turn=turn, stop_reason=stop))
         if stop == "end_turn":
-            sink.emit(AgentEnd(status="completed", result=cap(reply, RESULT_LIMIT)))
+            context.end(AgentEnd(status="completed", result=cap(reply, RESULT_LIMIT)))
         else:
-            sink.emit(AgentEnd(status="failed", result=cap(reply, RESULT_LIMIT) or None,
-                               error=_STOP_REASONS.get(stop, f"the agent stopped: {stop}")))
+            context.end(AgentEnd(status="failed", result=cap(reply, RESULT_LIMIT) or None,
+                                 error=_STOP_REASONS.get(stop, f"the agent stopped: {stop}")))
 
     def _usage_event(self, usage: Any) -> ModelUsage | None:
         """This turn's tokens: the prompt response reports session totals, we report deltas."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ...context import RunContext
 from ...events import (
     AgentEnd,
     AgentStart,
@@ -44,6 +45,7 @@ from ...events import (
     VerificationStart,
 )
 from ...fileio import FileRefused, off_loop
+from ...runner import ApprovalController, CancelToken, EventSink
 from ...state import TaskState
 from .model import (
     Decision,
@@ -102,9 +104,9 @@ class BuiltinRunner:
         self.output_cap = output_cap
         self.max_turns = max_turns
         self.max_decision_errors = max_decision_errors
-        self.event_sink: Any = None
-        self.approval_controller: Any = None
-        self.cancel_token: Any = None
+        self.event_sink: EventSink | None = None
+        self.approval_controller: ApprovalController | None = None
+        self.cancel_token: CancelToken | None = None
 
     async def run(self, state: TaskState) -> TaskState:
         """Drive one task to its end (the Session has wired the three attributes in)."""
@@ -127,17 +129,14 @@ class _Outcome:
 
 
 class _Run:
-    """One run's mutable state: phase, plan, transcript, turn."""
+    """One run's mutable state: phase, plan, transcript, turn; `ctx` is the shared context
+    (events, approvals, cancel)."""
 
     def __init__(self, engine: BuiltinRunner, state: TaskState) -> None:
-        if engine.event_sink is None or engine.approval_controller is None:
-            raise RuntimeError("run the built-in engine through a Session")
         self.engine = engine
         self.state = state
         self.workspace = engine.workspace
-        self.sink = engine.event_sink
-        self.gate = engine.approval_controller
-        self.token = engine.cancel_token
+        self.ctx = RunContext.of(engine, cwd=str(engine.workspace.root))
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
         self.plan: list[VerificationCheck] | None = None
@@ -148,13 +147,13 @@ class _Run:
     # -- the loop ------------------------------------------------------------------------------
     @property
     def cancelled(self) -> bool:
-        return bool(self.token is not None and self.token.cancelled)
+        return self.ctx.cancelled
 
     async def run(self) -> TaskState:
         engine = self.engine
         self.state.cwd = str(self.workspace.root)
-        self.sink.emit(AgentStart(task=self.state.task, engine=engine.engine,
-                                  model=engine.model.name, cwd=str(self.workspace.root)))
+        self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
+                                 model=engine.model.name, cwd=str(self.workspace.root)))
         self._set_phase("investigate")
         while True:
             if self.cancelled:
@@ -162,9 +161,9 @@ class _Run:
             if self.turn >= engine.max_turns:
                 return self._end("failed", error=f"no finish after {engine.max_turns} turns")
             self.turn += 1
-            self.sink.emit(TurnStart(turn=self.turn))
+            self.ctx.emit(TurnStart(turn=self.turn))
             outcome = await self._take_turn()
-            self.sink.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
+            self.ctx.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
             if outcome.failure is not None:
                 return self._end("failed", error=outcome.failure)
             if outcome.finish is not None:
@@ -179,7 +178,7 @@ class _Run:
                 self.transcript), tools=tuple(TOOLS.values()),
             plan=tuple(c.model_dump() for c in self.plan or ()))
         try:
-            reply = await read_reply(self.engine.model, request, self.sink, self.token)
+            reply = await read_reply(self.engine.model, request, self.ctx, self.ctx.token)
         except ModelError as exc:  # said in the model's words: the server's message, a hint
             return _Outcome("error", failure=str(exc))
         except Exception as exc:  # a real model's network error, say: the run fails cleanly
@@ -191,7 +190,7 @@ class _Run:
         if found.errors:
             self.errors_in_a_row += 1
             for raw, error in found.errors:
-                self.sink.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
+                self.ctx.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
                     [raw] if raw is not None else reply.raws)))
             self.transcript += found.feedback
             return _Outcome("decision_error")
@@ -202,7 +201,7 @@ class _Run:
                 self.transcript.append(ToolResult("", decision.tool or "", "failed",
                                                   error=stopped, model_call_id=raw.call_id))
                 continue
-            self.sink.emit(ModelDecisionEvent(
+            self.ctx.emit(ModelDecisionEvent(
                 turn=self.turn, action=decision.action, tool=decision.tool,
                 tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
                 rationale=decision.rationale or decision.result))
@@ -240,8 +239,8 @@ class _Run:
         never raises."""
         if self.cancelled:
             return call.result("failed", error="cancelled before it started")
-        self.sink.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
-                                 tool_input=dict(shown_input or call.input), title=call.title))
+        self.ctx.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
+                                tool_input=dict(shown_input or call.input), title=call.title))
         started = asyncio.get_running_loop().time()
         try:
             output, error = await work(), None
@@ -251,8 +250,8 @@ class _Run:
             output, error = "", f"{type(exc).__name__}: {exc}"
         if isinstance(output, _Failed):
             output, error = output.output, output.error
-        self.sink.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
-                               error=error, duration_ms=_ms_since(started)))
+        self.ctx.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
+                              error=error, duration_ms=_ms_since(started)))
         return call.result("ok" if error is None else "failed", output=output, error=error)
 
     def _refuse(self, call: _Call, error: str) -> Awaitable[ToolResult]:
@@ -263,9 +262,9 @@ class _Run:
 
     async def _ask(self, call: _Call, reason: str) -> bool:
         why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
-        allowed = await self.gate.request_approval(call.id, call.tool, why, dict(call.input),
-                                                   tier=call.tier)
-        return bool(allowed) and not self.cancelled
+        allowed = await self.ctx.request_approval(call.id, call.tool, why, dict(call.input),
+                                                  tier=call.tier)
+        return allowed and not self.cancelled
 
     async def _edit(self, call: _Call) -> ToolResult:
         if self.phase != "edit":
@@ -274,7 +273,7 @@ class _Run:
         if self.plan is None:
             reason = ("declare the verification plan (declare_verification) before the first "
                       "edit")
-            self.sink.emit(DeclarationRequired(turn=self.turn, reason=reason))
+            self.ctx.emit(DeclarationRequired(turn=self.turn, reason=reason))
             return call.result("failed", error=f"refused: {reason}")
         try:  # reads the file and diffs it: in a worker thread, never on the loop
             prepared = await off_loop(
@@ -307,7 +306,7 @@ class _Run:
             try:
                 done = await run_process(args, cwd=self.workspace.root, timeout=timeout,
                                          output_cap=self.engine.output_cap,
-                                         cancel_token=self.token)
+                                         cancel_token=self.ctx.token)
             except OSError as exc:
                 raise ToolError(f"cannot run {args[0]}: {exc.strerror or exc}") from None
             output = _with_truncation(done)
@@ -322,7 +321,7 @@ class _Run:
             return call.result("denied", error="denied")
 
         async def escalate() -> str:
-            self.sink.emit(TaskEscalated(reason=reason, target="edit"))
+            self.ctx.emit(TaskEscalated(reason=reason, target="edit"))
             self._set_phase("edit")
             return "now in the edit phase: write_file and edit are allowed"
         return await self._run_tool(call, escalate)
@@ -366,13 +365,13 @@ class _Run:
 
     async def _freeze(self, checks: list[VerificationCheck]) -> str:
         self.plan = checks
-        self.sink.emit(VerificationPlanFrozen(checks=checks))
+        self.ctx.emit(VerificationPlanFrozen(checks=checks))
         return "verification plan frozen: " + _describe_checks(checks)
 
     # -- ending --------------------------------------------------------------------------------
     def _set_phase(self, phase: str) -> None:
         previous, self.phase = self.phase, phase
-        self.sink.emit(PhaseChanged(phase=phase, previous=previous))
+        self.ctx.emit(PhaseChanged(phase=phase, previous=previous))
 
     async def _conclude(self, decision: Decision) -> TaskState:
         if not decision.success:
@@ -394,30 +393,30 @@ class _Run:
         return self._end("completed", result=decision.result)
 
     async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
-        self.sink.emit(VerificationStart(check_id=check.id, name=check.name))
+        self.ctx.emit(VerificationStart(check_id=check.id, name=check.name))
         started = asyncio.get_running_loop().time()
         try:
             done = await run_process(shell_argv(check.command or "true"),
                                      cwd=self.workspace.root, timeout=self.engine.check_timeout,
-                                     output_cap=self.engine.output_cap, cancel_token=self.token)
+                                     output_cap=self.engine.output_cap, cancel_token=self.ctx.token)
             passed, output, detail = done.ok, _with_truncation(done), done.describe()
         except OSError as exc:
             passed, output, detail = False, f"cannot run the check: {exc}", "not run"
-        self.sink.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
-                                       output=cap_text(output, self.engine.output_cap),
-                                       duration_ms=_ms_since(started)))
+        self.ctx.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
+                                      output=cap_text(output, self.engine.output_cap),
+                                      duration_ms=_ms_since(started)))
         return passed, detail
 
     def _end(self, status: str, *, result: str | None = None,
              error: str | None = None) -> TaskState:
-        self.sink.emit(AgentEnd(status=status, result=result, error=error))
+        self.ctx.emit(AgentEnd(status=status, result=result, error=error))
         state = self.state
         state.status, state.result, state.error = status, result, error  # type: ignore[assignment]
         return state
 
     def _end_cancelled(self) -> TaskState:
-        reason = (self.token.reason if self.token is not None else None) or "cancelled"
-        self.sink.emit(CancellationObserved(reason=reason, turn=self.turn or None))
+        reason = self.ctx.cancel_reason
+        self.ctx.emit(CancellationObserved(reason=reason, turn=self.turn or None))
         return self._end("cancelled", error=reason)
 
 

@@ -12,11 +12,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ...context import wait_cancelled
+from ...runner import CancelToken
 from ...scopes import end_scope, start_in_scope
 
-__all__ = ["ProcessResult", "run_process", "shell_argv", "wait_cancelled"]
+__all__ = ["ProcessResult", "run_process", "shell_argv"]
 
 _READ_CHUNK = 65_536
 _DRAIN_AFTER_KILL = 2.0  # seconds to collect output once the group is killed
@@ -53,19 +54,8 @@ def shell_argv(command: str) -> list[str]:
     return ["/bin/sh", "-c", command]
 
 
-async def wait_cancelled(token: Any) -> None:
-    """Return once the cancel token trips (the Session's token can be awaited; any other is
-    polled)."""
-    wait = getattr(token, "wait", None)
-    if callable(wait):
-        await wait()
-        return
-    while not token.cancelled:
-        await asyncio.sleep(0.05)
-
-
 async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, output_cap: int,
-                      cancel_token: Any = None) -> ProcessResult:
+                      cancel_token: CancelToken | None = None) -> ProcessResult:
     """Run `argv` in `cwd` to its end, its timeout, or the token's cancel — whichever is first.
 
     The command gets no stdin; stdout and stderr are read together and kept up to `output_cap`

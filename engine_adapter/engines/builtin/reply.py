@@ -18,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...context import wait_cancelled
 from ...events import ModelRetry, ModelUpdate, ModelUsage
+from ...runner import CancelToken, EventSink
 from .model import (
     Decision,
     DecisionFeedback,
@@ -33,7 +35,6 @@ from .model import (
     Usage,
     parse_decision,
 )
-from .process import wait_cancelled
 
 __all__ = ["Reply", "Sorted", "read_reply", "sort_decisions"]
 
@@ -54,7 +55,8 @@ class Reply:
         return ModelReply(self.text, value, raws)
 
 
-async def read_reply(model: Model, request: ModelRequest, sink: Any, token: Any) -> Reply:
+async def read_reply(model: Model, request: ModelRequest, sink: EventSink,
+                     token: CancelToken | None) -> Reply:
     """Stream one reply of `model` into events; returns it. A cancel stops the read at once
     (the model's stream is closed) and returns what came so far. Errors of the model propagate,
     after the call's `model_usage` is emitted."""
