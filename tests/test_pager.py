@@ -192,3 +192,28 @@ def test_a_big_text_is_searched_in_a_thread():
             assert pager.matches == [(200_000, 0)]
             assert "match 1 of 1" in title(app)
     run(main())
+
+
+def test_odd_lines_past_the_measured_ones_are_measured_when_drawn(monkeypatch):
+    import cockpit.widgets.pager as pager_module
+
+    monkeypatch.setattr(pager_module, "EXACT_LINES", 2)
+    # Every line has an escape (odd); each wide line takes 120 cells for 60 characters.
+    lines = [f"\x1b{i}" for i in range(30)] + ["\x1b" + "界" * 60] * 3
+
+    async def main():
+        app = PagerApp("\n".join(lines))
+        async with app.run_test(size=(82, 20)) as pilot:
+            pager = await opened(pilot)
+            width = pager.scrollable_content_region.width
+            guessed = pager.total_rows
+            assert guessed == 33  # 61 characters: one row each, as far as the guess goes
+            measured = 30 + 3 * -(-(1 + 120) // width)
+            for _ in range(50):  # each drawn line is measured; the rows below move
+                await pilot.press("end")
+                if pager.total_rows == measured:
+                    break
+            assert pager.total_rows == measured
+            await pilot.pause()
+            assert "界" in "".join(rows(pager))
+    run(main())

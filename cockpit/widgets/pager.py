@@ -5,8 +5,10 @@ A 10 MB output is split into lines once (a C-speed `splitlines`). Wrapping needs
 lines take more than one row: the lengths and the lines that are not plain printable ASCII are
 found with C-speed `map`s, and only those lines (long, or with wide or unsafe characters, whose
 width on screen is not their length) are measured one by one. A row is found from the few
-multi-row lines with `bisect`. Each line is cleaned and rendered only when drawn (a small cache
-keeps the last few), so opening a big text costs milliseconds, not a render of all of it.
+multi-row lines with `bisect`. Past the first `EXACT_LINES` of those odd lines, a line's length
+stands for its width until it is first drawn, when it is measured and the rows below move (the
+transcript does the same); so a 10 MB output of escape sequences opens as fast as plain text.
+Each line is cleaned and rendered only when drawn (a small cache keeps the last few).
 
 Search (`search(term)`) is literal, smart-case (a lower-case term matches any case), runs over
 the whole text at C speed (in a thread for a big text), and `next_match` moves through the
@@ -38,7 +40,7 @@ __all__ = ["TextPager", "find_matches"]
 
 MAX_WIDTH = 2_000  # cells of one line shown unwrapped (scroll sideways within them)
 LINE_LIMIT = 200_000  # characters of one line shown wrapped (the rest is counted)
-EXACT_LINES = 200_000  # lines measured one by one at most (past that, length stands for width)
+EXACT_LINES = 2_000  # odd lines measured when laid out; the rest when first drawn
 MAX_MATCHES = 100_000  # matches a search keeps
 THREAD_SEARCH = 1 << 20  # characters from which a search runs in a thread
 CACHE_LINES = 64
@@ -105,6 +107,8 @@ class TextPager(ScrollView, can_focus=True):
         self._width = min(MAX_WIDTH, max((len(line) for line in sample), default=0) + 1)
         self._lens = list(map(len, self.lines))
         self._odd: set[int] | None = None  # lines whose width on screen is not their length
+        self._estimated: set[int] = set()  # odd lines whose rows are a guess until drawn
+        self._corrections: dict[int, int] = {}  # line -> its measured rows, to lay out
         self._wrap_width = 0
         self._multi: list[int] = []  # lines taking more than one row, in order
         self._multi_rows: list[int] = []  # ... their rows
@@ -139,6 +143,7 @@ class TextPager(ScrollView, can_focus=True):
         if not self.wrap:
             self._wrap_width = 0
             self._multi, self._multi_rows, self._multi_starts, self._extra = [], [], [], [0]
+            self._estimated, self._corrections = set(), {}
             self._total = len(self.lines)
             self.virtual_size = Size(self._width, self._total)
             return
@@ -147,20 +152,53 @@ class TextPager(ScrollView, can_focus=True):
         if self._odd is None:  # not printable ASCII: measured (C-speed scans find them)
             self._odd = set(compress(count(), map(operator.not_, map(str.isascii, lines))))
             self._odd.update(compress(count(), map(operator.not_, map(str.isprintable, lines))))
+        # Measured: the first odd lines; the other odd ones are guessed from their length
+        # (set operations, no per-line Python) until drawn. Only long lines can need more rows.
+        exact_odd = set(sorted(self._odd)[:EXACT_LINES])
+        self._estimated, self._corrections = self._odd - exact_odd, {}
         candidates = set(compress(count(), map(width.__lt__, lens)))
-        candidates.update(self._odd)
+        candidates |= exact_odd
+        estimated = self._estimated
         multi, rows_of = [], []
-        for exact, index in enumerate(sorted(candidates)):
-            rows = self._rows(index, width, exact=exact < EXACT_LINES)
+        for index in sorted(candidates):
+            rows = self._rows(index, width, exact=index not in estimated)
             if rows > 1:
                 multi.append(index)
                 rows_of.append(rows)
+        self._set_multi(multi, rows_of)
+
+    def _set_multi(self, multi: list[int], rows_of: list[int]) -> None:
+        """The lines taking more than one row and their rows: the row map and the height."""
         self._multi, self._multi_rows = multi, rows_of
         self._extra = list(accumulate((rows - 1 for rows in rows_of), initial=0))
         self._multi_starts = [index + extra for index, extra in zip(multi, self._extra,
                                                                    strict=False)]
-        self._total = len(lines) + self._extra[-1]
-        self.virtual_size = Size(width, self._total)
+        self._total = len(self.lines) + self._extra[-1]
+        self.virtual_size = Size(self._wrap_width, self._total)
+
+    def _rows_now(self, index: int) -> int:
+        k = bisect_left(self._multi, index)
+        return self._multi_rows[k] if k < len(self._multi) and self._multi[k] == index else 1
+
+    def _measure_drawn(self, index: int) -> None:
+        """A line whose rows were a guess is drawn: measure it; lay out again if it was off."""
+        self._estimated.discard(index)
+        rows = self._rows(index, self._wrap_width)
+        if rows != self._rows_now(index):
+            if not self._corrections:
+                self.call_later(self._apply_corrections)  # once, after this frame's lines
+            self._corrections[index] = rows
+
+    def _apply_corrections(self) -> None:
+        corrections, self._corrections = self._corrections, {}
+        if not self.wrap or not corrections:
+            return
+        rows_by_line = dict(zip(self._multi, self._multi_rows, strict=True))
+        rows_by_line.update(corrections)
+        ordered = sorted(index for index, rows in rows_by_line.items() if rows > 1)
+        self._set_multi(ordered, [rows_by_line[index] for index in ordered])
+        self._strips.clear()
+        self.refresh()
 
     def _cells(self, index: int) -> int:
         """Cells line `index` takes on screen (cleaned, tabs expanded, up to `LINE_LIMIT`)."""
@@ -235,6 +273,8 @@ class TextPager(ScrollView, can_focus=True):
         index, part = self.line_at(row)
         if index >= len(self.lines):
             return Strip.blank(width, style)
+        if self.wrap and index in self._estimated:
+            self._measure_drawn(index)
         strip = self._line_strip(index)
         if self.wrap:
             start = part * self._wrap_width
