@@ -28,7 +28,7 @@ from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import HelpScreen, QuitScreen
 from .widgets import EndPanel, RunDisplay, Transcript
-from .widgets.approval import grantability
+from .widgets.approval import always_text
 from .widgets.key_hints import KeyHints
 from .widgets.text import clean, clean_line
 
@@ -184,18 +184,18 @@ class CockpitApp(ThemedApp):
     def action_approve_always(self) -> None:
         """Allow it and grant its program prefix for the rest of the session; on a call that
         cannot be granted, say why (and answer nothing)."""
-        grantable, sentence = self._grantability()
+        grantable, sentence = self._grant_verdict()
         if not grantable:
             self.notify(f"{sentence} — {self._keys_hint()}", severity="warning",
                         markup=False, timeout=6)
             return
         self._answer(True, remember=True)
 
-    def _grantability(self) -> tuple[bool, str]:
+    def _grant_verdict(self) -> tuple[bool, str]:
         row = self._oldest_pending()
         if row is None or row.approval is None:
             return False, "nothing is waiting for approval"
-        return grantability(row.approval)
+        return row.approval.grantable, always_text(row.approval)
 
     def _keys_hint(self) -> str:
         return (f"{key_label(self, 'approve')} allows it once, "
@@ -217,7 +217,7 @@ class CockpitApp(ThemedApp):
     def hint_shown(self, action: str) -> bool:
         """The footer shows `a` only when the call can be granted."""
         if action == "approve_always":
-            return self._grantability()[0]
+            return self._grant_verdict()[0]
         return True
 
     # Cancel and quit -------------------------------------------------------------------------

@@ -112,20 +112,6 @@ def test_a_shows_only_when_the_call_can_be_granted_and_says_why_when_not():
     run(main())
 
 
-def test_the_verdict_of_the_event_decides_when_it_carries_one():
-    from cockpit.widgets.approval import grantability
-    from engine_adapter.fold import ApprovalView
-
-    class Verdict(ApprovalView):
-        __slots__ = ("grantable", "ungrantable_reason")
-
-    approval = Verdict("c1", "shell", "r", {"command": "git status"}, 3, "git status")
-    approval.grantable, approval.ungrantable_reason = False, "the call sets env variables"
-    assert grantability(approval) == (False, "cannot be granted: the call sets env variables")
-    approval.grantable = None  # an old journal: the prefix decides
-    assert grantability(approval)[0] is True
-
-
 def test_hints_leave_out_keys_that_do_nothing_now():
     async def main():
         app = make_app(turn(1))

@@ -2,8 +2,9 @@
 
 Shows the tool, its tier (coloured by tier), the reason, the whole input (a coloured diff for
 edits, the command for shell, indented JSON otherwise), and exactly what `[a] always` would
-allow — or why it cannot be granted. With several pending, the oldest comes first and the count
-is shown. Renders from a `RunView`; the keys themselves belong to the live app.
+allow — or why it cannot be granted, as the Session's verdict in the request said (this module
+holds no grant rules). With several pending, the oldest comes first and the count is shown.
+Renders from a `RunView`; the keys themselves belong to the live app.
 
 Layout at any size: everything but the keys line sits in a `ScrollBox` of limited height (the
 bar covers at most 60% of the screen), so however long the reason or the input, the keys stay on
@@ -16,7 +17,6 @@ are left out: they do nothing there.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -30,7 +30,6 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
-from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
 
 from ..keys import key_label
 from ..styles import Palette, palette_for
@@ -38,47 +37,20 @@ from .approval_input import fit_input, input_blocks
 from .scroll_box import ScrollBox
 from .text import clean_line, styled_line
 
-__all__ = ["ApprovalBar", "always_text", "grantability"]
+__all__ = ["ApprovalBar", "always_text"]
 
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 MIN_INPUT_ROWS = 4  # ... and at least (the box scrolls when the terminal is that small)
 
 
-def always_text(tool: str, prefix: str, tier: int,
-                tool_input: dict[str, Any] | None = None) -> tuple[bool, str]:
-    """What `[a] always` would do for this call: (grantable, the sentence to show)."""
-    if tier > MAX_GRANTABLE_TIER:
-        return False, f"cannot be granted: tier {tier} (destructive) asks every time"
-    if tool in UNGRANTABLE_TOOLS:
-        return False, f"cannot be granted: {tool} changes the verification plan, asks every time"
-    shell_like = tool_input is None or bool({"command", "argv"} & set(tool_input))
-    if not prefix.strip() and not shell_like:
-        return False, ("cannot be granted: only plain shell commands can be; "
-                       f"{clean_line(tool, 40)} asks every time")
-    if not prefix.strip():
-        return False, ("cannot be granted: not one plain command (pipes, chains, redirections, "
-                       "substitutions or programs that run other code ask every time)")
-    return True, (f"always allow {clean_line(tool, 40)} `{clean_line(prefix, 80)} …` "
-                  "in this session")
-
-
-def grantability(approval: ApprovalView) -> tuple[bool, str]:
-    """Whether `[a]` can grant this call, and the sentence saying what it would allow or why
-    not: the Session's verdict when the event carries one (`grantable`,
-    `ungrantable_reason`); for an older journal, the call's prefix and tier decide."""
-    grantable: bool | None = getattr(approval, "grantable", None)
-    fallback, sentence = always_text(approval.tool, approval.prefix, approval.tier,
-                                     approval.tool_input)
-    if grantable is None:
-        return fallback, sentence
-    if grantable:
-        return True, sentence if fallback else (
-            f"always allow {clean_line(approval.tool, 40)} "
-            f"`{clean_line(approval.prefix, 80)} …` in this session")
-    reason = getattr(approval, "ungrantable_reason", None)
-    if reason:
-        return False, f"cannot be granted: {clean_line(reason, 300)}"
-    return False, sentence if not fallback else "cannot be granted"
+def always_text(approval: ApprovalView) -> str:
+    """What `[a] always` would do for this call, from the verdict its request carried:
+    "always allow shell `git status …` in this session" or "cannot be granted: why"."""
+    if approval.grantable:
+        return (f"always allow {clean_line(approval.tool, 40)} "
+                f"`{clean_line(approval.prefix, 80)} …` in this session")
+    why = approval.ungrantable_reason
+    return "cannot be granted" + (f": {clean_line(why, 300)}" if why else "")
 
 
 class ApprovalBar(Vertical):
@@ -206,7 +178,7 @@ class ApprovalBar(Vertical):
         palette = palette_for(self.app)
         head = self._head(approval, len(pending), palette)
         self.query_one("#approval-head", Static).update(head)
-        self.grantable, self.always_sentence = grantability(approval)
+        self.grantable, self.always_sentence = approval.grantable, always_text(approval)
         always = Text(no_wrap=False)
         if self.answerable:
             always.append(f"[{key_label(self.app, 'approve-always')}] ",
