@@ -40,7 +40,7 @@ from .text import clean_line, styled_line
 __all__ = ["ApprovalBar", "always_text"]
 
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
-MIN_INPUT_ROWS = 4  # ... and at least (the box scrolls when the terminal is that small)
+MIN_INPUT_ROWS = 8  # ... on a terminal too small for 3 (the box scrolls)
 
 
 def always_text(approval: ApprovalView) -> str:
@@ -127,9 +127,10 @@ class ApprovalBar(Vertical):
 
     def input_rows(self, other_rows: int) -> int:
         """Rows the input may take: what the box has beside the head and the `[a]` line
-        (`other_rows`), never over `MAX_INPUT_ROWS`, never under `MIN_INPUT_ROWS` (the box
-        scrolls)."""
-        return max(MIN_INPUT_ROWS, min(MAX_INPUT_ROWS, self.body_rows() - other_rows))
+        (`other_rows`), never over `MAX_INPUT_ROWS`; when that is under 3 rows (a tiny
+        terminal), `MIN_INPUT_ROWS` and the box scrolls."""
+        room = self.body_rows() - other_rows
+        return min(MAX_INPUT_ROWS, room if room >= 3 else MIN_INPUT_ROWS)
 
     def _show_input(self, row: ToolCallItem, width: int, other_rows: int, palette: Palette,
                     changed: bool) -> None:
@@ -187,7 +188,8 @@ class ApprovalBar(Vertical):
             always.append("could be granted: ", palette.dim)
         always.append(self.always_sentence, palette.text if self.grantable else palette.dim)
         self.query_one("#approval-always", Static).update(always)
-        width = max(20, (self.size.width or self.app.size.width) - 2)
+        # The padding and the box's scrollbar column take three cells.
+        width = max(20, (self.size.width or self.app.size.width) - 3)
         wrapped = sum(len(part.wrap(self.app.console, width)) for part in (head, always))
         self._show_input(row, width, wrapped, palette, changed)
         body, limit = wrapped + self._body_lines, self.body_rows()

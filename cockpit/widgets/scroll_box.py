@@ -28,7 +28,11 @@ class ScrollBox(Vertical):
 
     DEFAULT_CSS = """
     ScrollBox { height: auto; }
-    ScrollBox > VerticalScroll { height: auto; scrollbar-size-vertical: 1; }
+    ScrollBox > VerticalScroll {
+        height: auto;
+        scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;  /* the text keeps its width whether or not it scrolls */
+    }
     ScrollBox > .scroll-more { height: 1; display: none; }
     ScrollBox.-overflow > .scroll-more { display: block; }
     """
