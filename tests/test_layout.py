@@ -57,13 +57,20 @@ def rendered(widget) -> str:
     return shown.plain if isinstance(shown, Text) else str(shown)
 
 
+LONG_ERROR = ("agent exited with status 1: " + "the tool failed again. " * 80
+              + "\n" + "\n".join(f"  File \"x.py\", line {i}, in step" for i in range(30)))
+
+
 @pytest.mark.parametrize("size", SIZES)
-def test_a_4kb_reply_never_hides_the_transcript_the_status_line_or_the_input(size):
+def test_a_4kb_reply_and_a_long_error_never_hide_the_transcript_the_status_line_or_the_input(
+        size):
+    # The reply is in the transcript (once); the end panel holds the error and its tail, which
+    # is longer than the panel's room at every size: it scrolls under a marker.
     height = size[1]
 
     async def main():
-        app = make_app(turn(1, "Starting."), reply(LONG_REPLY), end=False,
-                       next_steps=lambda text: [])
+        app = make_app(turn(1, "Starting."), turn(1, LONG_REPLY),
+                       reply("", "failed", LONG_ERROR), end=False, next_steps=lambda text: [])
         async with app.run_test(size=size) as pilot:
             await settle(pilot, lambda: app.session.done
                          and app.query_one(EndPanel).has_class("-shown"))

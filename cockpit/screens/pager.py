@@ -16,6 +16,8 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from engine_adapter.text import plural
+
 from ..keys import bindings
 from ..widgets.pager import TextPager
 from ..widgets.text import clean_line
@@ -66,8 +68,8 @@ class PagerScreen(Screen[None]):
         self.pager.focus()
 
     def _show_title(self) -> None:
-        title = Text(f"{clean_line(self._title, 200)}  ({self._lines:,} lines)", style="bold",
-                     no_wrap=True, overflow="ellipsis")
+        title = Text(f"{clean_line(self._title, 200)}  ({plural(self._lines, 'line')})",
+                     style="bold", no_wrap=True, overflow="ellipsis")
         found = self.pager.describe_search()
         if found:
             title.append(f"  · {found}", style="not bold")

@@ -1,5 +1,6 @@
-"""`EndPanel`: how a task ended (status, outcome, where its journal is) and the input for the
-next task, shown under the transcript once the run is over.
+"""`EndPanel`: how a task ended (`end_text`: status and error first, where the reply is, the
+files it changed, where its journal is) and the input for the next task, shown under the
+transcript once the run is over.
 
 It renders from a `RunView` and the journal's path, never from a Session; starting the next task
 is the live app's business (it listens for the input's `Input.Submitted`).
@@ -21,8 +22,8 @@ from engine_adapter.fold import RunView
 
 from ..keys import key_label
 from ..styles import palette_for
+from .end_text import end_text
 from .scroll_box import ScrollBox
-from .text import clean, clean_line
 
 __all__ = ["EndPanel"]
 
@@ -79,14 +80,8 @@ class EndPanel(Vertical):
             self.hide()
             return
         palette = palette_for(self.app)
-        text = Text()
-        text.append(f"{view.status}", palette.status_style(view.status))
-        outcome = view.result or view.error or view.cancel_reason or ""
-        if outcome:
-            text.append(": " + clean(outcome[:4_000]), palette.text)
-        text.append("\njournal: ", palette.dim)
-        text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
-                    palette.accent if journal else palette.dim)
+        # The keys are the panel's own line, below the box (always in sight), named as bound.
+        text = end_text(view, palette, journal=journal, hint=None)
         self.query_one("#end-text", Static).update(text)
         keys = Text(no_wrap=True, overflow="ellipsis")
         if offer_next:
