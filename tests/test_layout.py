@@ -169,10 +169,13 @@ def test_the_side_column_folds_into_the_status_line_below_110_columns():
             await pilot.pause()
             assert side.display and side.region.width > 0
             assert transcript.region.width == width
+            status = rendered(app.query_one(StatusLine))
+            assert "v hides" in status and "v shows" not in status
             assert "pytest" in rendered(app.query_one("#verification"))
             await pilot.press("v")
             await pilot.pause()
             assert not side.display
+            assert "v shows" in rendered(app.query_one(StatusLine))
             await pilot.resize_terminal(110, 30)
             await pilot.pause()
             assert side.display and side.region.width > 0

@@ -91,6 +91,7 @@ class StatusLine(Widget):
         super().__init__(id=id)
         self.clock = clock
         self.side_summary = False  # sum up verification and grants (the side column is hidden)
+        self.side_overlay = False  # the side column is shown over the transcript now
         self._view: RunView | None = None
         self._lines: list[Text] = [Text(), Text()]
 
@@ -123,7 +124,8 @@ class StatusLine(Widget):
         # (text, style, priority: lower is kept first)
         fields: list[tuple[str, Style, int]] = []
         if self.side_summary:
-            fields.append((f"{side_summary(view)} · {key_label(self.app, 'side-panel')} shows",
+            verb = "hides" if self.side_overlay else "shows"  # what the key does now
+            fields.append((f"{side_summary(view)} · {key_label(self.app, 'side-panel')} {verb}",
                            palette.warning if any(c.status == "failed"
                                                   for c in view.checks.values())
                            else palette.accent, 0))

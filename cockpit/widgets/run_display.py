@@ -199,6 +199,15 @@ class RunDisplay(Vertical):
         """Show the collapsed side column over the transcript, or hide it again."""
         if self.narrow:
             self.toggle_class("-side-shown")
+            self._tell_status_line()
+
+    def _tell_status_line(self) -> None:
+        """The status line sums the side column up while it is folded, and says whether the
+        key shows or hides it."""
+        self.status_line.side_summary = self.narrow
+        self.status_line.side_overlay = self.narrow and self.has_class("-side-shown")
+        if self.view is not None:
+            self.status_line.show(self.view)
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < SIDE_MIN_WIDTH
@@ -206,7 +215,5 @@ class RunDisplay(Vertical):
             self.set_class(narrow, "-narrow")
             if not narrow:
                 self.remove_class("-side-shown")
-            self.status_line.side_summary = narrow
-            if self.view is not None:
-                self.status_line.show(self.view)
+            self._tell_status_line()
             self.app.refresh_bindings()  # the side-panel key applies only when narrow
