@@ -11,11 +11,13 @@ from collections import Counter
 import pytest
 from conftest import run
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 from test_app_support import gated, make_app, pending, settle, turn
 from test_journal_index import fixture_events, write
 from test_notify import write_config
 from test_replay_app import opened, until
+from textual.widgets import Static
 
 from cockpit.keys import KEYS, help_rows, key_label, unknown_keymap_ids
 from cockpit.replay import ReplayApp
@@ -187,6 +189,27 @@ def test_the_help_screen_shows_keys_as_the_app_does():
             console.print(help_table(["app", "general", "transcript"], app=app))
             out = console.export_text()
             assert "^q" in out and "^p" in out and "tab" in out and "shift+↓" in out
+            await pilot.press("escape")
+    run(main())
+
+
+def test_the_help_screen_names_remapped_keys_as_bound(tmp_path):
+    _keymap(tmp_path, 'approve = "Y"\ndeny = "x"\n')
+
+    async def main():
+        app = make_app(turn(1))
+        async with app.run_test(size=(120, 50)) as pilot:
+            await settle(pilot, lambda: app.session.done)
+            await pilot.press("question_mark")
+            await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+            table = next(w.content for w in app.screen.query(Static)
+                         if isinstance(w.content, Table))
+            console = Console(width=110, record=True)
+            console.print(table)
+            rows = {line.split()[0]: line for line in console.export_text().splitlines()
+                    if line.strip()}
+            assert "allow" in rows["Y"].lower() and "deny" in rows["x"].lower()
+            assert "y" not in rows and "n" not in rows  # the unbound defaults are not listed
             await pilot.press("escape")
     run(main())
 
