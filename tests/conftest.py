@@ -55,6 +55,29 @@ class StepRunner:
         return state
 
 
+class _SteadyTime:
+    """Stands in for the `time` module where the Session stamps events: each stamp is 1 ms after
+    the last, from a fixed start, so a picture of the run never depends on how busy the machine
+    was (an elapsed time, "waited 1.0 s for you")."""
+
+    def __init__(self, start: float = 1_764_547_200.0) -> None:
+        self.now = start
+
+    def time(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+@pytest.fixture
+def steady_stamps(monkeypatch: pytest.MonkeyPatch) -> _SteadyTime:
+    """Events stamped on a steady fake clock (for snapshot tests)."""
+    import engine_adapter.session as session_module
+
+    clock = _SteadyTime()
+    monkeypatch.setattr(session_module, "time", clock)
+    return clock
+
+
 def run(coro: Awaitable[Any]) -> Any:
     """Run a coroutine to completion on a fresh event loop (tests need no async plugin)."""
     return asyncio.run(coro)  # type: ignore[arg-type]

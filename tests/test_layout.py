@@ -84,6 +84,9 @@ def test_a_4kb_reply_and_a_long_error_never_hide_the_transcript_the_status_line_
             next_task = app.query_one("#next-task")
             assert next_task.display and next_task.region.height == 1
             assert next_task.region.bottom <= height - 1  # above the key hints
+            end_keys = app.query_one("#end-keys").content  # whole: the quit key in sight
+            assert "tab" in end_keys.plain and "^q quit" in end_keys.plain
+            assert end_keys.cell_len <= size[0] - 4
             box = app.query_one("#end-body", ScrollBox)
             assert box.overflows
             marker = rendered(box.query_one(".scroll-more"))

@@ -14,7 +14,7 @@ IDS = ["160x48", "80x24", "40x12"]
 
 
 @pytest.fixture(autouse=True)
-def _home(tmp_path, monkeypatch):
+def _home(tmp_path, monkeypatch, steady_stamps):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HOME", "/home/dev")
 

@@ -54,6 +54,8 @@ class EndPanel(Vertical):
     EndPanel #next-task.-shown { display: block; }
     """
 
+    _offer_next = False  # whether the keys line names the next-task key
+
     def compose(self) -> ComposeResult:
         yield ScrollBox(Static("", id="end-text"), id="end-body")
         yield Static("", id="end-keys")
@@ -67,6 +69,24 @@ class EndPanel(Vertical):
 
     def on_resize(self, event: Resize) -> None:
         self._fit()
+        self._show_keys()
+
+    def _show_keys(self) -> None:
+        """The keys line, named as bound; in the short wording when the long one would not fit
+        (a cut line would hide the quit key without saying so)."""
+        palette = palette_for(self.app)
+        room = self.app.size.width - 4  # the panel's padding and the screen's edges
+        for next_words, quit_words in ((" (or a click) to type the next task · ", " quits"),
+                                       (" next task · ", " quits"), (" next · ", " quit")):
+            keys = Text(no_wrap=True, overflow="ellipsis")
+            if self._offer_next:
+                keys.append(key_label(self.app, "next-field"), palette.accent)
+                keys.append(next_words, palette.dim)
+            keys.append(key_label(self.app, "quit"), palette.accent)
+            keys.append(quit_words, palette.dim)
+            if keys.cell_len <= room:
+                break
+        self.query_one("#end-keys", Static).update(keys)
 
     def _fit(self) -> None:
         offer_next = self.query_one("#next-task", Input).has_class("-shown")
@@ -83,13 +103,8 @@ class EndPanel(Vertical):
         # The keys are the panel's own line, below the box (always in sight), named as bound.
         text = end_text(view, palette, journal=journal, hint=None)
         self.query_one("#end-text", Static).update(text)
-        keys = Text(no_wrap=True, overflow="ellipsis")
-        if offer_next:
-            keys.append(key_label(self.app, "next-field"), palette.accent)
-            keys.append(" (or a click) to type the next task · ", palette.dim)
-        keys.append(key_label(self.app, "quit"), palette.accent)
-        keys.append(" quits", palette.dim)
-        self.query_one("#end-keys", Static).update(keys)
+        self._offer_next = offer_next
+        self._show_keys()
         self.set_class(view.status == "failed", "-failed")
         self.set_class(view.status == "cancelled", "-cancelled")
         self.add_class("-shown")
