@@ -22,7 +22,6 @@ from textual.widgets import Static
 from cockpit.keys import KEYS, help_rows, key_label, unknown_keymap_ids
 from cockpit.replay import ReplayApp
 from cockpit.screens import HelpScreen
-from cockpit.screens.help import help_table
 
 
 @pytest.fixture(autouse=True)
@@ -178,22 +177,7 @@ def test_replays_help_lists_each_key_once():
     assert any(shown == "q/ctrl+q" for _, shown, _ in rows)  # one action, one row
 
 
-def test_the_help_screen_shows_keys_as_the_app_does():
-    async def main():
-        app = make_app(turn(1))
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot, lambda: app.session.done)
-            await pilot.press("question_mark")
-            await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
-            console = Console(width=110, record=True)
-            console.print(help_table(["app", "general", "transcript"], app=app))
-            out = console.export_text()
-            assert "^q" in out and "^p" in out and "tab" in out and "shift+↓" in out
-            await pilot.press("escape")
-    run(main())
-
-
-def test_the_help_screen_names_remapped_keys_as_bound(tmp_path):
+def test_the_help_screen_shows_keys_as_the_app_does_remapped_ones_as_bound(tmp_path):
     _keymap(tmp_path, 'approve = "Y"\ndeny = "x"\n')
 
     async def main():
@@ -203,11 +187,12 @@ def test_the_help_screen_names_remapped_keys_as_bound(tmp_path):
             await pilot.press("question_mark")
             await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
             table = next(w.content for w in app.screen.query(Static)
-                         if isinstance(w.content, Table))
+                         if isinstance(w.content, Table))  # what the screen shows
             console = Console(width=110, record=True)
             console.print(table)
-            rows = {line.split()[0]: line for line in console.export_text().splitlines()
-                    if line.strip()}
+            out = console.export_text()
+            assert "^q" in out and "^p" in out and "tab" in out and "shift+↓" in out
+            rows = {line.split()[0]: line for line in out.splitlines() if line.strip()}
             assert "allow" in rows["Y"].lower() and "deny" in rows["x"].lower()
             assert "y" not in rows and "n" not in rows  # the unbound defaults are not listed
             await pilot.press("escape")
