@@ -34,23 +34,14 @@ from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
 from ..keys import key_label
 from ..styles import Palette, palette_for
 from .approval_input import fit_input, input_blocks
+from .grant_scope import ScopeChoice, always_text, scope_hint, scope_keys
 from .scroll_box import ScrollBox
-from .text import clean_line, styled_line
+from .text import styled_line
 
 __all__ = ["ApprovalBar", "always_text"]
 
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 MIN_INPUT_ROWS = 8  # ... on a terminal too small for 3 (the box scrolls)
-
-
-def always_text(approval: ApprovalView) -> str:
-    """What `[a] always` would do for this call, from the verdict its request carried:
-    "always allow shell `git status …` in this session" or "cannot be granted: why"."""
-    if approval.grantable:
-        return (f"always allow {clean_line(approval.tool, 40)} "
-                f"`{clean_line(approval.prefix, 80)} …` in this session")
-    why = approval.ungrantable_reason
-    return "cannot be granted" + (f": {clean_line(why, 300)}" if why else "")
 
 
 class ApprovalBar(Vertical):
@@ -87,6 +78,7 @@ class ApprovalBar(Vertical):
         self.approval_id: str | None = None  # the one `y`/`a`/`n` answer
         self.grantable = False  # whether `[a]` can grant the call shown
         self.always_sentence = ""  # what `[a]` would allow, or why it cannot
+        self.choosing = False  # the scope step (after `a`) is shown for this approval
         self.estimated_height = 0  # rows it covers when shown (see `RunDisplay`)
         self.input_cut = False  # the input shown was cut to the bar's rows (the bar says so)
         self.deadline: float | None = None  # when the request shown is denied (clock time)
@@ -95,6 +87,7 @@ class ApprovalBar(Vertical):
         self._last_view: RunView | None = None
         self._app_size = Size(0, 0)
         self._ticker: Timer | None = None
+        self.scope_choice: ScopeChoice | None = None  # set by the live app after `a`
 
     class Resized(Message):
         """The bar's height on screen changed (what it covers of the transcript)."""
@@ -179,14 +172,26 @@ class ApprovalBar(Vertical):
         palette = palette_for(self.app)
         head = self._head(approval, len(pending), palette)
         self.query_one("#approval-head", Static).update(head)
-        self.grantable, self.always_sentence = approval.grantable, always_text(approval)
+        self.grantable = approval.grantable
+        self.always_sentence = always_text(approval)
+        if self.answerable and self.grantable:  # `a`, then the scope: the keys that choose it
+            self.always_sentence = (f"{always_text(approval, where=None)} "
+                                    f"{scope_hint(self.app)}")
+        choice = self.scope_choice
+        self.choosing = (self.answerable and self.grantable and choice is not None
+                         and choice.approval_id == approval.approval_id)
         always = Text(no_wrap=False)
-        if self.answerable:
-            always.append(f"[{key_label(self.app, 'approve-always')}] ",
-                          palette.success if self.grantable else palette.dim)
-        elif self.grantable:  # a recording: what a grant could have been, not one in force
-            always.append("could be granted: ", palette.dim)
-        always.append(self.always_sentence, palette.text if self.grantable else palette.dim)
+        if self.choosing and choice is not None:  # after `a`: one line a scope
+            lines = scope_keys(approval, choice, self.app, palette).split("\n")
+            always = Text("\n").join(lines[:-1])  # (its last line is the keys line's)
+        else:
+            if self.answerable:
+                always.append(f"[{key_label(self.app, 'approve-always')}] ",
+                              palette.success if self.grantable else palette.dim)
+            elif self.grantable:  # a recording: what a grant could have been, not one in force
+                always.append("could be granted: ", palette.dim)
+            always.append(self.always_sentence,
+                          palette.text if self.grantable else palette.dim)
         self.query_one("#approval-always", Static).update(always)
         # The padding and the box's scrollbar column take three cells.
         width = max(20, (self.size.width or self.app.size.width) - 3)
@@ -232,13 +237,17 @@ class ApprovalBar(Vertical):
                 gap = " " if compact else "   "
                 keys.append(f"[{key_label(self.app, 'approve')}]", palette.success)
                 keys.append(" once" if compact else " allow once")
-                if self.grantable:
+                if self.grantable and not self.choosing:
                     keys.append(gap)
                     keys.append(f"[{key_label(self.app, 'approve-always')}]", palette.success)
                     keys.append(" always" if compact else " always allow")
                 keys.append(gap)
                 keys.append(f"[{key_label(self.app, 'deny')}]", palette.error)
                 keys.append(" deny")
+                if self.choosing:  # the scope step: back to the approval
+                    keys.append(gap)
+                    keys.append(f"[{key_label(self.app, 'grant-back')}]", palette.accent)
+                    keys.append(" back")
             else:
                 keys.append("recorded request: its answer is in the events that follow",
                             palette.dim)
