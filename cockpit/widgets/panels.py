@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 
 from ..keys import key_label
@@ -152,6 +153,15 @@ class StatusLine(Widget):
         fields.append((self._elapsed(view), palette.dim, 1))
         if view.task_index > 1:
             fields.append((f"task {view.task_index}", palette.dim, 4))
+        if view.sandbox:  # kept early, so a narrow screen still shows it; no sandbox stands out
+            label = sandbox_label(view.sandbox, view.sandbox_network)
+            if view.engine.startswith("acp:"):  # the agent itself runs outside any sandbox
+                label = f"terminals: {label}"
+            if is_sandboxed(view.sandbox):
+                fields.insert(1, (label, palette.dim, 1))
+            else:
+                fields.insert(1, (f" ⚠ {label} ", palette.warning + Style(reverse=True, bold=True),
+                                  0))
         kept = _fit(fields, width, separator=5)
         bottom = Text(no_wrap=True, overflow="ellipsis", end="")
         for i, (value, style, _) in enumerate(kept):

@@ -18,6 +18,7 @@ from textual.strip import Strip
 from engine_adapter.describe import approval_verdict, call_timing
 from engine_adapter.fold import ToolCallItem
 from engine_adapter.input_fields import input_line, input_text
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import cut, line_count, plural
 
 from ..styles import Palette
@@ -32,6 +33,7 @@ __all__ = [
     "PREVIEW_LINES",
     "tool_icon",
     "tool_needs_pager",
+    "tool_row_count",
     "tool_rows",
     "tool_text",
 ]
@@ -83,6 +85,9 @@ def _head(item: ToolCallItem, palette: Palette) -> Text:
     head.append_text(styled_line(item.tool, palette.primary, limit=80, marker_style=warn))
     head.append(" ")
     head.append(f"T{item.tier}", palette.tier_style(item.tier))
+    if item.sandbox:  # a command: in the sandbox (quiet) or not (stands out)
+        head.append(f" {sandbox_label(item.sandbox, item.sandbox_network)}",
+                    palette.dim if is_sandboxed(item.sandbox) else palette.warning)
     timing = call_timing(item)
     if timing:
         head.append(f" {timing}", palette.dim)
@@ -149,12 +154,32 @@ def tool_rows(item: ToolCallItem, expanded: bool, palette: Palette, console: Con
         else:
             rows = diff_preview(item.diff, limit=DIFF_PREVIEW_LINES, palette=palette, warn=warn)
             strips += _block(rows, DIFF_PREVIEW_LINES, False, palette, console, width)
-    output = item.output
-    if output and item.error and output.strip() == item.error.strip():
-        output = ""  # the error line already says it all; don't print it twice
+    output = _shown_output(item)
     if output:
         strips += _output(item, output, expanded, palette, console, width)
     return strips
+
+
+def _shown_output(item: ToolCallItem) -> str:
+    output = item.output or ""
+    if output and item.error and output.strip() == item.error.strip():
+        return ""  # the error line already says it all; don't print it twice
+    return output
+
+
+def tool_row_count(item: ToolCallItem, expanded: bool) -> int | None:
+    """How many rows `tool_rows` gives a collapsed call without a diff, counted without
+    rendering (None for the others: render them to know). Every row is one line cut to the
+    width, so the count does not depend on it. A flood of tool calls lays out many more rows
+    than ever reach the screen; the transcript renders only those drawn."""
+    if expanded or item.diff:
+        return None
+    rows = 2 if item.error else 1
+    output = _shown_output(item)
+    if output:
+        piece = cut(output, lines=PREVIEW_LINES)
+        rows += piece.kept.removesuffix("\n").count("\n") + 1 + int(piece.was_cut)
+    return rows
 
 
 def _without_diff(tool_input: Any) -> Any:
