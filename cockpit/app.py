@@ -5,7 +5,8 @@ The one-way flow: the session's events are folded once (`RunFold`) by a `FramePu
 `Session.resolve_approval` and `Session.cancel`. The widgets never see the Session, so the
 replay viewer reuses `RunDisplay` as it is; what is live-only lives here: the approval keys,
 cancel, quit, starting the next task (typed into the `EndPanel`), and the raw-event inspector's
-lookup into `Session.history`.
+lookup into `Session.history`, and the alerts (`attention`) when an approval is needed or the
+run ends or fails.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import GrantsScreen, HelpScreen, QuitScreen
 from .widgets import EndPanel, RunDisplay, Transcript
+from .widgets.approval import always_text
 from .widgets.grant_scope import ScopeChoice, project_label
 from .widgets.key_hints import KeyHints
-from .widgets.text import clean
+from .widgets.text import clean, clean_line
 
 __all__ = ["CockpitApp"]
 
@@ -68,6 +70,9 @@ class CockpitApp(ThemedApp):
         self._cancel_armed_until = 0.0
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
+        self._user_cancelled = False  # the human cancelled: its end needs no alert
+        self._alerted: set[str] = set()  # approval ids already alerted for
+        self._end_alerted = 0  # the last task whose end was alerted for
         self._choosing: str | None = None  # the approval whose grant scope is being chosen
         self._watched_stores: list[object] = []
 
@@ -89,7 +94,8 @@ class CockpitApp(ThemedApp):
 
     # Building ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield RunDisplay(clock=self._elapsed_clock, id="run")
+        yield RunDisplay(clock=self._elapsed_clock, answerable=True,
+                         approval_timeout=self.session.approval_timeout, id="run")
         yield EndPanel(id="end-panel")
         yield KeyHints(id="keys")
 
@@ -125,8 +131,42 @@ class CockpitApp(ThemedApp):
         self.display_widget.apply_changes(view, changes)
         if changes.parts & (APPROVALS | RUN):
             self.refresh_bindings()
+        if changes.parts & APPROVALS:
+            self._alert_approvals(view)
         if changes.parts & RUN:
             self._show_end(view)
+            self._alert_end(view)
+
+    # Attention -------------------------------------------------------------------------------
+    def _alert_approvals(self, view: RunView) -> None:
+        """Alert once for each approval that appeared; the title back once none is pending."""
+        new = [row for approval_id, row in view.pending.items()
+               if approval_id not in self._alerted]
+        if not view.pending:
+            self.attention.clear()
+            return
+        if not new:
+            return
+        self._alerted.update(view.pending)
+        row = new[0]
+        more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""
+        self.attention.alert("approval", f"approval needed: {clean_line(row.tool, 40)} "
+                             f"(tier {row.tier}){more}", title="⚠ approval · cockpit")
+
+    def _alert_end(self, view: RunView) -> None:
+        if view.live or view.status == "idle" or self._end_alerted == view.task_index:
+            return
+        self._end_alerted = view.task_index
+        if view.status == "failed":
+            reason = clean_line(view.error or "", 120)
+            self.attention.alert("failed", f"run failed{': ' + reason if reason else ''}",
+                                 title="✗ failed · cockpit")
+        elif view.status == "completed" or not (self._user_cancelled or self._quitting):
+            self.attention.alert("done", f"run {view.status}",
+                                 title=f"{'✓' if view.status == 'completed' else '⊘'} "
+                                       f"{view.status} · cockpit")
+        else:
+            self.attention.clear()
 
     def _show_end(self, view: RunView) -> None:
         journal = getattr(self.session.journal, "path", None)
@@ -154,9 +194,14 @@ class CockpitApp(ThemedApp):
         self._answer(True)
 
     def action_approve_always(self) -> None:
-        """Offer the grant's scope (session, project, user); pressed again: this session."""
+        """Offer the grant's scope (session, project, user); pressed again: this session. On a
+        call that cannot be granted, say why (and answer nothing)."""
         row = self._oldest_pending()
-        if row is None or row.approval is None or not row.approval.grantable:
+        if row is None or row.approval is None:
+            return
+        if not row.approval.grantable:
+            self.notify(f"{always_text(row.approval)} — {self._keys_hint()}",
+                        severity="warning", markup=False, timeout=6)
             return
         if self._choosing == row.approval.approval_id:
             self._answer(True, remember=True, scope="session")
@@ -189,25 +234,33 @@ class CockpitApp(ThemedApp):
         self.display_widget.show_approval()
         self.refresh_bindings()
 
+    def _grant_verdict(self) -> tuple[bool, str]:
+        row = self._oldest_pending()
+        if row is None or row.approval is None:
+            return False, "nothing is waiting for approval"
+        return row.approval.grantable, always_text(row.approval)
+
+    def _keys_hint(self) -> str:
+        return (f"{key_label(self, 'approve')} allows it once, "
+                f"{key_label(self, 'deny')} denies it")
+
     def action_deny(self) -> None:
         """Deny the oldest pending call."""
         self._answer(False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Approval keys only while one is pending (and `a` only when it can be granted; the
-        scope keys only after `a`, dimmed where that scope is unavailable); cancel only while
-        the run is live (or to leave the scope step). None of them while the grants screen
-        covers the approval bar: a call is answered only where it can be seen."""
+        """Approval keys only while one is pending (`a` too on a call that cannot be granted:
+        pressing it says why; the scope keys only after `a`, dimmed where that scope is
+        unavailable); cancel only while the run is live (or to leave the scope step). None of
+        them while the grants screen covers the approval bar: a call is answered only where it
+        can be seen."""
         if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
                 and isinstance(self.screen, GrantsScreen):
             return False
         if action in ("approve", "deny"):
             return self._oldest_pending() is not None
-        if action == "approve_always":
-            row = self._oldest_pending()
-            if row is None or row.approval is None:
-                return False
-            return True if row.approval.grantable else None  # shown disabled: the bar says why
+        if action == "approve_always":  # on a call that cannot be granted, pressing it says why
+            return self._oldest_pending() is not None
         if action == "grant_scope":
             if self._choosing is None:
                 return False
@@ -219,6 +272,12 @@ class CockpitApp(ThemedApp):
             return self._choosing is not None
         if action == "cancel_run":
             return self._choosing is None and self.view.live and not self.session.done
+        return super().check_action(action, parameters)
+
+    def hint_shown(self, action: str) -> bool:
+        """The footer shows `a` only when the call can be granted."""
+        if action == "approve_always":
+            return self._grant_verdict()[0]
         return True
 
     # Grants ------------------------------------------------------------------------------------
@@ -271,6 +330,7 @@ class CockpitApp(ThemedApp):
         now = time.monotonic()
         if now <= self._cancel_armed_until:
             self._cancel_armed_until = 0.0
+            self._user_cancelled = True
             self.session.cancel("cancelled by the user")
             self.notify("cancelling the run…", timeout=2)
             self.pump.flush()
@@ -308,7 +368,8 @@ class CockpitApp(ThemedApp):
     # Help, pager, inspector ------------------------------------------------------------------
     def action_help(self) -> None:
         """Show every key, generated from the binding table."""
-        self.push_screen(HelpScreen(keymap=self.config.keymap))
+        self.push_screen(HelpScreen(scopes=["app", "general", "transcript"],
+                                    keymap=self.config.keymap))
 
     def item_events(self, item: Item) -> EventLookup | None:
         """The events behind `item` come from its task's `Session.history`."""
@@ -330,6 +391,7 @@ class CockpitApp(ThemedApp):
                         severity="error", markup=False)
             return
         self.sessions.append(session)
+        self._user_cancelled = False
         self.query_one(EndPanel).hide()
         self.query_one(Transcript).focus()
         self._start(session)

@@ -1,5 +1,6 @@
 """The user's settings in `config_dir()/config.toml`: the remembered theme, a keymap, model
-providers, and what cockpit knows of models (price, context window).
+providers, what cockpit knows of models (price, context window), and what alerts the human (see
+`cockpit.notify`).
 
 ```toml
 theme = "cockpit-light"
@@ -17,6 +18,9 @@ context_window = 32768        # optional: tokens its models take in
 input_price = 0.40            # US dollars per million tokens
 output_price = 1.60
 context_window = 1047576
+
+[notify]                      # true, false, or a list of: approval, question, done, failed
+bell = ["approval", "failed"]
 
 [sandbox]                     # where commands run (`--sandbox`, `--sandbox-network` win)
 mode = "workspace-write"      # or "read-only", or "off"
@@ -37,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .notify import NotifySettings, parse_notify
 from .paths import config_dir
 
 __all__ = ["Config", "ModelConfig", "ProviderConfig", "config_path", "load_config",
@@ -71,6 +76,7 @@ class Config:
     keymap: dict[str, str] = field(default_factory=dict)
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     models: dict[str, ModelConfig] = field(default_factory=dict)
+    notify: NotifySettings = field(default_factory=NotifySettings)
     sandbox_mode: str | None = None  # `[sandbox] mode`, checked
     sandbox_network: bool | None = None
     error: str | None = None  # why the file could not be read, if it could not
@@ -102,9 +108,11 @@ def load_config(path: Path | None = None) -> Config:
     problems: list[str] = []
     providers = _tables(raw, "providers", ProviderConfig, problems)
     models = _tables(raw, "models", ModelConfig, problems)
+    notify, notify_problems = parse_notify(raw.get("notify"))
+    problems += notify_problems
     mode, network = _sandbox(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
-                  providers=providers, models=models, sandbox_mode=mode,
+                  providers=providers, models=models, notify=notify, sandbox_mode=mode,
                   sandbox_network=network, problems=problems)
 
 

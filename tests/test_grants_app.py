@@ -75,7 +75,9 @@ def _app(home: Path, *steps, store: GrantStore | None = None, journal: Path | No
 
 
 def _keys_text(app: CockpitApp) -> str:
-    return str(app.query_one("#approval-keys").render())
+    # The scope step's lines sit above the keys line (in the bar's scrolling body).
+    return "\n".join(str(app.query_one(part).render())
+                     for part in ("#approval-always", "#approval-keys"))
 
 
 def test_a_offers_the_scopes_and_p_saves_a_project_grant(home, tmp_path) -> None:
