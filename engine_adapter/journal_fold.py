@@ -33,7 +33,11 @@ OnChange = Callable[[int, Change], None]
 
 _UPDATE = TYPE_CODES["model_update"]
 _STREAM_RUN = 4  # at least this many `model_update` lines are tried as one step
-_CHANNEL_END = re.compile(rb',"channel":"(message|thought)"\}$')
+# How a streamed-text line ends, by its channel (the last bytes of a line, and with its newline).
+_CHANNEL_ENDS = {name: b'","channel":"%s"}\n' % name.encode() for name in ("message", "thought")}
+_CHANNELS = {end[:-1]: name for name, end in _CHANNEL_ENDS.items()}  # (same lengths)
+_CHANNEL_TAIL = len(b'","channel":"message"}')
+_UPDATE_CODE = bytes([_UPDATE])
 _INT = rb"-?(?:0|[1-9]\d*)"
 # A model_update line's head as pydantic writes it: its seq, ts and turn, up to the text.
 _STREAM_HEAD = re.compile(rb'\{"type":"model_update","session_id":"[^"\\]*","seq":(%s),'
@@ -63,15 +67,27 @@ def fold_chunk(fold: RunFold, chunk: Chunk, index: JournalIndex, *,
     parts, data = chunk.parts, chunk.data
     part, position = at if at is not None else (0, chunk.first)
     stop = stop if stop is not None else 1 << 62
+    apply, first = fold.apply, chunk.first
     while part < len(parts) and position < stop:
         start, end, count = parts[part]
+        part += 1
         if count:
             _fold_run(to, start, end, count, position)
             position += count
-        else:
-            _fold_line(to, data[start:end], position)
-            position += 1
-        part += 1
+            continue
+        # `_fold_line`, inlined: most lines that are not streamed text come this way.
+        raw = data[start:end]
+        try:
+            event: BaseEvent | None = _VALIDATE(raw)
+        except ValueError:  # a newer event type, or not an event at all
+            event = parse_other(raw)
+        if codes is not None:
+            codes[position - first] = code_of(event)
+        if event is not None:
+            change = apply(event)
+            if on_change is not None:
+                on_change(position, change)
+        position += 1
     return part, position
 
 
@@ -123,11 +139,12 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
     newline = data.find(b"\n", start, end)
     head = data[start:newline if newline >= 0 else end]
     tail = data[data.rfind(b"\n", start, end) + 1:end]
-    channel = _CHANNEL_END.search(head, max(0, len(head) - 24))
-    # One event a line (each holds one `{"type":`), each ending with the first line's
-    # channel, and the outer two in the compact layout, one turn, seqs running on.
+    name = _CHANNELS.get(head[-_CHANNEL_TAIL:])
+    # One event a line (each holds one `{"type":`: a torn line glued to the next has two),
+    # each ending with the first line's channel, and the outer two in the compact layout,
+    # one turn, seqs running on.
     stop = end + 1  # (with the last line's newline)
-    if (channel is None or data.count(channel[0] + b"\n", start, stop) != count
+    if (name is None or data.count(_CHANNEL_ENDS[name], start, stop) != count
             or data.count(b'{"type":', start, stop) != count):
         return False
     first, last = _STREAM_HEAD.match(head), _STREAM_HEAD.match(tail)
@@ -136,9 +153,8 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
             or data.count(b',"turn":%s,"text":"' % first[3], start, stop) != count):
         return False
     turn = None if first[3] == b"null" else int(first[3])
-    name = channel[1].decode()
     # A size for layout until the text is read: the outer two lines stand for the rest.
-    overhead = (first.end() + last.end()) / 2 + len(channel[0]) + 2  # (quote and newline)
+    overhead = (first.end() + last.end()) / 2 + len(_CHANNEL_ENDS[name])
     newlines = (head.count(b"\\n", first.end()) + tail.count(b"\\n", last.end())) * count // 2
     base = to.chunk.base
     text = JournalText(to.index, position, position + count, base + start, base + end,
@@ -148,7 +164,7 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
                                   count, text)
     if to.codes is not None:
         at = position - to.chunk.first
-        to.codes[at:at + count] = bytes([_UPDATE]) * count
+        to.codes[at:at + count] = _UPDATE_CODE * count
     if to.on_change is not None:
         to.on_change(position + count - 1, change)
     return True

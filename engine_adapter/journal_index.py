@@ -28,6 +28,7 @@ import re
 import threading
 from array import array
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
@@ -247,19 +248,17 @@ class JournalIndex:
     def _add(self, body: bytes, base: int, classify: Classify, end: int) -> None:
         """Add the lines of `body` (whole lines, from file offset `base`); `end` is where the
         index then ends. The codes come last, and only then the new length."""
-        first = position = self._next
-        parts: list[Part] = []
-        anchors, starts, note = self._anchors.append, self._starts.append, self._note_lines
-        for part in segments(body):
-            start, stop, count = part
-            if not count and _blank(body, start, stop):
-                self.lines += 1
-                continue
-            note(position, count or 1)
-            anchors(position)
-            starts(base + start)
-            parts.append(part)
-            position += count or 1
+        first = self._next
+        parts, maybe_blank = segments(body)
+        if maybe_blank:
+            parts = self._drop_blank(body, parts)  # (it notes the lines as it goes)
+        # Each part's position and where it starts, in C loops (no blank line between them).
+        positions = list(accumulate([count or 1 for _, _, count in parts], initial=first))
+        position = positions.pop()
+        if not maybe_blank:
+            self._note_lines(first, position - first)
+        self._anchors.extend(positions)
+        self._starts.extend([base + start for start, _, _ in parts])
         self._next = position
         codes = classify(Chunk(first, body, base, parts))
         self.codes.frombytes(codes)
@@ -271,6 +270,20 @@ class JournalIndex:
                     self.unknown += 1
         self.end = end
         self._count = position
+
+    def _drop_blank(self, body: bytes, parts: list[Part]) -> list[Part]:
+        """`parts` without blank lines, noting where line numbers stop being positions + 1."""
+        kept: list[Part] = []
+        position = self._next
+        for part in parts:
+            start, stop, count = part
+            if not count and _blank(body, start, stop):
+                self.lines += 1
+                continue
+            self._note_lines(position, count or 1)
+            kept.append(part)
+            position += count or 1
+        return kept
 
     def _note_lines(self, position: int, count: int) -> None:
         """`count` non-blank lines, the first at `position`, follow the physical lines seen:
@@ -378,7 +391,9 @@ class JournalIndex:
             read = len(data)
             if not data.endswith(b"\n"):  # the last line, settled without its newline
                 data += b"\n"
-            parts = [p for p in segments(data) if p[2] or not _blank(data, p[0], p[1])]
+            parts, maybe_blank = segments(data)
+            if maybe_blank:
+                parts = [p for p in parts if p[2] or not _blank(data, p[0], p[1])]
             chunk = Chunk(position, data, begin, parts)
             yield chunk
             position += chunk.count

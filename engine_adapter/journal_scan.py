@@ -1,24 +1,28 @@
 """Finding the lines of a chunk of journal bytes: streamed-text lines in bulk, others one by one.
 
 Most lines of a long journal are streamed text, `model_update` events, and the cockpit writes each
-one starting `{"type":"model_update",`. One `bytes.replace` turns every newline that starts such a
-line into a single marker byte; then only the other newlines are left to visit one by one (a C
-`find` each), and the lines between two of them are counted with a C `count`. A million-line
-journal is read with a Python step per *other* line and per run of streamed text, not per line.
+one starting `{"type":"model_update",`. One C-level regex search over the chunk finds every
+newline that is *not* followed by such a start: those begin the other lines, which are visited one
+by one (a C `find` for each one's end). The streamed-text lines between two of them are a run,
+counted with a C `count`. A million-line journal is read with a Python step per *other* line and
+per run of streamed text, not per line.
 
-A journal in any other layout has no such runs: every line is then visited one by one, which is
+A journal in any other layout has no such runs: every line is then an "other" line, which is
 slower but finds the same lines.
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = ["STREAM_HEAD", "Part", "segments"]
 
 STREAM_HEAD = b'{"type":"model_update",'
 """How a streamed-text line the cockpit wrote starts."""
 _START = b"\n" + STREAM_HEAD
-_MARK = b"\x01"  # (never in a valid line: JSON has no raw control characters)
-_SHRINK = len(_START) - 1  # bytes the replace removes for each streamed line
+# A newline that does not start a streamed-text line: the next line (if any) is an "other" one.
+_OTHER = re.compile(rb"\n(?!" + re.escape(STREAM_HEAD) + rb")")
+_OPEN_BRACE = ord("{")
 
 Part = tuple[int, int, int]
 """`(start, end, count)`: a piece of a chunk, `body[start:end]` (without its last newline). With
@@ -26,40 +30,29 @@ Part = tuple[int, int, int]
 `count` consecutive lines that do."""
 
 
-def segments(body: bytes) -> list[Part]:
-    """The lines of `body` (whole lines: it ends with a newline), in order, as `Part`s."""
-    if _MARK in body:  # (a control byte in a damaged line): every line one by one
-        return _one_by_one(body)
-    marked = (b"\n" + body).replace(_START, _MARK)
-    find, count = marked.find, marked.count
+def segments(body: bytes) -> tuple[list[Part], bool]:
+    """The lines of `body` (whole lines: it ends with a newline), in order, as `Part`s; and
+    whether one of the other lines may be blank (one that does not start with `{`)."""
+    last = len(body)
+    # Where each other line starts (just after a newline; the final newline's end is no line).
+    starts = [m.end() for m in _OTHER.finditer(body, 0, last - 1)]
+    find, count = body.find, body.count
     parts: list[Part] = []
     append = parts.append
-    ones = 0  # markers before the newline at `j` (each stood for `_SHRINK` more bytes)
-    j = find(b"\n")
-    if j:  # the chunk starts with streamed lines
-        ones = count(_MARK, 0, j)
-        append((0, j + ones * _SHRINK - 1, ones))
-    last = len(marked) - 1  # (the final newline ends the last line; no line starts there)
-    while j < last:
-        start = j + ones * _SHRINK  # where the line after this newline starts, in `body`
-        following = find(b"\n", j + 1)
-        mark = find(_MARK, j + 1, following)
-        if mark < 0:
-            append((start, following + ones * _SHRINK - 1, 0))
-        else:
-            append((start, mark + ones * _SHRINK - 1, 0))
-            run = count(_MARK, mark, following)
-            first = mark + ones * _SHRINK  # (the marker stood for this line's newline too)
-            ones += run
-            append((first, following + ones * _SHRINK - 1, run))
-        j = following
-    return parts
-
-
-def _one_by_one(body: bytes) -> list[Part]:
-    parts: list[Part] = []
-    start = 0
-    for line in body.split(b"\n")[:-1]:
-        parts.append((start, start + len(line), 0))
-        start += len(line) + 1
-    return parts
+    if body.startswith(STREAM_HEAD):  # the chunk starts with a run
+        following = starts[0] if starts else last
+        # (each newline in a run but its last starts the next line of the run)
+        append((0, following - 1, 1 + count(_START, 0, following - 1)))
+    else:
+        starts.insert(0, 0)
+    maybe_blank = False
+    n = len(starts)
+    for i, start in enumerate(starts):
+        end = find(b"\n", start)
+        append((start, end, 0))
+        if end == start or body[start] != _OPEN_BRACE:
+            maybe_blank = True
+        following = starts[i + 1] if i + 1 < n else last
+        if end + 1 < following:  # a run of streamed-text lines up to the next other line
+            append((end + 1, following - 1, 1 + count(_START, end + 1, following - 1)))
+    return parts, maybe_blank
