@@ -60,6 +60,7 @@ class ReplayScreen(Screen[None]):
 
     FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
     GREW_EVERY = 0.25  # seconds between two progress reports of the first read
+    FIRST_FRAME_WAIT = 1.0  # at most this long the reading waits for the first frame (seconds)
 
     DEFAULT_CSS = """
     ReplayScreen #search { dock: bottom; display: none; }
@@ -98,6 +99,9 @@ class ReplayScreen(Screen[None]):
         self.crashed = False  # no `agent_end` last, and no run writes it any more
         self._play_timer: Any = None
         self._last_grew = -1e9
+        # Set once the first frame is on screen: until then the reading thread waits after its
+        # first step, so that it does not take the interpreter from the frame (the GIL).
+        self._first_frame = threading.Event()
 
     # What the navigator knows, for tests and the app ----------------------------------------------
     @property
@@ -161,6 +165,7 @@ class ReplayScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self._stop.set()  # (the worker stops and closes the journal)
+        self._first_frame.set()
 
     def _fail(self, error: str) -> None:
         error_box = self.query_one("#replay-error", Static)
@@ -193,6 +198,9 @@ class ReplayScreen(Screen[None]):
         if now - self._last_grew >= self.GREW_EVERY:
             self._last_grew = now
             self.post_message(self.Grew())
+            if not self._first_frame.is_set():  # the first step: let the frame be drawn
+                self._first_frame.wait(self.FIRST_FRAME_WAIT)
+                self._last_grew = time.monotonic()
 
     @work(thread=True, group="seek", exclusive=True, exit_on_error=False)
     def _seek_worker(self, seek: Seek) -> None:
@@ -219,6 +227,8 @@ class ReplayScreen(Screen[None]):
             self.timeline.markers.update(index)
         self._show(navigator.grew(complete=message.complete))
         self._update_timeline()
+        if not self._first_frame.is_set():
+            self.call_after_refresh(self._first_frame.set)
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
