@@ -45,6 +45,29 @@ ThemeOption = Annotated[str | None, typer.Option(
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
     "stays denied.")]
+CwdOption = Annotated[Path | None, typer.Option(
+    "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
+
+# -- what `run --agent` and `resume` ask of an ACP agent beyond the task ------------------------
+ModeOption = Annotated[str | None, typer.Option(
+    "--mode", metavar="MODE", help="With --agent: start in this mode of the agent's (e.g. "
+    "plan, default, read-only); an unknown one is an error listing the agent's modes.")]
+SettingOption = Annotated[list[str] | None, typer.Option(
+    "--option", metavar="KEY=VALUE", help="With --agent: set one of the agent's settings at "
+    "start, by its id (e.g. reasoning_effort=high); repeatable. An unknown key or value is an "
+    "error listing the valid ones.")]
+McpOption = Annotated[list[str] | None, typer.Option(
+    "--mcp", metavar="NAME", help="With --agent: give the agent only these MCP servers of "
+    "config.toml's [mcp_servers.NAME] (repeatable; default: all of them).")]
+NoMcpOption = Annotated[bool, typer.Option(
+    "--no-mcp", help="With --agent: give the agent no MCP server.")]
+EnvOption = Annotated[list[str] | None, typer.Option(
+    "--env", metavar="KEY=VALUE", help="With --agent: set this variable for the agent "
+    "(repeatable). The agent otherwise gets a filtered environment: the basics, its own key "
+    "variables, and config.toml's [agents.NAME.env].")]
+PassEnvOption = Annotated[list[str] | None, typer.Option(
+    "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
+    "the agent (repeatable).")]
 
 
 @contextmanager
@@ -138,8 +161,10 @@ def run(
         "claude, gemini) or any ACP agent's command line, quoted.")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", metavar="[PROVIDER:]NAME",
-        help="Drive the built-in engine with a real model on any OpenAI-compatible server: "
-        "e.g. gpt-4.1-mini, ollama:qwen3-coder, llamacpp:any (see `cockpit models`).")] = None,
+        help="Without --agent: drive the built-in engine with a real model on any "
+        "OpenAI-compatible server, e.g. gpt-4.1-mini, ollama:qwen3-coder, llamacpp:any (see "
+        "`cockpit models`). With --agent: the agent's own model setting, e.g. --agent claude "
+        "--model sonnet (an unknown one is an error listing the agent's models).")] = None,
     base_url: Annotated[str | None, typer.Option(
         "--base-url", metavar="URL", help="The model server's API root, e.g. "
         "http://localhost:11434/v1 (default: the provider's, else $OPENAI_BASE_URL, else "
@@ -147,15 +172,19 @@ def run(
     api_key_env: Annotated[str | None, typer.Option(
         "--api-key-env", metavar="VAR", help="The environment variable holding the key "
         "(default: the provider's, else OPENAI_API_KEY; a local server needs none).")] = None,
-    cwd: Annotated[Path | None, typer.Option(
-        "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")
-    ] = None,
+    cwd: CwdOption = None,
     journal: JournalOption = None,
     unattended: UnattendedOption = False,
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
     theme: ThemeOption = None,
+    mode: ModeOption = None,
+    option: SettingOption = None,
+    mcp: McpOption = None,
+    no_mcp: NoMcpOption = False,
+    env: EnvOption = None,
+    pass_env: PassEnvOption = None,
 ) -> None:
     """Run a task with an engine and watch it.
 
@@ -165,23 +194,33 @@ def run(
     tui = use_tui(headless)
     with _user_errors():
         options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
-        chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent),
-                                           ("--model", model)) if value is not None]
+        chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent))
+                  if value is not None]
+        if model is not None and agent is None:
+            chosen.append("--model")
         if len(chosen) > 1:
             raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
-        if model is None and (base_url is not None or api_key_env is not None):
-            raise SetupError("--base-url and --api-key-env go with --model NAME")
-        if model is not None:
+        choices = _agent_choices(model if agent is not None else None, mode, option, mcp,
+                                 no_mcp, env, pass_env)
+        if agent is None and choices != _no_choices():
+            raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --pass-env go with "
+                             "--agent NAME")
+        if (model is None or agent is not None) and (base_url is not None
+                                                     or api_key_env is not None):
+            raise SetupError("--base-url and --api-key-env go with the built-in engine's "
+                             "--model NAME (with --agent, the agent reaches its own model)")
+        if agent is not None:
+            from .agents import agent_factory
+
+            _warn_agent_config()
+            factory = agent_factory(agent, cwd=cwd, options=options, choices=choices)
+        elif model is not None:
             from .providers import config_warnings, model_factory
 
             for warning in config_warnings():
                 typer.echo(f"cockpit: warning: {warning}", err=True)
             factory = model_factory(model, base_url=base_url, api_key_env=api_key_env, cwd=cwd,
                                     options=options)
-        elif agent is not None:
-            from .agents import agent_factory
-
-            factory = agent_factory(agent, cwd=cwd, options=options)
         elif engine is None:
             raise SetupError("cockpit run needs something to drive it: --model NAME (a real "
                              "model, see `cockpit models`), --agent NAME (an ACP agent, see "
@@ -190,6 +229,29 @@ def run(
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
     _present(factory, session, tui=tui, theme=_theme(theme, tui))
+
+
+def _agent_choices(model: str | None, mode: str | None, option: list[str] | None,
+                   mcp: list[str] | None, no_mcp: bool, env: list[str] | None,
+                   pass_env: list[str] | None) -> Any:
+    from .agents import AgentChoices
+
+    return AgentChoices(model=model, mode=mode, options=tuple(option or ()),
+                        mcp=tuple(mcp or ()), no_mcp=no_mcp, env=tuple(env or ()),
+                        pass_env=tuple(pass_env or ()))
+
+
+def _no_choices() -> Any:
+    from .agents import AgentChoices
+
+    return AgentChoices()
+
+
+def _warn_agent_config() -> None:
+    from .agents import config_problems
+
+    for problem in config_problems():
+        typer.echo(f"cockpit: warning: config.toml: {problem} (left out)", err=True)
 
 
 @app.command()
@@ -256,11 +318,21 @@ def replay(
 @app.command()
 def journals(
     limit: int = typer.Option(20, help="How many to list (newest first)."),
+    agent: str | None = typer.Option(
+        None, "--agent", metavar="NAME", help="Only runs of this agent (codex, claude, gemini, "
+        "an agent's own name) or engine."),
+    status: str | None = typer.Option(
+        None, "--status", metavar="STATUS", help="Only runs that ended so: completed, failed, "
+        "cancelled, or running (no end yet)."),
+    search: str | None = typer.Option(
+        None, "--search", metavar="TEXT", help="Only runs whose task, session title or path "
+        "holds TEXT (any case)."),
 ) -> None:
-    """List recent journals: start time, status, events, task, path."""
+    """List recent journals: start time, status, agent, tokens in/out and cost, the agent
+    session's title and the task, events, path."""
     from .replay.cli import list_recent
 
-    raise typer.Exit(list_recent(limit))
+    raise typer.Exit(list_recent(limit, agent=agent, status=status, search=search))
 
 
 @app.command(help=(
@@ -277,6 +349,9 @@ def export(
     from .replay.cli import run_export
 
     raise typer.Exit(run_export(journal, format, output))
+
+
+from . import cli_agents  # noqa: E402, F401 - registers `sessions` and `resume`
 
 
 def main() -> None:

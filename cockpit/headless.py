@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from engine_adapter import Session, TaskState
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
+from .agent_view import describe_options
 from .input_fields import input_line
 
 __all__ = ["MAX_LINE", "LinePrinter", "approval_mode", "format_event", "run_headless",
@@ -166,7 +167,28 @@ def format_event(event: Any) -> tuple[str, str, str]:
     if t == "task_escalated":
         target = f"→ {event.target}: " if event.target else ""
         return "escalate", f"{target}{event.reason}", "yellow"
+    described = _agent_session_event(event)
+    if described is not None:
+        return described
     return t, _compact(event.model_dump(exclude={"type", "session_id", "seq", "ts"})), ""
+
+
+def _agent_session_event(event: Any) -> tuple[str, str, str] | None:
+    """The line of an external agent's session event: settings, title, notice, history."""
+    t = event.type
+    if t == "agent_config":
+        return "settings", describe_options(event.options) or "(none)", "cyan"
+    if t == "session_info":
+        return "title", event.title or "(no title)", "cyan"
+    if t == "agent_notice":
+        colour = {"warning": "yellow", "error": "red"}.get(event.level, "cyan")
+        return "note", event.text, colour
+    if t == "history_message":
+        return f"was:{event.role}"[:_LABEL], event.text, "dim"
+    if t == "history_tool":
+        status = f" ({event.status})" if event.status else ""
+        return "was:tool", f"{event.call_id} {event.title or event.tool}{status}", "dim"
+    return None
 
 
 class LinePrinter:
@@ -196,6 +218,8 @@ class LinePrinter:
         """Show one event (an approval with its whole input)."""
         if event.type == "model_update":
             self._stream_text(event.turn, event.channel, event.text)
+        elif event.type == "history_message":  # replayed, not new: labelled as history
+            self._stream_text(None, f"was:{event.role}", event.text)
         else:
             limit = max(ASK_LINE, self.max_line) if event.type == "approval_requested" else None
             self.line(*format_event(event), limit=limit)
@@ -209,15 +233,16 @@ class LinePrinter:
         key = (turn, channel)
         if self._stream != key:
             self._close_stream()
-            label = "thinking" if channel == "thought" else "model"
-            self.out.write(self._label(label, "dim" if channel == "thought" else "bold") + " ")
+            label = channel if channel.startswith("was:") else (
+                "thinking" if channel == "thought" else "model")
+            self.out.write(self._label(label, "bold" if label == "model" else "dim") + " ")
             self._stream, self._shown, self._hidden = key, 0, 0
             text = text.lstrip(" \t\n")  # blanks only: an unsafe character stays to be shown
         text = sanitize(text)
         room = max(0, self.max_line - self._shown)
         shown, hidden = text[:room], text[room:]
         if shown:
-            self.out.write(self._paint(shown, "dim") if channel == "thought" else shown)
+            self.out.write(shown if channel == "message" else self._paint(shown, "dim"))
         self._shown += len(shown)
         self._hidden += len(hidden)
         self.out.flush()

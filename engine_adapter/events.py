@@ -60,7 +60,9 @@ class AgentStart(BaseEvent):
 
     An engine that drives an external agent adds what it knows of it: `agent` (its own name and
     version), `command` (the command line that started it), `modes`, `acp_session_id` and
-    whether that session is `new_session` (false: the agent keeps the conversation's context).
+    whether that session is `new_session` (false: the agent keeps the conversation's context),
+    and `resumed`: how an earlier conversation was opened again ("session/resume" or
+    "session/load"; its replayed history then follows as `history_*` events).
     """
 
     type: Literal["agent_start"] = "agent_start"
@@ -73,6 +75,7 @@ class AgentStart(BaseEvent):
     modes: list[AgentMode] | None = None
     acp_session_id: str | None = None
     new_session: bool | None = None
+    resumed: str | None = None
 
 
 class AgentEnd(BaseEvent):
@@ -241,6 +244,80 @@ class ModelRetry(BaseEvent):
     error: str
 
 
+class AgentChoice(BaseModel):
+    """One value an agent's select option can take."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    value: str
+    name: str = ""
+
+
+class AgentOption(BaseModel):
+    """One of an agent's session settings (ACP `configOptions`): model, reasoning effort, …
+
+    `kind` is "select" (`value` is one of `choices`) or "boolean"; `category` is the agent's hint
+    of what it is ("model", "mode", "thought_level", …) when it gave one."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    id: str
+    name: str = ""
+    kind: Literal["select", "boolean"] = "select"
+    category: str | None = None
+    value: str | bool | None = None
+    choices: list[AgentChoice] = Field(default_factory=list)
+
+
+class AgentConfig(BaseEvent):
+    """An external agent's session settings as they stand now (all of them, each time): sent
+    when the session opens and whenever the agent or the human changes one."""
+
+    type: Literal["agent_config"] = "agent_config"
+    options: list[AgentOption] = Field(default_factory=list)
+
+
+class SessionInfoChanged(BaseEvent):
+    """An external agent named (or renamed) its session: its `title`, and when it was last
+    active (`updated_at`, ISO 8601) when it said."""
+
+    type: Literal["session_info"] = "session_info"
+    title: str | None = None
+    updated_at: str | None = None
+
+
+class AgentNotice(BaseEvent):
+    """Something about the agent session the human should know that is not a step of the task:
+    "the agent restarted; its earlier conversation is gone", an MCP server it cannot take, how
+    it was logged in. `level` is "info", "warning" or "error"."""
+
+    type: Literal["agent_notice"] = "agent_notice"
+    level: Literal["info", "warning", "error"] = "info"
+    text: str
+
+
+class HistoryMessage(BaseEvent):
+    """Replayed history, not new activity: a delta of an earlier message of the conversation,
+    by `role` ("user", "agent", or the agent's "thought"), as an agent replays it when the
+    conversation is opened again (`session/load`)."""
+
+    type: Literal["history_message"] = "history_message"
+    role: Literal["user", "agent", "thought"] = "agent"
+    text: str
+
+
+class HistoryTool(BaseEvent):
+    """Replayed history, not new activity: an earlier tool call of the conversation as the agent
+    replays it (sent again, under the same `call_id`, as its status changes)."""
+
+    type: Literal["history_tool"] = "history_tool"
+    call_id: str
+    tool: str = "other"
+    title: str | None = None
+    status: str | None = None
+    output: str = ""
+
+
 class VerificationCheck(BaseModel):
     """One check of a verification plan."""
 
@@ -313,7 +390,12 @@ HarnessEvent = Annotated[
     | VerificationEnd
     | CancellationObserved
     | TaskEscalated
-    | ModelRetry,
+    | ModelRetry
+    | AgentConfig
+    | SessionInfoChanged
+    | AgentNotice
+    | HistoryMessage
+    | HistoryTool,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""
@@ -332,8 +414,10 @@ __all__ = [
     "EVENT_ADAPTER",
     "EVENT_CLASSES",
     "EVENT_TYPES",
+    "AgentChoice",
     "AgentInfo",
     "AgentMode",
+    "AgentOption",
     "BaseEvent",
     "EventParseError",
     "HarnessEvent",

@@ -33,6 +33,7 @@ __all__ = [
     "DecisionItem",
     "DeferredText",
     "GrantView",
+    "HistoryItem",
     "Item",
     "MessageItem",
     "NoticeItem",
@@ -232,6 +233,47 @@ class NoticeItem(Item):
         self.text, self.level = text, level
 
 
+class HistoryItem(Item):
+    """An earlier part of the conversation, as the agent replayed it when it was opened again
+    (`history_*` events): shown apart, as history, never as activity of this task.
+
+    `entries` are `(role, text)` in order: role "user", "agent", "thought", or "tool" (text:
+    the call's title and status); `tools` maps a replayed call's id to its entry."""
+
+    __slots__ = ("entries", "messages", "tools")
+
+    def __init__(self, task: int, seq: int) -> None:
+        super().__init__("history", task, None, seq)
+        self.entries: list[tuple[str, str]] = []
+        self.tools: dict[str, int] = {}
+        self.messages = 0
+
+    @property
+    def text(self) -> str:
+        """The replayed conversation as plain text, one entry a paragraph."""
+        labels = {"user": "you", "agent": "agent", "thought": "agent (thinking)",
+                  "tool": "tool"}
+        return "\n".join(f"{labels.get(role, role)}: {text}" for role, text in self.entries)
+
+    def add_text(self, role: str, text: str) -> None:
+        """A delta of a replayed message: continues the last entry if it has the same role."""
+        entries = self.entries
+        if entries and entries[-1][0] == role:
+            entries[-1] = (role, entries[-1][1] + text)
+        else:
+            entries.append((role, text))
+            self.messages += 1
+
+    def set_tool(self, call_id: str, line: str) -> None:
+        """A replayed tool call's line, added or brought up to date."""
+        index = self.tools.get(call_id)
+        if index is None:
+            self.tools = {**self.tools, call_id: len(self.entries)}
+            self.entries.append(("tool", line))
+        else:
+            self.entries[index] = ("tool", line)
+
+
 class CheckView:
     """One verification check: "pending", "running", "passed" or "failed"."""
 
@@ -278,6 +320,8 @@ class RunView:
         self.cwd: str | None = None
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
+        self.title: str | None = None  # the agent's name for its session, when it gave one
+        self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
@@ -350,6 +394,11 @@ class RunFold:
             "cancellation_observed": self._cancellation_observed,
             "task_escalated": self._task_escalated,
             "model_retry": self._model_retry,
+            "agent_config": self._agent_config,
+            "session_info": self._session_info,
+            "agent_notice": self._agent_notice,
+            "history_message": self._history_message,
+            "history_tool": self._history_tool,
         }
 
     def apply(self, event: BaseEvent) -> Change:
@@ -439,6 +488,8 @@ class RunFold:
         v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
                    if agent is not None else None)
         v.agent_command = e.command
+        if e.new_session or e.resumed:  # another agent session: its own title and settings
+            v.title, v.options = None, ()
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
@@ -684,6 +735,43 @@ class RunFold:
     def _model_retry(self, e: Any) -> Change:
         text = f"{e.error} — retry {e.attempt} of {e.max_attempts} in {e.delay_s:g} s"
         return self._notice("retry", e, text, "warning", turn=e.turn)
+
+    # an external agent's session ---------------------------------------------------------------
+    def _agent_config(self, e: Any) -> Change:
+        v = self.view
+        v.options = tuple(e.options)
+        model = next((o for o in v.options if o.category == "model" or o.id == "model"), None)
+        if model is not None and isinstance(model.value, str):
+            v.model = model.value
+        return Change(RUN)
+
+    def _session_info(self, e: Any) -> Change:
+        self.view.title = e.title  # the session's info as it stands (None: no title now)
+        return Change(RUN)
+
+    def _agent_notice(self, e: Any) -> Change:
+        return self._notice("agent_notice", e, e.text, e.level)
+
+    def _history(self, e: Any) -> tuple[HistoryItem, Change]:
+        """The open history item (the last item, when it is one), or a new one."""
+        items = self.view.items
+        if items and type(items[-1]) is HistoryItem:
+            item = self._own(items[-1])
+            item.seqs.append(e.seq)
+            return item, Change(ITEMS, item.index)
+        item = HistoryItem(self.view.task_index, e.seq)
+        return item, self._add(item)
+
+    def _history_message(self, e: Any) -> Change:
+        item, change = self._history(e)
+        item.add_text(e.role, e.text)
+        return change
+
+    def _history_tool(self, e: Any) -> Change:
+        item, change = self._history(e)
+        status = f" ({e.status})" if e.status else ""
+        item.set_tool(e.call_id, f"{e.title or e.tool}{status}")
+        return change
 
 
 def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:

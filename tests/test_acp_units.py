@@ -130,8 +130,16 @@ def test_shipped_catalogue_is_package_data_and_names_the_known_agents():
     assert {"codex", "claude", "gemini"} <= set(agents)
     codex = agents["codex"]
     assert codex.argv == ["codex-acp"] and "OPENAI_API_KEY" in codex.env
-    assert codex.install == "npm install -g @zed-industries/codex-acp"
-    assert agents["gemini"].argv == ["gemini", "--acp"]
+    assert codex.install == "npm install -g @agentclientprotocol/codex-acp"
+    assert codex.auth_vars == {"api-key": ("CODEX_API_KEY", "OPENAI_API_KEY")}
+    assert agents["claude"].install == "npm install -g @agentclientprotocol/claude-agent-acp"
+    gemini = agents["gemini"]
+    assert gemini.argv == ["gemini", "--acp"]
+    assert gemini.launch_argv("gemini-2.5-pro") == ["gemini", "--acp", "--model=gemini-2.5-pro"]
+    assert codex.launch_argv("gpt-5") == ["codex-acp"]  # codex chooses its model over ACP
+    # The workspace the human chose is trusted: Gemini then reads the project's settings.
+    assert agent_env(gemini, environ={})["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
+    assert "GEMINI_CLI_TRUST_WORKSPACE" not in agent_env(codex, environ={})
 
 
 def test_resolve_agent_names_commands_and_errors():

@@ -19,7 +19,13 @@ CONTRACT_TYPES = [
     "approval_resolved", "decision_error", "model_usage", "verification_plan_frozen",
     "verification_start", "verification_end", "cancellation_observed", "task_escalated",
 ]
-ADDED_TYPES = ["model_retry"]  # beyond the contract's table: a model call retried (issue 11)
+ADDED_TYPES = [
+    "model_retry",  # beyond the contract's table: a model call retried (issue 11)
+    # an external agent's session (issue 12): settings, title, notices, replayed history
+    "agent_config", "session_info", "agent_notice", "history_message", "history_tool",
+]
+AGENT_SESSION_TYPES = set(ADDED_TYPES[1:])
+"""Types only an engine driving an external agent (ACP) emits."""
 
 MINIMAL = {
     "agent_start": {"task": "t", "engine": "e"},
@@ -42,6 +48,11 @@ MINIMAL = {
     "cancellation_observed": {"reason": "user"},
     "task_escalated": {"reason": "needs edits", "target": "edit"},
     "model_retry": {"attempt": 1, "max_attempts": 4, "delay_s": 1.0, "error": "429"},
+    "agent_config": {"options": [{"id": "model", "value": "m", "choices": [{"value": "m"}]}]},
+    "session_info": {"title": "Fix the tests"},
+    "agent_notice": {"text": "the agent restarted; its earlier conversation is gone"},
+    "history_message": {"role": "user", "text": "earlier"},
+    "history_tool": {"call_id": "c", "tool": "read", "status": "completed"},
 }
 
 

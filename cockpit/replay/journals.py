@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..paths import journal_dir
+from .journal_facts import JournalFacts, read_facts
 
 __all__ = ["JournalSummary", "list_journals", "summarize"]
 
@@ -33,6 +34,8 @@ class JournalSummary:
     events: int
     exact: bool  # whether `events` is a count (else an estimate from the size)
     size: int
+    facts: JournalFacts = field(default_factory=lambda: JournalFacts(complete=False))
+    """The agent, its session's title, tokens and cost (see `journal_facts`)."""
 
 
 def _first_event(head: bytes) -> dict[str, object] | None:
@@ -66,6 +69,7 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
             head = f.read(_HEAD)
             f.seek(max(0, stat.st_size - _TAIL))
             tail = f.read(_TAIL)
+            data: bytes | None = None
             if stat.st_size <= _COUNT_LIMIT:
                 f.seek(0)
                 data = f.read()
@@ -73,6 +77,7 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
             else:
                 lines = head.count(b"\n") or 1
                 events, exact = int(stat.st_size / (len(head) / lines)), False
+        facts = read_facts(path, data)
     except OSError:
         return JournalSummary(path, "", "unreadable", None, 0, True, 0)
     first = _first_event(head) or {}
@@ -92,6 +97,7 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
         events=events,
         exact=exact,
         size=stat.st_size,
+        facts=facts,
     )
 
 

@@ -38,7 +38,12 @@ The prompt's first word picks what it does (the rest are arguments):
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
+`--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
+
+Sessions, settings, titles, MCP servers and the environment: see `sessions.py` (`--state DIR`
+keeps sessions for a later agent process to list, load or resume; `--no-list`, `--no-load`,
+`--no-resume` leave a capability out).
 """
 
 from __future__ import annotations
@@ -81,21 +86,27 @@ from acp.schema import (
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
-    SessionMode,
-    SessionModeState,
     ToolCallLocation,
     ToolCallUpdate,
     Usage,
     UsageUpdate,
 )
 
+try:  # run as a script (the agent's process) or imported as the test package's module
+    from sessions import SessionFeatures
+except ImportError:  # pragma: no cover
+    from acp_agent.sessions import SessionFeatures
 
-class TestAgent:
+
+class TestAgent(SessionFeatures):
     """The agent; one instance serves one connection."""
 
-    def __init__(self, mode: str, log_path: str | None) -> None:
+    def __init__(self, mode: str, log_path: str | None, state_dir: str | None = None,
+                 caps: frozenset[str] = frozenset({"list", "load", "resume"})) -> None:
         self.mode = mode
         self.log_path = log_path
+        self.init_sessions(state_dir, set(caps))
+        self.reply: list[str] = []
         self.conn: Any = None
         self.authenticated = False
         self.cwd = os.getcwd()
@@ -116,48 +127,49 @@ class TestAgent:
         caps = client_capabilities
         self.log(event="initialize", fs_read=bool(caps and caps.fs.read_text_file),
                  fs_write=bool(caps and caps.fs.write_text_file),
-                 terminal=bool(caps and caps.terminal))
-        methods = []
+                 terminal=bool(caps and caps.terminal),
+                 terminal_auth=bool(caps and caps.auth and caps.auth.terminal))
+        methods: list[Any] = self.auth_methods_extra()
         if self.mode == "auth":
             methods = [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
                                         description="Requires TEST_AGENT_KEY",
                                         vars=[{"name": "TEST_AGENT_KEY"}])]
+        capabilities = AgentCapabilities.model_validate(self.session_caps())
         return InitializeResponse(protocol_version=PROTOCOL_VERSION,
-                                  agent_capabilities=AgentCapabilities(), auth_methods=methods,
+                                  agent_capabilities=capabilities, auth_methods=methods,
                                   agent_info=Implementation(name="cockpit-test-agent",
                                                             title="Cockpit test agent",
                                                             version="1.0"))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         self.log(event="authenticate", method=method_id)
-        if method_id != "test-key" or not os.environ.get("TEST_AGENT_KEY"):
+        expected = "api-key" if self.mode == "apikey" else "test-key"
+        if method_id != expected or not os.environ.get("TEST_AGENT_KEY"):
             raise RequestError(-32000, "Authentication failed: TEST_AGENT_KEY is not set")
         self.authenticated = True
         return AuthenticateResponse()
 
     async def new_session(self, cwd: str, mcp_servers: Any = None,
                           **kwargs: Any) -> NewSessionResponse:
-        if self.mode == "auth" and not self.authenticated:
+        if self.mode in ("auth", "apikey") and not self.authenticated:
             raise RequestError(-32000, "Authentication required",
                                {"reason": "no TEST_AGENT_KEY: log in first"})
         self.cwd = cwd
-        self.log(event="new_session", cwd=cwd)
-        modes = SessionModeState(current_mode_id="ask", available_modes=[
-            SessionMode(id="ask", name="Ask"), SessionMode(id="code", name="Code")])
-        return NewSessionResponse(session_id="test-session-1", modes=modes)
+        sid = self._new(cwd)
+        self.received("new_session", sid, cwd, mcp_servers)
+        return NewSessionResponse(session_id=sid, modes=self.modes(sid),
+                                  config_options=self.config_options(sid))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.log(event="cancel")
         self.cancelled.set()
-
-    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
-        return None
 
     # helpers -----------------------------------------------------------------------------------
     async def send(self, sid: str, update: Any) -> None:
         await self.conn.session_update(session_id=sid, update=update)
 
     async def say(self, sid: str, text: str) -> None:
+        self.reply.append(text)
         await self.send(sid, update_agent_message_text(text))
 
     def options(self, kinds: list[str]) -> list[PermissionOption]:
@@ -181,6 +193,7 @@ class TestAgent:
         else:
             chosen = next(o.kind for o in options if o.option_id == outcome.option_id)
         self.log(event="permission", call_id=call_id, chosen=chosen)
+        self.remember(sid, "tool", call_id)
         return chosen
 
     def path(self, name: str) -> str:
@@ -193,12 +206,17 @@ class TestAgent:
         text = " ".join(getattr(block, "text", "") for block in prompt).strip()
         words = text.split()
         scenario, args = (words[0], words[1:]) if words else ("hello", [])
-        self.log(event="prompt", text=text, count=self.prompts)
+        self.log(event="prompt", text=text, count=self.prompts, session=session_id)
+        self.remember(session_id, "user", text)
+        self.reply = []
         handler = getattr(self, "do_" + scenario.replace("-", "_"), None)
         if handler is None:
             await self.say(session_id, f"unknown scenario {scenario!r}")
-            return PromptResponse(stop_reason="end_turn")
-        return await handler(session_id, args)
+            response = PromptResponse(stop_reason="end_turn")
+        else:
+            response = await handler(session_id, args)
+        self.remember(session_id, "agent", "".join(self.reply))
+        return response
 
     async def do_hello(self, sid: str, args: list[str]) -> PromptResponse:
         await self.send(sid, update_agent_thought_text("thinking about it"))
@@ -487,9 +505,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="cockpit's ACP test agent")
     parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
     parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
+    parser.add_argument("--state", default=os.environ.get("ACP_TEST_AGENT_STATE"))
+    for cap in ("list", "load", "resume"):
+        parser.add_argument(f"--no-{cap}", action="store_true")
     args = parser.parse_args()
-    agent = TestAgent(args.mode, args.log)
-    asyncio.run(acp.run_agent(agent))
+    caps = frozenset(c for c in ("list", "load", "resume") if not getattr(args, f"no_{c}"))
+    agent = TestAgent(args.mode, args.log, args.state, caps)
+    # Unstable: `session/resume` is routed only with it (SDK 0.12).
+    asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))
     agent.log(event="stdin closed")  # the client closed us cleanly (not a kill)
 
 

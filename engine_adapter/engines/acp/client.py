@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import RequestError
@@ -80,6 +80,9 @@ class AcpClient(TerminalCalls):
         self.agent_name = agent_name
         self.forward_always = forward_always
         self.run: RunContext | None = None
+        # Sees each `session/update`'s params first (the agent session's title, settings and
+        # replayed history, see `agent_session`): True handled it, None leaves it to us.
+        self.session_hook: Callable[[Any], bool | None] | None = None
         self.terminals = Terminals(on_exit=self._terminal_exited)
         self.mapper = UpdateMapper(self._emit, terminal_output=self._terminal_text,
                                    display_path=self._display_path, workspace=workspace.root)
@@ -171,6 +174,11 @@ class AcpClient(TerminalCalls):
         """
         if method != "session/update":
             return False
+        hook = self.session_hook
+        if hook is not None:
+            handled = hook(params)
+            if handled is not None:
+                return handled
         run = self.run
         if run is None or not run.live:
             return True  # between tasks: nobody to tell

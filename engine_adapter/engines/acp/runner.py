@@ -1,16 +1,21 @@
 """`AcpRunner`: an `AgentRunner` that drives an Agent Client Protocol agent.
 
 One runner is one agent process and one ACP session. The first `run()` starts the agent
-(`initialize`, authentication when the agent asks for it and a key is set, `session/new`); each
+(`initialize`, then `opening`: a new session or the earlier one `setup.resume` names, logging in
+when the agent asks and a method can be satisfied, and the settings the human asked for); each
 `run()` sends the task as one `session/prompt`; later `run()`s reuse the process and the session,
 so a conversation's tasks share the agent's context. `await runner.close()` (or `async with`)
 stops the agent's whole process group. A run that ends with the agent dead (crash, garbage,
-killed after a cancel) leaves the runner ready to start a fresh agent on the next `run()`.
+killed after a cancel) leaves the runner ready to start a fresh agent on the next `run()`, which
+reopens the same conversation when the agent can (else says it is gone). A task of "" only
+opens the session (and shows the history a `session/load` replays).
 
-Events of a run: `agent_start` (agent name, version, modes), `phase_changed` (the initial mode,
-on a new ACP session), `turn_start`, the mapped updates (see `mapping`), approvals, `model_usage`,
-`turn_end` (with the stop reason), `cancellation_observed` when cancelled, `agent_end`.
-Failures end the run `failed` with the agent's own words and the last lines of its stderr.
+Events of a run: `agent_start` (agent name, version, modes, how the session was reopened), the
+replayed history (`history_*`), notices, `agent_config` and `phase_changed` (the session's
+settings and mode, when it opened), `turn_start`, the mapped updates (see `mapping`), approvals,
+`model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
+`agent_end`. Failures end the run `failed` with the agent's own words and the last lines of its
+stderr. Between tasks, `set_option` and `set_mode` change the session's settings.
 """
 
 from __future__ import annotations
@@ -24,7 +29,12 @@ from typing import Any, TypeVar
 
 import acp
 from acp import RequestError
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+from acp.schema import (
+    AuthCapabilities,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    Implementation,
+)
 from pydantic import ValidationError
 
 from ...context import RunContext
@@ -33,6 +43,7 @@ from ...events import (
     AgentInfo,
     AgentMode,
     AgentStart,
+    BaseEvent,
     CancellationObserved,
     ModelUsage,
     PhaseChanged,
@@ -41,9 +52,13 @@ from ...events import (
 )
 from ...runner import ApprovalController, CancelToken, EventSink
 from ...state import TaskState
+from .agent_session import AgentSession
 from .catalogue import AgentSpec, agent_env
 from .client import AcpClient
+from .opening import ListedSession, Opened, SessionOpener
 from .process import AgentProcess, AgentStartError
+from .session_setup import SessionSetup, Wanted
+from .settings import SettingError, Step, apply_step, plan_settings
 from .text import cap, clean
 from .workspace import Workspace
 
@@ -51,7 +66,6 @@ __all__ = ["AcpRunner", "AgentFailure"]
 
 T = TypeVar("T")
 
-AUTH_REQUIRED = -32000
 RESULT_LIMIT = 4000
 _STOP_REASONS = {
     "max_tokens": "the agent stopped: it reached its token limit (max_tokens)",
@@ -91,6 +105,8 @@ class AcpRunner:
         startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
+        setup: Which session to open (`resume`: an earlier one), the MCP servers to give the
+            agent, and the settings to start with (see `SessionSetup`).
     """
 
     exit_wait = 2.0
@@ -99,7 +115,7 @@ class AcpRunner:
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
-                 forward_always: bool = False) -> None:
+                 forward_always: bool = False, setup: SessionSetup | None = None) -> None:
         if isinstance(agent, AgentSpec):
             self.spec = agent
         else:
@@ -124,7 +140,12 @@ class AcpRunner:
         self.agent_info: AgentInfo | None = None
         self.modes: list[AgentMode] = []
         self.turn = 0
-        self._initial_mode: str | None = None
+        self.setup = setup or SessionSetup()
+        self.init: Any = None  # the agent's `initialize` answer
+        self.logged_in: str | None = None  # the login method the cockpit used, if any
+        self.agent_session: AgentSession | None = None
+        self.conversation: str | None = None  # the ACP session id, kept across agent restarts
+        self._opened: Opened | None = None  # the session just opened, to announce
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
 
@@ -222,86 +243,129 @@ class AcpRunner:
         lines = "\n".join(f"  {line}" for line in tail[-20:])
         return f"{message}\nlast lines the agent wrote to stderr:\n{lines}"
 
-    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
-        """Start the agent and open an ACP session (raises AgentFailure or _Cancelled)."""
+    async def _connect(self, workspace: str, cancel: asyncio.Event) -> dict[str, str]:
+        """Start the agent and have it answer `initialize` (raises AgentFailure or _Cancelled);
+        returns the environment it runs with."""
         env = agent_env(self.spec, self.extra_env)
-        self.agent_info = None
+        self.agent_info = self.init = self.logged_in = None
         try:
-            self.process = await AgentProcess.start(self.spec.argv, cwd=workspace, env=env)
+            self.process = await AgentProcess.start(self.spec.launch_argv(
+                self.setup.wanted.model), cwd=workspace, env=env)
         except AgentStartError as exc:
             hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
                                 forward_always=self.forward_always)
-        self.process.transport.on_notification = self.client.take_notification
-        self.conn = acp.connect_to_agent(self.client, self.process.transport)
+        client = self.client
+        self.agent_session = AgentSession(client.mapper, lambda: client.run)
+        client.session_hook = self.agent_session.take
+        self.process.transport.on_notification = client.take_notification
+        self.conn = acp.connect_to_agent(client, self.process.transport)
+        # `auth.terminal`: the agent may name a login the human runs in a terminal; the cockpit
+        # shows that command (it never runs what the agent names).
         caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
                                                             write_text_file=True),
-                                  terminal=True)
-        stage = "initialize"
+                                  terminal=True, auth=AuthCapabilities(terminal=True))
         try:
             init = await self._race(self.conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps,
                 client_info=Implementation(name="cockpit", title="cockpit",
                                            version=_version())),
                 cancel, self.startup_timeout, "initialize")
-            info = init.agent_info
-            self.agent_info = AgentInfo(
-                name=clean(info.name, 200) if info else self.spec.name,
-                title=clean(info.title or "", 200) if info else "",
-                version=clean(info.version, 100) if info else "",
-                protocol_version=init.protocol_version)
-            stage = "session/new"
-            try:
-                new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
-                                       cancel, self.startup_timeout, stage)
-            except RequestError as exc:
-                method = self._auth_method(init, env) if exc.code == AUTH_REQUIRED else None
-                if method is None:
-                    raise AgentFailure(self._auth_hint(await self._failure(exc, stage), init,
-                                                       exc)) from None
-                stage = f"authenticate ({method})"
-                await self._race(self.conn.authenticate(method_id=method), cancel,
-                                 self.startup_timeout, stage)
-                stage = "session/new"
-                new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
-                                       cancel, self.startup_timeout, stage)
         except (_Cancelled, AgentFailure):
             raise
         except Exception as exc:
-            raise await self._failure(exc, stage) from None
-        self.acp_session_id = new.session_id
+            raise await self._failure(exc, "initialize") from None
+        self.init = init
+        info = init.agent_info
+        self.agent_info = AgentInfo(
+            name=clean(info.name, 200) if info else self.spec.name,
+            title=clean(info.title or "", 200) if info else "",
+            version=clean(info.version, 100) if info else "",
+            protocol_version=init.protocol_version)
+        return env
+
+    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
+        """Start the agent and open its ACP session (raises AgentFailure or _Cancelled)."""
+        env = await self._connect(workspace, cancel)
+        previous = self.conversation  # set: the agent died; reopen its conversation if it can
+        setup = self.setup
+        try:
+            opened = await SessionOpener(self, cancel, env).open(workspace, setup, previous)
+        except (_Cancelled, AgentFailure):
+            raise
+        except Exception as exc:
+            raise await self._failure(exc, "opening the session") from None
+        self.setup = SessionSetup(resume=None, mcp_servers=setup.mcp_servers,
+                                  wanted=setup.wanted)  # reopened once: later, by `conversation`
+        self.acp_session_id = self.conversation = opened.session_id
+        assert self.client is not None and self.agent_session is not None
         self.client.agent_name = self._agent_name(title=True)
+        self.agent_session.reset(opened.session_id)
+        self.agent_session.set_options(opened.options, announce=False)
+        self.agent_session.modes = opened.modes
         self.turn = 0
         self._usage_totals = {}
-        modes = new.modes
-        self.modes = [AgentMode(id=clean(m.id, 200), name=clean(m.name, 200))
-                      for m in (modes.available_modes if modes else [])]
-        self._initial_mode = clean(modes.current_mode_id, 200) if modes else None
+        self.modes = list(opened.modes)
+        self._opened = opened
 
-    def _auth_method(self, init: Any, env: Mapping[str, str]) -> str | None:
-        """An `env_var` auth method whose variables are all set, or `None`."""
-        for method in init.auth_methods or []:
-            variables = getattr(method, "vars", None)
-            if getattr(method, "type", None) != "env_var" or not variables:
-                continue
-            if all(var.name in env or getattr(var, "optional", False) for var in variables):
-                return method.id
-        return None
+    # the agent's sessions and settings -------------------------------------------------------
+    async def list_sessions(self, cwd: str | None = None) -> list[ListedSession]:
+        """The agent's own list of its sessions (`session/list`, in `cwd` when given), starting
+        the agent if it is not running. Raises `SessionsNotOffered` when it has no list, and
+        `AgentFailure` saying why when the agent cannot be asked."""
+        workspace = os.path.realpath(self.cwd or os.getcwd())
+        cancel = asyncio.Event()
+        async with self._lock:
+            try:
+                if self.process is None or self.init is None:
+                    await self.close(let_exit=False)
+                    env = await self._connect(workspace, cancel)
+                else:
+                    env = agent_env(self.spec, self.extra_env)
+                return await SessionOpener(self, cancel, env).list_sessions(cwd)
+            except AgentFailure as exc:
+                raise AgentFailure(self._with_stderr(str(exc))) from None
 
-    def _auth_hint(self, failure: AgentFailure, init: Any, exc: RequestError) -> str:
-        message = str(failure)
-        if exc.code != AUTH_REQUIRED:
-            return message
-        methods = [f"{clean(m.name, 200)}" + (f" ({clean(m.description, 300)})"
-                                              if getattr(m, "description", None) else "")
-                   for m in init.auth_methods or []]
-        if methods:
-            message += "\nthe agent accepts: " + "; ".join(methods)
-        if self.spec.env:
-            message += ("\nset one of " + ", ".join(self.spec.env)
-                        + " in the environment, or log in with the agent's own CLI first")
-        return message
+    @property
+    def settings(self) -> tuple[list[Any], list[AgentMode], str | None]:
+        """The open session's settings (`AgentOption`s), its modes and the current mode."""
+        session, client = self.agent_session, self.client
+        if session is None or client is None or not self.alive:
+            return [], [], None
+        return list(session.options), list(session.modes), client.mapper.mode
+
+    async def set_option(self, option_id: str, value: str | bool) -> None:
+        """Set one of the session's settings now (kept for a restarted agent too). Raises
+        `SettingError` listing the valid values, or `AgentFailure` if the agent refused."""
+        text = value if isinstance(value, str) else ("true" if value else "false")
+        options, modes, _mode = self.settings
+        steps = plan_settings(Wanted(options=((option_id, text),)), options, modes)
+        await self._apply(steps[0])
+        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
+                                  self.setup.wanted.with_option(steps[0].id, text))
+
+    async def set_mode(self, mode_id: str) -> None:
+        """Switch the session's mode now (`session/set_mode`); errors as for `set_option`."""
+        options, modes, _mode = self.settings
+        wanted = self.setup.wanted
+        steps = plan_settings(Wanted(mode=mode_id), options, modes)
+        await self._apply(steps[0])
+        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
+                                  Wanted(wanted.model, steps[0].id, wanted.options))
+
+    async def _apply(self, step: Step) -> None:
+        session, conn, sid = self.agent_session, self.conn, self.acp_session_id
+        if session is None or conn is None or sid is None:
+            raise SettingError("the agent is not running: settings apply once a task started it")
+        try:
+            options = await asyncio.wait_for(apply_step(conn, sid, step), self.startup_timeout)
+        except Exception as exc:
+            raise await self._failure(exc, f"the setting ({step.asked})") from None
+        if options is not None:
+            session.set_options(options)
+        if step.kind == "mode":
+            session.set_mode(step.id)
 
     # running a task --------------------------------------------------------------------------
     async def run(self, state: TaskState) -> TaskState:
@@ -319,13 +383,41 @@ class AcpRunner:
 
     def _agent_start(self, context: RunContext, state: TaskState, workspace: str, *,
                      fresh: bool | None) -> None:
-        """`agent_start` with what is known of the agent (`fresh` None: no session opened)."""
+        """`agent_start` with what is known of the agent (`fresh` None: no session opened);
+        after a fresh start, what came with the session: its history, notices, settings."""
         started = fresh is not None
+        opened, self._opened = (self._opened, None) if fresh else (None, self._opened)
+        name = self.spec.name if self.spec.known else self._agent_name()  # catalogue's first
         context.emit(AgentStart(
-            task=state.task, engine=f"acp:{self._agent_name()}", model=None, cwd=workspace,
+            task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
             agent=self.agent_info, command=self.spec.display,
             modes=list(self.modes) if started else None,
-            acp_session_id=self.acp_session_id if started else None, new_session=fresh))
+            acp_session_id=self.acp_session_id if started else None,
+            new_session=fresh and (opened is None or opened.resumed is None),
+            resumed=opened.resumed if opened is not None else None))
+        session, client = self.agent_session, self.client
+        if not started or session is None or client is None:
+            return
+        if opened is not None:
+            self._announce_opened(context, opened, session, client)
+        session.flush(context)
+
+    def _announce_opened(self, context: RunContext, opened: Opened, session: AgentSession,
+                         client: AcpClient) -> None:
+        """The history a load replayed (other replayed updates mapped as they came), what
+        the human should know, the settings and the mode the session opened with."""
+        for item in opened.history:
+            if isinstance(item, BaseEvent):
+                context.emit(item)
+            else:
+                client.mapper.on_update(item)
+        for notice in opened.notices:
+            context.emit(notice)
+        if session.options:
+            context.emit(session.config_event())
+        if opened.mode is not None and client.mapper.mode != opened.mode:
+            previous, client.mapper.mode = client.mapper.mode, opened.mode
+            context.emit(PhaseChanged(phase=opened.mode, previous=previous))
 
     async def _run(self, state: TaskState, context: RunContext) -> TaskState:
         workspace = os.path.realpath(self.cwd or state.cwd or os.getcwd())
@@ -351,9 +443,11 @@ class AcpRunner:
             assert client is not None
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
-            if fresh and self._initial_mode is not None:
-                client.mapper.mode = self._initial_mode
-                context.emit(PhaseChanged(phase=self._initial_mode, previous=None))
+            if not state.task.strip():  # open the session only (`cockpit resume` with no task)
+                context.end(AgentEnd(status="completed", result=(
+                    f"the agent's session {self.acp_session_id} is open: send a task to "
+                    "continue the conversation")))
+                return state
             if context.cancelled:
                 context.close()
                 return state

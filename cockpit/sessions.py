@@ -1,0 +1,153 @@
+"""An agent's earlier conversations: `cockpit sessions` (the agent's own list where it offers
+`session/list`, else the sessions the local journals know) and what `cockpit resume` continues
+(a journal's agent session, or an id the human names).
+
+A journal is untrusted: `resume` takes from it only the session id and the workspace, and the
+agent only by its catalogue name. A command line written in a journal is never started — the
+human names the agent (`--agent`) for anything the catalogue does not know.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from engine_adapter.engines.acp import AcpRunner, AgentFailure, AgentSpec, load_catalogue
+from engine_adapter.engines.acp.opening import SessionsNotOffered
+
+from .paths import journal_dir
+from .replay.journals import JournalSummary, list_journals
+from .runs import SetupError
+
+__all__ = ["KnownSession", "Resumable", "agent_sessions", "journal_sessions", "resumable",
+           "session_lines"]
+
+SCAN = 2000  # journals looked at, newest first
+
+
+@dataclass(frozen=True)
+class KnownSession:
+    """One of an agent's sessions: where it was found ("agent": its `session/list`; "journal":
+    a local journal), its id, agent, title, last activity, workspace, and journal if any."""
+
+    session_id: str
+    agent: str
+    source: str
+    title: str | None = None
+    updated: str | None = None
+    cwd: str | None = None
+    journal: str | None = None
+
+
+@dataclass(frozen=True)
+class Resumable:
+    """What `cockpit resume` continues: the agent session's id, its agent (a catalogue name,
+    when the journal's agent is one), its workspace, and the journal it came from."""
+
+    session_id: str
+    agent: str | None
+    cwd: str | None
+    journal: Path | None
+
+
+def _agent_of(engine: str | None) -> str:
+    return (engine or "").removeprefix("acp:")
+
+
+def _when(ts: float | None) -> str | None:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts)) if ts else None
+
+
+def _with_session(directory: Path | None = None) -> list[JournalSummary]:
+    return [s for s in list_journals(directory or journal_dir(), limit=SCAN)
+            if s.facts.acp_session_id and (s.facts.agent or "").startswith("acp:")]
+
+
+def journal_sessions(agent: str | None = None,
+                     directory: Path | None = None) -> list[KnownSession]:
+    """The agent sessions local journals know (of `agent` only, when given), newest first; a
+    session continued over several journals is listed once, with its newest."""
+    seen: dict[tuple[str, str], KnownSession] = {}
+    for summary in _with_session(directory):
+        facts = summary.facts
+        name = _agent_of(facts.agent)
+        if agent is not None and name != agent:
+            continue
+        key = (name, facts.acp_session_id or "")
+        if key in seen:
+            continue
+        seen[key] = KnownSession(session_id=key[1], agent=name, source="journal",
+                                 title=facts.title, updated=_when(summary.started),
+                                 cwd=facts.cwd, journal=str(summary.path))
+    return list(seen.values())
+
+
+def agent_sessions(spec: AgentSpec, runner: AcpRunner,
+                   cwd: str | None) -> list[KnownSession] | None:
+    """The agent's own list (`session/list`, in `cwd` when given), each with its journal when
+    one is known; None when the agent offers no list. Raises `SetupError` when the agent
+    cannot be asked (its words)."""
+    known = {s.session_id: s.journal for s in journal_sessions(spec.name)}
+
+    async def ask() -> list[KnownSession] | None:
+        try:
+            listed = await runner.list_sessions(cwd)
+        except SessionsNotOffered:
+            return None
+        except AgentFailure as exc:
+            raise SetupError(f"cannot list {spec.name}'s sessions: {exc}") from None
+        finally:
+            await runner.close()
+        return [KnownSession(session_id=s.session_id, agent=spec.name, source="agent",
+                             title=s.title, updated=s.updated_at, cwd=s.cwd,
+                             journal=known.get(s.session_id)) for s in listed]
+
+    return asyncio.run(ask())
+
+
+def session_lines(sessions: list[KnownSession], *, as_json: bool) -> list[str]:
+    """The lines `cockpit sessions` prints: one a session (text, escaped), or one JSON array."""
+    if as_json:
+        return [json.dumps([asdict(s) for s in sessions], ensure_ascii=False, indent=1)]
+    from .replay.cli import _printable
+
+    lines = []
+    for s in sessions:
+        updated = _printable((s.updated or "")[:19].replace("T", " "), 19)
+        lines.append(f"{updated:<19}  {_printable(s.agent, 12):<12} "
+                     f"{_printable(s.session_id, 40):<40}  {_printable(s.title or '-', 50):<50}"
+                     f"  {_printable(s.cwd or '', 80)}")
+    return lines
+
+
+def resumable(journal: Path | None, agent: str | None) -> Resumable:
+    """The conversation a journal holds (without one: the newest agent run's, of `agent` when
+    given); `SetupError` when there is none."""
+    if journal is not None:
+        from .replay.journals import summarize
+
+        path = journal.expanduser()
+        if not path.is_file():
+            raise SetupError(f"no journal at {str(path)!r}; `cockpit journals --agent NAME` "
+                             "lists agent runs")
+        summary = summarize(path)
+        facts = summary.facts
+        if not facts.acp_session_id or not (facts.agent or "").startswith("acp:"):
+            raise SetupError(f"{str(path)!r} is not the journal of an agent (ACP) run with a "
+                             "session: nothing to resume")
+    else:
+        found = [s for s in _with_session()
+                 if agent is None or _agent_of(s.facts.agent) == agent]
+        if not found:
+            who = f"{agent} " if agent else "agent "
+            raise SetupError(f"no {who}run in the journals to resume; give JOURNAL, or "
+                             "--agent NAME --session ID")
+        summary = found[0]
+        path, facts = summary.path, summary.facts
+    name = _agent_of(facts.agent)
+    return Resumable(session_id=facts.acp_session_id or "",
+                     agent=name if name in load_catalogue() else None, cwd=facts.cwd,
+                     journal=path)
