@@ -134,7 +134,16 @@ def _approval_text(item: ToolCallItem) -> str | None:
         approval.via or "", f"by {approval.via or 'nobody yet'}")
     verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
     extra = " (and granted always)" if approval.remember else ""
-    return f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
+    decided = f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
+    if approval.via == "grant":
+        return decided
+    # The verdict the request carried, as it was: the report decides nothing again.
+    if approval.grantable:
+        always = f"[a] always would allow `{_visible(approval.prefix)[:200].replace('`', 'ˋ')}`"
+    else:
+        why = approval.ungrantable_reason
+        always = "cannot be granted" + (f": {_visible(why)[:300]}" if why else "")
+    return f"{decided}; {always}"
 
 
 def render_markdown(view: RunView, result: ExportResult) -> str:

@@ -127,11 +127,11 @@ def format_event(event: Any) -> tuple[str, str, str]:
         return mark, f"{event.call_id} {event.tool}{_ms(event.duration_ms)}" + (
             f": {detail}" if detail else ""), colour
     if t == "approval_requested":
-        if event.tier >= 4:
-            always = "[a] always: never for tier 4"
+        grantable, why = event.grant_verdict
+        if grantable:
+            always = f"[a] always would allow: {event.prefix}"
         else:
-            always = (f"[a] always would allow: {event.prefix}" if event.prefix
-                      else "[a] always: not grantable")
+            always = "[a] always: cannot be granted" + (f": {why}" if why else "")
         what = _summary(event.tool_input, ASK_LINE)
         return "ask ?", (f"{event.approval_id} {event.tool} [tier {event.tier}] "
                          + (f"{what} — " if what else "") + f"{event.reason} · {always}"), "yellow"

@@ -177,7 +177,9 @@ class ToolEnd(BaseEvent):
 
 
 class ApprovalRequested(BaseEvent):
-    """A human must decide on a gated call. `prefix` is what `[a] always` would grant."""
+    """A human must decide on a gated call. `prefix` is what `[a] always` would grant;
+    `grantable` and `ungrantable_reason` are the Session's verdict on whether it may
+    (`None` in journals written before the verdict travelled in the event)."""
 
     type: Literal["approval_requested"] = "approval_requested"
     approval_id: str
@@ -186,6 +188,17 @@ class ApprovalRequested(BaseEvent):
     tool_input: dict[str, Any] = Field(default_factory=dict)
     tier: int = 3
     prefix: str = ""
+    grantable: bool | None = None
+    ungrantable_reason: str | None = None
+
+    @property
+    def grant_verdict(self) -> tuple[bool, str | None]:
+        """`(grantable, why not)` as the views show it: the Session's verdict, or, for an old
+        journal without one, grantable iff the prefix is not blank and the tier below 4 (what
+        the Session then stored; no reason known)."""
+        if self.grantable is None:
+            return bool(self.prefix.strip()) and self.tier < 4, None
+        return self.grantable, None if self.grantable else self.ungrantable_reason
 
 
 class ApprovalResolved(BaseEvent):

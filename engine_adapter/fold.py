@@ -180,16 +180,20 @@ class DecisionItem(Item):
 
 
 class ApprovalView:
-    """A gated call's approval: pending, then allowed or denied, by whom."""
+    """A gated call's approval: pending, then allowed or denied, by whom. `grantable` and
+    `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
+    always` would do), shown as they are: views never decide it again."""
 
-    __slots__ = ("approval_id", "epoch", "prefix", "reason", "remember", "state", "tier",
-                 "tool", "tool_input", "via")
+    __slots__ = ("approval_id", "epoch", "grantable", "prefix", "reason", "remember", "state",
+                 "tier", "tool", "tool_input", "ungrantable_reason", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
-                 tier: int, prefix: str) -> None:
+                 tier: int, prefix: str, grantable: bool = False,
+                 ungrantable_reason: str | None = None) -> None:
         self.epoch = 0
         self.approval_id, self.tool, self.reason = approval_id, tool, reason
         self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
+        self.grantable, self.ungrantable_reason = grantable, ungrantable_reason
         self.state = "pending"  # pending | allowed | denied
         self.via: str | None = None  # human | grant | auto
         self.remember = False
@@ -621,7 +625,8 @@ class RunFold:
     def _approval_requested(self, e: Any) -> Change:
         v = self.view
         self._close_message()
-        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix)
+        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix,
+                                *e.grant_verdict)
         row = v.tool_calls.get(e.approval_id)
         if row is None:
             row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool,

@@ -29,9 +29,9 @@ from .events import (
     dump_event,
     stamped,
 )
-from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
 from .runner import AgentRunner
+from .shell import ApprovalGrant, Grantability, grantability, grantability_off_loop
 from .state import TaskState
 
 __all__ = ["PendingApproval", "Session", "SessionCancelToken"]
@@ -101,13 +101,16 @@ class SessionCancelToken:
 
 @dataclass
 class PendingApproval:
-    """A gated call waiting for a human."""
+    """A gated call waiting for a human. `approval_id` is the id in the session's events (the
+    engine's own id, made unique: see `Session.request_approval`); `grantable` is the verdict
+    the `approval_requested` event carried."""
 
     approval_id: str
     tool: str
     tier: int
     prefix: str
     future: asyncio.Future[bool]
+    grantable: bool = False
 
 
 def _is_agent_end(event: BaseEvent) -> bool:
@@ -178,6 +181,7 @@ class Session:
         self._emitted = 0  # events emitted so far: the next one's `seq`
         self._pending: dict[str, PendingApproval] = {}
         self._answered: set[str] = set()
+        self._ids: set[str] = set()  # every approval id this session's events have used
         self._started = False
         self._ended = False
         self._cancellation_seen = False
@@ -264,19 +268,29 @@ class Session:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
         A matching standing grant allows it at once (`approval_resolved` with `via="grant"`, no
-        `approval_requested`). Otherwise `approval_requested` is emitted, then: unattended ->
+        `approval_requested`). Otherwise `approval_requested` is emitted, carrying the verdict
+        of `grantability` (whether `[a] always` may grant it, and why not), then: unattended ->
         denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
-        the tool; attended -> the
-        human's `resolve_approval`, or a deny after `approval_timeout`.
+        the tool; attended -> the human's `resolve_approval`, or a deny after
+        `approval_timeout`.
+
+        Engines (and the agents behind them) choose their own ids, and may reuse one. The
+        session's events never do: an id already used in this session becomes `ID~2` (`~3`, …)
+        in the events, and `resolve_approval` answers by that id, so an answer always reaches
+        the request the human was shown.
         """
-        if not self.cancel_token.cancelled and self.is_granted(tool, tool_input, tier):
+        approval_id = self._unique_id(approval_id)
+        verdict = await grantability_off_loop(tool, tool_input, tier)
+        prefix = verdict.prefix
+        if not self.cancel_token.cancelled and self._covered(tool, verdict, tier):
             self._answered.add(approval_id)
             self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
                                        via="grant", remember=False))
             return True
-        prefix = grant_prefix(tool, tool_input)
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
-                                    tool_input=tool_input, tier=tier, prefix=prefix))
+                                    tool_input=tool_input, tier=tier, prefix=prefix,
+                                    grantable=verdict.grantable,
+                                    ungrantable_reason=verdict.reason))
         if self.cancel_token.cancelled:
             return self._decide_auto(approval_id, tool, False)
         if self.unattended:
@@ -285,7 +299,8 @@ class Session:
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
             return self._decide_auto(approval_id, tool, allowed)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future)
+        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
+                                                     grantable=verdict.grantable)
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -302,12 +317,24 @@ class Session:
                 self._pending.pop(approval_id, None)
                 self._decide_auto(approval_id, tool, False)
 
+    def _unique_id(self, approval_id: str) -> str:
+        """`approval_id`, or `approval_id~N` if this session's events already used it."""
+        unique, n = approval_id, 1
+        while unique in self._ids:
+            n += 1
+            unique = f"{approval_id}~{n}"
+        self._ids.add(unique)
+        return unique
+
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call: the check `request_approval` makes first
         (here nothing is emitted and nobody is asked). Makes the Session a
         `GrantAwareController`."""
-        prefix = grant_prefix(tool, tool_input)
-        return any(grant.matches(tool, prefix, tier) for grant in self.grants)
+        return self._covered(tool, grantability(tool, tool_input, tier), tier)
+
+    def _covered(self, tool: str, verdict: Grantability, tier: int) -> bool:
+        return verdict.grantable and any(
+            grant.matches(tool, verdict.prefix, tier) for grant in self.grants)
 
     def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
         self._answered.add(approval_id)
@@ -318,8 +345,9 @@ class Session:
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
-        `allow and remember` stores a standing grant for the call's prefix, unless the prefix is
-        blank, the tier is 4 or the tool is `alter_verification` (then it is allow-once).
+        `approval_id` is the id the session's events carry (see `request_approval`).
+        `allow and remember` stores a standing grant for the call's prefix when the request's
+        verdict said it is grantable (otherwise it is allow-once).
         Answering an already-answered id, or an unknown id with nothing (or several) pending,
         does nothing: a stale double key-press must not answer a different request.
         """
@@ -330,8 +358,7 @@ class Session:
             pending = next(iter(self._pending.values()))
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
-        stored = bool(allow and remember and pending.prefix.strip() and pending.tier < 4
-                      and pending.tool not in UNGRANTABLE_TOOLS)
+        stored = bool(allow and remember and pending.grantable)
         if stored:
             grant = ApprovalGrant(tool=pending.tool, prefix=pending.prefix, tier=pending.tier)
             if grant not in self.grants:

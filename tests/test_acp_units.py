@@ -33,7 +33,7 @@ from engine_adapter.engines.acp.permissions import (
 from engine_adapter.engines.acp.process import PipeTransport
 from engine_adapter.engines.acp.text import clean, clean_json, clean_stderr_line
 from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
-from engine_adapter.grants import grant_prefix
+from engine_adapter.shell import grant_prefix
 
 # text --------------------------------------------------------------------------------------------
 

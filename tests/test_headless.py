@@ -115,14 +115,22 @@ def test_use_color_needs_a_terminal_and_no_NO_COLOR(monkeypatch) -> None:
 
 
 def test_asks_say_what_always_would_allow() -> None:
-    def ask(tier: int, prefix: str) -> str:
+    def ask(tier: int, prefix: str, **verdict: object) -> str:
         return format_event(ApprovalRequested(
             approval_id="c1", tool="shell", reason="runs x", tool_input={"command": "x y"},
-            tier=tier, prefix=prefix))[1]
+            tier=tier, prefix=prefix, **verdict))[1]
 
+    # The Session's verdict, shown as it is (even where it disagrees with the prefix).
+    assert ask(3, "x", grantable=True).endswith("[a] always would allow: x")
+    assert ask(3, "x", grantable=False, ungrantable_reason="runs python3, an interpreter"
+               ).endswith("[a] always: cannot be granted: runs python3, an interpreter")
+    assert ask(4, "", grantable=False, ungrantable_reason="tier 4: destructive commands are "
+               "asked every time").endswith("cannot be granted: tier 4: destructive commands "
+                                            "are asked every time")
+    # A journal written before the verdict travelled in the event: the prefix (and the tier).
     assert ask(3, "x").endswith("[a] always would allow: x")
-    assert ask(3, "").endswith("[a] always: not grantable")
-    assert ask(4, "x").endswith("[a] always: never for tier 4")
+    assert ask(3, "").endswith("[a] always: cannot be granted")
+    assert ask(4, "x").endswith("[a] always: cannot be granted")
     label, text, _ = format_event(ApprovalResolved(approval_id="c1", tool="shell", allowed=True,
                                                    via="human", remember=True))
     assert (label, text) == ("allowed", "c1 shell (human, always)")
