@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp.schema import SessionNotification
 from pydantic import ValidationError
@@ -40,6 +40,9 @@ from ...text import plural
 from .mapping import UpdateMapper, _block_text
 from .settings import options_from_acp
 from .text import clean
+
+if TYPE_CHECKING:
+    from .opening import Opened
 
 __all__ = ["AgentSession"]
 
@@ -90,11 +93,11 @@ class AgentSession:
         """The settings as they stand, as an event."""
         return AgentConfig(options=list(self.options))
 
-    def set_options(self, options: list[AgentOption], *, announce: bool = True) -> None:
+    def set_options(self, options: list[AgentOption]) -> None:
         """New settings (the agent's whole list); announced when they changed."""
         changed = options != self.options
         self.options = options
-        if changed and announce:
+        if changed:
             self.announce(self.config_event())
 
     def set_mode(self, mode: str) -> None:
@@ -104,11 +107,29 @@ class AgentSession:
             self.mapper.mode = mode
             self.announce(PhaseChanged(phase=mode, previous=previous))
 
-    def reset(self, session_id: str | None) -> None:
-        """Another session opened: nothing of the last one holds."""
-        self.session_id = session_id
-        self.title = self.updated_at = None
-        self.options, self.modes, self.queued = [], [], []
+    def announce_opened(self, run: RunContext, opened: Opened) -> None:
+        """Right after `agent_start` of a freshly opened session: the history a load replayed
+        (its other updates mapped now, in order), the notices, the settings and the mode."""
+        for item in opened.history:
+            if isinstance(item, BaseEvent):
+                run.emit(item)
+            elif not self._own_update(item):
+                self.mapper.on_update(item)
+        for notice in opened.notices:
+            run.emit(notice)
+        if self.options:
+            run.emit(self.config_event())
+        if opened.mode is not None and self.mapper.mode != opened.mode:
+            previous, self.mapper.mode = self.mapper.mode, opened.mode
+            run.emit(PhaseChanged(phase=opened.mode, previous=previous))
+
+    def opened(self, opened: Opened) -> None:
+        """The session just opened (and was set up): its settings and modes as they stand.
+        What was announced while it opened is dropped: `announce_opened` tells it all."""
+        self.session_id = opened.session_id
+        self.options, self.modes = list(opened.options), list(opened.modes)
+        self.queued = []
+        self.mapper.mode = None
 
     # session/update --------------------------------------------------------------------------
     def take(self, params: Any) -> bool | None:
@@ -131,12 +152,19 @@ class AgentSession:
             return True
         if replaying:
             self._replayed(kind, parsed)
-        elif kind == "session_info_update":
-            self._info(parsed)
-        elif kind == "config_option_update":
-            self.set_options(options_from_acp(parsed.config_options))
-        else:
+        elif not self._own_update(parsed):
             self.set_mode(clean(parsed.current_mode_id, 200))
+        return True
+
+    def _own_update(self, update: Any) -> bool:
+        """Keep a title or the settings an update brings (True), else leave it (False)."""
+        kind = getattr(update, "session_update", None)
+        if kind == "session_info_update":
+            self._info(update)
+        elif kind == "config_option_update":
+            self.set_options(options_from_acp(update.config_options))
+        else:
+            return False
         return True
 
     def _info(self, update: Any) -> None:

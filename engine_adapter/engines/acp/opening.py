@@ -23,6 +23,7 @@ from acp import RequestError
 
 from ...events import AgentMode, AgentNotice, AgentOption
 from .auth import auth_hint, choose_auth_method
+from .errors import AgentFailure
 from .mcp import acp_servers
 from .session_setup import SessionSetup, Wanted
 from .settings import SettingError, apply_step, modes_from_acp, options_from_acp, plan_settings
@@ -105,8 +106,6 @@ class SessionOpener:
             raise await self._failed(exc, stage) from None
 
     async def _failed(self, exc: RequestError, stage: str, *, hint: bool = False) -> Exception:
-        from .runner import AgentFailure
-
         failure = await self.runner._failure(exc, stage)
         if hint or exc.code == AUTH_REQUIRED:
             return AgentFailure(str(failure) + auth_hint(self.runner.init, self.runner.spec))
@@ -117,8 +116,6 @@ class SessionOpener:
         """Open the session: `setup.resume` (the human's choice) or `previous` (the conversation
         of an agent that died) if either is given and the agent can reopen it, else a new one;
         then make `setup.wanted` true. Raises `AgentFailure` saying what went wrong."""
-        from .runner import AgentFailure
-
         runner = self.runner
         servers, skipped = acp_servers(setup.mcp_servers, runner.init)
         self.notices += [AgentNotice(level="warning", text=text) for text in skipped]
@@ -150,8 +147,6 @@ class SessionOpener:
     async def _reopen(self, workspace: str, target: str,
                       servers: list[Any]) -> tuple[Opened | None, str]:
         """`target` reopened by resume, else load (with its history), or None and why not."""
-        from .runner import AgentFailure
-
         runner = self.runner
         caps = getattr(runner.init, "agent_capabilities", None)
         session_caps = getattr(caps, "session_capabilities", None)
@@ -179,8 +174,6 @@ class SessionOpener:
 
     async def _settle(self, opened: Opened, wanted: Wanted) -> None:
         """Make the human's settings true, or fail listing what the agent offers."""
-        from .runner import AgentFailure
-
         if self.runner.spec.model_args and wanted.model is not None:
             wanted = Wanted(None, wanted.mode, wanted.options)  # chosen at launch
         try:

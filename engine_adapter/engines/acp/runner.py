@@ -43,10 +43,8 @@ from ...events import (
     AgentInfo,
     AgentMode,
     AgentStart,
-    BaseEvent,
     CancellationObserved,
     ModelUsage,
-    PhaseChanged,
     TurnEnd,
     TurnStart,
 )
@@ -55,10 +53,11 @@ from ...state import TaskState
 from .agent_session import AgentSession
 from .catalogue import AgentSpec, agent_env
 from .client import AcpClient
-from .opening import ListedSession, Opened, SessionOpener
+from .controls import SessionControls
+from .errors import AgentFailure
+from .opening import Opened, SessionOpener
 from .process import AgentProcess, AgentStartError
-from .session_setup import SessionSetup, Wanted
-from .settings import SettingError, Step, apply_step, plan_settings
+from .session_setup import SessionSetup
 from .text import cap, clean
 from .workspace import Workspace
 
@@ -75,10 +74,6 @@ _STOP_REASONS = {
 }
 
 
-class AgentFailure(Exception):
-    """The agent cannot go on; the message is what the human reads (the agent's own words)."""
-
-
 class _Cancelled(Exception):
     """The cancel token tripped while we waited on the agent."""
 
@@ -91,7 +86,7 @@ def _version() -> str:
     return __version__
 
 
-class AcpRunner:
+class AcpRunner(SessionControls):
     """Drives an ACP agent as a cockpit engine (see the module docstring).
 
     Args:
@@ -301,71 +296,11 @@ class AcpRunner:
         self.acp_session_id = self.conversation = opened.session_id
         assert self.client is not None and self.agent_session is not None
         self.client.agent_name = self._agent_name(title=True)
-        self.agent_session.reset(opened.session_id)
-        self.agent_session.set_options(opened.options, announce=False)
-        self.agent_session.modes = opened.modes
+        self.agent_session.opened(opened)
         self.turn = 0
         self._usage_totals = {}
         self.modes = list(opened.modes)
         self._opened = opened
-
-    # the agent's sessions and settings -------------------------------------------------------
-    async def list_sessions(self, cwd: str | None = None) -> list[ListedSession]:
-        """The agent's own list of its sessions (`session/list`, in `cwd` when given), starting
-        the agent if it is not running. Raises `SessionsNotOffered` when it has no list, and
-        `AgentFailure` saying why when the agent cannot be asked."""
-        workspace = os.path.realpath(self.cwd or os.getcwd())
-        cancel = asyncio.Event()
-        async with self._lock:
-            try:
-                if self.process is None or self.init is None:
-                    await self.close(let_exit=False)
-                    env = await self._connect(workspace, cancel)
-                else:
-                    env = agent_env(self.spec, self.extra_env)
-                return await SessionOpener(self, cancel, env).list_sessions(cwd)
-            except AgentFailure as exc:
-                raise AgentFailure(self._with_stderr(str(exc))) from None
-
-    @property
-    def settings(self) -> tuple[list[Any], list[AgentMode], str | None]:
-        """The open session's settings (`AgentOption`s), its modes and the current mode."""
-        session, client = self.agent_session, self.client
-        if session is None or client is None or not self.alive:
-            return [], [], None
-        return list(session.options), list(session.modes), client.mapper.mode
-
-    async def set_option(self, option_id: str, value: str | bool) -> None:
-        """Set one of the session's settings now (kept for a restarted agent too). Raises
-        `SettingError` listing the valid values, or `AgentFailure` if the agent refused."""
-        text = value if isinstance(value, str) else ("true" if value else "false")
-        options, modes, _mode = self.settings
-        steps = plan_settings(Wanted(options=((option_id, text),)), options, modes)
-        await self._apply(steps[0])
-        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
-                                  self.setup.wanted.with_option(steps[0].id, text))
-
-    async def set_mode(self, mode_id: str) -> None:
-        """Switch the session's mode now (`session/set_mode`); errors as for `set_option`."""
-        options, modes, _mode = self.settings
-        wanted = self.setup.wanted
-        steps = plan_settings(Wanted(mode=mode_id), options, modes)
-        await self._apply(steps[0])
-        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
-                                  Wanted(wanted.model, steps[0].id, wanted.options))
-
-    async def _apply(self, step: Step) -> None:
-        session, conn, sid = self.agent_session, self.conn, self.acp_session_id
-        if session is None or conn is None or sid is None:
-            raise SettingError("the agent is not running: settings apply once a task started it")
-        try:
-            options = await asyncio.wait_for(apply_step(conn, sid, step), self.startup_timeout)
-        except Exception as exc:
-            raise await self._failure(exc, f"the setting ({step.asked})") from None
-        if options is not None:
-            session.set_options(options)
-        if step.kind == "mode":
-            session.set_mode(step.id)
 
     # running a task --------------------------------------------------------------------------
     async def run(self, state: TaskState) -> TaskState:
@@ -399,25 +334,8 @@ class AcpRunner:
         if not started or session is None or client is None:
             return
         if opened is not None:
-            self._announce_opened(context, opened, session, client)
+            session.announce_opened(context, opened)
         session.flush(context)
-
-    def _announce_opened(self, context: RunContext, opened: Opened, session: AgentSession,
-                         client: AcpClient) -> None:
-        """The history a load replayed (other replayed updates mapped as they came), what
-        the human should know, the settings and the mode the session opened with."""
-        for item in opened.history:
-            if isinstance(item, BaseEvent):
-                context.emit(item)
-            else:
-                client.mapper.on_update(item)
-        for notice in opened.notices:
-            context.emit(notice)
-        if session.options:
-            context.emit(session.config_event())
-        if opened.mode is not None and client.mapper.mode != opened.mode:
-            previous, client.mapper.mode = client.mapper.mode, opened.mode
-            context.emit(PhaseChanged(phase=opened.mode, previous=previous))
 
     async def _run(self, state: TaskState, context: RunContext) -> TaskState:
         workspace = os.path.realpath(self.cwd or state.cwd or os.getcwd())
