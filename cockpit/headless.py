@@ -36,6 +36,7 @@ ASK_LINE = 4_000
 """Characters of an approval's line: the whole input of the call is on it."""
 
 _LABEL = 9
+_HISTORY_ROLES = {"was:user": "you", "was:agent": "agent", "was:thought": "agent thinking"}
 _RESET = "\x1b[0m"
 _COLORS = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "cyan": "\x1b[36m",
            "magenta": "\x1b[35m", "bold": "\x1b[1m", "dim": "\x1b[2m"}
@@ -184,10 +185,10 @@ def _agent_session_event(event: Any) -> tuple[str, str, str] | None:
         colour = {"warning": "yellow", "error": "red"}.get(event.level, "cyan")
         return "note", event.text, colour
     if t == "history_message":
-        return f"was:{event.role}"[:_LABEL], event.text, "dim"
+        return "history", f"{_HISTORY_ROLES['was:' + event.role]}: {event.text}", "dim"
     if t == "history_tool":
         status = f" ({event.status})" if event.status else ""
-        return "was:tool", f"{event.call_id} {event.title or event.tool}{status}", "dim"
+        return "history", f"tool {event.call_id} {event.title or event.tool}{status}", "dim"
     return None
 
 
@@ -233,9 +234,11 @@ class LinePrinter:
         key = (turn, channel)
         if self._stream != key:
             self._close_stream()
-            label = channel if channel.startswith("was:") else (
-                "thinking" if channel == "thought" else "model")
+            role = _HISTORY_ROLES.get(channel)  # replayed history: "history  you: …"
+            label = "history" if role else "thinking" if channel == "thought" else "model"
             self.out.write(self._label(label, "bold" if label == "model" else "dim") + " ")
+            if role:
+                self.out.write(f"{role}: ")
             self._stream, self._shown, self._hidden = key, 0, 0
             text = text.lstrip(" \t\n")  # blanks only: an unsafe character stays to be shown
         text = sanitize(text)

@@ -81,10 +81,15 @@ def choose_auth_method(init: Any, env: Mapping[str, str], spec: AgentSpec) -> Au
     return None
 
 
+def _one_line(arg: object) -> str:
+    """An argument for a command shown on one line: unsafe characters and line breaks escaped."""
+    return clean(str(arg), 200).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _terminal_command(method: Any, spec: AgentSpec) -> str:
     """The login command a terminal method stands for: the agent's own program with the
     method's arguments (never a program the agent names: that is shown, not trusted)."""
-    args = [clean(str(a), 200) for a in (getattr(method, "args", None) or [])][:20]
+    args = [_one_line(a) for a in (getattr(method, "args", None) or [])][:20]
     return shlex.join([*spec.argv, *args])
 
 
@@ -98,7 +103,8 @@ def auth_hint(init: Any, spec: AgentSpec) -> str:
         what = f"{name}" + (f" ({description})" if description else "")
         variables = method_variables(method, spec)
         if getattr(method, "type", None) == "terminal":
-            what += f": run `{_terminal_command(method, spec)}` in a terminal, then try again"
+            what += (f": log in in a terminal with: {_terminal_command(method, spec)} (then run "
+                     "again)")
         elif variables:
             joiner = " and " if getattr(method, "type", None) == "env_var" else " or "
             what += f": set {joiner.join(variables)}"
