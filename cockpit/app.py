@@ -11,17 +11,18 @@ lookup into `Session.history`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.widgets import Input
 from textual.worker import Worker
 
 from engine_adapter import Session
 from engine_adapter.fold import APPROVALS, RUN, Item, RunFold, RunView, ToolCallItem
 
+from .agent_commands import SettingCommand, change_setting, setting_commands
 from .base_app import EventLookup, ThemedApp
 from .keys import bindings
 from .pump import ChangeSet, FramePump
@@ -204,6 +205,21 @@ class CockpitApp(ThemedApp):
         if close is not None:
             await close()  # in this event loop: an agent is closed, not killed at exit
         self.exit(self.session.state.status)
+
+    # The agent's settings (command palette) ---------------------------------------------------
+    def get_system_commands(self, screen: Any) -> Iterable[SystemCommand]:
+        """Textual's and the themes' commands, and a switch for each of the agent's settings."""
+        yield from super().get_system_commands(screen)
+        for command in setting_commands(self.session.runner):
+            yield SystemCommand(command.title, command.help,
+                                lambda command=command: self._change_setting(command))
+
+    @work(group="settings", exclusive=False)
+    async def _change_setting(self, command: SettingCommand) -> None:
+        def notify(message: str, severity: str) -> None:
+            self.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+
+        await change_setting(self.session.runner, command, notify)
 
     # Help, pager, inspector ------------------------------------------------------------------
     def action_help(self) -> None:

@@ -207,8 +207,8 @@ def run(
                              "--agent NAME")
         if (model is None or agent is not None) and (base_url is not None
                                                      or api_key_env is not None):
-            raise SetupError("--base-url and --api-key-env go with the built-in engine's "
-                             "--model NAME (with --agent, the agent reaches its own model)")
+            raise SetupError("--base-url and --api-key-env go with --model NAME for the "
+                             "built-in engine (with --agent, the agent reaches its own model)")
         if agent is not None:
             from .agents import agent_factory
 

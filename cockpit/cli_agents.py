@@ -125,13 +125,9 @@ def resume(
             task, session_id, where = target, session, cwd
         else:
             found = resumable(Path(target) if target is not None else None, agent)
-            if agent is None and found.agent is None:
-                raise SetupError("the journal's agent is not in the catalogue: name it with "
-                                 "--agent \"COMMAND ARGS\" (cockpit never starts a command "
-                                 "read from a journal)")
-            agent = agent or found.agent
+            agent = agent or found.require_agent()
             session_id = found.session_id
-            where = cwd or (Path(found.cwd) if found.cwd and Path(found.cwd).is_dir() else None)
+            where = cwd or found.workspace()
             if target is None:
                 typer.echo(f"resuming {found.journal}", err=True)
         assert agent is not None

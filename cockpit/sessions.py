@@ -14,16 +14,26 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-from engine_adapter.engines.acp import AcpRunner, AgentFailure, AgentSpec, load_catalogue
-from engine_adapter.engines.acp.opening import SessionsNotOffered
+from typing import TYPE_CHECKING
 
 from .paths import journal_dir
 from .replay.journals import JournalSummary, list_journals
 from .runs import SetupError
 
-__all__ = ["KnownSession", "Resumable", "agent_sessions", "journal_sessions", "resumable",
-           "session_lines"]
+if TYPE_CHECKING:  # the ACP engine (and its SDK) is imported only when an agent is asked
+    from engine_adapter.engines.acp import AcpRunner, AgentSpec
+
+__all__ = [
+    "KnownSession",
+    "Resumable",
+    "ResumeRequest",
+    "agent_sessions",
+    "journal_sessions",
+    "resumable",
+    "resume_in_cockpit",
+    "resume_problem",
+    "session_lines",
+]
 
 SCAN = 2000  # journals looked at, newest first
 
@@ -51,6 +61,58 @@ class Resumable:
     agent: str | None
     cwd: str | None
     journal: Path | None
+
+    def require_agent(self) -> str:
+        """The agent to start: its catalogue name; `SetupError` when the journal names none
+        (the human must: a command line is never taken from a journal)."""
+        if self.agent is None:
+            raise SetupError("the journal's agent is not in the catalogue: name it with --agent "
+                             "\"COMMAND ARGS\" (cockpit never starts a command read from a "
+                             "journal)")
+        return self.agent
+
+    def workspace(self) -> Path | None:
+        """The journal's workspace if it still is a directory (else None: here)."""
+        return Path(self.cwd) if self.cwd and Path(self.cwd).is_dir() else None
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """What the replay viewer returns when the human asked to resume the run it shows."""
+
+    journal: Path
+
+
+def resume_problem(journal: Path) -> str | None:
+    """Why the run of `journal` cannot be resumed from the viewer (one line), or None."""
+    try:
+        resumable(journal, None).require_agent()
+    except SetupError as exc:
+        return str(exc).replace("name it with --agent", "resume it with `cockpit resume "
+                                "JOURNAL --agent`, giving")
+    return None
+
+
+def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:
+    """Open the live cockpit on the conversation of `journal` (no task yet: the human types
+    it); returns the exit code. Setup problems are printed as one line (exit code 2)."""
+    import sys
+
+    from .agents import agent_factory, agent_spec
+    from .runs import RunOptions, present
+
+    try:
+        found = resumable(journal, None)
+        factory = agent_factory(agent_spec(found.require_agent()), cwd=found.workspace(),
+                                options=RunOptions(), resume=found.session_id)
+        first = factory("")
+    except (SetupError, OSError) as exc:
+        print(f"cockpit: error: {exc}", file=sys.stderr)
+        return 2
+    code = present(first, headless=False, next_session=factory, theme=theme)
+    for path in factory.journals:
+        print(f"journal: {path}")
+    return code
 
 
 def _agent_of(engine: str | None) -> str:
@@ -90,6 +152,9 @@ def agent_sessions(spec: AgentSpec, runner: AcpRunner,
     """The agent's own list (`session/list`, in `cwd` when given), each with its journal when
     one is known; None when the agent offers no list. Raises `SetupError` when the agent
     cannot be asked (its words)."""
+    from engine_adapter.engines.acp import AgentFailure
+    from engine_adapter.engines.acp.opening import SessionsNotOffered
+
     known = {s.session_id: s.journal for s in journal_sessions(spec.name)}
 
     async def ask() -> list[KnownSession] | None:
@@ -147,6 +212,8 @@ def resumable(journal: Path | None, agent: str | None) -> Resumable:
                              "--agent NAME --session ID")
         summary = found[0]
         path, facts = summary.path, summary.facts
+    from engine_adapter.engines.acp import load_catalogue
+
     name = _agent_of(facts.agent)
     return Resumable(session_id=facts.acp_session_id or "",
                      agent=name if name in load_catalogue() else None, cwd=facts.cwd,

@@ -86,7 +86,7 @@ def test_an_offer_the_agent_lacks_is_a_failed_run_listing_the_valid_values(cli):
     (["run", "hi", "--mode", "x", "--headless"], "--mode, --option, --mcp, --no-mcp, --env and "
      "--pass-env go with --agent NAME"),
     (["run", "hi", "--agent", "codex", "--base-url", "http://x", "--headless"],
-     "--base-url and --api-key-env go with the built-in engine's --model NAME"),
+     "--base-url and --api-key-env go with --model NAME for the built-in engine"),
     (["run", "hi", "--agent", "{agent}", "--mcp", "a", "--no-mcp", "--headless"],
      "--mcp and --no-mcp cannot be used together"),
     (["run", "hi", "--agent", "{agent}", "--mcp", "a", "--headless"],

@@ -35,8 +35,9 @@ from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
+from .journal_facts import runs_an_agent_session
 from .keys import REPLAY_SCOPE
-from .picker import PickerScreen
+from .picker import PickerScreen, request_resume
 from .timeline import Timeline, code_class
 
 __all__ = ["ReplayApp", "ReplayScreen"]
@@ -96,6 +97,7 @@ class ReplayScreen(Screen[None]):
         self.search_term = ""
         self.matches: list[int] = []
         self._stop = threading.Event()
+        self._resumable: bool | None = None  # an agent session's journal (`r` resumes it)
         self._seen_markers_corrupt = 0
         self._play_timer: Any = None
         self._seek_target: int | None = None
@@ -556,10 +558,19 @@ class ReplayScreen(Screen[None]):
         self._stop.set()
         self.app.exit()
 
+    def action_resume(self) -> None:
+        """Continue this agent run's conversation in the live cockpit (the viewer closes)."""
+        request_resume(self.app, self.path)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that type into the search box are not replay keys while it has focus."""
+        """Keys that type into the search box are not replay keys while it has focus; `r`
+        (resume) only on the journal of an agent session."""
         if self.query("#search") and self.query_one("#search", Input).has_focus:
             return action in ("quit_replay",)
+        if action == "resume":
+            if self._resumable is None:
+                self._resumable = runs_an_agent_session(self.path)
+            return self._resumable
         return True
 
 

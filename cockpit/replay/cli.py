@@ -85,7 +85,13 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
     except ValueError as exc:  # an unknown theme
         _error(str(exc))
         return 2
-    app.run()
+    result = app.run()
+    from ..sessions import ResumeRequest
+
+    if isinstance(result, ResumeRequest):  # `r`: continue the run shown, in the cockpit
+        from ..sessions import resume_in_cockpit
+
+        return resume_in_cockpit(result.journal, theme=theme)
     return 0
 
 

@@ -107,3 +107,15 @@ def read_facts(path: Path, data: bytes | None = None) -> JournalFacts:
     except OSError:
         facts.complete = False
     return facts
+
+
+def runs_an_agent_session(path: Path) -> bool:
+    """Whether the journal's first event starts an agent (ACP) session — one `cockpit resume`
+    can continue. Reads only the first line."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64 << 10)
+    except OSError:
+        return False
+    facts = scan_facts(head.split(b"\n", 1)[0])
+    return bool(facts.acp_session_id) and (facts.agent or "").startswith("acp:")

@@ -20,11 +20,19 @@ from rich.text import Text
 from textual.strip import Strip
 
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
+from engine_adapter.fold import (
+    DecisionItem,
+    HistoryItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    ToolCallItem,
+)
 from engine_adapter.text import cut, plural
 
 from ..input_fields import input_line, input_text
 from ..styles import Palette
+from .history_item import history_needs_pager, history_text, render_history
 from .text import clean, styled, styled_line, styled_one_line
 
 __all__ = [
@@ -67,6 +75,8 @@ def needs_pager(item: Item) -> bool:
         return text.count("\n", 0, 10_000_000) >= EXPANDED_LINES or len(text) > 200_000
     if isinstance(item, MessageItem):
         return len(item.text) > TEXT_LIMIT
+    if isinstance(item, HistoryItem):
+        return history_needs_pager(item)
     return False
 
 
@@ -246,6 +256,8 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
         strips += _decision(item, palette, console, inner)
     elif isinstance(item, NoticeItem):
         strips += _notice(item, palette, console, inner)
+    elif isinstance(item, HistoryItem):
+        strips += render_history(item, expanded, palette, console, inner, _one)
     else:
         strips.append(_one(console, Text("· ").append_text(styled_line(item.kind, palette.dim,
                                                                        limit=80)), inner))
@@ -269,6 +281,8 @@ def item_text(item: Item) -> str:
         return f"{item.action} {item.tool or ''}\n\n{item.rationale or ''}"
     if isinstance(item, NoticeItem):
         return item.text
+    if isinstance(item, HistoryItem):
+        return history_text(item)
     return item.kind
 
 

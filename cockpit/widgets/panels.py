@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from engine_adapter.fold import RunView
 
+from ..agent_view import describe_options
 from ..styles import palette_for
 from .text import clean_line, one_line
 
@@ -22,6 +23,13 @@ __all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed"]
 
 _RUN_ICONS = {"idle": "○", "running": "●", "completed": "✓", "failed": "✗", "cancelled": "⊘"}
 _CHECK_ICONS = {"pending": "○", "running": "…", "passed": "✓", "failed": "✗"}
+
+
+def _shown_elsewhere(options: tuple) -> list[str]:
+    """The settings the status line already shows: the model (as the model) and the mode (as
+    the phase)."""
+    return [o.id for o in options if o.category in ("model", "mode") or o.id in ("model",
+                                                                                 "mode")]
 
 
 def format_elapsed(seconds: float) -> str:
@@ -73,6 +81,9 @@ class StatusLine(Widget):
         top = Text(no_wrap=True, overflow="ellipsis")
         top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
         top.append("  ")
+        if view.title:  # the agent's name for its session
+            top.append(one_line(view.title, 80), palette.accent)
+            top.append(" · ", palette.dim)
         top.append(one_line(view.task, 300) or "(no task yet)", palette.text)
         bottom = Text(no_wrap=True, overflow="ellipsis")
         engine = clean_line(view.engine or "?", 60)
@@ -83,6 +94,9 @@ class StatusLine(Widget):
         fields = [engine]
         if view.phase:
             fields.append(f"phase {clean_line(view.phase, 40)}")
+        settings = describe_options(view.options, skip=_shown_elsewhere(view.options))
+        if settings:
+            fields.append(clean_line(settings, 120))
         fields.append(f"turn {view.turn}")
         cached = f" ({view.cached_tokens:,} cached)" if view.cached_tokens else ""
         tokens = f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"
