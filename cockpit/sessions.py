@@ -182,7 +182,7 @@ def session_lines(sessions: list[KnownSession], *, as_json: bool) -> list[str]:
     lines = []
     for s in sessions:
         updated = _printable((s.updated or "")[:19].replace("T", " "), 19)
-        lines.append(f"{updated:<19}  {_printable(s.agent, 12):<12} "
+        lines.append(f"{updated:<19}  {_printable(s.agent, 18):<18} "
                      f"{_printable(s.session_id, 40):<40}  {_printable(s.title or '-', 50):<50}"
                      f"  {_printable(s.cwd or '', 80)}")
     return lines
@@ -204,10 +204,17 @@ def resumable(journal: Path | None, agent: str | None) -> Resumable:
             raise SetupError(f"{str(path)!r} is not the journal of an agent (ACP) run with a "
                              "session: nothing to resume")
     else:
-        found = [s for s in _with_session()
-                 if agent is None or _agent_of(s.facts.agent) == agent]
+        from engine_adapter.engines.acp import load_catalogue
+
+        catalogue = load_catalogue()
+        # A catalogue name picks its runs; a command line, the runs of agents it does not know
+        # (an agent's own name is known only once it has answered `initialize`).
+        wanted = None if agent is None else agent if agent in catalogue else ""
+        found = [s for s in _with_session() if wanted is None
+                 or _agent_of(s.facts.agent) == wanted
+                 or (wanted == "" and _agent_of(s.facts.agent) not in catalogue)]
         if not found:
-            who = f"{agent} " if agent else "agent "
+            who = f"{agent} " if agent in catalogue else "agent "
             raise SetupError(f"no {who}run in the journals to resume; give JOURNAL, or "
                              "--agent NAME --session ID")
         summary = found[0]

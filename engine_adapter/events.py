@@ -61,8 +61,9 @@ class AgentStart(BaseEvent):
     An engine that drives an external agent adds what it knows of it: `agent` (its own name and
     version), `command` (the command line that started it), `modes`, `acp_session_id` and
     whether that session is `new_session` (false: the agent keeps the conversation's context),
-    and `resumed`: how an earlier conversation was opened again ("session/resume" or
-    "session/load"; its replayed history then follows as `history_*` events).
+    `resumed`: how an earlier conversation was opened again ("session/resume" or
+    "session/load"; its replayed history then follows as `history_*` events), and the agent's
+    current `mode` (the phase the task starts in).
     """
 
     type: Literal["agent_start"] = "agent_start"
@@ -76,6 +77,7 @@ class AgentStart(BaseEvent):
     acp_session_id: str | None = None
     new_session: bool | None = None
     resumed: str | None = None
+    mode: str | None = None
 
 
 class AgentEnd(BaseEvent):

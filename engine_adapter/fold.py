@@ -495,11 +495,12 @@ class RunFold:
         if e.new_session or e.resumed:  # another agent session: its own title and settings
             v.title, v.options = None, ()
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
-        v.phase, v.turn = None, 0
+        v.phase, v.turn = e.mode, 0  # an agent's mode carries over from the last task
         v.checks, v.plan_version = {}, 0
         v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, e.task, parts=RUN | VERIFICATION, turn=0)
+        text = e.task or ("(no task: the conversation was opened)" if e.resumed else "")
+        return self._notice("task", e, text, parts=RUN | VERIFICATION, turn=0)
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view

@@ -328,3 +328,14 @@ def test_listing_sessions_of_an_agent_that_cannot_start_says_why(tmp_path):
 
     with pytest.raises(AgentFailure, match="cannot start the agent"):
         asyncio.run(missing_main())
+
+
+def test_each_task_journal_says_how_the_session_stands(tmp_path):
+    """A later task's journal, replayed alone, still shows the model, mode and title."""
+    agent = Agent(tmp_path)
+    _titled, later = agent.run(agent.runner(setup=SessionSetup(wanted=Wanted(mode="code"))),
+                               "title Kept", "hello")
+    assert later[0].new_session is False and later[0].mode == "code"
+    view = fold_events(later)
+    assert (view.title, view.phase, view.model) == ("Kept", "code", "fast")
+    assert "phase_changed" not in types(later)  # no change: no phase row

@@ -157,8 +157,8 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         what = s.task or ""
         if facts.title:
             what = f"{facts.title} — {what}" if what else facts.title
-        name = _printable(_agent_name(facts.agent), 12) or "-"
-        print(f"{started}  {_printable(s.status, 10):<10} {name:<12} {spent:>13} {cost:>9} "
+        name = _printable(_agent_name(facts.agent), 18) or "-"
+        print(f"{started}  {_printable(s.status, 10):<10} {name:<18} {spent:>13} {cost:>9} "
               f"{events:>9} events  {_printable(what, 60):<60}  {_printable(str(s.path))}")
     return 0
 

@@ -123,6 +123,17 @@ class AgentSession:
             previous, self.mapper.mode = self.mapper.mode, opened.mode
             run.emit(PhaseChanged(phase=opened.mode, previous=previous))
 
+    def restate(self, run: RunContext) -> None:
+        """At the start of a later task of the same session: its settings and title as they
+        stand (what changed between the tasks is in them; a mode change stays queued, to be
+        shown as one)."""
+        restated = AgentConfig | SessionInfoChanged
+        self.queued = [e for e in self.queued if not isinstance(e, restated)]
+        if self.options:
+            run.emit(self.config_event())
+        if self.title is not None or self.updated_at is not None:
+            run.emit(SessionInfoChanged(title=self.title, updated_at=self.updated_at))
+
     def opened(self, opened: Opened) -> None:
         """The session just opened (and was set up): its settings and modes as they stand.
         What was announced while it opened is dropped: `announce_opened` tells it all."""

@@ -323,18 +323,22 @@ class AcpRunner(SessionControls):
         started = fresh is not None
         opened, self._opened = (self._opened, None) if fresh else (None, self._opened)
         name = self.spec.name if self.spec.known else self._agent_name()  # catalogue's first
+        session, client = self.agent_session, self.client
+        mode = opened.mode if opened is not None else (
+            client.mapper.mode if started and client is not None else None)
         context.emit(AgentStart(
             task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
             agent=self.agent_info, command=self.spec.display,
             modes=list(self.modes) if started else None,
             acp_session_id=self.acp_session_id if started else None,
             new_session=fresh and (opened is None or opened.resumed is None),
-            resumed=opened.resumed if opened is not None else None))
-        session, client = self.agent_session, self.client
+            resumed=opened.resumed if opened is not None else None, mode=mode))
         if not started or session is None or client is None:
             return
         if opened is not None:
             session.announce_opened(context, opened)
+        else:
+            session.restate(context)  # each task's journal says how the session stands
         session.flush(context)
 
     async def _run(self, state: TaskState, context: RunContext) -> TaskState:
