@@ -165,7 +165,10 @@ class ToolStart(BaseEvent):
 
 class ToolEnd(BaseEvent):
     """A tool call finished, well or badly. Optional: `title` (the call's title as it stood at
-    the end, when the agent renamed it while it ran) and a command's `exit_code`."""
+    the end, when the agent renamed it while it ran), a command's `exit_code`, and `diff`: the
+    unified diff of the files the call changed when the engine knows it (an agent's edit
+    reported with diff content), made off the event loop and capped by `engine_adapter.diffs`;
+    views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str
@@ -176,6 +179,7 @@ class ToolEnd(BaseEvent):
     duration_ms: float | None = None
     title: str | None = None
     exit_code: int | None = None
+    diff: str | None = None
 
 
 class ApprovalRequested(BaseEvent):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
-from engine_adapter.text import escaped
+from engine_adapter.text import escaped, plural
 
 from ..paths import journal_dir
 from .journals import JournalSummary, list_journals
@@ -149,7 +149,7 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
     for s in summaries:
         facts = s.facts
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
-        events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
+        events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
         spent = f"{_tokens(facts.input_tokens)}/{_tokens(facts.output_tokens)}"
         cost = f"${facts.cost_usd:.4f}" if facts.cost_usd is not None else "-"
         if not facts.complete:
@@ -159,7 +159,7 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
             what = f"{facts.title} — {what}" if what else facts.title
         name = _printable(_agent_name(facts.agent), 18) or "-"
         print(f"{started}  {_printable(s.status, 10):<10} {name:<18} {spent:>13} {cost:>9} "
-              f"{events:>9} events  {_printable(what, 60):<60}  {_printable(str(s.path))}")
+              f"{events:>16}  {_printable(what, 60):<60}  {_printable(str(s.path))}")
     return 0
 
 
@@ -184,7 +184,7 @@ def run_export(path: str, fmt: str, output: str | None) -> int:
         except OSError as exc:
             _error(f"cannot write {output!r}: {exc.strerror or exc}")
             return 1
-        print(f"wrote {output} ({result.events:,} events)", file=sys.stderr)
+        print(f"wrote {output} ({plural(result.events, 'event')})", file=sys.stderr)
     else:
         sys.stdout.write(result.text + "\n")
     for n in result.corrupt_lines[:5]:

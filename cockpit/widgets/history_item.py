@@ -8,8 +8,6 @@ nothing in it reads as this task's reply or tool call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
@@ -18,6 +16,7 @@ from engine_adapter.fold import HistoryItem
 from engine_adapter.text import plural
 
 from ..styles import Palette
+from .row_kit import one
 from .text import styled_line
 
 __all__ = ["COLLAPSED_LINES", "history_lines", "history_needs_pager", "history_text",
@@ -46,12 +45,10 @@ def history_lines(item: HistoryItem) -> str:
             + (f", {plural(tools, 'tool call')}" if tools else ""))
 
 
-Row = Callable[[Console, Text, int], Strip]
-
-
 def render_history(item: HistoryItem, expanded: bool, palette: Palette, console: Console,
-                   width: int, row: Row) -> list[Strip]:
-    """The rows of a history item; `row(console, text, width)` makes one (the transcript's)."""
+                   width: int) -> list[Strip]:
+    """The rows of a history item at `width` cells."""
+    row = one
     strips = [row(console, Text(history_lines(item), palette.accent), width)]
     entries = item.entries
     shown = entries[:EXPANDED_LINES] if expanded else entries[-COLLAPSED_LINES:]

@@ -13,9 +13,10 @@ from textual.app import RenderResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from engine_adapter.describe import options_text
 from engine_adapter.fold import RunView
+from engine_adapter.text import plural
 
-from ..agent_view import describe_options
 from ..styles import palette_for
 from .text import clean_line, one_line
 
@@ -94,7 +95,7 @@ class StatusLine(Widget):
         fields = [engine]
         if view.phase:
             fields.append(f"phase {clean_line(view.phase, 40)}")
-        settings = describe_options(view.options, skip=_shown_elsewhere(view.options))
+        settings = options_text(view.options, skip=_shown_elsewhere(view.options))
         if settings:
             fields.append(clean_line(settings, 120))
         fields.append(f"turn {view.turn}")
@@ -163,7 +164,7 @@ class VerificationPanel(Static):
             if check.status == "failed" and check.output:
                 text.append("\n   " + one_line(check.output.strip(" \t\r\n"), 200), palette.dim)
         if len(view.checks) > 50:
-            text.append(f"\n… {len(view.checks) - 50} more checks", palette.dim)
+            text.append(f"\n… {plural(len(view.checks) - 50, 'more check')}", palette.dim)
         self.update(text)
 
 

@@ -29,7 +29,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import RequestError
-from acp.helpers import text_block, tool_content
 from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
@@ -46,7 +45,7 @@ from ...context import RunContext
 from ...diffs import unified_diff_async
 from ...events import BaseEvent, ToolEnd, ToolStart
 from ...fileio import FileRefused, off_loop
-from .mapping import OUTPUT_LIMIT, UpdateMapper
+from .mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
 from .permissions import (
     Permits,
     approval_input,
@@ -153,7 +152,7 @@ class AcpClient(TerminalCalls):
     async def _map_rendered(self, update: Any) -> None:
         """Render the update's diffs in a worker thread (a diff of a big file takes a while),
         then map it. The transport reads no further message meanwhile, so order holds."""
-        content = [tool_content(text_block(await self._diff_text([item])))
+        content = [RenderedDiff(await self._diff_text([item]))
                    if getattr(item, "type", None) == "diff" else item for item in update.content]
         run = self.run
         if run is not None and run.live:
