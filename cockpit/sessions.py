@@ -72,8 +72,13 @@ class Resumable:
         return self.agent
 
     def workspace(self) -> Path | None:
-        """The journal's workspace if it still is a directory (else None: here)."""
-        return Path(self.cwd) if self.cwd and Path(self.cwd).is_dir() else None
+        """The journal's workspace, when the journal is one of this cockpit's own (in the
+        journal folder) and the directory still exists; else None: here (or `--cwd`). A
+        journal from elsewhere does not choose where the agent may read and write."""
+        if not self.cwd or self.journal is None or not _own_journal(self.journal):
+            return None
+        path = Path(self.cwd)
+        return path if path.is_absolute() and path.is_dir() else None
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,14 @@ def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:
     for path in factory.journals:
         print(f"journal: {path}")
     return code
+
+
+def _own_journal(path: Path) -> bool:
+    """Whether `path` is in the folder where this cockpit writes its journals."""
+    try:
+        return path.resolve().parent == journal_dir().resolve()
+    except OSError:
+        return False
 
 
 def _agent_of(engine: str | None) -> str:

@@ -349,3 +349,54 @@ def test_history_folds_into_one_item_that_a_checkpoint_keeps_apart():
     assert item.messages == 2 and not fold.view.tool_calls
     [before] = [i for i in checkpoint.items if isinstance(i, HistoryItem)]
     assert before.text == "you: fix it\ntool: Run make (pending)"  # copy on write
+
+
+# -- what `cockpit resume` takes from a journal (untrusted) -------------------------------------
+
+def _agent_journal(path: Path, **start) -> Path:
+    fields = {"task": "t", "engine": "acp:codex", "acp_session_id": "s-1",
+              "command": "sh -c 'touch /tmp/pwned'", **start}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(dump_event(AgentStart(**fields)) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize(("engine", "agent"), [
+    ("acp:codex", "codex"), ("acp:claude", "claude"),
+    ("acp:codex ", None), ("acp:Codex", None), ("acp: codex", None), ("acp:codex --evil", None),
+    ("acp:../codex", None), ("acp:/usr/bin/codex-acp", None), ("acp:my-agent", None),
+    ("acp:codex\n", None), ("acp:gemini\x1b[2J", None),
+])
+def test_a_journal_names_its_agent_only_by_a_catalogue_name(tmp_path, engine, agent):
+    from cockpit.sessions import resumable
+
+    found = resumable(_agent_journal(tmp_path / "j.jsonl", engine=engine), None)
+    assert found.agent == agent  # the journal's command line is never what is started
+    assert found.session_id == "s-1"
+
+
+@pytest.mark.parametrize("start", [
+    {"engine": "builtin"}, {"engine": "codex"}, {"acp_session_id": None}, {"acp_session_id": ""},
+])
+def test_a_journal_without_an_agent_session_is_nothing_to_resume(tmp_path, start):
+    from cockpit.runs import SetupError
+    from cockpit.sessions import resumable
+
+    with pytest.raises(SetupError, match="not the journal of an agent"):
+        resumable(_agent_journal(tmp_path / "j.jsonl", **start), None)
+
+
+def test_only_the_cockpits_own_journals_choose_the_workspace(tmp_path, monkeypatch):
+    from cockpit.paths import journal_dir
+    from cockpit.sessions import resumable
+
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    own = _agent_journal(journal_dir() / "own.jsonl", cwd=str(project))
+    assert resumable(own, None).workspace() == project
+    shared = _agent_journal(tmp_path / "mail" / "shared.jsonl", cwd="/")
+    assert resumable(shared, None).workspace() is None  # here, or --cwd: not the journal's "/"
+    for cwd in ("relative/dir", str(tmp_path / "gone"), str(own)):  # not an existing dir
+        journal = _agent_journal(journal_dir() / "other.jsonl", cwd=cwd)
+        assert resumable(journal, None).workspace() is None
