@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from engine_adapter.timestamps import format_ts
 
 from .paths import journal_dir
 from .replay.journals import JournalSummary, list_journals
@@ -133,7 +134,7 @@ def _agent_of(engine: str | None) -> str:
 
 
 def _when(ts: float | None) -> str | None:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts)) if ts else None
+    return format_ts(ts, "%Y-%m-%dT%H:%M:%S") if ts else None
 
 
 def _with_session(directory: Path | None = None) -> list[JournalSummary]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.text import escaped, plural
+from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
 from .journals import JournalSummary, list_journals
@@ -148,7 +148,7 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         return 0
     for s in summaries:
         facts = s.facts
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
+        started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
         events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
         spent = f"{_tokens(facts.input_tokens)}/{_tokens(facts.output_tokens)}"
         cost = f"${facts.cost_usd:.4f}" if facts.cost_usd is not None else "-"
