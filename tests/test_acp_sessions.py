@@ -237,8 +237,10 @@ def test_resuming_what_cannot_be_resumed_is_an_error(tmp_path, flags):
     assert end.error.startswith("cannot resume the agent's session sess-missing: ")
     if flags:
         assert "offers neither session/resume nor session/load" in end.error
-    else:
-        assert "Session not found: sess-missing" in end.error
+    else:  # both were tried: both answers are in the message, resume's first
+        assert "session/resume with error" in end.error
+        assert "; then the agent answered session/load with error" in end.error
+        assert end.error.count("Session not found: sess-missing") == 2
     assert not agent.logged("prompt")
 
 

@@ -150,7 +150,7 @@ class SessionOpener:
         runner = self.runner
         caps = getattr(runner.init, "agent_capabilities", None)
         session_caps = getattr(caps, "session_capabilities", None)
-        why = "the agent offers neither session/resume nor session/load"
+        why = ""
         if getattr(session_caps, "resume", None) is not None:
             try:
                 answer = await self.call(lambda: runner.conn.resume_session(
@@ -166,11 +166,11 @@ class SessionOpener:
                     session_id=target, cwd=workspace, mcp_servers=servers), "session/load")
             except AgentFailure as exc:
                 history.end_replay()
-                return None, str(exc)
+                return None, f"{why}; then {exc}" if why else str(exc)  # both answers count
             opened = self._opened(target, "session/load", answer)
             opened.history = history.end_replay()
             return opened, ""
-        return None, why
+        return None, why or "the agent offers neither session/resume nor session/load"
 
     async def _settle(self, opened: Opened, wanted: Wanted) -> None:
         """Make the human's settings true, or fail listing what the agent offers."""
