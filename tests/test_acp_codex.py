@@ -1,7 +1,7 @@
 """A handshake with a real ACP agent installed from npm: @agentclientprotocol/codex-acp.
 
-Skipped unless it is installed: put `codex-acp` on PATH, or point COCKPIT_TEST_CODEX_ACP at the
-binary, e.g.
+Skipped unless it is installed: in COCKPIT_TEST_AGENTS_BIN (default
+/tmp/acp-agents/node_modules/.bin) or on PATH, or point COCKPIT_TEST_CODEX_ACP at the binary, e.g.
 
     npm install --prefix /tmp/acp-agents @agentclientprotocol/codex-acp
     export COCKPIT_TEST_CODEX_ACP=/tmp/acp-agents/node_modules/.bin/codex-acp
@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 
 import pytest
 from acp_agent.helpers import drive, group_gone
+from acp_agent.real import installed
 
 from engine_adapter.engines.acp import AcpRunner, load_catalogue
 
-CODEX = os.environ.get("COCKPIT_TEST_CODEX_ACP") or shutil.which("codex-acp")
+CODEX = os.environ.get("COCKPIT_TEST_CODEX_ACP") or installed("codex")
 
 pytestmark = pytest.mark.skipif(
     not CODEX or not os.access(CODEX, os.X_OK),

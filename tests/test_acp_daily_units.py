@@ -178,20 +178,27 @@ def test_wishes_become_steps_matched_by_value_or_name():
     steps = plan_settings(Wanted(model="Sonnet", mode="Plan Mode",
                                  options=(("fast", "yes"), ("Collaboration", "b"))),
                           options, modes)
-    assert [(s.kind, s.id, s.value) for s in steps] == [
-        ("option", "model", "sonnet"), ("mode", "plan", "plan"), ("option", "fast", True),
-        ("option", "collab", "b")]
+    # The mode by the agent's mode setting (ACP: config options in place of modes where
+    # offered), which also makes the session mode "plan" current.
+    assert [(s.kind, s.id, s.value, s.mode) for s in steps] == [
+        ("option", "model", "sonnet", None), ("option", "mode", "plan", "plan"),
+        ("option", "fast", True, None), ("option", "collab", "b", None)]
 
 
-def test_a_mode_without_session_modes_uses_the_mode_option():
-    options, _, _ = _offered()
+def test_a_mode_uses_the_mode_option_else_the_session_modes():
+    options, modes, _ = _offered()
     [step] = plan_settings(Wanted(mode="plan"), options, [])
-    assert (step.kind, step.id, step.value) == ("option", "mode", "plan")
+    assert (step.kind, step.id, step.value, step.mode) == ("option", "mode", "plan", None)
+    without = [o for o in options if o.category != "mode"]
+    [step] = plan_settings(Wanted(mode="Plan Mode"), without, modes)
+    assert (step.kind, step.id, step.value, step.mode) == ("mode", "plan", "plan", None)
+    with pytest.raises(SettingError, match="valid modes: default, plan"):
+        plan_settings(Wanted(mode="yolo"), without, modes)
 
 
 @pytest.mark.parametrize(("wanted", "message"), [
     (Wanted(model="opus"), "valid values: default, sonnet"),
-    (Wanted(mode="yolo"), "valid modes: default, plan"),
+    (Wanted(mode="yolo"), "the agent does not offer 'yolo' for mode; valid values: default, plan"),
     (Wanted(options=(("nope", "1"),)), "its settings: mode, model, collab, fast, mode (--mode)"),
     (Wanted(options=(("fast", "2"),)), "valid values: true, false"),
 ])

@@ -65,13 +65,16 @@ class SessionControls:
                                   self.setup.wanted.with_option(steps[0].id, text))
 
     async def set_mode(self: AcpRunner, mode_id: str) -> None:
-        """Switch the session's mode now (`session/set_mode`); errors as for `set_option`."""
+        """Switch the session's mode now (its mode setting where it has one, else
+        `session/set_mode`); errors as for `set_option`."""
         options, modes, _mode = self.settings
         wanted = self.setup.wanted
         steps = plan_settings(Wanted(mode=mode_id), options, modes)
         await self._apply(steps[0])
+        step = steps[0]  # kept as the value it set, for a restarted agent
+        mode = step.id if step.kind == "mode" else str(step.value)
         self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
-                                  Wanted(wanted.model, steps[0].id, wanted.options))
+                                  Wanted(wanted.model, mode, wanted.options))
 
     async def _apply(self: AcpRunner, step: Step) -> None:
         session, conn, sid = self.agent_session, self.conn, self.acp_session_id
@@ -83,5 +86,5 @@ class SessionControls:
             raise await self._failure(exc, f"the setting ({step.asked})") from None
         if options is not None:
             session.set_options(options)
-        if step.kind == "mode":
-            session.set_mode(step.id)
+        if step.kind == "mode" or step.mode is not None:
+            session.set_mode(step.mode or step.id)

@@ -187,8 +187,8 @@ class SessionOpener:
                                       f"{method} ({step.asked})")
             if options is not None:
                 opened.options = options
-            if step.kind == "mode":
-                opened.mode = step.id
+            if step.kind == "mode" or step.mode is not None:
+                opened.mode = step.mode or step.id
 
     # listing ---------------------------------------------------------------------------------
     async def list_sessions(self, cwd: str | None) -> list[ListedSession]:

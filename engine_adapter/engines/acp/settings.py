@@ -90,6 +90,7 @@ class Step:
     id: str
     value: str | bool
     asked: str  # how the human asked for it, for messages ("--model gpt-5")
+    mode: str | None = None  # the session mode this makes current (a mode option's value)
 
 
 def _listing(values: Sequence[str], limit: int = 30) -> str:
@@ -151,7 +152,14 @@ def plan_settings(wanted: Wanted, options: Sequence[AgentOption],
         steps.append(_option_step(option, wanted.model, asked))
     if wanted.mode is not None:
         asked = f"--mode {wanted.mode}"
-        if modes:
+        option = next((o for o in options if o.category == "mode"), None)
+        if option is not None:
+            # ACP: where an agent offers config options, clients use them instead of modes
+            # (set_mode would leave the option showing the old value).
+            step = _option_step(option, wanted.mode, asked)
+            known = step.value if any(m.id == step.value for m in modes) else None
+            steps.append(Step("option", step.id, step.value, asked, mode=known))
+        elif modes:
             folded = wanted.mode.casefold()
             mode = next((m for m in modes if m.id == wanted.mode), None) or next(
                 (m for m in modes if m.id.casefold() == folded or m.name.casefold() == folded),
@@ -161,11 +169,8 @@ def plan_settings(wanted: Wanted, options: Sequence[AgentOption],
                                    f"{_listing([m.id for m in modes])}")
             steps.append(Step("mode", mode.id, mode.id, asked))
         else:
-            option = next((o for o in options if o.category == "mode"), None)
-            if option is None:
-                raise SettingError(f"{asked}: the agent offers no modes; its settings: "
-                                   f"{_offered(options, modes)}")
-            steps.append(_option_step(option, wanted.mode, asked))
+            raise SettingError(f"{asked}: the agent offers no modes; its settings: "
+                               f"{_offered(options, modes)}")
     for key, value in wanted.options:
         asked = f"--option {key}={value}"
         option = _find(options, key)
