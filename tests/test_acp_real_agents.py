@@ -193,3 +193,18 @@ def test_gemini_gets_trust_its_model_at_launch_and_no_session_list(tmp_path, mon
         assert "--model=gemini-2.5-flash" in argv  # its model is chosen at launch
         assert env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true"  # the human chose this folder
         assert env.get("GEMINI_API_KEY") == "cockpit-test-not-a-key"  # a variable it reads
+
+
+def test_gemini_without_a_key_fails_with_its_words_and_the_ways_to_log_in(tmp_path,
+                                                                          monkeypatch):
+    require("gemini")
+    offline_env(monkeypatch, tmp_path / "home")
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "cockpit"))
+    result = CliRunner().invoke(app, ["run", "hello", "--agent", "gemini", "--cwd",
+                                      str(tmp_path), "--headless"])
+    assert result.exit_code == 1, result.output
+    assert "the agent answered session/new with error -32000: Gemini API key is missing" \
+        in result.output  # its own words, before any prompt
+    assert "Gemini API key (Use an API key with Gemini Developer API): set GEMINI_API_KEY" \
+        in result.output
+    assert "Traceback" not in result.output
