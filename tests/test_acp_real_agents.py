@@ -72,7 +72,7 @@ def _settings(events) -> dict[str, str]:
 
 
 def test_claude_lists_and_resumes_its_own_conversation_from_the_cli(tmp_path, monkeypatch):
-    require("claude")
+    require("claude", checked=True)
     home, workspace = tmp_path / "home", (tmp_path / "ws").resolve()
     workspace.mkdir()
     offline_env(monkeypatch, home)

@@ -34,11 +34,25 @@ def installed(name: str) -> str | None:
     return shutil.which(command, path=f"{AGENTS_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
-def require(name: str) -> AgentSpec:
-    """The catalogue's spec of `name`, started from where it is installed (else: skip)."""
+def package_version(path: str) -> str | None:
+    """The version in the package.json of the npm package whose program `path` is."""
+    for folder in Path(path).resolve().parents:
+        manifest = folder / "package.json"
+        if manifest.is_file():
+            return json.loads(manifest.read_text()).get("version")
+    return None
+
+
+def require(name: str, *, checked: bool = False) -> AgentSpec:
+    """The catalogue's spec of `name`, started from where it is installed (else: skip); with
+    `checked`, only the version the catalogue was checked on (a test that writes the agent's
+    own files, whose format is the agent's to change)."""
     path = installed(name)
     if path is None:
         pytest.skip(f"{name} is not installed: see tests/acp_agent/real.py")
+    wanted, found = load_catalogue()[name].version, package_version(path)
+    if checked and found != wanted:
+        pytest.skip(f"{name} {found} is installed; this test is for {wanted}")
     spec = load_catalogue()[name]
     return AgentSpec(**{**spec.__dict__, "command": path})
 
