@@ -194,6 +194,14 @@ def test_a_mode_uses_the_mode_option_else_the_session_modes():
     assert (step.kind, step.id, step.value, step.mode) == ("mode", "plan", "plan", None)
     with pytest.raises(SettingError, match="valid modes: default, plan"):
         plan_settings(Wanted(mode="yolo"), without, modes)
+    # A mode the setting lacks but the session modes have: by the modes.
+    narrow = [o.model_copy(update={"choices": o.choices[:1]}) if o.category == "mode" else o
+              for o in options]
+    [step] = plan_settings(Wanted(mode="plan"), narrow, modes)
+    assert (step.kind, step.id) == ("mode", "plan")
+    with pytest.raises(SettingError, match=r"does not offer 'yolo' for mode; valid values: "
+                       r"default$"):
+        plan_settings(Wanted(mode="yolo"), narrow, modes)
 
 
 @pytest.mark.parametrize(("wanted", "message"), [

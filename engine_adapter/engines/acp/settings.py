@@ -137,6 +137,33 @@ def _find(options: Sequence[AgentOption], key: str) -> AgentOption | None:
                  or (o.name and o.name.casefold() == folded)), None)
 
 
+def _mode_step(wanted: str, options: Sequence[AgentOption], modes: Sequence[AgentMode]) -> Step:
+    """The step to the mode `wanted`: by the agent's mode setting where it has one that offers
+    it (ACP: clients use config options in place of modes; `set_mode` would leave the setting
+    showing the old mode), else by its session modes."""
+    asked = f"--mode {wanted}"
+    folded = wanted.casefold()
+    mode = next((m for m in modes if m.id == wanted), None) or next(
+        (m for m in modes if m.id.casefold() == folded or m.name.casefold() == folded), None)
+    option = next((o for o in options if o.category == "mode"), None)
+    if option is not None:
+        try:
+            step = _option_step(option, wanted, asked)
+        except SettingError:
+            if mode is None:
+                raise
+        else:
+            same = step.value if any(m.id == step.value for m in modes) else None
+            return Step("option", step.id, step.value, asked, mode=same)
+    if mode is not None:
+        return Step("mode", mode.id, mode.id, asked)
+    if modes:
+        raise SettingError(f"{asked}: the agent has no such mode; valid modes: "
+                           f"{_listing([m.id for m in modes])}")
+    raise SettingError(f"{asked}: the agent offers no modes; its settings: "
+                       f"{_offered(options, modes)}")
+
+
 def plan_settings(wanted: Wanted, options: Sequence[AgentOption],
                   modes: Sequence[AgentMode]) -> list[Step]:
     """The steps that make `wanted` true of a session offering `options` and `modes`; raises
@@ -151,26 +178,7 @@ def plan_settings(wanted: Wanted, options: Sequence[AgentOption],
                                f"{_offered(options, modes)}")
         steps.append(_option_step(option, wanted.model, asked))
     if wanted.mode is not None:
-        asked = f"--mode {wanted.mode}"
-        option = next((o for o in options if o.category == "mode"), None)
-        if option is not None:
-            # ACP: where an agent offers config options, clients use them instead of modes
-            # (set_mode would leave the option showing the old value).
-            step = _option_step(option, wanted.mode, asked)
-            known = step.value if any(m.id == step.value for m in modes) else None
-            steps.append(Step("option", step.id, step.value, asked, mode=known))
-        elif modes:
-            folded = wanted.mode.casefold()
-            mode = next((m for m in modes if m.id == wanted.mode), None) or next(
-                (m for m in modes if m.id.casefold() == folded or m.name.casefold() == folded),
-                None)
-            if mode is None:
-                raise SettingError(f"{asked}: the agent has no such mode; valid modes: "
-                                   f"{_listing([m.id for m in modes])}")
-            steps.append(Step("mode", mode.id, mode.id, asked))
-        else:
-            raise SettingError(f"{asked}: the agent offers no modes; its settings: "
-                               f"{_offered(options, modes)}")
+        steps.append(_mode_step(wanted.mode, options, modes))
     for key, value in wanted.options:
         asked = f"--option {key}={value}"
         option = _find(options, key)
