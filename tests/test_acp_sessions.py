@@ -341,3 +341,37 @@ def test_each_task_journal_says_how_the_session_stands(tmp_path):
     view = fold_events(later)
     assert (view.title, view.phase, view.model) == ("Kept", "code", "fast")
     assert "phase_changed" not in types(later)  # no change: no phase row
+
+
+# -- a journal that cannot be written --------------------------------------------------------
+
+SESSION_KINDS = ("agent_notice", "agent_config", "history_message", "history_tool",
+                 "session_info")
+
+
+@pytest.mark.parametrize("kind", SESSION_KINDS)
+def test_a_disk_that_fills_up_at_the_sessions_events_fails_the_run_before_any_prompt(tmp_path,
+                                                                                      kind):
+    from conftest import run
+    from test_journal_failure import ENOSPC, DiskFillsUp, first_of
+
+    from engine_adapter import Session, TaskState, read_journal
+
+    agent = Agent(tmp_path)
+    session_id = _earlier_conversation(agent)
+    prompts = len(agent.logged("prompt"))
+    old = McpServer(name="old", transport="sse", url="https://mcp.example/sse")  # a notice
+    runner = agent.runner("--no-resume", setup=SessionSetup(resume=session_id,
+                                                            mcp_servers=(old,)))
+    journal = DiskFillsUp(tmp_path / "run.jsonl", first_of(kind))
+    session = Session(runner, TaskState(task="hello"), journal=journal)
+    try:
+        state = run(session.run())
+    finally:
+        asyncio.run(runner.close())
+    assert journal.failed_event is not None  # the reopened session said it
+    assert (state.status, session.history[-1].status) == ("failed", "failed")
+    assert ENOSPC in state.error and state.error.startswith("journal write failed")
+    on_disk = list(read_journal(tmp_path / "run.jsonl"))
+    assert [e.seq for e in on_disk] == list(range(journal.failed_event.seq))
+    assert len(agent.logged("prompt")) == prompts  # nothing was sent once it could not be kept
