@@ -23,6 +23,7 @@ from engine_adapter.engines.acp import (
 from engine_adapter.engines.acp.session_setup import McpServer, SessionSetup, Wanted
 
 from .agent_config import ENV_NAME, AgentsConfig, load_agents_config, resolve_command
+from .cli_checks import check_agent_program
 from .runs import RunOptions, SessionFactory, SetupError
 
 __all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "agents_listing",
@@ -140,6 +141,8 @@ def agent_factory(agent: str | AgentSpec, *, cwd: str | Path | None = None,
     unknown agent, a bad directory or a bad choice."""
     root = workspace(cwd)
     spec = agent if isinstance(agent, AgentSpec) else agent_spec(agent)
+    if not spec.known:
+        check_agent_program(spec.command, root)  # cannot start: a setup error, like a typo
     runner = agent_runner(spec, root, choices, resume)
     return SessionFactory(lambda _task, _index: runner, cwd=root,
                           options=options if options is not None else RunOptions())

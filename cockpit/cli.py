@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from . import __version__
+from .grants_cli import grants_app
 
 app = typer.Typer(
     name="cockpit",
@@ -19,6 +21,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+app.add_typer(grants_app)
 
 
 @app.command()
@@ -41,10 +46,15 @@ HeadlessOption = Annotated[bool, typer.Option(
     "no human answers, so asks follow the unattended rules.")]
 ThemeOption = Annotated[str | None, typer.Option(
     "--theme", metavar="NAME", help="Live cockpit theme: cockpit-dark, cockpit-light, "
-    "cockpit-high-contrast or one of yours (default: the one chosen last).")]
+    "cockpit-high-contrast, one of yours or any the command palette offers (textual-dark, "
+    "nord, …) (default: the one chosen last).")]
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
     "stays denied.")]
+PolicyOption = Annotated[Path | None, typer.Option(
+    "--policy", metavar="FILE", help="An approval policy (TOML: ordered rules by tool, prefix "
+    "and tier -> allow, deny or ask), consulted before anyone is asked; tier 4 is never "
+    "allowed by it. With --headless, the way to run an agent in CI (see README).")]
 CwdOption = Annotated[Path | None, typer.Option(
     "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
 
@@ -100,29 +110,39 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 
 
 def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
-             auto_approve: bool, *, tui: bool) -> Any:
+             auto_approve: bool, *, tui: bool, policy: Path | None = None,
+             cwd: Path | None = None) -> Any:
+    from engine_adapter.grants import PolicyError, load_policy
+
     from .runs import RunOptions, SetupError
 
-    if approval_timeout is not None and approval_timeout < 0:
-        raise SetupError("--approval-timeout must be a number of seconds, 0 or more")
+    try:
+        loaded = load_policy(policy) if policy is not None else None
+    except PolicyError as exc:
+        raise SetupError(str(exc)) from None
+    # The project as the user named it (not resolved): a path through a symbolic link gets no
+    # project grants (see engine_adapter.grants.store).
+    project = Path(os.path.abspath(cwd)) if cwd is not None else None
     return RunOptions(journal=journal, unattended=unattended or not tui,
-                      approval_timeout=approval_timeout, auto_approve=auto_approve)
+                      approval_timeout=approval_timeout, auto_approve=auto_approve,
+                      policy=loaded, project=project)
 
 
-def _theme(name: str | None, tui: bool) -> str | None:
-    """`--theme NAME` checked before anything runs: an unknown name is a clear error."""
-    if name is None or not tui:
-        return name
-    from .runs import SetupError
-    from .themes import load_themes
+@contextmanager
+def _checked(journal: Path | None, theme: str | None,
+             approval_timeout: float | None) -> Iterator[None]:
+    """The run options shared by `demo` and `run`, checked before anything is created; once the
+    body has run, says which folder `--journal` made, if it made one."""
+    from .cli_checks import check_journal_path, check_seconds, check_theme
 
-    known = load_themes()
-    if name not in known:
-        with _user_errors():
-            raise SetupError(f"--theme {name!r}: no such theme; available: "
-                             f"{', '.join(sorted(known))} (or add one to "
-                             "<config dir>/themes, see README)")
-    return name
+    with _user_errors():
+        check_theme(theme)
+        check_seconds("--approval-timeout", approval_timeout,
+                      hint="seconds; leave it out to wait for an answer")
+        created = check_journal_path(journal)
+    yield
+    if created is not None and created.is_dir():
+        typer.echo(f"cockpit: created the folder {str(created)!r} for --journal", err=True)
 
 
 @app.command()
@@ -132,23 +152,43 @@ def demo(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    policy: PolicyOption = None,
     theme: ThemeOption = None,
     speed: Annotated[float, typer.Option(
         "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
     ] = 1.0,
+    keep: Annotated[bool, typer.Option(
+        "--keep", help="Keep the throw-away workspace at exit (and print where it is); "
+        "without it, it is removed.")] = False,
 ) -> None:
     """Watch a real agent run, offline, in a throw-away sample project.
 
     The built-in engine and its scripted model fix a failing test: they read files, run
     commands, ask for approval, edit, and verify — all for real, no network, no API key."""
+    from .cli_checks import check_seconds
     from .runs import start_demo, use_tui
 
     tui = use_tui(headless)
-    with _user_errors():
+    with _checked(journal, theme, approval_timeout), _user_errors():
+        check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
         factory, session = start_demo(speed=speed, options=_options(
-            journal, unattended, approval_timeout, auto_approve, tui=tui))
+            journal, unattended, approval_timeout, auto_approve, tui=tui, policy=policy))
     typer.echo(f"demo workspace: {session.state.cwd}")
-    _present(factory, session, tui=tui, theme=_theme(theme, tui))
+    try:
+        _present(factory, session, tui=tui, theme=theme)
+    finally:
+        _leave_workspace(Path(factory.cwd), keep=keep)
+
+
+def _leave_workspace(root: Path, *, keep: bool) -> None:
+    """The demo's throw-away workspace at exit: removed, or kept with its path printed."""
+    import shutil
+
+    if keep:
+        with suppress(BrokenPipeError):
+            typer.echo(f"demo workspace kept: {root} (remove it when done)")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @app.command()
@@ -180,6 +220,7 @@ def run(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    policy: PolicyOption = None,
     theme: ThemeOption = None,
     mode: ModeOption = None,
     option: SettingOption = None,
@@ -194,8 +235,9 @@ def run(
     from .runs import SetupError, engine_factory, use_tui
 
     tui = use_tui(headless)
-    with _user_errors():
-        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
+    with _checked(journal, theme, approval_timeout), _user_errors():
+        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
+                           policy=policy, cwd=cwd)
         chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent))
                   if value is not None]
         if model is not None and agent is None:
@@ -230,7 +272,7 @@ def run(
         else:
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
-    _present(factory, session, tui=tui, theme=_theme(theme, tui))
+    _present(factory, session, tui=tui, theme=theme)
 
 
 def _agent_choices(model: str | None, mode: str | None, option: list[str] | None,
@@ -312,28 +354,34 @@ def replay(
     theme: str | None = typer.Option(None, help="Theme name (default: the remembered one)."),
 ) -> None:
     """Review a run from its journal (help text above)."""
+    from .cli_checks import check_theme
     from .replay.cli import run_replay
 
+    with _user_errors():
+        check_theme(theme)
     raise typer.Exit(run_replay(journal, theme=theme))
 
 
 @app.command()
 def journals(
-    limit: int = typer.Option(20, help="How many to list (newest first)."),
+    limit: int = typer.Option(20, help="How many to list (newest first); 0 lists all."),
     agent: str | None = typer.Option(
         None, "--agent", metavar="NAME", help="Only runs of this agent (codex, claude, gemini, "
         "an agent's own name) or engine."),
     status: str | None = typer.Option(
         None, "--status", metavar="STATUS", help="Only runs that ended so: completed, failed, "
-        "cancelled, or running (no end yet)."),
+        "cancelled; running (no end yet), or crashed (no end, nothing writes it)."),
     search: str | None = typer.Option(
         None, "--search", metavar="TEXT", help="Only runs whose task, session title or path "
         "holds TEXT (any case)."),
 ) -> None:
     """List recent journals: start time, status, agent, tokens in/out and cost, the agent
     session's title and the task, events, path."""
+    from .cli_checks import check_limit
     from .replay.cli import list_recent
 
+    with _user_errors():
+        check_limit("--limit", limit)
     raise typer.Exit(list_recent(limit, agent=agent, status=status, search=search))
 
 
@@ -358,4 +406,7 @@ from . import cli_agents  # noqa: E402, F401 - registers `sessions` and `resume`
 
 def main() -> None:
     """Console-script entry point."""
+    from .cli_checks import safe_output
+
+    safe_output()
     app()

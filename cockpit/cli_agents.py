@@ -18,15 +18,16 @@ from .cli import (
     ModeOption,
     NoMcpOption,
     PassEnvOption,
+    PolicyOption,
     SettingOption,
     ThemeOption,
     TimeoutOption,
     UnattendedOption,
     _agent_choices,
+    _checked,
     _no_choices,
     _options,
     _present,
-    _theme,
     _user_errors,
     _warn_agent_config,
     app,
@@ -94,6 +95,7 @@ def resume(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    policy: PolicyOption = None,
     theme: ThemeOption = None,
     model: Annotated[str | None, typer.Option(
         "--model", metavar="NAME", help="The agent's model setting.")] = None,
@@ -114,8 +116,9 @@ def resume(
     from .sessions import resumable
 
     tui = use_tui(headless)
-    with _user_errors():
-        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
+    with _checked(journal, theme, approval_timeout), _user_errors():
+        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
+                           policy=policy, cwd=cwd)
         choices = _agent_choices(model, mode, option, mcp, no_mcp, env, pass_env)
         if session is not None:
             if task is not None:
@@ -136,4 +139,4 @@ def resume(
                                 resume=session_id)
         typer.echo(f"resuming {agent}'s session {session_id} in {factory.cwd}", err=True)
         first = factory(task or "")
-    _present(factory, first, tui=tui, theme=_theme(theme, tui))
+    _present(factory, first, tui=tui, theme=theme)

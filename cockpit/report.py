@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine_adapter.describe import verdict_text
+from engine_adapter.describe import approval_verdict
 from engine_adapter.fold import EndItem, RunView, ToolCallItem
 from engine_adapter.input_fields import input_text
 from engine_adapter.text import cap, plural
@@ -103,8 +103,8 @@ def approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:  # run unasked: say what covered it, when the engine said
         return f"covered by {cap(item.permitted_by, chars=200)}" if item.permitted_by else None
-    decided = verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
-    if approval.via == "grant":
+    decided = approval_verdict(approval, human=HUMAN)
+    if approval.via in ("grant", "deny-rule", "policy"):  # nobody was asked
         return decided
     # The verdict the request carried, as it was: the report decides nothing again.
     if approval.grantable:

@@ -107,7 +107,7 @@ def test_an_offer_the_agent_lacks_is_a_failed_run_listing_the_valid_values(cli):
     (["resume", "{tmp}/nope.jsonl", "--headless"], "no journal at"),
     (["resume", "--headless"], "no agent run in the journals to resume"),
     (["journals", "--status", "done"], "--status 'done': use one of completed, failed, "
-     "cancelled, running"),
+     "cancelled, running, crashed"),
 ])
 def test_wrong_combinations_are_one_line_errors(cli, args, message):
     args = [a.replace("{agent}", cli.agent()).replace("{tmp}", str(cli.tmp)) for a in args]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
@@ -16,9 +17,17 @@ from engine_adapter.text import escaped, plural
 from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
-from .journals import JournalSummary, list_journals
+from .journals import (
+    CRASHED,
+    CRASHED_LEGEND,
+    CRASHED_TEXT,
+    JournalSummary,
+    list_journals,
+    open_status,
+)
 
-__all__ = ["STATUSES", "check_journal", "list_recent", "matches", "run_export", "run_replay"]
+__all__ = ["STATUSES", "check_journal", "list_recent", "matches", "print_lines", "run_export",
+           "run_replay"]
 
 
 _SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
@@ -71,13 +80,71 @@ def check_journal(path: str) -> str | None:
     return None
 
 
+def print_lines(path: str, out: TextIO | None = None) -> int:
+    """Print the run in `path` one line per event, as `--headless` shows a live run (for a pipe
+    or a file: `cockpit replay J | less`). Returns the exit code."""
+    from engine_adapter.journal import read_journal
+
+    from ..headless import LinePrinter, use_color
+
+    out = out if out is not None else sys.stdout
+    file = Path(path).expanduser()
+    printer = LinePrinter(out, color=use_color(out))
+    reader = read_journal(file, strict=False)
+    ended = False
+    try:
+        for event in reader:
+            printer.handle(event)
+            ended = event.type == "agent_end"
+        if not ended:
+            status = open_status(file)
+            printer.line("journal", CRASHED_TEXT if status == CRASHED else
+                         "no final event yet: a run is still writing it (`cockpit replay` in a "
+                         "terminal follows it)")
+        printer.close()
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to show
+        _silence_stdout()
+        return 0
+    finally:
+        reader.close()
+    for n in reader.bad_lines[:5]:
+        _error(f"warning: line {n} of {path} is corrupt and was skipped")
+    if reader.torn_tail:
+        _error(f"warning: the last line of {path} was torn (a crash mid-write) and skipped")
+    return 0
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null, so the interpreter's last flush at exit
+    does not print a BrokenPipeError of its own."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def run_replay(path: str | None, *, theme: str | None = None) -> int:
-    """Open the viewer (or the picker without a path). Returns the exit code."""
+    """Open the viewer (or the picker without a path). Returns the exit code.
+
+    Without a terminal (`cockpit replay J | cat`) the run is printed as lines instead, and
+    without a path the recent journals are listed."""
+    from ..runs import use_tui
+
     if path is not None:
         problem = check_journal(path)
         if problem:
             _error(problem)
             return 1
+    if not use_tui(False):
+        if path is None:
+            _error("no terminal for the picker: recent journals below; give one: "
+                   "`cockpit replay PATH`")
+            return list_recent()
+        return print_lines(path)
     from .app import ReplayApp
 
     try:
@@ -95,8 +162,9 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
     return 0
 
 
-STATUSES = ("completed", "failed", "cancelled", "running")
-"""The run statuses `cockpit journals --status` takes ("running": no end yet)."""
+STATUSES = ("completed", "failed", "cancelled", "running", "crashed")
+"""The run statuses `cockpit journals --status` takes ("running": no end yet and still being
+written, or perhaps; "crashed": no end, and nothing writes it any more)."""
 
 
 def _tokens(count: int) -> str:
@@ -137,9 +205,9 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         return 2
     folder = journal_dir()
     filtered = agent is not None or status is not None or search is not None
-    summaries = [s for s in list_journals(folder, limit=max(limit * 10, 500) if filtered
-                                          else limit)
-                 if matches(s, agent=agent, status=status, search=search)][:limit]
+    scan = sys.maxsize if not limit else max(limit * 10, 500) if filtered else limit  # 0: all
+    summaries = [s for s in list_journals(folder, limit=scan)
+                 if matches(s, agent=agent, status=status, search=search)][:limit or None]
     if not summaries:
         if filtered:
             print(f"no journal in {folder} matches")
@@ -160,6 +228,8 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         name = _printable(_agent_name(facts.agent), 18) or "-"
         print(f"{started}  {_printable(s.status, 10):<10} {name:<18} {spent:>13} {cost:>9} "
               f"{events:>16}  {_printable(what, 60):<60}  {_printable(str(s.path))}")
+    if any(s.status == CRASHED for s in summaries):
+        print(CRASHED_LEGEND)
     return 0
 
 
