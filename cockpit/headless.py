@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
+from engine_adapter.questions import answer_text, fields_text
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
 from .input_fields import input_line
@@ -137,7 +138,24 @@ def format_event(event: Any) -> tuple[str, str, str]:
     if t == "approval_resolved":
         how = event.via + (", always" if event.remember else "")
         label, colour = ("allowed", "green") if event.allowed else ("denied", "red")
-        return label, f"{event.approval_id} {event.tool} ({how})", colour
+        said = f": {event.reason}" if event.reason else ""
+        return label, f"{event.approval_id} {event.tool} ({how}){said}", colour
+    if t == "question_asked":
+        form = fields_text(event.fields)
+        return "question", f"{event.question_id} {event.message}" + (
+            f" — {form}" if form else ""), "yellow"
+    if t == "question_answered":
+        label, colour = {"accept": ("answered", "green"), "decline": ("declined", "red")}.get(
+            event.action, ("cancelled", "yellow"))
+        return label, f"{event.question_id} " + answer_text(
+            (), event.action, event.values, via=event.via, reason=event.reason,
+            human="a human"), colour
+    if t == "commands_available":
+        names = ", ".join(f"/{c.name}" for c in event.commands)
+        return "commands", names or "(none)", "dim"
+    if t == "prompt_note":
+        how = "during the turn" if event.delivery == "in_turn" else "with the task"
+        return "note", f"passed on to the agent {how}: {event.text}", "cyan"
     if t == "decision_error":
         raw = f" · raw: {event.raw}" if event.raw else ""
         return "error", f"malformed decision: {event.error}{raw}", "red"

@@ -2,9 +2,10 @@
 the three minimal protocols (see `runner`).
 
 An engine takes one at the start of `run()` (`RunContext.of(self)`) and uses it for everything
-the run touches: `emit`, `request_approval`, `cancelled`, `is_granted`, `wait_cancelled`,
-`on_cancel`. The richer protocols are checked once, here; with a controller or token that offers
-only the minimum, the helpers degrade to the safe answer (no standing grant is known) or to
+the run touches: `emit`, `request_approval`, `cancelled`, `is_granted`, `ask_question`,
+`denial_reason`, `wait_cancelled`, `on_cancel`. The richer protocols are checked once, here;
+with a controller or token that offers only the minimum, the helpers degrade to the safe answer
+(no standing grant is known; a question is declined, and journaled as such; no reason) or to
 polling the token, never to an error.
 """
 
@@ -15,13 +16,16 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .events import BaseEvent
+from .events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
+from .questions import Answer
 from .runner import (
     AgentRunner,
     ApprovalController,
     CancelToken,
     EventSink,
     GrantAwareController,
+    QuestionController,
+    ReasonAwareController,
     WatchableCancelToken,
 )
 
@@ -75,7 +79,8 @@ class RunContext:
     emitted into an ended run.
     """
 
-    __slots__ = ("_grants", "controller", "cwd", "live", "sink", "token")
+    __slots__ = ("_grants", "_questions", "_reasons", "controller", "cwd", "live", "sink",
+                 "token")
 
     def __init__(self, sink: EventSink, controller: ApprovalController, token: CancelToken, *,
                  cwd: str | None = None) -> None:
@@ -85,6 +90,8 @@ class RunContext:
         self.cwd = cwd
         self.live = True
         self._grants = controller if isinstance(controller, GrantAwareController) else None
+        self._questions = controller if isinstance(controller, QuestionController) else None
+        self._reasons = controller if isinstance(controller, ReasonAwareController) else None
 
     @classmethod
     def of(cls, runner: AgentRunner, *, cwd: str | None = None) -> RunContext:
@@ -127,6 +134,27 @@ class RunContext:
         this call only, never for more than the human saw."""
         grants = self._grants
         return grants is not None and bool(grants.is_granted(tool, tool_input, tier))
+
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id` (`None`: none given, or a
+        controller that does not keep them)."""
+        reasons = self._reasons
+        return reasons.denial_reason(approval_id) if reasons is not None else None
+
+    # questions ------------------------------------------------------------------------------
+    async def ask_question(self, question_id: str, message: str, fields: list[QuestionField],
+                           *, call_id: str | None = None) -> Answer:
+        """Put an agent's question to the human and wait for the answer. A controller that
+        cannot ask gets the question declined at once — still journaled, asked and answered."""
+        questions = self._questions
+        if questions is not None:
+            answer = await questions.ask_question(question_id, message, fields, call_id=call_id)
+            return answer if isinstance(answer, Answer) else Answer(*answer)
+        self.emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
+                                call_id=call_id))
+        self.emit(QuestionAnswered(question_id=question_id, action="decline", via="auto",
+                                   reason="nobody here can answer questions"))
+        return Answer("decline")
 
     # cancel ---------------------------------------------------------------------------------
     @property

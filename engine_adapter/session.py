@@ -2,8 +2,9 @@
 
 Observation flows out: every event the engine emits is stamped, written to the journal, appended
 to `history`, and only then seen by `events()` streams. Control flows in: `resolve_approval()`
-answers a gated call, `cancel()` stops the run. An event may announce that approval is needed;
-only the control methods decide it.
+answers a gated call (a denial may carry the human's reason), `answer_question()` answers an
+agent's question, `cancel()` stops the run. An event may announce that approval or an answer is
+needed; only the control methods decide it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bus import EventLog
+from .cancel_token import SessionCancelToken
 from .events import (
     EVENT_ADAPTER,
     AgentEnd,
@@ -31,10 +33,14 @@ from .events import (
 )
 from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
+from .question_desk import PendingQuestion, QuestionDesk
+from .questions import Answer, AnswerAction
 from .runner import AgentRunner
 from .state import TaskState
+from .text import cap
 
-__all__ = ["PendingApproval", "Session", "SessionCancelToken"]
+__all__ = ["REASON_LIMIT", "PendingApproval", "PendingQuestion", "Session",
+           "SessionCancelToken"]
 
 log = logging.getLogger(__name__)
 
@@ -46,57 +52,8 @@ _JOURNAL_WRITE = JsonlEventJournal.write
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
 
-
-class SessionCancelToken:
-    """The cancel token a Session hands its engine: a `runner.WatchableCancelToken`.
-
-    Besides `cancelled` and `reason`, an engine may `await token.wait()` or register
-    `on_cancel(callback)` to stop work at once (a child process, say) rather than at its next
-    boundary.
-    """
-
-    def __init__(self) -> None:
-        self.cancelled = False
-        self.reason: str | None = None
-        self._callbacks: list[Callable[[], Any]] = []
-        self._event: asyncio.Event | None = None
-
-    def on_cancel(self, callback: Callable[[], Any]) -> Callable[[], None]:
-        """Call `callback()` when the token trips (at once if it already has). Returns a function
-        that unregisters it."""
-        if self.cancelled:
-            callback()
-            return lambda: None
-        self._callbacks.append(callback)
-
-        def remove() -> None:
-            if callback in self._callbacks:
-                self._callbacks.remove(callback)
-
-        return remove
-
-    async def wait(self) -> None:
-        """Return once the token has tripped."""
-        if self.cancelled:
-            return
-        if self._event is None:
-            self._event = asyncio.Event()
-        await self._event.wait()
-
-    def trip(self, reason: str) -> None:
-        """Trip the token (first reason wins) and run the callbacks; a failing callback is
-        logged, never raised into the caller."""
-        if self.cancelled:
-            return
-        self.cancelled, self.reason = True, reason
-        if self._event is not None:
-            self._event.set()
-        callbacks, self._callbacks = self._callbacks, []
-        for callback in callbacks:
-            try:
-                callback()
-            except Exception:
-                log.exception("cancel callback failed")
+REASON_LIMIT = 4_000
+"""Characters of a human's reason kept with an answer (and passed on to the agent)."""
 
 
 @dataclass
@@ -178,6 +135,8 @@ class Session:
         self._emitted = 0  # events emitted so far: the next one's `seq`
         self._pending: dict[str, PendingApproval] = {}
         self._answered: set[str] = set()
+        self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
+        self._questions = QuestionDesk(self.emit)
         self._started = False
         self._ended = False
         self._cancellation_seen = False
@@ -212,6 +171,11 @@ class Session:
     def pending_approvals(self) -> list[PendingApproval]:
         """Approvals waiting for a human, oldest first."""
         return list(self._pending.values())
+
+    @property
+    def pending_questions(self) -> list[PendingQuestion]:
+        """The agent's questions waiting for the human, oldest first."""
+        return self._questions.pending
 
     @property
     def done(self) -> bool:
@@ -315,13 +279,16 @@ class Session:
                                    via="auto", remember=False))
         return allowed
 
-    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False) -> None:
+    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
+                         reason: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
         `allow and remember` stores a standing grant for the call's prefix, unless the prefix is
         blank, the tier is 4 or the tool is `alter_verification` (then it is allow-once).
-        Answering an already-answered id, or an unknown id with nothing (or several) pending,
-        does nothing: a stale double key-press must not answer a different request.
+        `reason`: the human's words with the answer (journaled in `approval_resolved`, cut to
+        `REASON_LIMIT` characters; the engine reads it with `denial_reason` and may pass it on to
+        its agent). Answering an already-answered id, or an unknown id with nothing (or several)
+        pending, does nothing: a stale double key-press must not answer a different request.
         """
         pending = self._pending.get(approval_id)
         if pending is None:
@@ -336,19 +303,49 @@ class Session:
             grant = ApprovalGrant(tool=pending.tool, prefix=pending.prefix, tier=pending.tier)
             if grant not in self.grants:
                 self.grants.append(grant)
+        words = cap(reason.strip(), chars=REASON_LIMIT) if reason and reason.strip() else None
+        if words is not None:
+            self._reasons[pending.approval_id] = words
         # Journal the decision before the engine can act on it.
         self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
-                                   allowed=allow, via="human", remember=stored))
+                                   allowed=allow, via="human", remember=stored, reason=words))
         if not pending.future.done():
             pending.future.set_result(allow)
 
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id`, or `None`. Makes the
+        Session a `ReasonAwareController`."""
+        return self._reasons.get(approval_id)
+
+    # Questions -------------------------------------------------------------------------------
+    async def ask_question(self, question_id: str, message: str, fields: list[Any], *,
+                           call_id: str | None = None) -> Answer:
+        """Put an agent's question to the human; returns the `Answer` (see `QuestionDesk`).
+
+        `question_asked` is emitted; then: cancelled -> `cancel`; unattended -> `decline` at
+        once (`via="auto"`); attended -> the human's `answer_question`, or `decline` after
+        `approval_timeout`. Makes the Session a `QuestionController`."""
+        return await self._questions.ask(
+            question_id, message, fields, call_id=call_id, attended=not self.unattended,
+            cancelled=self.cancel_token.cancelled or self._ended,
+            timeout=self.approval_timeout)
+
+    def answer_question(self, question_id: str, action: AnswerAction = "accept",
+                        values: dict[str, Any] | None = None) -> bool:
+        """Answer an open question: `accept` with `values` (field name -> answer, checked
+        against its fields: `questions.AnswerError` if they do not fit, and nothing is
+        answered), or `decline`. Returns False, doing nothing, for a question not open (already
+        answered, or never asked): a stale key press must not answer another question."""
+        return self._questions.answer(question_id, action, values)
+
     def cancel(self, reason: str = "cancelled") -> None:
-        """Trip the cancel token and deny every pending approval. The engine stops at its next
-        boundary; the run ends with `cancellation_observed` and `agent_end(status="cancelled")`.
-        Idempotent; a no-op once the run has ended."""
+        """Trip the cancel token, deny every pending approval and cancel every open question.
+        The engine stops at its next boundary; the run ends with `cancellation_observed` and
+        `agent_end(status="cancelled")`. Idempotent; a no-op once the run has ended."""
         if self._ended:
             return
         self.cancel_token.trip(reason)
+        self._questions.cancel_all()
         for pending in list(self._pending.values()):
             self._pending.pop(pending.approval_id, None)
             self._decide_auto(pending.approval_id, pending.tool, False)
@@ -386,6 +383,7 @@ class Session:
                 self._pending.pop(pending.approval_id, None)
                 if not pending.future.done():
                     pending.future.set_result(False)
+            self._questions.release()
             self._close_journal()
             self._log.close()
             runner.event_sink = runner.approval_controller = runner.cancel_token = None
