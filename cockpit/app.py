@@ -2,41 +2,52 @@
 
 The one-way flow: the session's events are folded once (`RunFold`) by a `FramePump`, which hands
 `RunDisplay` what changed at most once a frame. Keys go back only through
-`Session.resolve_approval` and `Session.cancel`. The widgets never see the Session, so the
-replay viewer reuses `RunDisplay` as it is; what is live-only lives here: the approval keys,
-cancel, quit, starting the next task (typed into the `EndPanel`), and the raw-event inspector's
-lookup into `Session.history`.
+`Session.resolve_approval` (a denial with the human's reason), `Session.answer_question` and
+`Session.cancel`. The widgets never see the Session, so the replay viewer reuses `RunDisplay` as
+it is; what is live-only lives here: the approval keys, cancel, quit, the message box (the next
+task, messages queued or sent at once while the agent works, the agent's questions: see
+`steer_app`), and the raw-event inspector's lookup into `Session.history`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
-from textual.widgets import Input
 from textual.worker import Worker
 
 from engine_adapter import Session
-from engine_adapter.fold import APPROVALS, RUN, Item, RunFold, RunView, ToolCallItem
+from engine_adapter.fold import (
+    APPROVALS,
+    COMMANDS,
+    QUESTIONS,
+    RUN,
+    Item,
+    RunFold,
+    RunView,
+    ToolCallItem,
+)
 
+from . import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
 from .base_app import EventLookup, ThemedApp
 from .keys import bindings
 from .pump import ChangeSet, FramePump
 from .screens import HelpScreen, QuitScreen
+from .steer_app import SteeringControls
 from .widgets import EndPanel, RunDisplay, Transcript
 from .widgets.approval import always_text
+from .widgets.composer import Composer
 from .widgets.key_hints import KeyHints
-from .widgets.text import clean
 
 __all__ = ["CockpitApp"]
 
 CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
 
 
-class CockpitApp(ThemedApp):
+class CockpitApp(SteeringControls, ThemedApp):
     """The live cockpit over a `Session` the caller built; starts `session.run()` on mount.
 
     Args:
@@ -50,7 +61,7 @@ class CockpitApp(ThemedApp):
             (snapshot tests use that, so the picture does not depend on the wall clock).
     """
 
-    BINDINGS = bindings("app")
+    BINDINGS: ClassVar[list[Any]] = [*bindings("app"), *bindings("steer")]
     TITLE = "cockpit"
 
     def __init__(self, session: Session, *, theme: str | None = None,
@@ -66,6 +77,7 @@ class CockpitApp(ThemedApp):
         self._cancel_armed_until = 0.0
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
+        self._steer_init()
 
     # Properties --------------------------------------------------------------------------------
     @property
@@ -85,12 +97,14 @@ class CockpitApp(ThemedApp):
 
     # Building ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield RunDisplay(clock=self._elapsed_clock, id="run")
+        yield RunDisplay(clock=self._elapsed_clock, answerable=True, id="run")
         yield EndPanel(id="end-panel")
+        yield Composer(id="composer")
         yield KeyHints(id="keys")
 
     def on_mount(self) -> None:
         self.display_widget.show(self.view)
+        self._show_composer(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
 
@@ -114,10 +128,14 @@ class CockpitApp(ThemedApp):
         if not self.is_running:
             return
         self.display_widget.apply_changes(view, changes)
-        if changes.parts & (APPROVALS | RUN):
+        parts = changes.parts
+        if parts & (APPROVALS | RUN | QUESTIONS | COMMANDS):
             self.refresh_bindings()
-        if changes.parts & RUN:
+        if parts & RUN:
             self._show_end(view)
+        if parts & (APPROVALS | RUN | QUESTIONS | COMMANDS):
+            self._steer_changed(view, parts, questions=bool(parts & QUESTIONS),
+                                ended=bool(parts & RUN) and not view.live)
 
     def _show_end(self, view: RunView) -> None:
         journal = getattr(self.session.journal, "path", None)
@@ -147,12 +165,19 @@ class CockpitApp(ThemedApp):
         self._answer(True, remember=True)
 
     def action_deny(self) -> None:
-        """Deny the oldest pending call."""
-        self._answer(False)
+        """Deny the oldest pending call: first ask for a reason (in the message box; enter
+        denies, with or without one)."""
+        row = self._oldest_pending()
+        if row is not None and row.approval is not None:
+            self.ask_deny_reason(row.approval.approval_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Approval keys only while one is pending (and `a` only when it can be granted);
-        cancel only while the run is live."""
+        """Approval keys only while one is pending (and `a` only when it can be granted), and
+        no question is open; cancel only while the run is live; the message box's keys only
+        where a conversation can go on."""
+        steer = self.steer_key_applies(action)
+        if steer is not None:
+            return steer
         if action in ("approve", "deny"):
             return self._oldest_pending() is not None
         if action == "approve_always":
@@ -220,18 +245,7 @@ class CockpitApp(ThemedApp):
         return lambda seq: history[seq] if 0 <= seq < len(history) else None
 
     # The next task ---------------------------------------------------------------------------
-    @on(Input.Submitted, "#next-task")
-    def _next_task(self, message: Input.Submitted) -> None:
-        task = message.value.strip()
-        if not task or self.next_session is None or not self.session.done:
-            return
-        try:
-            session = self.next_session(task)
-        except Exception as exc:  # a factory failure is the user's to see, not a crash
-            self.notify(f"could not start the next task: {clean(str(exc), 500)}",
-                        severity="error", markup=False)
-            return
-        self.sessions.append(session)
+    def _task_started(self) -> None:
+        """A next task was started (from the message box): the end panel goes."""
         self.query_one(EndPanel).hide()
         self.query_one(Transcript).focus()
-        self._start(session)

@@ -24,6 +24,8 @@ ADDED_TYPES = [
     # issue 12: an agent's questions and their answers, its commands, a note passed on to it
     "question_asked", "question_answered", "commands_available", "prompt_note",
 ]
+AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "prompt_note"}
+"""What only an external agent says (questions, commands, notes passed on): never in the demo."""
 
 MINIMAL = {
     "agent_start": {"task": "t", "engine": "e"},

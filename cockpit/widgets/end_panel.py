@@ -1,8 +1,7 @@
-"""`EndPanel`: how a task ended (status, outcome, where its journal is) and the input for the
-next task, shown under the transcript once the run is over.
+"""`EndPanel`: how a task ended (status, outcome, where its journal is), shown under the
+transcript once the run is over (the next task is typed in the `Composer` below it).
 
-It renders from a `RunView` and the journal's path, never from a Session; starting the next task
-is the live app's business (it listens for the input's `Input.Submitted`).
+It renders from a `RunView` and the journal's path, never from a Session.
 """
 
 from __future__ import annotations
@@ -10,10 +9,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from engine_adapter.fold import RunView
 
+from .. import steer_keys  # noqa: F401 - registers the `compose` key named below
+from ..keys import key_label
 from ..styles import palette_for
 from .text import clean, clean_line
 
@@ -34,19 +35,15 @@ class EndPanel(Vertical):
     EndPanel.-shown { display: block; }
     EndPanel.-failed { border-top: thick $error; }
     EndPanel.-cancelled { border-top: thick $warning; }
-    EndPanel #next-task { display: none; margin-top: 1; }
-    EndPanel #next-task.-shown { display: block; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static("", id="end-text")
-        yield Input(placeholder="next task — enter runs it in this session (grants carry "
-                    "over)", id="next-task", max_length=20_000)
 
     def show(self, view: RunView, *, journal: str | None, offer_next: bool) -> None:
-        """Show how `view`'s run ended (or hide while it is live); `offer_next` shows the input
-        for the next task — shown, not focused: a `y` pressed a moment too late must not start
-        typing a task."""
+        """Show how `view`'s run ended (or hide while it is live); `offer_next` says where the
+        next task is typed (the message box is shown, not focused: a `y` pressed a moment too
+        late must not start typing a task)."""
         if view.live or view.status == "idle":
             self.hide()
             return
@@ -60,19 +57,15 @@ class EndPanel(Vertical):
         text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
                     palette.accent if journal else palette.dim)
         if offer_next:
-            text.append("\ntab (or a click) to type the next task · ctrl+q quits", palette.dim)
+            text.append(f"\n{key_label(self.app, 'compose')} (or a click) to type the next task "
+                        "below · ctrl+q quits", palette.dim)
         else:
             text.append("\nctrl+q quits", palette.dim)
         self.query_one("#end-text", Static).update(text)
         self.set_class(view.status == "failed", "-failed")
         self.set_class(view.status == "cancelled", "-cancelled")
         self.add_class("-shown")
-        next_input = self.query_one("#next-task", Input)
-        next_input.set_class(offer_next, "-shown")
-        if offer_next:
-            next_input.value = ""
 
     def hide(self) -> None:
-        """Hide the panel and its input (the next task is starting)."""
+        """Hide the panel (the next task is starting)."""
         self.remove_class("-shown", "-failed", "-cancelled")
-        self.query_one("#next-task", Input).remove_class("-shown")

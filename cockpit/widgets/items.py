@@ -20,11 +20,19 @@ from rich.text import Text
 from textual.strip import Strip
 
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import DecisionItem, Item, MessageItem, NoticeItem, ToolCallItem
+from engine_adapter.fold import (
+    DecisionItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    QuestionItem,
+    ToolCallItem,
+)
 from engine_adapter.text import cut, plural
 
 from ..input_fields import input_line, input_text
 from ..styles import Palette
+from .question_rows import question_rows, question_text
 from .text import clean, styled, styled_line, styled_one_line
 
 __all__ = [
@@ -149,7 +157,12 @@ def _approval_badge(item: ToolCallItem, palette: Palette) -> Text | None:
         return Text(who, palette.success)
     who = {"human": "denied by you", "auto": "denied (no answer)"}.get(approval.via or "",
                                                                        "denied")
-    return Text(who, palette.status_style("denied"))
+    badge = Text(who, palette.status_style("denied"))
+    if approval.answer_reason:  # the human's words, passed on to the agent
+        badge.append(": ", palette.status_style("denied"))
+        badge.append_text(styled_one_line(approval.answer_reason, palette.text, limit=200,
+                                          marker_style=_warn(palette)))
+    return badge
 
 
 def _tool(item: ToolCallItem, expanded: bool, palette: Palette, console: Console,
@@ -244,6 +257,8 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
         strips += _message(item, expanded, palette, console, inner)
     elif isinstance(item, DecisionItem):
         strips += _decision(item, palette, console, inner)
+    elif isinstance(item, QuestionItem):
+        strips += question_rows(item, expanded, palette, console, inner, _wrapped)
     elif isinstance(item, NoticeItem):
         strips += _notice(item, palette, console, inner)
     else:
@@ -269,6 +284,8 @@ def item_text(item: Item) -> str:
         return f"{item.action} {item.tool or ''}\n\n{item.rationale or ''}"
     if isinstance(item, NoticeItem):
         return item.text
+    if isinstance(item, QuestionItem):
+        return question_text(item)
     return item.kind
 
 
