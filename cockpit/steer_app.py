@@ -60,7 +60,7 @@ class SteeringControls:
 
     def _show_composer(self: CockpitApp, view: RunView) -> None:
         self.composer.show(offer=self.next_session is not None and not self._quitting,
-                           live=view.live and not self.session.done, queued=self.queue.items,
+                           live=not self.session.done, queued=self.queue.items,
                            held=self.queue.held, commands=view.commands)
 
     # Keys ---------------------------------------------------------------------------------

@@ -180,7 +180,7 @@ class Composer(Vertical):
         yield QueueList(id="queued")
         yield OptionList(id="commands")
         yield Static("", id="composer-label")
-        yield ComposerInput(id="next-task", max_length=MESSAGE_LIMIT)
+        yield ComposerInput(id="next-task", max_length=MESSAGE_LIMIT, select_on_focus=False)
 
     def on_mount(self) -> None:
         self.query_one("#commands", OptionList).can_focus = False
@@ -225,8 +225,7 @@ class Composer(Vertical):
         elif self.live:
             label.append("message to the agent ", palette.accent)
             label.append("queued until its turn ends · "
-                         f"{key_label(self.app, 'send-now-anywhere')} sends it now "
-                         "(stops the turn)", palette.dim)
+                         f"{key_label(self.app, 'send-now-anywhere')} sends now", palette.dim)
             box.placeholder = "type a message (" + ("/ for the agent's commands, "
                                                     if self.commands else "") + "enter queues it)"
         else:

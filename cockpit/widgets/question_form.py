@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.events import Resize
+from textual.events import DescendantFocus, Resize
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, RadioButton, RadioSet, SelectionList, Static
@@ -34,18 +34,27 @@ from .text import clean_line, styled
 __all__ = ["QuestionForm"]
 
 
+class ChoiceField(RadioSet):
+    """One of several options: up/down move, space or enter choose. Focused with nothing
+    highlighted yet, it highlights the chosen option (else the first), so space chooses at once."""
+
+    def on_focus(self) -> None:
+        if self._selected is None and self._nodes:
+            pressed = self.pressed_index
+            self._selected = pressed if pressed >= 0 else 0
+
+
 def _field_widget(index: int, field: Any, disabled: bool) -> Widget:
     """The widget that takes one field's answer, its default filled in."""
     wid = f"qf-{index}"
     default = field.default
-    if field.kind == "boolean":
-        return Checkbox(Text(clean_line(field_label(field), 200)), value=default is True,
-                        id=wid, disabled=disabled)
+    if field.kind == "boolean":  # its name is on the line above: the box says what ticked means
+        return Checkbox(Text("yes"), value=default is True, id=wid, disabled=disabled)
     if field.kind == "choice":
         buttons = [RadioButton(Text(clean_line(option.label or option.value, 300)),
                                value=option.value == default)
                    for option in field.options or []]
-        return RadioSet(*buttons, id=wid, disabled=disabled)
+        return ChoiceField(*buttons, id=wid, disabled=disabled)
     if field.kind == "multi":
         chosen = set(default or []) if isinstance(default, list) else set()
         return SelectionList[str](*[
@@ -74,14 +83,18 @@ class QuestionForm(Vertical):
     }
     QuestionForm.-open { display: block; }
     QuestionForm #question-head { height: auto; }
-    QuestionForm #question-fields { height: auto; max-height: 24; }
+    QuestionForm #question-fields { height: auto; }
     QuestionForm .question-label { height: auto; margin-top: 1; }
     QuestionForm Input { height: 1; border: none; padding: 0 1; background: $surface; }
-    QuestionForm Input:focus { background: $boost; }
+    QuestionForm Input:focus { border: none; background: $boost; }
     QuestionForm RadioSet, QuestionForm SelectionList {
         height: auto; max-height: 8; border: none; padding: 0; background: $surface;
     }
+    QuestionForm RadioSet:focus, QuestionForm SelectionList:focus {
+        border: none; background: $boost;
+    }
     QuestionForm Checkbox { border: none; padding: 0; background: $surface; }
+    QuestionForm Checkbox:focus { border: none; background: $boost; }
     QuestionForm #question-error { height: auto; color: $error; }
     QuestionForm #question-keys { height: auto; }
     """
@@ -114,6 +127,7 @@ class QuestionForm(Vertical):
         self.answerable = answerable
         self.question: QuestionItem | None = None
         self.height_shown = 0
+        self._head = Text()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="question-head")
@@ -139,6 +153,18 @@ class QuestionForm(Vertical):
         self.question = row
         self._build(row, len(view.questions))
         self.add_class("-open")
+        self._fit()
+
+    def _fit(self) -> None:
+        """The fields scroll within the rows the form may take (60% of the run's area, less
+        its head, error and keys lines), so the keys line always shows."""
+        width = max(20, (self.size.width or self.app.size.width) - 2)
+        head_rows = len(self._head.wrap(self.app.console, width))
+        parent = self.parent
+        height = parent.size.height if isinstance(parent, Widget) and parent.size.height \
+            else self.app.size.height
+        room = height * 6 // 10 - head_rows - 4  # its border, the error and the keys lines
+        self.query_one("#question-fields", VerticalScroll).styles.max_height = max(3, room)
 
     def _build(self, row: QuestionItem, open_count: int) -> None:
         palette = palette_for(self.app)
@@ -148,6 +174,7 @@ class QuestionForm(Vertical):
             head.append(f"  (1 of {open_count} open, oldest first)", palette.dim)
         head.append("\n")
         head.append_text(styled(row.message, palette.text, limit=4_000))
+        self._head = head
         self.query_one("#question-head", Static).update(head)
         fields = self.query_one("#question-fields", VerticalScroll)
         fields.remove_children()
@@ -180,10 +207,25 @@ class QuestionForm(Vertical):
 
     def focus_first(self) -> None:
         """Put the focus in the first field."""
-        for widget in self.query_one("#question-fields", VerticalScroll).children:
+        fields = self.query_one("#question-fields", VerticalScroll)
+        for widget in fields.children:
             if widget.focusable:
-                widget.focus()
+                widget.focus(scroll_visible=False)
+                fields.scroll_home(animate=False)
                 return
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        """A field got the focus: its label (above it) comes into sight with it."""
+        fields = self.query_one("#question-fields", VerticalScroll)
+        widget = event.widget
+        if widget.parent is not fields:
+            widget = next((w for w in widget.ancestors if w.parent is fields), widget)
+        children = list(fields.children)
+        if widget in children:
+            index = children.index(widget)
+            if index > 0:
+                fields.scroll_to_widget(children[index - 1], animate=False, top=True)
+            fields.scroll_to_widget(widget, animate=False)
 
     def show_error(self, text: str) -> None:
         """Say why the answer was not taken ("" clears it)."""
@@ -241,6 +283,8 @@ class QuestionForm(Vertical):
             self.screen.focus_next()
 
     def on_resize(self, event: Resize) -> None:
+        if self.question is not None:
+            self._fit()
         if self.question is not None and self.outer_size.height != self.height_shown:
             self.height_shown = self.outer_size.height
             self.post_message(self.Resized(self.height_shown))
