@@ -24,10 +24,12 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
+    QuestionItem,
     RunView,
     ToolCallItem,
 )
 from engine_adapter.journal_index import JournalIndex
+from engine_adapter.questions import answer_text, fields_text
 from engine_adapter.replay import JournalReplay
 from engine_adapter.text import cap, escaped, marker, split_unsafe
 
@@ -134,7 +136,18 @@ def _approval_text(item: ToolCallItem) -> str | None:
         approval.via or "", f"by {approval.via or 'nobody yet'}")
     verdict = {"allowed": "allowed", "denied": "denied"}.get(approval.state, "pending")
     extra = " (and granted always)" if approval.remember else ""
+    if approval.answer_reason:
+        extra += f": {_visible(approval.answer_reason, 500)}"
     return f"{verdict} {who}{extra}" if verdict != "pending" else "awaiting a decision"
+
+
+def _question_text(item: QuestionItem) -> str:
+    """An agent's question, its form and its answer, in one line."""
+    form = fields_text(item.fields)
+    answer = "awaiting an answer" if item.state == "pending" else answer_text(
+        item.fields, item.state, item.values, via=item.via or "human", reason=item.reason,
+        human="a human")
+    return f"the agent asks: {item.message}" + (f" ({form})" if form else "") + f" → {answer}"
 
 
 def render_markdown(view: RunView, result: ExportResult) -> str:
@@ -212,6 +225,8 @@ def _markdown_item(item: Item) -> str:
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
+    if isinstance(item, QuestionItem):
+        return f"**Question:** {_visible(_question_text(item), 4_000)}"
     if isinstance(item, NoticeItem):
         prefix = {"error": "**Error:** ", "warning": "**Note:** "}.get(item.level, "")
         return f"{prefix}{_visible(item.kind)}: {_visible(item.text, 2_000)}"
@@ -312,6 +327,8 @@ def _html_item(item: Item, e: Callable[..., str]) -> str:
             parts.append(f"<pre>{e(_trim(item.output))}</pre>")
         parts.append("</div>")
         return "".join(parts)
+    if isinstance(item, QuestionItem):
+        return f"<p><b>Question:</b> {e(_question_text(item), 4_000)}</p>"
     if isinstance(item, NoticeItem):
         return f"<p class='{e(item.level)}'>{e(item.kind)}: {e(item.text, 2_000)}</p>"
     return f"<p>({e(item.kind)})</p>"

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.widgets import Input
+
 from engine_adapter.fold import RunView
 from engine_adapter.questions import AnswerError
 
@@ -78,7 +80,8 @@ class SteeringControls:
     def steer_key_applies(self: CockpitApp, action: str) -> bool | None:
         """Whether a steering key applies now (None: not a steering key)."""
         if action in ("focus_composer", "start_command"):
-            offered = self.next_session is not None and not self.composer.box.has_focus
+            # Typing in a box (the message box, a question's field): these keys are text.
+            offered = self.next_session is not None and not isinstance(self.focused, Input)
             return offered and (action == "focus_composer" or bool(self.view.commands))
         if action in ("approve", "deny", "approve_always") and self.view.questions:
             return False  # the question comes first; its approval waits behind it

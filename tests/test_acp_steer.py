@@ -260,3 +260,74 @@ def test_json_of_the_form_round_trips_through_the_journal(tmp_path):
     assert json.loads(asked.model_dump_json())["fields"][4]["options"][0] == {
         "value": "dev", "label": "Development"}
 
+
+
+# -- replay and export ----------------------------------------------------------------------------
+
+def test_questions_and_reasons_replay_and_export(tmp_path):
+    from test_replay_app import opened, until
+
+    from cockpit.export import export_journal
+    from cockpit.replay import ReplayApp
+
+    def answer(session, event):
+        if event.type == "question_asked":
+            session.answer_question(event.question_id, "accept", {"choice": "dev"})
+        if event.type == "approval_requested":
+            session.resolve_approval(event.approval_id, allow=False, reason="not today")
+
+    _tasks(tmp_path, ["ask choice", "deny-wait git push", "hello"], answer=answer)
+    report = export_journal(tmp_path / "run-0.jsonl", "markdown").text
+    assert ("**Question:** the agent asks: A few questions before I start (Database (one of: "
+            "Development, Staging, required)) → answered by a human: Database: Development"
+            ) in report
+    assert "Approval: denied by a human: not today" in \
+        export_journal(tmp_path / "run-1.jsonl", "markdown").text
+    assert "passed on to the agent with the task" in \
+        export_journal(tmp_path / "run-2.jsonl", "html").text
+
+    path = tmp_path / "run-0.jsonl"
+    events = list(read_journal(path))
+    asked_at = next(i for i, e in enumerate(events) if e.type == "question_asked")
+
+    async def main():
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: opened(app))
+            app.replay_screen.seek(asked_at)
+            await until(pilot, lambda: app.position_shown == asked_at)
+            form = app.replay_screen.query_one("#question")
+            await until(pilot, lambda: form.has_class("-open"))
+            assert not form.answerable and not form.check_action("send_answer", ())
+            assert all(w.disabled for w in form.query("#qf-0"))
+            await pilot.press("end")
+            await until(pilot, lambda: not form.has_class("-open"))
+            row = next(i for i in app.replay_screen.view.items if i.kind == "question")
+            assert row.state == "accept" and row.values == {"choice": "dev"}
+
+    run(main())
+
+
+# -- an agent's commands, hostile -----------------------------------------------------------------
+
+def _offered(*commands):
+    from acp.schema import AvailableCommand
+
+    from engine_adapter.engines.acp.commands import agent_commands
+    return agent_commands([AvailableCommand.model_validate(c) for c in commands])
+
+
+@pytest.mark.parametrize("name", ["\x1b[31mreview", "re\u202eview", "re\x00view", "re\nview",
+                                  "re\x07view"])
+def test_a_commands_unsafe_characters_are_shown_not_obeyed(name):
+    command, = _offered({"name": name, "description": "\x1b]0;owned\x07 \x1b[2J d"})
+    assert not any(ch in command.name + command.description for ch in "\x1b\x07\x00\u202e")
+
+
+def test_commands_are_capped_named_once_and_without_a_leading_slash():
+    offered = _offered(*({"name": f"c{i}", "description": "x" * 5000} for i in range(600)),
+                       {"name": "c1", "description": "again"})
+    assert len(offered) == 500 and len({c.name for c in offered}) == 500
+    assert len(offered[0].description) < 1_100
+    assert [c.name for c in _offered({"name": "/review", "description": ""},
+                                     {"name": "  ", "description": "blank"})] == ["review"]

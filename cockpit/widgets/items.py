@@ -212,7 +212,8 @@ def _notice(item: NoticeItem, palette: Palette, console: Console, width: int) ->
     style = palette.level.get(item.level, palette.text)
     prefix = {"task": "▶ task: ", "end": "■ ", "phase": "◆ phase ", "plan": "☰ ",
               "cancel": "⊘ ", "escalation": "⇧ ", "declaration": "! ",
-              "decision_error": "✗ decision error: ", "retry": "↻ "}.get(item.kind, "· ")
+              "decision_error": "✗ decision error: ", "retry": "↻ ", "note": "✎ "}.get(
+                  item.kind, "· ")
     if item.kind == "task":
         style = palette.primary
     body = Text(prefix, style)
