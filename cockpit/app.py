@@ -38,7 +38,6 @@ from .pump import ChangeSet, FramePump
 from .screens import HelpScreen, QuitScreen
 from .steer_app import SteeringControls
 from .widgets import EndPanel, RunDisplay, Transcript
-from .widgets.approval import always_text
 from .widgets.composer import Composer
 from .widgets.key_hints import KeyHints
 
@@ -184,8 +183,7 @@ class CockpitApp(SteeringControls, ThemedApp):
             row = self._oldest_pending()
             if row is None or row.approval is None:
                 return False
-            grantable, _ = always_text(row.approval.tool, row.approval.prefix, row.approval.tier)
-            return True if grantable else None  # shown disabled: the bar says why
+            return True if row.approval.grantable else None  # shown disabled: the bar says why
         if action == "cancel_run":
             return self.view.live and not self.session.done
         return True

@@ -1,12 +1,17 @@
 """The headless view: one readable line per event, for a pipe, a log, or a terminal without the
 live cockpit (`--headless`, or whenever stdout is not a terminal).
 
-Streamed model text is the exception that proves the rule: its deltas continue one line (a
-message, or a thought) until another event arrives. Everything shown is untrusted (the model,
-the tools and the files they read chose it): every character `engine_adapter.text` calls
-unsafe is shown as its escape (`\x1b`, `\u200b`), line breaks become spaces (`⏎` inside a tool's
-input, so a second command cannot pass for an argument), and every line is capped, saying how
-much it dropped. Colour only on a terminal, never with `NO_COLOR`.
+Each event reads as its one description (`engine_adapter.describe`, shared with the transcript
+and the export). Streamed model text is the exception that proves the rule: its deltas continue
+one line (a message, or a thought) until another event arrives, its own line breaks kept as
+indented lines. A run's end says its error first (never the reply in its place), then the rest
+of the error and the agent's stderr tail, the reply when it was not streamed, and the files the
+task changed, each on an indented line: an indented line has no label, so nothing shown can
+pass for another event's line. Everything shown is untrusted (the model, the tools and the
+files they read chose it): every character `engine_adapter.text` calls unsafe is shown as its
+escape (`\x1b`, `\u200b`), line breaks elsewhere become spaces (`⏎` inside a tool's input, so a
+second command cannot pass for an argument), and every line is capped, saying how much it
+dropped. Colour only on a terminal, never with `NO_COLOR`.
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import json
 import os
 import signal
 import sys
@@ -22,10 +26,11 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from engine_adapter import Session, TaskState
-from engine_adapter.questions import answer_text, fields_text
+from engine_adapter.describe import describe, duration_text
+from engine_adapter.diff_summary import FileChange, changed_files, merge_changes
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
-from .input_fields import input_line
+from .outcome import changes_lines, reply_in_text
 
 __all__ = ["MAX_LINE", "LinePrinter", "approval_mode", "format_event", "run_headless",
            "sanitize", "use_color"]
@@ -34,8 +39,18 @@ MAX_LINE = 300
 """Characters of one line's text, beyond its label; the rest is counted, not shown."""
 ASK_LINE = 4_000
 """Characters of an approval's line: the whole input of the call is on it."""
+MESSAGE_CHARS = 20_000
+"""Characters of one streamed message shown (its line breaks kept); the rest is counted."""
+THOUGHT_CHARS = 2_000
+"""Characters of one streamed thought shown."""
+REPLY_CHARS = 20_000
+REPLY_LINES = 400
+"""What the end shows of a reply that was not streamed (the built-in engine's result)."""
+DETAIL_LINES = 40  # indented lines under one event (an error's, a stderr tail)
+SAID_CHARS = 1_000_000  # characters of a turn's messages kept to spot the reply in them
 
 _LABEL = 9
+_INDENT = " " * (_LABEL + 1)
 _RESET = "\x1b[0m"
 _COLORS = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m", "cyan": "\x1b[36m",
            "magenta": "\x1b[35m", "bold": "\x1b[1m", "dim": "\x1b[2m"}
@@ -56,139 +71,22 @@ def _clip(text: str, limit: int = MAX_LINE) -> str:
     return cap(sanitize(text), chars=max(MIN_CAP, limit))
 
 
-def _blank_stripped(line: str) -> str:
-    return line.removesuffix("\r").strip(" \t")
-
-
-def _last_line(text: str) -> str:
-    # Spaces and tabs only (and the CR of a `\r\n`): `str.strip` would also drop a U+2028, a
-    # U+0085 or a lone CR without a trace.
-    lines = [_blank_stripped(line) for line in text.split("\n") if _blank_stripped(line)]
-    return lines[-1] if lines else ""
-
-
-def _compact(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=repr)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _summary(tool_input: dict[str, Any] | None, limit: int = MAX_LINE) -> str:
-    """A tool call's whole input on one line (`$ git diff · env: A=1 · diff: +3 −1`), line
-    breaks inside a value shown as `⏎` (the line's sanitizing escapes the rest)."""
-    return input_line(tool_input, limit=limit)
-
-
-def _output_gist(tool: str, output: str) -> str:
-    """A command's last line (where test runners sum up); for other tools, a line count."""
-    lines = [line for line in output.split("\n") if _blank_stripped(line)]
-    if tool == "shell" or len(lines) <= 1:
-        return _last_line(output)
-    return f"{len(lines)} lines"
-
-
-def _ms(duration: float | None) -> str:
-    return "" if duration is None else f" {duration:.0f} ms"
+_COLOURS = {"plain": "", "strong": "bold", "dim": "dim", "good": "green", "bad": "red",
+            "warn": "yellow", "info": "cyan", "accent": "magenta"}
 
 
 def format_event(event: Any) -> tuple[str, str, str]:
-    """`(label, text, colour)` of one event (not streamed text); the text is not yet clipped."""
-    t = event.type
-    if t == "agent_start":
-        agent = event.agent
-        version = f"{agent.title or agent.name} {agent.version}".strip() if agent else None
-        parts = [event.engine, version, event.model, event.cwd]
-        return "start", f"{event.task}  ({' · '.join(p for p in parts if p)})", "bold"
-    if t == "agent_end":
-        detail = event.result or event.error
-        colour = {"completed": "green", "cancelled": "yellow"}.get(event.status, "red")
-        return "end", f"{event.status}" + (f": {detail}" if detail else ""), colour
-    if t == "turn_start":
-        return "turn", f"{event.turn}", "dim"
-    if t == "turn_end":
-        return "turn end", f"{event.turn}" + (f" ({event.stop_reason})"
-                                             if event.stop_reason else ""), "dim"
-    if t == "phase_changed":
-        return "phase", (f"{event.previous} → " if event.previous else "") + event.phase, "cyan"
-    if t == "declaration_required":
-        return "declare!", event.reason, "yellow"
-    if t == "model_decision":
-        what = event.tool or event.action
-        summary = _summary(event.tool_input)
-        why = f" — {event.rationale}" if event.rationale else ""
-        return "decide", f"{what} {summary}".rstrip() + why, "magenta"
-    if t == "tool_start":
-        return "tool ▶", (f"{event.call_id} {event.tool} [tier {event.tier}] "
-                          f"{_summary(event.tool_input)}"), ""
-    if t == "tool_end":
-        mark, colour = ("tool ✔", "green") if event.ok else ("tool ✘", "red")
-        detail = " · ".join(p for p in (event.error, _output_gist(event.tool, event.output)) if p)
-        return mark, f"{event.call_id} {event.tool}{_ms(event.duration_ms)}" + (
-            f": {detail}" if detail else ""), colour
-    if t == "approval_requested":
-        if event.tier >= 4:
-            always = "[a] always: never for tier 4"
-        else:
-            always = (f"[a] always would allow: {event.prefix}" if event.prefix
-                      else "[a] always: not grantable")
-        what = _summary(event.tool_input, ASK_LINE)
-        return "ask ?", (f"{event.approval_id} {event.tool} [tier {event.tier}] "
-                         + (f"{what} — " if what else "") + f"{event.reason} · {always}"), "yellow"
-    if t == "approval_resolved":
-        how = event.via + (", always" if event.remember else "")
-        label, colour = ("allowed", "green") if event.allowed else ("denied", "red")
-        said = f": {event.reason}" if event.reason else ""
-        return label, f"{event.approval_id} {event.tool} ({how}){said}", colour
-    if t == "question_asked":
-        form = fields_text(event.fields)
-        return "question", f"{event.question_id} {event.message}" + (
-            f" — {form}" if form else ""), "yellow"
-    if t == "question_answered":
-        label, colour = {"accept": ("answered", "green"), "decline": ("declined", "red")}.get(
-            event.action, ("cancelled", "yellow"))
-        return label, f"{event.question_id} " + answer_text(
-            (), event.action, event.values, via=event.via, reason=event.reason,
-            human="a human"), colour
-    if t == "commands_available":
-        names = ", ".join(f"/{c.name}" for c in event.commands)
-        return "commands", names or "(none)", "dim"
-    if t == "prompt_note":
-        how = "during the turn" if event.delivery == "in_turn" else "with the task"
-        return "note", f"passed on to the agent {how}: {event.text}", "cyan"
-    if t == "decision_error":
-        raw = f" · raw: {event.raw}" if event.raw else ""
-        return "error", f"malformed decision: {event.error}{raw}", "red"
-    if t == "model_retry":
-        return "retry", (f"{event.error} — retry {event.attempt} of {event.max_attempts} in "
-                         f"{event.delay_s:g} s"), "yellow"
-    if t == "model_usage":
-        cost = f", ${event.cost_usd:.4f}" if event.cost_usd is not None else ""
-        cached = f" ({event.cached_read_tokens} cached)" if event.cached_read_tokens else ""
-        return "usage", (f"{event.input_tokens} in{cached} / {event.output_tokens} out tokens"
-                         f"{cost}"
-                         + (f" ({event.model})" if event.model else "")), "dim"
-    if t == "verification_plan_frozen":
-        checks = "; ".join(f"{c.name}: {c.command}" if c.command else c.name
-                           for c in event.checks)
-        return "plan", checks or "(no checks)", "cyan"
-    if t == "verification_start":
-        return "check ▶", event.name, ""
-    if t == "verification_end":
-        mark, colour = ("check ✔", "green") if event.passed else ("check ✘", "red")
-        last = _last_line(event.output)
-        return mark, f"{event.name}{_ms(event.duration_ms)}" + (f": {last}" if last else ""), colour
-    if t == "cancellation_observed":
-        turn = f" (turn {event.turn})" if event.turn else ""
-        return "cancel", f"{event.reason}{turn}", "yellow"
-    if t == "task_escalated":
-        target = f"→ {event.target}: " if event.target else ""
-        return "escalate", f"{target}{event.reason}", "yellow"
-    return t, _compact(event.model_dump(exclude={"type", "session_id", "seq", "ts"})), ""
+    """`(label, text, colour)` of one event (not streamed text), from its one description
+    (`engine_adapter.describe`); the text is not yet clipped."""
+    said = describe(event)
+    return said.label, said.text, _COLOURS.get(said.tone, "")
 
 
 class LinePrinter:
-    """Writes events to `out`, one line each (streamed text: one line a message)."""
+    """Writes events to `out`, one line each: streamed text continues its line (a message's
+    own line breaks kept, as indented lines), and a few events add indented lines under theirs
+    (a run's end: the rest of its error, the stderr tail, the reply unless it was streamed, the
+    files the task changed)."""
 
     def __init__(self, out: TextIO, *, color: bool = False, max_line: int = MAX_LINE) -> None:
         self.out = out
@@ -197,6 +95,16 @@ class LinePrinter:
         self._stream: tuple[int | None, str] | None = None  # (turn, channel) of the open line
         self._shown = 0
         self._hidden = 0
+        self._hidden_breaks = 0
+        self._breaks = 0  # line breaks streamed but not written yet (a last one never is)
+        self._said: list[str] = []  # the turn's message text as streamed (to spot the reply)
+        self._said_chars = 0
+        self._said_whole = True  # every character of it was shown
+        self._diffs: dict[str, str] = {}  # call id -> the diff its input carries
+        self._changes: list[FileChange] = []  # files the task's calls changed
+        self._started: dict[str, float] = {}  # call id -> when it began running
+        self._asked: dict[str, float] = {}  # approval id -> when it was asked
+        self._waited: dict[str, float] = {}  # call id -> ms it waited for you while running
 
     def _paint(self, text: str, colour: str) -> str:
         return f"{_COLORS[colour]}{text}{_RESET}" if self.color and colour else text
@@ -210,13 +118,90 @@ class LinePrinter:
         self.out.write(f"{self._label(label, colour)} {_clip(text, limit or self.max_line)}\n")
         self.out.flush()
 
+    def more(self, text: str, colour: str = "", *, limit: int | None = None) -> None:
+        """Write one indented line under the last (no label: it cannot pass for an event)."""
+        self.out.write(_INDENT + self._paint(_clip(text, limit or self.max_line), colour) + "\n")
+
     def handle(self, event: Any) -> None:
         """Show one event (an approval with its whole input)."""
-        if event.type == "model_update":
+        kind = event.type
+        if kind == "model_update":
             self._stream_text(event.turn, event.channel, event.text)
-        else:
-            limit = max(ASK_LINE, self.max_line) if event.type == "approval_requested" else None
-            self.line(*format_event(event), limit=limit)
+            return
+        self._follow(event)
+        if kind == "agent_end":
+            self._end(event)
+            return
+        if kind == "tool_end" and event.call_id in self._waited and event.duration_ms:
+            # Its clock ran while it waited for you: the line says how long it worked.
+            work = max(0.0, event.duration_ms - self._waited.pop(event.call_id))
+            event = event.model_copy(update={"duration_ms": work})
+        said = describe(event)
+        limit = max(ASK_LINE, self.max_line) if kind == "approval_requested" else None
+        text = said.text
+        if kind == "approval_resolved":
+            text += self._wait_text(event)
+        self.line(said.label, text, _COLOURS.get(said.tone, ""), limit=limit)
+        for detail in said.details[:DETAIL_LINES]:
+            self.more(detail, "dim")
+        self.out.flush()
+
+    def _follow(self, event: Any) -> None:
+        """Keep what the end will need: the turn's text, and the diffs of calls that ran."""
+        kind = event.type
+        if kind in ("turn_start", "agent_start"):
+            self._said, self._said_chars, self._said_whole = [], 0, True
+            if kind == "agent_start":
+                self._diffs, self._changes = {}, []
+        elif kind in ("tool_start", "approval_requested"):
+            if kind == "tool_start":
+                self._started[event.call_id] = event.ts
+            else:
+                self._asked[event.approval_id] = event.ts
+            diff = event.tool_input.get("diff") if isinstance(event.tool_input, dict) else None
+            if isinstance(diff, str) and diff:
+                key = event.call_id if kind == "tool_start" else event.approval_id
+                self._diffs[key] = diff
+        elif kind == "tool_end":
+            self._started.pop(event.call_id, None)
+            diff = event.diff or self._diffs.pop(event.call_id, None)
+            if event.ok and isinstance(diff, str) and diff:
+                self._changes += changed_files(diff)
+
+    def _wait_text(self, event: Any) -> str:
+        """` after 12.0 s` when someone was waited for (a human, or nobody for a second or
+        more); remembers the wait when it fell inside the call's run."""
+        asked = self._asked.pop(event.approval_id, None)
+        if asked is None:
+            return ""
+        waited = max(0.0, (event.ts - asked) * 1000.0)
+        if not (event.via == "human" or (event.via == "auto" and waited >= 1_000)):
+            return ""
+        started = self._started.get(event.approval_id)
+        if started is not None and started <= asked:
+            self._waited[event.approval_id] = waited
+        return f" after {duration_text(waited)}"
+
+    def _end(self, event: Any) -> None:
+        said = describe(event)
+        colour = _COLOURS.get(said.tone, "")
+        reply = event.result if event.result and event.result.strip() else None
+        partial = event.status != "completed"
+        shown = reply is not None and self._said_whole and reply_in_text(
+            reply, "".join(self._said))
+        text = said.text
+        if shown:
+            text += " · the partial reply is above" if partial else " · the reply is above"
+        self.line("end", text, colour, limit=max(self.max_line, 2_000))
+        for detail in said.details[:DETAIL_LINES]:
+            self.more(detail, "dim", limit=2_000)
+        if reply is not None and not shown:
+            self.more("partial reply:" if partial else "reply:", "dim")
+            for line in cap(reply, chars=REPLY_CHARS, lines=REPLY_LINES).split("\n"):
+                self.more(line, limit=2_000)
+        for line in changes_lines(merge_changes(self._changes)):
+            self.more(f"changed {line}", "dim")
+        self.out.flush()
 
     def close(self) -> None:
         """End an open streamed line."""
@@ -230,21 +215,42 @@ class LinePrinter:
             label = "thinking" if channel == "thought" else "model"
             self.out.write(self._label(label, "dim" if channel == "thought" else "bold") + " ")
             self._stream, self._shown, self._hidden = key, 0, 0
+            self._hidden_breaks = self._breaks = 0
             text = text.lstrip(" \t\n")  # blanks only: an unsafe character stays to be shown
-        text = sanitize(text)
-        room = max(0, self.max_line - self._shown)
+        message = channel == "message"
+        if message and self._said_chars < SAID_CHARS:
+            self._said.append(text)
+            self._said_chars += len(text)
+        text = escaped(text)
+        if "\r" in text:  # only `\r\n` line breaks are left: every other CR is escaped
+            text = text.replace("\r\n", "\n")
+        text = text.replace("\t", " ")
+        limit = MESSAGE_CHARS if message else THOUGHT_CHARS
+        room = max(0, limit - self._shown)
         shown, hidden = text[:room], text[room:]
-        if shown:
-            self.out.write(self._paint(shown, "dim") if channel == "thought" else shown)
+        if hidden:
+            self._hidden += len(hidden)
+            self._hidden_breaks += hidden.count("\n")
+            if message:
+                self._said_whole = False
         self._shown += len(shown)
-        self._hidden += len(hidden)
+        colour = "dim" if channel == "thought" else ""
+        for index, piece in enumerate(shown.split("\n")):
+            if index:
+                self._breaks += 1
+            if piece:
+                if self._breaks:  # a line break only once text follows it
+                    self.out.write("\n" * self._breaks + _INDENT)
+                    self._breaks = 0
+                self.out.write(self._paint(piece, colour))
         self.out.flush()
 
     def _close_stream(self) -> None:
         if self._stream is None:
             return
         if self._hidden:
-            self.out.write(" " + Cut("", self._hidden, 0).note())
+            lines = self._hidden_breaks
+            self.out.write(" " + Cut("", self._hidden, lines, whole_lines=not lines).note())
         self.out.write("\n")
         self._stream = None
 

@@ -25,6 +25,7 @@ from typing import Any
 from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
+from engine_adapter.text import a_or_an
 
 from .paths import new_journal_path
 
@@ -189,7 +190,7 @@ def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
         raise SetupError(f"--engine {spec!r}: {attr}(cwd=..., task=...) failed: "
                          f"{type(exc).__name__}: {exc}") from None
     if not callable(getattr(runner, "run", None)):
-        raise SetupError(f"--engine {spec!r}: {attr}() returned a {type(runner).__name__}, "
+        raise SetupError(f"--engine {spec!r}: {attr}() returned {a_or_an(type(runner).__name__)}, "
                          "not an AgentRunner (it needs an async run(state) method)")
     return runner
 

@@ -1,5 +1,6 @@
 """The session boundary of cockpit: typed events, the `Session` with its two planes, standing
-approval grants, the write-ahead journal, the pure fold, and the engines behind a session.
+approval grants and every shell rule (`shell`), the write-ahead journal, the pure fold, and the
+engines behind a session.
 
 Never imports Textual: anything here runs headless, in a script, or under another UI.
 """
@@ -7,20 +8,22 @@ Never imports Textual: anything here runs headless, in a script, or under anothe
 from . import events as _events
 from .events import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
 from .fold import RunFold, RunView
-from .grants import ApprovalGrant, grant_prefix
 from .journal import JournalError, JsonlEventJournal, read_journal
 from .runner import AgentRunner, ApprovalController, CancelToken, EventSink
 from .session import Session
+from .shell import DESTRUCTIVE, ApprovalGrant, Classification, classify_command, grant_prefix
 from .state import SessionState, TaskState
 
 __version__ = "0.1.0"
 
 __all__ = [
     *_events.__all__,
+    "DESTRUCTIVE",
     "AgentRunner",
     "ApprovalController",
     "ApprovalGrant",
     "CancelToken",
+    "Classification",
     "EventSink",
     "JournalError",
     "JsonlEventJournal",
@@ -29,6 +32,7 @@ __all__ = [
     "Session",
     "SessionState",
     "TaskState",
+    "classify_command",
     "grant_prefix",
     "read_journal",
 ]

@@ -160,7 +160,10 @@ class ToolStart(BaseEvent):
 
 class ToolEnd(BaseEvent):
     """A tool call finished, well or badly. Optional: `title` (the call's title as it stood at
-    the end, when the agent renamed it while it ran) and a command's `exit_code`."""
+    the end, when the agent renamed it while it ran), a command's `exit_code`, and `diff`: the
+    unified diff of the files the call changed when the engine knows it (an agent's edit
+    reported with diff content), made off the event loop and capped by `engine_adapter.diffs`;
+    views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str
@@ -171,10 +174,13 @@ class ToolEnd(BaseEvent):
     duration_ms: float | None = None
     title: str | None = None
     exit_code: int | None = None
+    diff: str | None = None
 
 
 class ApprovalRequested(BaseEvent):
-    """A human must decide on a gated call. `prefix` is what `[a] always` would grant."""
+    """A human must decide on a gated call. `prefix` is what `[a] always` would grant;
+    `grantable` and `ungrantable_reason` are the Session's verdict on whether it may
+    (`None` in journals written before the verdict travelled in the event)."""
 
     type: Literal["approval_requested"] = "approval_requested"
     approval_id: str
@@ -183,6 +189,17 @@ class ApprovalRequested(BaseEvent):
     tool_input: dict[str, Any] = Field(default_factory=dict)
     tier: int = 3
     prefix: str = ""
+    grantable: bool | None = None
+    ungrantable_reason: str | None = None
+
+    @property
+    def grant_verdict(self) -> tuple[bool, str | None]:
+        """`(grantable, why not)` as the views show it: the Session's verdict, or, for an old
+        journal without one, grantable iff the prefix is not blank and the tier below 4 (what
+        the Session then stored; no reason known)."""
+        if self.grantable is None:
+            return bool(self.prefix.strip()) and self.tier < 4, None
+        return self.grantable, None if self.grantable else self.ungrantable_reason
 
 
 class ApprovalResolved(BaseEvent):

@@ -18,6 +18,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar
 
+from .describe import describe
 from .events import BaseEvent, VerificationCheck
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "CommandView",
     "DecisionItem",
     "DeferredText",
+    "EndItem",
     "GrantView",
     "Item",
     "MessageItem",
@@ -185,20 +187,34 @@ class DecisionItem(Item):
 
 
 class ApprovalView:
-    """A gated call's approval: pending, then allowed or denied, by whom."""
+    """A gated call's approval: pending, then allowed or denied, by whom. `grantable` and
+    `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
+    always` would do), shown as they are: views never decide it again."""
 
-    __slots__ = ("answer_reason", "approval_id", "epoch", "prefix", "reason", "remember",
-                 "state", "tier", "tool", "tool_input", "via")
+    __slots__ = ("answer_reason", "answered_ts", "approval_id", "asked_ts", "epoch",
+                 "grantable", "prefix", "reason", "remember", "state", "tier", "tool",
+                 "tool_input", "ungrantable_reason", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
-                 tier: int, prefix: str) -> None:
+                 tier: int, prefix: str, grantable: bool = False,
+                 ungrantable_reason: str | None = None) -> None:
         self.epoch = 0
         self.approval_id, self.tool, self.reason = approval_id, tool, reason
         self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
+        self.grantable, self.ungrantable_reason = grantable, ungrantable_reason
         self.state = "pending"  # pending | allowed | denied
         self.via: str | None = None  # human | grant | auto
         self.remember = False
         self.answer_reason: str | None = None  # the human's words with the answer
+        self.asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
+        self.answered_ts: float | None = None
+
+    @property
+    def waited_ms(self) -> float | None:
+        """How long the call waited for its answer (None when nobody was asked)."""
+        if self.asked_ts is None or self.answered_ts is None:
+            return None
+        return max(0.0, (self.answered_ts - self.asked_ts) * 1000.0)
 
 
 class ToolCallItem(Item):
@@ -208,8 +224,8 @@ class ToolCallItem(Item):
     "running", "ok", "failed".
     """
 
-    __slots__ = ("approval", "call_id", "duration_ms", "error", "exit_code", "output",
-                 "permitted_by", "status", "tier", "title", "tool", "tool_input")
+    __slots__ = ("approval", "call_id", "diff", "duration_ms", "error", "exit_code", "output",
+                 "permitted_by", "started_ts", "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -223,6 +239,26 @@ class ToolCallItem(Item):
         self.exit_code: int | None = None  # a command's, when the engine reports it
         self.permitted_by: str | None = None  # what let it run unasked (an agent's permission)
         self.approval: ApprovalView | None = None
+        self.started_ts: float | None = None  # when it began running
+        # The unified diff of the change it makes or made, as the engine put it in the events:
+        # the input's `diff` (a write asked about or run), else `ToolEnd.diff` (an agent's edit).
+        self.diff: str | None = _input_diff(tool_input)
+
+    @property
+    def work_ms(self) -> float | None:
+        """How long the call ran, the wait for an approval asked while it ran left out."""
+        duration, approval = self.duration_ms, self.approval
+        if duration is None or approval is None or self.started_ts is None:
+            return duration
+        waited = approval.waited_ms
+        if waited is None or approval.asked_ts is None or approval.asked_ts < self.started_ts:
+            return duration  # asked before it started: the run's clock never saw the wait
+        return max(0.0, duration - waited)
+
+
+def _input_diff(tool_input: Any) -> str | None:
+    diff = tool_input.get("diff") if isinstance(tool_input, dict) else None
+    return diff if isinstance(diff, str) and diff else None
 
 
 class NoticeItem(Item):
@@ -266,6 +302,20 @@ class CommandView(NamedTuple):
     name: str
     description: str
     hint: str | None
+
+
+class EndItem(NoticeItem):
+    """How a task ended: `text` is its one line (error first); the fields are `agent_end`'s,
+    for the views that show the rest (the stderr tail, the reply once)."""
+
+    __slots__ = ("error", "result", "status", "stderr")
+
+    def __init__(self, task: int, turn: int | None, seq: int, text: str, level: str,
+                 status: str, result: str | None, error: str | None,
+                 stderr: list[str] | None) -> None:
+        super().__init__("end", task, turn, seq, text, level)
+        self.status, self.result, self.error = status, result, error
+        self.stderr = stderr
 
 
 class CheckView:
@@ -460,11 +510,13 @@ class RunFold:
         check = self.view.checks[check.check_id] = self._mine(check)
         return check
 
-    def _notice(self, kind: str, event: BaseEvent, text: str, level: str = "info",
-                parts: int = 0, turn: int | None = None) -> Change:
+    def _notice(self, kind: str, event: BaseEvent, *, parts: int = 0, turn: int | None = None,
+                suffix: str = "") -> Change:
+        """A notice row for `event`, reading as its one description."""
         view = self.view
+        said = describe(event)
         item = NoticeItem(kind, view.task_index, turn if turn is not None else view.turn or None,
-                          event.seq, text, level)
+                          event.seq, said.line + suffix, said.level)
         change = self._add(item)
         return Change(change.parts | parts, change.item)
 
@@ -488,7 +540,7 @@ class RunFold:
         v.checks, v.plan_version = {}, 0
         v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, e.task, parts=RUN | VERIFICATION, turn=0)
+        return self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view
@@ -509,9 +561,14 @@ class RunFold:
                 question.reason = "the run ended"
             v.questions.clear()
             parts |= QUESTIONS
-        text = e.result or e.error or e.status
-        level = {"completed": "info", "cancelled": "warning"}.get(e.status, "error")
-        return self._notice("end", e, text, level, parts=parts)
+        error = e.error
+        if error is None and e.status == "cancelled" and v.cancel_reason:
+            error = v.cancel_reason  # why it was cancelled, when the end itself does not say
+            e = e.model_copy(update={"error": error})
+        said = describe(e)
+        change = self._add(EndItem(v.task_index, v.turn or None, e.seq, said.line, said.level,
+                                   e.status, e.result, error, e.stderr))
+        return Change(change.parts | parts, change.item)
 
     def _turn_start(self, e: Any) -> Change:
         v = self.view
@@ -530,11 +587,10 @@ class RunFold:
 
     def _phase_changed(self, e: Any) -> Change:
         self.view.phase = e.phase
-        text = f"{e.previous} → {e.phase}" if e.previous else e.phase
-        return self._notice("phase", e, text, parts=RUN)
+        return self._notice("phase", e, parts=RUN)
 
     def _declaration_required(self, e: Any) -> Change:
-        return self._notice("declaration", e, e.reason, "warning", turn=e.turn)
+        return self._notice("declaration", e, turn=e.turn)
 
     def _model_decision(self, e: Any) -> Change:
         v = self.view
@@ -598,6 +654,8 @@ class RunFold:
         row.title = e.title
         row.permitted_by = e.permitted_by
         row.status = "running"
+        row.started_ts = e.ts
+        row.diff = _input_diff(e.tool_input) or row.diff
         return change
 
     def _tool_end(self, e: Any) -> Change:
@@ -616,12 +674,15 @@ class RunFold:
         row.exit_code = e.exit_code
         if e.title:  # the agent renamed the call while it ran
             row.title = e.title
+        if e.diff:
+            row.diff = e.diff
         return change
 
     def _approval_requested(self, e: Any) -> Change:
         v = self.view
         self._close_message()
-        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix)
+        approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier, e.prefix,
+                                *e.grant_verdict)
         row = v.tool_calls.get(e.approval_id)
         if row is None:
             row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool,
@@ -632,7 +693,9 @@ class RunFold:
             row = self._own(row)
             row.seqs.append(e.seq)
             change = Change(ITEMS, row.index)
+        approval.asked_ts = e.ts
         row.approval = self._new(approval)
+        row.diff = row.diff or _input_diff(e.tool_input)
         row.status = "awaiting"
         v.pending[e.approval_id] = row
         return Change(change.parts | APPROVALS, change.item)
@@ -656,6 +719,7 @@ class RunFold:
         approval.state = "allowed" if e.allowed else "denied"
         approval.via, approval.remember = e.via, e.remember
         approval.answer_reason = e.reason
+        approval.answered_ts = e.ts
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if e.allowed else "denied"
         if v.pending.pop(e.approval_id, None) is not None:
@@ -668,7 +732,7 @@ class RunFold:
         return Change(change.parts | parts, change.item)
 
     def _decision_error(self, e: Any) -> Change:
-        return self._notice("decision_error", e, e.error, "error", turn=e.turn)
+        return self._notice("decision_error", e, turn=e.turn)
 
     def _model_usage(self, e: Any) -> Change:
         v = self.view
@@ -700,10 +764,11 @@ class RunFold:
                 checks[check.id] = self._new(CheckView(check.id, check.name, check.command,
                                                        v.plan_version))
         v.checks = checks
-        names = ", ".join(c.name for c in checks.values()) or "no checks"
-        verb = "verification plan" if v.plan_version == 1 else "verification plan changed"
-        return self._notice("plan", e, f"{verb}: {names}",
-                            "info" if v.plan_version == 1 else "warning", parts=VERIFICATION)
+        if v.plan_version == 1:
+            return self._notice("plan", e, parts=VERIFICATION)
+        change = self._notice("plan", e, parts=VERIFICATION, suffix=" (changed)")
+        self.view.items[change.item].level = "warning"  # type: ignore[attr-defined]
+        return change
 
     def _verification_start(self, e: Any) -> Change:
         check = self._own_check(self._check(e))
@@ -726,16 +791,13 @@ class RunFold:
 
     def _cancellation_observed(self, e: Any) -> Change:
         self.view.cancel_reason = e.reason
-        return self._notice("cancel", e, f"cancelled: {e.reason}", "warning", parts=RUN,
-                            turn=e.turn)
+        return self._notice("cancel", e, parts=RUN, turn=e.turn)
 
     def _task_escalated(self, e: Any) -> Change:
-        target = f" → {e.target}" if e.target else ""
-        return self._notice("escalation", e, f"escalated{target}: {e.reason}", "warning")
+        return self._notice("escalation", e)
 
     def _model_retry(self, e: Any) -> Change:
-        text = f"{e.error} — retry {e.attempt} of {e.max_attempts} in {e.delay_s:g} s"
-        return self._notice("retry", e, text, "warning", turn=e.turn)
+        return self._notice("retry", e, turn=e.turn)
 
 
 def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:

@@ -46,8 +46,7 @@ def dialogue_handlers(fold: RunFold) -> dict[str, Callable[[Any], Change]]:
         return Change(COMMANDS)
 
     def note(e: Any) -> Change:
-        how = "while it worked" if e.delivery == "in_turn" else "with the task"
-        return fold._notice("note", e, f"your note, passed on to the agent {how}: {e.text}")
+        return fold._notice("note", e)
 
     return {"question_asked": asked, "question_answered": answered,
             "commands_available": commands, "prompt_note": note}

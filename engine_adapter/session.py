@@ -31,11 +31,11 @@ from .events import (
     dump_event,
     stamped,
 )
-from .grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 from .journal import JsonlEventJournal
 from .question_desk import PendingQuestion, QuestionDesk
 from .questions import Answer, AnswerAction
 from .runner import AgentRunner
+from .shell import ApprovalGrant, Grantability, grantability, grantability_off_loop
 from .state import TaskState
 from .text import cap
 
@@ -58,13 +58,17 @@ REASON_LIMIT = 4_000
 
 @dataclass
 class PendingApproval:
-    """A gated call waiting for a human."""
+    """A gated call waiting for a human. `approval_id` is the id in the session's events (the
+    engine's own id, made unique: see `Session.request_approval`); `grantable` is the verdict
+    the `approval_requested` event carried; `asked_as` the id the engine asked with."""
 
     approval_id: str
     tool: str
     tier: int
     prefix: str
     future: asyncio.Future[bool]
+    grantable: bool = False
+    asked_as: str = ""
 
 
 def _is_agent_end(event: BaseEvent) -> bool:
@@ -135,6 +139,7 @@ class Session:
         self._emitted = 0  # events emitted so far: the next one's `seq`
         self._pending: dict[str, PendingApproval] = {}
         self._answered: set[str] = set()
+        self._ids: set[str] = set()  # every approval id this session's events have used
         self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
         self._questions = QuestionDesk(self.emit)
         self._started = False
@@ -228,19 +233,29 @@ class Session:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
         A matching standing grant allows it at once (`approval_resolved` with `via="grant"`, no
-        `approval_requested`). Otherwise `approval_requested` is emitted, then: unattended ->
+        `approval_requested`). Otherwise `approval_requested` is emitted, carrying the verdict
+        of `grantability` (whether `[a] always` may grant it, and why not), then: unattended ->
         denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
-        the tool; attended -> the
-        human's `resolve_approval`, or a deny after `approval_timeout`.
+        the tool; attended -> the human's `resolve_approval`, or a deny after
+        `approval_timeout`.
+
+        Engines (and the agents behind them) choose their own ids, and may reuse one. The
+        session's events never do: an id already used in this session becomes `ID~2` (`~3`, …)
+        in the events, and `resolve_approval` answers by that id, so an answer always reaches
+        the request the human was shown.
         """
-        if not self.cancel_token.cancelled and self.is_granted(tool, tool_input, tier):
+        asked_as, approval_id = approval_id, self._unique_id(approval_id)
+        verdict = await grantability_off_loop(tool, tool_input, tier)
+        prefix = verdict.prefix
+        if not self.cancel_token.cancelled and self._covered(tool, verdict, tier):
             self._answered.add(approval_id)
             self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
                                        via="grant", remember=False))
             return True
-        prefix = grant_prefix(tool, tool_input)
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
-                                    tool_input=tool_input, tier=tier, prefix=prefix))
+                                    tool_input=tool_input, tier=tier, prefix=prefix,
+                                    grantable=verdict.grantable,
+                                    ungrantable_reason=verdict.reason))
         if self.cancel_token.cancelled:
             return self._decide_auto(approval_id, tool, False)
         if self.unattended:
@@ -249,7 +264,9 @@ class Session:
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
             return self._decide_auto(approval_id, tool, allowed)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future)
+        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
+                                                     grantable=verdict.grantable,
+                                                     asked_as=asked_as)
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -266,12 +283,24 @@ class Session:
                 self._pending.pop(approval_id, None)
                 self._decide_auto(approval_id, tool, False)
 
+    def _unique_id(self, approval_id: str) -> str:
+        """`approval_id`, or `approval_id~N` if this session's events already used it."""
+        unique, n = approval_id, 1
+        while unique in self._ids:
+            n += 1
+            unique = f"{approval_id}~{n}"
+        self._ids.add(unique)
+        return unique
+
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call: the check `request_approval` makes first
         (here nothing is emitted and nobody is asked). Makes the Session a
         `GrantAwareController`."""
-        prefix = grant_prefix(tool, tool_input)
-        return any(grant.matches(tool, prefix, tier) for grant in self.grants)
+        return self._covered(tool, grantability(tool, tool_input, tier), tier)
+
+    def _covered(self, tool: str, verdict: Grantability, tier: int) -> bool:
+        return verdict.grantable and any(
+            grant.matches(tool, verdict.prefix, tier) for grant in self.grants)
 
     def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
         self._answered.add(approval_id)
@@ -283,8 +312,9 @@ class Session:
                          reason: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
-        `allow and remember` stores a standing grant for the call's prefix, unless the prefix is
-        blank, the tier is 4 or the tool is `alter_verification` (then it is allow-once).
+        `approval_id` is the id the session's events carry (see `request_approval`).
+        `allow and remember` stores a standing grant for the call's prefix when the request's
+        verdict said it is grantable (otherwise it is allow-once).
         `reason`: the human's words with the answer (journaled in `approval_resolved`, cut to
         `REASON_LIMIT` characters; the engine reads it with `denial_reason` and may pass it on to
         its agent). Answering an already-answered id, or an unknown id with nothing (or several)
@@ -297,8 +327,7 @@ class Session:
             pending = next(iter(self._pending.values()))
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
-        stored = bool(allow and remember and pending.prefix.strip() and pending.tier < 4
-                      and pending.tool not in UNGRANTABLE_TOOLS)
+        stored = bool(allow and remember and pending.grantable)
         if stored:
             grant = ApprovalGrant(tool=pending.tool, prefix=pending.prefix, tier=pending.tier)
             if grant not in self.grants:
@@ -306,6 +335,7 @@ class Session:
         words = cap(reason.strip(), chars=REASON_LIMIT) if reason and reason.strip() else None
         if words is not None:
             self._reasons[pending.approval_id] = words
+            self._reasons[pending.asked_as or pending.approval_id] = words
         # Journal the decision before the engine can act on it.
         self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
                                    allowed=allow, via="human", remember=stored, reason=words))
@@ -313,8 +343,9 @@ class Session:
             pending.future.set_result(allow)
 
     def denial_reason(self, approval_id: str) -> str | None:
-        """The human's words given with the answer to `approval_id`, or `None`. Makes the
-        Session a `ReasonAwareController`."""
+        """The human's words given with the answer to `approval_id` (the events' id, or the id
+        the engine asked with: its latest answer), or `None`. Makes the Session a
+        `ReasonAwareController`."""
         return self._reasons.get(approval_id)
 
     # Questions -------------------------------------------------------------------------------

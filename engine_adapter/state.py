@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .grants import ApprovalGrant
+from .shell import ApprovalGrant
 
 __all__ = ["SessionState", "TaskState", "TaskStatus"]
 

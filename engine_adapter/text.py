@@ -54,6 +54,7 @@ __all__ = [
     "MIN_CAP",
     "UNSAFE_RANGES",
     "Cut",
+    "a_or_an",
     "cap",
     "cut",
     "escape",
@@ -240,6 +241,18 @@ MIN_CAP = 64
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 line`, `2 lines`, `1,234 lines` (`many` for an irregular plural)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def a_or_an(noun: str) -> str:
+    """`noun` with its indefinite article, by how it sounds: `an int`, `an object`, `a list`,
+    `a uint8`, `an hour`, `an MD5`."""
+    word = noun.lstrip()
+    first = word[:1].lower()
+    vowel = first in "aeiou" and not word.lower().startswith(("uni", "use", "usu", "uint",
+                                                               "one", "eu"))
+    vowel = vowel or word.lower().startswith(("hour", "honest", "honou"))
+    vowel = vowel or (word[:1].isupper() and word[:2].isupper() and first in "fhlmnrsx")
+    return f"{'an' if vowel else 'a'} {noun}"
 
 
 def line_count(text: str) -> int:

@@ -104,8 +104,9 @@ def test_every_update_kind_and_client_capability(shared):
     assert [e.phase for e in by_type["phase_changed"]] == ["code"]
     ends = {e.call_id: e for e in by_type["tool_end"]}
     assert ends["t-read"].ok and ends["t-read"].output == "read 23 characters"
-    assert "-old line\n+new line" in ends["t-edit"].output
-    assert "a/input.txt" in ends["t-edit"].output  # shown relative to the workspace
+    assert "-old line\n+new line" in ends["t-edit"].diff  # the diff apart from the output
+    assert ends["t-edit"].output == ""
+    assert "a/input.txt" in ends["t-edit"].diff  # shown relative to the workspace
     assert ends["t-exec"].ok and "from terminal" in ends["t-exec"].output
     assert not ends["t-fail"].ok and ends["t-fail"].error == "no such thing"
     assert all(e.duration_ms is not None for e in ends.values())

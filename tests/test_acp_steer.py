@@ -281,7 +281,7 @@ def test_questions_and_reasons_replay_and_export(tmp_path):
     assert ("**Question:** the agent asks: A few questions before I start (Database (one of: "
             "Development, Staging, required)) → answered by a human: Database: Development"
             ) in report
-    assert "Approval: denied by a human: not today" in \
+    assert "Approval: denied by a human (reason: not today)" in \
         export_journal(tmp_path / "run-1.jsonl", "markdown").text
     assert "passed on to the agent with the task" in \
         export_journal(tmp_path / "run-2.jsonl", "html").text

@@ -33,7 +33,7 @@ from engine_adapter.engines.acp.permissions import (
 from engine_adapter.engines.acp.process import PipeTransport
 from engine_adapter.engines.acp.text import clean, clean_json, clean_stderr_line
 from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
-from engine_adapter.grants import grant_prefix
+from engine_adapter.shell import grant_prefix
 
 # text --------------------------------------------------------------------------------------------
 
@@ -323,3 +323,23 @@ def test_client_maps_notifications_fast_and_by_schema(tmp_path):
     assert [(e.channel, e.text) for e in sink.events] == [
         ("message", "a"), ("thought", "b"), ("message", "[image image/png]")]
     assert client.mapper.reply == ["a", "[image image/png]"]
+
+
+def test_mapper_keeps_an_agents_diffs_apart_from_the_output():
+    from acp import tool_diff_content
+
+    from engine_adapter.engines.acp.mapping import RenderedDiff
+
+    events = []
+    mapper = UpdateMapper(events.append, clock=_Clock(), display_path=lambda p: p)
+    mapper.start_turn(1)
+    mapper.on_update(start_tool_call("e1", "Edit a.txt", kind="edit", status="in_progress"))
+    update = update_tool_call("e1", status="completed", content=[
+        tool_content(text_block("edited")), tool_diff_content("a.txt", "new\n", "old\n")])
+    # As the client hands it over: a diff it rendered off the loop stands in the content.
+    rendered = RenderedDiff("--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n")
+    mapper.on_update(update.model_copy(update={"content": [*update.content, rendered]}))
+    end = events[-1]
+    assert end.output == "edited"
+    assert end.diff == ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"
+                        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n")

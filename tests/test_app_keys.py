@@ -48,7 +48,7 @@ def test_a_grants_and_a_later_call_is_allowed_by_the_grant():
             assert later.approval.via == "grant" and later.status == "ok"
             transcript = app.query_one(Transcript)
             text = "\n".join(s.text for s in transcript._strips(later.index))
-            assert "allowed by grant" in text
+            assert "allowed by a standing grant" in text
             assert "git status" in app.query_one("#grants").render().plain
     run(main())
 

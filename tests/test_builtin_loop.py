@@ -146,7 +146,8 @@ def test_model_usage_once_per_model_call(ws) -> None:
 # -- the verification plan -----------------------------------------------------------------------
 
 def test_the_plan_is_frozen_and_verified_for_real(ws) -> None:
-    checks = [{"id": "t", "name": "tests", "command": f"{PY} -c 'print(42)'"},
+    (ws / "answer.py").write_text("print(42)\n")  # a script: inline code (-c) is tier 4
+    checks = [{"id": "t", "name": "tests", "command": f"{PY} answer.py"},
               {"name": "lint", "command": "true"}]
     steps = [{"tool": "declare_verification", "input": {"checks": checks}},
              {"tool": "declare_verification", "input": {"checks": [PASSING]}},

@@ -130,8 +130,9 @@ def test_cancel_during_a_running_sleep_ends_the_run_cancelled(tmp_path) -> None:
 
 def test_shell_timeout_and_cap_through_the_engine(tmp_path) -> None:
     steps = [{"tool": "shell", "input": {"command": "sleep 100"}},
-             {"tool": "shell", "input": {"argv": [PY, "-c", "print('y' * 5000)"]}},
+             {"tool": "shell", "input": {"argv": [PY, "loud.py"]}},
              {"finish": "done"}]
+    (tmp_path / "loud.py").write_text("print('y' * 5000)\n")  # inline code (-c) is tier 4
     session = Session(runner(tmp_path, steps, shell_timeout=0.2, output_cap=100),
                       TaskState(task="t"), unattended=True, auto_approve=True)
     run(asyncio.wait_for(session.run(), 30))

@@ -112,7 +112,8 @@ def test_run_with_a_model_fixes_the_sample_project_headless(tmp_path) -> None:
         result = cli("run", "Fix the failing test", "--model", "fake-model", "--base-url",
                      fake.url, "--cwd", str(workspace), "--headless", "--auto-approve")
     assert result.exit_code == 0, result.output
-    assert "\nend       completed: Fixed the off-by-one" in result.output
+    assert ("\nend       completed\n          reply:\n          Fixed the off-by-one"
+            in result.output)
     assert "check ✔   unit tests" in result.output and "check ✔   doctests" in result.output
     events = list(read_journal(journal_of(result.output)))
     assert events[0].model == "fake-model" and events[-1].status == "completed"

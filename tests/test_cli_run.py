@@ -42,7 +42,7 @@ def test_demo_headless_auto_approve_completes(tmp_path) -> None:
     result = cli("demo", "--headless", "--auto-approve", "--speed", "0")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("demo workspace: ")
-    assert "\nend       completed: " in result.output
+    assert "\nend       completed\n          reply:\n" in result.output
     journal = journal_line(result.output)
     assert journal.startswith(str(tmp_path / "home" / "data" / "journals"))
     types = {e.type for e in read_journal(journal)}
@@ -123,7 +123,7 @@ def test_run_an_engine_from_module_and_factory(tmp_path, engine_module) -> None:
     result = cli("run", "say hi", "--engine", f"{engine_module}:make", "--cwd", str(work),
                  "--auto-approve")
     assert result.exit_code == 0, result.output
-    assert f"end       completed: say hi in {work}" in result.output
+    assert f"end       completed\n          reply:\n          say hi in {work}\n" in result.output
     events = list(read_journal(journal_line(result.output)))
     assert [e.type for e in events] == ["agent_start", "approval_requested", "approval_resolved",
                                         "tool_start", "tool_end", "agent_end"]

@@ -312,6 +312,7 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
     from cockpit.widgets.panels import StatusLine
     from cockpit.widgets.transcript import Transcript
     from engine_adapter import JsonlEventJournal
+    from engine_adapter.describe import describe
     from engine_adapter.events import stamped
     from engine_adapter.fold import fold_events
 
@@ -339,7 +340,7 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
     assert "X Agent 2.1" in status and "(80 cached)" in status
     assert "context 25% of 200,000" in status
     assert "covered by agent permission" in row
-    assert "X Agent 2.1" in format_event(events[0])[1]
+    assert "X Agent 2.1" in describe(events[0]).details[0]  # the headless line under `start`
     assert "(80 cached)" in format_event(events[5])[1]
     path = tmp_path / "run.jsonl"
     with JsonlEventJournal(path) as journal:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
-from engine_adapter.text import escaped
+from engine_adapter.text import escaped, plural
 
 from ..paths import journal_dir
 from .journals import list_journals
@@ -98,10 +98,10 @@ def list_recent(limit: int = 20) -> int:
         return 0
     for s in summaries:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
-        events = f"{s.events:,}" if s.exact else f"~{s.events:,}"
+        events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
         task = _printable(s.task or "", 60)
         path = _printable(str(s.path))
-        print(f"{started}  {_printable(s.status, 10):<10} {events:>9} events  {task:<60}  {path}")
+        print(f"{started}  {_printable(s.status, 10):<10} {events:>16}  {task:<60}  {path}")
     return 0
 
 
@@ -126,7 +126,7 @@ def run_export(path: str, fmt: str, output: str | None) -> int:
         except OSError as exc:
             _error(f"cannot write {output!r}: {exc.strerror or exc}")
             return 1
-        print(f"wrote {output} ({result.events:,} events)", file=sys.stderr)
+        print(f"wrote {output} ({plural(result.events, 'event')})", file=sys.stderr)
     else:
         sys.stdout.write(result.text + "\n")
     for n in result.corrupt_lines[:5]:

@@ -7,6 +7,8 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from engine_adapter.text import plural
+
 from ..keys import bindings
 from ..widgets.pager import TextPager
 from ..widgets.text import clean_line
@@ -30,7 +32,8 @@ class PagerScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         lines = self._text.count("\n") + 1
-        yield Static(Text(f"{clean_line(self._title, 200)}  ({lines:,} lines)", style="bold"),
+        yield Static(Text(f"{clean_line(self._title, 200)}  ({plural(lines, 'line')})",
+                          style="bold"),
                      id="pager-title")
         yield TextPager(self._text, id="pager")
         yield Footer()

@@ -2,13 +2,12 @@
 
 Shows the tool, its tier (coloured by tier), the reason, the whole input (a coloured diff for
 edits, the command for shell, indented JSON otherwise), and exactly what `[a] always` would
-allow — or why it cannot be granted. With several pending, the oldest comes first and the count
-is shown. Renders from a `RunView`; the keys themselves belong to the live app.
+allow — or why it cannot be granted, as the Session's verdict in the request said (this module
+holds no grant rules). With several pending, the oldest comes first and the count is shown.
+Renders from a `RunView`; the keys themselves belong to the live app.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -21,8 +20,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine_adapter.fold import RunView, ToolCallItem
-from engine_adapter.grants import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS
+from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
 
 from ..keys import key_label
 from ..styles import Palette, palette_for
@@ -34,22 +32,14 @@ __all__ = ["ApprovalBar", "always_text"]
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 
 
-def always_text(tool: str, prefix: str, tier: int,
-                tool_input: dict[str, Any] | None = None) -> tuple[bool, str]:
-    """What `[a] always` would do for this call: (grantable, the sentence to show)."""
-    if tier > MAX_GRANTABLE_TIER:
-        return False, f"cannot be granted: tier {tier} (destructive) asks every time"
-    if tool in UNGRANTABLE_TOOLS:
-        return False, f"cannot be granted: {tool} changes the verification plan, asks every time"
-    shell_like = tool_input is None or bool({"command", "argv"} & set(tool_input))
-    if not prefix.strip() and not shell_like:
-        return False, ("cannot be granted: only plain shell commands can be; "
-                       f"{clean_line(tool, 40)} asks every time")
-    if not prefix.strip():
-        return False, ("cannot be granted: not one plain command (pipes, chains, redirections, "
-                       "substitutions or programs that run other code ask every time)")
-    return True, (f"always allow {clean_line(tool, 40)} `{clean_line(prefix, 80)} …` "
-                  "in this session")
+def always_text(approval: ApprovalView) -> str:
+    """What `[a] always` would do for this call, from the verdict its request carried:
+    "always allow shell `git status …` in this session" or "cannot be granted: why"."""
+    if approval.grantable:
+        return (f"always allow {clean_line(approval.tool, 40)} "
+                f"`{clean_line(approval.prefix, 80)} …` in this session")
+    why = approval.ungrantable_reason
+    return "cannot be granted" + (f": {clean_line(why, 300)}" if why else "")
 
 
 class ApprovalBar(Vertical):
@@ -167,8 +157,7 @@ class ApprovalBar(Vertical):
             head.append_text(styled_line(approval.reason, palette.text, limit=2_000,
                                          marker_style=warn))
         self.query_one("#approval-head", Static).update(head)
-        grantable, sentence = always_text(approval.tool, approval.prefix, approval.tier,
-                                          approval.tool_input)
+        grantable, sentence = approval.grantable, always_text(approval)
         keys = Text()
         keys.append("[y]", palette.success)
         keys.append(" allow once   ")

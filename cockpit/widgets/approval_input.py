@@ -15,9 +15,9 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
+from engine_adapter.input_fields import input_fields
 from engine_adapter.text import Cut, cut, line_count
 
-from ..input_fields import input_fields
 from ..styles import Palette
 from .text import styled
 

@@ -1,12 +1,13 @@
-"""`EndPanel`: how a task ended (status, outcome, where its journal is), shown under the
-transcript once the run is over (the next task is typed in the `Composer` below it).
+"""`EndPanel`: how a task ended (`end_text`: status and error first, where the reply is, the
+files it changed, where its journal is), shown under the transcript once the run is over (the
+next task is typed in the `Composer` below it).
 
-It renders from a `RunView` and the journal's path, never from a Session.
+It renders from a `RunView` and the journal's path, never from a Session; starting the next task
+is the live app's business (it listens for the input's `Input.Submitted`).
 """
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -16,7 +17,7 @@ from engine_adapter.fold import RunView
 from .. import steer_keys  # noqa: F401 - registers the `compose` key named below
 from ..keys import key_label
 from ..styles import palette_for
-from .text import clean, clean_line
+from .end_text import end_text
 
 __all__ = ["EndPanel"]
 
@@ -47,20 +48,9 @@ class EndPanel(Vertical):
         if view.live or view.status == "idle":
             self.hide()
             return
-        palette = palette_for(self.app)
-        text = Text()
-        text.append(f"{view.status}", palette.status_style(view.status))
-        outcome = view.result or view.error or view.cancel_reason or ""
-        if outcome:
-            text.append(": " + clean(outcome[:4_000]), palette.text)
-        text.append("\njournal: ", palette.dim)
-        text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
-                    palette.accent if journal else palette.dim)
-        if offer_next:
-            text.append(f"\n{key_label(self.app, 'compose')} (or a click) to type the next task "
-                        "below · ctrl+q quits", palette.dim)
-        else:
-            text.append("\nctrl+q quits", palette.dim)
+        hint = (f"{key_label(self.app, 'compose')} (or a click) to type the next task below · "
+                "ctrl+q quits" if offer_next else "ctrl+q quits")
+        text = end_text(view, palette_for(self.app), journal=journal, hint=hint)
         self.query_one("#end-text", Static).update(text)
         self.set_class(view.status == "failed", "-failed")
         self.set_class(view.status == "cancelled", "-cancelled")

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView
+from engine_adapter.text import plural
 
 from ..styles import palette_for
 from .text import clean_line, one_line
@@ -149,7 +150,7 @@ class VerificationPanel(Static):
             if check.status == "failed" and check.output:
                 text.append("\n   " + one_line(check.output.strip(" \t\r\n"), 200), palette.dim)
         if len(view.checks) > 50:
-            text.append(f"\n… {len(view.checks) - 50} more checks", palette.dim)
+            text.append(f"\n… {plural(len(view.checks) - 50, 'more check')}", palette.dim)
         self.update(text)
 
 

@@ -11,6 +11,7 @@ from engine_adapter.fold import QuestionItem
 from engine_adapter.questions import answer_text, field_kind_text, field_label
 
 from ..styles import Palette
+from .row_kit import warn_style, wrapped
 from .text import styled, styled_line
 
 __all__ = ["question_rows", "question_text"]
@@ -19,9 +20,9 @@ FIELDS_SHOWN = 6  # fields listed under a collapsed question
 
 
 def question_rows(item: QuestionItem, expanded: bool, palette: Palette, console: Console,
-                  width: int, wrap: object) -> list[Strip]:
-    """The rows of a question item (`wrap(console, text, width)` lays out a `Text`)."""
-    warn = palette.warning
+                  width: int) -> list[Strip]:
+    """The rows of a question item."""
+    warn = warn_style(palette)
     body = Text("? the agent asks: ", palette.accent)
     body.append_text(styled(item.message, palette.text, limit=4_000 if expanded else 600,
                             marker_style=warn))
@@ -43,7 +44,7 @@ def question_rows(item: QuestionItem, expanded: bool, palette: Palette, console:
                            reason=item.reason)
         style = palette.success if item.state == "accept" else palette.status_style("denied")
         body.append_text(styled_line(said, style, limit=2_000, marker_style=warn))
-    return wrap(console, body, width)  # type: ignore[operator]
+    return wrapped(console, body, width)
 
 
 def question_text(item: QuestionItem) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from engine_adapter.text import marked, marker, split_unsafe
+from engine_adapter.text import cut, marked, marker, split_unsafe
 
 __all__ = ["MARKER_STYLE", "clean", "clean_line", "first_line", "one_line",
            "styled", "styled_line", "styled_one_line"]
@@ -94,9 +94,12 @@ def one_line(text: str | None, limit: int = 200) -> str:
 
 def styled_one_line(text: str | None, style: Style | str = "", *, limit: int = 200,
                     marker_style: Style = MARKER_STYLE) -> Text:
-    """`one_line` as styled `Text`, the markers of unsafe characters highlighted."""
+    """The first line of `text` as styled `Text` (at most `limit` characters), the markers of
+    unsafe characters highlighted, then what was left out in the policy's words (`… 3 more
+    lines`, `… 56 more characters`)."""
     first, more = first_line(text, limit)
     out = styled_line(first, style, limit=limit, marker_style=marker_style)
-    if more:
-        out.append(" …", style)
+    if more and text:
+        piece = cut(text, lines=1, chars=len(first))
+        out.append(" " + piece.note(gone=False), style)
     return out

@@ -151,7 +151,8 @@ class Transcript(ScrollView, can_focus=True):
         items = self._items
         strips = render_item(items[index], items[index - 1] if index else None,
                              width=self._width, expanded=index in self._expanded,
-                             palette=palette_for(self.app), console=self.app.console)
+                             palette=palette_for(self.app), console=self.app.console,
+                             items=items)
         self._cache[index] = strips
         if getattr(items[index], "complete", True) is False:
             self._open.add(index)

@@ -29,7 +29,6 @@ from collections.abc import Awaitable
 from typing import Any
 
 from acp import RequestError
-from acp.helpers import text_block, tool_content
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -52,7 +51,7 @@ from ...events import BaseEvent, ToolEnd, ToolStart
 from ...fileio import FileRefused, off_loop
 from .commands import OfferedCommands
 from .elicitation import ElicitationCalls
-from .mapping import OUTPUT_LIMIT, UpdateMapper
+from .mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
 from .notes import DenialNotes
 from .permissions import (
     Permits,
@@ -169,7 +168,7 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
     async def _map_rendered(self, update: Any) -> None:
         """Render the update's diffs in a worker thread (a diff of a big file takes a while),
         then map it. The transport reads no further message meanwhile, so order holds."""
-        content = [tool_content(text_block(await self._diff_text([item])))
+        content = [RenderedDiff(await self._diff_text([item]))
                    if getattr(item, "type", None) == "diff" else item for item in update.content]
         run = self.run
         if run is not None and run.live:

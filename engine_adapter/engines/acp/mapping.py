@@ -7,7 +7,7 @@ emitting before any `await` is what keeps arrival order.
     agent_message_chunk / agent_thought_chunk -> model_update (channel message / thought)
     tool_call                      -> tool_start (tool = the call's kind, tier from the kind)
     tool_call_update, status completed/failed
-                                   -> tool_end (content, diffs, terminal output, duration)
+                                   -> tool_end (content and terminal output; diffs in `diff`)
     plan                           -> model_decision (action "plan", the checklist as rationale)
     current_mode_update            -> phase_changed
     usage_update (cost grew)       -> model_usage (the cost since the last one)
@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...diffs import unified_diff
 from ...events import (
@@ -36,7 +36,7 @@ from ...events import (
 from .permissions import tier_for
 from .text import cap, clean, clean_json
 
-__all__ = ["OUTPUT_LIMIT", "ToolCallState", "UpdateMapper", "render_content"]
+__all__ = ["OUTPUT_LIMIT", "RenderedDiff", "ToolCallState", "UpdateMapper", "render_content"]
 
 OUTPUT_LIMIT = 64 * 1024  # characters of a tool's output kept in its tool_end
 TITLE_LIMIT = 300
@@ -104,23 +104,36 @@ def _block_text(block: Any) -> str:
     return f"[{kind or 'content'}]"
 
 
+class RenderedDiff(NamedTuple):
+    """A tool call's diff content the client already rendered off the loop: it stands in the
+    content list where the SDK's diff item was, so the mapper keeps it apart from the output."""
+
+    text: str
+    type: str = "rendered_diff"
+
+
 def render_content(items: list[Any], terminal_output: TerminalOutput | None = None,
-                   display_path: Callable[[str], str] | None = None) -> str:
-    """A tool call's content as plain text: text blocks, unified diffs, terminal output.
+                   display_path: Callable[[str], str] | None = None) -> tuple[str, str]:
+    """A tool call's content as plain text, and its diffs apart: `(text, diff)`. The text
+    holds the text blocks and terminal output; the diff, the unified diff of each diff item.
     `display_path` shortens a diff's path (relative to the workspace, say)."""
     parts: list[str] = []
+    diffs: list[str] = []
     for item in items:
         kind = getattr(item, "type", None)
         if kind == "content":
             parts.append(_block_text(item.content))
+        elif kind == "rendered_diff":
+            diffs.append(item.text)
         elif kind == "diff":  # the client renders diffs off the loop first; this is the rest
             path = clean(display_path(item.path) if display_path else item.path, 1000)
-            parts.append(unified_diff(item.old_text, item.new_text, path.lstrip("/"),
+            diffs.append(unified_diff(item.old_text, item.new_text, path.lstrip("/"),
                                       limit=OUTPUT_LIMIT - 1024, seconds=0.05))
         elif kind == "terminal":
             text = terminal_output(item.terminal_id) if terminal_output is not None else None
             parts.append(text if text is not None else f"[terminal {item.terminal_id}]")
-    return "\n".join(part.rstrip("\n") for part in parts if part)
+    return ("\n".join(part.rstrip("\n") for part in parts if part),
+            "".join(diff if diff.endswith("\n") else diff + "\n" for diff in diffs if diff))
 
 
 def _render_plan(entries: list[Any]) -> str:
@@ -229,7 +242,7 @@ class UpdateMapper:
     def _end_tool(self, state: ToolCallState, error: str | None = None) -> None:
         self.tool_calls.pop(state.call_id, None)
         self.finished.add(state.call_id)
-        output = render_content(state.content, self.terminal_output, self.display_path)
+        output, diff = render_content(state.content, self.terminal_output, self.display_path)
         if not output and state.raw_output is not None:
             raw = state.raw_output
             output = raw if isinstance(raw, str) else json.dumps(clean_json(raw), indent=1,
@@ -240,7 +253,7 @@ class UpdateMapper:
             error = cap(output, 2000) if output else "the tool call failed"
         self.emit(ToolEnd(call_id=state.call_id, tool=state.kind, ok=ok, output=output,
                           error=error, duration_ms=(self.clock() - state.started) * 1000.0,
-                          title=state.title or None))
+                          title=state.title or None, diff=clean(diff) or None))
 
     def close_open_calls(self, why: str) -> None:
         """End every call the agent left open (the turn ended, was cancelled, or crashed)."""

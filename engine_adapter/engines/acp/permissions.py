@@ -4,9 +4,10 @@
   `execute` of `git status` also covers the same command asked for later, or run through
   `terminal/create`.
 - The tier comes from the kind: read/search/think 1, fetch/switch_mode 2, edit/delete/move/
-  execute (and anything unknown) 3, and 4 for a command the built-in engine's shell classifier
-  (`engines.builtin.tiers`) calls destructive (`rm -rf`, `sudo`, `git push --force`, writes
-  outside the workspace, …) — tier 4 is never granted and always asks.
+  execute (and anything unknown) 3, and 4 for a command the shell classifier
+  (`engine_adapter.shell.classify_command`) calls destructive (`rm -rf`, `sudo`,
+  `git push --force`, writes outside the workspace, …) — tier 4 is never granted and always
+  asks.
 - The approval input is the raw input's command as `{"command": str}` or `{"argv": [...]}` (so
   `grant_prefix` can compute what `[a] always` would allow) plus any other key the agent sent,
   which makes the call ungrantable unless it is only descriptive: a grant never covers more
@@ -27,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..builtin.tiers import DESTRUCTIVE, classify_command
+from ...shell import DESTRUCTIVE, classify_command
 from .text import clean, clean_json
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "approval_input",
     "choose_option",
     "command_of",
+    "commands_of",
     "destructive_reason",
     "same_command",
     "tier_for",
@@ -44,36 +46,47 @@ __all__ = [
 _KIND_TIERS = {"read": 1, "search": 1, "think": 1, "fetch": 2, "switch_mode": 2, "edit": 3,
                "delete": 3, "move": 3, "execute": 3, "other": 3}
 
-def command_of(raw_input: Any) -> str | list[str] | None:
-    """The command a call's raw input runs: a shell line, an argv list, or `None`."""
+_COMMAND_KEYS = ("command", "cmd", "argv")
+
+
+def commands_of(raw_input: Any) -> list[str | list[str]]:
+    """Every command a call's raw input names (a shell line or an argv list per key)."""
     if not isinstance(raw_input, dict):
-        return None
-    for key in ("command", "cmd", "argv"):
+        return []
+    found: list[str | list[str]] = []
+    for key in _COMMAND_KEYS:
         value = raw_input.get(key)
         if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return list(value)
-    return None
+            found.append(value)
+        elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            found.append(list(value))
+    return found
+
+
+def command_of(raw_input: Any) -> str | list[str] | None:
+    """The command a call's raw input runs: a shell line, an argv list, or `None` — also when
+    it names several (`command` and `cmd`): which one the agent runs is unknown."""
+    commands = commands_of(raw_input)
+    return commands[0] if len(commands) == 1 else None
 
 
 def tier_for(kind: str | None, raw_input: Any, workspace: str) -> int:
     """The cockpit tier of an agent's tool call of `kind` with `raw_input`: the kind's tier,
-    or 4 when its command is destructive (the built-in engine's shell classifier decides)."""
+    or 4 when its command is destructive (the shell classifier decides)."""
     tier = _KIND_TIERS.get(kind or "other", 3)
-    command = command_of(raw_input)
-    if command is not None and classify_command(command, workspace).tier >= DESTRUCTIVE:
+    if any(classify_command(command, workspace).tier >= DESTRUCTIVE
+           for command in commands_of(raw_input)):
         return DESTRUCTIVE
     return tier
 
 
 def destructive_reason(raw_input: Any, workspace: str) -> str | None:
     """Why a call's command is tier 4 ("forced push", …), or `None` if it is not."""
-    command = command_of(raw_input)
-    if command is None:
-        return None
-    verdict = classify_command(command, workspace)
-    return verdict.reason if verdict.tier >= DESTRUCTIVE else None
+    for command in commands_of(raw_input):
+        verdict = classify_command(command, workspace)
+        if verdict.tier >= DESTRUCTIVE:
+            return verdict.reason
+    return None
 
 
 def approval_input(raw_input: Any, *, locations: Sequence[str] = (),
@@ -82,6 +95,8 @@ def approval_input(raw_input: Any, *, locations: Sequence[str] = (),
 
     A command becomes `command` (a shell line) or `argv` (a list); a `cwd` equal to the
     workspace is dropped (the human loses nothing); every other key stays, cleaned and capped.
+    An input naming several commands (`command` and `cmd`) keeps them all as sent: the human
+    sees both, and a grant covers neither.
     """
     data: dict[str, Any] = dict(clean_json(raw_input)) if isinstance(raw_input, dict) else (
         {} if raw_input is None else {"input": clean_json(raw_input)})

@@ -1,18 +1,18 @@
 """The built-in engine: a small but real agent loop over a pluggable model.
 
 - `loop.BuiltinRunner` — the `AgentRunner`: turns, phases, tiers, approvals, verification.
-- `tools` — the tools and their tiers; `tiers.classify_command` — shell commands' tiers;
+- `tools` — the tools and their tiers (shell commands' tiers: `engine_adapter.shell`);
   `workspace.Workspace` — path confinement; `process.run_process` — commands, for real.
 - `model` — the model interface (`Model`, `ModelRequest`, outputs, `parse_decision`).
 - `scripted.ScriptedModel` — the offline model that plays `scenarios/*.toml`.
 - `demo` — the sample project (`sample_project/`) in a fresh workspace, ready to run.
 """
 
+from ...shell import Classification, classify_command
 from .demo import demo_runner, demo_task, make_workspace
 from .loop import BuiltinRunner
 from .model import Model, ModelRequest, RawDecision, TextDelta, Usage
 from .scripted import Scenario, ScenarioError, ScriptedModel, load_scenario
-from .tiers import Classification, classify_command
 from .workspace import Workspace, WorkspaceError
 
 __all__ = [

@@ -46,6 +46,7 @@ from ...events import (
 )
 from ...fileio import FileRefused, off_loop
 from ...runner import ApprovalController, CancelToken, EventSink
+from ...shell import DESTRUCTIVE, classify_command
 from ...state import TaskState
 from .model import (
     Decision,
@@ -58,7 +59,6 @@ from .model import (
 )
 from .process import ProcessResult, run_process, shell_argv
 from .reply import raw_text, read_reply, sort_decisions
-from .tiers import DESTRUCTIVE, classify_command
 from .tools import (
     EDIT_TOOLS,
     TOOLS,

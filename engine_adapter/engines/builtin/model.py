@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ...text import a_or_an
+
 __all__ = [
     "Decision",
     "DecisionFeedback",
@@ -239,5 +241,5 @@ def parse_decision(raw: Any, tools: Mapping[str, ToolSpec]) -> Decision:
         if kind is None:
             raise DecisionParseError(f"{name} takes no {key!r}")
         if not _check_type(value, kind):
-            raise DecisionParseError(f"{name}: {key!r} must be a {_type_name(kind)}")
+            raise DecisionParseError(f"{name}: {key!r} must be {a_or_an(_type_name(kind))}")
     return Decision("tool", tool=name, tool_input=dict(tool_input), rationale=rationale)

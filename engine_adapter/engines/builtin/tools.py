@@ -2,7 +2,7 @@
 
 Tiers: 1 read-only (runs at once), 2 writes in the workspace (runs at once, but only in the edit
 phase), 3 asks the human, 4 destructive (asks every time, never granted or auto-approved).
-The shell's tier comes from `tiers.classify_command`; running it, and the asks
+The shell's tier comes from `engine_adapter.shell.classify_command`; running it, and the asks
 (`switch_to_editing`, `declare_verification`, `alter_verification`), live in the loop.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 from ...diffs import unified_diff
 from ...events import VerificationCheck
 from ...fileio import FileRefused, check_writable, describe_error, read_regular, write_regular
+from ...shell import DESTRUCTIVE, classify_command
 from .model import ToolSpec
-from .tiers import DESTRUCTIVE, classify_command
 from .workspace import Workspace, WorkspaceError
 
 __all__ = [

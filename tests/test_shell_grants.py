@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine_adapter.grants import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
+from engine_adapter.shell import UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
 
 
 def prefix(command: str) -> str:
@@ -420,7 +420,8 @@ def test_ls_grant_does_not_cover_lsof() -> None:
     assert not grant.matches("shell", prefix("lsof -i"), 3)
     assert not grant.matches("shell", "lsof", 3)
     assert not grant.matches("shell", "ls ", 3)
-    assert grant.matches("shell", prefix("ls /tmp"), 3)
+    assert grant.matches("shell", prefix("ls src"), 3)
+    assert not grant.matches("shell", prefix("ls /tmp"), 3)  # a path outside the workspace
 
 
 @pytest.mark.parametrize("other", ["./git status", "bin/git status", "Git status", "GIT status",

@@ -1,0 +1,54 @@
+"""The small pieces every transcript row is built with: one cut row, wrapped rows, the marker
+style of unsafe characters, the note for lines left out, and Markdown that keeps line breaks."""
+
+from __future__ import annotations
+
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from engine_adapter.text import Cut
+
+from ..styles import Palette
+from .text import clean
+
+__all__ = ["lines_note", "markdown", "one", "warn_style", "wrapped"]
+
+
+def warn_style(palette: Palette) -> Style:
+    """How an unsafe character's marker stands out (the theme's warning colour, reversed)."""
+    return palette.warning + Style(reverse=True, bold=True)
+
+
+def one(console: Console, text: Text, width: int) -> Strip:
+    """One row: `text` cut to `width` cells (never wrapped)."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    strip = Strip(list(text.render(console)))
+    return strip.crop(0, width) if strip.cell_length > width else strip
+
+
+def wrapped(console: Console, renderable: RenderableType, width: int) -> list[Strip]:
+    """`renderable` wrapped to `width` cells, one strip a row."""
+    options = console.options.update(width=width, min_width=width, max_width=width,
+                                     highlight=False, markup=False)
+    return [Strip(line) for line in console.render_lines(renderable, options, pad=False)]
+
+
+def lines_note(hidden: int, hint: str = "") -> str:
+    """What a collapsed block leaves out, in the policy's words: `… 1 more line · enter to
+    expand` (empty when nothing is)."""
+    return Cut("", hidden, hidden).note(gone=False, hint=hint) if hidden > 0 else ""
+
+
+def markdown(text: str) -> Markdown:
+    """`text` (cleaned: unsafe characters as markers) as Markdown whose single line breaks stay
+    line breaks: a model writes lines, and CommonMark would join them into one paragraph."""
+    rendered = Markdown(clean(text), hyperlinks=False)
+    for token in rendered.parsed:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+    return rendered
