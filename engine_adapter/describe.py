@@ -21,10 +21,12 @@ from .questions import answer_text, fields_text
 from .text import plural
 
 __all__ = [
+    "COMMAND_SIGILS",
     "DESCRIBERS",
     "Description",
     "Tone",
     "call_timing",
+    "command_token",
     "describe",
     "duration_text",
     "end_lines",
@@ -248,8 +250,17 @@ def _question_answered(e: Any) -> Description:
     return Description(label, f"{e.question_id} {said}", tone, "→")  # type: ignore[arg-type]
 
 
+COMMAND_SIGILS = "$@#!"
+"""A command whose name starts with one of these (codex's `$skills`) is typed as it is named."""
+
+
+def command_token(name: str) -> str:
+    """What a human types for an agent's command: `/review`, or `$imagegen` as it is named."""
+    return name if name[:1] in COMMAND_SIGILS else f"/{name}"
+
+
 def _commands_available(e: Any) -> Description:
-    names = ", ".join(f"/{c.name}" for c in e.commands)
+    names = ", ".join(command_token(c.name) for c in e.commands)
     return Description("commands", names or "(none)", "dim", "/", "the agent offers: ")
 
 

@@ -20,6 +20,8 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from engine_adapter.describe import COMMAND_SIGILS
+from engine_adapter.describe import command_token as typed_as
 from engine_adapter.fold import CommandView
 
 from .. import steer_keys  # noqa: F401 - registers the bindings used below
@@ -31,19 +33,18 @@ from .text import clean_line
 __all__ = ["Composer", "command_token", "matching_commands"]
 
 MAX_SHOWN = 8  # rows of the completion list
-SIGILS = "$@#!"  # a command named with one of these is typed as it is, not after a slash
 
 
 def command_token(command: CommandView) -> str:
     """What the human types for `command`: `/review`, or a name that has its own sigil
     (codex's skills: `$imagegen`) as it is."""
-    return command.name if command.name[:1] in SIGILS else f"/{command.name}"
+    return typed_as(command.name)
 
 
 def matching_commands(commands: Sequence[CommandView], text: str) -> list[CommandView]:
     """The commands `text` is the start of (case-insensitive), or, once a command is typed in
     full and followed by a space, that command alone (its hint and description stay in sight)."""
-    if not text or text[0] not in "/" + SIGILS:
+    if not text or text[0] not in "/" + COMMAND_SIGILS:
         return []
     typed = text.lower()
     whole = [c for c in commands if typed.startswith(command_token(c).lower() + " ")]
