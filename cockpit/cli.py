@@ -52,13 +52,13 @@ def _user_errors() -> Iterator[None]:
     """A setup error (bad engine, directory or journal path) is one line and exit code 2."""
     from engine_adapter import JournalError
 
-    from .runs import SetupError
+    from .runs import EXIT_SETUP, SetupError
 
     try:
         yield
     except (SetupError, JournalError, OSError) as exc:
         typer.echo(f"cockpit: error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(EXIT_SETUP) from None
 
 
 def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None) -> None:
@@ -69,8 +69,10 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
     with suppress(BrokenPipeError):
         for path in factory.journals:
             typer.echo(f"journal: {path}")
-    if session.journal_error:
-        typer.echo(f"cockpit: {session.journal_error}", err=True)
+    for ran in getattr(factory, "sessions", None) or [session]:
+        if ran.journal_error:
+            typer.echo(f"cockpit: {ran.journal_error}; the run was stopped (exit {code})",
+                       err=True)
     raise typer.Exit(code)
 
 

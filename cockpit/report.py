@@ -5,7 +5,6 @@ HTML."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -14,6 +13,7 @@ from engine_adapter.fold import EndItem, QuestionItem, RunView, ToolCallItem
 from engine_adapter.input_fields import input_text
 from engine_adapter.questions import answer_text, fields_text
 from engine_adapter.text import cap, plural
+from engine_adapter.timestamps import format_ts
 
 from .outcome import Outcome, outcome
 
@@ -70,7 +70,7 @@ class ExportResult:
 
 def when(ts: float | None) -> str:
     """A time stamp as a report shows it (`?` when unknown)."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "?"
+    return format_ts(ts) if ts else "?"
 
 
 def call_input(item: ToolCallItem) -> str:

@@ -30,6 +30,10 @@ from engine_adapter.text import a_or_an
 from .paths import new_journal_path
 
 __all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_FAILED",
+    "EXIT_JOURNAL_FAILED",
+    "EXIT_SETUP",
     "RunOptions",
     "SessionFactory",
     "SetupError",
@@ -41,6 +45,13 @@ __all__ = [
     "start_demo",
     "use_tui",
 ]
+
+# The exit codes of `cockpit run` and `cockpit demo` (README: "Exit codes"); 0 is `completed`.
+EXIT_FAILED = 1  # the run ended `failed`
+EXIT_SETUP = 2  # it could not start: a bad option, engine, directory or journal path
+EXIT_JOURNAL_FAILED = 74  # its journal could not be written (sysexits' EX_IOERR): the run was
+# stopped, since what it did next could not be recorded
+EXIT_CANCELLED = 130  # the run ended `cancelled` (Ctrl-C, escape), as a shell reports SIGINT
 
 # Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
 RunnerMaker = Callable[[str, int], Any]
@@ -80,6 +91,7 @@ class SessionFactory:
         self.options = options
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
+        self.sessions: list[Session] = []  # every Session made, in order
         self._runners: list[Any] = []  # each distinct runner made, for `aclose`
 
     @property
@@ -111,6 +123,7 @@ class SessionFactory:
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)
+        self.sessions.append(session)
         return session
 
     async def aclose(self) -> None:
@@ -213,9 +226,12 @@ def use_tui(headless: bool) -> bool:
     return not headless and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def exit_code(status: str) -> int:
-    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise."""
-    return {"completed": 0, "cancelled": 130}.get(status, 1)
+def exit_code(status: str, *, journal_failed: bool = False) -> int:
+    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise; 74
+    whenever a journal could not be written (the run was stopped, or its record is incomplete)."""
+    if journal_failed:
+        return EXIT_JOURNAL_FAILED
+    return {"completed": 0, "cancelled": EXIT_CANCELLED}.get(status, EXIT_FAILED)
 
 
 def present(session: Session, *, headless: bool,
@@ -232,8 +248,9 @@ def present(session: Session, *, headless: bool,
 
         app = CockpitApp(session, theme=theme, next_session=next_session)
         app.run()
-        last = app.sessions[-1] if app.sessions else session
-        return exit_code(last.state.status)
+        sessions = app.sessions or [session]
+        return exit_code(sessions[-1].state.status,
+                         journal_failed=any(s.journal_error for s in sessions))
     from .headless import run_headless
 
     async def run_then_close() -> Any:
@@ -244,4 +261,4 @@ def present(session: Session, *, headless: bool,
                 await next_session.aclose()
 
     state = asyncio.run(run_then_close())
-    return exit_code(state.status)
+    return exit_code(state.status, journal_failed=bool(session.journal_error))

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .timestamps import Timestamp
+
 # `__all__` is at the end of the module: it is derived from `HarnessEvent`.
 
 RunStatus = Literal["completed", "failed", "cancelled"]
@@ -32,7 +34,7 @@ class BaseEvent(BaseModel):
     type: str
     session_id: str = ""
     seq: int = -1
-    ts: float = 0.0
+    ts: Timestamp = 0.0  # finite, 0 <= ts < year 10000: anything else is a bad line
 
 
 class AgentInfo(BaseModel):

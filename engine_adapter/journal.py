@@ -3,30 +3,73 @@
 Writing goes straight to the file descriptor (`os.write` of one whole line), so every event is in
 the kernel before the Session lets anyone see it; `fsync` decides how often it is forced to disk.
 
+One writer at a time: opening takes an exclusive `flock` on the file (a second writer gets a
+`JournalError` naming the writer's pid), so the tail repair of a reopened journal never cuts
+another writer's line in flight. Readers never lock and never repair.
+
 Reading survives a crash: a torn last line (no newline, not valid) is skipped and reported; a bad
 line anywhere else is corruption, raised as `JournalError` with its line number (or, with
-`strict=False`, skipped and counted).
+`strict=False`, skipped and counted). A UTF-8 byte order mark at the start of a line is ignored.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
-from .events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe, dump_event
+from .event_caps import bounded_line
+from .events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe
 
-__all__ = ["FsyncPolicy", "JournalError", "JournalReader", "JsonlEventJournal", "read_journal"]
+__all__ = [
+    "BOM",
+    "FsyncPolicy",
+    "JournalError",
+    "JournalReader",
+    "JsonlEventJournal",
+    "decode_json",
+    "is_blank",
+    "read_journal",
+    "writer_pid",
+]
 
 FsyncPolicy = Literal["always", "boundary", "never"]
 
 # Events after which `fsync="boundary"` forces the file to disk: a human decision, a turn's end,
 # the run's end. A crash loses at most the streamed text since the last of these.
 BOUNDARY_TYPES = frozenset({"approval_requested", "approval_resolved", "turn_end", "agent_end"})
+
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark: an editor may put one at the start of a file; readers skip it."""
+
+PROC_LOCKS = "/proc/locks"  # Linux: every lock held, with its holder's pid
+
+_JSON_SPACE = b" \t\r\n"  # the whitespace JSON allows around a value (not \v or \f)
+
+
+def is_blank(raw: bytes) -> bool:
+    """Whether a line holds nothing but JSON whitespace: skipped by every reader, not a bad line
+    (a line of form feeds is a bad line: the event parser would refuse it beside an event)."""
+    return not raw.strip(_JSON_SPACE)
+
+
+def decode_json(raw: bytes | str) -> Any:
+    """The JSON value of one journal line (a leading byte order mark skipped), for readers that
+    look at lines without validating them as events.
+
+    Raises only `ValueError`: for text that is not one JSON value, not UTF-8, or nested more than
+    200 levels (where Python's `json` would raise `RecursionError` out of the reader).
+    """
+    if isinstance(raw, bytes) and raw.startswith(BOM):
+        raw = raw[3:]
+    return from_json(raw)
 
 
 class JournalError(Exception):
@@ -56,49 +99,65 @@ class JsonlEventJournal:
                 "e.g. --journal run.jsonl", path=str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd: int | None = os.open(
+            fd = os.open(
                 self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
                 0o644)
         except OSError as exc:
             raise JournalError(
                 f"cannot open journal {str(self.path)!r} for writing: {exc.strerror or exc}; "
                 "choose another path with --journal", path=str(self.path)) from None
-        with contextlib.suppress(OSError):  # best effort: a read-only tail is still appendable
-            _repair_tail(self._fd, self.path)
+        try:
+            # A device or a pipe (/dev/stdout, /dev/full) is a stream: nothing to lock, repair or
+            # force to disk (fsync would fail on it).
+            self._regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            if not self._regular:
+                self._sync_all = self._sync_boundary = False
+            else:
+                _lock(fd, self.path)
+                with contextlib.suppress(OSError):  # best effort: a read-only tail still appends
+                    _repair_tail(fd, self.path)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd: int | None = fd
 
     def write(self, event: BaseEvent, *, line: bytes | None = None) -> None:
         """Append one event as one line, in one `write` call, and flush it to the kernel.
 
-        `line` is the event already serialised (`dump_event(event) + b"\\n"`), when the caller
-        has it: the Session serialises each event once, for the journal and its history alike.
+        `line` is the event already serialised (`bounded_line(event)[1]`), when the caller has
+        it: the Session serialises each event once, for the journal and its history alike.
+        Without it, the event is serialised here, within the same caps (`event_caps`).
         """
-        data = line if line is not None else dump_event(event) + b"\n"
+        data = line if line is not None else bounded_line(event)[1]
+        written = 0
         try:
             written = os.write(self._fd, data)  # type: ignore[arg-type]
-            if written != len(data):  # a short write (signal, full disk): finish the line
-                self._finish(data, written)
+            while written < len(data):  # a short write (signal, full disk): finish the line
+                written += os.write(self._fd, data[written:])  # type: ignore[arg-type]
             if self._sync_all or (self._sync_boundary and event.type in BOUNDARY_TYPES):
                 os.fsync(self._fd)  # type: ignore[arg-type]
         except (OSError, TypeError) as exc:
             if self._fd is None:
                 raise JournalError(f"journal {str(self.path)!r} is closed",
                                    path=str(self.path)) from None
+            if 0 < written < len(data) and self._regular:
+                # The disk took part of the line: take it back, so the journal ends with a
+                # whole event rather than a torn line (this is its only writer: it is locked).
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
             raise JournalError(
                 f"cannot write journal {str(self.path)!r}: {getattr(exc, 'strerror', None) or exc}",
                 path=str(self.path)) from None
         self.events_written += 1
 
-    def _finish(self, data: bytes, written: int) -> None:
-        while written < len(data):
-            written += os.write(self._fd, data[written:])  # type: ignore[arg-type]
-
     def close(self) -> None:
-        """Force the file to disk (unless fsync is "never") and close it. Idempotent."""
+        """Force the file to disk (unless fsync is "never") and close it, which releases the
+        lock. Idempotent."""
         fd, self._fd = self._fd, None
         if fd is None:
             return
         try:
-            if self.fsync != "never":
+            if self.fsync != "never" and self._regular:
                 os.fsync(fd)
         finally:
             os.close(fd)
@@ -113,6 +172,52 @@ class JsonlEventJournal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lock(fd: int, path: Path) -> None:
+    """Make this the journal's only writer, or raise `JournalError` naming the one there is."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = writer_pid(fd)
+        who = f"another process (pid {pid})" if pid else "another process"
+        raise JournalError(
+            f"journal {str(path)!r} is being written by {who}; wait for that run to end, or "
+            "give this run another journal with --journal", path=str(path)) from None
+    except OSError:
+        pass  # a filesystem without locks: write as before rather than refuse to record
+
+
+def writer_pid(fd: int) -> int | None:
+    """The pid of the process holding the write lock on the file open at `fd`, from the
+    kernel's own table (Linux `/proc/locks`: never stale, unlike a pid file); `None` where that
+    table is missing or does not name it (another pid namespace, a filesystem whose device
+    number `stat` reports differently)."""
+    try:
+        with open(PROC_LOCKS, encoding="ascii", errors="replace") as f:
+            table = f.read()
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    exact = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    by_inode: set[int] = set()
+    for row in table.splitlines():
+        # "1: FLOCK  ADVISORY  WRITE 12200 fe:00:2154706 0 EOF"; waiters are marked "->".
+        parts = row.split()
+        if len(parts) < 6 or parts[1] != "FLOCK" or parts[3] != "WRITE" or "->" in parts:
+            continue
+        try:
+            pid = int(parts[4])
+        except ValueError:
+            continue
+        if pid <= 0:
+            continue
+        if parts[5] == exact:
+            return pid
+        if parts[5].rsplit(":", 1)[-1] == str(info.st_ino):
+            by_inode.add(pid)
+    # btrfs and some overlays number devices differently in stat: an inode alone, if unique.
+    return by_inode.pop() if len(by_inode) == 1 else None
 
 
 def _repair_tail(fd: int, path: Path) -> None:
@@ -134,8 +239,9 @@ def _repair_tail(fd: int, path: Path) -> None:
     if tail.endswith(b"\n"):
         return
     line_start = start + tail.rfind(b"\n") + 1
+    torn = tail[line_start - start:]
     try:
-        EVENT_ADAPTER.validate_json(tail[line_start - start:])
+        EVENT_ADAPTER.validate_json(torn[3:] if torn.startswith(BOM) else torn)
     except ValidationError:
         os.ftruncate(fd, line_start)
     else:
@@ -192,8 +298,10 @@ class JournalReader(Iterator[HarnessEvent]):
 
     def _parse(self, validate, raw: bytes, number: int, *, last: bool) -> HarnessEvent | None:  # noqa: ANN001
         self.lines_read = number
-        if not raw.strip():
+        if is_blank(raw):
             return None  # blank lines (e.g. the separator written after a torn tail) are harmless
+        if raw.startswith(BOM):
+            raw = raw[3:]
         try:
             return validate(raw)
         except ValidationError as exc:

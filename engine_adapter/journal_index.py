@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from . import journal_scan
 from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent, HarnessEvent
-from .journal import JournalError
+from .journal import BOM, JournalError, decode_json, is_blank
 from .journal_scan import FRAME, CleanScanner
 
 __all__ = [
@@ -109,8 +109,8 @@ def classify(raw: bytes) -> int:
 
 def _classify_decoded(raw: bytes) -> int:
     try:
-        data = json.loads(raw)
-    except ValueError:  # not JSON, or not UTF-8
+        data = decode_json(raw)
+    except ValueError:  # not JSON, not UTF-8, or nested too deep to decode safely
         return CORRUPT
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         return CORRUPT
@@ -134,6 +134,8 @@ def code_of(type_: str, fields: object) -> int:
 def parse_line(raw: bytes) -> BaseEvent | None:
     """One journal line as an event; an event of an unknown type as a plain `BaseEvent` (the
     fold ignores it, the inspector shows it); `None` for a line that is not an event."""
+    if raw.startswith(BOM):  # an editor's byte order mark: not part of the event
+        raw = raw[3:]
     try:
         return EVENT_ADAPTER.validate_json(raw)
     except ValidationError:
@@ -182,9 +184,16 @@ class JournalIndex:
         self._lock = threading.Lock()  # one scan at a time
         self._helper: subprocess.Popen[bytes] | None = None
         self._helper_stopped = False
+        # Positions other threads may read: a line's offset, code and end (`self.end`, for the
+        # last one) are all in place before it counts (a reader folding alongside a scan once
+        # read a position whose end was not set yet, and called a good event corrupt).
+        self._published = 0
 
     def __len__(self) -> int:
-        return len(self.offsets)
+        return self._published
+
+    def _publish(self) -> None:
+        self._published = len(self.offsets)
 
     def stop_helper(self) -> None:
         """Stop a `scan_with_helper` under way (it returns soon, having indexed less) and any
@@ -225,11 +234,13 @@ class JournalIndex:
                     used = self._index_long_line()
                     if used == 0:
                         break
+                self._publish()
                 budget -= used
                 if used < len(data):
                     self.pending = len(data) - used
                     if len(data) < _CHUNK:
                         break
+            self._publish()
             return len(self.offsets) - before
 
     def _index_chunk(self, data: bytes) -> int:
@@ -253,7 +264,7 @@ class JournalIndex:
             self.lines += 1
             if nl > pos:
                 raw = data[pos:nl]
-                if not raw.isspace():
+                if not is_blank(raw):
                     append(base + pos, classify(raw))
             pos = nl + 1
         self.end = base + pos
@@ -319,6 +330,7 @@ class JournalIndex:
                     break
                 self._add_clean(offsets, codes)
                 self.end = end
+                self._publish()
                 if progress is not None:
                     progress()
         except (OSError, ValueError):
@@ -358,7 +370,7 @@ class JournalIndex:
         end = probe + nl
         raw = os.pread(self._fd, end - start, start)
         self.lines += 1
-        if not raw.isspace():  # a long run of blanks is still a blank line
+        if not is_blank(raw):  # a long run of blanks is still a blank line
             self._append(start, classify(raw))
         self.end = end + 1
         return end + 1 - start
@@ -373,7 +385,7 @@ class JournalIndex:
                 self.torn_tail = False
                 return False
             raw = os.pread(self._fd, size - self.end, self.end)
-            if raw.isspace():
+            if is_blank(raw):
                 return False
             if parse_line(raw) is None:
                 self.torn_tail = True
@@ -381,6 +393,7 @@ class JournalIndex:
             self.lines += 1
             self._append(self.end, classify(raw))
             self.end = size
+            self._publish()
             self.pending = 0
             self._open_line = True
             self.torn_tail = False

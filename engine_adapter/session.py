@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from .bus import EventLog
 from .cancel_token import SessionCancelToken
+from .event_caps import bounded_line
 from .events import (
     EVENT_ADAPTER,
     AgentEnd,
@@ -28,7 +29,6 @@ from .events import (
     BaseEvent,
     CancellationObserved,
     HarnessEvent,
-    dump_event,
     stamped,
 )
 from .journal import JsonlEventJournal
@@ -73,6 +73,20 @@ class PendingApproval:
 
 def _is_agent_end(event: BaseEvent) -> bool:
     return event.type == "agent_end"
+
+
+def _after_journal_failure(event: BaseEvent, journal_error: str) -> BaseEvent | None:
+    """What an engine's event becomes once the journal failed and the run was stopped for it:
+    that is a failure, not a cancellation. The engine's `cancellation_observed` of that stop is
+    dropped; its `agent_end` becomes `failed`, the journal's error first, the engine's own error
+    after it, every other field (a partial result, say) kept. Anything else is unchanged."""
+    if event.type == "cancellation_observed" and getattr(event, "reason", None) == journal_error:
+        return None
+    if event.type != "agent_end":
+        return event
+    own = getattr(event, "error", None)
+    error = journal_error if not own or journal_error in own else f"{journal_error}; {own}"
+    return event.model_copy(update={"status": "failed", "error": error})
 
 
 class Session:
@@ -191,16 +205,22 @@ class Session:
     def emit(self, event: BaseEvent) -> None:
         """Stamp `session_id`, `seq` and `ts`, write the event to the journal, then publish it.
 
-        Never blocks or awaits. A journal that fails to write cancels the run (an action that
-        cannot be recorded must not go ahead), but the event still reaches observers.
+        Never blocks or awaits. A journal that fails to write stops the run (an action that
+        cannot be recorded must not go ahead) and makes it `failed` with the journal's error, but
+        the event still reaches observers.
         """
+        if self.journal_error is not None:
+            event = _after_journal_failure(event, self.journal_error)
+            if event is None:
+                return
         with self._lock:
             seq = self._emitted
             self._emitted = seq + 1
             # A stamped copy: the engine's own object stays as it built it.
             event = stamped(event, self.session_id, seq, time.time())
-            # Serialised once: the journal line is also the compact form history keeps.
-            line = dump_event(event) + b"\n"
+            # Serialised once: the journal line is also the compact form history keeps. Deep or
+            # huge parts are cut (visibly) so that every line reads back.
+            event, line = bounded_line(event)
             journal = self._journal
             if journal is not None and self.journal_error is None:
                 try:
@@ -209,8 +229,8 @@ class Session:
                     else:  # a caller's journal, or a subclass: the documented signature only
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
-                    self.journal_error = str(exc) or type(exc).__name__
-                    log.error("journal write failed: %s", self.journal_error)
+                    self.journal_error = f"journal write failed: {str(exc) or type(exc).__name__}"
+                    log.info("%s", self.journal_error)  # the run's end says it, once
             self._log.append(line, event)
             etype = event.type
         if etype == "agent_end":
@@ -218,7 +238,7 @@ class Session:
         elif etype == "cancellation_observed":
             self._cancellation_seen = True
         if self.journal_error is not None and not self.cancel_token.cancelled:
-            self.cancel(f"journal write failed: {self.journal_error}")
+            self.cancel(self.journal_error)  # the engine stops; the run ends `failed`, see above
 
     # Control plane -------------------------------------------------------------------------
     async def request_approval(
@@ -427,7 +447,9 @@ class Session:
         if self._ended:
             return
         token = self.cancel_token
-        if token.cancelled:
+        if self.journal_error is not None:  # stopped because it could not be recorded
+            self.emit(AgentEnd(status="failed", error=error))
+        elif token.cancelled:
             if not self._cancellation_seen:
                 self.emit(CancellationObserved(reason=token.reason or "cancelled"))
             self.emit(AgentEnd(status="cancelled", error=error))
@@ -445,5 +467,6 @@ class Session:
         try:
             self.journal.close()
         except OSError as exc:
-            self.journal_error = self.journal_error or f"closing the journal failed: {exc}"
-            log.error("%s", self.journal_error)
+            if self.journal_error is None:  # (a write that failed already said it)
+                self.journal_error = f"closing the journal failed: {exc}"
+                log.warning("%s", self.journal_error)

@@ -353,7 +353,7 @@ def cap(text: str, *, chars: int | None = None, lines: int | None = None,
     multi = line_count(text) > 1
     sep = "\n" if multi else " "
     # The longest note this text could need: reserve that much, so the result always fits.
-    longest = Cut("", len(text), line_count(text) if multi else 0,
+    longest = Cut("", len(text), line_count(text) if multi else 0, earlier=keep == "tail",
                   whole_lines=not multi).note(gone=gone, hint=hint)
     keep_lines = lines - 1 if lines is not None and multi else None
 

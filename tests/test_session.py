@@ -604,7 +604,7 @@ def test_grants_passed_by_reference_outlive_the_run() -> None:
     assert resolved(second)[0].via == "grant"
 
 
-def test_journal_write_failure_cancels_the_run(journal_path) -> None:
+def test_journal_write_failure_fails_the_run(journal_path) -> None:
     journal = JsonlEventJournal(journal_path)
 
     async def break_disk(runner: StepRunner) -> None:
@@ -615,11 +615,12 @@ def test_journal_write_failure_cancels_the_run(journal_path) -> None:
     session = Session(StepRunner(break_disk, say, say), TaskState(task="t"), journal=journal)
     state = run(session.run())
     assert session.journal_error and "cannot write journal" in session.journal_error
-    assert state.status == "cancelled"
+    assert session.journal_error.startswith("journal write failed: ")
+    assert state.status == "failed" and state.error == session.journal_error
     assert types(session.history)[-1] == "agent_end"  # observers still see every event
 
 
-def test_a_custom_journal_that_raises_cancels_the_run_without_crashing_the_engine() -> None:
+def test_a_custom_journal_that_raises_fails_the_run_without_crashing_the_engine() -> None:
     class Broken:
         def write(self, event) -> None:
             if event.type == "model_update":
@@ -630,6 +631,6 @@ def test_a_custom_journal_that_raises_cancels_the_run_without_crashing_the_engin
 
     session = Session(StepRunner(say, say), TaskState(task="t"), journal=Broken())
     state = run(session.run())
-    assert session.journal_error == "disk on fire"
-    assert state.status == "cancelled"
+    assert session.journal_error == "journal write failed: disk on fire"
+    assert state.status == "failed" and state.error == "journal write failed: disk on fire"
     assert types(session.history)[-1] == "agent_end"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,10 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import Item, RunView
+from engine_adapter.journal import decode_json
 from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
 from engine_adapter.replay import JournalReplay
+from engine_adapter.timestamps import format_ts
 
 from ..base_app import EventLookup, ThemedApp
 from ..keys import bindings
@@ -100,6 +101,7 @@ class ReplayScreen(Screen[None]):
         self._play_timer: Any = None
         self._seek_target: int | None = None
         self._was_at_end = False  # the cursor was on the last event: new events move it
+        self._seeking_end = False  # the seek under way is to the last event indexed
         self._want_end = False  # `end` was pressed before the end was known
 
     # Building ----------------------------------------------------------------------------------
@@ -260,9 +262,13 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None or not len(replay):
             return
-        cursor = max(0, min(cursor, len(replay) - 1))
+        total = len(replay)
+        cursor = max(0, min(cursor, total - 1))
         target = cursor + 1
         self.cursor = cursor
+        # Whether this shows the last event: decided now, as the follow thread may index more
+        # before the view is shown (following stopped when `_shown` compared with that).
+        self._seeking_end = cursor == total - 1
         view = self.view
         if view is not None and self.view_pos <= target <= self.view_pos + SYNC_FOLD:
             if target == self.view_pos:
@@ -329,13 +335,12 @@ class ReplayScreen(Screen[None]):
         assert replay is not None
         self.position_shown = self.cursor
         self._stick_to_bottom(8)
-        self._was_at_end = self.cursor == len(replay) - 1
+        self._was_at_end = self._seeking_end
         code = replay.index.codes[self.cursor]
         kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
         when = ""
         if code != CORRUPT and self.view is not None and self.view.last_ts:
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.view.last_ts))
-            when += f".{int(self.view.last_ts % 1 * 1000):03d}"
+            when = format_ts(self.view.last_ts, millis=True)
         self.timeline.update_state(cursor=self.cursor, when=when, kind=kind,
                                    busy="" if self.folded_complete else self.timeline.state.busy,
                                    search_text=self._search_text(),
@@ -536,7 +541,7 @@ class ReplayScreen(Screen[None]):
         raw = index.raw(self.cursor)
         line = index.line_number(self.cursor)
         try:
-            text = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+            text = json.dumps(decode_json(raw), indent=2, ensure_ascii=False)
             title = f"event {self.cursor + 1:,} (journal line {line:,})"
         except ValueError:
             text = repr(raw[:INSPECT_LIMIT])
@@ -578,7 +583,7 @@ def _looks_live(path: Path) -> bool:
     for line in reversed(lines):
         if line.strip():
             try:
-                data = json.loads(line)
+                data = decode_json(line)
             except ValueError:
                 return True  # damaged: keep watching rather than guess
             return not (isinstance(data, dict) and data.get("type") == "agent_end")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.text import escaped, plural
+from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
 from .journals import list_journals
@@ -97,7 +97,7 @@ def list_recent(limit: int = 20) -> int:
         print(f"no journals in {folder} yet: `cockpit demo` writes one")
         return 0
     for s in summaries:
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.started or 0))
+        started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
         events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
         task = _printable(s.task or "", 60)
         path = _printable(str(s.path))

@@ -7,10 +7,12 @@ journals stays instant.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from engine_adapter.journal import decode_json
+from engine_adapter.timestamps import is_valid_ts
 
 from ..paths import journal_dir
 
@@ -29,7 +31,8 @@ class JournalSummary:
     path: Path
     task: str
     status: str  # completed | failed | cancelled | running? (no agent_end yet) | unreadable
-    started: float | None  # unix seconds of the first event, else the file's mtime
+    started: float | None  # unix seconds of the first event, else the file's mtime; NaN when
+    # the first event's `ts` is not a valid time (shown as "bad time", sorted as oldest)
     events: int
     exact: bool  # whether `events` is a count (else an estimate from the size)
     size: int
@@ -38,7 +41,7 @@ class JournalSummary:
 def _first_event(head: bytes) -> dict[str, object] | None:
     line = head.split(b"\n", 1)[0]
     try:
-        data = json.loads(line)
+        data = decode_json(line)
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -49,7 +52,7 @@ def _last_event(tail: bytes) -> dict[str, object] | None:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = decode_json(line)
         except ValueError:
             continue  # a torn last line: look at the one before
         if isinstance(data, dict):
@@ -83,12 +86,12 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
         status = "unknown"
     if not first:
         status = "unreadable" if stat.st_size else "empty"
-    started = first.get("ts")
+    started = first.get("ts", stat.st_mtime)
     return JournalSummary(
         path=path,
         task=task if isinstance(task, str) else "",
         status=status if isinstance(status, str) else "running?",
-        started=float(started) if isinstance(started, (int, float)) else stat.st_mtime,
+        started=float(started) if is_valid_ts(started) else float("nan"),
         events=events,
         exact=exact,
         size=stat.st_size,
@@ -105,5 +108,5 @@ def list_journals(directory: str | os.PathLike[str] | None = None, *,
         return []
     paths.sort(key=lambda p: p.stat().st_mtime, reverse=True)
     summaries = [summarize(p) for p in paths[:limit]]
-    summaries.sort(key=lambda s: s.started or 0.0, reverse=True)
+    summaries.sort(key=lambda s: s.started if is_valid_ts(s.started) else 0.0, reverse=True)
     return summaries

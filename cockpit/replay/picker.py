@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -11,6 +10,8 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+
+from engine_adapter.timestamps import format_ts
 
 from ..keys import bindings
 from ..paths import journal_dir
@@ -59,7 +60,7 @@ class PickerScreen(Screen[Path | None]):
                           "opens, q quits"))
         table.add_columns("started", "status", "events", "task")
         for i, summary in enumerate(self.journals):
-            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.started or 0))
+            started = format_ts(summary.started, "%Y-%m-%d %H:%M")
             # Text cells, never str: a DataTable parses str cells as markup.
             table.add_row(Text(started), Text(summary.status), Text(describe_length(summary)),
                           styled_line(summary.task or summary.path.name, limit=100),

@@ -243,6 +243,8 @@ class _Run:
                                 tool_input=dict(shown_input or call.input), title=call.title))
         started = asyncio.get_running_loop().time()
         try:
+            if self.cancelled:  # e.g. the journal could not record the start: do not act
+                raise ToolError("cancelled before it started")
             output, error = await work(), None
         except (ToolError, FileRefused) as exc:
             output, error = "", str(exc)
