@@ -37,10 +37,14 @@ class PendingQuestion:
 
 
 class QuestionDesk:
-    """Open questions of one run. `emit` journals and publishes an event (the Session's)."""
+    """Open questions of one run. `emit` journals and publishes an event (the Session's);
+    `cancelled()` says whether the run is stopping (asked after each emit: a journal that failed
+    to record an event stops the run, and what it could not record must not take effect)."""
 
-    def __init__(self, emit: Callable[[BaseEvent], None]) -> None:
+    def __init__(self, emit: Callable[[BaseEvent], None],
+                 cancelled: Callable[[], bool]) -> None:
         self._emit = emit
+        self._cancelled = cancelled
         self._pending: dict[str, PendingQuestion] = {}
         self._used: set[str] = set()
 
@@ -64,13 +68,12 @@ class QuestionDesk:
         return Answer(action)
 
     async def ask(self, question_id: str, message: str, fields: list[QuestionField], *,
-                  call_id: str | None, attended: bool, cancelled: bool,
-                  timeout: float | None) -> Answer:
+                  call_id: str | None, attended: bool, timeout: float | None) -> Answer:
         """Announce the question and wait for its answer (see the module docstring)."""
         question_id = self._fresh_id(question_id)
         self._emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
                                  call_id=call_id))
-        if cancelled:
+        if self._cancelled():  # already, or the announcement could not be journaled
             return self._auto(question_id, "cancel", CANCELLED)
         if not attended:
             return self._auto(question_id, "decline", NO_HUMAN)
@@ -106,7 +109,9 @@ class QuestionDesk:
         self._emit(QuestionAnswered(question_id=question_id, action=action, values=checked,
                                     via="human"))
         if not pending.future.done():
-            pending.future.set_result(Answer(action, checked))
+            # An answer the journal could not record (the run is stopping) is not passed on.
+            pending.future.set_result(Answer("cancel") if self._cancelled()
+                                      else Answer(action, checked))
         return True
 
     def cancel_all(self, reason: str = CANCELLED) -> None:

@@ -155,7 +155,8 @@ class Session:
         self._answered: set[str] = set()
         self._ids: set[str] = set()  # every approval id this session's events have used
         self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
-        self._questions = QuestionDesk(self.emit)
+        self._questions = QuestionDesk(
+            self.emit, lambda: self.cancel_token.cancelled or self._ended)
         self._started = False
         self._ended = False
         self._cancellation_seen = False
@@ -378,7 +379,6 @@ class Session:
         `approval_timeout`. Makes the Session a `QuestionController`."""
         return await self._questions.ask(
             question_id, message, fields, call_id=call_id, attended=not self.unattended,
-            cancelled=self.cancel_token.cancelled or self._ended,
             timeout=self.approval_timeout)
 
     def answer_question(self, question_id: str, action: AnswerAction = "accept",

@@ -255,3 +255,45 @@ def test_no_reason_is_journaled_as_none(reason):
     _run(session, answer)
     assert next(e for e in session.history if e.type == "approval_resolved").reason is None
     assert session.denial_reason("c1") is None
+
+
+class _FailsAt(JsonlEventJournal):
+    """A journal whose disk gives out at the first event of `kind`."""
+
+    def __init__(self, path, kind: str) -> None:
+        super().__init__(path)
+        self.kind = kind
+
+    def write(self, event, *, line=None) -> None:
+        if event.type == self.kind:
+            raise OSError("No space left on device")
+        super().write(event, line=line)
+
+
+@pytest.mark.parametrize("kind", ["question_asked", "question_answered"])
+def test_a_journal_that_fails_at_a_question_fails_the_run_and_answers_nothing(tmp_path, kind):
+    answers: list[Answer] = []
+    session = Session(StepRunner(_asker(answers=answers)), TaskState(task="t"),
+                      journal=_FailsAt(tmp_path / "run.jsonl", kind), approval_timeout=None)
+
+    def answer(s, event):
+        if event.type == "question_asked" and kind == "question_answered":
+            s.answer_question("q-1", "accept", {"name": "Ada", "db": "dev"})
+
+    # No human answers when the question itself could not be journaled: the run must not wait.
+    run(asyncio.wait_for(_run_async(session, answer), 30))
+    assert session.state.status == "failed"
+    assert "journal write failed" in (session.state.error or "")
+    # Never put to anyone, or answered but not recorded: the engine hears `cancel` either way.
+    assert answers == [Answer("cancel")]
+    kinds = [e.type for e in read_journal(tmp_path / "run.jsonl")]
+    assert kind not in kinds and "agent_end" not in kinds  # nothing after the failure
+
+
+async def _run_async(session, answer):
+    async def watch():
+        async for event in session.events():
+            answer(session, event)
+    watcher = asyncio.ensure_future(watch())
+    await session.run()
+    await watcher
