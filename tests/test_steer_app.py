@@ -346,3 +346,26 @@ def test_snapshot_question_form(snap_compare, size):
     app = _quiet_app(turn(1, "I need two answers before I touch the database."), asks(),
                      next_steps=_next)
     assert snap_compare(app, terminal_size=size, run_before=_until_asked(app))
+
+
+@pytest.mark.parametrize(("count", "listed", "note"), [
+    (6, 6, None), (7, 7, None), (8, 6, "… 2 more fields (enter to expand)"),
+    (20, 6, "… 14 more fields (enter to expand)")])
+def test_a_collapsed_question_lists_its_fields_or_says_how_many_more(count, listed, note):
+    from rich.console import Console
+
+    from cockpit.styles import Palette
+    from cockpit.themes import load_themes
+    from cockpit.widgets.question_rows import question_rows
+    from engine_adapter.fold import QuestionItem
+
+    fields = [QuestionField(name=f"f{i}", kind="text") for i in range(count)]
+    item = QuestionItem(1, 1, 0, "q-1", "Tell me", fields, None)
+    palette = Palette(load_themes()["cockpit-dark"])
+    for expanded in (False, True):
+        lines = [strip.text.rstrip() for strip in question_rows(
+            item, expanded, palette, Console(width=100), 100)]
+        assert sum(line.startswith("  · f") for line in lines) == (count if expanded
+                                                                    else listed)
+        assert any(note in line for line in lines) if note and not expanded else not any(
+            "more field" in line for line in lines)

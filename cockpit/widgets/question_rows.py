@@ -9,6 +9,7 @@ from textual.strip import Strip
 
 from engine_adapter.fold import QuestionItem
 from engine_adapter.questions import answer_text, field_kind_text, field_label
+from engine_adapter.text import plural
 
 from ..styles import Palette
 from .row_kit import warn_style, wrapped
@@ -26,7 +27,9 @@ def question_rows(item: QuestionItem, expanded: bool, palette: Palette, console:
     body = Text("? the agent asks: ", palette.accent)
     body.append_text(styled(item.message, palette.text, limit=4_000 if expanded else 600,
                             marker_style=warn))
-    fields = item.fields if expanded else item.fields[:FIELDS_SHOWN]
+    # One more field takes the line a "1 more" note would: show it instead.
+    whole = expanded or len(item.fields) <= FIELDS_SHOWN + 1
+    fields = item.fields if whole else item.fields[:FIELDS_SHOWN]
     for field in fields:
         body.append("\n  · ", palette.dim)
         body.append_text(styled_line(field_label(field), palette.primary, limit=200,
@@ -34,7 +37,8 @@ def question_rows(item: QuestionItem, expanded: bool, palette: Palette, console:
         body.append_text(styled_line(f" ({field_kind_text(field)})", palette.dim, limit=300,
                                      marker_style=warn))
     if len(item.fields) > len(fields):
-        body.append(f"\n  … {len(item.fields) - len(fields)} more fields (enter to expand)",
+        more = plural(len(item.fields) - len(fields), "more field", "more fields")
+        body.append(f"\n  … {more} (enter to expand)",
                     palette.dim)
     body.append("\n  → ", palette.dim)
     if item.state == "pending":
