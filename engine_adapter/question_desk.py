@@ -20,11 +20,23 @@ from .events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
 from .questions import Answer, AnswerAction, check_answer
 from .text import cap
 
-__all__ = ["PendingQuestion", "QuestionDesk"]
+__all__ = ["PendingQuestion", "QuestionDesk", "unique_id"]
 
 NO_HUMAN = "no human is present to answer"
 TIMED_OUT = "nobody answered in time"
 CANCELLED = "the run was cancelled"
+
+
+def unique_id(wanted: str, used: set[str]) -> str:
+    """`wanted`, or `wanted~N` when `used` holds it (an id the run's events already carry), and
+    add it to `used`: an engine that reuses an id still gets answers to the right request.
+    The Session's approval ids follow the same rule."""
+    unique, n = wanted, 1
+    while unique in used:
+        n += 1
+        unique = f"{wanted}~{n}"
+    used.add(unique)
+    return unique
 
 
 @dataclass
@@ -53,15 +65,6 @@ class QuestionDesk:
         """Questions waiting for the human, oldest first."""
         return list(self._pending.values())
 
-    def _fresh_id(self, wanted: str) -> str:
-        """`wanted`, or `wanted~N` when an earlier question of the run used it."""
-        question_id, n = wanted, 1
-        while question_id in self._used:
-            n += 1
-            question_id = f"{wanted}~{n}"
-        self._used.add(question_id)
-        return question_id
-
     def _auto(self, question_id: str, action: AnswerAction, reason: str) -> Answer:
         self._emit(QuestionAnswered(question_id=question_id, action=action, via="auto",
                                     reason=reason))
@@ -70,7 +73,7 @@ class QuestionDesk:
     async def ask(self, question_id: str, message: str, fields: list[QuestionField], *,
                   call_id: str | None, attended: bool, timeout: float | None) -> Answer:
         """Announce the question and wait for its answer (see the module docstring)."""
-        question_id = self._fresh_id(question_id)
+        question_id = unique_id(question_id, self._used)
         self._emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
                                  call_id=call_id))
         if self._cancelled():  # already, or the announcement could not be journaled

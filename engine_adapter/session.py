@@ -32,7 +32,7 @@ from .events import (
     stamped,
 )
 from .journal import JsonlEventJournal
-from .question_desk import PendingQuestion, QuestionDesk
+from .question_desk import PendingQuestion, QuestionDesk, unique_id
 from .questions import Answer, AnswerAction
 from .runner import AgentRunner
 from .shell import ApprovalGrant, Grantability, grantability, grantability_off_loop
@@ -265,7 +265,7 @@ class Session:
         in the events, and `resolve_approval` answers by that id, so an answer always reaches
         the request the human was shown.
         """
-        asked_as, approval_id = approval_id, self._unique_id(approval_id)
+        asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
         verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
         if not self.cancel_token.cancelled and self._covered(tool, verdict, tier):
@@ -303,15 +303,6 @@ class Session:
             if pending is not None and pending.future is future and not future.done():
                 self._pending.pop(approval_id, None)
                 self._decide_auto(approval_id, tool, False)
-
-    def _unique_id(self, approval_id: str) -> str:
-        """`approval_id`, or `approval_id~N` if this session's events already used it."""
-        unique, n = approval_id, 1
-        while unique in self._ids:
-            n += 1
-            unique = f"{approval_id}~{n}"
-        self._ids.add(unique)
-        return unique
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call: the check `request_approval` makes first
