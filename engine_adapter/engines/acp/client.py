@@ -49,6 +49,7 @@ from ...context import RunContext
 from ...diffs import unified_diff_async
 from ...events import BaseEvent, ToolEnd, ToolStart
 from ...fileio import FileRefused, off_loop
+from ...text import plural
 from .commands import OfferedCommands
 from .elicitation import ElicitationCalls
 from .mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
@@ -332,7 +333,7 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         except (WorkspaceError, FileRefused) as exc:  # started already: end that row
             self._ended(op_id, "read", started, error=clean(str(exc), 500))
             raise RequestError(-32602, clean(str(exc), 500)) from None
-        self._ended(op_id, "read", started, output=f"{len(text)} characters")
+        self._ended(op_id, "read", started, output=plural(len(text), "character"))
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str,
@@ -366,7 +367,8 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         except (WorkspaceError, FileRefused) as exc:
             self._ended(op_id, "edit", started, error=clean(str(exc), 500))
             raise RequestError(-32603, clean(str(exc), 500)) from None
-        self._ended(op_id, "edit", started, output=f"wrote {len(content)} characters to {shown}")
+        wrote = plural(len(content), "character")
+        self._ended(op_id, "edit", started, output=f"wrote {wrote} to {shown}")
         return WriteTextFileResponse()
 
 

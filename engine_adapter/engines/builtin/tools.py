@@ -19,6 +19,7 @@ from ...diffs import unified_diff
 from ...events import VerificationCheck
 from ...fileio import FileRefused, check_writable, describe_error, read_regular, write_regular
 from ...shell import DESTRUCTIVE, classify_command
+from ...text import plural
 from .model import ToolSpec
 from .workspace import Workspace, WorkspaceError
 
@@ -77,7 +78,7 @@ def cap_text(text: str, cap: int) -> str:
     """`text`, cut to `cap` characters with a note of how much was left out."""
     if len(text) <= cap:
         return text
-    return f"{text[:cap]}\n[… {len(text) - cap} more characters not shown]"
+    return f"{text[:cap]}\n[… {plural(len(text) - cap, 'more character')} not shown]"
 
 
 def _resolve(workspace: Workspace, path: Any) -> Path:
