@@ -204,9 +204,11 @@ class CockpitApp(SteeringControls, ThemedApp):
         self.notify("press escape again to cancel the run", timeout=CANCEL_WINDOW)
 
     async def action_quit_cockpit(self) -> None:
-        """Quit; while the run is live, ask first (quitting cancels it cleanly)."""
-        if not self.session.done and self._run_worker is not None:
-            self.push_screen(QuitScreen(), self._quit_answered)
+        """Quit; while the run is live, or messages are queued, ask first (quitting cancels the
+        run cleanly; queued messages are never sent)."""
+        live = not self.session.done and self._run_worker is not None
+        if live or len(self.queue):
+            self.push_screen(QuitScreen(live=live, queued=len(self.queue)), self._quit_answered)
             return
         await self._finish()
 

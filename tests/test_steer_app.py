@@ -369,3 +369,29 @@ def test_a_collapsed_question_lists_its_fields_or_says_how_many_more(count, list
                                                                     else listed)
         assert any(note in line for line in lines) if note and not expanded else not any(
             "more field" in line for line in lines)
+
+
+@pytest.mark.parametrize("live", [True, False])
+def test_quitting_with_queued_messages_asks_and_says_they_will_not_be_sent(live):
+    from cockpit.screens import QuitScreen
+
+    async def main():
+        app = make_app(turn(1), hold(), next_steps=_next)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.view.live)
+            await pilot.press("t", *"later", "enter", *"and this", "enter")  # the box keeps focus
+            if not live:  # a held queue: the run is over, and still the messages are kept
+                app.session.cancel("cancelled by the user")
+                await settle(pilot, lambda: app.session.done and app.queue.held)
+            await pilot.press("escape", "ctrl+q")
+            await settle(pilot, lambda: isinstance(app.screen, QuitScreen))
+            said = str(app.screen.query_one("Static").render())
+            assert "2 queued messages will not be sent." in said
+            assert ("still live" in said) is live
+            await pilot.press("n")
+            assert not isinstance(app.screen, QuitScreen) and app.queue.items == (
+                "later", "and this")
+            await pilot.press("ctrl+q", "y")
+            await settle(pilot, lambda: not app.is_running)
+        assert len(app.sessions) == 1  # nothing was sent on the way out
+    run(main())
