@@ -19,6 +19,7 @@ from engine_adapter.engines.acp import (
     resolve_agent,
 )
 
+from .cli_checks import check_agent_program
 from .runs import RunOptions, SessionFactory, SetupError
 
 __all__ = ["agent_factory", "agents_listing"]
@@ -39,6 +40,8 @@ def agent_factory(agent: str, *, cwd: str | Path | None = None,
     if spec.known and spec.installed() is None:
         raise SetupError(f"agent {spec.name!r} is not installed ({spec.command} is not on PATH); "
                          f"install it with: {spec.install}")
+    if not spec.known:
+        check_agent_program(spec.command, root)  # cannot start: a setup error, like a typo
     runner = AcpRunner(spec, cwd=root)
     return SessionFactory(lambda _task, _index: runner, cwd=root,
                           options=options if options is not None else RunOptions())

@@ -41,7 +41,8 @@ HeadlessOption = Annotated[bool, typer.Option(
     "no human answers, so asks follow the unattended rules.")]
 ThemeOption = Annotated[str | None, typer.Option(
     "--theme", metavar="NAME", help="Live cockpit theme: cockpit-dark, cockpit-light, "
-    "cockpit-high-contrast or one of yours (default: the one chosen last).")]
+    "cockpit-high-contrast, one of yours or any the command palette offers (textual-dark, "
+    "nord, …) (default: the one chosen last).")]
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
     "stays denied.")]
@@ -78,28 +79,27 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 
 def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
              auto_approve: bool, *, tui: bool) -> Any:
-    from .runs import RunOptions, SetupError
+    from .runs import RunOptions
 
-    if approval_timeout is not None and approval_timeout < 0:
-        raise SetupError("--approval-timeout must be a number of seconds, 0 or more")
     return RunOptions(journal=journal, unattended=unattended or not tui,
                       approval_timeout=approval_timeout, auto_approve=auto_approve)
 
 
-def _theme(name: str | None, tui: bool) -> str | None:
-    """`--theme NAME` checked before anything runs: an unknown name is a clear error."""
-    if name is None or not tui:
-        return name
-    from .runs import SetupError
-    from .themes import load_themes
+@contextmanager
+def _checked(journal: Path | None, theme: str | None,
+             approval_timeout: float | None) -> Iterator[None]:
+    """The run options shared by `demo` and `run`, checked before anything is created; once the
+    body has run, says which folder `--journal` made, if it made one."""
+    from .cli_checks import check_journal_path, check_seconds, check_theme
 
-    known = load_themes()
-    if name not in known:
-        with _user_errors():
-            raise SetupError(f"--theme {name!r}: no such theme; available: "
-                             f"{', '.join(sorted(known))} (or add one to "
-                             "<config dir>/themes, see README)")
-    return name
+    with _user_errors():
+        check_theme(theme)
+        check_seconds("--approval-timeout", approval_timeout,
+                      hint="seconds; leave it out to wait for an answer")
+        created = check_journal_path(journal)
+    yield
+    if created is not None and created.is_dir():
+        typer.echo(f"cockpit: created the folder {str(created)!r} for --journal", err=True)
 
 
 @app.command()
@@ -113,19 +113,38 @@ def demo(
     speed: Annotated[float, typer.Option(
         "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
     ] = 1.0,
+    keep: Annotated[bool, typer.Option(
+        "--keep", help="Keep the throw-away workspace at exit (and print where it is); "
+        "without it, it is removed.")] = False,
 ) -> None:
     """Watch a real agent run, offline, in a throw-away sample project.
 
     The built-in engine and its scripted model fix a failing test: they read files, run
     commands, ask for approval, edit, and verify — all for real, no network, no API key."""
+    from .cli_checks import check_seconds
     from .runs import start_demo, use_tui
 
     tui = use_tui(headless)
-    with _user_errors():
+    with _checked(journal, theme, approval_timeout), _user_errors():
+        check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
         factory, session = start_demo(speed=speed, options=_options(
             journal, unattended, approval_timeout, auto_approve, tui=tui))
     typer.echo(f"demo workspace: {session.state.cwd}")
-    _present(factory, session, tui=tui, theme=_theme(theme, tui))
+    try:
+        _present(factory, session, tui=tui, theme=theme)
+    finally:
+        _leave_workspace(Path(factory.cwd), keep=keep)
+
+
+def _leave_workspace(root: Path, *, keep: bool) -> None:
+    """The demo's throw-away workspace at exit: removed, or kept with its path printed."""
+    import shutil
+
+    if keep:
+        with suppress(BrokenPipeError):
+            typer.echo(f"demo workspace kept: {root} (remove it when done)")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @app.command()
@@ -165,7 +184,7 @@ def run(
     from .runs import SetupError, engine_factory, use_tui
 
     tui = use_tui(headless)
-    with _user_errors():
+    with _checked(journal, theme, approval_timeout), _user_errors():
         options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
         chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent),
                                            ("--model", model)) if value is not None]
@@ -191,7 +210,7 @@ def run(
         else:
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
-    _present(factory, session, tui=tui, theme=_theme(theme, tui))
+    _present(factory, session, tui=tui, theme=theme)
 
 
 @app.command()
@@ -250,18 +269,24 @@ def replay(
     theme: str | None = typer.Option(None, help="Theme name (default: the remembered one)."),
 ) -> None:
     """Review a run from its journal (help text above)."""
+    from .cli_checks import check_theme
     from .replay.cli import run_replay
 
+    with _user_errors():
+        check_theme(theme)
     raise typer.Exit(run_replay(journal, theme=theme))
 
 
 @app.command()
 def journals(
-    limit: int = typer.Option(20, help="How many to list (newest first)."),
+    limit: int = typer.Option(20, help="How many to list (newest first); 0 lists all."),
 ) -> None:
     """List recent journals: start time, status, events, task, path."""
+    from .cli_checks import check_limit
     from .replay.cli import list_recent
 
+    with _user_errors():
+        check_limit("--limit", limit)
     raise typer.Exit(list_recent(limit))
 
 
@@ -283,4 +308,7 @@ def export(
 
 def main() -> None:
     """Console-script entry point."""
+    from .cli_checks import safe_output
+
+    safe_output()
     app()

@@ -37,6 +37,7 @@ __all__ = [
     "decode_json",
     "is_blank",
     "read_journal",
+    "writer_alive",
     "writer_pid",
 ]
 
@@ -218,6 +219,35 @@ def writer_pid(fd: int) -> int | None:
             by_inode.add(pid)
     # btrfs and some overlays number devices differently in stat: an inode alone, if unique.
     return by_inode.pop() if len(by_inode) == 1 else None
+
+
+def writer_alive(path: str | os.PathLike[str]) -> bool | None:
+    """Whether a live process holds the journal's write lock (a run still writing it): `True`
+    or `False`, or `None` where it cannot be told (no such file, a filesystem without locks).
+
+    A writer holds its lock until it closes the journal, and the kernel drops it when the
+    process dies: a journal with no `agent_end` and no lock was left by a run that crashed.
+    The lock table is read first (`writer_pid`: takes no lock); only when it names no writer is
+    a shared lock tried and dropped at once (a writer opening the file in that instant would be
+    refused, as for any second writer)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        if writer_pid(fd):
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return None
+        return False  # (closing the descriptor drops the shared lock)
+    finally:
+        os.close(fd)
 
 
 def _repair_tail(fd: int, path: Path) -> None:

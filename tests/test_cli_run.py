@@ -64,7 +64,7 @@ def test_demo_errors_are_one_line_and_leave_nothing_behind(tmp_path) -> None:
     one_line_error(cli("demo", "--journal", str(tmp_path)), "is a directory")
     (tmp_path / "a-file").write_text("")
     one_line_error(cli("demo", "--journal", str(tmp_path / "a-file" / "x.jsonl")),
-                   "cannot open journal")
+                   "is not a directory")
     one_line_error(cli("demo", "--speed", "-1"), "--speed")
     one_line_error(cli("demo", "--approval-timeout", "-1"), "--approval-timeout")
     assert not list(tmp_path.glob("cockpit-demo-*"))

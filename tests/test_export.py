@@ -91,9 +91,11 @@ def test_journals_lists_newest_first(tmp_path) -> None:
     result = cli("journals")
     assert result.exit_code == 0
     lines = result.output.strip().splitlines()
-    assert "running?" in lines[0] and "b.jsonl" in lines[0]
+    # b has no agent_end and no run holds its lock: it crashed (a legend says what that means)
+    assert "crashed?" in lines[0] and "b.jsonl" in lines[0]
     assert "completed" in lines[1] and f"{len(events)} events" in lines[1]
     assert "fix the bug" in lines[1]
+    assert lines[2].startswith("crashed? = ended without a final event")
 
 
 def test_journals_with_none_says_how_to_get_one() -> None:

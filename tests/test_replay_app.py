@@ -310,7 +310,9 @@ def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> No
             table = app.screen.query_one(DataTable)
             assert table.row_count == 2
             assert "second" in str(table.get_row_at(0)[3])  # newest first
-            assert str(table.get_row_at(0)[1]) == "running?"
+            assert str(table.get_row_at(0)[1]) == "crashed?"  # no agent_end, no writer
+            title = str(app.screen.query_one("#picker-title").render())
+            assert "crashed? = ended without a final event" in title
             await pilot.press("down", "enter")
             await until(pilot, lambda: opened(app))
             assert app.replay_screen.path.name == "20260101-000000-a.jsonl"

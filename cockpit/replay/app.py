@@ -36,6 +36,7 @@ from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
+from .journals import CRASHED, CRASHED_TEXT, open_status
 from .keys import REPLAY_SCOPE
 from .picker import PickerScreen
 from .timeline import Timeline, code_class
@@ -91,6 +92,7 @@ class ReplayScreen(Screen[None]):
         self.index_complete = False
         self.folded_complete = False
         self.live_tail = False  # the journal has no `agent_end` last: follow it
+        self.crashed = False  # no `agent_end` last, and no run writes it any more
         self.playing = False
         self.speed = 1.0
         self.type_filter: set[int] | None = None
@@ -130,6 +132,8 @@ class ReplayScreen(Screen[None]):
             self._fail(str(exc))
             return
         self.live_tail = _looks_live(self.path)
+        if self.live_tail and open_status(self.path) == CRASHED:
+            self.live_tail, self.crashed = False, True  # nothing more will come
         self.timeline.update_state(following=self.live_tail)
         self.display_widget.show(RunView())
         self.query_one(Transcript).focus()
@@ -250,6 +254,8 @@ class ReplayScreen(Screen[None]):
                             "unknown type (newer cockpit?)")
         if index.torn_tail:
             problems.append("⚠ torn last line skipped")
+        if self.crashed and self.index_complete and len(index):
+            problems.append(f"⚠ {CRASHED_TEXT}")
         if self.index_complete and not len(index):
             size = index.size
             problems.append("the journal is empty" if not size else

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from engine_adapter import JournalError
 from engine_adapter.journal_index import JournalIndex
@@ -16,9 +17,9 @@ from engine_adapter.text import escaped, plural
 from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
-from .journals import list_journals
+from .journals import CRASHED, CRASHED_LEGEND, CRASHED_TEXT, list_journals, open_status
 
-__all__ = ["check_journal", "list_recent", "run_export", "run_replay"]
+__all__ = ["check_journal", "list_recent", "print_lines", "run_export", "run_replay"]
 
 
 _SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
@@ -71,13 +72,71 @@ def check_journal(path: str) -> str | None:
     return None
 
 
+def print_lines(path: str, out: TextIO | None = None) -> int:
+    """Print the run in `path` one line per event, as `--headless` shows a live run (for a pipe
+    or a file: `cockpit replay J | less`). Returns the exit code."""
+    from engine_adapter.journal import read_journal
+
+    from ..headless import LinePrinter, use_color
+
+    out = out if out is not None else sys.stdout
+    file = Path(path).expanduser()
+    printer = LinePrinter(out, color=use_color(out))
+    reader = read_journal(file, strict=False)
+    ended = False
+    try:
+        for event in reader:
+            printer.handle(event)
+            ended = event.type == "agent_end"
+        if not ended:
+            status = open_status(file)
+            printer.line("journal", CRASHED_TEXT if status == CRASHED else
+                         "no final event yet: a run is still writing it (`cockpit replay` in a "
+                         "terminal follows it)")
+        printer.close()
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to show
+        _silence_stdout()
+        return 0
+    finally:
+        reader.close()
+    for n in reader.bad_lines[:5]:
+        _error(f"warning: line {n} of {path} is corrupt and was skipped")
+    if reader.torn_tail:
+        _error(f"warning: the last line of {path} was torn (a crash mid-write) and skipped")
+    return 0
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null, so the interpreter's last flush at exit
+    does not print a BrokenPipeError of its own."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def run_replay(path: str | None, *, theme: str | None = None) -> int:
-    """Open the viewer (or the picker without a path). Returns the exit code."""
+    """Open the viewer (or the picker without a path). Returns the exit code.
+
+    Without a terminal (`cockpit replay J | cat`) the run is printed as lines instead, and
+    without a path the recent journals are listed."""
+    from ..runs import use_tui
+
     if path is not None:
         problem = check_journal(path)
         if problem:
             _error(problem)
             return 1
+    if not use_tui(False):
+        if path is None:
+            _error("no terminal for the picker: recent journals below; give one: "
+                   "`cockpit replay PATH`")
+            return list_recent()
+        return print_lines(path)
     from .app import ReplayApp
 
     try:
@@ -92,7 +151,7 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
 def list_recent(limit: int = 20) -> int:
     """Print recent journals, newest first."""
     folder = journal_dir()
-    summaries = list_journals(folder, limit=limit)
+    summaries = list_journals(folder, limit=limit or sys.maxsize)  # 0: all of them
     if not summaries:
         print(f"no journals in {folder} yet: `cockpit demo` writes one")
         return 0
@@ -102,6 +161,8 @@ def list_recent(limit: int = 20) -> int:
         task = _printable(s.task or "", 60)
         path = _printable(str(s.path))
         print(f"{started}  {_printable(s.status, 10):<10} {events:>16}  {task:<60}  {path}")
+    if any(s.status == CRASHED for s in summaries):
+        print(CRASHED_LEGEND)
     return 0
 
 

@@ -8,20 +8,48 @@ journals stays instant.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine_adapter.journal import decode_json
+from engine_adapter.journal import decode_json, writer_alive
 from engine_adapter.timestamps import is_valid_ts
 
 from ..paths import journal_dir
 
-__all__ = ["JournalSummary", "list_journals", "summarize"]
+__all__ = ["CRASHED", "CRASHED_LEGEND", "CRASHED_TEXT", "JournalSummary", "list_journals",
+           "open_status", "summarize"]
 
 _HEAD = 64 << 10  # bytes read for the first event (a task can be long)
 _TAIL = 64 << 10  # bytes read for the last event
 _STATUSES = ("completed", "failed", "cancelled")
 _COUNT_LIMIT = 8 << 20  # count lines exactly below this size; estimate above it
+STALE_AFTER = 120.0
+"""Seconds without a change after which a journal with no `agent_end` is taken as abandoned,
+where whether a run still holds its lock cannot be told (a filesystem without locks)."""
+CRASHED = "crashed?"
+"""The status of a journal with no `agent_end` that no run is writing any more."""
+CRASHED_TEXT = "ended without a final event (crashed?)"
+"""What that status means, in words (the replay viewer's bar)."""
+CRASHED_LEGEND = f"{CRASHED} = {CRASHED_TEXT[:-11]}: no run is writing it any more"
+"""The note under a listing that shows that status."""
+
+
+def open_status(path: str | os.PathLike[str], *, mtime: float | None = None,
+                now: float | None = None) -> str:
+    """The status of a journal with no `agent_end` yet: "running" while a live run holds its
+    lock (`writer_alive`), `CRASHED` once none does. Where that cannot be told (a filesystem
+    without locks), `CRASHED` once it has not changed for `STALE_AFTER` seconds, else
+    "running?"."""
+    alive = writer_alive(path)
+    if alive is not None:
+        return "running" if alive else CRASHED
+    try:
+        mtime = os.stat(path).st_mtime if mtime is None else mtime
+    except OSError:
+        return "running?"
+    stale = (time.time() if now is None else now) - mtime > STALE_AFTER
+    return CRASHED if stale else "running?"
 
 
 @dataclass(frozen=True)
@@ -30,7 +58,8 @@ class JournalSummary:
 
     path: Path
     task: str
-    status: str  # completed | failed | cancelled | running? (no agent_end yet) | unreadable
+    status: str  # completed | failed | cancelled | unreadable | empty, or with no agent_end yet
+    # (`open_status`): running | running? | crashed? (nothing writes it any more: CRASHED_TEXT)
     started: float | None  # unix seconds of the first event, else the file's mtime; NaN when
     # the first event's `ts` is not a valid time (shown as "bad time", sorted as oldest)
     events: int
@@ -86,11 +115,13 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
         status = "unknown"
     if not first:
         status = "unreadable" if stat.st_size else "empty"
+    elif status is None:
+        status = open_status(path, mtime=stat.st_mtime)
     started = first.get("ts", stat.st_mtime)
     return JournalSummary(
         path=path,
         task=task if isinstance(task, str) else "",
-        status=status if isinstance(status, str) else "running?",
+        status=status if isinstance(status, str) else "unknown",
         started=float(started) if is_valid_ts(started) else float("nan"),
         events=events,
         exact=exact,

@@ -16,7 +16,7 @@ from engine_adapter.timestamps import format_ts
 from ..keys import bindings
 from ..paths import journal_dir
 from ..widgets.text import clean_line, styled_line
-from .journals import JournalSummary, list_journals
+from .journals import CRASHED, CRASHED_LEGEND, JournalSummary, list_journals
 
 __all__ = ["PickerScreen", "describe_length"]
 
@@ -56,8 +56,9 @@ class PickerScreen(Screen[Path | None]):
             title.update(Text(f"No journals in {clean_line(str(self.directory), 200)} yet: run "
                               "`cockpit demo`, or `cockpit replay PATH`. (q quits)"))
             return
+        crashed = any(s.status == CRASHED for s in self.journals)
         title.update(Text(f"Recent journals in {clean_line(str(self.directory), 200)} — enter "
-                          "opens, q quits"))
+                          "opens, q quits" + (f" · {CRASHED_LEGEND}" if crashed else "")))
         table.add_columns("started", "status", "events", "task")
         for i, summary in enumerate(self.journals):
             started = format_ts(summary.started, "%Y-%m-%d %H:%M")
