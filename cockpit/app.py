@@ -11,6 +11,7 @@ task, messages queued or sent at once while the agent works, the agent's questio
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -30,16 +31,19 @@ from engine_adapter.fold import (
     RunView,
     ToolCallItem,
 )
+from engine_adapter.text import plural
 
 from . import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
 from .base_app import EventLookup, ThemedApp
-from .keys import bindings
+from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
-from .screens import HelpScreen, QuitScreen
+from .screens import GrantsScreen, HelpScreen, QuitScreen
 from .steer_app import SteeringControls
 from .widgets import EndPanel, RunDisplay, Transcript
 from .widgets.composer import Composer
+from .widgets.grant_scope import ScopeChoice, project_label
 from .widgets.key_hints import KeyHints
+from .widgets.text import clean
 
 __all__ = ["CockpitApp"]
 
@@ -71,12 +75,14 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._elapsed_clock = clock
         self.sessions: list[Session] = [session]
         self.next_session = next_session
-        self.fold = RunFold(grants=session.grants)
+        self.fold = RunFold(grants=session.gate.entries())
         self.pump = FramePump(self.fold, self._deliver)
         self._cancel_armed_until = 0.0
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
         self._steer_init()
+        self._choosing: str | None = None  # the approval whose grant scope is being chosen
+        self._watched_stores: list[object] = []
 
     # Properties --------------------------------------------------------------------------------
     @property
@@ -111,6 +117,7 @@ class CockpitApp(SteeringControls, ThemedApp):
         self.pump.close()
 
     def _start(self, session: Session) -> None:
+        self._watch_grants(session)
         # Subscribe before the run starts so no wake-up is missed; the pump folds from history.
         stream = session.events()
         self.pump.attach(session.history)
@@ -126,6 +133,10 @@ class CockpitApp(SteeringControls, ThemedApp):
     def _deliver(self, view: RunView, changes: ChangeSet) -> None:
         if not self.is_running:
             return
+        if changes.parts & APPROVALS and self._choosing is not None:
+            row = self._oldest_pending()
+            if row is None or row.approval is None or row.approval.approval_id != self._choosing:
+                self._set_choosing(None)  # answered or gone: the scope step ends with it
         self.display_widget.apply_changes(view, changes)
         parts = changes.parts
         if parts & (APPROVALS | RUN | QUESTIONS | COMMANDS):
@@ -147,12 +158,14 @@ class CockpitApp(SteeringControls, ThemedApp):
         pending = self.view.pending
         return next(iter(pending.values()), None) if pending else None
 
-    def _answer(self, allow: bool, remember: bool = False) -> None:
+    def _answer(self, allow: bool, remember: bool = False, scope: str = "session") -> None:
         row = self._oldest_pending()
+        self._set_choosing(None)
         if row is None or row.approval is None:
             return
         # Answer the request the human is looking at (by id): a stale double press is a no-op.
-        self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember)
+        self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember,
+                                      scope=scope)  # type: ignore[arg-type]
         self.pump.flush()  # its effect is drawn on the next frame, not after the next event
 
     def action_approve(self) -> None:
@@ -160,8 +173,40 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._answer(True)
 
     def action_approve_always(self) -> None:
-        """Allow it and grant its program prefix for the rest of the session."""
-        self._answer(True, remember=True)
+        """Offer the grant's scope (session, project, user); pressed again: this session."""
+        row = self._oldest_pending()
+        if row is None or row.approval is None or not row.approval.grantable:
+            return
+        if self._choosing == row.approval.approval_id:
+            self._answer(True, remember=True, scope="session")
+            return
+        self._set_choosing(row.approval.approval_id)
+
+    def action_grant_scope(self, scope: str) -> None:
+        """Allow the call and keep its grant in `scope` (after `a`)."""
+        row = self._oldest_pending()
+        if (row is None or row.approval is None or self._choosing != row.approval.approval_id):
+            return
+        why = self.session.gate.unavailable(scope)  # type: ignore[arg-type]
+        if why is not None:
+            self.notify(clean(why, 400), severity="warning", markup=False)
+            return
+        self._answer(True, remember=True, scope=scope)
+
+    def _set_choosing(self, approval_id: str | None) -> None:
+        """Start (an approval id) or end (None) the scope step of the approval bar."""
+        if approval_id == self._choosing:
+            return
+        self._choosing = approval_id
+        bar = self.display_widget.approval_bar
+        gate = self.session.gate
+        store = gate.store
+        bar.scope_choice = None if approval_id is None else ScopeChoice(
+            approval_id, project_label(store.project if store is not None else None),
+            {scope: why for scope in ("project", "user")
+             if (why := gate.unavailable(scope)) is not None})  # type: ignore[arg-type]
+        self.display_widget.show_approval()
+        self.refresh_bindings()
 
     def action_deny(self) -> None:
         """Deny the oldest pending call: first ask for a reason (in the message box; enter
@@ -171,9 +216,14 @@ class CockpitApp(SteeringControls, ThemedApp):
             self.ask_deny_reason(row.approval.approval_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Approval keys only while one is pending (and `a` only when it can be granted), and
-        no question is open; cancel only while the run is live; the message box's keys only
-        where a conversation can go on."""
+        """Approval keys only while one is pending (and `a` only when it can be granted; the
+        scope keys only after `a`, dimmed where that scope is unavailable), and no question is
+        open; cancel only while the run is live (or to leave the scope step); the message
+        box's keys only where a conversation can go on. No approval key while the grants
+        screen covers the approval bar: a call is answered only where it can be seen."""
+        if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
+                and isinstance(self.screen, GrantsScreen):
+            return False
         steer = self.steer_key_applies(action)
         if steer is not None:
             return steer
@@ -184,11 +234,62 @@ class CockpitApp(SteeringControls, ThemedApp):
             if row is None or row.approval is None:
                 return False
             return True if row.approval.grantable else None  # shown disabled: the bar says why
+        if action == "grant_scope":
+            if self._choosing is None:
+                return False
+            scope = str(parameters[0]) if parameters else "session"
+            return self.session.gate.unavailable(scope) is None or None  # type: ignore[arg-type]
+        if action == "grants":
+            return not isinstance(self.screen, GrantsScreen)
+        if action == "scope_back":
+            return self._choosing is not None
         if action == "cancel_run":
-            return self.view.live and not self.session.done
+            return self._choosing is None and self.view.live and not self.session.done
         return True
 
+    # Grants ------------------------------------------------------------------------------------
+    def action_grants(self) -> None:
+        """Show every grant and deny rule in force; revoke from there."""
+        self.push_screen(GrantsScreen(self.session.gate, changed=self._grants_changed))
+
+    def _watch_grants(self, session: Session) -> None:
+        """Redraw the grants panel whenever saved grants change (a revoke, another cockpit);
+        say when a grant the human chose to save was not saved, and, once, what in the saved
+        grants is not trusted (a broken file, an ignored grant, saved grants off)."""
+        loop = asyncio.get_running_loop()
+        session.gate.on_problem(lambda line: loop.call_soon_threadsafe(self._grant_problem, line))
+        store = session.gate.store
+        if store is None or any(s is store for s in self._watched_stores):
+            return
+        self._watched_stores.append(store)
+        store.on_change(lambda: loop.call_soon_threadsafe(self._grants_changed))
+        problems = store.problems
+        if problems:
+            more = f" (and {plural(len(problems) - 1, 'more problem')})" \
+                if len(problems) > 1 else ""
+            self._grant_problem(f"saved grants: {problems[0]}{more}")
+
+    def _grant_problem(self, line: str) -> None:
+        if self.is_running:
+            hint = key_label(self, "grants")
+            self.notify(clean(f"{line} · {hint} shows grants" if hint else line, 600),
+                        severity="warning", markup=False, timeout=10)
+
+    def _grants_changed(self) -> None:
+        if not self.is_running:
+            return
+        self.pump.flush()
+        change = self.fold.set_grants(self.session.gate.entries())
+        if change.parts:
+            changes = ChangeSet()
+            changes.add(change.parts, change.item)
+            self.display_widget.apply_changes(self.view, changes)
+
     # Cancel and quit -------------------------------------------------------------------------
+    def action_scope_back(self) -> None:
+        """Leave the scope step (after `a`): back to the approval, nothing granted."""
+        self._set_choosing(None)
+
     def action_cancel_run(self) -> None:
         """First escape arms, a second within two seconds cancels the run."""
         if self.session.done:

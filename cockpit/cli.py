@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from . import __version__
+from .grants_cli import grants_app
 
 app = typer.Typer(
     name="cockpit",
@@ -19,6 +21,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+app.add_typer(grants_app)
 
 
 @app.command()
@@ -46,6 +51,10 @@ ThemeOption = Annotated[str | None, typer.Option(
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
     "stays denied.")]
+PolicyOption = Annotated[Path | None, typer.Option(
+    "--policy", metavar="FILE", help="An approval policy (TOML: ordered rules by tool, prefix "
+    "and tier -> allow, deny or ask), consulted before anyone is asked; tier 4 is never "
+    "allowed by it. With --headless, the way to run an agent in CI (see README).")]
 
 
 @contextmanager
@@ -78,11 +87,22 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 
 
 def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
-             auto_approve: bool, *, tui: bool) -> Any:
-    from .runs import RunOptions
+             auto_approve: bool, *, tui: bool, policy: Path | None = None,
+             cwd: Path | None = None) -> Any:
+    from engine_adapter.grants import PolicyError, load_policy
 
+    from .runs import RunOptions, SetupError
+
+    try:
+        loaded = load_policy(policy) if policy is not None else None
+    except PolicyError as exc:
+        raise SetupError(str(exc)) from None
+    # The project as the user named it (not resolved): a path through a symbolic link gets no
+    # project grants (see engine_adapter.grants.store).
+    project = Path(os.path.abspath(cwd)) if cwd is not None else None
     return RunOptions(journal=journal, unattended=unattended or not tui,
-                      approval_timeout=approval_timeout, auto_approve=auto_approve)
+                      approval_timeout=approval_timeout, auto_approve=auto_approve,
+                      policy=loaded, project=project)
 
 
 @contextmanager
@@ -109,6 +129,7 @@ def demo(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    policy: PolicyOption = None,
     theme: ThemeOption = None,
     speed: Annotated[float, typer.Option(
         "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
@@ -128,7 +149,7 @@ def demo(
     with _checked(journal, theme, approval_timeout), _user_errors():
         check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
         factory, session = start_demo(speed=speed, options=_options(
-            journal, unattended, approval_timeout, auto_approve, tui=tui))
+            journal, unattended, approval_timeout, auto_approve, tui=tui, policy=policy))
     typer.echo(f"demo workspace: {session.state.cwd}")
     try:
         _present(factory, session, tui=tui, theme=theme)
@@ -176,6 +197,7 @@ def run(
     approval_timeout: TimeoutOption = None,
     headless: HeadlessOption = False,
     auto_approve: AutoApproveOption = False,
+    policy: PolicyOption = None,
     theme: ThemeOption = None,
 ) -> None:
     """Run a task with an engine and watch it.
@@ -185,7 +207,8 @@ def run(
 
     tui = use_tui(headless)
     with _checked(journal, theme, approval_timeout), _user_errors():
-        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui)
+        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
+                           policy=policy, cwd=cwd)
         chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent),
                                            ("--model", model)) if value is not None]
         if len(chosen) > 1:

@@ -272,14 +272,18 @@ def use_color(out: TextIO) -> bool:
 
 def approval_mode(session: Session) -> str:
     """How this session answers approvals, in one line."""
+    first = session.gate.describe()  # deny rules, a policy, grants: who answers before anyone
+    first = f"{first}, then " if first else ""
     if session.unattended:
         if session.auto_approve:
-            return "approvals: no human present; tiers 1-3 allowed automatically, tier 4 denied"
-        return ("approvals: no human present; every ask is denied automatically "
+            return (f"approvals: {first}no human present; tiers 1-3 allowed automatically, "
+                    "tier 4 denied")
+        return (f"approvals: {first}no human present; every ask is denied automatically "
                 "(--auto-approve allows tiers up to 3)")
     if session.approval_timeout is not None:
-        return f"approvals: wait for a human, denied after {session.approval_timeout:g} s"
-    return "approvals: wait for a human"
+        return (f"approvals: {first}wait for a human, denied after "
+                f"{session.approval_timeout:g} s")
+    return f"approvals: {first}wait for a human"
 
 
 @contextlib.contextmanager
@@ -327,6 +331,9 @@ async def run_headless(session: Session, *, out: TextIO | None = None,
     async def show() -> None:
         try:
             printer.line("cockpit", approval_mode(session), "dim")
+            store = session.gate.store
+            for problem in store.problems if store is not None else []:
+                printer.line("cockpit", f"saved grants: {problem}", "yellow")
             shown = 0
             async for event in stream:
                 printer.handle(event)

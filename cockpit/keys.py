@@ -40,14 +40,26 @@ KEYS: list[KeySpec] = [
     KeySpec("approve", "y", "approve", "allow once", "app",
             help="Allow the oldest pending tool call, this once."),
     KeySpec("approve-always", "a", "approve_always", "always allow", "app",
-            help="Allow it and grant calls with the same program prefix for this session."),
+            help="Allow it and grant calls with the same program prefix: then choose how "
+            "long (s, p or u; a again = this session)."),
     KeySpec("deny", "n", "deny", "deny", "app", help="Deny the oldest pending tool call."),
+    KeySpec("grant-session", "s", "grant_scope('session')", "this session", "app",
+            help="After a: keep the grant for this session (forgotten when cockpit quits)."),
+    KeySpec("grant-project", "p", "grant_scope('project')", "this project", "app",
+            help="After a: save the grant for this project (its real path) in your config "
+            "directory, never in the workspace."),
+    KeySpec("grant-user", "u", "grant_scope('user')", "every project", "app",
+            help="After a: save the grant for every project (your user scope)."),
+    KeySpec("grant-back", "escape", "scope_back", "back", "app", key_display="esc",
+            help="After a: back to the approval, nothing granted."),
     KeySpec("cancel", "escape", "cancel_run", "cancel run", "app", key_display="esc",
             help="Cancel the run (press twice within 2 seconds)."),
     KeySpec("quit", "ctrl+q", "quit_cockpit", "quit", "app", priority=True,
             help="Quit (asks first while the run is live; quitting cancels it cleanly)."),
     KeySpec("help", "question_mark", "help", "help", "app", key_display="?",
             help="Show this help."),
+    KeySpec("grants", "g", "grants", "grants", "app",
+            help="Every grant and deny rule in force, with its scope and last use; revoke one."),
     # Transcript: moving through items.
     KeySpec("item-up", "up", "cursor_up", "previous item", "transcript", show=False,
             help="Select the previous transcript item."),
@@ -69,9 +81,17 @@ KEYS: list[KeySpec] = [
     KeySpec("close", "escape", "close", "close", "pager", key_display="esc",
             help="Close the pager or inspector."),
     KeySpec("close-q", "q", "close", "close", "pager", show=False, help="Close."),
+    # The grants screen.
+    KeySpec("revoke", "delete", "revoke", "revoke", "grants", key_display="del",
+            help="Revoke the selected grant or deny rule (saved ones are removed from their "
+            "file)."),
+    KeySpec("grants-close", "escape", "close", "close", "grants", key_display="esc",
+            help="Close the grants screen."),
+    KeySpec("grants-close-q", "q", "close", "close", "grants", show=False, help="Close."),
 ]
 
-_SCOPE_TITLES = {"app": "Run", "transcript": "Transcript", "pager": "Pager and inspector"}
+_SCOPE_TITLES = {"app": "Run", "transcript": "Transcript", "pager": "Pager and inspector",
+                 "grants": "Grants screen"}
 
 
 def register(*specs: KeySpec, title: str | None = None) -> None:

@@ -1,5 +1,6 @@
-"""Where cockpit keeps its files: journals under the user's data directory, settings and user
-themes under the config directory. `COCKPIT_HOME` puts both under one folder (tests, sandboxes)."""
+"""Where cockpit keeps its files: journals under the user's data directory, settings, user
+themes and saved grants under the config directory. `COCKPIT_HOME` puts both under one folder
+(tests, sandboxes)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["config_dir", "data_dir", "journal_dir", "new_journal_path"]
+__all__ = ["config_dir", "data_dir", "grants_dir", "journal_dir", "new_journal_path"]
 
 
 def _home() -> Path | None:
@@ -28,6 +29,12 @@ def config_dir() -> Path:
     home = _home()
     return home / "config" if home else Path(platformdirs.user_config_dir("cockpit",
                                                                           appauthor=False))
+
+
+def grants_dir() -> Path:
+    """Where saved grants and deny rules live (`user.toml`, `projects/`): the config directory,
+    never a workspace (see `engine_adapter.grants.store`)."""
+    return config_dir() / "grants"
 
 
 def journal_dir() -> Path:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine_adapter.describe import verdict_text
+from engine_adapter.describe import approval_verdict
 from engine_adapter.fold import EndItem, QuestionItem, RunView, ToolCallItem
 from engine_adapter.input_fields import input_text
 from engine_adapter.questions import answer_text, fields_text
@@ -105,10 +105,10 @@ def approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:  # run unasked: say what covered it, when the engine said
         return f"covered by {cap(item.permitted_by, chars=200)}" if item.permitted_by else None
-    decided = verdict_text(approval.state, approval.via, approval.remember, human=HUMAN)
+    decided = approval_verdict(approval, human=HUMAN)
     if approval.answer_reason:  # the human's words with the answer, passed on to the agent
         decided += f" (reason: {cap(approval.answer_reason, chars=500)})"
-    if approval.via == "grant":
+    if approval.via in ("grant", "deny-rule", "policy"):  # nobody was asked
         return decided
     # The verdict the request carried, as it was: the report decides nothing again.
     if approval.grantable:

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine_adapter import JsonlEventJournal, Session, SessionState, TaskState
+from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 from engine_adapter.text import a_or_an
 
-from .paths import new_journal_path
+from .paths import grants_dir, new_journal_path
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -67,20 +67,27 @@ class RunOptions:
     """The journal and approval options shared by `cockpit run` and `cockpit demo`.
 
     `journal`: the first task's journal file (later tasks: `<stem>-<n><suffix>` beside it);
-    `None` writes under the user's data directory.
+    `None` writes under the user's data directory. `policy`: an approval policy (`--policy`).
+    `project`: the directory the run is in as the user named it (default: the workspace);
+    its saved grants apply only when it is its own canonical path. `saved_grants`: read and
+    keep saved grants and deny rules (in `grants_dir()`).
     """
 
     journal: Path | None = None
     unattended: bool = False
     approval_timeout: float | None = None
     auto_approve: bool = False
+    policy: Any = None
+    project: Path | None = None
+    saved_grants: bool = True
 
 
 class SessionFactory:
     """The Sessions of one conversation: call it with a task's text for that task's `Session`.
 
-    Every Session shares `conversation.grants` (an `[a] always` holds for later tasks) and
-    `session_id`, and gets its own journal (`journals` lists every path so far).
+    Every Session shares `conversation.grants` (an `[a] always` holds for later tasks), the
+    saved grants (`grant_store`), the approval policy and `session_id`, and gets its own
+    journal (`journals` lists every path so far).
     """
 
     def __init__(self, make_runner: RunnerMaker, *, cwd: str | Path,
@@ -93,6 +100,10 @@ class SessionFactory:
         self.journals: list[Path] = []
         self.sessions: list[Session] = []  # every Session made, in order
         self._runners: list[Any] = []  # each distinct runner made, for `aclose`
+        self.grant_store: GrantStore | None = None
+        if options.saved_grants:
+            project = options.project if options.project is not None else self.cwd
+            self.grant_store = GrantStore(grants_dir(), project=project, workspace=self.cwd)
 
     @property
     def session_id(self) -> str | None:
@@ -119,7 +130,8 @@ class SessionFactory:
         session = Session(runner, state, session_id=session_id, journal=journal,
                           grants=conversation.grants, unattended=options.unattended,
                           approval_timeout=options.approval_timeout,
-                          auto_approve=options.auto_approve)
+                          auto_approve=options.auto_approve, grant_store=self.grant_store,
+                          approval_policy=options.policy)
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)

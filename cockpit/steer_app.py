@@ -83,7 +83,7 @@ class SteeringControls:
             # Typing in a box (the message box, a question's field): these keys are text.
             offered = self.next_session is not None and not isinstance(self.focused, Input)
             return offered and (action == "focus_composer" or bool(self.view.commands))
-        if action in ("approve", "deny", "approve_always") and self.view.questions:
+        if action in ("approve", "deny", "approve_always", "grant_scope") and self.view.questions:
             return False  # the question comes first; its approval waits behind it
         return None
 

@@ -1,6 +1,6 @@
 """The session boundary of cockpit: typed events, the `Session` with its two planes, standing
-approval grants and every shell rule (`shell`), the write-ahead journal, the pure fold, and the
-engines behind a session.
+approval grants and every shell rule (`shell`), saved grants, deny rules and approval policies
+(`grants`), the write-ahead journal, the pure fold, and the engines behind a session.
 
 Never imports Textual: anything here runs headless, in a script, or under another UI.
 """
@@ -8,6 +8,7 @@ Never imports Textual: anything here runs headless, in a script, or under anothe
 from . import events as _events
 from .events import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
 from .fold import RunFold, RunView
+from .grants import ApprovalRequest, GrantStore, PolicyDecision, load_policy
 from .journal import JournalError, JsonlEventJournal, read_journal
 from .runner import AgentRunner, ApprovalController, CancelToken, EventSink
 from .session import Session
@@ -22,11 +23,14 @@ __all__ = [
     "AgentRunner",
     "ApprovalController",
     "ApprovalGrant",
+    "ApprovalRequest",
     "CancelToken",
     "Classification",
     "EventSink",
+    "GrantStore",
     "JournalError",
     "JsonlEventJournal",
+    "PolicyDecision",
     "RunFold",
     "RunView",
     "Session",
@@ -34,5 +38,6 @@ __all__ = [
     "TaskState",
     "classify_command",
     "grant_prefix",
+    "load_policy",
     "read_journal",
 ]

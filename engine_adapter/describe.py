@@ -25,6 +25,7 @@ __all__ = [
     "DESCRIBERS",
     "Description",
     "Tone",
+    "approval_verdict",
     "call_timing",
     "command_token",
     "describe",
@@ -100,18 +101,52 @@ def call_timing(call: Any, human: str = "you") -> str:
 
 
 def verdict_text(state: str, via: str | None, remember: bool = False, *,
-                 human: str = "you") -> str:
+                 human: str = "you", scope: str | None = None, grant_id: str | None = None,
+                 rule: str | None = None, error: str | None = None) -> str:
     """An approval's verdict in the words every view uses: `allowed by you`, `always allowed
     by you`, `allowed by a standing grant`, `denied automatically`, `awaiting approval`
-    (`human` names who answered: a report read later says `a human`)."""
+    (`human` names who answered: a report read later says `a human`).
+
+    What decided it, when the journal says (`approval_resolved`'s optional fields): a saved
+    grant's scope and id (`allowed by a project grant g-3f9a2c1b (shell `git status`)`), a
+    deny rule (`denied by a deny rule d-81b2c3e4 (user): shell `git push``), the policy rule
+    (`allowed by the policy (ci.toml rule 2: …)`) or its error, and where a human's `[a]
+    always` kept the grant (`always allowed by you (project g-…)`). Leave `grant_id` and
+    `rule` out for a short badge."""
     if state == "pending":
         return "awaiting approval"
     verdict = "allowed" if state == "allowed" else "denied"
-    who = {"human": f"by {human}", "grant": "by a standing grant",
-           "auto": "automatically"}.get(via or "", f"({via})" if via else "")
+    ident = f" {grant_id}" if grant_id else ""
+    if via == "grant":
+        kind = f"a {scope} grant" if scope in ("project", "user") else "a standing grant"
+        return f"{verdict} by {kind}{ident}" + (f" ({rule})" if rule else "")
+    if via == "deny-rule":
+        return (f"{verdict} by a deny rule{ident}" + (f" ({scope})" if scope else "")
+                + (f": {rule}" if rule else ""))
+    if via == "policy":
+        if error:
+            return f"{verdict}: the approval policy failed ({error})"
+        return f"{verdict} by the policy" + (f" ({rule})" if rule else "")
+    who = {"human": f"by {human}", "auto": "automatically"}.get(via or "",
+                                                                f"({via})" if via else "")
     if remember and state == "allowed":
         verdict = "always allowed"
+        if scope in ("project", "user"):
+            who += f" ({scope}{ident})"
     return f"{verdict} {who}".strip()
+
+
+def approval_verdict(approval: Any, *, human: str = "you", full: bool = True) -> str:
+    """`verdict_text` of a fold `ApprovalView` (or an `approval_resolved` event, `allowed`
+    for its state), with whatever it records of what decided; `full=False` leaves out the id
+    and the rule (a row's badge)."""
+    state = getattr(approval, "state", None) or (
+        "allowed" if getattr(approval, "allowed", False) else "denied")
+    return verdict_text(state, approval.via, approval.remember, human=human,
+                        scope=getattr(approval, "scope", None),
+                        grant_id=getattr(approval, "grant_id", None) if full else None,
+                        rule=getattr(approval, "rule", None) if full else None,
+                        error=getattr(approval, "error", None))
 
 
 def _lines(text: str | None) -> list[str]:
@@ -229,11 +264,14 @@ def _approval_requested(e: Any) -> Description:
 
 
 def _approval_resolved(e: Any) -> Description:
-    verdict = verdict_text("allowed" if e.allowed else "denied", e.via, e.remember)
+    verdict = approval_verdict(e)
     said = f" · reason: {e.reason}" if e.reason else ""  # the human's words, passed on
+    # Decided without asking (a grant, a deny rule, the policy): say what was decided.
+    what = input_line(e.tool_input) if isinstance(e.tool_input, dict) and e.tool_input else ""
     return Description("allowed" if e.allowed else "denied",
-                       f"{e.approval_id} {e.tool}: {verdict}{said}",
-                       "good" if e.allowed else "bad", "✓" if e.allowed else "⊘")
+                       f"{e.approval_id} {e.tool}" + (f" {what}" if what else "")
+                       + f": {verdict}" + said, "good" if e.allowed else "bad",
+                       "✓" if e.allowed else "⊘")
 
 
 def _question_asked(e: Any) -> Description:

@@ -205,17 +205,30 @@ class ApprovalRequested(BaseEvent):
 
 
 class ApprovalResolved(BaseEvent):
-    """A gated call was decided: by a human, by a standing grant, or automatically.
+    """A gated call was decided: by a human, a standing grant, a deny rule, an approval policy,
+    or automatically (the unattended rules, a timeout, a cancel).
 
+    Optional, when known: `scope` and `grant_id` — the grant or deny rule that decided (`via`
+    "grant" / "deny-rule"), or the grant a human's `[a] always` kept (`remember`); `rule` — that
+    grant or rule in words, or the policy rule that decided; `error` — why the policy failed
+    (a deny). A decision made without asking (no `approval_requested` before it) also carries
+    the call's `tool_input` and `tier`, so the views show what was decided.
     `reason`: the human's own words with the answer ("deny: use the staging database"), which
-    the engine passes on to the agent; `None` when none was given."""
+    the engine passes on to the agent; `None` when none was given.
+    """
 
     type: Literal["approval_resolved"] = "approval_resolved"
     approval_id: str
     tool: str
     allowed: bool
-    via: Literal["human", "grant", "auto"]
+    via: Literal["human", "grant", "auto", "deny-rule", "policy"]
     remember: bool = False
+    scope: Literal["session", "project", "user"] | None = None
+    grant_id: str | None = None
+    rule: str | None = None
+    error: str | None = None
+    tool_input: dict[str, Any] | None = None
+    tier: int | None = None
     reason: str | None = None
 
 

@@ -191,9 +191,9 @@ class ApprovalView:
     `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
     always` would do), shown as they are: views never decide it again."""
 
-    __slots__ = ("answer_reason", "answered_ts", "approval_id", "asked_ts", "epoch",
-                 "grantable", "prefix", "reason", "remember", "state", "tier", "tool",
-                 "tool_input", "ungrantable_reason", "via")
+    __slots__ = ("answer_reason", "answered_ts", "approval_id", "asked_ts", "epoch", "error",
+                 "grant_id", "grantable", "prefix", "reason", "remember", "rule", "scope", "state",
+                 "tier", "tool", "tool_input", "ungrantable_reason", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
                  tier: int, prefix: str, grantable: bool = False,
@@ -203,8 +203,14 @@ class ApprovalView:
         self.tool_input, self.tier, self.prefix = tool_input, tier, prefix
         self.grantable, self.ungrantable_reason = grantable, ungrantable_reason
         self.state = "pending"  # pending | allowed | denied
-        self.via: str | None = None  # human | grant | auto
+        self.via: str | None = None  # human | grant | auto | deny-rule | policy
         self.remember = False
+        # What decided it, when the journal says: a grant's or deny rule's scope and id, the
+        # rule in words (or the policy rule), the policy's error.
+        self.scope: str | None = None
+        self.grant_id: str | None = None
+        self.rule: str | None = None
+        self.error: str | None = None
         self.answer_reason: str | None = None  # the human's words with the answer
         self.asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
         self.answered_ts: float | None = None
@@ -334,11 +340,26 @@ class CheckView:
 
 
 class GrantView(NamedTuple):
-    """A standing grant in force."""
+    """A standing grant in force (or, `deny`, a deny rule), in its scope: `session`, or a saved
+    one (`project`, `user`, with its id)."""
 
     tool: str
     prefix: str
     tier: int
+    scope: str = "session"
+    grant_id: str | None = None
+    deny: bool = False
+
+    @classmethod
+    def of(cls, grant: Any) -> GrantView:
+        """The view of a session grant (`ApprovalGrant`), a saved grant or deny rule, or a
+        grants-screen entry."""
+        tier = getattr(grant, "max_tier", None)
+        if tier is None:
+            tier = getattr(grant, "tier", 0) or 0
+        return cls(grant.tool, grant.prefix, tier, getattr(grant, "scope", "session"),
+                   getattr(grant, "id", None) or getattr(grant, "key", None),
+                   getattr(grant, "kind", "allow") == "deny")
 
 
 class TurnView:
@@ -415,8 +436,8 @@ class RunFold:
 
     def __init__(self, grants: Iterable[Any] = (), view: RunView | None = None) -> None:
         self.view = view if view is not None else RunView()
-        for grant in grants:  # standing grants from earlier tasks (SessionState.grants)
-            self.view.grants.append(GrantView(grant.tool, grant.prefix, grant.tier))
+        for grant in grants:  # standing grants from earlier tasks, saved grants in force
+            self.view.grants.append(GrantView.of(grant))
         self._handlers: dict[str, Callable[[Any], Change]] = {
             "agent_start": self._agent_start,
             "agent_end": self._agent_end,
@@ -453,6 +474,15 @@ class RunFold:
         if handler is None:
             return NOTHING
         return handler(event)
+
+    def set_grants(self, grants: Iterable[Any]) -> Change:
+        """The grants in force as the live cockpit knows them now (one was revoked, or another
+        cockpit saved one): not an event, the one fact events cannot carry."""
+        found = [GrantView.of(grant) for grant in grants]
+        if found == self.view.grants:
+            return NOTHING
+        self.view.grants = found
+        return Change(GRANTS)
 
     def apply_all(self, events: Iterable[BaseEvent]) -> RunView:
         """Fold many events; returns the view."""
@@ -704,8 +734,9 @@ class RunFold:
         v = self.view
         row = v.tool_calls.get(e.approval_id)
         parts = 0
-        if row is None:  # a grant short-circuit: no request came first
-            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool, {}, 0)
+        if row is None:  # decided without asking: no request came first
+            row = ToolCallItem(v.task_index, v.turn or None, e.seq, e.approval_id, e.tool,
+                               e.tool_input or {}, e.tier or 0)
             v.tool_calls[e.approval_id] = row
             change = self._add(row)
         else:
@@ -718,6 +749,8 @@ class RunFold:
         approval = self._own_approval(row)
         approval.state = "allowed" if e.allowed else "denied"
         approval.via, approval.remember = e.via, e.remember
+        approval.scope, approval.grant_id = e.scope, e.grant_id
+        approval.rule, approval.error = e.rule, e.error
         approval.answer_reason = e.reason
         approval.answered_ts = e.ts
         if row.status in ("awaiting", "running"):
@@ -725,7 +758,8 @@ class RunFold:
         if v.pending.pop(e.approval_id, None) is not None:
             parts |= APPROVALS
         if e.allowed and e.remember and approval.prefix:
-            grant = GrantView(approval.tool, approval.prefix, approval.tier)
+            grant = GrantView(approval.tool, approval.prefix, approval.tier,
+                              e.scope or "session", e.grant_id)
             if grant not in v.grants:
                 v.grants.append(grant)
                 parts |= GRANTS

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .bus import EventLog
-from .cancel_token import SessionCancelToken
+from .cancel import SessionCancelToken
 from .event_caps import bounded_line
 from .events import (
     EVENT_ADAPTER,
@@ -31,11 +31,12 @@ from .events import (
     HarnessEvent,
     stamped,
 )
+from .grants import ApprovalGate, ApprovalPolicy, ApprovalRequest, GrantStore, Ruling, Scope
 from .journal import JsonlEventJournal
 from .question_desk import PendingQuestion, QuestionDesk, unique_id
 from .questions import Answer, AnswerAction
 from .runner import AgentRunner
-from .shell import ApprovalGrant, Grantability, grantability, grantability_off_loop
+from .shell import ApprovalGrant, grantability, grantability_off_loop
 from .state import TaskState
 from .text import cap
 
@@ -110,6 +111,15 @@ class Session:
         escalation_policy: Unattended disposition of `switch_to_editing` ("deny" or "approve").
         auto_approve: Unattended: allow every call of tier 3 or lower at once (`via="auto"`);
             tier 4 is still denied. No effect when a human is present (attended).
+        grant_store: Saved grants and deny rules (`engine_adapter.grants.GrantStore`): its deny
+            rules deny at once, its grants allow like session grants, and `[a] always` may
+            keep a grant in the `project` or `user` scope.
+        approval_policy: Consulted before anyone is asked: gets an `ApprovalRequest` (tool,
+            input, tier, prefix) and returns "allow", "deny", "ask" or None (see
+            `engine_adapter.grants.policy`); an exception in it is a deny, journaled with it.
+
+    Who answers, in order: deny rules, the policy, grants, then the human (or, unattended,
+    the rules above). `gate` holds all of them (the grants screen lists and revokes there).
     """
 
     def __init__(
@@ -125,6 +135,8 @@ class Session:
         amendment_policy: Policy = "deny",
         escalation_policy: Policy = "deny",
         auto_approve: bool = False,
+        grant_store: GrantStore | None = None,
+        approval_policy: ApprovalPolicy | None = None,
     ) -> None:
         for name, policy in (("amendment_policy", amendment_policy),
                              ("escalation_policy", escalation_policy)):
@@ -139,6 +151,7 @@ class Session:
         self._line_journal: JsonlEventJournal | None = None
         self.journal = journal
         self.grants: list[ApprovalGrant] = grants if grants is not None else []
+        self.gate = ApprovalGate(self.grants, grant_store, approval_policy)
         self.unattended = unattended
         self.approval_timeout = approval_timeout
         self.amendment_policy = amendment_policy
@@ -152,6 +165,7 @@ class Session:
         self._lock = threading.Lock()
         self._emitted = 0  # events emitted so far: the next one's `seq`
         self._pending: dict[str, PendingApproval] = {}
+        self._saving: set[asyncio.Task[None]] = set()  # `[a] always` grants being written
         self._answered: set[str] = set()
         self._ids: set[str] = set()  # every approval id this session's events have used
         self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
@@ -253,8 +267,10 @@ class Session:
     ) -> bool:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
-        A matching standing grant allows it at once (`approval_resolved` with `via="grant"`, no
-        `approval_requested`). Otherwise `approval_requested` is emitted, carrying the verdict
+        A deny rule, the approval policy or a matching standing grant may answer at once
+        (`approval_resolved` with `via` "deny-rule", "policy" or "grant", naming what decided,
+        and no `approval_requested`: see `grants.gate`). Otherwise `approval_requested` is
+        emitted, carrying the verdict
         of `grantability` (whether `[a] always` may grant it, and why not), then: unattended ->
         denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
         the tool; attended -> the human's `resolve_approval`, or a deny after
@@ -268,11 +284,12 @@ class Session:
         asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
         verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
-        if not self.cancel_token.cancelled and self._covered(tool, verdict, tier):
-            self._answered.add(approval_id)
-            self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=True,
-                                       via="grant", remember=False))
-            return True
+        if not self.cancel_token.cancelled:
+            request = ApprovalRequest(tool, tool_input, tier, prefix, verdict.grantable,
+                                      approval_id, reason)
+            ruling = await self.gate.rule(request, verdict)
+            if ruling is not None and not self.cancel_token.cancelled:
+                return self._decide_unasked(approval_id, tool, tool_input, tier, ruling)
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
                                     tool_input=tool_input, tier=tier, prefix=prefix,
                                     grantable=verdict.grantable,
@@ -305,14 +322,20 @@ class Session:
                 self._decide_auto(approval_id, tool, False)
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
-        """Whether a standing grant covers this call: the check `request_approval` makes first
-        (here nothing is emitted and nobody is asked). Makes the Session a
-        `GrantAwareController`."""
-        return self._covered(tool, grantability(tool, tool_input, tier), tier)
+        """Whether a standing grant covers this call and no deny rule stops it: what
+        `request_approval` would find (here nothing is emitted and nobody is asked). Makes
+        the Session a `GrantAwareController`."""
+        return self.gate.covered(tool, tool_input, grantability(tool, tool_input, tier), tier)
 
-    def _covered(self, tool: str, verdict: Grantability, tier: int) -> bool:
-        return verdict.grantable and any(
-            grant.matches(tool, verdict.prefix, tier) for grant in self.grants)
+    def _decide_unasked(self, approval_id: str, tool: str, tool_input: dict[str, Any],
+                        tier: int, ruling: Ruling) -> bool:
+        """Journal an answer given without asking (it carries the input the views show)."""
+        self._answered.add(approval_id)
+        self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=ruling.allowed,
+                                   via=ruling.via, remember=False, scope=ruling.scope,
+                                   grant_id=ruling.grant_id, rule=ruling.rule,
+                                   error=ruling.error, tool_input=tool_input, tier=tier))
+        return ruling.allowed
 
     def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
         self._answered.add(approval_id)
@@ -321,12 +344,15 @@ class Session:
         return allowed
 
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
-                         reason: str | None = None) -> None:
+                         scope: Scope = "session", reason: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
         `approval_id` is the id the session's events carry (see `request_approval`).
-        `allow and remember` stores a standing grant for the call's prefix when the request's
-        verdict said it is grantable (otherwise it is allow-once).
+        `allow and remember` keeps a standing grant for the call's prefix when the request's
+        verdict said it is grantable (otherwise it is allow-once), in `scope`: "session" (in
+        memory, for the conversation), "project" or "user" (saved by the grant store; the
+        answer is journaled once the grant is written, and a grant that cannot be saved is
+        kept for the session, the reason in `gate.problems`).
         `reason`: the human's words with the answer (journaled in `approval_resolved`, cut to
         `REASON_LIMIT` characters; the engine reads it with `denial_reason` and may pass it on to
         its agent). Answering an already-answered id, or an unknown id with nothing (or several)
@@ -340,17 +366,34 @@ class Session:
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
         stored = bool(allow and remember and pending.grantable)
+        if stored and scope != "session":
+            task = asyncio.get_running_loop().create_task(self._save_then_resolve(
+                pending, scope))
+            self._saving.add(task)
+            task.add_done_callback(self._saving.discard)
+            return
         if stored:
-            grant = ApprovalGrant(tool=pending.tool, prefix=pending.prefix, tier=pending.tier)
-            if grant not in self.grants:
-                self.grants.append(grant)
+            self.gate.remember_session(pending.tool, pending.prefix, pending.tier)
         words = cap(reason.strip(), chars=REASON_LIMIT) if reason and reason.strip() else None
         if words is not None:
             self._reasons[pending.approval_id] = words
             self._reasons[pending.asked_as or pending.approval_id] = words
+        self._resolved(pending, allow, stored, "session" if stored else None, None, words)
+
+    async def _save_then_resolve(self, pending: PendingApproval, scope: Scope) -> None:
+        note = f"allowed from the approval bar (session {self.session_id})"
+        kept, grant_id = await asyncio.to_thread(self.gate.save_grant, scope, pending.tool,
+                                                 pending.prefix, pending.tier, note)
+        if self._ended:
+            return  # the run ended while the grant was written: nothing waits for the answer
+        self._resolved(pending, True, True, kept, grant_id)
+
+    def _resolved(self, pending: PendingApproval, allow: bool, stored: bool,
+                  scope: Scope | None, grant_id: str | None, reason: str | None = None) -> None:
         # Journal the decision before the engine can act on it.
         self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
-                                   allowed=allow, via="human", remember=stored, reason=words))
+                                   allowed=allow, via="human", remember=stored, scope=scope,
+                                   grant_id=grant_id, reason=reason))
         if not pending.future.done():
             pending.future.set_result(allow)
 
@@ -432,6 +475,10 @@ class Session:
         end = next((e for e in reversed(self._log) if e.type == "agent_end"), None)
         if isinstance(end, AgentEnd):
             state.status, state.result, state.error = end.status, end.result, end.error
+        if self._saving:  # `[a] always` grants still being written: let them land
+            await asyncio.gather(*self._saving, return_exceptions=True)
+        if self.gate.used_saved():  # when saved grants were last used, into their files
+            await asyncio.to_thread(self.gate.save_usage)
         return state
 
     def _end_if_needed(self, error: str | None) -> None:

@@ -68,6 +68,13 @@ async def until(predicate: Callable[[], bool], *, limit: int = 10_000) -> None:
     raise AssertionError("condition never became true")
 
 
+@pytest.fixture(autouse=True)
+def _own_cockpit_home(monkeypatch, tmp_path_factory):
+    """No test reads or writes the developer's own settings, themes or saved grants (a test
+    that needs a particular home sets COCKPIT_HOME itself)."""
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path_factory.mktemp("cockpit-home")))
+
+
 @pytest.fixture
 def journal_path(tmp_path):
     return tmp_path / "run.jsonl"

@@ -62,7 +62,7 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
         async with app.run_test(size=(120, 40), headless=True) as pilot:
             await _until_event(first, "approval_requested")
             await _settle(app, pilot, lambda: bool(app.view.pending))
-            await pilot.press("a")  # allow, and grant `git status` for the session
+            await pilot.press("a", "s")  # allow, and grant `git status` for the session
             await _until_event(first, "agent_end")
             assert first.state.status == "completed"
             assert app.view.grants[0].prefix == "git status"

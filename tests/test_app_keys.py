@@ -41,7 +41,7 @@ def test_a_grants_and_a_later_call_is_allowed_by_the_grant():
                        gated("c2", "shell", {"command": "git status --short"}))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: pending(app) == ["c1"])
-            await pilot.press("a")
+            await pilot.press("a", "s")
             await settle(pilot, lambda: app.session.done)
             assert [g.prefix for g in app.view.grants] == ["git status"]
             later = app.view.tool_calls["c2"]
@@ -230,7 +230,7 @@ def test_next_task_runs_in_the_same_session_with_grants_carried_over():
                                                 gated("c1", "shell", {"command": "git status"})])
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: pending(app) == ["c1"])
-            await pilot.press("a")
+            await pilot.press("a", "a")  # a again: the default scope, this session
             await settle(pilot, lambda: app.session.done)
             assert app.query_one("#composer").has_class("-shown")
             await pilot.click("#next-task")

@@ -121,7 +121,8 @@ def test_verdicts_read_the_same_everywhere() -> None:
     assert verdict_text("denied", "auto") == "denied automatically"
     assert verdict_text("denied", "human", human="a human") == "denied by a human"
     assert verdict_text("pending", None) == "awaiting approval"
-    assert verdict_text("allowed", "policy") == "allowed (policy)"
+    assert verdict_text("allowed", "oracle") == "allowed (oracle)"  # a newer writer's `via`
+    assert verdict_text("allowed", "policy") == "allowed by the policy"
 
 
 @pytest.mark.parametrize(("noun", "phrase"), [

@@ -20,26 +20,17 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
+from engine_adapter.fold import RunView, ToolCallItem
 
 from ..keys import key_label
 from ..styles import Palette, palette_for
 from .approval_input import fit_input, input_blocks
-from .text import clean_line, styled_line
+from .grant_scope import ScopeChoice, always_text, scope_hint, scope_keys
+from .text import styled_line
 
 __all__ = ["ApprovalBar", "always_text"]
 
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
-
-
-def always_text(approval: ApprovalView) -> str:
-    """What `[a] always` would do for this call, from the verdict its request carried:
-    "always allow shell `git status …` in this session" or "cannot be granted: why"."""
-    if approval.grantable:
-        return (f"always allow {clean_line(approval.tool, 40)} "
-                f"`{clean_line(approval.prefix, 80)} …` in this session")
-    why = approval.ungrantable_reason
-    return "cannot be granted" + (f": {clean_line(why, 300)}" if why else "")
 
 
 class ApprovalBar(Vertical):
@@ -75,6 +66,7 @@ class ApprovalBar(Vertical):
         self._body_lines = 1
         self._last_view: RunView | None = None
         self._app_size = Size(0, 0)
+        self.scope_choice: ScopeChoice | None = None  # set by the live app after `a`
 
     class Resized(Message):
         """The bar's height on screen changed (what it covers of the transcript)."""
@@ -157,17 +149,23 @@ class ApprovalBar(Vertical):
             head.append_text(styled_line(approval.reason, palette.text, limit=2_000,
                                          marker_style=warn))
         self.query_one("#approval-head", Static).update(head)
-        grantable, sentence = approval.grantable, always_text(approval)
-        keys = Text()
-        keys.append("[y]", palette.success)
-        keys.append(" allow once   ")
-        if grantable:
-            keys.append("[a]", palette.success)
-            keys.append(f" {sentence}   ")
-        keys.append("[n]", palette.error)
-        keys.append(" deny")
-        if not grantable:
-            keys.append(f"\n[a] {sentence}", palette.dim)
+        grantable = approval.grantable
+        sentence = f"{always_text(approval, where=None)} {scope_hint(self.app)}" \
+            if grantable else always_text(approval)
+        choice = self.scope_choice
+        if grantable and choice is not None and choice.approval_id == approval.approval_id:
+            keys = scope_keys(approval, choice, self.app, palette)  # after `a`: the scopes
+        else:
+            keys = Text()
+            keys.append("[y]", palette.success)
+            keys.append(" allow once   ")
+            if grantable:
+                keys.append("[a]", palette.success)
+                keys.append(f" {sentence}   ")
+            keys.append("[n]", palette.error)
+            keys.append(" deny")
+            if not grantable:
+                keys.append(f"\n[a] {sentence}", palette.dim)
         self.query_one("#approval-keys", Static).update(keys)
         width = max(20, (self.size.width or self.app.size.width) - 2)
         wrapped = sum(len(part.wrap(self.app.console, width)) for part in (head, keys))

@@ -155,7 +155,8 @@ class VerificationPanel(Static):
 
 
 class GrantsPanel(Static):
-    """The standing grants: what `[a] always` has allowed for the rest of the session."""
+    """The grants in force: session grants (✓), saved project and user grants (★, with their
+    scope) and deny rules (✗)."""
 
     DEFAULT_CSS = """
     GrantsPanel {
@@ -174,10 +175,20 @@ class GrantsPanel(Static):
         if not view.grants:
             text.append("\nnone", palette.dim)
         for grant in view.grants[:30]:
-            text.append("\n✓ ", palette.success)
+            # Session grants plain (✓), saved ones starred with their scope (★ project / user),
+            # deny rules crossed (✗): a saved grant outlives the run, the panel says so.
+            saved = grant.scope in ("project", "user")
+            mark, style = ("✗ ", palette.error) if grant.deny else (
+                ("★ ", palette.warning) if saved else ("✓ ", palette.success))
+            text.append("\n" + mark, style)
             text.append(clean_line(grant.tool, 40), palette.text)
             text.append(f" `{clean_line(grant.prefix, 80)} …`", palette.accent)
-            text.append(f" ≤T{grant.tier}", palette.tier_style(grant.tier))
+            if grant.deny:
+                text.append(" denied", palette.error)
+            else:
+                text.append(f" ≤T{grant.tier}", palette.tier_style(grant.tier))
+            if saved:
+                text.append(f" {grant.scope}", palette.dim)
         if len(view.grants) > 30:
             text.append(f"\n… {len(view.grants) - 30} more", palette.dim)
         self.update(text)

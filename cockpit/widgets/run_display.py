@@ -102,6 +102,11 @@ class RunDisplay(Vertical):
         if changes.items or len(view.items) != self.transcript.item_count:
             self.transcript.update_items(view, changes.items)
 
+    def show_approval(self) -> None:
+        """Redraw the approval bar from the last view (its scope step began or ended)."""
+        if self.view is not None:
+            self._show_approval(self.view)
+
     def _show_approval(self, view: RunView) -> None:
         # The bar floats over the bottom of the transcript (its own layer), so showing it does
         # not resize — and re-render — everything else; the transcript keeps as many blank rows

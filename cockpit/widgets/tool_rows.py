@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
-from engine_adapter.describe import call_timing, verdict_text
+from engine_adapter.describe import approval_verdict, call_timing
 from engine_adapter.fold import ToolCallItem
 from engine_adapter.input_fields import input_line, input_text
 from engine_adapter.text import cut, line_count, plural
@@ -69,7 +69,7 @@ def _badge(item: ToolCallItem, palette: Palette) -> Text | None:
     if approval is None:  # run unasked: say what covered it, when the engine said
         return (styled_line(f"covered by {item.permitted_by}", palette.success, limit=80)
                 if item.permitted_by else None)
-    words = verdict_text(approval.state, approval.via, approval.remember)
+    words = approval_verdict(approval, full=False)
     if approval.state == "pending":
         return Text(words, palette.status_style("awaiting"))
     badge = Text(words, palette.success if approval.state == "allowed"
@@ -174,7 +174,7 @@ def tool_text(item: ToolCallItem) -> str:
     approval = item.approval
     about = [item.status, call_timing(item)]
     if approval is not None:
-        about.append(verdict_text(approval.state, approval.via, approval.remember))
+        about.append(approval_verdict(approval))
         if approval.answer_reason:
             about.append(f"reason: {approval.answer_reason}")
     parts = [f"{item.tool} ({' · '.join(p for p in about if p)})",

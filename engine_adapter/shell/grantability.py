@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from .prefix import COMMAND_KEYS, UNGRANTABLE_TOOLS, explain_prefix
 
-__all__ = ["MAX_GRANTABLE_TIER", "ApprovalGrant", "Grantability", "grantability",
-           "grantability_off_loop"]
+__all__ = ["MAX_GRANTABLE_TIER", "OFFLOAD_CHARS", "ApprovalGrant", "Grantability",
+           "grantability", "grantability_off_loop", "input_chars"]
 
 MAX_GRANTABLE_TIER = 3
 """Tier 4 (the riskiest) is never granted, whatever tier the grant itself records."""
@@ -54,19 +54,20 @@ def grantability(tool: str, tool_input: Mapping[str, Any], tier: int) -> Grantab
     return Grantability(True, verdict.prefix, None)
 
 
-_OFFLOAD_CHARS = 4096  # commands longer than this are read in a thread
+OFFLOAD_CHARS = 4096
+"""Inputs carrying more text than this are read in a worker thread, never on the event loop."""
 
 
 async def grantability_off_loop(tool: str, tool_input: Mapping[str, Any],
                                 tier: int) -> Grantability:
     """`grantability`, in a worker thread when the input carries a long command: reading a
     hostile 16 KB line costs milliseconds that must not be the event loop's."""
-    if _command_chars(tool_input) > _OFFLOAD_CHARS:
+    if input_chars(tool_input) > OFFLOAD_CHARS:
         return await asyncio.to_thread(grantability, tool, tool_input, tier)
     return grantability(tool, tool_input, tier)
 
 
-def _command_chars(tool_input: object) -> int:
+def input_chars(tool_input: object) -> int:
     """How much text a call's input carries at its top level (what reading it costs)."""
     if not isinstance(tool_input, Mapping):
         return 0

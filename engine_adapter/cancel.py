@@ -1,5 +1,4 @@
-"""`SessionCancelToken`: the cancel token a Session hands its engine (a
-`runner.WatchableCancelToken`: it can be checked, awaited, or call back)."""
+"""`SessionCancelToken`: the cancel token a Session hands its engine (awaitable, with callbacks)."""
 
 from __future__ import annotations
 
