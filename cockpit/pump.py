@@ -85,11 +85,13 @@ class FramePump:
                 add(parts, item)
             self._since_freeze += end - self._position
             self._position = end
-            if self.freeze_every is not None and self._since_freeze >= self.freeze_every:
-                self._since_freeze = 0
-                gc.collect()  # garbage first, or frozen it would stay; walks only the unfrozen
-                gc.freeze()
         return changes
+
+    def _freeze_if_due(self) -> None:
+        if self.freeze_every is not None and self._since_freeze >= self.freeze_every:
+            self._since_freeze = 0
+            gc.collect()  # garbage first, or frozen it would stay; walks only the unfrozen
+            gc.freeze()
 
     def flush(self) -> None:
         """Fold what has arrived and deliver it now."""
@@ -108,6 +110,9 @@ class FramePump:
     def _due(self) -> None:
         self._handle = None
         self.flush()
+        # Here, never in a `flush()` a key asked for: the collection stalls the loop (tens of
+        # ms on a busy machine, bench_ui), and the answer to a key must not wait for it.
+        self._freeze_if_due()
 
     async def follow(self, stream: AsyncIterator[Any]) -> None:
         """Wake on each event of `stream` until it ends, then deliver the rest."""
@@ -115,6 +120,7 @@ class FramePump:
             if self._handle is None:
                 self.request()
         self.flush()
+        self._freeze_if_due()
 
     def close(self) -> None:
         """Stop any scheduled delivery; hand frozen objects back to the collector."""

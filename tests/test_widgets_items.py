@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
+from rich.segment import Segment
+from rich.text import Text
+from textual.strip import Strip
 
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.items import render_item
-from engine_adapter.fold import ToolCallItem
+from cockpit.widgets.items import STREAM_TAIL, render_item, row_count
+from cockpit.widgets.row_kit import warn_style, wrapped
+from cockpit.widgets.text import styled
+from engine_adapter.fold import Item, MessageItem, ToolCallItem
+from engine_adapter.text import cut
 
 
 def rows(item: ToolCallItem) -> list[str]:
@@ -46,3 +54,102 @@ def test_raw_events_are_indented_when_few_and_one_a_line_when_many() -> None:
     assert raw_events_text(many, events.get).count("\n") == PRETTY_UP_TO + 4
     gone = MessageItem(1, 1, 999, "message")
     assert "not available" in raw_events_text(gone, events.get)
+
+
+# The row count the transcript lays out with, instead of rendering, must be the rows drawn.
+_texts = st.one_of(
+    st.text(max_size=300),
+    st.text(alphabet=st.sampled_from("ab \n\t*#`-1.\u200b\x1b漢"), max_size=200),
+    st.integers(0, 30).map(lambda n: "".join(f"{i}: def f(): return {i}\n" for i in range(n))),
+)
+
+
+@st.composite
+def _items(draw: st.DrawFn) -> tuple[Item, Item | None]:
+    turn = draw(st.sampled_from([None, 1, 2]))
+    if draw(st.booleans()):
+        item: Item = ToolCallItem(1, turn, 0, "c1", draw(st.sampled_from(["shell", "read_file"])),
+                                  {"command": draw(st.text(max_size=40))}, draw(st.integers(0, 4)))
+        item.status = draw(st.sampled_from(["running", "ok", "failed", "awaiting", "denied"]))
+        item.output = draw(st.none() | _texts)
+        item.error = draw(st.none() | _texts)
+    else:
+        item = MessageItem(1, turn, 0, draw(st.sampled_from(["message", "thought"])))
+        item.parts = [draw(_texts | st.text(alphabet="ab c.", max_size=160))]
+        item._text = None
+        item.complete = draw(st.booleans())
+    previous = draw(st.none() | st.builds(
+        lambda t, task: MessageItem(task, t, 0, "message"),
+        st.sampled_from([None, 1, 2]), st.sampled_from([1, 2])))
+    return item, previous
+
+
+@settings(max_examples=300, deadline=None)
+@given(_items(), st.integers(4, 160), st.booleans())
+def test_the_row_count_without_rendering_is_the_rows_rendered(
+        case: tuple[Item, Item | None], width: int, expanded: bool) -> None:
+    item, previous = case
+    count = row_count(item, previous, width=width, expanded=expanded)
+    if count is not None:
+        palette = Palette(load_themes()["cockpit-dark"])
+        strips = render_item(item, previous, width=width, expanded=expanded, palette=palette,
+                             console=Console(width=width))
+        assert count == len(strips)
+
+
+def test_a_flood_s_tool_calls_and_short_replies_are_counted_without_rendering() -> None:
+    call = ToolCallItem(1, 1, 0, "c1", "shell", {"command": "cat m.py"}, 1)
+    call.status, call.output = "ok", "".join(f"line {n}\n" for n in range(20))
+    reply = MessageItem(1, 1, 0, "message")
+    reply.parts, reply._text, reply.complete = ["checking file 12 "], None, True
+    assert row_count(call, reply, width=120, expanded=False) == 5  # head, 3 lines, the note
+    assert row_count(reply, None, width=120, expanded=False) == 2  # the turn's rule, the text
+    assert row_count(reply, call, width=120, expanded=False) == 1
+    reply.complete = False  # still streaming: rendered (it is drawn, and it changes)
+    assert row_count(reply, call, width=120, expanded=False) is None
+
+
+def test_a_reply_at_the_edge_of_the_width_is_counted_as_drawn() -> None:
+    palette = Palette(load_themes()["cockpit-dark"])
+    for width in (10, 41, 120):
+        for length in range(width - 4, width + 2):
+            for text in ("x" * length, "ab " * (length // 3) + "c" * (length % 3),
+                         "y" * (length - 1) + " "):
+                reply = MessageItem(1, None, 0, "message")
+                reply.parts, reply._text, reply.complete = [text], None, True
+                count = row_count(reply, None, width=width, expanded=False)
+                drawn = render_item(reply, None, width=width, expanded=False, palette=palette,
+                                    console=Console(width=width))
+                assert count in (None, len(drawn)), (width, text)
+                if length <= width - 2:  # the gutter takes two
+                    assert count == 1
+
+
+def _streaming_whole(text: str, width: int, palette: Palette, console: Console) -> list[Strip]:
+    """The streaming tail wrapped as one text (how it was drawn before its lines were cached)."""
+    piece = cut(text, chars=STREAM_TAIL, keep="tail")
+    body = Text()
+    if piece.was_cut:
+        body.append(piece.note(gone=False) + "\n", palette.dim)
+    body.append_text(styled(piece.kept, palette.text, marker_style=warn_style(palette)))
+    body.append("▍", palette.primary)
+    return [Strip([Segment("  "), *strip], strip.cell_length + 2)
+            for strip in wrapped(console, body, max(1, width - 2))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_texts | st.text(alphabet="ab c\n\r\t\u200b漢", max_size=60), max_size=4),
+       st.integers(4, 140), st.booleans())
+def test_a_streaming_reply_is_drawn_line_by_line_as_it_was_drawn_whole(
+        deltas: list[str], width: int, long: bool) -> None:
+    palette = Palette(load_themes()["cockpit-dark"])
+    console = Console(width=width)
+    reply = MessageItem(1, None, 0, "message")
+    text = "a few words\n" * (STREAM_TAIL // 12 + 1) if long else ""  # past the tail's cut
+    for delta in ["", *deltas]:  # drawn as it grows: the cache is used, not only filled
+        text += delta
+        reply.parts, reply._text = [text], None
+        drawn = render_item(reply, None, width=width, expanded=False, palette=palette,
+                            console=console)
+        assert [list(s) for s in drawn] == \
+            [list(s) for s in _streaming_whole(text, width, palette, console)]

@@ -85,3 +85,37 @@ def test_the_transcript_is_one_widget_however_many_items():
             app.session.cancel()
             await settle(pilot, lambda: app.session.done)
     run(main())
+
+
+def test_a_flush_a_key_asks_for_never_waits_for_a_garbage_collection(monkeypatch):
+    import cockpit.pump
+
+    calls: list[str] = []
+
+    class Recorder:
+        def collect(self) -> int:
+            calls.append("collect")
+            return 0
+
+        def freeze(self) -> None:
+            calls.append("freeze")
+            frozen.set()
+
+    frozen = asyncio.Event()
+
+    monkeypatch.setattr(cockpit.pump, "gc", Recorder())
+
+    async def main():
+        history: list = []
+        pump = FramePump(RunFold(), lambda view, changes: None, interval=0.001, freeze_every=10)
+        pump.attach(history)  # (freezes what exists)
+        calls.clear()
+        frozen.clear()
+        history.extend(_events(30))
+        pump.flush()  # what a key does: its answer is drawn first
+        assert calls == []
+        history.extend(_events(30)[1:])
+        pump.request()  # the next frame's delivery collects and freezes
+        await asyncio.wait_for(frozen.wait(), 30)
+        assert calls == ["collect", "freeze"]
+    run(main())

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
@@ -42,6 +44,7 @@ from .tool_rows import (
     PREVIEW_LINES,
     tool_icon,
     tool_needs_pager,
+    tool_row_count,
     tool_rows,
     tool_text,
 )
@@ -54,6 +57,7 @@ __all__ = [
     "item_text",
     "needs_pager",
     "render_item",
+    "row_count",
     "tool_icon",
 ]
 
@@ -82,12 +86,19 @@ def needs_pager(item: Item) -> bool:
     return False
 
 
+def _starts_turn(item: Item, previous: Item | None) -> bool:
+    """Whether `item` opens its turn (and so is drawn under the turn's rule)."""
+    if item.turn is None or item.kind in ("task", "end"):
+        return False
+    # Same turn: an item without a turn (a decision, say) does not break it.
+    return previous is None or previous.task != item.task \
+        or previous.turn not in (None, item.turn)
+
+
 def _turn_header(item: Item, previous: Item | None, palette: Palette,
                  console: Console, width: int) -> list[Strip]:
-    if item.turn is None or item.kind in ("task", "end"):
+    if not _starts_turn(item, previous):
         return []
-    if previous is not None and previous.task == item.task and previous.turn in (None, item.turn):
-        return []  # same turn (an item without a turn, a decision say, does not break it)
     label = f"── turn {item.turn} "
     return [one(console, Text(label + "─" * max(0, width - len(label)), palette.rule), width)]
 
@@ -120,15 +131,44 @@ def _message(item: MessageItem, expanded: bool, palette: Palette, console: Conso
             note = piece.note(gone=False, hint="enter to expand") or "… enter to expand"
             strips.append(one(console, Text(f"  {note}", palette.dim), width))
         return strips
-    if not item.complete:
-        piece = cut(text, chars=STREAM_TAIL, keep="tail")
-        body = Text()
-        if piece.was_cut:
-            body.append(piece.note(gone=False) + "\n", palette.dim)
-        body.append_text(styled(piece.kept, palette.text, marker_style=warn))
-        body.append("▍", palette.primary)
-        return wrapped(console, body, width)
     return _reply(text, palette, console, width)
+
+
+def _streaming(text: str, palette: Palette, console: Console, width: int) -> list[Strip]:
+    """The tail of a reply still streaming, with a cursor, as rows with their gutter. It is
+    drawn again every frame while it grows, so its complete lines come from a cache (wrapping
+    8,000 characters anew cost tens of ms a frame): only the first line (where the tail is cut
+    moves) and the last are wrapped."""
+    warn = warn_style(palette)
+    piece = cut(text, chars=STREAM_TAIL, keep="tail")
+    kept = piece.kept
+    rows = []
+    if piece.was_cut:
+        rows += wrapped(console, Text(piece.note(gone=False), palette.dim), width)
+    if "\r" in kept:  # `\r\n` is one line break to `styled`: keep the text whole
+        lines, last = [], kept
+    else:
+        *lines, last = kept.split("\n")
+    strips = _guttered(rows)
+    for line in lines:
+        strips += _stream_line(line, width, palette.text, warn, console)
+    body = styled(last, palette.text, marker_style=warn)
+    body.append("▍", palette.primary)
+    return strips + _guttered(wrapped(console, body, width))
+
+
+@lru_cache(maxsize=1_024)
+def _stream_line(line: str, width: int, style: Style, warn: Style,
+                 console: Console) -> tuple[Strip, ...]:
+    """One complete line of a streaming reply, wrapped, with the gutter (cached: it is drawn
+    every frame until the reply ends)."""
+    return tuple(_guttered(wrapped(console, styled(line, style, marker_style=warn), width)))
+
+
+def _guttered(strips: list[Strip]) -> list[Strip]:
+    """`strips` moved right past the gutter (the selection marker's column)."""
+    gutter = [Segment(" " * GUTTER)]
+    return [Strip(gutter + list(strip), strip.cell_length + GUTTER) for strip in strips]
 
 
 def _end(item: EndItem, items: Sequence[Item], palette: Palette, console: Console,
@@ -210,6 +250,8 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
     `items` (the view's, `item` among them) lets a task's end see what came before it."""
     inner = max(1, width - GUTTER)
     strips = _turn_header(item, previous, palette, console, inner)
+    if isinstance(item, MessageItem) and not item.complete and item.channel != "thought":
+        return _guttered(strips) + _streaming(item.text, palette, console, inner)
     if isinstance(item, ToolCallItem):
         strips += tool_rows(item, expanded, palette, console, inner)
     elif isinstance(item, MessageItem):
@@ -225,9 +267,27 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
     else:
         strips.append(one(console, Text("· ").append_text(styled_line(item.kind, palette.dim,
                                                                       limit=80)), inner))
-    gutter = [Segment(" " * GUTTER)]
-    return [Strip(gutter + list(strip), strip.cell_length + GUTTER) for strip in strips] \
-        or [Strip(gutter)]
+    return _guttered(strips) or [Strip([Segment(" " * GUTTER)])]
+
+
+def row_count(item: Item, previous: Item | None, *, width: int, expanded: bool) -> int | None:
+    """How many rows `render_item` gives `item`, when that can be known without rendering it
+    (a collapsed tool call, a complete one-line reply that fits); None otherwise. The transcript
+    lays out with it what a flood scrolls past before it is ever drawn."""
+    inner = max(1, width - GUTTER)
+    if isinstance(item, ToolCallItem):
+        rows = tool_row_count(item, expanded)
+    elif isinstance(item, MessageItem) and item.complete and item.channel != "thought":
+        text = item.text
+        # Printable ASCII is one cell a character, with no marker, tab or line break.
+        fits = 0 < len(text) <= inner and text.isascii() and text.isprintable() \
+            and not _MARKDOWN_RE.search(text)
+        rows = 1 if fits else None
+    else:
+        rows = None
+    if rows is None:
+        return None
+    return rows + int(_starts_turn(item, previous))
 
 
 def item_text(item: Item) -> str:

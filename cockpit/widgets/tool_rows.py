@@ -32,6 +32,7 @@ __all__ = [
     "PREVIEW_LINES",
     "tool_icon",
     "tool_needs_pager",
+    "tool_row_count",
     "tool_rows",
     "tool_text",
 ]
@@ -154,12 +155,32 @@ def tool_rows(item: ToolCallItem, expanded: bool, palette: Palette, console: Con
         else:
             rows = diff_preview(item.diff, limit=DIFF_PREVIEW_LINES, palette=palette, warn=warn)
             strips += _block(rows, DIFF_PREVIEW_LINES, False, palette, console, width)
-    output = item.output
-    if output and item.error and output.strip() == item.error.strip():
-        output = ""  # the error line already says it all; don't print it twice
+    output = _shown_output(item)
     if output:
         strips += _output(item, output, expanded, palette, console, width)
     return strips
+
+
+def _shown_output(item: ToolCallItem) -> str:
+    output = item.output or ""
+    if output and item.error and output.strip() == item.error.strip():
+        return ""  # the error line already says it all; don't print it twice
+    return output
+
+
+def tool_row_count(item: ToolCallItem, expanded: bool) -> int | None:
+    """How many rows `tool_rows` gives a collapsed call without a diff, counted without
+    rendering (None for the others: render them to know). Every row is one line cut to the
+    width, so the count does not depend on it. A flood of tool calls lays out many more rows
+    than ever reach the screen; the transcript renders only those drawn."""
+    if expanded or item.diff:
+        return None
+    rows = 2 if item.error else 1
+    output = _shown_output(item)
+    if output:
+        piece = cut(output, lines=PREVIEW_LINES)
+        rows += piece.kept.removesuffix("\n").count("\n") + 1 + int(piece.was_cut)
+    return rows
 
 
 def _without_diff(tool_input: Any) -> Any:

@@ -21,7 +21,7 @@ from itertools import accumulate
 from rich.segment import Segment
 from rich.style import Style
 from textual.events import Click, Resize
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -30,7 +30,7 @@ from engine_adapter.fold import Item, MessageItem, RunView
 
 from ..keys import bindings
 from ..styles import palette_for
-from .items import GUTTER, needs_pager, render_item
+from .items import GUTTER, needs_pager, render_item, row_count
 
 __all__ = ["Transcript"]
 
@@ -87,6 +87,7 @@ class Transcript(ScrollView, can_focus=True):
         self._estimated: set[int] = set()  # items whose height is a guess until drawn
         self._relayout_pending = False
         self._width = 0
+        self._base_style: Style | None = None  # `rich_style`, while a paint is under way
         self.cursor = -1  # selected item; -1 = none (following the run)
         self.follow = True
 
@@ -160,6 +161,18 @@ class Transcript(ScrollView, can_focus=True):
             self._cache.popitem(last=False)
         return strips
 
+    def _height(self, index: int) -> int:
+        """Item `index`'s exact height: counted when that needs no rendering (a flood lays out
+        many more rows a frame than reach the screen; those drawn are rendered by
+        `render_line`), else rendered."""
+        if index not in self._cache:
+            items = self._items
+            rows = row_count(items[index], items[index - 1] if index else None,
+                             width=self._width, expanded=index in self._expanded)
+            if rows is not None:
+                return rows
+        return len(self._strips(index))
+
     def _measure_from(self, start: int) -> None:
         if not self._width:
             self._width = self._render_width()
@@ -176,7 +189,7 @@ class Transcript(ScrollView, can_focus=True):
             total += sum(guessed)
             self._estimated.update(range(start, exact_from))
         for index in range(exact_from, len(items)):
-            height = len(self._strips(index))
+            height = self._height(index)
             starts.append(total)
             heights.append(height)
             total += height
@@ -186,7 +199,7 @@ class Transcript(ScrollView, can_focus=True):
         heights, starts = self._heights, self._starts
         moved = -1
         for index in indices:
-            height = len(self._strips(index))
+            height = self._height(index)
             if height != heights[index]:
                 heights[index] = height
                 moved = index if moved < 0 else min(moved, index)
@@ -254,11 +267,20 @@ class Transcript(ScrollView, can_focus=True):
             self._after_change()
 
     # Drawing ---------------------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # `rich_style` walks every ancestor's styles (~0.1 ms): look it up once a paint, not
+        # once a row.
+        self._base_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base_style = None
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base_style if self._base_style is not None else self.rich_style
         if row >= self._total or not self._starts:
             return Strip.blank(width, base)
         index = bisect_right(self._starts, row) - 1
