@@ -20,7 +20,7 @@ from engine_adapter.engines.acp import (
 )
 
 from .cli_checks import check_agent_program
-from .runs import RunOptions, SessionFactory, SetupError
+from .runs import RunOptions, SessionFactory, SetupError, make_sandbox
 
 __all__ = ["agent_factory", "agents_listing"]
 
@@ -42,9 +42,11 @@ def agent_factory(agent: str, *, cwd: str | Path | None = None,
                          f"install it with: {spec.install}")
     if not spec.known:
         check_agent_program(spec.command, root)  # cannot start: a setup error, like a typo
-    runner = AcpRunner(spec, cwd=root)
-    return SessionFactory(lambda _task, _index: runner, cwd=root,
-                          options=options if options is not None else RunOptions())
+    options = options if options is not None else RunOptions()
+    sandbox = make_sandbox(options, root)
+    runner = AcpRunner(spec, cwd=root, sandbox=sandbox)
+    return SessionFactory(lambda _task, _index: runner, cwd=root, options=options,
+                          sandbox=sandbox)
 
 
 def _auth_note(spec: AgentSpec) -> str:

@@ -43,6 +43,7 @@ from .report import (
     approval_text,
     call_diff,
     call_input,
+    call_tier,
     engine_text,
     problems,
     question_text,
@@ -187,7 +188,7 @@ def _markdown_item(item: Item, view: RunView) -> str:
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
         timing = call_timing(item, HUMAN)
-        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}"
+        lines = [f"**Tool call** `{_visible(item.tool)}` ({call_tier(item)}) — {item.status}"
                  + (f" · {timing}" if timing else ""), ""]
         shown = _visible(call_input(item))
         if shown:

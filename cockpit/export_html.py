@@ -34,6 +34,7 @@ from .report import (
     approval_text,
     call_diff,
     call_input,
+    call_tier,
     engine_text,
     problems,
     question_text,
@@ -158,7 +159,8 @@ def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
     if isinstance(item, ToolCallItem):
         timing = call_timing(item, HUMAN)
         parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
+                 f"({e(call_tier(item))}) — "
+                 f"<span class='{e(item.status)}'>{e(item.status)}</span>"
                  + (f" · {e(timing)}" if timing else "")]
         shown = call_input(item)
         if shown:

@@ -12,6 +12,7 @@ from engine_adapter.describe import approval_verdict
 from engine_adapter.fold import EndItem, QuestionItem, RunView, ToolCallItem
 from engine_adapter.input_fields import input_text
 from engine_adapter.questions import answer_text, fields_text
+from engine_adapter.sandbox import sandbox_label
 from engine_adapter.text import cap, plural
 from engine_adapter.timestamps import format_ts
 
@@ -31,6 +32,7 @@ __all__ = [
     "approval_text",
     "call_diff",
     "call_input",
+    "call_tier",
     "engine_text",
     "last_end",
     "problems",
@@ -81,6 +83,12 @@ def call_input(item: ToolCallItem) -> str:
     if isinstance(data, dict) and "diff" in data:
         data = {k: v for k, v in data.items() if k != "diff"}
     return trim(input_text(data), lines=INPUT_LINES, chars=INPUT_CHARS)
+
+
+def call_tier(item: ToolCallItem) -> str:
+    """`tier 3`, and where a command ran: `tier 3, sandbox`, `tier 3, no sandbox (off)`."""
+    where = sandbox_label(item.sandbox, item.sandbox_network)
+    return f"tier {item.tier}" + (f", {where}" if where else "")
 
 
 def call_diff(item: ToolCallItem) -> str:
@@ -137,6 +145,8 @@ def engine_text(view: RunView, show: Callable[..., str]) -> str:
         parts.append(f"started with {show(view.agent_command, 300)}")
     if view.model:
         parts.append(f"model {show(view.model, 200)}")
+    if view.sandbox:
+        parts.append(sandbox_label(view.sandbox, view.sandbox_network))
     return " · ".join(parts)
 
 

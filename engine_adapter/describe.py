@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 from .diff_summary import diff_stats
 from .input_fields import input_line
 from .questions import answer_text, fields_text
+from .sandbox import UNAVAILABLE, sandbox_label
 from .text import plural
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "describe",
     "duration_text",
     "end_lines",
+    "sandbox_warning",
     "timing_text",
     "verdict_text",
 ]
@@ -192,9 +194,23 @@ def _agent_name(event: Any) -> str | None:
 
 # The describers, one per event type ---------------------------------------------------------
 
+def sandbox_warning(event: Any) -> str | None:
+    """What an `agent_start` says when its commands wanted a sandbox this machine lacks: why
+    there is none, the fix, and what happens meanwhile (every view shows it at the start of the
+    run: a TUI hides what was printed before it); None otherwise."""
+    if getattr(event, "sandbox", None) != UNAVAILABLE:
+        return None
+    note = event.sandbox_note or "this machine has none"
+    return (f"⚠ no sandbox: {note}. Until then every command asks before it runs; "
+            "--sandbox off runs them without one on purpose.")
+
+
 def _agent_start(e: Any) -> Description:
-    about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd) if p)
-    return Description("start", e.task, "strong", "▶", "task: ", (about,) if about else ())
+    where = sandbox_label(e.sandbox, e.sandbox_network)
+    about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd, where) if p)
+    warning = sandbox_warning(e)
+    details = tuple(line for line in (about, warning) if line)
+    return Description("start", e.task, "strong", "▶", "task: ", details)
 
 
 def _agent_end(e: Any) -> Description:
@@ -237,7 +253,9 @@ def _model_update(e: Any) -> Description:
 
 def _tool_start(e: Any) -> Description:
     summary = _summary(e.tool_input) or e.title or ""
-    return Description("tool ▶", f"{e.call_id} {e.tool} [tier {e.tier}] {summary}".rstrip(),
+    where = sandbox_label(e.sandbox, e.sandbox_network)  # a command: where it runs
+    tier = f"tier {e.tier}" + (f", {where}" if where else "")
+    return Description("tool ▶", f"{e.call_id} {e.tool} [{tier}] {summary}".rstrip(),
                        "plain", "▶")
 
 

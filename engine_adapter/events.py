@@ -63,6 +63,9 @@ class AgentStart(BaseEvent):
     An engine that drives an external agent adds what it knows of it: `agent` (its own name and
     version), `command` (the command line that started it), `modes`, `acp_session_id` and
     whether that session is `new_session` (false: the agent keeps the conversation's context).
+    An engine whose commands the cockpit runs says where they go: `sandbox` (a state of
+    `engine_adapter.sandbox`: "workspace-write", "read-only", "off", "unavailable"),
+    `sandbox_network`, and `sandbox_note` (why there is none, and the fix).
     """
 
     type: Literal["agent_start"] = "agent_start"
@@ -75,6 +78,9 @@ class AgentStart(BaseEvent):
     modes: list[AgentMode] | None = None
     acp_session_id: str | None = None
     new_session: bool | None = None
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
+    sandbox_note: str | None = None
 
 
 class AgentEnd(BaseEvent):
@@ -146,7 +152,8 @@ class ToolStart(BaseEvent):
     external agent, a file read or write or a command in a terminal; "agent": the agent ran it
     and reports it), `terminal_id` (the terminal a command runs in) and `permitted_by` (what let
     it run without asking again, e.g. "agent permission": an approval the agent asked for
-    earlier in the turn covers it).
+    earlier in the turn covers it). A command's `sandbox` state (as on `AgentStart`, or
+    "bypassed": approved to run outside it) and `sandbox_network`.
     """
 
     type: Literal["tool_start"] = "tool_start"
@@ -158,14 +165,17 @@ class ToolStart(BaseEvent):
     source: str | None = None
     terminal_id: str | None = None
     permitted_by: str | None = None
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
 
 
 class ToolEnd(BaseEvent):
     """A tool call finished, well or badly. Optional: `title` (the call's title as it stood at
-    the end, when the agent renamed it while it ran), a command's `exit_code`, and `diff`: the
-    unified diff of the files the call changed when the engine knows it (an agent's edit
-    reported with diff content), made off the event loop and capped by `engine_adapter.diffs`;
-    views show it, never compute one."""
+    the end, when the agent renamed it while it ran), a command's `exit_code`, its `sandbox`
+    state (as on its `ToolStart`) and what the sandbox stopped (`sandbox_blocked`: "write to
+    /etc/x", "network"), and `diff`: the unified diff of the files the call changed when the
+    engine knows it (an agent's edit reported with diff content), made off the event loop and
+    capped by `engine_adapter.diffs`; views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str
@@ -177,6 +187,8 @@ class ToolEnd(BaseEvent):
     title: str | None = None
     exit_code: int | None = None
     diff: str | None = None
+    sandbox: str | None = None
+    sandbox_blocked: str | None = None
 
 
 class ApprovalRequested(BaseEvent):
@@ -384,15 +396,17 @@ class VerificationPlanFrozen(BaseEvent):
 
 
 class VerificationStart(BaseEvent):
-    """A verification check began running."""
+    """A verification check began running (`sandbox`: where its command runs, as on
+    `ToolStart`)."""
 
     type: Literal["verification_start"] = "verification_start"
     check_id: str
     name: str
+    sandbox: str | None = None
 
 
 class VerificationEnd(BaseEvent):
-    """A verification check finished."""
+    """A verification check finished (`sandbox`, `sandbox_blocked`: as on `ToolEnd`)."""
 
     type: Literal["verification_end"] = "verification_end"
     check_id: str
@@ -400,6 +414,8 @@ class VerificationEnd(BaseEvent):
     passed: bool
     output: str = ""
     duration_ms: float | None = None
+    sandbox: str | None = None
+    sandbox_blocked: str | None = None
 
 
 class CancellationObserved(BaseEvent):

@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar
 
-from .describe import describe
+from .describe import describe, sandbox_warning
 from .events import BaseEvent, VerificationCheck
 
 __all__ = [
@@ -227,11 +227,13 @@ class ToolCallItem(Item):
     """A tool call and everything about it: approval, run, result.
 
     `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
-    "running", "ok", "failed".
+    "running", "ok", "failed". `sandbox`: the state its command ran in (see
+    `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
     """
 
     __slots__ = ("approval", "call_id", "diff", "duration_ms", "error", "exit_code", "output",
-                 "permitted_by", "started_ts", "status", "tier", "title", "tool", "tool_input")
+                 "permitted_by", "sandbox", "sandbox_blocked", "sandbox_network", "started_ts",
+                 "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -249,6 +251,9 @@ class ToolCallItem(Item):
         # The unified diff of the change it makes or made, as the engine put it in the events:
         # the input's `diff` (a write asked about or run), else `ToolEnd.diff` (an agent's edit).
         self.diff: str | None = _input_diff(tool_input)
+        self.sandbox: str | None = None
+        self.sandbox_network: bool | None = None
+        self.sandbox_blocked: str | None = None
 
     @property
     def work_ms(self) -> float | None:
@@ -385,6 +390,9 @@ class RunView:
         self.cwd: str | None = None
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
+        self.sandbox: str | None = None  # where the run's commands go, and why there is none
+        self.sandbox_network: bool | None = None
+        self.sandbox_note: str | None = None
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
@@ -565,12 +573,18 @@ class RunFold:
         v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
                    if agent is not None else None)
         v.agent_command = e.command
+        v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
+        v.sandbox_note = e.sandbox_note
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = None, 0
         v.checks, v.plan_version = {}, 0
         v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        warning = sandbox_warning(e)
+        if warning:  # wanted, missing: said at the top of the run, where it is seen
+            self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning, "warning"))
+        return change
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view
@@ -683,6 +697,7 @@ class RunFold:
             change = Change(ITEMS, row.index)
         row.title = e.title
         row.permitted_by = e.permitted_by
+        row.sandbox, row.sandbox_network = e.sandbox, e.sandbox_network
         row.status = "running"
         row.started_ts = e.ts
         row.diff = _input_diff(e.tool_input) or row.diff
@@ -704,6 +719,8 @@ class RunFold:
         row.exit_code = e.exit_code
         if e.title:  # the agent renamed the call while it ran
             row.title = e.title
+        row.sandbox = e.sandbox or row.sandbox
+        row.sandbox_blocked = e.sandbox_blocked
         if e.diff:
             row.diff = e.diff
         return change

@@ -31,6 +31,7 @@ __all__ = [
     "GrantAwareController",
     "QuestionController",
     "ReasonAwareController",
+    "SandboxAwareController",
     "WatchableCancelToken",
 ]
 
@@ -54,6 +55,26 @@ class ApprovalController(Protocol):
         tool_input: dict[str, Any],
         *,
         tier: int = 3,
+    ) -> bool: ...
+
+
+@runtime_checkable
+class SandboxAwareController(ApprovalController, Protocol):
+    """An approval controller whose `request_approval` also takes `sandboxed` (the Session is
+    one): False says the call runs commands that would have run in a sandbox but will not (none
+    on this machine, or one approved run outside it), so no standing grant and no auto-approval
+    may cover it. A protocol cannot check a keyword: `RunContext` reads the signature once and
+    passes `sandboxed` only to a controller that takes it."""
+
+    async def request_approval(
+        self,
+        approval_id: str,
+        tool: str,
+        reason: str,
+        tool_input: dict[str, Any],
+        *,
+        tier: int = 3,
+        sandboxed: bool | None = None,
     ) -> bool: ...
 
 

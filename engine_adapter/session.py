@@ -53,6 +53,10 @@ _JOURNAL_WRITE = JsonlEventJournal.write
 AUTO_APPROVE_MAX_TIER = 3
 """`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
 
+UNSANDBOXED_AUTO_APPROVE_MAX_TIER = 2
+"""...and up to this tier for a command that would have run in a sandbox but will not
+(`request_approval(sandboxed=False)`): no command, in practice."""
+
 REASON_LIMIT = 4_000
 """Characters of a human's reason kept with an answer (and passed on to the agent)."""
 
@@ -264,6 +268,7 @@ class Session:
         tool_input: dict[str, Any],
         *,
         tier: int = 3,
+        sandboxed: bool | None = None,
     ) -> bool:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
@@ -280,6 +285,13 @@ class Session:
         session's events never do: an id already used in this session becomes `ID~2` (`~3`, …)
         in the events, and `resolve_approval` answers by that id, so an answer always reaches
         the request the human was shown.
+
+        `sandboxed=False` says the call runs commands that would have run in a sandbox but
+        will not (none on this machine, or one run outside it): no grant and no policy's allow
+        covers it (a deny rule or a policy's deny still answers) and `auto_approve` stops at
+        tier 2, so a human decides — never a silent downgrade. True
+        (in the sandbox) and None (no sandbox in play, or a call that runs no command) change
+        nothing.
         """
         asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
         verdict = await grantability_off_loop(tool, tool_input, tier)
@@ -288,6 +300,10 @@ class Session:
             request = ApprovalRequest(tool, tool_input, tier, prefix, verdict.grantable,
                                       approval_id, reason)
             ruling = await self.gate.rule(request, verdict)
+            # Without its sandbox only a refusal answers unasked: a grant or a policy's allow
+            # was given for commands that run sandboxed (never a silent downgrade).
+            if ruling is not None and sandboxed is False and ruling.allowed:
+                ruling = None
             if ruling is not None and not self.cancel_token.cancelled:
                 return self._decide_unasked(approval_id, tool, tool_input, tier, ruling)
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
@@ -297,7 +313,9 @@ class Session:
         if self.cancel_token.cancelled:
             return self._decide_auto(approval_id, tool, False)
         if self.unattended:
-            allowed = ((self.auto_approve and tier <= AUTO_APPROVE_MAX_TIER)
+            most = AUTO_APPROVE_MAX_TIER if sandboxed is not False else \
+                UNSANDBOXED_AUTO_APPROVE_MAX_TIER
+            allowed = ((self.auto_approve and tier <= most)
                        or (tool == "alter_verification" and self.amendment_policy == "approve")
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
             return self._decide_auto(approval_id, tool, allowed)

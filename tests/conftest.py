@@ -10,8 +10,18 @@ from typing import Any
 import pytest
 
 from engine_adapter import AgentEnd, AgentStart, TaskState
+from engine_adapter.sandbox import ENV_VARIABLE, Sandbox, SandboxSettings
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+# Commands run in the sandbox where this machine has one. Where it has none, no command would be
+# auto-approved (never a silent downgrade), so the tests that are not about the sandbox say
+# "off" for it, once, here — as a user on such a machine would; the sandbox tests (which pass
+# their settings explicitly) check the fallback itself, and the ones that need a sandbox skip.
+os.environ.pop(ENV_VARIABLE, None)
+SANDBOX_HERE = Sandbox(SandboxSettings(), workspace="/").check()
+if not SANDBOX_HERE.active:
+    os.environ[ENV_VARIABLE] = "off"
 
 Step = Callable[["StepRunner"], Awaitable[None]]
 

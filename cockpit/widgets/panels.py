@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import RenderResult
 from textual.widget import Widget
 from textual.widgets import Static
 
 from engine_adapter.fold import RunView
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 
 from ..styles import palette_for
@@ -96,10 +98,18 @@ class StatusLine(Widget):
         fields.append(self._elapsed(view))
         if view.task_index > 1:
             fields.append(f"task {view.task_index}")
+        warn = -1
+        if view.sandbox:  # early, so a narrow screen still shows it; no sandbox stands out
+            label = sandbox_label(view.sandbox, view.sandbox_network)
+            if view.engine.startswith("acp:"):  # the agent itself runs outside any sandbox
+                label = f"terminals: {label}"
+            warn = -1 if is_sandboxed(view.sandbox) else 1
+            fields.insert(1, label if warn < 0 else f" ⚠ {label} ")
         for i, value in enumerate(fields):
             if i:
                 bottom.append("  │  ", palette.dim)
-            bottom.append(value, palette.dim if i else palette.accent)
+            bottom.append(value, palette.warning + Style(reverse=True, bold=True) if i == warn
+                          else palette.dim if i else palette.accent)
         # A fixed-size widget: a repaint, not a layout pass (this runs every frame in a flood).
         self._text = Text("\n").join([top, bottom])
         self.refresh()

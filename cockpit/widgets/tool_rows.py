@@ -18,6 +18,7 @@ from textual.strip import Strip
 from engine_adapter.describe import approval_verdict, call_timing
 from engine_adapter.fold import ToolCallItem
 from engine_adapter.input_fields import input_line, input_text
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import cut, line_count, plural
 
 from ..styles import Palette
@@ -89,6 +90,9 @@ def _head(item: ToolCallItem, palette: Palette) -> Text:
     head.append_text(styled_line(item.tool, palette.primary, limit=80, marker_style=warn))
     head.append(" ")
     head.append(f"T{item.tier}", palette.tier_style(item.tier))
+    if item.sandbox:  # a command: in the sandbox (quiet) or not (stands out)
+        head.append(f" {sandbox_label(item.sandbox, item.sandbox_network)}",
+                    palette.dim if is_sandboxed(item.sandbox) else palette.warning)
     timing = call_timing(item)
     if timing:
         head.append(f" {timing}", palette.dim)

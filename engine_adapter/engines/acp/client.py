@@ -49,6 +49,7 @@ from ...context import RunContext
 from ...diffs import unified_diff_async
 from ...events import BaseEvent, ToolEnd, ToolStart
 from ...fileio import FileRefused, off_loop
+from ...sandbox import Sandbox
 from ...text import plural
 from .commands import OfferedCommands
 from .elicitation import ElicitationCalls
@@ -85,13 +86,15 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
     """Serves one ACP session's calls into the cockpit (see the module docstring).
 
     `env` is the environment commands run with; `agent_name` names the agent in approval
-    reasons; `forward_always` lets a human's "always" reach the agent as `allow_always`.
+    reasons; `forward_always` lets a human's "always" reach the agent as `allow_always`;
+    `sandbox` is where `terminal/create` commands run (None: no sandbox).
     """
 
     def __init__(self, workspace: Workspace, *, env: dict[str, str], agent_name: str,
-                 forward_always: bool = False) -> None:
+                 forward_always: bool = False, sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
         self.env = env
+        self.sandbox = sandbox
         self.agent_name = agent_name
         self.forward_always = forward_always
         self.run: RunContext | None = None
@@ -282,12 +285,14 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         return "".join(parts)
 
     async def _gate(self, run: RunContext, op_id: str, tool: str, reason: str,
-                    tool_input: dict[str, Any], tier: int, permit: object | None) -> None:
-        """Ask unless a permit covers the operation; raise if the answer is no."""
+                    tool_input: dict[str, Any], tier: int, permit: object | None, *,
+                    sandboxed: bool | None = None) -> None:
+        """Ask unless a permit covers the operation; raise if the answer is no. `sandboxed`:
+        see `Session.request_approval`."""
         if permit is not None:
             return
-        allowed = await run.controller.request_approval(op_id, tool, reason, tool_input,
-                                                        tier=tier)
+        allowed = await run.request_approval(op_id, tool, reason, tool_input, tier=tier,
+                                             sandboxed=sandboxed)
         if run.token.cancelled:
             raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         if not allowed:

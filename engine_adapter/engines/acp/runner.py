@@ -40,6 +40,7 @@ from ...events import (
     TurnStart,
 )
 from ...runner import ApprovalController, CancelToken, EventSink
+from ...sandbox import Sandbox, SandboxSettings
 from ...state import TaskState
 from .catalogue import AgentSpec, agent_env
 from .client import AcpClient, client_capabilities
@@ -92,6 +93,9 @@ class AcpRunner:
         startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
+        sandbox: Where the commands the agent runs through `terminal/create` run: a `Sandbox`,
+            or settings for one over the workspace (default: `workspace-write`, no network).
+            The agent process itself is not sandboxed.
     """
 
     exit_wait = 2.0
@@ -100,7 +104,8 @@ class AcpRunner:
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
-                 forward_always: bool = False) -> None:
+                 forward_always: bool = False,
+                 sandbox: Sandbox | SandboxSettings | None = None) -> None:
         if isinstance(agent, AgentSpec):
             self.spec = agent
         else:
@@ -115,6 +120,7 @@ class AcpRunner:
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
         self.forward_always = forward_always
+        self.sandbox = sandbox
         self.event_sink: EventSink | None = None
         self.approval_controller: ApprovalController | None = None
         self.cancel_token: CancelToken | None = None
@@ -232,8 +238,11 @@ class AcpRunner:
         except AgentStartError as exc:
             hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
+        sandbox = self.sandbox if isinstance(self.sandbox, Sandbox) else Sandbox(
+            self.sandbox, workspace=workspace)
+        self.sandbox = await sandbox.acheck()
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
-                                forward_always=self.forward_always)
+                                forward_always=self.forward_always, sandbox=sandbox)
         self.process.transport.on_notification = self.client.take_notification
         # The SDK's unstable protocol: without it, `elicitation/create` (an agent's question)
         # is answered "method not found" whatever the client offers.
@@ -329,7 +338,8 @@ class AcpRunner:
             task=state.task, engine=f"acp:{self._agent_name()}", model=None, cwd=workspace,
             agent=self.agent_info, command=self.spec.display,
             modes=list(self.modes) if started else None,
-            acp_session_id=self.acp_session_id if started else None, new_session=fresh))
+            acp_session_id=self.acp_session_id if started else None, new_session=fresh,
+            **(self.sandbox.start_fields() if isinstance(self.sandbox, Sandbox) else {})))
 
     async def _run(self, state: TaskState, context: RunContext) -> TaskState:
         workspace = os.path.realpath(self.cwd or state.cwd or os.getcwd())
@@ -466,3 +476,4 @@ class AcpRunner:
                           cost_usd=None, thought_tokens=delta["thought"],
                           cached_read_tokens=delta["cached_read"],
                           cached_write_tokens=delta["cached_write"])
+
