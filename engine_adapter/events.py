@@ -225,6 +225,8 @@ class ApprovalResolved(BaseEvent):
     grant or rule in words, or the policy rule that decided; `error` — why the policy failed
     (a deny). A decision made without asking (no `approval_requested` before it) also carries
     the call's `tool_input` and `tier`, so the views show what was decided.
+    `reason`: the human's own words with the answer ("deny: use the staging database"), which
+    the engine passes on to the agent; `None` when none was given.
     """
 
     type: Literal["approval_resolved"] = "approval_resolved"
@@ -239,6 +241,7 @@ class ApprovalResolved(BaseEvent):
     error: str | None = None
     tool_input: dict[str, Any] | None = None
     tier: int | None = None
+    reason: str | None = None
 
 
 class DecisionError(BaseEvent):
@@ -284,6 +287,95 @@ class ModelRetry(BaseEvent):
     max_attempts: int
     delay_s: float
     error: str
+
+
+AnswerValue = str | int | float | bool | list[str]
+"""One field's answer to an agent's question: text, a number, yes/no, or the options chosen."""
+
+
+class QuestionOption(BaseModel):
+    """One option of a choice field: the `value` sent back, and how it reads (`label`)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    value: str
+    label: str = ""
+
+
+class QuestionField(BaseModel):
+    """One field of an agent's question form.
+
+    `kind`: "text" (a line of text), "number" or "integer", "boolean" (yes or no), "choice"
+    (one of `options`) or "multi" (any of `options`). `minimum`/`maximum` bound a number, a
+    text's length, or how many options a "multi" takes. `format` is a text's expected form
+    ("email", "uri", "date", …), shown as a hint.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: str
+    kind: Literal["text", "number", "integer", "boolean", "choice", "multi"]
+    title: str = ""
+    description: str = ""
+    required: bool = False
+    default: AnswerValue | None = None
+    options: list[QuestionOption] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    format: str | None = None
+
+
+class QuestionAsked(BaseEvent):
+    """The agent asks the human something (an ACP elicitation): a `message` and a form of
+    `fields`. `call_id`: the agent's tool call it belongs to, when it said."""
+
+    type: Literal["question_asked"] = "question_asked"
+    question_id: str
+    message: str
+    fields: list[QuestionField] = Field(default_factory=list)
+    call_id: str | None = None
+
+
+class QuestionAnswered(BaseEvent):
+    """A question was answered: `accept` with `values` (field name → answer), `decline` (the
+    human, or the rules when no human is present, said no), or `cancel` (the run was cancelled
+    first). `via`: "human" or "auto"; `reason` says why an automatic answer was given."""
+
+    type: Literal["question_answered"] = "question_answered"
+    question_id: str
+    action: Literal["accept", "decline", "cancel"]
+    values: dict[str, AnswerValue] | None = None
+    via: Literal["human", "auto"] = "human"
+    reason: str | None = None
+
+
+class AgentCommand(BaseModel):
+    """A command an external agent offers (typed as `/name` in a task): what it does, and a hint
+    for its input when it takes one."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: str
+    description: str = ""
+    hint: str | None = None
+
+
+class CommandsAvailable(BaseEvent):
+    """The commands the agent offers now (the whole list; it replaces any earlier one)."""
+
+    type: Literal["commands_available"] = "commands_available"
+    commands: list[AgentCommand] = Field(default_factory=list)
+
+
+class PromptNote(BaseEvent):
+    """The engine passed the human's words on to the agent besides the task: the reason given
+    with a denial (`approval_id`). `delivery`: "in_turn" (the agent took it while it worked) or
+    "with_prompt" (sent with the next task's prompt)."""
+
+    type: Literal["prompt_note"] = "prompt_note"
+    text: str
+    approval_id: str | None = None
+    delivery: Literal["in_turn", "with_prompt"] = "with_prompt"
 
 
 class VerificationCheck(BaseModel):
@@ -362,7 +454,11 @@ HarnessEvent = Annotated[
     | VerificationEnd
     | CancellationObserved
     | TaskEscalated
-    | ModelRetry,
+    | ModelRetry
+    | QuestionAsked
+    | QuestionAnswered
+    | CommandsAvailable
+    | PromptNote,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""
@@ -381,11 +477,15 @@ __all__ = [
     "EVENT_ADAPTER",
     "EVENT_CLASSES",
     "EVENT_TYPES",
+    "AgentCommand",
     "AgentInfo",
     "AgentMode",
+    "AnswerValue",
     "BaseEvent",
     "EventParseError",
     "HarnessEvent",
+    "QuestionField",
+    "QuestionOption",
     "VerificationCheck",
     "dump_event",
     "parse_event",

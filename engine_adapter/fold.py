@@ -23,14 +23,17 @@ from .events import BaseEvent, VerificationCheck
 
 __all__ = [
     "APPROVALS",
+    "COMMANDS",
     "GRANTS",
     "ITEMS",
+    "QUESTIONS",
     "RUN",
     "USAGE",
     "VERIFICATION",
     "ApprovalView",
     "Change",
     "CheckView",
+    "CommandView",
     "DecisionItem",
     "DeferredText",
     "EndItem",
@@ -38,6 +41,7 @@ __all__ = [
     "Item",
     "MessageItem",
     "NoticeItem",
+    "QuestionItem",
     "RunFold",
     "RunView",
     "ToolCallItem",
@@ -52,6 +56,8 @@ APPROVALS = 4  # pending approvals
 VERIFICATION = 8  # the verification plan or a check
 GRANTS = 16  # grants in force
 USAGE = 32  # token and cost totals
+QUESTIONS = 64  # the agent's open questions
+COMMANDS = 128  # the commands the agent offers
 
 
 class Change(NamedTuple):
@@ -185,10 +191,9 @@ class ApprovalView:
     `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
     always` would do), shown as they are: views never decide it again."""
 
-    __slots__ = ("answered_ts", "approval_id", "asked_ts", "epoch", "error", "grant_id",
-                 "grantable", "prefix", "reason", "remember", "rule", "scope", "state", "tier",
-                 "tool", "tool_input",
-                 "ungrantable_reason", "via")
+    __slots__ = ("answer_reason", "answered_ts", "approval_id", "asked_ts", "epoch", "error",
+                 "grant_id", "grantable", "prefix", "reason", "remember", "rule", "scope", "state",
+                 "tier", "tool", "tool_input", "ungrantable_reason", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
                  tier: int, prefix: str, grantable: bool = False,
@@ -206,6 +211,7 @@ class ApprovalView:
         self.grant_id: str | None = None
         self.rule: str | None = None
         self.error: str | None = None
+        self.answer_reason: str | None = None  # the human's words with the answer
         self.asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
         self.answered_ts: float | None = None
 
@@ -278,6 +284,35 @@ class NoticeItem(Item):
                  level: str = "info") -> None:
         super().__init__(kind, task, turn, seq)
         self.text, self.level = text, level
+
+
+class QuestionItem(Item):
+    """An agent's question and, once given, its answer: one transcript row.
+
+    `state`: "pending", then "accept", "decline" or "cancel"; `values`: the answer's values by
+    field name; `via`: "human" or "auto"; `reason`: why an automatic answer was given. `fields`
+    are the question's `QuestionField` models (immutable, shared)."""
+
+    __slots__ = ("call_id", "fields", "message", "question_id", "reason", "state", "values",
+                 "via")
+
+    def __init__(self, task: int, turn: int | None, seq: int, question_id: str, message: str,
+                 fields: list[Any], call_id: str | None) -> None:
+        super().__init__("question", task, turn, seq)
+        self.question_id, self.message, self.fields = question_id, message, fields
+        self.call_id = call_id
+        self.state = "pending"
+        self.values: dict[str, Any] | None = None
+        self.via: str | None = None
+        self.reason: str | None = None
+
+
+class CommandView(NamedTuple):
+    """A command the agent offers: `name` (typed as `/name`), what it does, its input's hint."""
+
+    name: str
+    description: str
+    hint: str | None
 
 
 class EndItem(NoticeItem):
@@ -369,6 +404,8 @@ class RunView:
         self.pending: dict[str, ToolCallItem] = {}  # approval_id -> its row, oldest first
         self.grants: list[GrantView] = []
         self.checks: dict[str, CheckView] = {}
+        self.questions: dict[str, QuestionItem] = {}  # question_id -> its row, oldest first
+        self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -396,7 +433,7 @@ class RunView:
         (copy on write: a checkpoint of a long run costs pointers, not a copy of every row)."""
         new = RunView.__new__(RunView)
         new.__dict__.update(self.__dict__)
-        for name in ("items", "turns", "grants", "tool_calls", "pending", "checks"):
+        for name in ("items", "turns", "grants", "tool_calls", "pending", "checks", "questions"):
             setattr(new, name, getattr(self, name).copy())
         self.epoch, new.epoch = next(_EPOCHS), next(_EPOCHS)
         return new
@@ -431,6 +468,10 @@ class RunFold:
             "task_escalated": self._task_escalated,
             "model_retry": self._model_retry,
         }
+        # Questions, commands and notes fold in their own module (which imports this one).
+        from .fold_dialogue import dialogue_handlers
+
+        self._handlers.update(dialogue_handlers(self))
 
     def apply(self, event: BaseEvent) -> Change:
         """Fold one event; returns what changed. Unknown event types change nothing."""
@@ -493,6 +534,8 @@ class RunFold:
                     v.tool_calls[key] = new
                 if v.pending.get(key) is item:
                     v.pending[key] = new
+            elif type(new) is QuestionItem and v.questions.get(new.question_id) is item:
+                v.questions[new.question_id] = new
         return new
 
     def _own_approval(self, row: ToolCallItem) -> ApprovalView:
@@ -555,6 +598,13 @@ class RunFold:
                     self._own_approval(row).state, row.status = "denied", "denied"
             v.pending.clear()
             parts |= APPROVALS
+        if v.questions:  # nor can a question be open
+            for question in list(v.questions.values()):
+                question = self._own(question)
+                question.state, question.via = "cancel", "auto"
+                question.reason = "the run ended"
+            v.questions.clear()
+            parts |= QUESTIONS
         error = e.error
         if error is None and e.status == "cancelled" and v.cancel_reason:
             error = v.cancel_reason  # why it was cancelled, when the end itself does not say
@@ -718,6 +768,7 @@ class RunFold:
         approval.via, approval.remember = e.via, e.remember
         approval.scope, approval.grant_id = e.scope, e.grant_id
         approval.rule, approval.error = e.rule, e.error
+        approval.answer_reason = e.reason
         approval.answered_ts = e.ts
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if e.allowed else "denied"

@@ -25,7 +25,10 @@ from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspac
 from engine_adapter.events import EVENT_TYPES
 
 ENOSPC = "No space left on device"
-NOT_IN_DEMO = {"cancellation_observed", "model_retry"}  # the demo never emits these
+# the demo never emits these (the dialogue kinds come from ACP agents: test_questions covers a
+# journal that fails at a question)
+NOT_IN_DEMO = {"cancellation_observed", "model_retry", "commands_available", "prompt_note",
+               "question_asked", "question_answered"}
 DEMO_KINDS = sorted(set(EVENT_TYPES) - NOT_IN_DEMO)
 
 

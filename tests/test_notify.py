@@ -231,7 +231,7 @@ def test_a_focused_window_gets_no_bell_and_no_notification():
             assert record.titles() == ["⚠ approval · cockpit"]  # the title is a state
             app.post_message(events.AppBlur())
             await settle(pilot, lambda: not app.attention.window_has_focus)
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
     run(main())
 
@@ -309,6 +309,6 @@ def test_no_timeout_no_countdown():
             await settle(pilot, lambda: pending(app) == ["c1"])
             assert "auto-deny" not in app.query_one("#approval-keys").render().plain
             assert app.query_one("#approval").seconds_left() is None
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
     run(main())

@@ -22,12 +22,21 @@ from rich.text import Text
 from textual.strip import Strip
 
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import DecisionItem, EndItem, Item, MessageItem, NoticeItem, ToolCallItem
+from engine_adapter.fold import (
+    DecisionItem,
+    EndItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    QuestionItem,
+    ToolCallItem,
+)
 from engine_adapter.input_fields import input_text
 from engine_adapter.text import cap, cut, plural
 
 from ..outcome import outcome, task_changes
 from ..styles import Palette
+from .question_rows import question_rows, question_text
 from .row_kit import markdown, one, warn_style, wrapped
 from .text import styled, styled_line, styled_one_line
 from .tool_rows import (
@@ -249,6 +258,8 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
         strips += _message(item, expanded, palette, console, inner)
     elif isinstance(item, DecisionItem):
         strips += _decision(item, palette, console, inner)
+    elif isinstance(item, QuestionItem):
+        strips += question_rows(item, expanded, palette, console, inner)
     elif isinstance(item, EndItem):
         strips += _end(item, items, palette, console, inner)
     elif isinstance(item, NoticeItem):
@@ -294,6 +305,8 @@ def item_text(item: Item) -> str:
         return "\n".join(told.lines) + reply
     if isinstance(item, NoticeItem):
         return item.text
+    if isinstance(item, QuestionItem):
+        return question_text(item)
     return item.kind
 
 

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import acp
 from acp import RequestError
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+from acp.schema import Implementation
 from pydantic import ValidationError
 
 from ...context import RunContext
@@ -43,7 +43,8 @@ from ...runner import ApprovalController, CancelToken, EventSink
 from ...sandbox import Sandbox, SandboxSettings
 from ...state import TaskState
 from .catalogue import AgentSpec, agent_env
-from .client import AcpClient
+from .client import AcpClient, client_capabilities
+from .notes import offers_steering
 from .process import AgentProcess, AgentStartError
 from .text import cap, clean
 from .workspace import Workspace
@@ -243,10 +244,11 @@ class AcpRunner:
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
                                 forward_always=self.forward_always, sandbox=sandbox)
         self.process.transport.on_notification = self.client.take_notification
-        self.conn = acp.connect_to_agent(self.client, self.process.transport)
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
-                                                            write_text_file=True),
-                                  terminal=True)
+        # The SDK's unstable protocol: without it, `elicitation/create` (an agent's question)
+        # is answered "method not found" whatever the client offers.
+        self.conn = acp.connect_to_agent(self.client, self.process.transport,
+                                         use_unstable_protocol=True)
+        caps = client_capabilities()
         stage = "initialize"
         try:
             init = await self._race(self.conn.initialize(
@@ -260,6 +262,8 @@ class AcpRunner:
                 title=clean(info.title or "", 200) if info else "",
                 version=clean(info.version, 100) if info else "",
                 protocol_version=init.protocol_version)
+            if offers_steering(init):
+                self.client.notes.use_steering(self)
             stage = "session/new"
             try:
                 new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
@@ -364,6 +368,7 @@ class AcpRunner:
             if fresh and self._initial_mode is not None:
                 client.mapper.mode = self._initial_mode
                 context.emit(PhaseChanged(phase=self._initial_mode, previous=None))
+            client.announce_commands(again=True)
             if context.cancelled:
                 context.close()
                 return state
@@ -384,8 +389,9 @@ class AcpRunner:
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
                     cancel: asyncio.Event, turn: int) -> None:
+        blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
         prompt = asyncio.ensure_future(self.conn.prompt(
-            session_id=self.acp_session_id, prompt=[acp.text_block(state.task)]))
+            session_id=self.acp_session_id, prompt=[*blocks, acp.text_block(state.task)]))
         killed = False
         waiter = asyncio.ensure_future(cancel.wait())
         try:
