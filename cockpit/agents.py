@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine_adapter.engines.acp import (
     AcpRunner,
@@ -24,7 +25,7 @@ from engine_adapter.engines.acp.session_setup import McpServer, SessionSetup, Wa
 
 from .agent_config import ENV_NAME, AgentsConfig, load_agents_config, resolve_command
 from .cli_checks import check_agent_program
-from .runs import RunOptions, SessionFactory, SetupError
+from .runs import RunOptions, SessionFactory, SetupError, make_sandbox
 
 __all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "agents_listing",
            "config_problems", "workspace"]
@@ -101,7 +102,7 @@ def config_problems() -> list[str]:
 
 
 def agent_runner(spec: AgentSpec, root: Path, choices: AgentChoices,
-                 resume: str | None = None) -> AcpRunner:
+                 resume: str | None = None, *, sandbox: Any = None) -> AcpRunner:
     """The runner for `spec` in `root` with the human's choices (and an earlier session to
     resume); raises `SetupError` for a bad choice."""
     config = load_agents_config()
@@ -110,7 +111,8 @@ def agent_runner(spec: AgentSpec, root: Path, choices: AgentChoices,
     wanted = Wanted(model=choices.model, mode=choices.mode,
                     options=tuple(_pairs(choices.options, "--option")))
     setup = SessionSetup(resume=resume, mcp_servers=_servers(choices, config), wanted=wanted)
-    return AcpRunner(spec, cwd=root, env=_environment(spec, choices, config), setup=setup)
+    return AcpRunner(spec, cwd=root, env=_environment(spec, choices, config), setup=setup,
+                     sandbox=sandbox)
 
 
 def agent_spec(agent: str) -> AgentSpec:
@@ -143,9 +145,11 @@ def agent_factory(agent: str | AgentSpec, *, cwd: str | Path | None = None,
     spec = agent if isinstance(agent, AgentSpec) else agent_spec(agent)
     if not spec.known:
         check_agent_program(spec.command, root)  # cannot start: a setup error, like a typo
-    runner = agent_runner(spec, root, choices, resume)
-    return SessionFactory(lambda _task, _index: runner, cwd=root,
-                          options=options if options is not None else RunOptions())
+    options = options if options is not None else RunOptions()
+    sandbox = make_sandbox(options, root)
+    runner = agent_runner(spec, root, choices, resume, sandbox=sandbox)
+    return SessionFactory(lambda _task, _index: runner, cwd=root, options=options,
+                          sandbox=sandbox)
 
 
 def _auth_note(spec: AgentSpec) -> str:

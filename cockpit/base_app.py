@@ -1,5 +1,7 @@
 """`ThemedApp`: what the live cockpit and the replay viewer share — themes, the user's settings
-and keymap, and the transcript's pager and raw-event inspector.
+and keymap, the transcript's pager and raw-event inspector, the keys that work everywhere (the
+side panel on a narrow terminal, scrolling a panel that outgrew its room), and the terminal
+attention channel (`attention`: bell, notification, title; see `cockpit.notify`).
 
 Both apps subclass it; neither imports the other. What differs between them is only where the
 events behind a transcript item come from (a Session's history, or the journal): each says so
@@ -11,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import App, SystemCommand
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -20,10 +23,13 @@ from engine_adapter.events import BaseEvent
 from engine_adapter.fold import Item, ToolCallItem
 
 from .config import load_config, save_theme
+from .keys import bindings, unknown_keymap_ids
+from .notify import Attention, TerminalWriter, writer_driver
 from .screens import PagerScreen
 from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
-from .widgets import Transcript
+from .widgets import RunDisplay, Transcript
 from .widgets.items import item_text, raw_events_text
+from .widgets.scroll_box import scroll_panel_target
 from .widgets.text import clean, clean_line
 
 __all__ = ["EventLookup", "ThemedApp", "item_title"]
@@ -48,7 +54,11 @@ class ThemedApp(App[Any]):
     broken `config.toml` are reported as notifications once mounted, never fatal.
     """
 
+    BINDINGS = bindings("general")
+
     def __init__(self, *, theme: str | None = None, remember_theme: bool = True) -> None:
+        # Before Textual's __init__: it asks `get_driver_class`, which hands the writer over.
+        self.terminal_writer = TerminalWriter()
         super().__init__()
         self.theme_errors: list[str] = []
         self.cockpit_themes = load_themes(self.theme_errors)
@@ -65,11 +75,22 @@ class ThemedApp(App[Any]):
                 self.theme_errors.append(f"remembered theme {chosen!r} is not installed")
             chosen = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
         self.theme = chosen
+        self.attention = Attention(self.config.notify, bell=lambda: self.bell(),
+                                   write=self.terminal_writer)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, handing its public `write` to `terminal_writer` (the way escape
+        sequences for the bell, notifications and the title reach the terminal)."""
+        return writer_driver(super().get_driver_class(), self.terminal_writer)
 
     def on_mount(self) -> None:
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
-        for problem in self.theme_errors + ([self.config.error] if self.config.error else []):
+        from . import replay  # noqa: F401  (registers the replay keys: their ids are known)
+        problems = [*self.theme_errors, *([self.config.error] if self.config.error else []),
+                    *(f"config.toml: {problem}" for problem in self.config.problems),
+                    *unknown_keymap_ids(self.config.keymap)]
+        for problem in problems:
             self.notify(clean(problem, 500), severity="warning", markup=False)
         # Subscribing needs a running app; the initial choice above is not a switch to save.
         self.theme_changed_signal.subscribe(self, self._theme_switched)
@@ -94,6 +115,44 @@ class ThemedApp(App[Any]):
 
     def refresh_theme(self) -> None:
         """Redraw what caches colours (each app knows its own widgets)."""
+
+    # Focus reports and the keys that work everywhere ----------------------------------------
+    def on_app_focus(self, event: events.AppFocus) -> None:
+        """The terminal reported that the window has focus (alerts can be skipped)."""
+        self.attention.focus(True)
+
+    def on_app_blur(self, event: events.AppBlur) -> None:
+        """The terminal reported that the window lost focus (alerts go out)."""
+        self.attention.focus(False)
+
+    def on_unmount(self) -> None:
+        self.attention.close()
+
+    def _run_display(self) -> RunDisplay | None:
+        found = self.screen.query(RunDisplay)
+        return found.first() if found else None
+
+    def action_toggle_side_panel(self) -> None:
+        """Show verification and grants over the transcript (a narrow terminal), or hide them."""
+        display = self._run_display()
+        if display is not None:
+            display.toggle_side()
+
+    def action_scroll_panel(self, direction: int) -> None:
+        """Scroll the approval bar or the end panel (whichever outgrew its room)."""
+        box = scroll_panel_target(self.screen)
+        if box is not None:
+            box.scroll_page(direction)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The side-panel key only on a narrow terminal; the panel keys only when a panel has
+        more than it shows."""
+        if action == "toggle_side_panel":
+            display = self._run_display()
+            return display is not None and display.narrow
+        if action == "scroll_panel":
+            return scroll_panel_target(self.screen) is not None
+        return True
 
     # The pager and the inspector -------------------------------------------------------------
     def item_events(self, item: Item) -> EventLookup | None:

@@ -50,7 +50,15 @@ ThemeOption = Annotated[str | None, typer.Option(
     "nord, …) (default: the one chosen last).")]
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
-    "stays denied.")]
+    "stays denied. Without a sandbox on this machine, no command is auto-approved.")]
+SandboxOption = Annotated[str | None, typer.Option(
+    "--sandbox", metavar="MODE", help="Where commands run: workspace-write (only the workspace "
+    "and a private temp dir are writable, no network), read-only, or off (your full access; "
+    "shown in a warning colour). Default: $COCKPIT_SANDBOX, else [sandbox] mode in "
+    "config.toml, else workspace-write.")]
+SandboxNetworkOption = Annotated[bool, typer.Option(
+    "--sandbox-network", help="Let sandboxed commands use the network (default: [sandbox] "
+    "network in config.toml, else no network).")]
 PolicyOption = Annotated[Path | None, typer.Option(
     "--policy", metavar="FILE", help="An approval policy (TOML: ordered rules by tool, prefix "
     "and tier -> allow, deny or ask), consulted before anyone is asked; tier 4 is never "
@@ -111,11 +119,22 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 
 def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
              auto_approve: bool, *, tui: bool, policy: Path | None = None,
-             cwd: Path | None = None) -> Any:
+             cwd: Path | None = None, sandbox: str | None = None,
+             sandbox_network: bool = False) -> Any:
     from engine_adapter.grants import PolicyError, load_policy
+    from engine_adapter.sandbox import ENV_VARIABLE, MODES, SandboxSettings
 
+    from .config import load_config
     from .runs import RunOptions, SetupError
 
+    if sandbox is not None and sandbox not in MODES:
+        raise SetupError(f"--sandbox {sandbox!r}: use one of {', '.join(MODES)}")
+    config = load_config()
+    variable = os.environ.get(ENV_VARIABLE, "").strip()
+    if variable and variable not in MODES:
+        raise SetupError(f"{ENV_VARIABLE}={variable!r}: use one of {', '.join(MODES)}")
+    settings = SandboxSettings(mode=sandbox or variable or config.sandbox_mode or MODES[0],
+                               network=sandbox_network or bool(config.sandbox_network))
     try:
         loaded = load_policy(policy) if policy is not None else None
     except PolicyError as exc:
@@ -125,7 +144,15 @@ def _options(journal: Path | None, unattended: bool, approval_timeout: float | N
     project = Path(os.path.abspath(cwd)) if cwd is not None else None
     return RunOptions(journal=journal, unattended=unattended or not tui,
                       approval_timeout=approval_timeout, auto_approve=auto_approve,
-                      policy=loaded, project=project)
+                      policy=loaded, project=project, sandbox=settings)
+
+
+def _warn_sandbox(factory: Any) -> None:
+    """Say at start, with the fix, when commands will run without the sandbox wanted."""
+    sandbox = getattr(factory, "sandbox", None)
+    warning = sandbox.warning() if sandbox is not None else None
+    if warning:
+        typer.echo(f"cockpit: warning: {warning}", err=True)
 
 
 @contextmanager
@@ -154,6 +181,8 @@ def demo(
     auto_approve: AutoApproveOption = False,
     policy: PolicyOption = None,
     theme: ThemeOption = None,
+    sandbox: SandboxOption = None,
+    sandbox_network: SandboxNetworkOption = False,
     speed: Annotated[float, typer.Option(
         "--speed", help="Pacing of the scripted model: 2 is twice as fast, 0 has no pauses.")
     ] = 1.0,
@@ -172,8 +201,10 @@ def demo(
     with _checked(journal, theme, approval_timeout), _user_errors():
         check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
         factory, session = start_demo(speed=speed, options=_options(
-            journal, unattended, approval_timeout, auto_approve, tui=tui, policy=policy))
+            journal, unattended, approval_timeout, auto_approve, tui=tui, policy=policy,
+            sandbox=sandbox, sandbox_network=sandbox_network))
     typer.echo(f"demo workspace: {session.state.cwd}")
+    _warn_sandbox(factory)
     try:
         _present(factory, session, tui=tui, theme=theme)
     finally:
@@ -228,6 +259,8 @@ def run(
     no_mcp: NoMcpOption = False,
     env: EnvOption = None,
     pass_env: PassEnvOption = None,
+    sandbox: SandboxOption = None,
+    sandbox_network: SandboxNetworkOption = False,
 ) -> None:
     """Run a task with an engine and watch it.
 
@@ -237,7 +270,8 @@ def run(
     tui = use_tui(headless)
     with _checked(journal, theme, approval_timeout), _user_errors():
         options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
-                           policy=policy, cwd=cwd)
+                           policy=policy, cwd=cwd, sandbox=sandbox,
+                           sandbox_network=sandbox_network)
         chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent))
                   if value is not None]
         if model is not None and agent is None:
@@ -253,6 +287,10 @@ def run(
                                                      or api_key_env is not None):
             raise SetupError("--base-url and --api-key-env go with --model NAME for the "
                              "built-in engine (with --agent, the agent reaches its own model)")
+        if engine is not None and (sandbox is not None or sandbox_network):
+            raise SetupError("--sandbox and --sandbox-network apply to the built-in engine "
+                             "(--model) and ACP agents (--agent); your --engine runs its own "
+                             "commands")
         if agent is not None:
             from .agents import agent_factory
 
@@ -272,6 +310,7 @@ def run(
         else:
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
+    _warn_sandbox(factory)
     _present(factory, session, tui=tui, theme=theme)
 
 

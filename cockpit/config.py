@@ -1,5 +1,6 @@
 """The user's settings in `config_dir()/config.toml`: the remembered theme, a keymap, model
-providers, and what cockpit knows of models (price, context window).
+providers, what cockpit knows of models (price, context window), and what alerts the human (see
+`cockpit.notify`).
 
 ```toml
 theme = "cockpit-light"
@@ -17,6 +18,13 @@ context_window = 32768        # optional: tokens its models take in
 input_price = 0.40            # US dollars per million tokens
 output_price = 1.60
 context_window = 1047576
+
+[notify]                      # true, false, or a list of: approval, question, done, failed
+bell = ["approval", "failed"]
+
+[sandbox]                     # where commands run (`--sandbox`, `--sandbox-network` win)
+mode = "workspace-write"      # or "read-only", or "off"
+network = false
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -33,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .notify import NotifySettings, parse_notify
 from .paths import config_dir
 
 __all__ = ["Config", "ModelConfig", "ProviderConfig", "config_path", "load_config",
@@ -67,6 +76,9 @@ class Config:
     keymap: dict[str, str] = field(default_factory=dict)
     providers: dict[str, ProviderConfig] = field(default_factory=dict)
     models: dict[str, ModelConfig] = field(default_factory=dict)
+    notify: NotifySettings = field(default_factory=NotifySettings)
+    sandbox_mode: str | None = None  # `[sandbox] mode`, checked
+    sandbox_network: bool | None = None
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
@@ -96,8 +108,33 @@ def load_config(path: Path | None = None) -> Config:
     problems: list[str] = []
     providers = _tables(raw, "providers", ProviderConfig, problems)
     models = _tables(raw, "models", ModelConfig, problems)
+    notify, notify_problems = parse_notify(raw.get("notify"))
+    problems += notify_problems
+    mode, network = _sandbox(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
-                  providers=providers, models=models, problems=problems)
+                  providers=providers, models=models, notify=notify, sandbox_mode=mode,
+                  sandbox_network=network, problems=problems)
+
+
+def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool | None]:
+    """`[sandbox] mode` and `network`; a bad value is skipped with a problem noted."""
+    from engine_adapter.sandbox import MODES
+
+    table = raw.get("sandbox", {})
+    if not isinstance(table, dict):
+        problems.append("[sandbox] must be a table")
+        return None, None
+    mode, network = table.get("mode"), table.get("network")
+    for key in table:
+        if key not in ("mode", "network"):
+            problems.append(f"[sandbox] has no setting {key!r}")
+    if mode is not None and mode not in MODES:
+        problems.append(f"[sandbox] mode must be one of {', '.join(MODES)}")
+        mode = None
+    if network is not None and not isinstance(network, bool):
+        problems.append("[sandbox] network must be true or false")
+        network = None
+    return mode, network
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {

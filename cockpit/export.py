@@ -25,6 +25,7 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
+    QuestionItem,
     RunView,
     ToolCallItem,
 )
@@ -42,8 +43,10 @@ from .report import (
     approval_text,
     call_diff,
     call_input,
+    call_tier,
     engine_text,
     problems,
+    question_text,
     status_lines,
     trim,
     usage_text,
@@ -185,7 +188,7 @@ def _markdown_item(item: Item, view: RunView) -> str:
         return f"*Decision:* {_visible(item.action)}{tool}{why}"
     if isinstance(item, ToolCallItem):
         timing = call_timing(item, HUMAN)
-        lines = [f"**Tool call** `{_visible(item.tool)}` (tier {item.tier}) — {item.status}"
+        lines = [f"**Tool call** `{_visible(item.tool)}` ({call_tier(item)}) — {item.status}"
                  + (f" · {timing}" if timing else ""), ""]
         shown = _visible(call_input(item))
         if shown:
@@ -205,6 +208,8 @@ def _markdown_item(item: Item, view: RunView) -> str:
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
+    if isinstance(item, QuestionItem):
+        return f"**Question:** {_visible(question_text(item), 4_000)}"
     if isinstance(item, EndItem):
         return _markdown_end(item, view)
     if isinstance(item, NoticeItem):

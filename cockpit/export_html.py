@@ -19,6 +19,7 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
+    QuestionItem,
     RunView,
     ToolCallItem,
 )
@@ -33,8 +34,10 @@ from .report import (
     approval_text,
     call_diff,
     call_input,
+    call_tier,
     engine_text,
     problems,
+    question_text,
     status_lines,
     trim,
     usage_text,
@@ -156,7 +159,8 @@ def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
     if isinstance(item, ToolCallItem):
         timing = call_timing(item, HUMAN)
         parts = [f"<div class='tool'><p><b>Tool call</b> <code>{e(item.tool)}</code> "
-                 f"(tier {item.tier}) — <span class='{e(item.status)}'>{e(item.status)}</span>"
+                 f"({e(call_tier(item))}) — "
+                 f"<span class='{e(item.status)}'>{e(item.status)}</span>"
                  + (f" · {e(timing)}" if timing else "")]
         shown = call_input(item)
         if shown:
@@ -173,6 +177,8 @@ def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
             parts.append(f"<pre>{e(trim(item.output))}</pre>")
         parts.append("</div>")
         return "".join(parts)
+    if isinstance(item, QuestionItem):
+        return f"<p><b>Question:</b> {e(question_text(item), 4_000)}</p>"
     if isinstance(item, EndItem):
         return _html_end(item, view, e)
     if isinstance(item, NoticeItem):

@@ -28,6 +28,7 @@ from typing import Any, TextIO
 from engine_adapter import Session, TaskState
 from engine_adapter.describe import describe, duration_text
 from engine_adapter.diff_summary import FileChange, changed_files, merge_changes
+from engine_adapter.sandbox import UNAVAILABLE
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
 from .outcome import changes_lines, reply_in_text
@@ -276,6 +277,10 @@ def approval_mode(session: Session) -> str:
     first = f"{first}, then " if first else ""
     if session.unattended:
         if session.auto_approve:
+            sandbox = getattr(session.runner, "sandbox", None)
+            if getattr(sandbox, "state", None) == UNAVAILABLE:
+                return (f"approvals: {first}no human present; tiers 1-3 allowed automatically "
+                        "but no command (there is no sandbox), tier 4 denied")
             return (f"approvals: {first}no human present; tiers 1-3 allowed automatically, "
                     "tier 4 denied")
         return (f"approvals: {first}no human present; every ask is denied automatically "

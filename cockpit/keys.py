@@ -3,7 +3,10 @@
 Each `KeySpec` has an `id` (what a user keymap names, as `[keymap]` in `config.toml`), a default
 key, the action it runs and the text the footer and the `?` help screen show. Widgets and apps
 take their `BINDINGS` from `bindings(scope)`, and the help screen lists `KEYS` with the user's
-keymap applied, so the footer, the help and a remapping can never disagree.
+keymap applied, so the footer, the help and a remapping can never disagree. Every label a widget
+shows for a key ("press i to …", `[y]`) comes from `key_label`, so a remapped key is named as
+remapped. A few keys are Textual's own (tab, ctrl+p, …): they are listed (`textual=True`) for
+the help only, and cannot be remapped.
 
 Another app (the replay viewer) adds its own keys with `register(KeySpec(..., scope="replay"))`
 and builds its `BINDINGS` with `bindings("replay")`.
@@ -14,15 +17,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from textual.app import App
 from textual.binding import Binding
+from textual.keys import format_key
 
-__all__ = ["KEYS", "KeySpec", "bindings", "effective_key", "help_rows", "key_label",
-           "register"]
+__all__ = ["KEYS", "KeySpec", "bindings", "effective_key", "help_rows", "key_display",
+           "key_label", "register", "unknown_keymap_ids"]
 
 
 @dataclass(frozen=True)
 class KeySpec:
-    """One binding: `id` is stable (keymaps name it), `key` is the default key."""
+    """One binding: `id` is stable (keymaps name it), `key` is the default key.
+
+    `textual=True` marks a key Textual itself binds (tab, ctrl+p, …): listed in the help, never
+    bound here, not remappable."""
 
     id: str
     key: str
@@ -33,6 +41,7 @@ class KeySpec:
     priority: bool = False
     help: str = ""
     key_display: str | None = None
+    textual: bool = False
 
 
 KEYS: list[KeySpec] = [
@@ -41,7 +50,8 @@ KEYS: list[KeySpec] = [
             help="Allow the oldest pending tool call, this once."),
     KeySpec("approve-always", "a", "approve_always", "always allow", "app",
             help="Allow it and grant calls with the same program prefix: then choose how "
-            "long (s, p or u; a again = this session)."),
+            "long (s, p or u; a again = this session). On a call that cannot be granted it "
+            "says why."),
     KeySpec("deny", "n", "deny", "deny", "app", help="Deny the oldest pending tool call."),
     KeySpec("grant-session", "s", "grant_scope('session')", "this session", "app",
             help="After a: keep the grant for this session (forgotten when cockpit quits)."),
@@ -60,6 +70,24 @@ KEYS: list[KeySpec] = [
             help="Show this help."),
     KeySpec("grants", "g", "grants", "grants", "app",
             help="Every grant and deny rule in force, with its scope and last use; revoke one."),
+    # Everywhere (both apps): the side panel on a narrow terminal, panels that outgrew their
+    # room, and Textual's own keys.
+    KeySpec("side-panel", "v", "toggle_side_panel", "checks & grants", "general",
+            help="Show or hide verification and grants over the transcript (on a terminal "
+                 "narrower than 110 columns, where they are summed up in the status line)."),
+    KeySpec("panel-down", "shift+down", "scroll_panel(1)", "more below", "general",
+            help="Scroll the approval bar or the end panel down (when it shows "
+                 "\"more below\")."),
+    KeySpec("panel-up", "shift+up", "scroll_panel(-1)", "back up", "general", show=False,
+            help="Scroll the approval bar or the end panel back up."),
+    KeySpec("palette", "ctrl+p", "command_palette", "palette", "general", textual=True,
+            help="The command palette (themes, keys, quit)."),
+    KeySpec("next-field", "tab", "app.focus_next", "next field", "general", textual=True,
+            help="Move the focus on (e.g. to the next-task input once a run has ended)."),
+    KeySpec("previous-field", "shift+tab", "app.focus_previous", "previous field", "general",
+            textual=True, help="Move the focus back."),
+    KeySpec("copy", "ctrl+c", "screen.copy_text", "copy", "general", textual=True,
+            help="Copy the selected text."),
     # Transcript: moving through items.
     KeySpec("item-up", "up", "cursor_up", "previous item", "transcript", show=False,
             help="Select the previous transcript item."),
@@ -77,10 +105,19 @@ KEYS: list[KeySpec] = [
             help="Expand or collapse the item; long output opens in a pager."),
     KeySpec("inspect", "i", "inspect", "raw events", "transcript",
             help="Show the raw events behind the selected item."),
-    # Pager and inspector screens.
+    # Pager, inspector, help and the other screens over the run: closing them.
     KeySpec("close", "escape", "close", "close", "pager", key_display="esc",
             help="Close the pager or inspector."),
     KeySpec("close-q", "q", "close", "close", "pager", show=False, help="Close."),
+    # The pager's text: search and wrapping.
+    KeySpec("pager-search", "slash", "search", "search", "pager-text", key_display="/",
+            help="Search the text (smart case: lower case matches any case)."),
+    KeySpec("pager-next", "n", "next_match(1)", "next match", "pager-text", show=False,
+            help="The next match."),
+    KeySpec("pager-previous", "N", "next_match(-1)", "previous match", "pager-text",
+            show=False, help="The previous match."),
+    KeySpec("pager-wrap", "w", "toggle_wrap", "wrap", "pager-text",
+            help="Wrap long lines (on by default) or scroll sideways (left, right)."),
     # The grants screen.
     KeySpec("revoke", "delete", "revoke", "revoke", "grants", key_display="del",
             help="Revoke the selected grant or deny rule (saved ones are removed from their "
@@ -90,7 +127,8 @@ KEYS: list[KeySpec] = [
     KeySpec("grants-close-q", "q", "close", "close", "grants", show=False, help="Close."),
 ]
 
-_SCOPE_TITLES = {"app": "Run", "transcript": "Transcript", "pager": "Pager and inspector",
+_SCOPE_TITLES = {"app": "Run", "general": "Everywhere", "transcript": "Transcript",
+                 "pager": "Pager and inspector", "pager-text": "Pager and inspector",
                  "grants": "Grants screen"}
 
 
@@ -106,37 +144,102 @@ def register(*specs: KeySpec, title: str | None = None) -> None:
             _SCOPE_TITLES.setdefault(spec.scope, title)
 
 
-def bindings(scope: str) -> list[Binding]:
-    """The Textual `Binding`s of one scope, each carrying its spec's id."""
+def bindings(scope: str, *, ids: Iterable[str] | None = None) -> list[Binding]:
+    """The Textual `Binding`s of one scope (only `ids`, when given), each carrying its id."""
+    wanted = set(ids) if ids is not None else None
     return [
         Binding(spec.key, spec.action, spec.description, show=spec.show, id=spec.id,
                 priority=spec.priority, key_display=spec.key_display, tooltip=spec.help)
-        for spec in KEYS if spec.scope == scope
+        for spec in KEYS
+        if spec.scope == scope and not spec.textual and (wanted is None or spec.id in wanted)
     ]
 
 
 def effective_key(spec: KeySpec, keymap: Mapping[str, str] | None = None) -> str:
-    """The key that runs `spec` once a user keymap is applied, as shown to a human."""
-    if keymap and spec.id in keymap:
+    """The key(s) that run `spec` once a user keymap is applied (Textual's key names)."""
+    if keymap and spec.id in keymap and not spec.textual:
         return keymap[spec.id]
-    return spec.key_display or spec.key
+    return spec.key
+
+
+def key_display(keys: str, app: object = None, *, default: str | None = None) -> str:
+    """How `keys` (Textual key names, comma-separated) are shown: `^q`, `esc`, `?`, `a/A`.
+    `default` is the spec's own display, used when `keys` is its default key."""
+    if default is not None:
+        return default
+    shown = []
+    for key in keys.split(","):
+        key = key.strip()
+        if not key:
+            continue
+        if isinstance(app, App):  # the app's own display rule (the footer's)
+            shown.append(app.get_key_display(Binding(key, "")))
+        else:
+            shown.append(format_key(key))
+    return "/".join(shown) or keys
+
+
+def _spec(binding_id: str) -> KeySpec:
+    return next(spec for spec in KEYS if spec.id == binding_id)
+
+
+def _label(spec: KeySpec, keymap: Mapping[str, str] | None, app: object = None) -> str:
+    keys = effective_key(spec, keymap)
+    return key_display(keys, app, default=spec.key_display if keys == spec.key else None)
 
 
 def key_label(app: object, binding_id: str) -> str:
     """The key that runs binding `binding_id` in `app`, the user's keymap (`app.config`)
-    applied: what a hint such as "press i to …" must name."""
-    spec = next(spec for spec in KEYS if spec.id == binding_id)
-    return effective_key(spec, getattr(getattr(app, "config", None), "keymap", None))
+    applied, as the footer shows it: what a hint such as "press i to …" or `[y]` must name."""
+    return _label(_spec(binding_id), getattr(getattr(app, "config", None), "keymap", None), app)
+
+
+def unknown_keymap_ids(keymap: Mapping[str, str]) -> list[str]:
+    """Problems with a user keymap, one sentence each: ids no binding has, and Textual's own
+    keys (which cannot be remapped)."""
+    by_id = {spec.id: spec for spec in KEYS}
+    problems = []
+    unknown = sorted(name for name in keymap if name not in by_id)
+    if unknown:
+        problems.append("[keymap] in config.toml names unknown key ids: "
+                        + ", ".join(repr(name) for name in unknown[:10])
+                        + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
+                        + "; the ids are listed in cockpit/keys.py (e.g. approve, deny, "
+                          "cancel)")
+    fixed = sorted(name for name in keymap if name in by_id and by_id[name].textual)
+    if fixed:
+        problems.append("[keymap] cannot remap Textual's own keys: "
+                        + ", ".join(repr(name) for name in fixed))
+    return problems
 
 
 def help_rows(scopes: Iterable[str] | None = None,
-              keymap: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """(section, key, what it does) rows for the help screen, in declaration order."""
+              keymap: Mapping[str, str] | None = None,
+              app: object = None) -> list[tuple[str, str, str]]:
+    """(section, key, what it does) rows for the help screen, in declaration order.
+
+    Each key is listed once: a key already listed by an earlier scope (which wins: the replay
+    viewer's priority keys over the transcript's) is left out, and the keys of one action with
+    one meaning share a row ("q/^q")."""
     wanted = list(scopes) if scopes is not None else list(_SCOPE_TITLES)
     rows: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    merged: dict[tuple[str, str], int] = {}  # (scope, action) -> its row
     for scope in wanted:
         for spec in KEYS:
-            if spec.scope == scope:
-                rows.append((_SCOPE_TITLES.get(scope, scope), effective_key(spec, keymap),
-                             spec.help or spec.description))
+            if spec.scope != scope:
+                continue
+            keys = {key.strip() for key in effective_key(spec, keymap).split(",")}
+            if keys <= seen:
+                continue
+            seen |= keys
+            label = _label(spec, keymap, app)
+            what = spec.help or spec.description
+            at = merged.get((scope, spec.action))
+            if at is not None:  # another key for the same action: one row
+                section, shown, _ = rows[at]
+                rows[at] = (section, f"{shown}/{label}", rows[at][2])
+                continue
+            merged[(scope, spec.action)] = len(rows)
+            rows.append((_SCOPE_TITLES.get(scope, scope), label, what))
     return rows

@@ -25,7 +25,7 @@ from engine_adapter.engines.builtin.openai_model import OpenAIModel, Price, wind
 
 from .config import Config, ProviderConfig, load_config
 from .paths import config_dir
-from .runs import RunOptions, SessionFactory, SetupError
+from .runs import RunOptions, SessionFactory, SetupError, make_sandbox
 
 __all__ = ["KNOWN_PROVIDERS", "Endpoint", "Server", "config_warnings", "is_local", "list_models",
            "make_model", "model_factory", "resolve_model", "resolve_server", "system_prompt"]
@@ -181,8 +181,10 @@ def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | 
         raise SetupError(f"--cwd {str(root)!r} is not a directory")
     root = root.resolve()
     model = make_model(resolve_model(spec, base_url=base_url, api_key_env=api_key_env))
-    return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root), cwd=root,
-                          options=options if options is not None else RunOptions())
+    options = options if options is not None else RunOptions()
+    sandbox = make_sandbox(options, root)
+    return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root, sandbox=sandbox),
+                          cwd=root, options=options, sandbox=sandbox)
 
 
 async def list_models(server: Server) -> list[tuple[str, int | None]]:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import os
@@ -25,9 +26,10 @@ from typing import Any
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
+from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.text import a_or_an
 
-from .paths import grants_dir, new_journal_path
+from .paths import config_dir, data_dir, grants_dir, new_journal_path
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -41,6 +43,7 @@ __all__ = [
     "engine_factory",
     "exit_code",
     "load_engine",
+    "make_sandbox",
     "present",
     "start_demo",
     "use_tui",
@@ -70,7 +73,9 @@ class RunOptions:
     `None` writes under the user's data directory. `policy`: an approval policy (`--policy`).
     `project`: the directory the run is in as the user named it (default: the workspace);
     its saved grants apply only when it is its own canonical path. `saved_grants`: read and
-    keep saved grants and deny rules (in `grants_dir()`).
+    keep saved grants and deny rules (in `grants_dir()`). `sandbox`: where the built-in
+    engine's commands and an ACP agent's terminals run (`None`: `$COCKPIT_SANDBOX`, else
+    `workspace-write`).
     """
 
     journal: Path | None = None
@@ -80,6 +85,22 @@ class RunOptions:
     policy: Any = None
     project: Path | None = None
     saved_grants: bool = True
+    sandbox: SandboxSettings | None = None
+
+
+def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
+    """The sandbox of a conversation in `root`, checked: the options' settings, and the
+    cockpit's own settings (saved grants among them) and journals read-only even when the
+    workspace holds them."""
+    own = [config_dir(), grants_dir(), data_dir()]
+    workspace = os.path.realpath(root)
+    for folder in own:
+        # A folder that does not exist yet cannot be bound read-only: a sandboxed command
+        # could make it (and write grants there). One inside the workspace is made first.
+        if os.path.realpath(folder).startswith(workspace.rstrip(os.sep) + os.sep):
+            with contextlib.suppress(OSError):
+                folder.mkdir(parents=True, exist_ok=True)
+    return Sandbox(options.sandbox, workspace=root, read_only=own).check()
 
 
 class SessionFactory:
@@ -87,15 +108,18 @@ class SessionFactory:
 
     Every Session shares `conversation.grants` (an `[a] always` holds for later tasks), the
     saved grants (`grant_store`), the approval policy and `session_id`, and gets its own
-    journal (`journals` lists every path so far).
+    journal (`journals` lists every path so far). `sandbox`: the one its runners' commands
+    run in (each journal is kept read-only in it).
     """
 
     def __init__(self, make_runner: RunnerMaker, *, cwd: str | Path,
                  options: RunOptions = RunOptions(),
-                 conversation: SessionState | None = None) -> None:
+                 conversation: SessionState | None = None,
+                 sandbox: Sandbox | None = None) -> None:
         self.make_runner = make_runner
         self.cwd = str(cwd)
         self.options = options
+        self.sandbox = sandbox
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
         self.sessions: list[Session] = []  # every Session made, in order
@@ -125,6 +149,8 @@ class SessionFactory:
             self._runners.append(runner)
         path = self.journal_path(index, session_id)
         journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
+        if self.sandbox is not None:
+            self.sandbox.protect(path)
         state = TaskState(task=task, cwd=self.cwd)
         options = self.options
         session = Session(runner, state, session_id=session_id, journal=journal,
@@ -159,12 +185,13 @@ def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
     if speed < 0:
         raise SetupError("--speed must be 0 (no pauses) or more")
     root = Path(workspace) if workspace is not None else make_workspace()
+    sandbox = make_sandbox(options, root)
 
     def make_runner(task: str, index: int) -> Any:
-        return demo_runner(root, speed=speed,
+        return demo_runner(root, speed=speed, sandbox=sandbox,
                            scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
 
-    return SessionFactory(make_runner, cwd=root, options=options)
+    return SessionFactory(make_runner, cwd=root, options=options, sandbox=sandbox)
 
 
 def start_demo(*, speed: float = 1.0,

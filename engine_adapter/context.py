@@ -2,28 +2,37 @@
 the three minimal protocols (see `runner`).
 
 An engine takes one at the start of `run()` (`RunContext.of(self)`) and uses it for everything
-the run touches: `emit`, `request_approval`, `cancelled`, `is_granted`, `wait_cancelled`,
-`on_cancel`. The richer protocols are checked once, here; with a controller or token that offers
-only the minimum, the helpers degrade to the safe answer (no standing grant is known) or to
-polling the token, never to an error.
+the run touches: `emit`, `request_approval`, `cancelled`, `is_granted`, `ask_question`,
+`denial_reason`, `wait_cancelled`, `on_cancel`, and the `sandbox` its commands run in. The
+richer protocols are checked once, here; with a controller or token that offers only the
+minimum, the helpers degrade to the safe answer (no standing grant is known; a question is
+declined, and journaled as such; no reason), to asking without `sandboxed`, or to polling the
+token, never to an error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .events import BaseEvent
+from .events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
+from .questions import Answer
 from .runner import (
     AgentRunner,
     ApprovalController,
     CancelToken,
     EventSink,
     GrantAwareController,
+    QuestionController,
+    ReasonAwareController,
     WatchableCancelToken,
 )
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
 
 __all__ = ["POLL_INTERVAL", "RunContext", "on_cancel", "wait_cancelled"]
 
@@ -35,6 +44,17 @@ POLL_INTERVAL = 0.05
 
 def _nothing() -> None:
     return None
+
+
+def _takes_sandboxed(controller: ApprovalController) -> bool:
+    """Whether `controller.request_approval` takes `sandboxed` (a `SandboxAwareController`)."""
+    method = getattr(controller, "request_approval", None)
+    try:
+        parameters = inspect.signature(method).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not a callable, or one without a signature
+        return False
+    return "sandboxed" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
 async def wait_cancelled(token: CancelToken) -> None:
@@ -68,26 +88,33 @@ def on_cancel(token: CancelToken, callback: Callable[[], Any]) -> Callable[[], N
 
 class RunContext:
     """One run as an engine sees it: where events go (`sink`), who approves (`controller`), what
-    cancels (`token`), where it works (`cwd`), and whether it may still emit (`live`).
+    cancels (`token`), where it works (`cwd`) and its commands run (`sandbox`, None: the engine
+    runs none, or no sandbox was given), and whether it may still emit (`live`).
 
     `live` is cleared once the engine has ended the run (`end(agent_end)`, or `close()`):
     whatever still arrives afterwards (a late notification from an agent, say) is dropped, not
     emitted into an ended run.
     """
 
-    __slots__ = ("_grants", "controller", "cwd", "live", "sink", "token")
+    __slots__ = ("_grants", "_questions", "_reasons", "_sandboxed", "controller", "cwd", "live",
+                 "sandbox", "sink", "token")
 
     def __init__(self, sink: EventSink, controller: ApprovalController, token: CancelToken, *,
-                 cwd: str | None = None) -> None:
+                 cwd: str | None = None, sandbox: Sandbox | None = None) -> None:
         self.sink = sink
         self.controller = controller
         self.token = token
         self.cwd = cwd
+        self.sandbox = sandbox
         self.live = True
         self._grants = controller if isinstance(controller, GrantAwareController) else None
+        self._questions = controller if isinstance(controller, QuestionController) else None
+        self._reasons = controller if isinstance(controller, ReasonAwareController) else None
+        self._sandboxed = _takes_sandboxed(controller)
 
     @classmethod
-    def of(cls, runner: AgentRunner, *, cwd: str | None = None) -> RunContext:
+    def of(cls, runner: AgentRunner, *, cwd: str | None = None,
+           sandbox: Sandbox | None = None) -> RunContext:
         """The context of the run a Session is driving `runner` through (it set the three
         attributes); a `RuntimeError` saying so when they are not set."""
         sink, controller = runner.event_sink, runner.approval_controller
@@ -96,7 +123,7 @@ class RunContext:
             raise RuntimeError(
                 f"{type(runner).__name__}.run is driven by a Session, which sets its event_sink, "
                 "approval_controller and cancel_token: run it with Session(runner, state).run()")
-        return cls(sink, controller, token, cwd=cwd)
+        return cls(sink, controller, token, cwd=cwd, sandbox=sandbox)
 
     # events ---------------------------------------------------------------------------------
     def emit(self, event: BaseEvent) -> None:
@@ -115,10 +142,17 @@ class RunContext:
 
     # approvals ------------------------------------------------------------------------------
     async def request_approval(self, approval_id: str, tool: str, reason: str,
-                               tool_input: dict[str, Any], *, tier: int = 3) -> bool:
-        """Ask whether a gated call may go ahead (a grant, a human, the unattended rules)."""
-        allowed = await self.controller.request_approval(approval_id, tool, reason, tool_input,
-                                                         tier=tier)
+                               tool_input: dict[str, Any], *, tier: int = 3,
+                               sandboxed: bool | None = None) -> bool:
+        """Ask whether a gated call may go ahead (a grant, a human, the unattended rules).
+        `sandboxed`: see `SandboxAwareController`; a controller that does not take it is asked
+        without it (the engine's reason then says there is no sandbox)."""
+        if sandboxed is not None and self._sandboxed:
+            allowed = await self.controller.request_approval(  # type: ignore[call-arg]
+                approval_id, tool, reason, tool_input, tier=tier, sandboxed=sandboxed)
+        else:
+            allowed = await self.controller.request_approval(approval_id, tool, reason,
+                                                             tool_input, tier=tier)
         return bool(allowed)
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
@@ -127,6 +161,27 @@ class RunContext:
         this call only, never for more than the human saw."""
         grants = self._grants
         return grants is not None and bool(grants.is_granted(tool, tool_input, tier))
+
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id` (`None`: none given, or a
+        controller that does not keep them)."""
+        reasons = self._reasons
+        return reasons.denial_reason(approval_id) if reasons is not None else None
+
+    # questions ------------------------------------------------------------------------------
+    async def ask_question(self, question_id: str, message: str, fields: list[QuestionField],
+                           *, call_id: str | None = None) -> Answer:
+        """Put an agent's question to the human and wait for the answer. A controller that
+        cannot ask gets the question declined at once — still journaled, asked and answered."""
+        questions = self._questions
+        if questions is not None:
+            answer = await questions.ask_question(question_id, message, fields, call_id=call_id)
+            return answer if isinstance(answer, Answer) else Answer(*answer)
+        self.emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
+                                call_id=call_id))
+        self.emit(QuestionAnswered(question_id=question_id, action="decline", via="auto",
+                                   reason="nobody here can answer questions"))
+        return Answer("decline")
 
     # cancel ---------------------------------------------------------------------------------
     @property

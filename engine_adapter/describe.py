@@ -17,19 +17,24 @@ from typing import Any, Literal, NamedTuple
 
 from .diff_summary import diff_stats
 from .input_fields import input_line
+from .questions import answer_text, fields_text
+from .sandbox import UNAVAILABLE, sandbox_label
 from .text import plural
 
 __all__ = [
+    "COMMAND_SIGILS",
     "DESCRIBERS",
     "Description",
     "Tone",
     "approval_verdict",
     "call_timing",
+    "command_token",
     "describe",
     "duration_text",
     "end_lines",
     "option_value_name",
     "options_text",
+    "sandbox_warning",
     "timing_text",
     "verdict_text",
 ]
@@ -191,10 +196,24 @@ def _agent_name(event: Any) -> str | None:
 
 # The describers, one per event type ---------------------------------------------------------
 
+def sandbox_warning(event: Any) -> str | None:
+    """What an `agent_start` says when its commands wanted a sandbox this machine lacks: why
+    there is none, the fix, and what happens meanwhile (every view shows it at the start of the
+    run: a TUI hides what was printed before it); None otherwise."""
+    if getattr(event, "sandbox", None) != UNAVAILABLE:
+        return None
+    note = event.sandbox_note or "this machine has none"
+    return (f"⚠ no sandbox: {note}. Until then every command asks before it runs; "
+            "--sandbox off runs them without one on purpose.")
+
+
 def _agent_start(e: Any) -> Description:
-    about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd) if p)
+    where = sandbox_label(e.sandbox, e.sandbox_network)
+    about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd, where) if p)
     task = e.task or ("(none: the conversation was opened)" if e.resumed else "")
-    return Description("start", task, "strong", "▶", "task: ", (about,) if about else ())
+    warning = sandbox_warning(e)
+    details = tuple(line for line in (about, warning) if line)
+    return Description("start", task, "strong", "▶", "task: ", details)
 
 
 def _agent_end(e: Any) -> Description:
@@ -237,7 +256,9 @@ def _model_update(e: Any) -> Description:
 
 def _tool_start(e: Any) -> Description:
     summary = _summary(e.tool_input) or e.title or ""
-    return Description("tool ▶", f"{e.call_id} {e.tool} [tier {e.tier}] {summary}".rstrip(),
+    where = sandbox_label(e.sandbox, e.sandbox_network)  # a command: where it runs
+    tier = f"tier {e.tier}" + (f", {where}" if where else "")
+    return Description("tool ▶", f"{e.call_id} {e.tool} [{tier}] {summary}".rstrip(),
                        "plain", "▶")
 
 
@@ -265,12 +286,46 @@ def _approval_requested(e: Any) -> Description:
 
 def _approval_resolved(e: Any) -> Description:
     verdict = approval_verdict(e)
+    said = f" · reason: {e.reason}" if e.reason else ""  # the human's words, passed on
     # Decided without asking (a grant, a deny rule, the policy): say what was decided.
     what = input_line(e.tool_input) if isinstance(e.tool_input, dict) and e.tool_input else ""
     return Description("allowed" if e.allowed else "denied",
                        f"{e.approval_id} {e.tool}" + (f" {what}" if what else "")
-                       + f": {verdict}", "good" if e.allowed else "bad",
+                       + f": {verdict}" + said, "good" if e.allowed else "bad",
                        "✓" if e.allowed else "⊘")
+
+
+def _question_asked(e: Any) -> Description:
+    form = fields_text(e.fields)
+    return Description("question", f"{e.question_id} {e.message}" + (f" — {form}" if form
+                                                                     else ""),
+                       "warn", "?", "the agent asks: ")
+
+
+def _question_answered(e: Any) -> Description:
+    label, tone = {"accept": ("answered", "good"), "decline": ("declined", "bad")}.get(
+        e.action, ("cancelled", "warn"))
+    said = answer_text((), e.action, e.values, via=e.via, reason=e.reason, human="a human")
+    return Description(label, f"{e.question_id} {said}", tone, "→")  # type: ignore[arg-type]
+
+
+COMMAND_SIGILS = "$@#!"
+"""A command whose name starts with one of these (codex's `$skills`) is typed as it is named."""
+
+
+def command_token(name: str) -> str:
+    """What a human types for an agent's command: `/review`, or `$imagegen` as it is named."""
+    return name if name[:1] in COMMAND_SIGILS else f"/{name}"
+
+
+def _commands_available(e: Any) -> Description:
+    names = ", ".join(command_token(c.name) for c in e.commands)
+    return Description("commands", names or "(none)", "dim", "/", "the agent offers: ")
+
+
+def _prompt_note(e: Any) -> Description:
+    how = "while it worked" if e.delivery == "in_turn" else "with the task"
+    return Description("note", e.text, "info", "✎", f"passed on to the agent {how}: ")
 
 
 def _decision_error(e: Any) -> Description:
@@ -394,6 +449,10 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
     "cancellation_observed": _cancellation_observed,
     "task_escalated": _task_escalated,
     "model_retry": _model_retry,
+    "question_asked": _question_asked,
+    "question_answered": _question_answered,
+    "commands_available": _commands_available,
+    "prompt_note": _prompt_note,
     "agent_config": _agent_config,
     "session_info": _session_info,
     "agent_notice": _agent_notice,

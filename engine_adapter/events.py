@@ -66,6 +66,9 @@ class AgentStart(BaseEvent):
     `resumed`: how an earlier conversation was opened again ("session/resume" or
     "session/load"; its replayed history then follows as `history_*` events), and the agent's
     current `mode` (the phase the task starts in).
+    An engine whose commands the cockpit runs says where they go: `sandbox` (a state of
+    `engine_adapter.sandbox`: "workspace-write", "read-only", "off", "unavailable"),
+    `sandbox_network`, and `sandbox_note` (why there is none, and the fix).
     """
 
     type: Literal["agent_start"] = "agent_start"
@@ -80,6 +83,9 @@ class AgentStart(BaseEvent):
     new_session: bool | None = None
     resumed: str | None = None
     mode: str | None = None
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
+    sandbox_note: str | None = None
 
 
 class AgentEnd(BaseEvent):
@@ -151,7 +157,8 @@ class ToolStart(BaseEvent):
     external agent, a file read or write or a command in a terminal; "agent": the agent ran it
     and reports it), `terminal_id` (the terminal a command runs in) and `permitted_by` (what let
     it run without asking again, e.g. "agent permission": an approval the agent asked for
-    earlier in the turn covers it).
+    earlier in the turn covers it). A command's `sandbox` state (as on `AgentStart`, or
+    "bypassed": approved to run outside it) and `sandbox_network`.
     """
 
     type: Literal["tool_start"] = "tool_start"
@@ -163,14 +170,17 @@ class ToolStart(BaseEvent):
     source: str | None = None
     terminal_id: str | None = None
     permitted_by: str | None = None
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
 
 
 class ToolEnd(BaseEvent):
     """A tool call finished, well or badly. Optional: `title` (the call's title as it stood at
-    the end, when the agent renamed it while it ran), a command's `exit_code`, and `diff`: the
-    unified diff of the files the call changed when the engine knows it (an agent's edit
-    reported with diff content), made off the event loop and capped by `engine_adapter.diffs`;
-    views show it, never compute one."""
+    the end, when the agent renamed it while it ran), a command's `exit_code`, its `sandbox`
+    state (as on its `ToolStart`) and what the sandbox stopped (`sandbox_blocked`: "write to
+    /etc/x", "network"), and `diff`: the unified diff of the files the call changed when the
+    engine knows it (an agent's edit reported with diff content), made off the event loop and
+    capped by `engine_adapter.diffs`; views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str
@@ -182,6 +192,8 @@ class ToolEnd(BaseEvent):
     title: str | None = None
     exit_code: int | None = None
     diff: str | None = None
+    sandbox: str | None = None
+    sandbox_blocked: str | None = None
 
 
 class ApprovalRequested(BaseEvent):
@@ -218,6 +230,8 @@ class ApprovalResolved(BaseEvent):
     grant or rule in words, or the policy rule that decided; `error` — why the policy failed
     (a deny). A decision made without asking (no `approval_requested` before it) also carries
     the call's `tool_input` and `tier`, so the views show what was decided.
+    `reason`: the human's own words with the answer ("deny: use the staging database"), which
+    the engine passes on to the agent; `None` when none was given.
     """
 
     type: Literal["approval_resolved"] = "approval_resolved"
@@ -232,6 +246,7 @@ class ApprovalResolved(BaseEvent):
     error: str | None = None
     tool_input: dict[str, Any] | None = None
     tier: int | None = None
+    reason: str | None = None
 
 
 class DecisionError(BaseEvent):
@@ -277,6 +292,19 @@ class ModelRetry(BaseEvent):
     max_attempts: int
     delay_s: float
     error: str
+
+
+AnswerValue = str | int | float | bool | list[str]
+"""One field's answer to an agent's question: text, a number, yes/no, or the options chosen."""
+
+
+class QuestionOption(BaseModel):
+    """One option of a choice field: the `value` sent back, and how it reads (`label`)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    value: str
+    label: str = ""
 
 
 class AgentChoice(BaseModel):
@@ -353,6 +381,82 @@ class HistoryTool(BaseEvent):
     output: str = ""
 
 
+class QuestionField(BaseModel):
+    """One field of an agent's question form.
+
+    `kind`: "text" (a line of text), "number" or "integer", "boolean" (yes or no), "choice"
+    (one of `options`) or "multi" (any of `options`). `minimum`/`maximum` bound a number, a
+    text's length, or how many options a "multi" takes. `format` is a text's expected form
+    ("email", "uri", "date", …), shown as a hint.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: str
+    kind: Literal["text", "number", "integer", "boolean", "choice", "multi"]
+    title: str = ""
+    description: str = ""
+    required: bool = False
+    default: AnswerValue | None = None
+    options: list[QuestionOption] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    format: str | None = None
+
+
+class QuestionAsked(BaseEvent):
+    """The agent asks the human something (an ACP elicitation): a `message` and a form of
+    `fields`. `call_id`: the agent's tool call it belongs to, when it said."""
+
+    type: Literal["question_asked"] = "question_asked"
+    question_id: str
+    message: str
+    fields: list[QuestionField] = Field(default_factory=list)
+    call_id: str | None = None
+
+
+class QuestionAnswered(BaseEvent):
+    """A question was answered: `accept` with `values` (field name → answer), `decline` (the
+    human, or the rules when no human is present, said no), or `cancel` (the run was cancelled
+    first). `via`: "human" or "auto"; `reason` says why an automatic answer was given."""
+
+    type: Literal["question_answered"] = "question_answered"
+    question_id: str
+    action: Literal["accept", "decline", "cancel"]
+    values: dict[str, AnswerValue] | None = None
+    via: Literal["human", "auto"] = "human"
+    reason: str | None = None
+
+
+class AgentCommand(BaseModel):
+    """A command an external agent offers (typed as `/name` in a task): what it does, and a hint
+    for its input when it takes one."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: str
+    description: str = ""
+    hint: str | None = None
+
+
+class CommandsAvailable(BaseEvent):
+    """The commands the agent offers now (the whole list; it replaces any earlier one)."""
+
+    type: Literal["commands_available"] = "commands_available"
+    commands: list[AgentCommand] = Field(default_factory=list)
+
+
+class PromptNote(BaseEvent):
+    """The engine passed the human's words on to the agent besides the task: the reason given
+    with a denial (`approval_id`). `delivery`: "in_turn" (the agent took it while it worked) or
+    "with_prompt" (sent with the next task's prompt)."""
+
+    type: Literal["prompt_note"] = "prompt_note"
+    text: str
+    approval_id: str | None = None
+    delivery: Literal["in_turn", "with_prompt"] = "with_prompt"
+
+
 class VerificationCheck(BaseModel):
     """One check of a verification plan."""
 
@@ -371,15 +475,17 @@ class VerificationPlanFrozen(BaseEvent):
 
 
 class VerificationStart(BaseEvent):
-    """A verification check began running."""
+    """A verification check began running (`sandbox`: where its command runs, as on
+    `ToolStart`)."""
 
     type: Literal["verification_start"] = "verification_start"
     check_id: str
     name: str
+    sandbox: str | None = None
 
 
 class VerificationEnd(BaseEvent):
-    """A verification check finished."""
+    """A verification check finished (`sandbox`, `sandbox_blocked`: as on `ToolEnd`)."""
 
     type: Literal["verification_end"] = "verification_end"
     check_id: str
@@ -387,6 +493,8 @@ class VerificationEnd(BaseEvent):
     passed: bool
     output: str = ""
     duration_ms: float | None = None
+    sandbox: str | None = None
+    sandbox_blocked: str | None = None
 
 
 class CancellationObserved(BaseEvent):
@@ -426,6 +534,10 @@ HarnessEvent = Annotated[
     | CancellationObserved
     | TaskEscalated
     | ModelRetry
+    | QuestionAsked
+    | QuestionAnswered
+    | CommandsAvailable
+    | PromptNote
     | AgentConfig
     | SessionInfoChanged
     | AgentNotice
@@ -450,12 +562,16 @@ __all__ = [
     "EVENT_CLASSES",
     "EVENT_TYPES",
     "AgentChoice",
+    "AgentCommand",
     "AgentInfo",
     "AgentMode",
     "AgentOption",
+    "AnswerValue",
     "BaseEvent",
     "EventParseError",
     "HarnessEvent",
+    "QuestionField",
+    "QuestionOption",
     "VerificationCheck",
     "dump_event",
     "parse_event",

@@ -18,19 +18,22 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar
 
-from .describe import describe
+from .describe import describe, sandbox_warning
 from .events import BaseEvent, VerificationCheck
 
 __all__ = [
     "APPROVALS",
+    "COMMANDS",
     "GRANTS",
     "ITEMS",
+    "QUESTIONS",
     "RUN",
     "USAGE",
     "VERIFICATION",
     "ApprovalView",
     "Change",
     "CheckView",
+    "CommandView",
     "DecisionItem",
     "DeferredText",
     "EndItem",
@@ -39,6 +42,7 @@ __all__ = [
     "Item",
     "MessageItem",
     "NoticeItem",
+    "QuestionItem",
     "RunFold",
     "RunView",
     "ToolCallItem",
@@ -53,6 +57,8 @@ APPROVALS = 4  # pending approvals
 VERIFICATION = 8  # the verification plan or a check
 GRANTS = 16  # grants in force
 USAGE = 32  # token and cost totals
+QUESTIONS = 64  # the agent's open questions
+COMMANDS = 128  # the commands the agent offers
 
 
 class Change(NamedTuple):
@@ -186,10 +192,9 @@ class ApprovalView:
     `ungrantable_reason` are the verdict its `approval_requested` event carried (what `[a]
     always` would do), shown as they are: views never decide it again."""
 
-    __slots__ = ("answered_ts", "approval_id", "asked_ts", "epoch", "error", "grant_id",
-                 "grantable", "prefix", "reason", "remember", "rule", "scope", "state", "tier",
-                 "tool", "tool_input",
-                 "ungrantable_reason", "via")
+    __slots__ = ("answer_reason", "answered_ts", "approval_id", "asked_ts", "epoch", "error",
+                 "grant_id", "grantable", "prefix", "reason", "remember", "rule", "scope", "state",
+                 "tier", "tool", "tool_input", "ungrantable_reason", "via")
 
     def __init__(self, approval_id: str, tool: str, reason: str, tool_input: dict[str, Any],
                  tier: int, prefix: str, grantable: bool = False,
@@ -207,6 +212,7 @@ class ApprovalView:
         self.grant_id: str | None = None
         self.rule: str | None = None
         self.error: str | None = None
+        self.answer_reason: str | None = None  # the human's words with the answer
         self.asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
         self.answered_ts: float | None = None
 
@@ -222,11 +228,13 @@ class ToolCallItem(Item):
     """A tool call and everything about it: approval, run, result.
 
     `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
-    "running", "ok", "failed".
+    "running", "ok", "failed". `sandbox`: the state its command ran in (see
+    `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
     """
 
     __slots__ = ("approval", "call_id", "diff", "duration_ms", "error", "exit_code", "output",
-                 "permitted_by", "started_ts", "status", "tier", "title", "tool", "tool_input")
+                 "permitted_by", "sandbox", "sandbox_blocked", "sandbox_network", "started_ts",
+                 "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -244,6 +252,9 @@ class ToolCallItem(Item):
         # The unified diff of the change it makes or made, as the engine put it in the events:
         # the input's `diff` (a write asked about or run), else `ToolEnd.diff` (an agent's edit).
         self.diff: str | None = _input_diff(tool_input)
+        self.sandbox: str | None = None
+        self.sandbox_network: bool | None = None
+        self.sandbox_blocked: str | None = None
 
     @property
     def work_ms(self) -> float | None:
@@ -315,6 +326,35 @@ class HistoryItem(Item):
             self.entries.append(("tool", line))
         else:
             self.entries[index] = ("tool", line)
+
+
+class QuestionItem(Item):
+    """An agent's question and, once given, its answer: one transcript row.
+
+    `state`: "pending", then "accept", "decline" or "cancel"; `values`: the answer's values by
+    field name; `via`: "human" or "auto"; `reason`: why an automatic answer was given. `fields`
+    are the question's `QuestionField` models (immutable, shared)."""
+
+    __slots__ = ("call_id", "fields", "message", "question_id", "reason", "state", "values",
+                 "via")
+
+    def __init__(self, task: int, turn: int | None, seq: int, question_id: str, message: str,
+                 fields: list[Any], call_id: str | None) -> None:
+        super().__init__("question", task, turn, seq)
+        self.question_id, self.message, self.fields = question_id, message, fields
+        self.call_id = call_id
+        self.state = "pending"
+        self.values: dict[str, Any] | None = None
+        self.via: str | None = None
+        self.reason: str | None = None
+
+
+class CommandView(NamedTuple):
+    """A command the agent offers: `name` (typed as `/name`), what it does, its input's hint."""
+
+    name: str
+    description: str
+    hint: str | None
 
 
 class EndItem(NoticeItem):
@@ -394,6 +434,9 @@ class RunView:
         self.agent_command: str | None = None  # the command line that started it
         self.title: str | None = None  # the agent's name for its session, when it gave one
         self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
+        self.sandbox: str | None = None  # where the run's commands go, and why there is none
+        self.sandbox_network: bool | None = None
+        self.sandbox_note: str | None = None
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None
@@ -405,6 +448,8 @@ class RunView:
         self.pending: dict[str, ToolCallItem] = {}  # approval_id -> its row, oldest first
         self.grants: list[GrantView] = []
         self.checks: dict[str, CheckView] = {}
+        self.questions: dict[str, QuestionItem] = {}  # question_id -> its row, oldest first
+        self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -432,7 +477,7 @@ class RunView:
         (copy on write: a checkpoint of a long run costs pointers, not a copy of every row)."""
         new = RunView.__new__(RunView)
         new.__dict__.update(self.__dict__)
-        for name in ("items", "turns", "grants", "tool_calls", "pending", "checks"):
+        for name in ("items", "turns", "grants", "tool_calls", "pending", "checks", "questions"):
             setattr(new, name, getattr(self, name).copy())
         self.epoch, new.epoch = next(_EPOCHS), next(_EPOCHS)
         return new
@@ -472,6 +517,10 @@ class RunFold:
             "history_message": self._history_message,
             "history_tool": self._history_tool,
         }
+        # Questions, commands and notes fold in their own module (which imports this one).
+        from .fold_dialogue import dialogue_handlers
+
+        self._handlers.update(dialogue_handlers(self))
 
     def apply(self, event: BaseEvent) -> Change:
         """Fold one event; returns what changed. Unknown event types change nothing."""
@@ -534,6 +583,8 @@ class RunFold:
                     v.tool_calls[key] = new
                 if v.pending.get(key) is item:
                     v.pending[key] = new
+            elif type(new) is QuestionItem and v.questions.get(new.question_id) is item:
+                v.questions[new.question_id] = new
         return new
 
     def _own_approval(self, row: ToolCallItem) -> ApprovalView:
@@ -571,6 +622,8 @@ class RunFold:
         v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
                    if agent is not None else None)
         v.agent_command = e.command
+        v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
+        v.sandbox_note = e.sandbox_note
         if e.new_session or e.resumed:  # another agent session: its own title and settings
             v.title, v.options = None, ()
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
@@ -578,7 +631,11 @@ class RunFold:
         v.checks, v.plan_version = {}, 0
         v.tool_calls = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
-        return self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+        warning = sandbox_warning(e)
+        if warning:  # wanted, missing: said at the top of the run, where it is seen
+            self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning, "warning"))
+        return change
 
     def _agent_end(self, e: Any) -> Change:
         v = self.view
@@ -592,6 +649,13 @@ class RunFold:
                     self._own_approval(row).state, row.status = "denied", "denied"
             v.pending.clear()
             parts |= APPROVALS
+        if v.questions:  # nor can a question be open
+            for question in list(v.questions.values()):
+                question = self._own(question)
+                question.state, question.via = "cancel", "auto"
+                question.reason = "the run ended"
+            v.questions.clear()
+            parts |= QUESTIONS
         error = e.error
         if error is None and e.status == "cancelled" and v.cancel_reason:
             error = v.cancel_reason  # why it was cancelled, when the end itself does not say
@@ -684,6 +748,7 @@ class RunFold:
             change = Change(ITEMS, row.index)
         row.title = e.title
         row.permitted_by = e.permitted_by
+        row.sandbox, row.sandbox_network = e.sandbox, e.sandbox_network
         row.status = "running"
         row.started_ts = e.ts
         row.diff = _input_diff(e.tool_input) or row.diff
@@ -705,6 +770,8 @@ class RunFold:
         row.exit_code = e.exit_code
         if e.title:  # the agent renamed the call while it ran
             row.title = e.title
+        row.sandbox = e.sandbox or row.sandbox
+        row.sandbox_blocked = e.sandbox_blocked
         if e.diff:
             row.diff = e.diff
         return change
@@ -752,6 +819,7 @@ class RunFold:
         approval.via, approval.remember = e.via, e.remember
         approval.scope, approval.grant_id = e.scope, e.grant_id
         approval.rule, approval.error = e.rule, e.error
+        approval.answer_reason = e.reason
         approval.answered_ts = e.ts
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if e.allowed else "denied"

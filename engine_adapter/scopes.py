@@ -33,7 +33,8 @@ from typing import Any
 
 from .holder import below, process_table
 
-__all__ = ["MARKER", "Scope", "become_subreaper", "end_scope", "start_in_scope"]
+__all__ = ["MARKER", "Scope", "become_subreaper", "end_scope", "resolve_program",
+           "start_in_scope"]
 
 MARKER = "COCKPIT_SCOPE"
 """The environment variable that names a command's scope (inherited by what it starts)."""
@@ -82,7 +83,7 @@ def _plain_preexec() -> None:  # pragma: no cover - runs in the child, between f
     _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _resolve_program(program: str, env: Mapping[str, str], cwd: str | os.PathLike[str]) -> None:
+def resolve_program(program: str, env: Mapping[str, str], cwd: str | os.PathLike[str]) -> None:
     """Raise as exec would (`FileNotFoundError`, `PermissionError`) if `program` cannot run:
     under a holder the exec happens in another process, where the error would be only words."""
     if os.sep in program:
@@ -218,7 +219,7 @@ async def start_in_scope(argv: Sequence[str], *, cwd: str | os.PathLike[str],
         raise FileNotFoundError(2, "No such file or directory", "")
     scope = Scope()
     if scope.held:
-        _resolve_program(argv[0], env, cwd)
+        resolve_program(argv[0], env, cwd)
     become_subreaper()
     proc = await asyncio.create_subprocess_exec(
         *scope.argv(argv), cwd=os.fspath(cwd), env=scope.env(env), start_new_session=True,

@@ -10,8 +10,18 @@ from typing import Any
 import pytest
 
 from engine_adapter import AgentEnd, AgentStart, TaskState
+from engine_adapter.sandbox import ENV_VARIABLE, Sandbox, SandboxSettings
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+# Commands run in the sandbox where this machine has one. Where it has none, no command would be
+# auto-approved (never a silent downgrade), so the tests that are not about the sandbox say
+# "off" for it, once, here — as a user on such a machine would; the sandbox tests (which pass
+# their settings explicitly) check the fallback itself, and the ones that need a sandbox skip.
+os.environ.pop(ENV_VARIABLE, None)
+SANDBOX_HERE = Sandbox(SandboxSettings(), workspace="/").check()
+if not SANDBOX_HERE.active:
+    os.environ[ENV_VARIABLE] = "off"
 
 Step = Callable[["StepRunner"], Awaitable[None]]
 
@@ -23,9 +33,10 @@ class StepRunner:
     at the cancel token). Records each approval answer in `answers`.
     """
 
-    def __init__(self, *steps: Step, end: bool = True) -> None:
+    def __init__(self, *steps: Step, end: bool = True, cwd: str | None = None) -> None:
         self.steps = steps
         self.end = end
+        self.cwd = cwd
         self.event_sink: Any = None
         self.approval_controller: Any = None
         self.cancel_token: Any = None
@@ -42,7 +53,7 @@ class StepRunner:
         return allowed
 
     async def run(self, state: TaskState) -> TaskState:
-        self.emit(AgentStart(task=state.task, engine="steps"))
+        self.emit(AgentStart(task=state.task, engine="steps", cwd=self.cwd))
         for step in self.steps:
             if self.cancel_token.cancelled:
                 break
@@ -52,6 +63,29 @@ class StepRunner:
                 return state  # the Session ends it (cancellation_observed + agent_end)
             self.emit(AgentEnd(status="completed", result="done"))
         return state
+
+
+class _SteadyTime:
+    """Stands in for the `time` module where the Session stamps events: each stamp is 1 ms after
+    the last, from a fixed start, so a picture of the run never depends on how busy the machine
+    was (an elapsed time, "waited 1.0 s for you")."""
+
+    def __init__(self, start: float = 1_764_547_200.0) -> None:
+        self.now = start
+
+    def time(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+@pytest.fixture
+def steady_stamps(monkeypatch: pytest.MonkeyPatch) -> _SteadyTime:
+    """Events stamped on a steady fake clock (for snapshot tests)."""
+    import engine_adapter.session as session_module
+
+    clock = _SteadyTime()
+    monkeypatch.setattr(session_module, "time", clock)
+    return clock
 
 
 def run(coro: Awaitable[Any]) -> Any:

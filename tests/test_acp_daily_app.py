@@ -64,7 +64,7 @@ def test_a_resumed_conversation_shows_its_history_title_and_settings(tmp_path, m
     async def main() -> None:
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
                          remember_theme=False, clock=None)
-        async with app.run_test(size=(120, 40), headless=True) as pilot:
+        async with app.run_test(size=(200, 40), headless=True) as pilot:  # room for all
             await _until_event(first, "agent_end")
             await _settle(app, pilot, lambda: app.view.title == "Parser work")
             transcript = app.query_one(Transcript)

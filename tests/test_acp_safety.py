@@ -12,12 +12,14 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp_agent.helpers import agent_argv, approve, drive
 from hostile import alive, fifo_guard, gone, plant, read_pids, while_ticking
 
 from engine_adapter.engines.acp import AcpRunner
+from engine_adapter.sandbox import SandboxSettings
 
 
 @dataclass
@@ -38,11 +40,11 @@ class Agent:
         return events[-1].result or "", events, ticks
 
 
-def _agent(base: Path) -> Agent:
+def _agent(base: Path, **runner: Any) -> Agent:
     workspace = base / "ws"
     workspace.mkdir()
     loop = asyncio.new_event_loop()
-    return Agent(AcpRunner(agent_argv(), cwd=workspace), loop, workspace, base)
+    return Agent(AcpRunner(agent_argv(), cwd=workspace, **runner), loop, workspace, base)
 
 
 @pytest.fixture(scope="module")
@@ -290,13 +292,20 @@ def test_nothing_an_agent_starts_outlives_close(tmp_path):
         bystander.wait()
 
 
-def test_nothing_a_terminal_starts_outlives_the_terminal(agent):
-    pids = agent.journals / "terminal.pids"
-    for line in LEFTOVERS:
-        reply, _, _ = _terminal(agent, {"command": "sh",
-                                        "args": ["-c", line.format(pids=pids)]})
-        assert reply.startswith("exit 0")
-    left = read_pids(pids)
-    assert len(left) >= len(LEFTOVERS) - 1  # `setsid -f` may not have written yet: it is gone
-    survivors = [pid for pid in left if not agent.loop.run_until_complete(gone(pid))]
-    assert survivors == []
+def test_nothing_a_terminal_starts_outlives_the_terminal(tmp_path):
+    # `$!` in the sandbox's PID namespace is not the host's pid: the scope alone here
+    # (test_sandbox_runs.py does the same through the sandbox).
+    agent = _agent(tmp_path, sandbox=SandboxSettings(mode="off"))
+    try:
+        pids = agent.journals / "terminal.pids"
+        for line in LEFTOVERS:
+            reply, _, _ = _terminal(agent, {"command": "sh",
+                                            "args": ["-c", line.format(pids=pids)]})
+            assert reply.startswith("exit 0")
+        left = read_pids(pids)
+        assert len(left) >= len(LEFTOVERS) - 1  # `setsid -f` may not have written yet: gone
+        survivors = [pid for pid in left if not agent.loop.run_until_complete(gone(pid))]
+        assert survivors == []
+    finally:
+        agent.loop.run_until_complete(agent.runner.close())
+        agent.loop.close()

@@ -22,7 +22,7 @@ SIZE = (120, 34)
 
 
 @pytest.fixture(autouse=True)
-def _home(tmp_path, monkeypatch):
+def _home(tmp_path, monkeypatch, steady_stamps):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
 
 

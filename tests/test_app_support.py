@@ -107,11 +107,12 @@ def finish(status: str = "completed", result: str = "greet() now uses an f-strin
 
 
 def make_app(*steps, end: bool = True, task: str = "make greet() use an f-string",
-             state: SessionState | None = None, next_steps=None, **app_kwargs) -> CockpitApp:
+             state: SessionState | None = None, next_steps=None, cwd: str | None = None,
+             approval_timeout: float | None = None, **app_kwargs) -> CockpitApp:
     """A CockpitApp over a StepRunner session; `next_steps(task)` builds the next task's steps."""
     state = state or SessionState()
-    session = Session(StepRunner(*steps, end=end), TaskState(task=task), grants=state.grants,
-                      session_id="s1")
+    session = Session(StepRunner(*steps, end=end, cwd=cwd), TaskState(task=task),
+                      grants=state.grants, session_id="s1", approval_timeout=approval_timeout)
     next_session = None
     if next_steps is not None:
         def next_session(text: str) -> Session:

@@ -96,9 +96,17 @@ def test_a_tiny_bar_still_says_what_it_cut():
             await settle(pilot, lambda: pending(app) == ["c1"])
             await pilot.pause()
             shown = app.query_one("#approval-input").render().plain
-            # No room for a row of it: the note alone says how much there is, and how to see it.
+            # The bar scrolls, so the input keeps a few rows (its first, and every key), and a
+            # note saying how much more there is, and how to see it.
             lines = 31 + 2 + 3  # the command's, cmd and cwd, env and its two variables
-            assert shown == f"… {lines} more lines · press i to see the whole input"
+            rows = shown.split("\n")
+            assert rows[0].startswith("$ git status")
+            assert "cmd: rm -rf ~" in shown and "GIT_EXTERNAL_DIFF=/tmp/x.sh" in shown
+            note = next(row for row in rows if row.startswith("… "))
+            counted = re.fullmatch(r"… ([\d,]+) more lines?(?: \(([\d,]+) characters\))? · "
+                                   r"press i to see the whole input", note)
+            assert counted, note  # (with the characters of a line shown in part)
+            assert int(counted.group(1)) + len(rows) - 1 == lines
     run(main())
 
 

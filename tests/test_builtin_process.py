@@ -12,6 +12,7 @@ from conftest import run
 
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.builtin.process import run_process
+from engine_adapter.sandbox import SandboxSettings
 from engine_adapter.session import SessionCancelToken
 
 PY = sys.executable
@@ -111,8 +112,10 @@ def test_cancel_during_a_running_sleep_ends_the_run_cancelled(tmp_path) -> None:
     async def main() -> tuple:
         steps = [{"tool": "shell", "input": {"command": "echo $$ > sleep.pid; exec sleep 100"}},
                  {"finish": "done"}]
-        session = Session(runner(tmp_path, steps), TaskState(task="t"), unattended=True,
-                          auto_approve=True)
+        # `$$` in the sandbox's PID namespace is not the host's pid: this watches the scope
+        # alone (test_sandbox_runs.py does the same through the sandbox).
+        session = Session(runner(tmp_path, steps, sandbox=SandboxSettings(mode="off")),
+                          TaskState(task="t"), unattended=True, auto_approve=True)
         task = asyncio.create_task(session.run())
         pid = int(await wait_for_file(tmp_path / "sleep.pid"))
         session.cancel("stop it")

@@ -75,7 +75,9 @@ def _app(home: Path, *steps, store: GrantStore | None = None, journal: Path | No
 
 
 def _keys_text(app: CockpitApp) -> str:
-    return str(app.query_one("#approval-keys").render())
+    # The scope step's lines sit above the keys line (in the bar's scrolling body).
+    return "\n".join(str(app.query_one(part).render())
+                     for part in ("#approval-always", "#approval-keys"))
 
 
 def test_a_offers_the_scopes_and_p_saves_a_project_grant(home, tmp_path) -> None:
@@ -180,7 +182,7 @@ def test_g_lists_every_grant_and_delete_revokes(home) -> None:
             await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
             panel = str(app.query_one("#grants").render())
             assert "git log" not in panel and "`ls …`" not in panel
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
 
     run(main())
@@ -208,7 +210,7 @@ def test_approval_keys_do_nothing_while_the_grants_screen_hides_the_request(home
             assert not [e for e in app.session.history if e.type == "approval_resolved"]
             await pilot.press("escape")
             await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
 
     run(main())
@@ -265,7 +267,7 @@ def test_the_grants_screen_says_what_was_not_trusted(home) -> None:
             await settle(pilot, lambda: isinstance(app.screen, GrantsScreen))
             notes = str(app.screen.query_one("#grants-notes").render())
             assert "line 3: grant g-1" in notes and "ignored" in notes
-            await pilot.press("escape", "n")
+            await pilot.press("escape", "n", "enter")
             await settle(pilot, lambda: app.session.done)
 
     run(main())

@@ -25,10 +25,11 @@ from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspac
 from engine_adapter.events import EVENT_TYPES
 
 ENOSPC = "No space left on device"
-NOT_IN_DEMO = {"cancellation_observed", "model_retry",  # the demo never emits these
-               # an ACP agent's session (test_acp_sessions fills the disk at each of these)
-               "agent_config", "agent_notice", "history_message", "history_tool",
-               "session_info"}
+# the demo never emits these (the dialogue kinds come from ACP agents: test_questions covers a
+# journal that fails at a question; test_acp_sessions fills the disk at each session kind)
+NOT_IN_DEMO = {"cancellation_observed", "model_retry", "commands_available", "prompt_note",
+               "question_asked", "question_answered", "agent_config", "agent_notice",
+               "history_message", "history_tool", "session_info"}
 DEMO_KINDS = sorted(set(EVENT_TYPES) - NOT_IN_DEMO)
 
 

@@ -216,19 +216,19 @@ def _until_done(app):
     return run_before
 
 
-def test_snapshot_failed_run_shows_its_error(snap_compare) -> None:
+def test_snapshot_failed_run_shows_its_error(snap_compare, steady_stamps) -> None:
     app = _app(turn(1, "Looking at app.py: the greeting is built with +"), emit(CRASH))
     assert snap_compare(app, terminal_size=SIZE, run_before=_until_done(app))
 
 
-def test_snapshot_finished_run_with_its_changed_files(snap_compare) -> None:
+def test_snapshot_finished_run_with_its_changed_files(snap_compare, steady_stamps) -> None:
     app = _app(turn(1, "Switching to an f-string."), edit("e1", "app.py", DIFF),
                edit("e2", "README.md", unified_diff(None, "# greet\n", "README.md")),
                emit(AgentEnd(status="completed", result="greet() uses an f-string now.")))
     assert snap_compare(app, terminal_size=SIZE, run_before=_until_done(app))
 
 
-def test_snapshot_pending_write_with_its_diff_at_80x24(snap_compare) -> None:
+def test_snapshot_pending_write_with_its_diff_at_80x24(snap_compare, steady_stamps) -> None:
     async def ask(r) -> None:
         await r.ask("w1", "edit", {"path": "app.py", "diff": DIFF})
 

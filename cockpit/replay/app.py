@@ -561,7 +561,7 @@ class ReplayScreen(Screen[None]):
     def action_help(self) -> None:
         """Every replay key."""
         config = getattr(self.app, "config", None)
-        self.app.push_screen(HelpScreen(scopes=[REPLAY_SCOPE, "transcript", "pager"],
+        self.app.push_screen(HelpScreen(scopes=[REPLAY_SCOPE, "general", "transcript"],
                                         keymap=getattr(config, "keymap", None)))
 
     def action_quit_replay(self) -> None:

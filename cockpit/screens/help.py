@@ -1,5 +1,6 @@
 """The `?` help: generated from `cockpit.keys.KEYS`, with the user's keymap applied, so it
-lists exactly the keys the footer and the bindings use."""
+lists exactly the keys the footer and the bindings use — Textual's own (tab, ctrl+p) included,
+each key once (see `help_rows`)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ __all__ = ["HelpScreen", "help_table"]
 
 
 def help_table(scopes: Iterable[str] | None = None,
-               keymap: Mapping[str, str] | None = None) -> Table:
-    """The key table: one row a binding, grouped by where it applies."""
+               keymap: Mapping[str, str] | None = None, app: object = None) -> Table:
+    """The key table: one row a key, grouped by where it applies; keys shown as `app` shows
+    them in its footer."""
     table = Table(box=None, show_header=False, padding=(0, 2), expand=False)
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("what it does")
     section = None
-    for title, key, what in help_rows(scopes, keymap):
+    for title, key, what in help_rows(scopes, keymap, app):
         if title != section:
             if section is not None:
                 table.add_row("", "")
@@ -50,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    BINDINGS = bindings("pager")
+    BINDINGS = bindings("pager")  # its own keys: close (esc, q)
 
     def __init__(self, scopes: Iterable[str] | None = None,
                  keymap: Mapping[str, str] | None = None) -> None:
@@ -61,7 +63,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("Keys", style="bold"))
-            yield Static(help_table(self._scopes, self._keymap))
+            yield Static(help_table(self._scopes, self._keymap, self.app))
         yield Footer()
 
     def action_close(self) -> None:

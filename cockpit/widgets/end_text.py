@@ -34,8 +34,10 @@ def _last_end(view: RunView) -> EndItem | None:
     return None
 
 
-def end_text(view: RunView, palette: Palette, *, journal: str | None, hint: str) -> Text:
-    """The panel's text for `view`'s ended task; `hint` is its last line (the keys)."""
+def end_text(view: RunView, palette: Palette, *, journal: str | None,
+             hint: str | None) -> Text:
+    """The panel's text for `view`'s ended task; `hint` is its last line (the keys), if any
+    (the live panel shows its keys on a line of their own)."""
     warn = warn_style(palette)
     end = _last_end(view)
     text = Text()
@@ -85,5 +87,6 @@ def end_text(view: RunView, palette: Palette, *, journal: str | None, hint: str)
     text.append("\njournal: ", palette.dim)
     text.append(clean_line(journal, 1_000) if journal else "(none: run without a journal)",
                 palette.accent if journal else palette.dim)
-    text.append("\n" + hint, palette.dim)
+    if hint:
+        text.append("\n" + hint, palette.dim)
     return text

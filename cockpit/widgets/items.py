@@ -29,6 +29,7 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
+    QuestionItem,
     ToolCallItem,
 )
 from engine_adapter.input_fields import input_text
@@ -37,6 +38,7 @@ from engine_adapter.text import cap, cut, plural
 from ..outcome import outcome, task_changes
 from ..styles import Palette
 from .history_item import history_needs_pager, history_text, render_history
+from .question_rows import question_rows, question_text
 from .row_kit import markdown, one, warn_style, wrapped
 from .text import styled, styled_line, styled_one_line
 from .tool_rows import (
@@ -260,6 +262,8 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
         strips += _message(item, expanded, palette, console, inner)
     elif isinstance(item, DecisionItem):
         strips += _decision(item, palette, console, inner)
+    elif isinstance(item, QuestionItem):
+        strips += question_rows(item, expanded, palette, console, inner)
     elif isinstance(item, EndItem):
         strips += _end(item, items, palette, console, inner)
     elif isinstance(item, NoticeItem):
@@ -309,6 +313,8 @@ def item_text(item: Item) -> str:
         return item.text
     if isinstance(item, HistoryItem):
         return history_text(item)
+    if isinstance(item, QuestionItem):
+        return question_text(item)
     return item.kind
 
 

@@ -4,6 +4,11 @@ Textual's `Footer` re-mounts a widget per key whenever the bindings change; the 
 bindings change with every approval (the `y`/`a`/`n` hints come and go), and that re-mount cost
 a visible part of a frame. This widget reads the same source (`Screen.active_bindings`, which
 applies `check_action` and the user's keymap) and redraws one `Text`: no layout, no mounts.
+
+A hint is shown only when its key does something now: a binding `check_action` disables is
+left out (not dimmed), and a node may hide a key that is enabled only so that pressing it can
+say why it does nothing (`a` on a call that cannot be granted) by answering False from
+`hint_shown(action)`.
 """
 
 from __future__ import annotations
@@ -13,13 +18,14 @@ from textual.app import RenderResult
 from textual.screen import Screen
 from textual.widget import Widget
 
+from ..keys import key_label
 from ..styles import palette_for
 
 __all__ = ["KeyHints"]
 
 
 class KeyHints(Widget):
-    """The keys that apply now: shown ones only, disabled ones dimmed."""
+    """The keys that apply now, each named as bound (the user's keymap applied)."""
 
     DEFAULT_CSS = """
     KeyHints {
@@ -43,19 +49,20 @@ class KeyHints(Widget):
         palette = palette_for(self.app)
         text = Text(no_wrap=True, overflow="ellipsis")
         seen: set[str] = set()
-        for key, active in screen.active_bindings.items():
+        for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.show or binding.action in seen:
+            if not binding.show or not active.enabled or binding.action in seen:
+                continue
+            hint_shown = getattr(active.node, "hint_shown", None)
+            if hint_shown is not None and not hint_shown(binding.action):
                 continue
             seen.add(binding.action)
-            display = self.app.get_key_display(binding)
             if text:
                 text.append("  ")
-            text.append(display, palette.accent if active.enabled else palette.dim)
-            text.append(f" {binding.description}", palette.text if active.enabled
-                        else palette.dim)
-            del key
-        text.append("   ^p palette", palette.dim)
+            # Textual's keymap drops a remapped binding's `key_display`: this names its new key.
+            text.append(self.app.get_key_display(binding), palette.accent)
+            text.append(f" {binding.description}", palette.text)
+        text.append(f"   {key_label(self.app, 'palette')} palette", palette.dim)
         self._text = text
         self.refresh()
 

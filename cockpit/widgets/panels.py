@@ -1,4 +1,5 @@
-"""The small panels around the transcript: status line, verification, grants in force.
+"""The small panels around the transcript: status line, verification, grants in force, and
+the one-line summary of the last two that the status line shows on a narrow terminal.
 
 Each renders from a `RunView` (`show(view)`), never from a Session, so the replay viewer uses
 them as they are. Texts are built as Rich `Text` without markup; untrusted strings are cleaned.
@@ -6,8 +7,11 @@ them as they are. Texts are built as Rich `Text` without markup; untrusted strin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
+from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.app import RenderResult
 from textual.widget import Widget
@@ -15,12 +19,15 @@ from textual.widgets import Static
 
 from engine_adapter.describe import options_text
 from engine_adapter.fold import RunView
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 
+from ..keys import key_label
 from ..styles import palette_for
 from .text import clean_line, one_line
 
-__all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed"]
+__all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed", "short_path",
+           "side_summary"]
 
 _RUN_ICONS = {"idle": "○", "running": "●", "completed": "✓", "failed": "✗", "cancelled": "⊘"}
 _CHECK_ICONS = {"pending": "○", "running": "…", "passed": "✓", "failed": "✗"}
@@ -41,8 +48,40 @@ def format_elapsed(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
+def short_path(path: str, width: int, home: str | None = None) -> str:
+    """`path` with the home folder as `~`, cut from the left (`…/src/app`) to `width` cells."""
+    home = home if home is not None else os.path.expanduser("~")
+    path = clean_line(path, 4_000)
+    if home and home != "/" and (path == home or path.startswith(home.rstrip("/") + "/")):
+        path = "~" + path[len(home.rstrip("/")):]
+    if cell_len(path) <= width:
+        return path
+    parts = path.split("/")
+    while len(parts) > 1 and cell_len("…/" + "/".join(parts)) > width:
+        parts.pop(0)
+    short = "…/" + "/".join(parts)
+    return short if cell_len(short) <= width else "…" + path[-max(1, width - 1):]
+
+
+def side_summary(view: RunView) -> str:
+    """The side column in a few words, for the status line of a narrow terminal."""
+    checks = view.checks.values()
+    if not view.checks:
+        text = "no checks yet"
+    else:
+        passed = sum(c.status == "passed" for c in checks)
+        failed = sum(c.status == "failed" for c in checks)
+        text = f"checks {passed}/{len(view.checks)} ✓"
+        if failed:
+            text += f" {failed} ✗"
+    grants = len(view.grants)
+    return text + (f" · {plural(grants, 'grant')}" if grants else "")
+
+
 class StatusLine(Widget):
-    """Task, engine, model, phase, turn, tokens and cost, elapsed, and the run's status.
+    """Two lines: the run's status and task; then what fits of: the side column summed up
+    (on a narrow terminal), elapsed time, working directory (`~`-shortened), engine and model,
+    turn and task number, tokens and cost, phase — the less important dropped first.
 
     With a `clock` (the live cockpit passes `time.time`) the elapsed time ticks while the run is
     live; without one (replay) it is the time up to the last event shown.
@@ -60,15 +99,21 @@ class StatusLine(Widget):
                  ) -> None:
         super().__init__(id=id)
         self.clock = clock
+        self.side_summary = False  # sum up verification and grants (the side column is hidden)
+        self.side_overlay = False  # the side column is shown over the transcript now
         self._view: RunView | None = None
-        self._text = Text()
+        self._lines: list[Text] = [Text(), Text()]
 
     def render(self) -> RenderResult:
-        return self._text
+        return Text("\n").join(self._lines)
 
     def on_mount(self) -> None:
         if self.clock is not None:
             self.set_interval(1.0, self._tick)
+
+    def on_resize(self) -> None:
+        if self._view is not None:
+            self.show(self._view)
 
     def _tick(self) -> None:
         if self._view is not None and self._view.live:
@@ -78,44 +123,68 @@ class StatusLine(Widget):
         """Redraw from `view`."""
         self._view = view
         palette = palette_for(self.app)
+        width = max(10, self.size.width - 2 if self.size.width else 118)
         status_style = palette.status_style(view.status)
-        top = Text(no_wrap=True, overflow="ellipsis")
+        top = Text(no_wrap=True, overflow="ellipsis", end="")
         top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
         top.append("  ")
         if view.title:  # the agent's name for its session
             top.append(one_line(view.title, 80), palette.accent)
             top.append(" · ", palette.dim)
         top.append(one_line(view.task, 300) or "(no task yet)", palette.text)
-        bottom = Text(no_wrap=True, overflow="ellipsis")
+        top.truncate(width, overflow="ellipsis")
+        # (text, style, priority: lower is kept first)
+        fields: list[tuple[str, Style, int]] = []
+        if self.side_summary:
+            verb = "hides" if self.side_overlay else "shows"  # what the key does now
+            fields.append((f"{side_summary(view)} · {key_label(self.app, 'side-panel')} {verb}",
+                           palette.warning if any(c.status == "failed"
+                                                  for c in view.checks.values())
+                           else palette.accent, 0))
         engine = clean_line(view.engine or "?", 60)
         if view.agent:
             engine += f" · {clean_line(view.agent, 60)}"
         if view.model:
             engine += f" · {clean_line(view.model, 60)}"
-        fields = [engine]
+        fields.append((engine, palette.accent, 3))
+        if view.cwd:
+            fields.append((short_path(view.cwd, max(12, width // 3)), palette.text, 2))
         if view.phase:
-            fields.append(f"phase {clean_line(view.phase, 40)}")
+            fields.append((f"phase {clean_line(view.phase, 40)}", palette.dim, 6))
         settings = options_text(view.options, skip=_shown_elsewhere(view.options))
         if settings:
-            fields.append(clean_line(settings, 120))
-        fields.append(f"turn {view.turn}")
+            fields.append((clean_line(settings, 120), palette.dim, 2))  # chosen by the human
+        fields.append((f"turn {view.turn}", palette.dim, 4))
         cached = f" ({view.cached_tokens:,} cached)" if view.cached_tokens else ""
         tokens = f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"
         if view.cost_usd is not None:
             tokens += f" · ${view.cost_usd:.4f}"
-        fields.append(tokens)
+        fields.append((tokens, palette.dim, 5))
         if view.context is not None:
             used, size = view.context
-            fields.append(f"context {min(used * 100 // size, 999)}% of {size:,}")
-        fields.append(self._elapsed(view))
+            fields.append((f"context {min(used * 100 // size, 999)}% of {size:,}", palette.dim,
+                           4))
+        fields.append((self._elapsed(view), palette.dim, 1))
         if view.task_index > 1:
-            fields.append(f"task {view.task_index}")
-        for i, value in enumerate(fields):
+            fields.append((f"task {view.task_index}", palette.dim, 4))
+        if view.sandbox:  # kept early, so a narrow screen still shows it; no sandbox stands out
+            label = sandbox_label(view.sandbox, view.sandbox_network)
+            if view.engine.startswith("acp:"):  # the agent itself runs outside any sandbox
+                label = f"terminals: {label}"
+            if is_sandboxed(view.sandbox):
+                fields.insert(1, (label, palette.dim, 1))
+            else:
+                fields.insert(1, (f" ⚠ {label} ", palette.warning + Style(reverse=True, bold=True),
+                                  0))
+        kept = _fit(fields, width, separator=5)
+        bottom = Text(no_wrap=True, overflow="ellipsis", end="")
+        for i, (value, style, _) in enumerate(kept):
             if i:
                 bottom.append("  │  ", palette.dim)
-            bottom.append(value, palette.dim if i else palette.accent)
+            bottom.append(value, style)
+        bottom.truncate(width, overflow="ellipsis")
         # A fixed-size widget: a repaint, not a layout pass (this runs every frame in a flood).
-        self._text = Text("\n").join([top, bottom])
+        self._lines = [top, bottom]
         self.refresh()
 
     def _elapsed(self, view: RunView) -> str:
@@ -128,6 +197,21 @@ class StatusLine(Widget):
         else:
             end = view.last_ts or view.started_ts
         return format_elapsed(end - view.started_ts)
+
+
+def _fit(fields: list[tuple[str, Style, int]], width: int,
+         separator: int) -> list[tuple[str, Style, int]]:
+    """The fields that fit in `width` cells, most important first, in their own order (the
+    most important one is kept even when it alone is too wide: it is cut)."""
+    order = sorted(range(len(fields)), key=lambda i: fields[i][2])
+    chosen: set[int] = set()
+    used = 0
+    for i in order:
+        need = cell_len(fields[i][0]) + (separator if chosen else 0)
+        if used + need <= width or not chosen:
+            chosen.add(i)
+            used += need
+    return [field for i, field in enumerate(fields) if i in chosen]
 
 
 class VerificationPanel(Static):

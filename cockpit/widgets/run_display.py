@@ -1,52 +1,96 @@
 """`RunDisplay`: the whole picture of a run, rendered from a `RunView`.
 
 Status line on top, the transcript beside a side column (verification, grants), the approval bar
-at the bottom. Two ways in, both from a view and never from a Session:
+at the bottom — or, while the agent has a question open, its form (the approval waits behind
+it). Two ways in, both from a view and never from a Session:
 
 - `apply_changes(view, changes)`: the incremental path, once a frame (see `FramePump`);
 - `show(view)`: a full redraw from any view (a replay seek can land anywhere).
 
 The live cockpit (`cockpit.app.CockpitApp`) adds the keys that control a run; the replay viewer
 composes the same `RunDisplay` and calls `show(view)` for the view as of any event.
+
+Layout at any size: below `SIDE_MIN_WIDTH` columns the side column is hidden and summed up in
+the status line, and `toggle_side()` shows it over the transcript; when the user has scrolled
+up, a marker says new output is arriving below (until `end` follows again).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.widgets import Static
 
-from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, RunView
+from engine_adapter.fold import APPROVALS, GRANTS, QUESTIONS, RUN, USAGE, VERIFICATION, RunView
+from engine_adapter.text import plural
 
+from ..keys import key_label
 from ..pump import ChangeSet
+from ..styles import palette_for
 from .approval import ApprovalBar
 from .panels import GrantsPanel, StatusLine, VerificationPanel
+from .question_form import QuestionForm
 from .transcript import Transcript
 
-__all__ = ["RunDisplay"]
+__all__ = ["SIDE_MIN_WIDTH", "RunDisplay"]
+
+SIDE_MIN_WIDTH = 110  # columns below which the side column collapses into the status line
 
 
 class RunDisplay(Vertical):
-    """Status line, transcript, verification, grants and approval bar for one run."""
+    """Status line, transcript, verification, grants and approval bar for one run.
+
+    `answerable`: the approval bar's keys answer here (the live cockpit), or not (replay).
+    `approval_timeout`: seconds an approval waits before it is denied (counted down in the bar).
+    """
 
     DEFAULT_CSS = """
     RunDisplay { height: 1fr; layers: base overlay; }
     RunDisplay > ApprovalBar { layer: overlay; dock: bottom; }
-    RunDisplay #run-body { height: 1fr; }
+    RunDisplay > QuestionForm { layer: overlay; dock: bottom; }
+    RunDisplay > ApprovalBar.-behind-question { display: none; }
+    RunDisplay #run-body { height: 1fr; layers: base overlay; }
     RunDisplay #run-side {
         width: 44;
         height: 1fr;
         background: $surface;
         border-left: solid $panel;
     }
+    RunDisplay.-narrow #run-side { display: none; }
+    RunDisplay.-narrow.-side-shown #run-side {
+        display: block;
+        layer: overlay;
+        dock: right;
+        max-width: 90%;
+        border-left: thick $primary;
+        overflow-y: auto;
+    }
+    RunDisplay.-narrow.-side-shown #run-side > * { max-height: 100%; }
+    RunDisplay #new-below {
+        display: none;
+        layer: overlay;
+        dock: bottom;
+        width: auto;
+        height: 1;
+        padding: 0 1;
+    }
+    RunDisplay #new-below.-shown { display: block; }
     """
 
     def __init__(self, *, clock: Callable[[], float] | None = None,
+                 answerable: bool = False, approval_timeout: float | None = None,
                  id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
+        self._answerable = answerable  # the live cockpit: approvals and questions take answers
+        self._approval_timeout = approval_timeout
         self.view: RunView | None = None
+        self.unseen_items = 0  # items added since the transcript stopped following
 
     def compose(self) -> ComposeResult:
         yield StatusLine(clock=self._clock, id="status")
@@ -55,7 +99,10 @@ class RunDisplay(Vertical):
             with Vertical(id="run-side"):
                 yield VerificationPanel(id="verification")
                 yield GrantsPanel(id="grants")
-        yield ApprovalBar(id="approval")
+            yield Static("", id="new-below")
+        yield ApprovalBar(answerable=self._answerable, timeout=self._approval_timeout,
+                          clock=self._clock, id="approval")
+        yield QuestionForm(answerable=self._answerable, id="question")
 
     @property
     def transcript(self) -> Transcript:
@@ -67,10 +114,20 @@ class RunDisplay(Vertical):
         """The approval bar."""
         return self.query_one(ApprovalBar)
 
+    @property
+    def status_line(self) -> StatusLine:
+        """The status line."""
+        return self.query_one(StatusLine)
+
+    @property
+    def question_form(self) -> QuestionForm:
+        """The form of the agent's open question."""
+        return self.query_one(QuestionForm)
+
     def show(self, view: RunView) -> None:
         """Redraw everything from `view`."""
         self.view = view
-        self.query_one(StatusLine).show(view)
+        self.status_line.show(view)
         self.query_one(VerificationPanel).show(view)
         self.query_one(GrantsPanel).show(view)
         self._show_approval(view)
@@ -80,16 +137,21 @@ class RunDisplay(Vertical):
         """Redraw only what `changes` touched."""
         self.view = view
         parts = changes.parts
-        if parts & (RUN | USAGE):
-            self.query_one(StatusLine).show(view)
+        if parts & (RUN | USAGE | VERIFICATION | GRANTS):
+            self.status_line.show(view)  # (it sums up checks and grants when narrow)
         if parts & VERIFICATION:
             self.query_one(VerificationPanel).show(view)
         if parts & GRANTS:
             self.query_one(GrantsPanel).show(view)
-        if parts & APPROVALS:
+        if parts & (APPROVALS | QUESTIONS):
             self._show_approval(view)
-        if changes.items or len(view.items) != self.transcript.item_count:
-            self.transcript.update_items(view, changes.items)
+        transcript = self.transcript
+        if changes.items or len(view.items) != transcript.item_count:
+            before = transcript.item_count
+            transcript.update_items(view, changes.items)
+            if not transcript.follow and transcript.item_count > before:
+                self.unseen_items += transcript.item_count - before
+                self._show_new_below()
 
     def show_approval(self) -> None:
         """Redraw the approval bar from the last view (its scope step began or ended)."""
@@ -100,16 +162,83 @@ class RunDisplay(Vertical):
         # The bar floats over the bottom of the transcript (its own layer), so showing it does
         # not resize — and re-render — everything else; the transcript keeps as many blank rows
         # below its last item, so the row awaiting approval stays in sight.
-        bar = self.approval_bar
+        bar, form = self.approval_bar, self.question_form
+        form.show(view)
         bar.show(view)
-        self.transcript.reserve_rows(bar.estimated_height if bar.approval_id else 0)
+        bar.set_class(form.question is not None, "-behind-question")
+        if form.question is not None:
+            self.transcript.reserve_rows(form.height_shown or 8)
+        else:
+            self.transcript.reserve_rows(bar.estimated_height if bar.approval_id else 0)
+        self._show_new_below()
 
     def on_approval_bar_resized(self, message: ApprovalBar.Resized) -> None:
         """The bar's real height is known: keep exactly that much room below the items."""
-        if self.approval_bar.approval_id is not None:
+        if self.approval_bar.approval_id is not None and self.question_form.question is None:
             self.transcript.reserve_rows(message.height)
+
+    def on_question_form_resized(self, message: QuestionForm.Resized) -> None:
+        """The form's real height is known: keep that much room below the items."""
+        if self.question_form.question is not None:
+            self.transcript.reserve_rows(message.height)
+            self._show_new_below()
 
     def refresh_theme(self) -> None:
         """Re-render everything after a theme change (colours are baked into cached rows)."""
         if self.view is not None:
             self.show(self.view)
+
+    # New output below ------------------------------------------------------------------------
+    @on(Transcript.FollowChanged)
+    def _follow_changed(self, message: Transcript.FollowChanged) -> None:
+        message.stop()
+        if message.follow:
+            self.unseen_items = 0
+        self._show_new_below()
+
+    def _show_new_below(self) -> None:
+        marker = self.query_one("#new-below", Static)
+        shown = bool(self.unseen_items) and not self.transcript.follow
+        if shown:
+            palette = palette_for(self.app)
+            marker.update(Text(f"▼ {plural(self.unseen_items, 'new item')} below · "
+                               f"{key_label(self.app, 'item-last')} follows",
+                               style=palette.warning + palette.selected, no_wrap=True))
+            bar = self.approval_bar
+            # Above the approval bar when it covers the bottom of the transcript.
+            marker.styles.offset = (0, -bar.estimated_height if bar.approval_id else 0)
+        marker.set_class(shown, "-shown")
+
+    # The side column on a narrow terminal ----------------------------------------------------
+    @property
+    def narrow(self) -> bool:
+        """Whether the side column is collapsed into the status line."""
+        return self.has_class("-narrow")
+
+    @property
+    def side_shown(self) -> bool:
+        """Whether the side column is on screen (beside or over the transcript)."""
+        return not self.narrow or self.has_class("-side-shown")
+
+    def toggle_side(self) -> None:
+        """Show the collapsed side column over the transcript, or hide it again."""
+        if self.narrow:
+            self.toggle_class("-side-shown")
+            self._tell_status_line()
+
+    def _tell_status_line(self) -> None:
+        """The status line sums the side column up while it is folded, and says whether the
+        key shows or hides it."""
+        self.status_line.side_summary = self.narrow
+        self.status_line.side_overlay = self.narrow and self.has_class("-side-shown")
+        if self.view is not None:
+            self.status_line.show(self.view)
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < SIDE_MIN_WIDTH
+        if narrow != self.narrow:
+            self.set_class(narrow, "-narrow")
+            if not narrow:
+                self.remove_class("-side-shown")
+            self._tell_status_line()
+            self.app.refresh_bindings()  # the side-panel key applies only when narrow

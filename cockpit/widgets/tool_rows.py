@@ -18,6 +18,7 @@ from textual.strip import Strip
 from engine_adapter.describe import approval_verdict, call_timing
 from engine_adapter.fold import ToolCallItem
 from engine_adapter.input_fields import input_line, input_text
+from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import cut, line_count, plural
 
 from ..styles import Palette
@@ -73,8 +74,13 @@ def _badge(item: ToolCallItem, palette: Palette) -> Text | None:
     words = approval_verdict(approval, full=False)
     if approval.state == "pending":
         return Text(words, palette.status_style("awaiting"))
-    return Text(words, palette.success if approval.state == "allowed"
-                else palette.status_style("denied"))
+    badge = Text(words, palette.success if approval.state == "allowed"
+                 else palette.status_style("denied"))
+    if approval.answer_reason:  # the human's words with the answer, passed on to the agent
+        badge.append(": ", palette.dim)
+        badge.append_text(styled_one_line(approval.answer_reason, palette.text, limit=200,
+                                          marker_style=warn_style(palette)))
+    return badge
 
 
 def _head(item: ToolCallItem, palette: Palette) -> Text:
@@ -84,6 +90,9 @@ def _head(item: ToolCallItem, palette: Palette) -> Text:
     head.append_text(styled_line(item.tool, palette.primary, limit=80, marker_style=warn))
     head.append(" ")
     head.append(f"T{item.tier}", palette.tier_style(item.tier))
+    if item.sandbox:  # a command: in the sandbox (quiet) or not (stands out)
+        head.append(f" {sandbox_label(item.sandbox, item.sandbox_network)}",
+                    palette.dim if is_sandboxed(item.sandbox) else palette.warning)
     timing = call_timing(item)
     if timing:
         head.append(f" {timing}", palette.dim)
@@ -191,6 +200,8 @@ def tool_text(item: ToolCallItem) -> str:
     about = [item.status, call_timing(item)]
     if approval is not None:
         about.append(approval_verdict(approval))
+        if approval.answer_reason:
+            about.append(f"reason: {approval.answer_reason}")
     parts = [f"{item.tool} ({' · '.join(p for p in about if p)})",
              input_text(_without_diff(item.tool_input))]
     if item.error:

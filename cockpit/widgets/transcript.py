@@ -20,7 +20,7 @@ from itertools import accumulate
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.events import Click, Resize
+from textual.events import Click, MouseScrollUp, Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -72,6 +72,13 @@ class Transcript(ScrollView, can_focus=True):
             super().__init__()
             self.item = item
 
+    class FollowChanged(Message):
+        """The transcript started or stopped following the run (`follow`)."""
+
+        def __init__(self, follow: bool) -> None:
+            super().__init__()
+            self.follow = follow
+
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -89,7 +96,23 @@ class Transcript(ScrollView, can_focus=True):
         self._width = 0
         self._base_style: Style | None = None  # `rich_style`, while a paint is under way
         self.cursor = -1  # selected item; -1 = none (following the run)
-        self.follow = True
+        self._follow = True
+
+    @property
+    def follow(self) -> bool:
+        """Whether new rows scroll into sight (False once the user moved up; `end` resumes)."""
+        return self._follow
+
+    @follow.setter
+    def follow(self, follow: bool) -> None:
+        if follow != self._follow:
+            self._follow = follow
+            self.post_message(self.FollowChanged(follow))
+
+    @property
+    def total_rows(self) -> int:
+        """Rows of all items laid out (without the reserved blank rows)."""
+        return self._total
 
     # Feeding ---------------------------------------------------------------------------------
     def show(self, view: RunView) -> None:
@@ -403,6 +426,11 @@ class Transcript(ScrollView, can_focus=True):
         if action == "inspect":
             return self._inspected() is not None
         return True
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        """Scrolling up with the mouse stops following the run (`end` follows again)."""
+        if self.max_scroll_y > 0:
+            self.follow = False
 
     def on_click(self, event: Click) -> None:
         """Select the item under the mouse."""

@@ -35,6 +35,17 @@ The prompt's first word picks what it does (the rest are arguments):
                         outputByteLimit; replies with the exit or the error
   permit-terminal JSON  an `execute` permission for the JSON's command and args, then
                         terminal-json JSON
+  ask [KIND...]         one elicitation (form) with a field of each KIND: text, number,
+                        integer, boolean, choice, enum, multi (default: all); replies with
+                        the action and the values it got
+  ask-url               an elicitation in URL mode (a link to open)
+  ask-bad               a form whose required field is of a kind no client knows
+  deny-wait CMD         a permission for `execute CMD`; once it is denied, waits up to 5 s
+                        for a note inside the turn (steering), then replies what it got
+  /NAME [ARGS]          one of the commands it offers (see below): replies "ran /NAME …"
+
+After `session/new` it offers commands (`available_commands_update`): review (with an input
+hint), compact, and "memory show" (a name with a space, as gemini has).
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
@@ -44,6 +55,10 @@ until `authenticate` is called with the `test-key` method, which needs TEST_AGEN
 Sessions, settings, titles, MCP servers and the environment: see `sessions.py` (`--state DIR`
 keeps sessions for a later agent process to list, load or resume; `--no-list`, `--no-load`,
 `--no-resume` leave a capability out).
+`--mode steering`: `initialize` says it takes notes inside a turn (codex-acp's `steering`
+extension: `_meta.steering.supported`), served by its `_session/steering` method.
+`--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed (prompts with
+each text block, elicitation answers, steering notes, the client's capabilities).
 """
 
 from __future__ import annotations
@@ -78,8 +93,17 @@ from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     AvailableCommand,
+    AvailableCommandInput,
     AvailableCommandsUpdate,
     Cost,
+    ElicitationBooleanPropertySchema,
+    ElicitationFormSessionMode,
+    ElicitationIntegerPropertySchema,
+    ElicitationMultiSelectPropertySchema,
+    ElicitationNumberPropertySchema,
+    ElicitationSchema,
+    ElicitationStringPropertySchema,
+    ElicitationUrlSessionMode,
     EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
@@ -88,6 +112,7 @@ from acp.schema import (
     PromptResponse,
     ToolCallLocation,
     ToolCallUpdate,
+    UnstructuredCommandInput,
     Usage,
     UsageUpdate,
 )
@@ -96,6 +121,34 @@ try:  # run as a script (the agent's process) or imported as the test package's 
     from sessions import SessionFeatures
 except ImportError:  # pragma: no cover
     from acp_agent.sessions import SessionFeatures
+
+COMMANDS = [
+    AvailableCommand(name="review", description="Review the uncommitted changes",
+                     input=AvailableCommandInput(
+                         UnstructuredCommandInput(hint="what to focus on"))),
+    AvailableCommand(name="compact", description="Summarize the conversation so far"),
+    AvailableCommand(name="memory show", description="Show what it remembers"),
+]
+
+FORM_FIELDS: dict[str, Any] = {
+    "text": ElicitationStringPropertySchema(type="string", title="Your name", min_length=1),
+    "number": ElicitationNumberPropertySchema(type="number", title="Budget", minimum=0),
+    "integer": ElicitationIntegerPropertySchema(type="integer", title="Retries", maximum=5,
+                                                default=2),
+    "boolean": ElicitationBooleanPropertySchema(type="boolean", title="Run the tests",
+                                                default=True),
+    "choice": ElicitationStringPropertySchema.model_validate({
+        "type": "string", "title": "Database",
+        "oneOf": [{"const": "dev", "title": "Development"},
+                  {"const": "staging", "title": "Staging"}]}),
+    "enum": ElicitationStringPropertySchema(type="string", title="Colour",
+                                            enum=["red", "green"]),
+    "multi": ElicitationMultiSelectPropertySchema.model_validate({
+        "type": "array", "title": "Targets",
+        "items": {"anyOf": [{"const": "linux", "title": "Linux"},
+                            {"const": "mac", "title": "macOS"}]}}),
+}
+
 
 
 class TestAgent(SessionFeatures):
@@ -112,6 +165,9 @@ class TestAgent(SessionFeatures):
         self.cwd = os.getcwd()
         self.prompts = 0
         self.cancelled = asyncio.Event()
+        self.in_turn = False
+        self.notes: asyncio.Queue[str] = asyncio.Queue()
+        self.background: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -128,18 +184,22 @@ class TestAgent(SessionFeatures):
         self.log(event="initialize", fs_read=bool(caps and caps.fs.read_text_file),
                  fs_write=bool(caps and caps.fs.write_text_file),
                  terminal=bool(caps and caps.terminal),
-                 terminal_auth=bool(caps and caps.auth and caps.auth.terminal))
+                 terminal_auth=bool(caps and caps.auth and caps.auth.terminal),
+                 elicitation_form=bool(caps and caps.elicitation and caps.elicitation.form),
+                 elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url))
         methods: list[Any] = self.auth_methods_extra()
         if self.mode == "auth":
             methods = [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
                                         description="Requires TEST_AGENT_KEY",
                                         vars=[{"name": "TEST_AGENT_KEY"}])]
         capabilities = AgentCapabilities.model_validate(self.session_caps())
+        meta = {"steering": {"supported": True}} if self.mode == "steering" else None
         return InitializeResponse(protocol_version=PROTOCOL_VERSION,
                                   agent_capabilities=capabilities, auth_methods=methods,
                                   agent_info=Implementation(name="cockpit-test-agent",
                                                             title="Cockpit test agent",
-                                                            version="1.0"))
+                                                            version="1.0"),
+                                  field_meta=meta)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         self.log(event="authenticate", method=method_id)
@@ -157,12 +217,32 @@ class TestAgent(SessionFeatures):
         self.cwd = cwd
         sid = self._new(cwd)
         self.received("new_session", sid, cwd, mcp_servers)
+        # Like the real agents: the commands follow the answer, in a notification of their own.
+        task = asyncio.ensure_future(self.offer_commands(sid))
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
         return NewSessionResponse(session_id=sid, modes=self.modes(sid),
                                   config_options=self.config_options(sid))
+
+    async def offer_commands(self, sid: str) -> None:
+        await asyncio.sleep(0)  # after the session/new answer has gone out
+        await self.send(sid, AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=COMMANDS))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.log(event="cancel")
         self.cancelled.set()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method != "session/steering" or self.mode != "steering":
+            raise RequestError.method_not_found(f"_{method}")
+        text = " ".join(block.get("text", "") for block in params.get("prompt", []))
+        idle = (params.get("_meta") or {}).get("steering", {}).get("idleBehavior")
+        self.log(event="steering", text=text, in_turn=self.in_turn, idle=idle)
+        if not self.in_turn:
+            return {"outcome": "promptRequired", "reason": "noRunningTurn"}
+        self.notes.put_nowait(text)
+        return {"outcome": "injected"}
 
     # helpers -----------------------------------------------------------------------------------
     async def send(self, sid: str, update: Any) -> None:
@@ -203,19 +283,42 @@ class TestAgent(SessionFeatures):
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         self.prompts += 1
         self.cancelled.clear()
-        text = " ".join(getattr(block, "text", "") for block in prompt).strip()
+        blocks = [getattr(block, "text", "") for block in prompt]
+        text = blocks[-1].strip() if blocks else ""  # the task; notes come before it
         words = text.split()
         scenario, args = (words[0], words[1:]) if words else ("hello", [])
-        self.log(event="prompt", text=text, count=self.prompts, session=session_id)
+        self.log(event="prompt", text=text, count=self.prompts, blocks=blocks, session=session_id)
         self.remember(session_id, "user", text)
         self.reply = []
+        self.in_turn = True
+        try:
+            if scenario.startswith("/"):
+                response = await self.run_command(session_id, text)
+            else:
+                response = await self.dispatch(session_id, scenario, args)
+        finally:
+            self.in_turn = False
+        self.remember(session_id, "agent", "".join(self.reply))
+        return response
+
+    async def run_command(self, sid: str, text: str) -> PromptResponse:
+        known = sorted((c.name for c in COMMANDS), key=len, reverse=True)
+        name = next((n for n in known if text[1:] == n or text[1:].startswith(n + " ")), None)
+        if name is None:
+            await self.say(sid, f"no such command: {text.split()[0]}")
+            return PromptResponse(stop_reason="end_turn")
+        rest = text[1 + len(name):].strip()
+        self.log(event="command", name=name, args=rest)
+        await self.say(sid, f"ran /{name}" + (f" with {rest!r}" if rest else ""))
+        return PromptResponse(stop_reason="end_turn")
+
+    async def dispatch(self, session_id: str, scenario: str, args: list[str]) -> PromptResponse:
         handler = getattr(self, "do_" + scenario.replace("-", "_"), None)
         if handler is None:
             await self.say(session_id, f"unknown scenario {scenario!r}")
             response = PromptResponse(stop_reason="end_turn")
         else:
             response = await handler(session_id, args)
-        self.remember(session_id, "agent", "".join(self.reply))
         return response
 
     async def do_hello(self, sid: str, args: list[str]) -> PromptResponse:
@@ -499,6 +602,49 @@ class TestAgent(SessionFeatures):
     async def do_refusal(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "I won't.")
         return PromptResponse(stop_reason="refusal")
+
+    async def do_ask(self, sid: str, args: list[str]) -> PromptResponse:
+        kinds = args or list(FORM_FIELDS)
+        schema = ElicitationSchema(properties={kind: FORM_FIELDS[kind] for kind in kinds},
+                                   required=[kind for kind in kinds if kind in ("text",
+                                                                                "choice")])
+        return await self._elicit(sid, ElicitationFormSessionMode(
+            session_id=sid, tool_call_id="ask-1", requested_schema=schema),
+            "A few questions before I start")
+
+    async def do_ask_url(self, sid: str, args: list[str]) -> PromptResponse:
+        return await self._elicit(sid, ElicitationUrlSessionMode(
+            session_id=sid, elicitation_id="e-1", url="https://example.com/login"),
+            "Log in, please")
+
+    async def do_ask_bad(self, sid: str, args: list[str]) -> PromptResponse:
+        schema = ElicitationSchema.model_validate({"type": "object", "required": ["odd"],
+                                                   "properties": {"odd": {"type": "_color"}}})
+        return await self._elicit(sid, ElicitationFormSessionMode(
+            session_id=sid, requested_schema=schema), "Pick a colour")
+
+    async def _elicit(self, sid: str, mode: Any, message: str) -> PromptResponse:
+        try:
+            response = await self.conn.create_elicitation(message=message, mode=mode)
+        except RequestError as exc:
+            self.log(event="elicitation", error=str(exc))
+            await self.say(sid, f"elicitation error: {exc}")
+            return PromptResponse(stop_reason="end_turn")
+        content = getattr(response, "content", None)
+        self.log(event="elicitation", action=response.action, content=content)
+        await self.say(sid, f"{response.action} {json.dumps(content, sort_keys=True)}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_deny_wait(self, sid: str, args: list[str]) -> PromptResponse:
+        command = " ".join(args) or "git push"
+        chosen = await self.ask(sid, "deny-1", ["allow_once", "reject_once"],
+                                title=f"Run {command}", raw_input={"command": command})
+        note = ""
+        if chosen == "reject_once" and self.mode == "steering":
+            with contextlib.suppress(TimeoutError):
+                note = await asyncio.wait_for(self.notes.get(), 5.0)
+        await self.say(sid, f"{chosen}; note: {note or '(none)'}")
+        return PromptResponse(stop_reason="end_turn")
 
 
 def main() -> None:

@@ -29,12 +29,7 @@ from typing import Any, TypeVar
 
 import acp
 from acp import RequestError
-from acp.schema import (
-    AuthCapabilities,
-    ClientCapabilities,
-    FileSystemCapabilities,
-    Implementation,
-)
+from acp.schema import Implementation
 from pydantic import ValidationError
 
 from ...context import RunContext
@@ -49,12 +44,14 @@ from ...events import (
     TurnStart,
 )
 from ...runner import ApprovalController, CancelToken, EventSink
+from ...sandbox import Sandbox, SandboxSettings
 from ...state import TaskState
 from .agent_session import AgentSession
 from .catalogue import AgentSpec, agent_env
-from .client import AcpClient
+from .client import AcpClient, client_capabilities
 from .controls import SessionControls
 from .errors import AgentFailure
+from .notes import offers_steering
 from .opening import Opened, SessionOpener
 from .process import AgentProcess, AgentStartError
 from .session_setup import SessionSetup
@@ -102,6 +99,9 @@ class AcpRunner(SessionControls):
             keeps the grant and answers later requests itself).
         setup: Which session to open (`resume`: an earlier one), the MCP servers to give the
             agent, and the settings to start with (see `SessionSetup`).
+        sandbox: Where the commands the agent runs through `terminal/create` run: a `Sandbox`,
+            or settings for one over the workspace (default: `workspace-write`, no network).
+            The agent process itself is not sandboxed.
     """
 
     exit_wait = 2.0
@@ -110,7 +110,8 @@ class AcpRunner(SessionControls):
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
-                 forward_always: bool = False, setup: SessionSetup | None = None) -> None:
+                 forward_always: bool = False, setup: SessionSetup | None = None,
+                 sandbox: Sandbox | SandboxSettings | None = None) -> None:
         if isinstance(agent, AgentSpec):
             self.spec = agent
         else:
@@ -125,6 +126,7 @@ class AcpRunner(SessionControls):
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
         self.forward_always = forward_always
+        self.sandbox = sandbox
         self.event_sink: EventSink | None = None
         self.approval_controller: ApprovalController | None = None
         self.cancel_token: CancelToken | None = None
@@ -249,18 +251,20 @@ class AcpRunner(SessionControls):
         except AgentStartError as exc:
             hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
+        sandbox = self.sandbox if isinstance(self.sandbox, Sandbox) else Sandbox(
+            self.sandbox, workspace=workspace)
+        self.sandbox = await sandbox.acheck()
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
-                                forward_always=self.forward_always)
+                                forward_always=self.forward_always, sandbox=sandbox)
         client = self.client
         self.agent_session = AgentSession(client.mapper, lambda: client.run)
         client.session_hook = self.agent_session.take
         self.process.transport.on_notification = client.take_notification
-        self.conn = acp.connect_to_agent(client, self.process.transport)
-        # `auth.terminal`: the agent may name a login the human runs in a terminal; the cockpit
-        # shows that command (it never runs what the agent names).
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
-                                                            write_text_file=True),
-                                  terminal=True, auth=AuthCapabilities(terminal=True))
+        # The SDK's unstable protocol: without it, `elicitation/create` (an agent's question)
+        # is answered "method not found" whatever the client offers.
+        self.conn = acp.connect_to_agent(client, self.process.transport,
+                                         use_unstable_protocol=True)
+        caps = client_capabilities()
         try:
             init = await self._race(self.conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps,
@@ -278,6 +282,8 @@ class AcpRunner(SessionControls):
             title=clean(info.title or "", 200) if info else "",
             version=clean(info.version, 100) if info else "",
             protocol_version=init.protocol_version)
+        if offers_steering(init):
+            client.notes.use_steering(self)
         return env
 
     async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
@@ -332,7 +338,8 @@ class AcpRunner(SessionControls):
             modes=list(self.modes) if started else None,
             acp_session_id=self.acp_session_id if started else None,
             new_session=fresh and (opened is None or opened.resumed is None),
-            resumed=opened.resumed if opened is not None else None, mode=mode))
+            resumed=opened.resumed if opened is not None else None, mode=mode,
+            **(self.sandbox.start_fields() if isinstance(self.sandbox, Sandbox) else {})))
         if not started or session is None or client is None:
             return
         if opened is not None:
@@ -365,6 +372,7 @@ class AcpRunner(SessionControls):
             assert client is not None
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
+            client.announce_commands(again=True)
             if not state.task.strip():  # open the session only (`cockpit resume` with no task)
                 context.end(AgentEnd(status="completed", result=(
                     f"the agent's session {self.acp_session_id} is open: send a task to "
@@ -390,8 +398,9 @@ class AcpRunner(SessionControls):
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
                     cancel: asyncio.Event, turn: int) -> None:
+        blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
         prompt = asyncio.ensure_future(self.conn.prompt(
-            session_id=self.acp_session_id, prompt=[acp.text_block(state.task)]))
+            session_id=self.acp_session_id, prompt=[*blocks, acp.text_block(state.task)]))
         killed = False
         waiter = asyncio.ensure_future(cancel.wait())
         try:
@@ -476,3 +485,4 @@ class AcpRunner(SessionControls):
                           cost_usd=None, thought_tokens=delta["thought"],
                           cached_read_tokens=delta["cached_read"],
                           cached_write_tokens=delta["cached_write"])
+

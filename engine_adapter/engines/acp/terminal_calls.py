@@ -3,8 +3,10 @@
 `TerminalCalls` is mixed into `AcpClient` (the SDK calls these methods on the client object).
 A `terminal/create` is approved as the whole request (`terminal_input`: argv, env, cwd, output
 limit), unless an `execute` permission of this turn covers exactly that command with no env and
-no cwd of its own; a cwd outside the workspace is refused and journaled as a failed row. Each
-command runs in its own scope (`terminals`), so nothing it starts outlives it.
+no cwd of its own (and the sandbox is not missing); a cwd outside the workspace is refused and
+journaled as a failed row. Each command runs in the sandbox and its own scope (`terminals`), so
+nothing it starts outlives it; `COCKPIT_SANDBOX=off` in its env asks to run it outside the
+sandbox (tier 4: the human decides every time).
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from acp.schema import (
 )
 
 from ...events import ToolEnd, ToolStart
+from ...sandbox import NO_SANDBOX, UNAVAILABLE
+from ...shell import DESTRUCTIVE
 from .mapping import OUTPUT_LIMIT
 from .permissions import tier_for
-from .terminals import Terminal, TerminalError, Terminals
+from .terminals import OUTSIDE_VARIABLE, Terminal, TerminalError, Terminals
 from .text import cap, clean
 from .workspace import WorkspaceError
 
@@ -59,6 +63,17 @@ class TerminalCalls:
         tool_input = terminal_input(argv, env, cwd, output_byte_limit)
         shown = clean(shlex.join(argv), 2000)
         tier = tier_for("execute", {"argv": argv}, self.workspace.root)
+        sandbox = self.sandbox
+        outside = sandbox is not None and sandbox.active and any(
+            v.name == OUTSIDE_VARIABLE and v.value.strip().lower() in ("off", "0", "false")
+            for v in env or [])
+        flag = sandbox.approval_flag(bypass=outside) if sandbox is not None else None
+        reason = f"{self.agent_name} asks to run {shown}"
+        if outside:
+            tier = DESTRUCTIVE
+            reason += " OUTSIDE the sandbox, with your full access to files and network"
+        elif sandbox is not None and sandbox.state == UNAVAILABLE:
+            reason += NO_SANDBOX
         try:
             real_cwd = self.workspace.resolve(cwd) if cwd is not None else self.workspace.root
         except WorkspaceError as exc:
@@ -69,15 +84,17 @@ class TerminalCalls:
         else:
             tool_input["cwd"] = self.workspace.display(real_cwd)
         # A permission for `git diff` says nothing about an env or a cwd the human never saw.
-        plain = "env" not in tool_input and "cwd" not in tool_input
+        # Nor does it cover a command the sandbox would have held, on a machine without one.
+        plain = "env" not in tool_input and "cwd" not in tool_input and flag is not False
         permit = self.permits.take_command(argv) if plain else None
-        await self._gate(run, op_id, "execute", f"{self.agent_name} asks to run {shown}",
-                         tool_input, tier, permit)
+        await self._gate(run, op_id, "execute", reason, tool_input, tier, permit,
+                         sandboxed=flag)
         run_env = dict(self.env)
-        run_env.update({v.name: v.value for v in env or []})
+        run_env.update({v.name: v.value for v in env or [] if v.name != OUTSIDE_VARIABLE})
         try:
             terminal = await self.terminals.create(argv, cwd=real_cwd, env=run_env,
-                                                   output_limit=output_byte_limit)
+                                                   output_limit=output_byte_limit,
+                                                   sandbox=sandbox, outside=outside)
         except TerminalError as exc:
             raise self._refused(op_id, "execute", exc, tool_input, f"run {shown}", tier=tier,
                                 code=-32603) from None
@@ -85,7 +102,9 @@ class TerminalCalls:
         self._emit(ToolStart(call_id=op_id, tool="execute", tool_input=tool_input, tier=tier,
                              title=f"run {shown}", source="client",
                              terminal_id=terminal.terminal_id,
-                             permitted_by="agent permission" if permit else None))
+                             permitted_by="agent permission" if permit else None,
+                             sandbox=terminal.sandbox,
+                             sandbox_network=sandbox.network if terminal.sandbox else None))
         return CreateTerminalResponse(terminal_id=terminal.terminal_id)
 
     def _terminal_exited(self: AcpClient, terminal: Terminal) -> None:
@@ -97,10 +116,13 @@ class TerminalCalls:
         ok = code == 0
         error = None if ok else ("killed" if terminal.killed else
                                  f"exit code {code}" if code is not None else f"signal {sig}")
+        if error and terminal.blocked:
+            error += f"; blocked by sandbox: {terminal.blocked}"
         self._emit(ToolEnd(call_id=op_id, tool="execute", ok=ok,
                            output=clean(terminal.text(), OUTPUT_LIMIT), error=error,
                            duration_ms=(time.monotonic() - started) * 1000,
-                           exit_code=code))
+                           exit_code=code, sandbox=terminal.sandbox,
+                           sandbox_blocked=terminal.blocked))
 
     def _terminal_text(self, terminal_id: str) -> str | None:
         terminal = self.terminals.find(terminal_id)

@@ -1,7 +1,8 @@
-"""The commands an agent runs through `terminal/*`: each in its own scope
-(`engine_adapter.scopes`), its combined output kept up to a byte limit (the tail wins), stopped
-whole on kill, release or close; whatever a command leaves running when it exits (a background
-job, a `setsid` daemon) is ended with it.
+"""The commands an agent runs through `terminal/*`: each in the sandbox (`engine_adapter.sandbox`)
+and its own scope (`engine_adapter.scopes`), its combined output kept up to a byte limit (the
+tail wins), stopped whole on kill, release or close; whatever a command leaves running when it
+exits (a background job, a `setsid` daemon) is ended with it. When the sandbox stopped a command,
+its output ends with a note saying what, and how to ask for a run outside it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import itertools
 import signal
 from collections.abc import Callable, Mapping, Sequence
 
+from ...sandbox import Sandbox, Wrapped
 from ...scopes import Scope, end_scope, start_in_scope
 
-__all__ = ["DEFAULT_OUTPUT_LIMIT", "Terminal", "TerminalError", "Terminals"]
+__all__ = ["DEFAULT_OUTPUT_LIMIT", "OUTSIDE_VARIABLE", "Terminal", "TerminalError", "Terminals"]
 
 DEFAULT_OUTPUT_LIMIT = 1024 * 1024
+OUTSIDE_VARIABLE = "COCKPIT_SANDBOX"
+"""A `terminal/create` that sets this to `off` asks to run outside the sandbox (tier 4)."""
 
 
 class TerminalError(Exception):
@@ -27,15 +31,17 @@ class Terminal:
     """One running (or finished) command."""
 
     def __init__(self, terminal_id: str, proc: asyncio.subprocess.Process, scope: Scope,
-                 argv: Sequence[str], limit: int) -> None:
+                 argv: Sequence[str], limit: int, wrapped: Wrapped | None = None) -> None:
         self.terminal_id = terminal_id
         self.proc = proc
         self.scope = scope
         self.argv = list(argv)
         self.limit = max(limit, 0)
+        self.wrapped = wrapped
         self.output = bytearray()
         self.truncated = False
         self.killed = False
+        self.blocked: str | None = None  # what the sandbox stopped, once it exited
         self.exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._reader = asyncio.ensure_future(self._read())
 
@@ -59,12 +65,29 @@ class Terminal:
         finally:
             if not torn_down:
                 await self.proc.wait()
+                if self.wrapped is not None:
+                    if self.proc.returncode and not self.killed:
+                        self.blocked = self.wrapped.blocked(self._decoded())
+                    self.wrapped.close()  # the holder is gone: so is all it ran
             if not self.exited.done():
                 self.exited.set_result(None)
 
+    @property
+    def sandbox(self) -> str | None:
+        """The sandbox state it runs in (None: started without a sandbox)."""
+        return self.wrapped.state if self.wrapped is not None else None
+
     def text(self) -> str:
         """The output kept so far, decoded (a multi-byte character cut by the limit is
-        dropped, never turned into a wrong one)."""
+        dropped, never turned into a wrong one), and the note when the sandbox stopped it."""
+        if not self.blocked:
+            return self._decoded()
+        return (f"{self._decoded()}\n[cockpit: blocked by sandbox: {self.blocked}. Commands run "
+                "in a sandbox: writes only in the workspace and $TMPDIR, no network. To ask the "
+                f"human to run it outside the sandbox, create the terminal again with "
+                f"{OUTSIDE_VARIABLE}=off in its env; they are asked every time.]")
+
+    def _decoded(self) -> str:
         data = bytes(self.output)
         if self.truncated:
             # Skip UTF-8 continuation bytes at the front left by cutting mid-character.
@@ -108,19 +131,27 @@ class Terminals:
         self.on_exit = on_exit
 
     async def create(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
-                     output_limit: int | None) -> Terminal:
-        """Start `argv` (no shell) in `cwd`; raises `TerminalError` if it cannot start."""
+                     output_limit: int | None, sandbox: Sandbox | None = None,
+                     outside: bool = False) -> Terminal:
+        """Start `argv` (no shell) in `cwd`, in `sandbox` if given (unless `outside`: one
+        approved run outside it); raises `TerminalError` if it cannot start."""
+        wrapped = None
         try:
+            if sandbox is not None:
+                wrapped = sandbox.wrap(argv, cwd=cwd, env=env, bypass=outside)
             proc, scope = await start_in_scope(
-                argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        except FileNotFoundError:
-            raise TerminalError(f"{argv[0]} was not found") from None
+                wrapped.argv if wrapped else argv, cwd=cwd, env=wrapped.env if wrapped else env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT)
         except OSError as exc:
+            if wrapped is not None:
+                wrapped.close()
+            if isinstance(exc, FileNotFoundError):
+                raise TerminalError(f"{argv[0]} was not found") from None
             raise TerminalError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
         limit = DEFAULT_OUTPUT_LIMIT if output_limit is None else min(output_limit,
                                                                        DEFAULT_OUTPUT_LIMIT)
-        terminal = Terminal(f"term-{next(self._ids)}", proc, scope, argv, limit)
+        terminal = Terminal(f"term-{next(self._ids)}", proc, scope, argv, limit, wrapped)
         self._terminals[terminal.terminal_id] = terminal
         if self.on_exit is not None:
             callback = self.on_exit
@@ -161,5 +192,7 @@ class Terminals:
                 await asyncio.wait_for(asyncio.shield(terminal.exited), 5.0)
             with contextlib.suppress(Exception):
                 await end_scope(terminal.scope, terminal.proc)
+            if terminal.wrapped is not None:
+                terminal.wrapped.close()
         self._terminals.clear()
         self._released.clear()

@@ -8,6 +8,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from ...sandbox import Sandbox, SandboxSettings
 from .loop import BuiltinRunner
 from .scripted import ScriptedModel, load_scenario
 
@@ -33,7 +34,9 @@ def demo_task() -> str:
     return load_scenario(DEMO_SCENARIO).task
 
 
-def demo_runner(workspace: str | Path, *, speed: float = 1.0,
-                scenario: str = DEMO_SCENARIO) -> BuiltinRunner:
-    """The built-in engine with the scripted model playing `scenario` in `workspace`."""
-    return BuiltinRunner(ScriptedModel(load_scenario(scenario), speed=speed), cwd=workspace)
+def demo_runner(workspace: str | Path, *, speed: float = 1.0, scenario: str = DEMO_SCENARIO,
+                sandbox: Sandbox | SandboxSettings | None = None) -> BuiltinRunner:
+    """The built-in engine with the scripted model playing `scenario` in `workspace` (its
+    commands in `sandbox`, by default `workspace-write`)."""
+    return BuiltinRunner(ScriptedModel(load_scenario(scenario), speed=speed), cwd=workspace,
+                         sandbox=sandbox)

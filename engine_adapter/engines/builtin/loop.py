@@ -18,7 +18,6 @@ every turn boundary and before every tool, and kills a running command at once.
 from __future__ import annotations
 
 import asyncio
-import shlex
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -46,8 +45,10 @@ from ...events import (
 )
 from ...fileio import FileRefused, off_loop
 from ...runner import ApprovalController, CancelToken, EventSink
-from ...shell import DESTRUCTIVE, classify_command
+from ...sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from ...state import TaskState
+from .calls import Call, Failed
+from .commands import blocked_hint, shell_request
 from .model import (
     Decision,
     Model,
@@ -57,7 +58,7 @@ from .model import (
     TranscriptEntry,
     UserMessage,
 )
-from .process import ProcessResult, run_process, shell_argv
+from .process import run_process, shell_argv
 from .reply import raw_text, read_reply, sort_decisions
 from .tools import (
     EDIT_TOOLS,
@@ -90,15 +91,20 @@ class BuiltinRunner:
         output_cap: Characters of a tool's output kept (events and what the model sees).
         max_turns: Turns before the run gives up (`failed`).
         max_decision_errors: Malformed decisions in a row before the run gives up (`failed`).
+        sandbox: Where `shell` calls and checks run: a `Sandbox`, or settings for one over
+            `cwd` (default: `workspace-write`, no network; see `engine_adapter.sandbox`).
     """
 
     engine = "builtin"
 
     def __init__(self, model: Model, *, cwd: str | Path, shell_timeout: float = 120.0,
                  check_timeout: float = 600.0, output_cap: int = 32_000, max_turns: int = 50,
-                 max_decision_errors: int = 3) -> None:
+                 max_decision_errors: int = 3,
+                 sandbox: Sandbox | SandboxSettings | None = None) -> None:
         self.model = model
         self.workspace = Workspace(cwd)
+        self.sandbox = sandbox if isinstance(sandbox, Sandbox) else Sandbox(
+            sandbox, workspace=self.workspace.root)
         self.shell_timeout = shell_timeout
         self.check_timeout = check_timeout
         self.output_cap = output_cap
@@ -136,7 +142,8 @@ class _Run:
         self.engine = engine
         self.state = state
         self.workspace = engine.workspace
-        self.ctx = RunContext.of(engine, cwd=str(engine.workspace.root))
+        self.sandbox: Sandbox = engine.sandbox
+        self.ctx = RunContext.of(engine, cwd=str(engine.workspace.root), sandbox=engine.sandbox)
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
         self.plan: list[VerificationCheck] | None = None
@@ -152,8 +159,10 @@ class _Run:
     async def run(self) -> TaskState:
         engine = self.engine
         self.state.cwd = str(self.workspace.root)
+        sandbox = await self.sandbox.acheck()
         self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
-                                 model=engine.model.name, cwd=str(self.workspace.root)))
+                                  model=engine.model.name, cwd=str(self.workspace.root),
+                                  **sandbox.start_fields()))
         self._set_phase("investigate")
         while True:
             if self.cancelled:
@@ -220,7 +229,7 @@ class _Run:
     async def _call_tool(self, decision: Decision, index: int = 0) -> ToolResult:
         tool, tool_input = decision.tool or "", dict(decision.tool_input)
         number = f"{self.turn}" if index == 0 else f"{self.turn}.{index + 1}"  # several a reply
-        call = _Call(f"c{number}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
+        call = Call(f"c{number}-{self.nonce}", tool, tool_input, TOOLS[tool].tier,
                      decision.rationale)
         if tool in _READERS:
             reader, cap = _READERS[tool], self.engine.output_cap
@@ -230,17 +239,20 @@ class _Run:
             return await self._run_tool(call, lambda: off_loop(read, what=tool))
         if tool in EDIT_TOOLS:
             return await self._edit(call)
-        handler: Callable[[_Call], Awaitable[ToolResult]] = getattr(self, f"_{tool}")
+        handler: Callable[[Call], Awaitable[ToolResult]] = getattr(self, f"_{tool}")
         return await handler(call)
 
-    async def _run_tool(self, call: _Call, work: Callable[[], Awaitable[str | _Failed]], *,
-                        shown_input: Mapping[str, Any] | None = None) -> ToolResult:
+    async def _run_tool(self, call: Call, work: Callable[[], Awaitable[str | Failed]], *,
+                        shown_input: Mapping[str, Any] | None = None,
+                        sandbox: str | None = None) -> ToolResult:
         """Start the call, run `work` (its output, already capped, or a `ToolError`), end it;
-        never raises."""
+        never raises. `sandbox`: the state a command runs in."""
         if self.cancelled:
             return call.result("failed", error="cancelled before it started")
+        network = self.sandbox.network if sandbox else None
         self.ctx.emit(ToolStart(call_id=call.id, tool=call.tool, tier=call.tier,
-                                tool_input=dict(shown_input or call.input), title=call.title))
+                                 tool_input=dict(shown_input or call.input), title=call.title,
+                                 sandbox=sandbox, sandbox_network=network))
         started = asyncio.get_running_loop().time()
         try:
             if self.cancelled:  # e.g. the journal could not record the start: do not act
@@ -250,25 +262,35 @@ class _Run:
             output, error = "", str(exc)
         except Exception as exc:  # an OSError from the file system, say
             output, error = "", f"{type(exc).__name__}: {exc}"
-        if isinstance(output, _Failed):
-            output, error = output.output, output.error
+        blocked = None
+        if isinstance(output, Failed):
+            output, error, blocked = output.output, output.error, output.blocked
         self.ctx.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
-                              error=error, duration_ms=_ms_since(started)))
+                               error=error, duration_ms=_ms_since(started), sandbox=sandbox,
+                               sandbox_blocked=blocked))
+        if blocked:  # the model learns how to ask for a run outside the sandbox
+            error = f"{error}\n{blocked_hint(blocked, self.sandbox)}"
         return call.result("ok" if error is None else "failed", output=output, error=error)
 
-    def _refuse(self, call: _Call, error: str) -> Awaitable[ToolResult]:
+    def _refuse(self, call: Call, error: str) -> Awaitable[ToolResult]:
         """A call refused before it runs: it still shows, as a failed call, with the reason."""
         async def refuse() -> str:
             raise ToolError(error)
         return self._run_tool(call, refuse)
 
-    async def _ask(self, call: _Call, reason: str) -> bool:
+    async def _ask(self, call: Call, reason: str, *, outside: bool = False,
+                   commands: bool = False) -> bool:
+        """Ask for `call`; `commands`: it runs commands (in the sandbox, unless `outside`)."""
+        sandbox = self.sandbox
+        flag = sandbox.approval_flag(bypass=outside) if commands else None
+        if commands and sandbox.state == UNAVAILABLE:
+            reason += NO_SANDBOX
         why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
         allowed = await self.ctx.request_approval(call.id, call.tool, why, dict(call.input),
-                                                  tier=call.tier)
-        return allowed and not self.cancelled
+                                                   tier=call.tier, sandboxed=flag)
+        return bool(allowed) and not self.cancelled
 
-    async def _edit(self, call: _Call) -> ToolResult:
+    async def _edit(self, call: Call) -> ToolResult:
         if self.phase != "edit":
             return await self._refuse(call, f"{call.tool} is allowed only in the edit phase; "
                                       "ask with switch_to_editing first")
@@ -287,35 +309,33 @@ class _Run:
             return await off_loop(prepared.apply, what=call.tool)
         return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
 
-    async def _shell(self, call: _Call) -> ToolResult:
-        command, argv = call.input.get("command"), call.input.get("argv")
-        if (command is None) == (argv is None):
-            return await self._refuse(call, "give either 'command' (a shell line) or 'argv'")
-        if argv is not None and (not argv or not all(isinstance(a, str) for a in argv)):
-            return await self._refuse(call, "'argv' must be a non-empty list of strings")
-        if command is not None and not command.strip():
-            return await self._refuse(call, "'command' is empty")
-        found = classify_command(command if command is not None else argv, self.workspace.root)
-        call.tier = found.tier
-        gate = ("destructive: " if found.tier >= DESTRUCTIVE else "") + found.reason
-        if not await self._ask(call, gate):
+    async def _shell(self, call: Call) -> ToolResult:
+        sandbox = self.sandbox
+        try:
+            request = shell_request(call.input, self.workspace.root, sandbox)
+        except ToolError as exc:
+            return await self._refuse(call, str(exc))
+        call.tier = request.tier
+        if not await self._ask(call, request.reason, outside=request.outside, commands=True):
             return call.result("denied", error="denied")
         timeout = min(float(call.input.get("timeout") or self.engine.shell_timeout),
                       self.engine.shell_timeout)
-        args = shell_argv(command) if command is not None else list(argv)
+        args = request.argv
 
-        async def execute() -> str | _Failed:
+        async def execute() -> str | Failed:
             try:
                 done = await run_process(args, cwd=self.workspace.root, timeout=timeout,
                                          output_cap=self.engine.output_cap,
-                                         cancel_token=self.ctx.token)
+                                         cancel_token=self.ctx.token, sandbox=sandbox,
+                                         outside=request.outside)
             except OSError as exc:
                 raise ToolError(f"cannot run {args[0]}: {exc.strerror or exc}") from None
-            output = _with_truncation(done)
-            return output if done.ok else _Failed(output, done.describe())
-        return await self._run_tool(call, execute)
+            output = done.text()
+            return output if done.ok else Failed(output, done.describe(), done.blocked)
+        state = sandbox.state_of(request.outside)
+        return await self._run_tool(call, execute, sandbox=state)
 
-    async def _switch_to_editing(self, call: _Call) -> ToolResult:
+    async def _switch_to_editing(self, call: Call) -> ToolResult:
         if self.phase == "edit":
             return await self._refuse(call, "already in the edit phase")
         reason = call.input["reason"]
@@ -328,7 +348,7 @@ class _Run:
             return "now in the edit phase: write_file and edit are allowed"
         return await self._run_tool(call, escalate)
 
-    async def _declare_verification(self, call: _Call) -> ToolResult:
+    async def _declare_verification(self, call: Call) -> ToolResult:
         if self.plan is not None:
             return await self._refuse(call, "the verification plan is frozen; change it with "
                                       "alter_verification")
@@ -337,11 +357,11 @@ class _Run:
         except ToolError as exc:
             return await self._refuse(call, str(exc))
         if not await self._ask(call, "verification plan, run for real at the end: "
-                               + _describe_checks(checks)):
+                               + _describe_checks(checks), commands=True):
             return call.result("denied", error="denied")
         return await self._run_tool(call, lambda: self._freeze(checks))
 
-    async def _alter_verification(self, call: _Call) -> ToolResult:
+    async def _alter_verification(self, call: Call) -> ToolResult:
         if self.plan is None:
             return await self._refuse(call, "there is no plan to alter; use "
                                       "declare_verification")
@@ -361,7 +381,7 @@ class _Run:
         change = "; ".join([*(f"add {_describe_checks([c])}" for c in added),
                             *(f"remove {r}" for r in remove)])
         if not await self._ask(call, f"change the verification plan ({change}): "
-                               f"{call.input['reason']}"):
+                               f"{call.input['reason']}", commands=True):
             return call.result("denied", error="denied")
         return await self._run_tool(call, lambda: self._freeze(kept + added))
 
@@ -395,18 +415,26 @@ class _Run:
         return self._end("completed", result=decision.result)
 
     async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
-        self.ctx.emit(VerificationStart(check_id=check.id, name=check.name))
+        sandbox = self.sandbox
+        self.ctx.emit(VerificationStart(check_id=check.id, name=check.name,
+                                         sandbox=sandbox.state))
         started = asyncio.get_running_loop().time()
+        blocked = None
         try:
             done = await run_process(shell_argv(check.command or "true"),
                                      cwd=self.workspace.root, timeout=self.engine.check_timeout,
-                                     output_cap=self.engine.output_cap, cancel_token=self.ctx.token)
-            passed, output, detail = done.ok, _with_truncation(done), done.describe()
+                                     output_cap=self.engine.output_cap, cancel_token=self.ctx.token,
+                                     sandbox=sandbox)
+            passed, output, detail = done.ok, done.text(), done.describe()
+            blocked = done.blocked
         except OSError as exc:
             passed, output, detail = False, f"cannot run the check: {exc}", "not run"
+        if blocked:
+            output = f"{output}\n[blocked by sandbox: {blocked}]"
         self.ctx.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
-                                      output=cap_text(output, self.engine.output_cap),
-                                      duration_ms=_ms_since(started)))
+                                       output=cap_text(output, self.engine.output_cap),
+                                       duration_ms=_ms_since(started), sandbox=sandbox.state,
+                                       sandbox_blocked=blocked))
         return passed, detail
 
     def _end(self, status: str, *, result: str | None = None,
@@ -420,45 +448,6 @@ class _Run:
         reason = self.ctx.cancel_reason
         self.ctx.emit(CancellationObserved(reason=reason, turn=self.turn or None))
         return self._end("cancelled", error=reason)
-
-
-class _Call:
-    """One tool call: its id (also its approval's id), tool, input, tier and stated purpose."""
-
-    __slots__ = ("id", "input", "rationale", "tier", "tool")
-
-    def __init__(self, call_id: str, tool: str, tool_input: dict[str, Any], tier: int,
-                 rationale: str | None) -> None:
-        self.id, self.tool, self.input, self.tier = call_id, tool, tool_input, tier
-        self.rationale = rationale
-
-    @property
-    def title(self) -> str:
-        i = self.input
-        if self.tool == "shell":
-            return str(i.get("command") or shlex.join(map(str, i.get("argv") or [])))
-        if self.tool == "search":
-            return f"search {i.get('pattern')!r} in {i.get('path', '.')}"
-        if "path" in i or self.tool == "list_dir":
-            return f"{self.tool} {i.get('path', '.')}"
-        return self.tool.replace("_", " ")
-
-    def result(self, status: str, *, output: str = "", error: str | None = None) -> ToolResult:
-        return ToolResult(self.id, self.tool, status, output, error)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class _Failed:
-    """A tool that ran and failed, with its output (a command's non-zero exit)."""
-
-    output: str
-    error: str
-
-
-def _with_truncation(done: ProcessResult) -> str:
-    if not done.truncated:
-        return done.output
-    return f"{done.output}\n[… {done.truncated} more bytes of output not kept]"
 
 
 def _describe_checks(checks: list[VerificationCheck]) -> str:

@@ -1,7 +1,7 @@
-"""Running a command for real: in its own scope (`engine_adapter.scopes`), with a timeout and an
-output cap. When the command ends, whatever it left running ends too (`sleep 60 &`, a double
-fork, a `setsid` daemon: nothing outlives the call); a timeout or a cancel kills the whole scope
-at once."""
+"""Running a command for real: in the sandbox (`engine_adapter.sandbox`) when given one, in its
+own scope (`engine_adapter.scopes`), with a timeout and an output cap. When the command ends,
+whatever it left running ends too (`sleep 60 &`, a double fork, a `setsid` daemon: nothing
+outlives the call); a timeout or a cancel kills the whole scope at once."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...context import wait_cancelled
 from ...runner import CancelToken
+from ...sandbox import Sandbox
 from ...scopes import end_scope, start_in_scope
 
 __all__ = ["ProcessResult", "run_process", "shell_argv"]
@@ -27,7 +28,9 @@ _ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 @dataclass(frozen=True)
 class ProcessResult:
-    """How a command ended. `exit_code` is None when it was killed (timeout or cancel)."""
+    """How a command ended. `exit_code` is None when it was killed (timeout or cancel).
+    `sandbox` is the state it ran in (None: no sandbox was given), `blocked` what the sandbox
+    stopped, judging by the output of a command that failed."""
 
     exit_code: int | None
     output: str  # stdout and stderr interleaved, at most the cap
@@ -35,10 +38,18 @@ class ProcessResult:
     timed_out: bool
     cancelled: bool
     duration_ms: float
+    sandbox: str | None = None
+    blocked: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.exit_code == 0
+
+    def text(self) -> str:
+        """The output kept, with a note of how much was dropped past the cap."""
+        if not self.truncated:
+            return self.output
+        return f"{self.output}\n[… {self.truncated} more bytes of output not kept]"
 
     def describe(self) -> str:
         """One phrase: how it ended."""
@@ -46,6 +57,8 @@ class ProcessResult:
             return "cancelled (killed)"
         if self.timed_out:
             return "timed out (killed)"
+        if self.blocked:
+            return f"exit {self.exit_code}; blocked by sandbox: {self.blocked}"
         return f"exit {self.exit_code}"
 
 
@@ -55,18 +68,29 @@ def shell_argv(command: str) -> list[str]:
 
 
 async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, output_cap: int,
-                      cancel_token: CancelToken | None = None) -> ProcessResult:
+                      cancel_token: CancelToken | None = None, sandbox: Sandbox | None = None,
+                      outside: bool = False) -> ProcessResult:
     """Run `argv` in `cwd` to its end, its timeout, or the token's cancel — whichever is first.
 
     The command gets no stdin; stdout and stderr are read together and kept up to `output_cap`
     bytes (the rest is read and dropped, so the command never blocks on a full pipe). When it
     exits, every process it started is killed; on timeout or cancel, all of them at once
-    (SIGKILL). Raises `OSError` when the program cannot be started (not found, not executable).
+    (SIGKILL). With a `sandbox` it runs inside it (unless it is off or missing, or `outside`:
+    one approved run outside it). Raises `OSError` when the program cannot be started (not
+    found, not executable).
     """
     started = time.monotonic()
-    proc, scope = await start_in_scope(
-        argv, cwd=cwd, env={**os.environ, **_ENV}, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    env = {**os.environ, **_ENV}
+    wrapped = sandbox.wrap(argv, cwd=cwd, env=env, bypass=outside) if sandbox else None
+    try:
+        proc, scope = await start_in_scope(
+            wrapped.argv if wrapped else argv, cwd=cwd, env=wrapped.env if wrapped else env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
+    except BaseException:
+        if wrapped:
+            wrapped.close()
+        raise
     kept = bytearray()
     dropped = 0
 
@@ -100,9 +124,13 @@ async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, o
             if task is not None and not task.done():
                 task.cancel()
         await asyncio.shield(end_scope(scope, proc))
+        if wrapped:
+            wrapped.close()
     output = kept.decode("utf-8", errors="replace")
+    exit_code = None if (timed_out or was_cancelled) else proc.returncode
+    blocked = wrapped.blocked(output) if wrapped and exit_code not in (0, None) else None
     return ProcessResult(
-        exit_code=None if (timed_out or was_cancelled) else proc.returncode,
-        output=output, truncated=dropped, timed_out=timed_out, cancelled=was_cancelled,
-        duration_ms=(time.monotonic() - started) * 1000)
+        exit_code=exit_code, output=output, truncated=dropped, timed_out=timed_out,
+        cancelled=was_cancelled, duration_ms=(time.monotonic() - started) * 1000,
+        sandbox=wrapped.state if wrapped else None, blocked=blocked)
 

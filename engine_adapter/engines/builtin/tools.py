@@ -48,8 +48,12 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (
     ToolSpec("edit", 2, "Replace the one exact occurrence of `old` with `new` in a file (edit "
              "phase only).", {"path": str, "old": str, "new": str}),
     ToolSpec("shell", 3, "Run a command in the workspace: `command` (a shell line) or `argv`. "
-             "Asks the human; destructive commands ask every time.", {},
-             {"command": str, "argv": list, "timeout": _NUMBER, "description": str}),
+             "Asks the human; destructive commands ask every time. Runs in a sandbox (writes "
+             "only in the workspace and $TMPDIR, no network); `sandbox: false` asks the human "
+             "to run it outside, every time: only after the sandbox blocked what the task "
+             "needs.", {},
+             {"command": str, "argv": list, "timeout": _NUMBER, "description": str,
+              "sandbox": bool}),
     ToolSpec("switch_to_editing", 3, "Ask to move from investigating to editing, saying why.",
              {"reason": str}),
     ToolSpec("declare_verification", 3, "Declare how the change will be verified: `checks`, "

@@ -1,0 +1,45 @@
+"""The sandbox every command the cockpit runs goes through: the built-in engine's `shell` calls
+and verification checks, and the commands ACP agents run through `terminal/create`.
+
+- `settings` — `SandboxSettings` (mode, network), the modes and the states an event records;
+- `core` — `Sandbox` (what this machine offers, the approval policy's flag, `wrap()` for one
+  command) and `Wrapped`;
+- `bwrap` (Linux) and `seatbelt` (macOS) — the command lines; `blocked` — telling from a failed
+  command's output what the sandbox stopped.
+"""
+
+from .blocked import blocked_by_sandbox
+from .core import PROTECTED_NAMES, Sandbox, Wrapped
+from .settings import (
+    BYPASSED,
+    ENV_VARIABLE,
+    MODES,
+    NO_SANDBOX,
+    OFF,
+    READ_ONLY,
+    UNAVAILABLE,
+    WORKSPACE_WRITE,
+    SandboxSettings,
+    default_settings,
+    is_sandboxed,
+    sandbox_label,
+)
+
+__all__ = [
+    "BYPASSED",
+    "ENV_VARIABLE",
+    "MODES",
+    "NO_SANDBOX",
+    "OFF",
+    "PROTECTED_NAMES",
+    "READ_ONLY",
+    "UNAVAILABLE",
+    "WORKSPACE_WRITE",
+    "Sandbox",
+    "SandboxSettings",
+    "Wrapped",
+    "blocked_by_sandbox",
+    "default_settings",
+    "is_sandboxed",
+    "sandbox_label",
+]
