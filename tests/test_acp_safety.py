@@ -303,7 +303,9 @@ def test_nothing_a_terminal_starts_outlives_the_terminal(tmp_path):
                                             "args": ["-c", line.format(pids=pids)]})
             assert reply.startswith("exit 0")
         left = read_pids(pids)
-        assert len(left) >= len(LEFTOVERS) - 1  # `setsid -f` may not have written yet: gone
+        # The shell itself echoes the first, second, third and fifth pid before it exits; the
+        # backgrounded subshell and `setsid -f` may be ended by the scope before they write.
+        assert len(left) >= len(LEFTOVERS) - 2
         survivors = [pid for pid in left if not agent.loop.run_until_complete(gone(pid))]
         assert survivors == []
     finally:
