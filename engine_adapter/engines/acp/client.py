@@ -299,8 +299,11 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
     async def _gate(self, run: RunContext, op_id: str, tool: str, reason: str,
                     tool_input: dict[str, Any], tier: int, permit: object | None, *,
                     sandboxed: bool | None = None) -> None:
-        """Ask unless a permit covers the operation; raise if the answer is no. `sandboxed`:
+        """Ask unless a permit covers the operation; raise if the answer is no, or if the task
+        was cancelled meanwhile (with a permit too: nothing acts after a cancel). `sandboxed`:
         see `Session.request_approval`."""
+        if run.token.cancelled:
+            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         if permit is not None:
             return
         allowed = await run.request_approval(op_id, tool, reason, tool_input, tier=tier,
@@ -378,6 +381,9 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         self._emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=3,
                              title=f"write {shown}", source="client",
                              permitted_by="agent permission" if permit else None))
+        if run.token.cancelled:  # e.g. the journal could not record the start: do not act
+            self._ended(op_id, "edit", started, error="cancelled before it ran")
+            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         try:
             await off_loop(lambda: self.workspace.write(real, content),
                            what=f"writing {shown}")
