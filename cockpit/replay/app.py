@@ -342,6 +342,11 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         assert replay is not None
         self.position_shown = self.cursor
+        status = self.display_widget.status_line
+        at_end = self.crashed and self.index_complete and self.cursor == len(replay.index) - 1
+        if status.crashed != at_end and self.view is not None:
+            status.crashed = at_end
+            status.show(self.view)
         self._stick_to_bottom(8)
         self._was_at_end = self._seeking_end
         code = replay.index.codes[self.cursor]

@@ -101,6 +101,9 @@ class StatusLine(Widget):
         self.clock = clock
         self.side_summary = False  # sum up verification and grants (the side column is hidden)
         self.side_overlay = False  # the side column is shown over the transcript now
+        # The journal ended without `agent_end` and nothing writes it any more (replay at its
+        # last event): a "running" run is shown as what it is, "crashed?"
+        self.crashed = False
         self._view: RunView | None = None
         self._lines: list[Text] = [Text(), Text()]
 
@@ -126,7 +129,10 @@ class StatusLine(Widget):
         width = max(10, self.size.width - 2 if self.size.width else 118)
         status_style = palette.status_style(view.status)
         top = Text(no_wrap=True, overflow="ellipsis", end="")
-        top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
+        if self.crashed and view.status == "running":
+            top.append("⚠ crashed?", palette.warning)
+        else:
+            top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
         top.append("  ")
         if view.title:  # the agent's name for its session
             top.append(one_line(view.title, 80), palette.accent)
