@@ -414,8 +414,7 @@ def journals(
         None, "--search", metavar="TEXT", help="Only runs whose task, session title or path "
         "holds TEXT (any case)."),
 ) -> None:
-    """List recent journals: start time, status, agent, tokens in/out and cost, the agent
-    session's title and the task, events, path."""
+    """List recent journals: start, status, agent, tokens, cost, title, task, events, path."""
     from .cli_checks import check_limit
     from .replay.cli import list_recent
 
