@@ -84,7 +84,8 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
         self._user_cancelled = False  # the human cancelled: its end needs no alert
-        self._alerted: set[str] = set()  # approval and question ids already alerted for
+        self._alerted: set[str] = set()  # approval ids already alerted for
+        self._asked: set[str] = set()  # question ids already alerted for (an agent's own ids)
         self._end_alerted = 0  # the last task whose end was alerted for
         self._steer_init()
         self._choosing: str | None = None  # the approval whose grant scope is being chosen
@@ -146,14 +147,15 @@ class CockpitApp(SteeringControls, ThemedApp):
                 self._set_choosing(None)  # answered or gone: the scope step ends with it
         self.display_widget.apply_changes(view, changes)
         parts = changes.parts
-        if parts & (APPROVALS | RUN | QUESTIONS | COMMANDS):
+        controls = parts & (APPROVALS | RUN | QUESTIONS | COMMANDS)  # what the keys depend on
+        if controls:
             self.refresh_bindings()
         if parts & (APPROVALS | QUESTIONS):
             self._alert_approvals(view)
         if parts & RUN:
             self._show_end(view)
             self._alert_end(view)
-        if parts & (APPROVALS | RUN | QUESTIONS | COMMANDS):
+        if controls:
             self._steer_changed(view, parts, questions=bool(parts & QUESTIONS),
                                 ended=bool(parts & RUN) and not view.live)
 
@@ -167,9 +169,9 @@ class CockpitApp(SteeringControls, ThemedApp):
         new = [row for approval_id, row in view.pending.items()
                if approval_id not in self._alerted]
         asked = [q for question_id, q in view.questions.items()
-                 if question_id not in self._alerted]
+                 if question_id not in self._asked]
         self._alerted.update(view.pending)
-        self._alerted.update(view.questions)
+        self._asked.update(view.questions)
         if asked:
             self.attention.alert("question", f"the agent asks: {clean_line(asked[0].message, 80)}",
                                  title="? question · cockpit")

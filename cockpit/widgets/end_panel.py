@@ -54,7 +54,8 @@ class EndPanel(Vertical):
 
     def body_rows(self, offer_next: bool) -> int:
         """Rows the outcome may take: the panel stays within ~45% of the screen with its
-        border, the "more below" marker, the keys line and the input."""
+        border, the "more below" marker and the keys line, and a row left for the message box
+        below it when the next task can be typed."""
         return max(1, self.app.size.height * 45 // 100 - 3 - int(offer_next))
 
     def on_resize(self, event: Resize) -> None:
