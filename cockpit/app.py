@@ -41,6 +41,7 @@ from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import GrantsScreen, HelpScreen, QuitScreen
 from .steer_app import SteeringControls
+from .terminate import on_terminate
 from .widgets import EndPanel, RunDisplay, Transcript
 from .widgets.approval import always_text
 from .widgets.composer import Composer
@@ -83,6 +84,7 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._cancel_armed_until = 0.0
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
+        self._forget_terminate: Callable[[], None] = lambda: None
         self._user_cancelled = False  # the human cancelled: its end needs no alert
         self._alerted: set[str] = set()  # approval ids already alerted for
         self._asked: set[str] = set()  # question ids already alerted for (an agent's own ids)
@@ -120,8 +122,11 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._show_composer(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
+        self._forget_terminate = on_terminate(asyncio.get_running_loop(),
+                                              self._quit_and_cancel)
 
     def on_unmount(self) -> None:
+        self._forget_terminate()
         self.pump.close()
 
     def _start(self, session: Session) -> None:
@@ -387,9 +392,9 @@ class CockpitApp(SteeringControls, ThemedApp):
             self._quit_and_cancel()
 
     @work(group="quit", exclusive=True)
-    async def _quit_and_cancel(self) -> None:
+    async def _quit_and_cancel(self, reason: str = "quit by the user") -> None:
         self._quitting = True
-        self.session.cancel("quit by the user")
+        self.session.cancel(reason)
         await self._finish()
 
     async def _finish(self) -> None:
