@@ -41,7 +41,6 @@ from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import GrantsScreen, HelpScreen, QuitScreen
 from .steer_app import SteeringControls
-from .terminate import on_terminate
 from .widgets import EndPanel, RunDisplay, Transcript
 from .widgets.approval import always_text
 from .widgets.composer import Composer
@@ -84,7 +83,6 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._cancel_armed_until = 0.0
         self._run_worker: Worker[Any] | None = None
         self._quitting = False
-        self._forget_terminate: Callable[[], None] = lambda: None
         self._user_cancelled = False  # the human cancelled: its end needs no alert
         self._alerted: set[str] = set()  # approval ids already alerted for
         self._asked: set[str] = set()  # question ids already alerted for (an agent's own ids)
@@ -122,11 +120,8 @@ class CockpitApp(SteeringControls, ThemedApp):
         self._show_composer(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
-        self._forget_terminate = on_terminate(asyncio.get_running_loop(),
-                                              self._quit_and_cancel)
 
     def on_unmount(self) -> None:
-        self._forget_terminate()
         self.pump.close()
 
     def _start(self, session: Session) -> None:
@@ -386,6 +381,10 @@ class CockpitApp(SteeringControls, ThemedApp):
             self.push_screen(QuitScreen(live=live, queued=len(self.queue)), self._quit_answered)
             return
         await self._finish()
+
+    def terminated(self, reason: str) -> None:
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first."""
+        self._quit_and_cancel(reason)
 
     def _quit_answered(self, quit_: bool | None) -> None:
         if quit_:

@@ -1,6 +1,7 @@
-"""SIGTERM (and SIGHUP) ends a run as a quit would: the run is cancelled cleanly (the journal ends with
-`agent_end`), the demo's throw-away workspace is removed, and the exit code is a cancel's.
-Real processes: `cockpit demo` headless through a pipe, and the live cockpit on a pty."""
+"""SIGTERM (and SIGHUP) ends a run as a quit would: the run is cancelled cleanly (the journal
+ends with `agent_end`), the demo's throw-away workspace is removed, and the exit code is a cancel's.
+Real processes: `cockpit demo` headless through a pipe, the live cockpit and the replay viewer on
+a pty (which must give the terminal back: leave the alternate screen)."""
 
 from __future__ import annotations
 
@@ -102,3 +103,35 @@ def test_sigterm_quits_the_live_cockpit_cleanly(tmp_path):
     assert not workspace.exists()
     end = _last_event(tmp_path)
     assert (end["type"], end["status"], end["error"]) == ("agent_end", "cancelled", TERMINATED)
+
+
+LEAVE_ALT_SCREEN = b"\x1b[?1049l"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pty")
+def test_sigterm_closes_the_replay_viewer_and_gives_the_terminal_back(tmp_path):
+    journal = tmp_path / "run.jsonl"
+    journal.write_text(
+        '{"type":"agent_start","session_id":"s1","seq":0,"ts":1.0,"task":"look around",'
+        '"engine":"test"}\n'
+        '{"type":"agent_end","session_id":"s1","seq":1,"ts":2.0,"status":"completed"}\n',
+        encoding="utf-8")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, "-m", "cockpit", "replay", str(journal)],
+                  _env(tmp_path))
+    try:
+        deadline = time.monotonic() + 120
+        _read_until(fd, b"look around", deadline)
+        os.kill(pid, signal.SIGTERM)
+        after = _read_until(fd, LEAVE_ALT_SCREEN, deadline)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
+    assert LEAVE_ALT_SCREEN in after
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
