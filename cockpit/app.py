@@ -2,35 +2,48 @@
 
 The one-way flow: the session's events are folded once (`RunFold`) by a `FramePump`, which hands
 `RunDisplay` what changed at most once a frame. Keys go back only through
-`Session.resolve_approval` and `Session.cancel`. The widgets never see the Session, so the
-replay viewer reuses `RunDisplay` as it is; what is live-only lives here: the approval keys,
-cancel, quit, starting the next task (typed into the `EndPanel`), and the raw-event inspector's
-lookup into `Session.history`, and the alerts (`attention`) when an approval is needed or the
-run ends or fails.
+`Session.resolve_approval` (a denial with the human's reason), `Session.answer_question` and
+`Session.cancel`. The widgets never see the Session, so the replay viewer reuses `RunDisplay` as
+it is; what is live-only lives here: the approval keys, cancel, quit, the message box (the next
+task, messages queued or sent at once while the agent works, the agent's questions: see
+`steer_app`), the raw-event inspector's lookup into `Session.history`, and the alerts
+(`attention`) when an approval is needed, the agent asks a question, or the run ends or fails.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult
-from textual.widgets import Input
+from textual import work
+from textual.app import ComposeResult, SystemCommand
 from textual.worker import Worker
 
 from engine_adapter import Session
-from engine_adapter.fold import APPROVALS, RUN, Item, RunFold, RunView, ToolCallItem
+from engine_adapter.fold import (
+    APPROVALS,
+    COMMANDS,
+    QUESTIONS,
+    RUN,
+    Item,
+    RunFold,
+    RunView,
+    ToolCallItem,
+)
 from engine_adapter.text import plural
 
+from . import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
+from .agent_commands import SettingCommand, change_setting, setting_commands
 from .base_app import EventLookup, ThemedApp
 from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import GrantsScreen, HelpScreen, QuitScreen
+from .steer_app import SteeringControls
 from .widgets import EndPanel, RunDisplay, Transcript
 from .widgets.approval import always_text
+from .widgets.composer import Composer
 from .widgets.grant_scope import ScopeChoice, project_label
 from .widgets.key_hints import KeyHints
 from .widgets.text import clean, clean_line
@@ -40,7 +53,7 @@ __all__ = ["CockpitApp"]
 CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
 
 
-class CockpitApp(ThemedApp):
+class CockpitApp(SteeringControls, ThemedApp):
     """The live cockpit over a `Session` the caller built; starts `session.run()` on mount.
 
     Args:
@@ -54,7 +67,7 @@ class CockpitApp(ThemedApp):
             (snapshot tests use that, so the picture does not depend on the wall clock).
     """
 
-    BINDINGS = bindings("app")
+    BINDINGS: ClassVar[list[Any]] = [*bindings("app"), *bindings("steer")]
     TITLE = "cockpit"
 
     def __init__(self, session: Session, *, theme: str | None = None,
@@ -72,7 +85,9 @@ class CockpitApp(ThemedApp):
         self._quitting = False
         self._user_cancelled = False  # the human cancelled: its end needs no alert
         self._alerted: set[str] = set()  # approval ids already alerted for
+        self._asked: set[str] = set()  # question ids already alerted for (an agent's own ids)
         self._end_alerted = 0  # the last task whose end was alerted for
+        self._steer_init()
         self._choosing: str | None = None  # the approval whose grant scope is being chosen
         self._watched_stores: list[object] = []
 
@@ -97,10 +112,12 @@ class CockpitApp(ThemedApp):
         yield RunDisplay(clock=self._elapsed_clock, answerable=True,
                          approval_timeout=self.session.approval_timeout, id="run")
         yield EndPanel(id="end-panel")
+        yield Composer(id="composer")
         yield KeyHints(id="keys")
 
     def on_mount(self) -> None:
         self.display_widget.show(self.view)
+        self._show_composer(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
 
@@ -129,29 +146,40 @@ class CockpitApp(ThemedApp):
             if row is None or row.approval is None or row.approval.approval_id != self._choosing:
                 self._set_choosing(None)  # answered or gone: the scope step ends with it
         self.display_widget.apply_changes(view, changes)
-        if changes.parts & (APPROVALS | RUN):
+        parts = changes.parts
+        controls = parts & (APPROVALS | RUN | QUESTIONS | COMMANDS)  # what the keys depend on
+        if controls:
             self.refresh_bindings()
-        if changes.parts & APPROVALS:
+        if parts & (APPROVALS | QUESTIONS):
             self._alert_approvals(view)
-        if changes.parts & RUN:
+        if parts & RUN:
             self._show_end(view)
             self._alert_end(view)
+        if controls:
+            self._steer_changed(view, parts, questions=bool(parts & QUESTIONS),
+                                ended=bool(parts & RUN) and not view.live)
 
     # Attention -------------------------------------------------------------------------------
     def _alert_approvals(self, view: RunView) -> None:
-        """Alert once for each approval that appeared; the title back once none is pending."""
-        new = [row for approval_id, row in view.pending.items()
-               if approval_id not in self._alerted]
-        if not view.pending:
+        """Alert once for each approval or question that appeared; the title back once none
+        is waiting."""
+        if not view.pending and not view.questions:
             self.attention.clear()
             return
-        if not new:
-            return
+        new = [row for approval_id, row in view.pending.items()
+               if approval_id not in self._alerted]
+        asked = [q for question_id, q in view.questions.items()
+                 if question_id not in self._asked]
         self._alerted.update(view.pending)
-        row = new[0]
-        more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""
-        self.attention.alert("approval", f"approval needed: {clean_line(row.tool, 40)} "
-                             f"(tier {row.tier}){more}", title="⚠ approval · cockpit")
+        self._asked.update(view.questions)
+        if asked:
+            self.attention.alert("question", f"the agent asks: {clean_line(asked[0].message, 80)}",
+                                 title="? question · cockpit")
+        if new:
+            row = new[0]
+            more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""
+            self.attention.alert("approval", f"approval needed: {clean_line(row.tool, 40)} "
+                                 f"(tier {row.tier}){more}", title="⚠ approval · cockpit")
 
     def _alert_end(self, view: RunView) -> None:
         if view.live or view.status == "idle" or self._end_alerted == view.task_index:
@@ -245,18 +273,25 @@ class CockpitApp(ThemedApp):
                 f"{key_label(self, 'deny')} denies it")
 
     def action_deny(self) -> None:
-        """Deny the oldest pending call."""
-        self._answer(False)
+        """Deny the oldest pending call: first ask for a reason (in the message box; enter
+        denies, with or without one)."""
+        row = self._oldest_pending()
+        if row is not None and row.approval is not None:
+            self.ask_deny_reason(row.approval.approval_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Approval keys only while one is pending (`a` too on a call that cannot be granted:
-        pressing it says why; the scope keys only after `a`, dimmed where that scope is
-        unavailable); cancel only while the run is live (or to leave the scope step). None of
-        them while the grants screen covers the approval bar: a call is answered only where it
+        """Approval keys only while one is pending and no question is open (`a` too on a call
+        that cannot be granted: pressing it says why; the scope keys only after `a`, dimmed
+        where that scope is unavailable); cancel only while the run is live (or to leave the
+        scope step); the message box's keys only where a conversation can go on. No approval
+        key while the grants screen covers the approval bar: a call is answered only where it
         can be seen."""
         if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
                 and isinstance(self.screen, GrantsScreen):
             return False
+        steer = self.steer_key_applies(action)
+        if steer is not None:
+            return steer
         if action in ("approve", "deny"):
             return self._oldest_pending() is not None
         if action == "approve_always":  # on a call that cannot be granted, pressing it says why
@@ -339,20 +374,26 @@ class CockpitApp(ThemedApp):
         self.notify("press escape again to cancel the run", timeout=CANCEL_WINDOW)
 
     async def action_quit_cockpit(self) -> None:
-        """Quit; while the run is live, ask first (quitting cancels it cleanly)."""
-        if not self.session.done and self._run_worker is not None:
-            self.push_screen(QuitScreen(), self._quit_answered)
+        """Quit; while the run is live, or messages are queued, ask first (quitting cancels the
+        run cleanly; queued messages are never sent)."""
+        live = not self.session.done and self._run_worker is not None
+        if live or len(self.queue):
+            self.push_screen(QuitScreen(live=live, queued=len(self.queue)), self._quit_answered)
             return
         await self._finish()
+
+    def terminated(self, reason: str) -> None:
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first."""
+        self._quit_and_cancel(reason)
 
     def _quit_answered(self, quit_: bool | None) -> None:
         if quit_:
             self._quit_and_cancel()
 
     @work(group="quit", exclusive=True)
-    async def _quit_and_cancel(self) -> None:
+    async def _quit_and_cancel(self, reason: str = "quit by the user") -> None:
         self._quitting = True
-        self.session.cancel("quit by the user")
+        self.session.cancel(reason)
         await self._finish()
 
     async def _finish(self) -> None:
@@ -364,6 +405,21 @@ class CockpitApp(ThemedApp):
         if close is not None:
             await close()  # in this event loop: an agent is closed, not killed at exit
         self.exit(self.session.state.status)
+
+    # The agent's settings (command palette) ---------------------------------------------------
+    def get_system_commands(self, screen: Any) -> Iterable[SystemCommand]:
+        """Textual's and the themes' commands, and a switch for each of the agent's settings."""
+        yield from super().get_system_commands(screen)
+        for command in setting_commands(self.session.runner):
+            yield SystemCommand(command.title, command.help,
+                                lambda command=command: self._change_setting(command))
+
+    @work(group="settings", exclusive=False)
+    async def _change_setting(self, command: SettingCommand) -> None:
+        def notify(message: str, severity: str) -> None:
+            self.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+
+        await change_setting(self.session.runner, command, notify)
 
     # Help, pager, inspector ------------------------------------------------------------------
     def action_help(self) -> None:
@@ -379,19 +435,8 @@ class CockpitApp(ThemedApp):
         return lambda seq: history[seq] if 0 <= seq < len(history) else None
 
     # The next task ---------------------------------------------------------------------------
-    @on(Input.Submitted, "#next-task")
-    def _next_task(self, message: Input.Submitted) -> None:
-        task = message.value.strip()
-        if not task or self.next_session is None or not self.session.done:
-            return
-        try:
-            session = self.next_session(task)
-        except Exception as exc:  # a factory failure is the user's to see, not a crash
-            self.notify(f"could not start the next task: {clean(str(exc), 500)}",
-                        severity="error", markup=False)
-            return
-        self.sessions.append(session)
+    def _task_started(self) -> None:
+        """A next task was started (from the message box): the end panel goes."""
         self._user_cancelled = False
         self.query_one(EndPanel).hide()
         self.query_one(Transcript).focus()
-        self._start(session)

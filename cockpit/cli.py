@@ -63,6 +63,29 @@ PolicyOption = Annotated[Path | None, typer.Option(
     "--policy", metavar="FILE", help="An approval policy (TOML: ordered rules by tool, prefix "
     "and tier -> allow, deny or ask), consulted before anyone is asked; tier 4 is never "
     "allowed by it. With --headless, the way to run an agent in CI (see README).")]
+CwdOption = Annotated[Path | None, typer.Option(
+    "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
+
+# -- what `run --agent` and `resume` ask of an ACP agent beyond the task ------------------------
+ModeOption = Annotated[str | None, typer.Option(
+    "--mode", metavar="MODE", help="With --agent: start in this mode of the agent's (e.g. "
+    "plan, default, read-only); an unknown one is an error listing the agent's modes.")]
+SettingOption = Annotated[list[str] | None, typer.Option(
+    "--option", metavar="KEY=VALUE", help="With --agent: set one of the agent's settings at "
+    "start, by its id (e.g. reasoning_effort=high); repeatable. An unknown key or value is an "
+    "error listing the valid ones.")]
+McpOption = Annotated[list[str] | None, typer.Option(
+    "--mcp", metavar="NAME", help="With --agent: give the agent only these MCP servers of "
+    "config.toml's [mcp_servers.NAME] (repeatable; default: all of them).")]
+NoMcpOption = Annotated[bool, typer.Option(
+    "--no-mcp", help="With --agent: give the agent no MCP server.")]
+EnvOption = Annotated[list[str] | None, typer.Option(
+    "--env", metavar="KEY=VALUE", help="With --agent: set this variable for the agent "
+    "(repeatable). The agent otherwise gets a filtered environment: the basics, its own key "
+    "variables, and config.toml's [agents.NAME.env].")]
+PassEnvOption = Annotated[list[str] | None, typer.Option(
+    "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
+    "the agent (repeatable).")]
 
 
 @contextmanager
@@ -211,8 +234,10 @@ def run(
         "claude, gemini) or any ACP agent's command line, quoted.")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", metavar="[PROVIDER:]NAME",
-        help="Drive the built-in engine with a real model on any OpenAI-compatible server: "
-        "e.g. gpt-4.1-mini, ollama:qwen3-coder, llamacpp:any (see `cockpit models`).")] = None,
+        help="Without --agent: drive the built-in engine with a real model on any "
+        "OpenAI-compatible server, e.g. gpt-4.1-mini, ollama:qwen3-coder, llamacpp:any (see "
+        "`cockpit models`). With --agent: the agent's own model setting, e.g. --agent claude "
+        "--model sonnet (an unknown one is an error listing the agent's models).")] = None,
     base_url: Annotated[str | None, typer.Option(
         "--base-url", metavar="URL", help="The model server's API root, e.g. "
         "http://localhost:11434/v1 (default: the provider's, else $OPENAI_BASE_URL, else "
@@ -220,9 +245,7 @@ def run(
     api_key_env: Annotated[str | None, typer.Option(
         "--api-key-env", metavar="VAR", help="The environment variable holding the key "
         "(default: the provider's, else OPENAI_API_KEY; a local server needs none).")] = None,
-    cwd: Annotated[Path | None, typer.Option(
-        "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")
-    ] = None,
+    cwd: CwdOption = None,
     journal: JournalOption = None,
     unattended: UnattendedOption = False,
     approval_timeout: TimeoutOption = None,
@@ -230,6 +253,12 @@ def run(
     auto_approve: AutoApproveOption = False,
     policy: PolicyOption = None,
     theme: ThemeOption = None,
+    mode: ModeOption = None,
+    option: SettingOption = None,
+    mcp: McpOption = None,
+    no_mcp: NoMcpOption = False,
+    env: EnvOption = None,
+    pass_env: PassEnvOption = None,
     sandbox: SandboxOption = None,
     sandbox_network: SandboxNetworkOption = False,
 ) -> None:
@@ -243,27 +272,37 @@ def run(
         options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
                            policy=policy, cwd=cwd, sandbox=sandbox,
                            sandbox_network=sandbox_network)
-        chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent),
-                                           ("--model", model)) if value is not None]
+        chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent))
+                  if value is not None]
+        if model is not None and agent is None:
+            chosen.append("--model")
         if len(chosen) > 1:
             raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
-        if model is None and (base_url is not None or api_key_env is not None):
-            raise SetupError("--base-url and --api-key-env go with --model NAME")
+        choices = _agent_choices(model if agent is not None else None, mode, option, mcp,
+                                 no_mcp, env, pass_env)
+        if agent is None and choices != _no_choices():
+            raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --pass-env go with "
+                             "--agent NAME")
+        if (model is None or agent is not None) and (base_url is not None
+                                                     or api_key_env is not None):
+            raise SetupError("--base-url and --api-key-env go with --model NAME for the "
+                             "built-in engine (with --agent, the agent reaches its own model)")
         if engine is not None and (sandbox is not None or sandbox_network):
             raise SetupError("--sandbox and --sandbox-network apply to the built-in engine "
                              "(--model) and ACP agents (--agent); your --engine runs its own "
                              "commands")
-        if model is not None:
+        if agent is not None:
+            from .agents import agent_factory
+
+            _warn_agent_config()
+            factory = agent_factory(agent, cwd=cwd, options=options, choices=choices)
+        elif model is not None:
             from .providers import config_warnings, model_factory
 
             for warning in config_warnings():
                 typer.echo(f"cockpit: warning: {warning}", err=True)
             factory = model_factory(model, base_url=base_url, api_key_env=api_key_env, cwd=cwd,
                                     options=options)
-        elif agent is not None:
-            from .agents import agent_factory
-
-            factory = agent_factory(agent, cwd=cwd, options=options)
         elif engine is None:
             raise SetupError("cockpit run needs something to drive it: --model NAME (a real "
                              "model, see `cockpit models`), --agent NAME (an ACP agent, see "
@@ -273,6 +312,29 @@ def run(
         session = factory(task)
     _warn_sandbox(factory)
     _present(factory, session, tui=tui, theme=theme)
+
+
+def _agent_choices(model: str | None, mode: str | None, option: list[str] | None,
+                   mcp: list[str] | None, no_mcp: bool, env: list[str] | None,
+                   pass_env: list[str] | None) -> Any:
+    from .agents import AgentChoices
+
+    return AgentChoices(model=model, mode=mode, options=tuple(option or ()),
+                        mcp=tuple(mcp or ()), no_mcp=no_mcp, env=tuple(env or ()),
+                        pass_env=tuple(pass_env or ()))
+
+
+def _no_choices() -> Any:
+    from .agents import AgentChoices
+
+    return AgentChoices()
+
+
+def _warn_agent_config() -> None:
+    from .agents import config_problems
+
+    for problem in config_problems():
+        typer.echo(f"cockpit: warning: config.toml: {problem} (left out)", err=True)
 
 
 @app.command()
@@ -342,14 +404,23 @@ def replay(
 @app.command()
 def journals(
     limit: int = typer.Option(20, help="How many to list (newest first); 0 lists all."),
+    agent: str | None = typer.Option(
+        None, "--agent", metavar="NAME", help="Only runs of this agent (codex, claude, gemini, "
+        "an agent's own name) or engine."),
+    status: str | None = typer.Option(
+        None, "--status", metavar="STATUS", help="Only runs that ended so: completed, failed, "
+        "cancelled; running (no end yet), or crashed (no end, nothing writes it)."),
+    search: str | None = typer.Option(
+        None, "--search", metavar="TEXT", help="Only runs whose task, session title or path "
+        "holds TEXT (any case)."),
 ) -> None:
-    """List recent journals: start time, status, events, task, path."""
+    """List recent journals: start, status, agent, tokens, cost, title, task, events, path."""
     from .cli_checks import check_limit
     from .replay.cli import list_recent
 
     with _user_errors():
         check_limit("--limit", limit)
-    raise typer.Exit(list_recent(limit))
+    raise typer.Exit(list_recent(limit, agent=agent, status=status, search=search))
 
 
 @app.command(help=(
@@ -366,6 +437,9 @@ def export(
     from .replay.cli import run_export
 
     raise typer.Exit(run_export(journal, format, output))
+
+
+from . import cli_agents  # noqa: E402, F401 - registers `sessions` and `resume`
 
 
 def main() -> None:

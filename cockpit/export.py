@@ -25,6 +25,7 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
+    QuestionItem,
     RunView,
     ToolCallItem,
 )
@@ -45,6 +46,7 @@ from .report import (
     call_tier,
     engine_text,
     problems,
+    question_text,
     status_lines,
     trim,
     usage_text,
@@ -206,6 +208,8 @@ def _markdown_item(item: Item, view: RunView) -> str:
             fence = _fence(body)
             lines += ["", fence, body, fence]
         return "\n".join(lines)
+    if isinstance(item, QuestionItem):
+        return f"**Question:** {_visible(question_text(item), 4_000)}"
     if isinstance(item, EndItem):
         return _markdown_end(item, view)
     if isinstance(item, NoticeItem):

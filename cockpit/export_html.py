@@ -19,6 +19,7 @@ from engine_adapter.fold import (
     Item,
     MessageItem,
     NoticeItem,
+    QuestionItem,
     RunView,
     ToolCallItem,
 )
@@ -36,6 +37,7 @@ from .report import (
     call_tier,
     engine_text,
     problems,
+    question_text,
     status_lines,
     trim,
     usage_text,
@@ -175,6 +177,8 @@ def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
             parts.append(f"<pre>{e(trim(item.output))}</pre>")
         parts.append("</div>")
         return "".join(parts)
+    if isinstance(item, QuestionItem):
+        return f"<p><b>Question:</b> {e(question_text(item), 4_000)}</p>"
     if isinstance(item, EndItem):
         return _html_end(item, view, e)
     if isinstance(item, NoticeItem):

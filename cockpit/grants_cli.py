@@ -90,9 +90,11 @@ def list_grants(
         typer.echo("Session grants live only in a running cockpit: press g there to see and "
                    "revoke them.")
         return
+    said = set(store.problems)  # one line per reason (grants all off: one reason for both)
     for saved in ("project", "user"):
         why = store.unavailable(saved)  # type: ignore[arg-type]
-        if why and chosen in (None, saved):
+        if why and chosen in (None, saved) and why not in said:
+            said.add(why)
             typer.echo(f"cockpit: note: {why}", err=True)
     entries = [e for e in ApprovalGate([], store).entries() if chosen in (None, e.scope)]
     if not entries:

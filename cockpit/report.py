@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine_adapter.describe import approval_verdict
-from engine_adapter.fold import EndItem, RunView, ToolCallItem
+from engine_adapter.fold import EndItem, QuestionItem, RunView, ToolCallItem
 from engine_adapter.input_fields import input_text
+from engine_adapter.questions import answer_text, fields_text
 from engine_adapter.sandbox import sandbox_label
 from engine_adapter.text import cap, plural
 from engine_adapter.timestamps import format_ts
@@ -35,6 +36,7 @@ __all__ = [
     "engine_text",
     "last_end",
     "problems",
+    "question_text",
     "status_lines",
     "trim",
     "usage_text",
@@ -112,6 +114,8 @@ def approval_text(item: ToolCallItem) -> str | None:
     if approval is None:  # run unasked: say what covered it, when the engine said
         return f"covered by {cap(item.permitted_by, chars=200)}" if item.permitted_by else None
     decided = approval_verdict(approval, human=HUMAN)
+    if approval.answer_reason:  # the human's words with the answer, passed on to the agent
+        decided += f" (reason: {cap(approval.answer_reason, chars=500)})"
     if approval.via in ("grant", "deny-rule", "policy"):  # nobody was asked
         return decided
     # The verdict the request carried, as it was: the report decides nothing again.
@@ -120,6 +124,15 @@ def approval_text(item: ToolCallItem) -> str | None:
         return f"{decided}; [a] always would allow `{prefix}`"
     why = approval.ungrantable_reason
     return f"{decided}; cannot be granted" + (f": {cap(why, chars=300)}" if why else "")
+
+
+def question_text(item: QuestionItem) -> str:
+    """An agent's question, its form and its answer, in one line of plain text."""
+    form = fields_text(item.fields)
+    answer = "awaiting an answer" if item.state == "pending" else answer_text(
+        item.fields, item.state, item.values, via=item.via or "human", reason=item.reason,
+        human=HUMAN)
+    return f"the agent asks: {item.message}" + (f" ({form})" if form else "") + f" → {answer}"
 
 
 def engine_text(view: RunView, show: Callable[..., str]) -> str:

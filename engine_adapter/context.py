@@ -2,11 +2,12 @@
 the three minimal protocols (see `runner`).
 
 An engine takes one at the start of `run()` (`RunContext.of(self)`) and uses it for everything
-the run touches: `emit`, `request_approval`, `cancelled`, `is_granted`, `wait_cancelled`,
-`on_cancel`, and the `sandbox` its commands run in. The richer protocols are checked once,
-here; with a controller or token that offers only the minimum, the helpers degrade to the safe
-answer (no standing grant is known), to asking without `sandboxed`, or to polling the token,
-never to an error.
+the run touches: `emit`, `request_approval`, `cancelled`, `is_granted`, `ask_question`,
+`denial_reason`, `wait_cancelled`, `on_cancel`, and the `sandbox` its commands run in. The
+richer protocols are checked once, here; with a controller or token that offers only the
+minimum, the helpers degrade to the safe answer (no standing grant is known; a question is
+declined, and journaled as such; no reason), to asking without `sandboxed`, or to polling the
+token, never to an error.
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .events import BaseEvent
+from .events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
+from .questions import Answer
 from .runner import (
     AgentRunner,
     ApprovalController,
     CancelToken,
     EventSink,
     GrantAwareController,
+    QuestionController,
+    ReasonAwareController,
     WatchableCancelToken,
 )
 
@@ -92,7 +96,8 @@ class RunContext:
     emitted into an ended run.
     """
 
-    __slots__ = ("_grants", "_sandboxed", "controller", "cwd", "live", "sandbox", "sink", "token")
+    __slots__ = ("_grants", "_questions", "_reasons", "_sandboxed", "controller", "cwd", "live",
+                 "sandbox", "sink", "token")
 
     def __init__(self, sink: EventSink, controller: ApprovalController, token: CancelToken, *,
                  cwd: str | None = None, sandbox: Sandbox | None = None) -> None:
@@ -103,6 +108,8 @@ class RunContext:
         self.sandbox = sandbox
         self.live = True
         self._grants = controller if isinstance(controller, GrantAwareController) else None
+        self._questions = controller if isinstance(controller, QuestionController) else None
+        self._reasons = controller if isinstance(controller, ReasonAwareController) else None
         self._sandboxed = _takes_sandboxed(controller)
 
     @classmethod
@@ -154,6 +161,27 @@ class RunContext:
         this call only, never for more than the human saw."""
         grants = self._grants
         return grants is not None and bool(grants.is_granted(tool, tool_input, tier))
+
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id` (`None`: none given, or a
+        controller that does not keep them)."""
+        reasons = self._reasons
+        return reasons.denial_reason(approval_id) if reasons is not None else None
+
+    # questions ------------------------------------------------------------------------------
+    async def ask_question(self, question_id: str, message: str, fields: list[QuestionField],
+                           *, call_id: str | None = None) -> Answer:
+        """Put an agent's question to the human and wait for the answer. A controller that
+        cannot ask gets the question declined at once — still journaled, asked and answered."""
+        questions = self._questions
+        if questions is not None:
+            answer = await questions.ask_question(question_id, message, fields, call_id=call_id)
+            return answer if isinstance(answer, Answer) else Answer(*answer)
+        self.emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
+                                call_id=call_id))
+        self.emit(QuestionAnswered(question_id=question_id, action="decline", via="auto",
+                                   reason="nobody here can answer questions"))
+        return Answer("decline")
 
     # cancel ---------------------------------------------------------------------------------
     @property

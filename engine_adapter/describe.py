@@ -17,18 +17,23 @@ from typing import Any, Literal, NamedTuple
 
 from .diff_summary import diff_stats
 from .input_fields import input_line
+from .questions import answer_text, fields_text
 from .sandbox import UNAVAILABLE, sandbox_label
 from .text import plural
 
 __all__ = [
+    "COMMAND_SIGILS",
     "DESCRIBERS",
     "Description",
     "Tone",
     "approval_verdict",
     "call_timing",
+    "command_token",
     "describe",
     "duration_text",
     "end_lines",
+    "option_value_name",
+    "options_text",
     "sandbox_warning",
     "timing_text",
     "verdict_text",
@@ -205,9 +210,10 @@ def sandbox_warning(event: Any) -> str | None:
 def _agent_start(e: Any) -> Description:
     where = sandbox_label(e.sandbox, e.sandbox_network)
     about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd, where) if p)
+    task = e.task or ("(none: the conversation was opened)" if e.resumed else "")
     warning = sandbox_warning(e)
     details = tuple(line for line in (about, warning) if line)
-    return Description("start", e.task, "strong", "▶", "task: ", details)
+    return Description("start", task, "strong", "▶", "task: ", details)
 
 
 def _agent_end(e: Any) -> Description:
@@ -280,12 +286,46 @@ def _approval_requested(e: Any) -> Description:
 
 def _approval_resolved(e: Any) -> Description:
     verdict = approval_verdict(e)
+    said = f" · reason: {e.reason}" if e.reason else ""  # the human's words, passed on
     # Decided without asking (a grant, a deny rule, the policy): say what was decided.
     what = input_line(e.tool_input) if isinstance(e.tool_input, dict) and e.tool_input else ""
     return Description("allowed" if e.allowed else "denied",
                        f"{e.approval_id} {e.tool}" + (f" {what}" if what else "")
-                       + f": {verdict}", "good" if e.allowed else "bad",
+                       + f": {verdict}" + said, "good" if e.allowed else "bad",
                        "✓" if e.allowed else "⊘")
+
+
+def _question_asked(e: Any) -> Description:
+    form = fields_text(e.fields)
+    return Description("question", f"{e.question_id} {e.message}" + (f" — {form}" if form
+                                                                     else ""),
+                       "warn", "?", "the agent asks: ")
+
+
+def _question_answered(e: Any) -> Description:
+    label, tone = {"accept": ("answered", "good"), "decline": ("declined", "bad")}.get(
+        e.action, ("cancelled", "warn"))
+    said = answer_text((), e.action, e.values, via=e.via, reason=e.reason, human="a human")
+    return Description(label, f"{e.question_id} {said}", tone, "→")  # type: ignore[arg-type]
+
+
+COMMAND_SIGILS = "$@#!"
+"""A command whose name starts with one of these (codex's `$skills`) is typed as it is named."""
+
+
+def command_token(name: str) -> str:
+    """What a human types for an agent's command: `/review`, or `$imagegen` as it is named."""
+    return name if name[:1] in COMMAND_SIGILS else f"/{name}"
+
+
+def _commands_available(e: Any) -> Description:
+    names = ", ".join(command_token(c.name) for c in e.commands)
+    return Description("commands", names or "(none)", "dim", "/", "the agent offers: ")
+
+
+def _prompt_note(e: Any) -> Description:
+    how = "while it worked" if e.delivery == "in_turn" else "with the task"
+    return Description("note", e.text, "info", "✎", f"passed on to the agent {how}: ")
 
 
 def _decision_error(e: Any) -> Description:
@@ -338,6 +378,56 @@ def _task_escalated(e: Any) -> Description:
     return Description("escalate", f"{target}{e.reason}", "warn", "⇧", "escalated ")
 
 
+# An external agent's session ------------------------------------------------------------------
+
+def option_value_name(option: Any) -> str:
+    """An agent setting's current value as the agent names it ("on"/"off" for a boolean)."""
+    value = option.value
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "?"
+    for choice in option.choices:
+        if choice.value == value:
+            return choice.name or choice.value
+    return str(value)
+
+
+def options_text(options: Any, *, skip: Any = ()) -> str:
+    """`model Sonnet · reasoning effort High · fast mode off`: each of an agent's settings
+    (`AgentOption`s) by its name and current value; those whose id is in `skip` left out."""
+    left_out = set(skip)
+    return " · ".join(f"{(o.name or o.id).strip().lower()} {option_value_name(o)}"
+                      for o in options if o.id not in left_out)
+
+
+_HISTORY_ROLES = {"user": "you", "agent": "agent", "thought": "agent, thinking"}
+
+
+def _agent_config(e: Any) -> Description:
+    return Description("settings", options_text(e.options) or "none", "info", "⚙", "settings: ")
+
+
+def _session_info(e: Any) -> Description:
+    return Description("title", e.title or "(none)", "info", "✎", "session title: ")
+
+
+def _agent_notice(e: Any) -> Description:
+    tone: Tone = {"warning": "warn", "error": "bad"}.get(e.level, "info")  # type: ignore
+    return Description("note", e.text, tone, "!" if e.level != "info" else "·")
+
+
+def _history_message(e: Any) -> Description:
+    return Description("history", f"{_HISTORY_ROLES.get(e.role, e.role)}: {e.text}", "dim",
+                       "⟲", "earlier, ")
+
+
+def _history_tool(e: Any) -> Description:
+    status = f" ({e.status})" if e.status else ""
+    return Description("history", f"tool {e.call_id} {e.title or e.tool}{status}", "dim", "⟲",
+                       "earlier, ")
+
+
 DESCRIBERS: dict[str, Callable[[Any], Description]] = {
     "agent_start": _agent_start,
     "agent_end": _agent_end,
@@ -359,6 +449,15 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
     "cancellation_observed": _cancellation_observed,
     "task_escalated": _task_escalated,
     "model_retry": _model_retry,
+    "question_asked": _question_asked,
+    "question_answered": _question_answered,
+    "commands_available": _commands_available,
+    "prompt_note": _prompt_note,
+    "agent_config": _agent_config,
+    "session_info": _session_info,
+    "agent_notice": _agent_notice,
+    "history_message": _history_message,
+    "history_tool": _history_tool,
 }
 """Each event type's describer (a test checks every type in `EVENT_TYPES` has one)."""
 

@@ -16,11 +16,14 @@ from typing import Any
 
 from .describe import describe, sandbox_warning
 from .events import BaseEvent, VerificationCheck
+from .fold_dialogue import dialogue_handlers
 from .outcomes import went_badly
 from .view import (
     APPROVALS,
+    COMMANDS,
     GRANTS,
     ITEMS,
+    QUESTIONS,
     RUN,
     USAGE,
     VERIFICATION,
@@ -41,11 +44,14 @@ from .view import (
     TurnView,
     input_diff,
 )
+from .view_dialogue import CommandView, HistoryItem, QuestionItem
 
 __all__ = [
     "APPROVALS",
+    "COMMANDS",
     "GRANTS",
     "ITEMS",
+    "QUESTIONS",
     "RUN",
     "USAGE",
     "VERIFICATION",
@@ -53,13 +59,16 @@ __all__ = [
     "Change",
     "ChangeSet",
     "CheckView",
+    "CommandView",
     "DecisionItem",
     "DeferredText",
     "EndItem",
     "GrantView",
+    "HistoryItem",
     "Item",
     "MessageItem",
     "NoticeItem",
+    "QuestionItem",
     "RowMap",
     "RunFold",
     "RunView",
@@ -100,6 +109,8 @@ class RunFold:
             "task_escalated": self._task_escalated,
             "model_retry": self._model_retry,
         }
+        # An agent's questions, commands, notes, history and settings fold in their own module.
+        self._handlers.update(dialogue_handlers(self))
 
     def apply(self, event: BaseEvent) -> Change:
         """Fold one event; returns what changed. Unknown event types change nothing."""
@@ -188,12 +199,14 @@ class RunFold:
                    if agent is not None else None)
         v.agent_command = e.command
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
-        v.phase, v.turn = None, 0
+        v.phase, v.turn = e.mode, 0  # an agent's mode carries over from the last task
         v.checks, v.plan_version = {}, 0
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
         v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
         v.sandbox_note = e.sandbox_note
+        if e.new_session or e.resumed:  # another agent session: its own title and settings
+            v.title, v.options = None, ()
         change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
         warning = sandbox_warning(e)
         if warning:  # wanted, missing: said at the top of the run, where it is seen
@@ -216,6 +229,14 @@ class RunFold:
                     denied.append(index)
             v.pending_rows.clear()
             parts |= APPROVALS
+        if v.question_rows:  # nor can a question be open
+            for index in v.question_rows.values():
+                question: Any = v.own_row(index)
+                question.state, question.via = "cancel", "auto"
+                question.reason = "the run ended"
+                denied.append(index)
+            v.question_rows.clear()
+            parts |= QUESTIONS
         error = e.error
         if error is None and e.status == "cancelled" and v.cancel_reason:
             error = v.cancel_reason  # why it was cancelled, when the end itself does not say
@@ -324,7 +345,8 @@ class RunFold:
         allowed = not went_badly(e)
         approval = row.approval = approval._replace(
             state="allowed" if allowed else "denied", via=e.via, remember=e.remember,
-            scope=e.scope, grant_id=e.grant_id, rule=e.rule, error=e.error, answered_ts=e.ts)
+            scope=e.scope, grant_id=e.grant_id, rule=e.rule, error=e.error,
+            answer_reason=e.reason, answered_ts=e.ts)
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if allowed else "denied"
         parts = change.parts

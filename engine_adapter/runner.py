@@ -8,7 +8,9 @@ engine at every turn boundary and before starting a tool).
 Those three protocols are the minimum (CONTRACT): an engine may rely on nothing more, and a
 caller may hand an engine objects with nothing more. What the Session's own objects offer beyond
 it is a richer protocol each, checked with `isinstance`: `GrantAwareController` (is a call
-already granted?) and `WatchableCancelToken` (await the cancel, or be called back). Engines do
+already granted?), `QuestionController` (ask the human a question), `ReasonAwareController` (the
+human's words with a denial) and `WatchableCancelToken` (await the cancel, or be called back).
+Engines do
 not check themselves: `context.RunContext` does it once a run and falls back (no grant known;
 polling the token) when the richer protocol is missing.
 """
@@ -27,6 +29,8 @@ __all__ = [
     "CancelToken",
     "EventSink",
     "GrantAwareController",
+    "QuestionController",
+    "ReasonAwareController",
     "SandboxAwareController",
     "WatchableCancelToken",
 ]
@@ -84,6 +88,27 @@ class GrantAwareController(ApprovalController, Protocol):
     """
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool: ...
+
+
+@runtime_checkable
+class QuestionController(Protocol):
+    """An approval controller that can also put an agent's question to the human (the Session
+    is one): it announces the question (`question_asked`), waits for the answer (or answers
+    `decline` at once when no human is present) and journals it (`question_answered`).
+
+    Returns the `questions.Answer`: `action` ("accept", "decline", "cancel") and, for accept,
+    the values by field name, checked against the fields."""
+
+    async def ask_question(self, question_id: str, message: str, fields: list[Any], *,
+                           call_id: str | None = None) -> Any: ...
+
+
+@runtime_checkable
+class ReasonAwareController(Protocol):
+    """An approval controller that keeps the human's words given with an answer (the Session
+    is one), so an engine can pass a denial's reason on to its agent."""
+
+    def denial_reason(self, approval_id: str) -> str | None: ...
 
 
 @runtime_checkable

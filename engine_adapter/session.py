@@ -2,8 +2,9 @@
 
 Observation flows out: every event the engine emits is stamped, written to the journal, appended
 to `history`, and only then seen by `events()` streams. Control flows in: `resolve_approval()`
-answers a gated call, `cancel()` stops the run. An event may announce that approval is needed;
-only the control methods decide it.
+answers a gated call (a denial may carry the human's reason), `answer_question()` answers an
+agent's question, `cancel()` stops the run. An event may announce that approval or an answer is
+needed; only the control methods decide it.
 """
 
 from __future__ import annotations
@@ -32,11 +33,15 @@ from .events import (
 )
 from .grants import ApprovalGate, ApprovalPolicy, ApprovalRequest, GrantStore, Ruling, Scope
 from .journal import JsonlEventJournal
+from .question_desk import PendingQuestion, QuestionDesk, unique_id
+from .questions import Answer, AnswerAction
 from .runner import AgentRunner
 from .shell import ApprovalGrant, grantability, grantability_off_loop
 from .state import TaskState
+from .text import cap
 
-__all__ = ["PendingApproval", "Session", "SessionCancelToken"]
+__all__ = ["REASON_LIMIT", "PendingApproval", "PendingQuestion", "Session",
+           "SessionCancelToken"]
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +57,15 @@ UNSANDBOXED_AUTO_APPROVE_MAX_TIER = 2
 """...and up to this tier for a command that would have run in a sandbox but will not
 (`request_approval(sandboxed=False)`): no command, in practice."""
 
+REASON_LIMIT = 4_000
+"""Characters of a human's reason kept with an answer (and passed on to the agent)."""
+
 
 @dataclass
 class PendingApproval:
     """A gated call waiting for a human. `approval_id` is the id in the session's events (the
     engine's own id, made unique: see `Session.request_approval`); `grantable` is the verdict
-    the `approval_requested` event carried."""
+    the `approval_requested` event carried; `asked_as` the id the engine asked with."""
 
     approval_id: str
     tool: str
@@ -65,6 +73,7 @@ class PendingApproval:
     prefix: str
     future: asyncio.Future[bool]
     grantable: bool = False
+    asked_as: str = ""
 
 
 def _is_agent_end(event: BaseEvent) -> bool:
@@ -163,6 +172,9 @@ class Session:
         self._saving: set[asyncio.Task[None]] = set()  # `[a] always` grants being written
         self._answered: set[str] = set()
         self._ids: set[str] = set()  # every approval id this session's events have used
+        self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
+        self._questions = QuestionDesk(
+            self.emit, lambda: self.cancel_token.cancelled or self._ended)
         self._started = False
         self._ended = False
         self._cancellation_seen = False
@@ -197,6 +209,11 @@ class Session:
     def pending_approvals(self) -> list[PendingApproval]:
         """Approvals waiting for a human, oldest first."""
         return list(self._pending.values())
+
+    @property
+    def pending_questions(self) -> list[PendingQuestion]:
+        """The agent's questions waiting for the human, oldest first."""
+        return self._questions.pending
 
     @property
     def done(self) -> bool:
@@ -276,7 +293,7 @@ class Session:
         (in the sandbox) and None (no sandbox in play, or a call that runs no command) change
         nothing.
         """
-        approval_id = self._unique_id(approval_id)
+        asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
         verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
         if not self.cancel_token.cancelled:
@@ -304,7 +321,8 @@ class Session:
             return self._decide_auto(approval_id, tool, allowed)
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
-                                                     grantable=verdict.grantable)
+                                                     grantable=verdict.grantable,
+                                                     asked_as=asked_as)
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -320,15 +338,6 @@ class Session:
             if pending is not None and pending.future is future and not future.done():
                 self._pending.pop(approval_id, None)
                 self._decide_auto(approval_id, tool, False)
-
-    def _unique_id(self, approval_id: str) -> str:
-        """`approval_id`, or `approval_id~N` if this session's events already used it."""
-        unique, n = approval_id, 1
-        while unique in self._ids:
-            n += 1
-            unique = f"{approval_id}~{n}"
-        self._ids.add(unique)
-        return unique
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call and no deny rule stops it: what
@@ -353,7 +362,7 @@ class Session:
         return allowed
 
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
-                         scope: Scope = "session") -> None:
+                         scope: Scope = "session", reason: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
         `approval_id` is the id the session's events carry (see `request_approval`).
@@ -362,8 +371,10 @@ class Session:
         memory, for the conversation), "project" or "user" (saved by the grant store; the
         answer is journaled once the grant is written, and a grant that cannot be saved is
         kept for the session, the reason in `gate.problems`).
-        Answering an already-answered id, or an unknown id with nothing (or several) pending,
-        does nothing: a stale double key-press must not answer a different request.
+        `reason`: the human's words with the answer (journaled in `approval_resolved`, cut to
+        `REASON_LIMIT` characters; the engine reads it with `denial_reason` and may pass it on to
+        its agent). Answering an already-answered id, or an unknown id with nothing (or several)
+        pending, does nothing: a stale double key-press must not answer a different request.
         """
         pending = self._pending.get(approval_id)
         if pending is None:
@@ -381,7 +392,11 @@ class Session:
             return
         if stored:
             self.gate.remember_session(pending.tool, pending.prefix, pending.tier)
-        self._resolved(pending, allow, stored, "session" if stored else None, None)
+        words = cap(reason.strip(), chars=REASON_LIMIT) if reason and reason.strip() else None
+        if words is not None:
+            self._reasons[pending.approval_id] = words
+            self._reasons[pending.asked_as or pending.approval_id] = words
+        self._resolved(pending, allow, stored, "session" if stored else None, None, words)
 
     async def _save_then_resolve(self, pending: PendingApproval, scope: Scope) -> None:
         note = f"allowed from the approval bar (session {self.session_id})"
@@ -392,21 +407,48 @@ class Session:
         self._resolved(pending, True, True, kept, grant_id)
 
     def _resolved(self, pending: PendingApproval, allow: bool, stored: bool,
-                  scope: Scope | None, grant_id: str | None) -> None:
+                  scope: Scope | None, grant_id: str | None, reason: str | None = None) -> None:
         # Journal the decision before the engine can act on it.
         self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
                                    allowed=allow, via="human", remember=stored, scope=scope,
-                                   grant_id=grant_id))
+                                   grant_id=grant_id, reason=reason))
         if not pending.future.done():
             pending.future.set_result(allow)
 
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id` (the events' id, or the id
+        the engine asked with: its latest answer), or `None`. Makes the Session a
+        `ReasonAwareController`."""
+        return self._reasons.get(approval_id)
+
+    # Questions -------------------------------------------------------------------------------
+    async def ask_question(self, question_id: str, message: str, fields: list[Any], *,
+                           call_id: str | None = None) -> Answer:
+        """Put an agent's question to the human; returns the `Answer` (see `QuestionDesk`).
+
+        `question_asked` is emitted; then: cancelled -> `cancel`; unattended -> `decline` at
+        once (`via="auto"`); attended -> the human's `answer_question`, or `decline` after
+        `approval_timeout`. Makes the Session a `QuestionController`."""
+        return await self._questions.ask(
+            question_id, message, fields, call_id=call_id, attended=not self.unattended,
+            timeout=self.approval_timeout)
+
+    def answer_question(self, question_id: str, action: AnswerAction = "accept",
+                        values: dict[str, Any] | None = None) -> bool:
+        """Answer an open question: `accept` with `values` (field name -> answer, checked
+        against its fields: `questions.AnswerError` if they do not fit, and nothing is
+        answered), or `decline`. Returns False, doing nothing, for a question not open (already
+        answered, or never asked): a stale key press must not answer another question."""
+        return self._questions.answer(question_id, action, values)
+
     def cancel(self, reason: str = "cancelled") -> None:
-        """Trip the cancel token and deny every pending approval. The engine stops at its next
-        boundary; the run ends with `cancellation_observed` and `agent_end(status="cancelled")`.
-        Idempotent; a no-op once the run has ended."""
+        """Trip the cancel token, deny every pending approval and cancel every open question.
+        The engine stops at its next boundary; the run ends with `cancellation_observed` and
+        `agent_end(status="cancelled")`. Idempotent; a no-op once the run has ended."""
         if self._ended:
             return
         self.cancel_token.trip(reason)
+        self._questions.cancel_all()
         for pending in list(self._pending.values()):
             self._pending.pop(pending.approval_id, None)
             self._decide_auto(pending.approval_id, pending.tool, False)
@@ -444,6 +486,7 @@ class Session:
                 self._pending.pop(pending.approval_id, None)
                 if not pending.future.done():
                     pending.future.set_result(False)
+            self._questions.release()
             self._close_journal()
             self._log.close()
             runner.event_sink = runner.approval_controller = runner.cancel_token = None

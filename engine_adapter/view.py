@@ -14,12 +14,14 @@ may share, puts a copy of the row in its place (`RunView.own_row`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 __all__ = [
     "APPROVALS",
+    "COMMANDS",
     "GRANTS",
     "ITEMS",
+    "QUESTIONS",
     "RUN",
     "USAGE",
     "VERIFICATION",
@@ -48,6 +50,8 @@ APPROVALS = 4  # pending approvals
 VERIFICATION = 8  # the verification plan or a check
 GRANTS = 16  # grants in force
 USAGE = 32  # token and cost totals
+QUESTIONS = 64  # the agent's open questions
+COMMANDS = 128  # the commands the agent offers
 
 
 class Change(NamedTuple):
@@ -213,6 +217,7 @@ class ApprovalView(NamedTuple):
     grant_id: str | None = None
     rule: str | None = None
     error: str | None = None
+    answer_reason: str | None = None  # the human's words with the answer
     asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
     answered_ts: float | None = None
 
@@ -346,15 +351,19 @@ class TurnView(NamedTuple):
     stop_reason: str | None = None
 
 
-class RowMap(Mapping[str, ToolCallItem]):
-    """Call or approval ids to their transcript rows, read through the rows' positions."""
+_Row = TypeVar("_Row", bound=Item)
+
+
+class RowMap(Mapping[str, _Row], Generic[_Row]):
+    """Ids (of calls, approvals, questions) to their transcript rows, read through the rows'
+    positions."""
 
     __slots__ = ("_items", "_positions")
 
     def __init__(self, items: list[Item], positions: dict[str, int]) -> None:
         self._items, self._positions = items, positions
 
-    def __getitem__(self, key: str) -> ToolCallItem:
+    def __getitem__(self, key: str) -> _Row:
         return self._items[self._positions[key]]  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[str]:
@@ -379,6 +388,8 @@ class RunView:
         self.cwd: str | None = None
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
+        self.title: str | None = None  # the agent's name for its session, when it gave one
+        self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
         self.sandbox: str | None = None  # where the run's commands go, and why there is none
         self.sandbox_network: bool | None = None
         self.sandbox_note: str | None = None
@@ -393,6 +404,8 @@ class RunView:
         self.pending_rows: dict[str, int] = {}  # approval id -> its row's position, oldest first
         self.grants: list[GrantView] = []
         self.checks: dict[str, CheckView] = {}
+        self.question_rows: dict[str, int] = {}  # open question id -> its row's position
+        self.commands: tuple[Any, ...] = ()  # what the agent offers now (`CommandView`s)
         self.plan_version = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -415,14 +428,20 @@ class RunView:
         return self.status == "running"
 
     @property
-    def tool_calls(self) -> RowMap:
+    def tool_calls(self) -> RowMap[ToolCallItem]:
         """This task's tool calls by call id (their rows)."""
         return RowMap(self.items, self.call_rows)
 
     @property
-    def pending(self) -> RowMap:
+    def pending(self) -> RowMap[ToolCallItem]:
         """Approvals waiting for a decision by approval id (their rows), oldest first."""
         return RowMap(self.items, self.pending_rows)
+
+    @property
+    def questions(self) -> RowMap[Any]:
+        """The agent's open questions by question id (their `QuestionItem` rows), oldest
+        first."""
+        return RowMap(self.items, self.question_rows)
 
     def own_row(self, index: int) -> Item:
         """The row at `index`, this view's own to change: a row a copy may share is replaced
@@ -438,7 +457,8 @@ class RunView:
         copied, the rows shared until either view changes one (see `own_row`)."""
         new = RunView.__new__(RunView)
         new.__dict__.update(self.__dict__)
-        for name in ("items", "turns", "grants", "call_rows", "pending_rows", "checks"):
+        for name in ("items", "turns", "grants", "call_rows", "pending_rows", "checks",
+                     "question_rows"):
             setattr(new, name, getattr(self, name).copy())
         self.shared = new.shared = len(self.items)
         self.owned, new.owned = set(), set()

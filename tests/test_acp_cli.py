@@ -19,8 +19,8 @@ def test_agents_lists_the_catalogue_with_install_hints(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     result = _cli("agents")
     assert result.exit_code == 0
-    for name, hint in (("codex", "npm install -g @zed-industries/codex-acp"),
-                       ("claude", "npm install -g @zed-industries/claude-agent-acp"),
+    for name, hint in (("codex", "npm install -g @agentclientprotocol/codex-acp"),
+                       ("claude", "npm install -g @agentclientprotocol/claude-agent-acp"),
                        ("gemini", "npm install -g @google/gemini-cli")):
         assert f"\n{name} " in "\n" + result.output
         assert f"not installed: {hint}" in result.output
@@ -38,7 +38,7 @@ def test_run_agent_errors_are_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     missing = _cli("run", "hi", "--agent", "codex", "--headless")
     assert missing.exit_code == 2
-    assert "install it with: npm install -g @zed-industries/codex-acp" in missing.output
+    assert "install it with: npm install -g @agentclientprotocol/codex-acp" in missing.output
     assert "Traceback" not in both.output + unknown.output + missing.output
 
 

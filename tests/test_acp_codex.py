@@ -1,9 +1,9 @@
-"""A handshake with a real ACP agent installed from npm: Zed's Codex adapter.
+"""A handshake with a real ACP agent installed from npm: @agentclientprotocol/codex-acp.
 
-Skipped unless it is installed: put `codex-acp` on PATH, or point COCKPIT_TEST_CODEX_ACP at the
-binary, e.g.
+Skipped unless it is installed: in COCKPIT_TEST_AGENTS_BIN (default
+/tmp/acp-agents/node_modules/.bin) or on PATH, or point COCKPIT_TEST_CODEX_ACP at the binary, e.g.
 
-    npm install --prefix /tmp/acp-agents @zed-industries/codex-acp
+    npm install --prefix /tmp/acp-agents @agentclientprotocol/codex-acp
     export COCKPIT_TEST_CODEX_ACP=/tmp/acp-agents/node_modules/.bin/codex-acp
     pytest tests/test_acp_codex.py
 
@@ -15,19 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 
 import pytest
 from acp_agent.helpers import drive, group_gone
+from acp_agent.real import installed
 
 from engine_adapter.engines.acp import AcpRunner, load_catalogue
 
-CODEX = os.environ.get("COCKPIT_TEST_CODEX_ACP") or shutil.which("codex-acp")
+CODEX = os.environ.get("COCKPIT_TEST_CODEX_ACP") or installed("codex")
 
 pytestmark = pytest.mark.skipif(
     not CODEX or not os.access(CODEX, os.X_OK),
     reason="codex-acp is not installed: `npm install --prefix /tmp/acp-agents "
-    "@zed-industries/codex-acp` and set COCKPIT_TEST_CODEX_ACP to "
+    "@agentclientprotocol/codex-acp` and set COCKPIT_TEST_CODEX_ACP to "
     "/tmp/acp-agents/node_modules/.bin/codex-acp (or put codex-acp on PATH)")
 
 
@@ -53,7 +53,7 @@ def test_codex_answers_initialize_and_its_auth_error_reaches_the_user(tmp_path, 
 
     state, events, pgid = asyncio.run(main())
     start, end = events[0], events[-1]
-    assert start.type == "agent_start" and start.engine == "acp:codex-acp"  # initialize answered
+    assert start.type == "agent_start" and start.engine == "acp:codex"  # initialize answered
     assert start.agent is not None and start.agent.version
     assert state.status == "failed" and end.type == "agent_end"
     assert "session/new with error -32000: Authentication required" in end.error

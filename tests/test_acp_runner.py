@@ -69,9 +69,14 @@ def test_hello_maps_start_turn_text_and_end(shared):
     assert start.type == "agent_start" and start.engine == "acp:cockpit-test-agent"
     assert start.agent is not None and start.agent.version == "1.0" and start.task == "hello"
     assert [m.id for m in start.modes or []] == ["ask", "code"]
-    assert types(events) == ["agent_start", "phase_changed", "turn_start", "model_update",
-                             "model_update", "model_update", "turn_end", "agent_end"]
-    assert events[1].phase == "ask"
+    # The agent's commands arrive on their own (right after session/new): once, wherever.
+    assert types(events).count("commands_available") == 1
+    events = [e for e in events if e.type != "commands_available"]
+    assert types(events) == ["agent_start", "agent_config", "phase_changed", "turn_start",
+                             "model_update", "model_update", "model_update", "turn_end",
+                             "agent_end"]
+    assert [o.id for o in events[1].options] == ["model", "effort", "verbose"]
+    assert events[2].phase == "ask"
     thought, *message = [e for e in events if e.type == "model_update"]
     assert thought.channel == "thought" and {m.channel for m in message} == {"message"}
     assert events[-2].stop_reason == "end_turn"

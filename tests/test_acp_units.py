@@ -130,8 +130,16 @@ def test_shipped_catalogue_is_package_data_and_names_the_known_agents():
     assert {"codex", "claude", "gemini"} <= set(agents)
     codex = agents["codex"]
     assert codex.argv == ["codex-acp"] and "OPENAI_API_KEY" in codex.env
-    assert codex.install == "npm install -g @zed-industries/codex-acp"
-    assert agents["gemini"].argv == ["gemini", "--acp"]
+    assert codex.install == "npm install -g @agentclientprotocol/codex-acp"
+    assert codex.auth_vars == {"api-key": ("CODEX_API_KEY", "OPENAI_API_KEY")}
+    assert agents["claude"].install == "npm install -g @agentclientprotocol/claude-agent-acp"
+    gemini = agents["gemini"]
+    assert gemini.argv == ["gemini", "--acp"]
+    assert gemini.launch_argv("gemini-2.5-pro") == ["gemini", "--acp", "--model=gemini-2.5-pro"]
+    assert codex.launch_argv("gpt-5") == ["codex-acp"]  # codex chooses its model over ACP
+    # The workspace the human chose is trusted: Gemini then reads the project's settings.
+    assert agent_env(gemini, environ={})["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
+    assert "GEMINI_CLI_TRUST_WORKSPACE" not in agent_env(codex, environ={})
 
 
 def test_resolve_agent_names_commands_and_errors():
@@ -343,3 +351,42 @@ def test_mapper_keeps_an_agents_diffs_apart_from_the_output():
     assert end.output == "edited"
     assert end.diff == ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"
                         "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-x\n+y\n")
+
+
+@pytest.mark.parametrize("cancel_at", ["before", "at_start"])
+def test_a_permitted_write_does_not_act_after_a_cancel(tmp_path, cancel_at):
+    """An agent's `edit` permission covers a write without asking, but not one after the task
+    was cancelled: before the request, or by the start event itself (a journal that could not
+    record it cancels the run)."""
+    from acp import RequestError
+
+    from engine_adapter.context import RunContext
+    from engine_adapter.engines.acp.client import AcpClient
+
+    class Token:
+        cancelled, reason = False, None
+
+    token = Token()
+
+    class Sink:
+        def __init__(self) -> None:
+            self.events: list = []
+
+        def emit(self, event) -> None:
+            self.events.append(event)
+            if cancel_at == "at_start" and event.type == "tool_start":
+                token.cancelled = True
+
+    target = tmp_path / "app.py"
+    target.write_text("old\n")
+    client = AcpClient(Workspace(tmp_path), env={}, agent_name="t")
+    sink = Sink()
+    client.run = RunContext(sink, None, token)  # type: ignore[arg-type]
+    client.start_turn(1)
+    client.permits.add("edit", {"path": str(target)}, [], client.workspace.resolve)
+    token.cancelled = cancel_at == "before"
+    with pytest.raises(RequestError):
+        asyncio.run(client.write_text_file("s", str(target), "new\n"))
+    assert target.read_text() == "old\n"
+    ends = [e for e in sink.events if e.type == "tool_end"]
+    assert all(not e.ok for e in ends)

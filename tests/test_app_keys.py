@@ -61,7 +61,7 @@ def test_a_on_an_ungrantable_call_does_nothing():
             await pilot.press("a")
             await pilot.pause()
             assert pending(app) == ["c1"] and app.session.grants == []
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
     run(main())
 
@@ -71,7 +71,7 @@ def test_n_denies():
         app = make_app(turn(1), gated("c1", "shell", {"command": "git push"}))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: pending(app) == ["c1"])
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
             assert app.session.runner.answers == [False]
             assert app.view.tool_calls["c1"].status == "denied"
@@ -106,7 +106,7 @@ def test_several_pending_oldest_first_with_count():
             head = app.query_one("#approval-head").render().plain
             assert "1 of 2 pending" in head
             assert app.query_one("#approval").approval_id == "c1"
-            await pilot.press("n")
+            await pilot.press("n", "enter")
             await settle(pilot, lambda: pending(app) == ["c2"])
             await pilot.press("y")
             await settle(pilot, lambda: app.session.done)
@@ -232,7 +232,7 @@ def test_next_task_runs_in_the_same_session_with_grants_carried_over():
             await settle(pilot, lambda: pending(app) == ["c1"])
             await pilot.press("a", "a")  # a again: the default scope, this session
             await settle(pilot, lambda: app.session.done)
-            assert app.query_one("#next-task").has_class("-shown")
+            assert app.query_one("#composer").has_class("-shown")
             await pilot.click("#next-task")
             await pilot.press(*"again", "enter")
             await settle(pilot, lambda: len(app.sessions) == 2 and app.session.done)
@@ -250,5 +250,5 @@ def test_no_next_task_input_without_a_factory():
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: app.session.done)
             assert app.query_one("#end-panel").has_class("-shown")
-            assert not app.query_one("#next-task").has_class("-shown")
+            assert not app.query_one("#composer").has_class("-shown")
     run(main())

@@ -353,5 +353,20 @@ def test_the_viewer_says_a_crashed_journal_ended_without_a_final_event(tmp_path)
             assert screen.crashed and not screen.navigator.follow
             assert "ended without a final event (crashed?)" in screen.timeline.state.problems
             assert not screen.timeline.state.following
+            # At its last event the status line says so too; earlier, the run was running.
+            status = screen.display_widget.status_line
+
+            async def shows(text: str) -> bool:
+                for _ in range(2000):
+                    if text in status.render().plain:
+                        return True
+                    await pilot.pause()
+                return False
+
+            await pilot.press("end")
+            assert await shows("⚠ crashed?")
+            await pilot.press("home")
+            assert await shows("● running")
+            assert "crashed?" not in status.render().plain
 
     asyncio.run(main())

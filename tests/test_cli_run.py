@@ -8,6 +8,7 @@ import tempfile
 import textwrap
 
 import pytest
+from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 from typer.testing import CliRunner
 
 from cockpit.cli import app
@@ -45,7 +46,8 @@ def test_demo_headless_auto_approve_completes(tmp_path) -> None:
     journal = journal_line(result.output)
     assert journal.startswith(str(tmp_path / "home" / "data" / "journals"))
     types = {e.type for e in read_journal(journal)}
-    assert types == set(EVENT_TYPES) - {"cancellation_observed", "model_retry"}
+    assert types == set(EVENT_TYPES) - {"cancellation_observed", "model_retry",
+                                        *AGENT_DIALOGUE, *AGENT_SESSION_TYPES}
 
 
 def test_demo_without_a_human_denies_and_fails(tmp_path) -> None:

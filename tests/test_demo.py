@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run
+from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 
 from cockpit.runs import RunOptions, demo_factory, start_demo
 from engine_adapter import Session, read_journal
@@ -87,7 +88,8 @@ def test_auto_approve_completes_with_every_event_type_but_cancellation(tmp_path)
     session = play(demo(tmp_path, unattended=True, auto_approve=True))
     events = journal_of(session)
     assert events[-1].type == "agent_end" and events[-1].status == "completed"
-    assert set(types(events)) == set(EVENT_TYPES) - {"cancellation_observed", "model_retry"}
+    assert set(types(events)) == set(EVENT_TYPES) - {"cancellation_observed", "model_retry",
+                                                     *AGENT_DIALOGUE, *AGENT_SESSION_TYPES}
     assert types(events).count("decision_error") == 1
     assert types(events).count("verification_plan_frozen") == 2
     asks = [e for e in events if e.type == "approval_requested"]

@@ -19,7 +19,18 @@ CONTRACT_TYPES = [
     "approval_resolved", "decision_error", "model_usage", "verification_plan_frozen",
     "verification_start", "verification_end", "cancellation_observed", "task_escalated",
 ]
-ADDED_TYPES = ["model_retry"]  # beyond the contract's table: a model call retried (issue 11)
+ADDED_TYPES = [
+    "model_retry",  # beyond the contract's table: a model call retried (issue 11)
+    # issue 12: an agent's questions and their answers, its commands, a note passed on to it
+    "question_asked", "question_answered", "commands_available", "prompt_note",
+    # an external agent's session (issue 12): settings, title, notices, replayed history
+    "agent_config", "session_info", "agent_notice", "history_message", "history_tool",
+]
+AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "prompt_note"}
+"""What only an external agent says (questions, commands, notes passed on): never in the demo."""
+AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
+                       "history_tool"}
+"""Types only an engine driving an external agent (ACP) emits about its session."""
 
 MINIMAL = {
     "agent_start": {"task": "t", "engine": "e"},
@@ -42,6 +53,16 @@ MINIMAL = {
     "cancellation_observed": {"reason": "user"},
     "task_escalated": {"reason": "needs edits", "target": "edit"},
     "model_retry": {"attempt": 1, "max_attempts": 4, "delay_s": 1.0, "error": "429"},
+    "question_asked": {"question_id": "q", "message": "which?",
+                       "fields": [{"name": "x", "kind": "text"}]},
+    "question_answered": {"question_id": "q", "action": "decline"},
+    "commands_available": {"commands": [{"name": "review"}]},
+    "prompt_note": {"text": "use the staging database"},
+    "agent_config": {"options": [{"id": "model", "value": "m", "choices": [{"value": "m"}]}]},
+    "session_info": {"title": "Fix the tests"},
+    "agent_notice": {"text": "the agent restarted; its earlier conversation is gone"},
+    "history_message": {"role": "user", "text": "earlier"},
+    "history_tool": {"call_id": "c", "tool": "read", "status": "completed"},
 }
 
 

@@ -182,7 +182,7 @@ def test_g_lists_every_grant_and_delete_revokes(home) -> None:
             await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
             panel = str(app.query_one("#grants").render())
             assert "git log" not in panel and "`ls …`" not in panel
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
 
     run(main())
@@ -210,7 +210,7 @@ def test_approval_keys_do_nothing_while_the_grants_screen_hides_the_request(home
             assert not [e for e in app.session.history if e.type == "approval_resolved"]
             await pilot.press("escape")
             await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
 
     run(main())
@@ -267,7 +267,7 @@ def test_the_grants_screen_says_what_was_not_trusted(home) -> None:
             await settle(pilot, lambda: isinstance(app.screen, GrantsScreen))
             notes = str(app.screen.query_one("#grants-notes").render())
             assert "line 3: grant g-1" in notes and "ignored" in notes
-            await pilot.press("escape", "n")
+            await pilot.press("escape", "n", "enter")
             await settle(pilot, lambda: app.session.done)
 
     run(main())

@@ -122,3 +122,11 @@ def test_replay_and_export_name_the_grant_rule_and_policy(tmp_path) -> None:
     assert "allowed by the policy (ci.toml rule 2: shell `pytest` → allow)" in text
     assert "denied: the approval policy failed (ValueError: no idea)" in text
     assert "always allowed by a human (user g-00000b0b)" in text
+
+
+def test_grants_off_in_a_workspace_that_holds_them_is_said_once(project) -> None:
+    holder = grants_dir().parent  # a workspace around the grants folder: the agent could write
+    holder.mkdir(parents=True, exist_ok=True)
+    result = cockpit("list", "--cwd", str(holder))
+    assert result.exit_code == 0
+    assert result.output.count("saved grants are off") == 1

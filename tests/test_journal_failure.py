@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import StepRunner, run
+from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 from typer.testing import CliRunner
 
 from cockpit.cli import app
@@ -25,7 +26,9 @@ from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspac
 from engine_adapter.events import EVENT_TYPES
 
 ENOSPC = "No space left on device"
-NOT_IN_DEMO = {"cancellation_observed", "model_retry"}  # the demo never emits these
+# the demo never emits these (the dialogue kinds come from ACP agents: test_questions covers a
+# journal that fails at a question; test_acp_sessions fills the disk at each session kind)
+NOT_IN_DEMO = {"cancellation_observed", "model_retry", *AGENT_DIALOGUE, *AGENT_SESSION_TYPES}
 DEMO_KINDS = sorted(set(EVENT_TYPES) - NOT_IN_DEMO)
 
 

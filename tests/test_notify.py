@@ -231,7 +231,7 @@ def test_a_focused_window_gets_no_bell_and_no_notification():
             assert record.titles() == ["⚠ approval · cockpit"]  # the title is a state
             app.post_message(events.AppBlur())
             await settle(pilot, lambda: not app.attention.window_has_focus)
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
             await settle(pilot, lambda: app.session.done)
     run(main())
 
@@ -309,6 +309,26 @@ def test_no_timeout_no_countdown():
             await settle(pilot, lambda: pending(app) == ["c1"])
             assert "auto-deny" not in app.query_one("#approval-keys").render().plain
             assert app.query_one("#approval").seconds_left() is None
-            await pilot.press("n")
+            await pilot.press("n", "enter")  # n asks for a reason; enter denies
+            await settle(pilot, lambda: app.session.done)
+    run(main())
+
+
+def test_a_question_alerts_even_when_it_reuses_an_approvals_id(tmp_path):
+    # An agent chooses its own ids: a question "q-1" after an approval "q-1" is still news.
+    from test_steer_app import asks
+
+    write_config(tmp_path, '[notify]\ntitle = ["approval", "question"]\n')
+
+    async def main():
+        app = make_app(turn(1), gated("q-1", "shell", {"command": "git status"}), asks())
+        record = Recorder(app)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(pilot, lambda: pending(app) == ["q-1"])
+            await pilot.press("y")
+            await settle(pilot, lambda: bool(app.view.questions))
+            await settle(pilot, lambda: "? question · cockpit" in record.titles())
+            assert record.titles()[:1] == ["⚠ approval · cockpit"]
+            await pilot.press("escape")
             await settle(pilot, lambda: app.session.done)
     run(main())

@@ -70,7 +70,7 @@ def test_markup_in_a_message_and_an_approval_is_literal():
             await settle(pilot, lambda: bool(app.view.pending))
             body = app.query_one("#approval-input").render().plain
             assert "echo [red]boom[/red]" in body
-            await pilot.press("n")
+            await pilot.press("n", "enter")
             await settle(pilot, lambda: app.session.done)
             transcript = app.query_one(Transcript)
             text = "".join(s.text for s in transcript._strips(_last_message(app.view)))

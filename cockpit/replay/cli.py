@@ -17,9 +17,17 @@ from engine_adapter.text import escaped, plural
 from engine_adapter.timestamps import format_ts
 
 from ..paths import journal_dir
-from .journals import CRASHED, CRASHED_LEGEND, CRASHED_TEXT, list_journals, open_status
+from .journals import (
+    CRASHED,
+    CRASHED_LEGEND,
+    CRASHED_TEXT,
+    JournalSummary,
+    list_journals,
+    open_status,
+)
 
-__all__ = ["check_journal", "list_recent", "print_lines", "run_export", "run_replay"]
+__all__ = ["STATUSES", "check_journal", "list_recent", "matches", "print_lines", "run_export",
+           "run_replay"]
 
 
 _SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
@@ -144,23 +152,82 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
     except ValueError as exc:  # an unknown theme
         _error(str(exc))
         return 2
-    app.run()
+    result = app.run()
+    from ..sessions import ResumeRequest
+
+    if isinstance(result, ResumeRequest):  # `r`: continue the run shown, in the cockpit
+        from ..sessions import resume_in_cockpit
+
+        return resume_in_cockpit(result.journal, theme=theme)
     return 0
 
 
-def list_recent(limit: int = 20) -> int:
-    """Print recent journals, newest first."""
+STATUSES = ("completed", "failed", "cancelled", "running", "crashed")
+"""The run statuses `cockpit journals --status` takes ("running": no end yet and still being
+written, or perhaps; "crashed": no end, and nothing writes it any more)."""
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1e6:.1f}M" if count >= 1e6 else f"{count / 1e3:.1f}k" if count >= 1e4 \
+        else f"{count:,}"
+
+
+def _agent_name(engine: str | None) -> str:
+    return (engine or "").removeprefix("acp:")
+
+
+def matches(summary: JournalSummary, *, agent: str | None = None, status: str | None = None,
+            search: str | None = None) -> bool:
+    """Whether a journal passes `cockpit journals`' filters: its agent (a catalogue name, or
+    the engine as shown), its status, and TEXT in its task, its session's title or its path."""
+    facts = summary.facts
+    if agent is not None:
+        wanted = agent.casefold()
+        engine = (facts.agent or "").casefold()
+        if wanted not in (engine, _agent_name(engine)):
+            return False
+    if status is not None and summary.status.rstrip("?") != status:
+        return False
+    if search is not None:
+        text = search.casefold()
+        if not any(text in (value or "").casefold() for value in (
+                summary.task, facts.title, str(summary.path))):
+            return False
+    return True
+
+
+def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None = None,
+                search: str | None = None) -> int:
+    """Print recent journals (those passing the filters), newest first: start, status, agent,
+    tokens and cost, the session's title or the task, path."""
+    if status is not None and status not in STATUSES:
+        _error(f"--status {status!r}: use one of {', '.join(STATUSES)}")
+        return 2
     folder = journal_dir()
-    summaries = list_journals(folder, limit=limit or sys.maxsize)  # 0: all of them
+    filtered = agent is not None or status is not None or search is not None
+    scan = sys.maxsize if not limit else max(limit * 10, 500) if filtered else limit  # 0: all
+    summaries = [s for s in list_journals(folder, limit=scan)
+                 if matches(s, agent=agent, status=status, search=search)][:limit or None]
     if not summaries:
-        print(f"no journals in {folder} yet: `cockpit demo` writes one")
+        if filtered:
+            print(f"no journal in {folder} matches")
+        else:
+            print(f"no journals in {folder} yet: `cockpit demo` writes one")
         return 0
     for s in summaries:
+        facts = s.facts
         started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
         events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
-        task = _printable(s.task or "", 60)
-        path = _printable(str(s.path))
-        print(f"{started}  {_printable(s.status, 10):<10} {events:>16}  {task:<60}  {path}")
+        spent = f"{_tokens(facts.input_tokens)}/{_tokens(facts.output_tokens)}"
+        cost = f"${facts.cost_usd:.4f}" if facts.cost_usd is not None else "-"
+        if not facts.complete:
+            spent += "+"
+        what = s.task or ""
+        if facts.title:
+            what = f"{facts.title} — {what}" if what else facts.title
+        name = _printable(_agent_name(facts.agent), 18) or "-"
+        print(f"{started}  {_printable(s.status, 10):<10} {name:<18} {spent:>13} {cost:>9} "
+              f"{events:>16}  {_printable(what, 60):<60}  {_printable(str(s.path))}")
     if any(s.status == CRASHED for s in summaries):
         print(CRASHED_LEGEND)
     return 0

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine_adapter.journal import decode_json, writer_alive
 from engine_adapter.timestamps import is_valid_ts
 
 from ..paths import journal_dir
+from .journal_facts import JournalFacts, read_facts
 
 __all__ = ["CRASHED", "CRASHED_LEGEND", "CRASHED_TEXT", "JournalSummary", "list_journals",
            "looks_live", "open_status", "summarize"]
@@ -65,6 +66,8 @@ class JournalSummary:
     events: int
     exact: bool  # whether `events` is a count (else an estimate from the size)
     size: int
+    facts: JournalFacts = field(default_factory=lambda: JournalFacts(complete=False))
+    """The agent, its session's title, tokens and cost (see `journal_facts`)."""
 
 
 def _first_event(head: bytes) -> dict[str, object] | None:
@@ -98,6 +101,7 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
             head = f.read(_HEAD)
             f.seek(max(0, stat.st_size - _TAIL))
             tail = f.read(_TAIL)
+            data: bytes | None = None
             if stat.st_size <= _COUNT_LIMIT:
                 f.seek(0)
                 data = f.read()
@@ -105,6 +109,7 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
             else:
                 lines = head.count(b"\n") or 1
                 events, exact = int(stat.st_size / (len(head) / lines)), False
+        facts = read_facts(path, data)
     except OSError:
         return JournalSummary(path, "", "unreadable", None, 0, True, 0)
     first = _first_event(head) or {}
@@ -126,6 +131,7 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
         events=events,
         exact=exact,
         size=stat.st_size,
+        facts=facts,
     )
 
 

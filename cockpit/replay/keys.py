@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..keys import KEYS, KeySpec, register
 
-__all__ = ["REPLAY_SCOPE"]
+__all__ = ["PICKER_SCOPE", "REPLAY_SCOPE"]
 
 REPLAY_SCOPE = "replay"
 
@@ -51,6 +51,9 @@ _SPECS = (
     KeySpec("replay-inspect", "enter", "inspect_event", "raw event", REPLAY_SCOPE,
             help="Show the raw event under the cursor (with a transcript item selected, "
                  "enter expands the item instead, and i shows the events behind it)."),
+    KeySpec("replay-resume", "r", "resume", "resume", REPLAY_SCOPE,
+            help="Continue this agent run's conversation in the live cockpit (closes the "
+                 "viewer; like `cockpit resume JOURNAL`)."),
     KeySpec("replay-help", "question_mark", "help", "help", REPLAY_SCOPE, key_display="?",
             help="Show every key."),
     KeySpec("replay-quit", "q", "quit_replay", "quit", REPLAY_SCOPE,
@@ -59,5 +62,13 @@ _SPECS = (
             priority=True, help="Close the viewer."),
 )
 
+PICKER_SCOPE = "picker"
+
+_PICKER_SPECS = (
+    KeySpec("picker-resume", "r", "resume", "resume", PICKER_SCOPE,
+            help="Continue the selected agent run's conversation in the live cockpit."),
+)
+
 if not any(spec.id == _SPECS[0].id for spec in KEYS):  # once, however often imported
     register(*_SPECS, title="Replay")
+    register(*_PICKER_SPECS, title="Journal picker")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
@@ -17,8 +17,9 @@ from ..keys import bindings
 from ..paths import journal_dir
 from ..widgets.text import clean_line, styled_line
 from .journals import CRASHED, CRASHED_LEGEND, JournalSummary, list_journals
+from .keys import PICKER_SCOPE
 
-__all__ = ["PickerScreen", "describe_length"]
+__all__ = ["PickerScreen", "describe_length", "request_resume"]
 
 
 def describe_length(summary: JournalSummary) -> str:
@@ -36,7 +37,7 @@ class PickerScreen(Screen[Path | None]):
     PickerScreen DataTable { height: 1fr; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [*bindings("pager")]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("pager"), *bindings(PICKER_SCOPE)]
 
     def __init__(self, directory: str | Path | None = None) -> None:
         super().__init__()
@@ -74,3 +75,21 @@ class PickerScreen(Screen[Path | None]):
     def action_close(self) -> None:
         """Leave without opening a journal."""
         self.dismiss(None)
+
+    def action_resume(self) -> None:
+        """Continue the selected agent run's conversation (the app closes for the cockpit)."""
+        table = self.query_one(DataTable)
+        if not self.journals or table.cursor_row is None:
+            return
+        request_resume(self.app, self.journals[table.cursor_row].path)
+
+
+def request_resume(app: App[object], path: Path) -> None:
+    """Close `app` asking for the run of `path` to be resumed, or say why it cannot be."""
+    from ..sessions import ResumeRequest, resume_problem
+
+    problem = resume_problem(path)
+    if problem is not None:
+        app.notify(problem, severity="warning", markup=False, timeout=8)
+        return
+    app.exit(ResumeRequest(path))

@@ -37,8 +37,10 @@ from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
+from .journal_facts import runs_an_agent_session
 from .journals import CRASHED, CRASHED_TEXT, looks_live, open_status
 from .keys import REPLAY_SCOPE
+from .picker import request_resume
 from .timeline import MARKER_KINDS, Timeline
 
 __all__ = ["POLL", "ReplayScreen"]
@@ -97,6 +99,7 @@ class ReplayScreen(Screen[None]):
         self._stop = threading.Event()
         self._seen_corrupt = 0
         self.crashed = False  # no `agent_end` last, and no run writes it any more
+        self._resumable: bool | None = None  # an agent session's journal (`r` resumes it)
         self._play_timer: Any = None
         self._last_grew = -1e9
         # Set once the first frame is on screen: until then the reading thread waits after its
@@ -245,6 +248,12 @@ class ReplayScreen(Screen[None]):
                 self.display_widget.show(step.view)
             elif step.changes:
                 self.display_widget.apply_changes(step.view, step.changes)
+            status = self.display_widget.status_line
+            at_end = (self.crashed and self.complete and self.replay is not None
+                      and self.position_shown == len(self.replay) - 1)
+            if status.crashed != at_end:  # "crashed?" where the run stops, not before
+                status.crashed = at_end
+                status.show(step.view)
             self._stick_to_bottom(8)
             self._update_timeline()
 
@@ -487,8 +496,17 @@ class ReplayScreen(Screen[None]):
         self._stop.set()
         self.app.exit()
 
+    def action_resume(self) -> None:
+        """Continue this agent run's conversation in the live cockpit (the viewer closes)."""
+        request_resume(self.app, self.path)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys that type into the search box are not replay keys while it has focus."""
+        """Keys that type into the search box are not replay keys while it has focus; `r`
+        (resume) only on the journal of an agent session."""
         if self.query("#search") and self.query_one("#search", Input).has_focus:
             return action in ("quit_replay",)
+        if action == "resume":
+            if self._resumable is None:
+                self._resumable = runs_an_agent_session(self.path)
+            return self._resumable
         return True

@@ -1,4 +1,5 @@
-"""Asks before quitting while a run is live: quitting cancels it."""
+"""Asks before quitting while a run is live (quitting cancels it) or messages are queued (they
+would never be sent)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from engine_adapter.text import plural
+
 __all__ = ["QuitScreen"]
 
 
 class QuitScreen(ModalScreen[bool]):
-    """Dismisses with True to quit (and cancel the run), False to stay."""
+    """Dismisses with True to quit (and cancel the run), False to stay. `live`: the run is
+    still going; `queued`: how many queued messages would not be sent."""
 
     DEFAULT_CSS = """
     QuitScreen { align: center middle; }
@@ -33,11 +37,17 @@ class QuitScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "keep running"),
     ]
 
+    def __init__(self, *, live: bool = True, queued: int = 0) -> None:
+        super().__init__()
+        self.live, self.queued = live, queued
+
     def compose(self) -> ComposeResult:
+        lines = ["The run is still live. Quit and cancel it?"] if self.live else ["Quit?"]
+        if self.queued:
+            lines.append(f"{plural(self.queued, 'queued message')} will not be sent.")
+        quit_ = "quit (the run is cancelled, its journal closed)" if self.live else "quit"
         with Vertical():
-            yield Static("The run is still live. Quit and cancel it?\n\n"
-                         "[y] quit (the run is cancelled, its journal closed)   [n] stay",
-                         markup=False)
+            yield Static("\n".join(lines) + f"\n\n[y] {quit_}   [n] stay", markup=False)
         yield Footer()
 
     def action_answer(self, quit_: bool) -> None:

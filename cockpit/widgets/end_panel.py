@@ -1,9 +1,9 @@
 """`EndPanel`: how a task ended (`end_text`: status and error first, where the reply is, the
-files it changed, where its journal is) and the input for the next task, shown under the
-transcript once the run is over.
+files it changed, where its journal is), shown under the transcript once the run is over (the
+next task is typed in the `Composer` below it).
 
 It renders from a `RunView` and the journal's path, never from a Session; starting the next task
-is the live app's business (it listens for the input's `Input.Submitted`).
+is the live app's business (the Composer's).
 
 Layout: the outcome sits in a `ScrollBox` of limited height (the panel takes at most ~45% of the
 screen), so a 4 KB reply never hides the transcript, the status line or the input; the keys line
@@ -16,10 +16,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.events import Resize
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from engine_adapter.fold import RunView
 
+from .. import steer_keys  # noqa: F401 - registers the `compose` key named below
 from ..keys import key_label
 from ..styles import palette_for
 from .end_text import end_text
@@ -43,15 +44,6 @@ class EndPanel(Vertical):
     EndPanel.-failed { border-top: thick $error; }
     EndPanel.-cancelled { border-top: thick $warning; }
     EndPanel #end-keys { height: 1; }
-    EndPanel #next-task {
-        display: none;
-        height: 1;
-        border: none;
-        padding: 0 1;
-        background: $surface;
-    }
-    EndPanel #next-task:focus { background: $boost; }
-    EndPanel #next-task.-shown { display: block; }
     """
 
     _offer_next = False  # whether the keys line names the next-task key
@@ -59,12 +51,11 @@ class EndPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield ScrollBox(Static("", id="end-text"), id="end-body")
         yield Static("", id="end-keys")
-        yield Input(placeholder="next task — enter runs it in this session (grants carry "
-                    "over)", id="next-task", max_length=20_000)
 
     def body_rows(self, offer_next: bool) -> int:
         """Rows the outcome may take: the panel stays within ~45% of the screen with its
-        border, the "more below" marker, the keys line and the input."""
+        border, the "more below" marker and the keys line, and a row left for the message box
+        below it when the next task can be typed."""
         return max(1, self.app.size.height * 45 // 100 - 3 - int(offer_next))
 
     def on_resize(self, event: Resize) -> None:
@@ -80,7 +71,7 @@ class EndPanel(Vertical):
                                        (" next task · ", " quits"), (" next · ", " quit")):
             keys = Text(no_wrap=True, overflow="ellipsis")
             if self._offer_next:
-                keys.append(key_label(self.app, "next-field"), palette.accent)
+                keys.append(key_label(self.app, "compose"), palette.accent)
                 keys.append(next_words, palette.dim)
             keys.append(key_label(self.app, "quit"), palette.accent)
             keys.append(quit_words, palette.dim)
@@ -89,13 +80,12 @@ class EndPanel(Vertical):
         self.query_one("#end-keys", Static).update(keys)
 
     def _fit(self) -> None:
-        offer_next = self.query_one("#next-task", Input).has_class("-shown")
-        self.query_one("#end-body", ScrollBox).max_rows = self.body_rows(offer_next)
+        self.query_one("#end-body", ScrollBox).max_rows = self.body_rows(self._offer_next)
 
     def show(self, view: RunView, *, journal: str | None, offer_next: bool) -> None:
-        """Show how `view`'s run ended (or hide while it is live); `offer_next` shows the input
-        for the next task — shown, not focused: a `y` pressed a moment too late must not start
-        typing a task."""
+        """Show how `view`'s run ended (or hide while it is live); `offer_next` says where the
+        next task is typed (the message box is shown, not focused: a `y` pressed a moment too
+        late must not start typing a task)."""
         if view.live or view.status == "idle":
             self.hide()
             return
@@ -108,14 +98,9 @@ class EndPanel(Vertical):
         self.set_class(view.status == "failed", "-failed")
         self.set_class(view.status == "cancelled", "-cancelled")
         self.add_class("-shown")
-        next_input = self.query_one("#next-task", Input)
-        next_input.set_class(offer_next, "-shown")
-        if offer_next:
-            next_input.value = ""
         self._fit()
         self.query_one("#end-body", ScrollBox).content_changed(to_top=True)
 
     def hide(self) -> None:
-        """Hide the panel and its input (the next task is starting)."""
+        """Hide the panel (the next task is starting)."""
         self.remove_class("-shown", "-failed", "-cancelled")
-        self.query_one("#next-task", Input).remove_class("-shown")

@@ -22,12 +22,23 @@ from rich.text import Text
 from textual.strip import Strip
 
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import DecisionItem, EndItem, Item, MessageItem, NoticeItem, ToolCallItem
+from engine_adapter.fold import (
+    DecisionItem,
+    EndItem,
+    HistoryItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    QuestionItem,
+    ToolCallItem,
+)
 from engine_adapter.input_fields import input_text
 from engine_adapter.text import cap, cut, plural
 
 from ..outcome import outcome, task_changes
 from ..styles import Palette
+from .history_item import history_needs_pager, history_text, render_history
+from .question_rows import question_rows, question_text
 from .row_kit import markdown, one, warn_style, wrapped
 from .text import styled, styled_line, styled_one_line
 from .tool_rows import (
@@ -72,6 +83,8 @@ def needs_pager(item: Item) -> bool:
         return tool_needs_pager(item)
     if isinstance(item, MessageItem):
         return len(item.text) > TEXT_LIMIT
+    if isinstance(item, HistoryItem):
+        return history_needs_pager(item)
     if isinstance(item, EndItem):
         return len(item.result or "") > TEXT_LIMIT or len(item.error or "") > 20_000
     return False
@@ -249,10 +262,14 @@ def render_item(item: Item, previous: Item | None, *, width: int, expanded: bool
         strips += _message(item, expanded, palette, console, inner)
     elif isinstance(item, DecisionItem):
         strips += _decision(item, palette, console, inner)
+    elif isinstance(item, QuestionItem):
+        strips += question_rows(item, expanded, palette, console, inner)
     elif isinstance(item, EndItem):
         strips += _end(item, items, palette, console, inner)
     elif isinstance(item, NoticeItem):
         strips += _notice(item, palette, console, inner)
+    elif isinstance(item, HistoryItem):
+        strips += render_history(item, expanded, palette, console, inner)
     else:
         strips.append(one(console, Text("· ").append_text(styled_line(item.kind, palette.dim,
                                                                       limit=80)), inner))
@@ -294,6 +311,10 @@ def item_text(item: Item) -> str:
         return "\n".join(told.lines) + reply
     if isinstance(item, NoticeItem):
         return item.text
+    if isinstance(item, HistoryItem):
+        return history_text(item)
+    if isinstance(item, QuestionItem):
+        return question_text(item)
     return item.kind
 
 

@@ -17,6 +17,7 @@ from textual.app import RenderResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from engine_adapter.describe import options_text
 from engine_adapter.fold import RunView
 from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
@@ -30,6 +31,13 @@ __all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed", "
 
 _RUN_ICONS = {"idle": "○", "running": "●", "completed": "✓", "failed": "✗", "cancelled": "⊘"}
 _CHECK_ICONS = {"pending": "○", "running": "…", "passed": "✓", "failed": "✗"}
+
+
+def _shown_elsewhere(options: tuple) -> list[str]:
+    """The settings the status line already shows: the model (as the model) and the mode (as
+    the phase)."""
+    return [o.id for o in options if o.category in ("model", "mode") or o.id in ("model",
+                                                                                 "mode")]
 
 
 def format_elapsed(seconds: float) -> str:
@@ -93,6 +101,9 @@ class StatusLine(Widget):
         self.clock = clock
         self.side_summary = False  # sum up verification and grants (the side column is hidden)
         self.side_overlay = False  # the side column is shown over the transcript now
+        # The journal ended without `agent_end` and nothing writes it any more (replay at its
+        # last event): a "running" run is shown as what it is, "crashed?"
+        self.crashed = False
         self._view: RunView | None = None
         self._lines: list[Text] = [Text(), Text()]
 
@@ -118,8 +129,14 @@ class StatusLine(Widget):
         width = max(10, self.size.width - 2 if self.size.width else 118)
         status_style = palette.status_style(view.status)
         top = Text(no_wrap=True, overflow="ellipsis", end="")
-        top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
+        if self.crashed and view.status == "running":
+            top.append("⚠ crashed?", palette.warning)
+        else:
+            top.append(f"{_RUN_ICONS.get(view.status, '·')} {view.status}", status_style)
         top.append("  ")
+        if view.title:  # the agent's name for its session
+            top.append(one_line(view.title, 80), palette.accent)
+            top.append(" · ", palette.dim)
         top.append(one_line(view.task, 300) or "(no task yet)", palette.text)
         top.truncate(width, overflow="ellipsis")
         # (text, style, priority: lower is kept first)
@@ -140,6 +157,9 @@ class StatusLine(Widget):
             fields.append((short_path(view.cwd, max(12, width // 3)), palette.text, 2))
         if view.phase:
             fields.append((f"phase {clean_line(view.phase, 40)}", palette.dim, 6))
+        settings = options_text(view.options, skip=_shown_elsewhere(view.options))
+        if settings:
+            fields.append((clean_line(settings, 120), palette.dim, 2))  # chosen by the human
         fields.append((f"turn {view.turn}", palette.dim, 4))
         cached = f" ({view.cached_tokens:,} cached)" if view.cached_tokens else ""
         tokens = f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"

@@ -1,7 +1,8 @@
 """`RunDisplay`: the whole picture of a run, rendered from a `RunView`.
 
 Status line on top, the transcript beside a side column (verification, grants), the approval bar
-at the bottom. Two ways in, both from a view and never from a Session:
+at the bottom — or, while the agent has a question open, its form (the approval waits behind
+it). Two ways in, both from a view and never from a Session:
 
 - `apply_changes(view, changes)`: the incremental path, once a frame (see `FramePump`);
 - `show(view)`: a full redraw from any view (a replay seek can land anywhere).
@@ -25,7 +26,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.widgets import Static
 
-from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, RunView
+from engine_adapter.fold import APPROVALS, GRANTS, QUESTIONS, RUN, USAGE, VERIFICATION, RunView
 from engine_adapter.text import plural
 
 from ..keys import key_label
@@ -33,6 +34,7 @@ from ..pump import ChangeSet
 from ..styles import palette_for
 from .approval import ApprovalBar
 from .panels import GrantsPanel, StatusLine, VerificationPanel
+from .question_form import QuestionForm
 from .transcript import Transcript
 
 __all__ = ["SIDE_MIN_WIDTH", "RunDisplay"]
@@ -50,6 +52,8 @@ class RunDisplay(Vertical):
     DEFAULT_CSS = """
     RunDisplay { height: 1fr; layers: base overlay; }
     RunDisplay > ApprovalBar { layer: overlay; dock: bottom; }
+    RunDisplay > QuestionForm { layer: overlay; dock: bottom; }
+    RunDisplay > ApprovalBar.-behind-question { display: none; }
     RunDisplay #run-body { height: 1fr; layers: base overlay; }
     RunDisplay #run-side {
         width: 44;
@@ -83,7 +87,7 @@ class RunDisplay(Vertical):
                  id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
-        self._answerable = answerable
+        self._answerable = answerable  # the live cockpit: approvals and questions take answers
         self._approval_timeout = approval_timeout
         self.view: RunView | None = None
         self.unseen_items = 0  # items added since the transcript stopped following
@@ -98,6 +102,7 @@ class RunDisplay(Vertical):
             yield Static("", id="new-below")
         yield ApprovalBar(answerable=self._answerable, timeout=self._approval_timeout,
                           clock=self._clock, id="approval")
+        yield QuestionForm(answerable=self._answerable, id="question")
 
     @property
     def transcript(self) -> Transcript:
@@ -113,6 +118,11 @@ class RunDisplay(Vertical):
     def status_line(self) -> StatusLine:
         """The status line."""
         return self.query_one(StatusLine)
+
+    @property
+    def question_form(self) -> QuestionForm:
+        """The form of the agent's open question."""
+        return self.query_one(QuestionForm)
 
     def show(self, view: RunView) -> None:
         """Redraw everything from `view`."""
@@ -133,7 +143,7 @@ class RunDisplay(Vertical):
             self.query_one(VerificationPanel).show(view)
         if parts & GRANTS:
             self.query_one(GrantsPanel).show(view)
-        if parts & APPROVALS:
+        if parts & (APPROVALS | QUESTIONS):
             self._show_approval(view)
         transcript = self.transcript
         if changes.items or len(view.items) != transcript.item_count:
@@ -152,14 +162,24 @@ class RunDisplay(Vertical):
         # The bar floats over the bottom of the transcript (its own layer), so showing it does
         # not resize — and re-render — everything else; the transcript keeps as many blank rows
         # below its last item, so the row awaiting approval stays in sight.
-        bar = self.approval_bar
+        bar, form = self.approval_bar, self.question_form
+        form.show(view)
         bar.show(view)
-        self.transcript.reserve_rows(bar.estimated_height if bar.approval_id else 0)
+        bar.set_class(form.question is not None, "-behind-question")
+        if form.question is not None:
+            self.transcript.reserve_rows(form.height_shown or 8)
+        else:
+            self.transcript.reserve_rows(bar.estimated_height if bar.approval_id else 0)
         self._show_new_below()
 
     def on_approval_bar_resized(self, message: ApprovalBar.Resized) -> None:
         """The bar's real height is known: keep exactly that much room below the items."""
-        if self.approval_bar.approval_id is not None:
+        if self.approval_bar.approval_id is not None and self.question_form.question is None:
+            self.transcript.reserve_rows(message.height)
+
+    def on_question_form_resized(self, message: QuestionForm.Resized) -> None:
+        """The form's real height is known: keep that much room below the items."""
+        if self.question_form.question is not None:
             self.transcript.reserve_rows(message.height)
             self._show_new_below()
 

@@ -74,8 +74,13 @@ def _badge(item: ToolCallItem, palette: Palette) -> Text | None:
     words = approval_verdict(approval, full=False)
     if approval.state == "pending":
         return Text(words, palette.status_style("awaiting"))
-    return Text(words, palette.success if approval.state == "allowed"
-                else palette.status_style("denied"))
+    badge = Text(words, palette.success if approval.state == "allowed"
+                 else palette.status_style("denied"))
+    if approval.answer_reason:  # the human's words with the answer, passed on to the agent
+        badge.append(": ", palette.dim)
+        badge.append_text(styled_one_line(approval.answer_reason, palette.text, limit=200,
+                                          marker_style=warn_style(palette)))
+    return badge
 
 
 def _head(item: ToolCallItem, palette: Palette) -> Text:
@@ -195,6 +200,8 @@ def tool_text(item: ToolCallItem) -> str:
     about = [item.status, call_timing(item)]
     if approval is not None:
         about.append(approval_verdict(approval))
+        if approval.answer_reason:
+            about.append(f"reason: {approval.answer_reason}")
     parts = [f"{item.tool} ({' · '.join(p for p in about if p)})",
              input_text(_without_diff(item.tool_input))]
     if item.error:

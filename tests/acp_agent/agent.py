@@ -35,10 +35,30 @@ The prompt's first word picks what it does (the rest are arguments):
                         outputByteLimit; replies with the exit or the error
   permit-terminal JSON  an `execute` permission for the JSON's command and args, then
                         terminal-json JSON
+  ask [KIND...]         one elicitation (form) with a field of each KIND: text, number,
+                        integer, boolean, choice, enum, multi (default: all); replies with
+                        the action and the values it got
+  ask-url               an elicitation in URL mode (a link to open)
+  ask-bad               a form whose required field is of a kind no client knows
+  deny-wait CMD         a permission for `execute CMD`; once it is denied, waits up to 5 s
+                        for a note inside the turn (steering), then replies what it got
+  /NAME [ARGS]          one of the commands it offers (see below): replies "ran /NAME …"
+
+After `session/new` it offers commands (`available_commands_update`): review (with an input
+hint), compact, and "memory show" (a name with a space, as gemini has).
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
+`--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
+
+Sessions, settings, titles, MCP servers and the environment: see `sessions.py` (`--state DIR`
+keeps sessions for a later agent process to list, load or resume; `--no-list`, `--no-load`,
+`--no-resume` leave a capability out).
+`--mode steering`: `initialize` says it takes notes inside a turn (codex-acp's `steering`
+extension: `_meta.steering.supported`), served by its `_session/steering` method.
+`--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed (prompts with
+each text block, elicitation answers, steering notes, the client's capabilities).
 """
 
 from __future__ import annotations
@@ -73,34 +93,81 @@ from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     AvailableCommand,
+    AvailableCommandInput,
     AvailableCommandsUpdate,
     Cost,
+    ElicitationBooleanPropertySchema,
+    ElicitationFormSessionMode,
+    ElicitationIntegerPropertySchema,
+    ElicitationMultiSelectPropertySchema,
+    ElicitationNumberPropertySchema,
+    ElicitationSchema,
+    ElicitationStringPropertySchema,
+    ElicitationUrlSessionMode,
     EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
-    SessionMode,
-    SessionModeState,
     ToolCallLocation,
     ToolCallUpdate,
+    UnstructuredCommandInput,
     Usage,
     UsageUpdate,
 )
 
+try:  # run as a script (the agent's process) or imported as the test package's module
+    from sessions import SessionFeatures
+except ImportError:  # pragma: no cover
+    from acp_agent.sessions import SessionFeatures
 
-class TestAgent:
+COMMANDS = [
+    AvailableCommand(name="review", description="Review the uncommitted changes",
+                     input=AvailableCommandInput(
+                         UnstructuredCommandInput(hint="what to focus on"))),
+    AvailableCommand(name="compact", description="Summarize the conversation so far"),
+    AvailableCommand(name="memory show", description="Show what it remembers"),
+]
+
+FORM_FIELDS: dict[str, Any] = {
+    "text": ElicitationStringPropertySchema(type="string", title="Your name", min_length=1),
+    "number": ElicitationNumberPropertySchema(type="number", title="Budget", minimum=0),
+    "integer": ElicitationIntegerPropertySchema(type="integer", title="Retries", maximum=5,
+                                                default=2),
+    "boolean": ElicitationBooleanPropertySchema(type="boolean", title="Run the tests",
+                                                default=True),
+    "choice": ElicitationStringPropertySchema.model_validate({
+        "type": "string", "title": "Database",
+        "oneOf": [{"const": "dev", "title": "Development"},
+                  {"const": "staging", "title": "Staging"}]}),
+    "enum": ElicitationStringPropertySchema(type="string", title="Colour",
+                                            enum=["red", "green"]),
+    "multi": ElicitationMultiSelectPropertySchema.model_validate({
+        "type": "array", "title": "Targets",
+        "items": {"anyOf": [{"const": "linux", "title": "Linux"},
+                            {"const": "mac", "title": "macOS"}]}}),
+}
+
+
+
+class TestAgent(SessionFeatures):
     """The agent; one instance serves one connection."""
 
-    def __init__(self, mode: str, log_path: str | None) -> None:
+    def __init__(self, mode: str, log_path: str | None, state_dir: str | None = None,
+                 caps: frozenset[str] = frozenset({"list", "load", "resume"})) -> None:
         self.mode = mode
         self.log_path = log_path
+        self.init_sessions(state_dir, set(caps))
+        self.reply: list[str] = []
         self.conn: Any = None
         self.authenticated = False
         self.cwd = os.getcwd()
         self.prompts = 0
         self.cancelled = asyncio.Event()
+        self.in_turn = False
+        self.notes: asyncio.Queue[str] = asyncio.Queue()
+        self.background: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -116,48 +183,73 @@ class TestAgent:
         caps = client_capabilities
         self.log(event="initialize", fs_read=bool(caps and caps.fs.read_text_file),
                  fs_write=bool(caps and caps.fs.write_text_file),
-                 terminal=bool(caps and caps.terminal))
-        methods = []
+                 terminal=bool(caps and caps.terminal),
+                 terminal_auth=bool(caps and caps.auth and caps.auth.terminal),
+                 elicitation_form=bool(caps and caps.elicitation and caps.elicitation.form),
+                 elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url))
+        methods: list[Any] = self.auth_methods_extra()
         if self.mode == "auth":
             methods = [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
                                         description="Requires TEST_AGENT_KEY",
                                         vars=[{"name": "TEST_AGENT_KEY"}])]
+        capabilities = AgentCapabilities.model_validate(self.session_caps())
+        meta = {"steering": {"supported": True}} if self.mode == "steering" else None
         return InitializeResponse(protocol_version=PROTOCOL_VERSION,
-                                  agent_capabilities=AgentCapabilities(), auth_methods=methods,
+                                  agent_capabilities=capabilities, auth_methods=methods,
                                   agent_info=Implementation(name="cockpit-test-agent",
                                                             title="Cockpit test agent",
-                                                            version="1.0"))
+                                                            version="1.0"),
+                                  field_meta=meta)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         self.log(event="authenticate", method=method_id)
-        if method_id != "test-key" or not os.environ.get("TEST_AGENT_KEY"):
+        expected = "api-key" if self.mode == "apikey" else "test-key"
+        if method_id != expected or not os.environ.get("TEST_AGENT_KEY"):
             raise RequestError(-32000, "Authentication failed: TEST_AGENT_KEY is not set")
         self.authenticated = True
         return AuthenticateResponse()
 
     async def new_session(self, cwd: str, mcp_servers: Any = None,
                           **kwargs: Any) -> NewSessionResponse:
-        if self.mode == "auth" and not self.authenticated:
+        if self.mode in ("auth", "apikey") and not self.authenticated:
             raise RequestError(-32000, "Authentication required",
                                {"reason": "no TEST_AGENT_KEY: log in first"})
         self.cwd = cwd
-        self.log(event="new_session", cwd=cwd)
-        modes = SessionModeState(current_mode_id="ask", available_modes=[
-            SessionMode(id="ask", name="Ask"), SessionMode(id="code", name="Code")])
-        return NewSessionResponse(session_id="test-session-1", modes=modes)
+        sid = self._new(cwd)
+        self.received("new_session", sid, cwd, mcp_servers)
+        # Like the real agents: the commands follow the answer, in a notification of their own.
+        task = asyncio.ensure_future(self.offer_commands(sid))
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return NewSessionResponse(session_id=sid, modes=self.modes(sid),
+                                  config_options=self.config_options(sid))
+
+    async def offer_commands(self, sid: str) -> None:
+        await asyncio.sleep(0)  # after the session/new answer has gone out
+        await self.send(sid, AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=COMMANDS))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.log(event="cancel")
         self.cancelled.set()
 
-    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
-        return None
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method != "session/steering" or self.mode != "steering":
+            raise RequestError.method_not_found(f"_{method}")
+        text = " ".join(block.get("text", "") for block in params.get("prompt", []))
+        idle = (params.get("_meta") or {}).get("steering", {}).get("idleBehavior")
+        self.log(event="steering", text=text, in_turn=self.in_turn, idle=idle)
+        if not self.in_turn:
+            return {"outcome": "promptRequired", "reason": "noRunningTurn"}
+        self.notes.put_nowait(text)
+        return {"outcome": "injected"}
 
     # helpers -----------------------------------------------------------------------------------
     async def send(self, sid: str, update: Any) -> None:
         await self.conn.session_update(session_id=sid, update=update)
 
     async def say(self, sid: str, text: str) -> None:
+        self.reply.append(text)
         await self.send(sid, update_agent_message_text(text))
 
     def options(self, kinds: list[str]) -> list[PermissionOption]:
@@ -181,6 +273,7 @@ class TestAgent:
         else:
             chosen = next(o.kind for o in options if o.option_id == outcome.option_id)
         self.log(event="permission", call_id=call_id, chosen=chosen)
+        self.remember(sid, "tool", call_id)
         return chosen
 
     def path(self, name: str) -> str:
@@ -190,15 +283,43 @@ class TestAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         self.prompts += 1
         self.cancelled.clear()
-        text = " ".join(getattr(block, "text", "") for block in prompt).strip()
+        blocks = [getattr(block, "text", "") for block in prompt]
+        text = blocks[-1].strip() if blocks else ""  # the task; notes come before it
         words = text.split()
         scenario, args = (words[0], words[1:]) if words else ("hello", [])
-        self.log(event="prompt", text=text, count=self.prompts)
+        self.log(event="prompt", text=text, count=self.prompts, blocks=blocks, session=session_id)
+        self.remember(session_id, "user", text)
+        self.reply = []
+        self.in_turn = True
+        try:
+            if scenario.startswith("/"):
+                response = await self.run_command(session_id, text)
+            else:
+                response = await self.dispatch(session_id, scenario, args)
+        finally:
+            self.in_turn = False
+        self.remember(session_id, "agent", "".join(self.reply))
+        return response
+
+    async def run_command(self, sid: str, text: str) -> PromptResponse:
+        known = sorted((c.name for c in COMMANDS), key=len, reverse=True)
+        name = next((n for n in known if text[1:] == n or text[1:].startswith(n + " ")), None)
+        if name is None:
+            await self.say(sid, f"no such command: {text.split()[0]}")
+            return PromptResponse(stop_reason="end_turn")
+        rest = text[1 + len(name):].strip()
+        self.log(event="command", name=name, args=rest)
+        await self.say(sid, f"ran /{name}" + (f" with {rest!r}" if rest else ""))
+        return PromptResponse(stop_reason="end_turn")
+
+    async def dispatch(self, session_id: str, scenario: str, args: list[str]) -> PromptResponse:
         handler = getattr(self, "do_" + scenario.replace("-", "_"), None)
         if handler is None:
             await self.say(session_id, f"unknown scenario {scenario!r}")
-            return PromptResponse(stop_reason="end_turn")
-        return await handler(session_id, args)
+            response = PromptResponse(stop_reason="end_turn")
+        else:
+            response = await handler(session_id, args)
+        return response
 
     async def do_hello(self, sid: str, args: list[str]) -> PromptResponse:
         await self.send(sid, update_agent_thought_text("thinking about it"))
@@ -482,14 +603,62 @@ class TestAgent:
         await self.say(sid, "I won't.")
         return PromptResponse(stop_reason="refusal")
 
+    async def do_ask(self, sid: str, args: list[str]) -> PromptResponse:
+        kinds = args or list(FORM_FIELDS)
+        schema = ElicitationSchema(properties={kind: FORM_FIELDS[kind] for kind in kinds},
+                                   required=[kind for kind in kinds if kind in ("text",
+                                                                                "choice")])
+        return await self._elicit(sid, ElicitationFormSessionMode(
+            session_id=sid, tool_call_id="ask-1", requested_schema=schema),
+            "A few questions before I start")
+
+    async def do_ask_url(self, sid: str, args: list[str]) -> PromptResponse:
+        return await self._elicit(sid, ElicitationUrlSessionMode(
+            session_id=sid, elicitation_id="e-1", url="https://example.com/login"),
+            "Log in, please")
+
+    async def do_ask_bad(self, sid: str, args: list[str]) -> PromptResponse:
+        schema = ElicitationSchema.model_validate({"type": "object", "required": ["odd"],
+                                                   "properties": {"odd": {"type": "_color"}}})
+        return await self._elicit(sid, ElicitationFormSessionMode(
+            session_id=sid, requested_schema=schema), "Pick a colour")
+
+    async def _elicit(self, sid: str, mode: Any, message: str) -> PromptResponse:
+        try:
+            response = await self.conn.create_elicitation(message=message, mode=mode)
+        except RequestError as exc:
+            self.log(event="elicitation", error=str(exc))
+            await self.say(sid, f"elicitation error: {exc}")
+            return PromptResponse(stop_reason="end_turn")
+        content = getattr(response, "content", None)
+        self.log(event="elicitation", action=response.action, content=content)
+        await self.say(sid, f"{response.action} {json.dumps(content, sort_keys=True)}")
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_deny_wait(self, sid: str, args: list[str]) -> PromptResponse:
+        command = " ".join(args) or "git push"
+        chosen = await self.ask(sid, "deny-1", ["allow_once", "reject_once"],
+                                title=f"Run {command}", raw_input={"command": command})
+        note = ""
+        if chosen == "reject_once" and self.mode == "steering":
+            with contextlib.suppress(TimeoutError):
+                note = await asyncio.wait_for(self.notes.get(), 5.0)
+        await self.say(sid, f"{chosen}; note: {note or '(none)'}")
+        return PromptResponse(stop_reason="end_turn")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="cockpit's ACP test agent")
     parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
     parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
+    parser.add_argument("--state", default=os.environ.get("ACP_TEST_AGENT_STATE"))
+    for cap in ("list", "load", "resume"):
+        parser.add_argument(f"--no-{cap}", action="store_true")
     args = parser.parse_args()
-    agent = TestAgent(args.mode, args.log)
-    asyncio.run(acp.run_agent(agent))
+    caps = frozenset(c for c in ("list", "load", "resume") if not getattr(args, f"no_{c}"))
+    agent = TestAgent(args.mode, args.log, args.state, caps)
+    # Unstable: `session/resume` is routed only with it (SDK 0.12).
+    asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))
     agent.log(event="stdin closed")  # the client closed us cleanly (not a kill)
 
 

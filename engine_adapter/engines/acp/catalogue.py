@@ -3,7 +3,9 @@
 `resolve_agent("codex")` is the catalogue's entry; `resolve_agent("my-agent --acp")` is any other
 command. `agent_env(spec)` is the environment the agent gets: a small base (home, path, locale,
 terminal, temp dir, proxies and certificates) plus, explicitly, the authentication variables the
-agent reads (API keys) when they are set — nothing else of the caller's environment.
+agent reads (API keys) when they are set, and what the catalogue sets for the workspace the
+human chose (Gemini's folder trust) — nothing else of the caller's environment. Whatever else
+the human passes on purpose (`--env`, `--pass-env`, `[agents.NAME.env]`) comes on top.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import shlex
 import shutil
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
@@ -50,11 +52,25 @@ class AgentSpec:
     env: tuple[str, ...] = ()
     docs: str | None = None
     known: bool = True  # from the catalogue (False: a command given on the command line)
+    version: str | None = None  # the version whose launch arguments the catalogue was checked on
+    auth_vars: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    """Per login method id the agent declares: the variables that satisfy it (any one)."""
+    workspace_env: dict[str, str] = field(default_factory=dict, hash=False)
+    """Set for the agent because the human chose the workspace it runs in (folder trust)."""
+    model_args: tuple[str, ...] = ()
+    """Arguments that choose the agent's model at launch (`{model}` is replaced), for an agent
+    that offers no model setting in the protocol."""
 
     @property
     def argv(self) -> list[str]:
         """The command line that starts the agent."""
         return [self.command, *self.args]
+
+    def launch_argv(self, model: str | None = None) -> list[str]:
+        """The command line, choosing `model` through `model_args` when the agent has them."""
+        if model is None or not self.model_args:
+            return self.argv
+        return [*self.argv, *(arg.replace("{model}", model) for arg in self.model_args)]
 
     @property
     def display(self) -> str:
@@ -82,7 +98,29 @@ def _spec(name: str, table: object) -> AgentSpec:
         raise AgentSpecError(f"catalogue entry {name!r}: env must be a list of names")
     return AgentSpec(name=name, command=command, args=tuple(args),
                      title=str(table.get("title", "")), install=table.get("install"),
-                     env=tuple(env), docs=table.get("docs"))
+                     env=tuple(env), docs=table.get("docs"), version=table.get("version"),
+                     auth_vars=_names_table(name, table.get("auth_methods", {})),
+                     workspace_env=_string_table(name, "workspace_env",
+                                                 table.get("workspace_env", {})),
+                     model_args=_strings(name, "model_args", table.get("model_args", [])))
+
+
+def _strings(name: str, key: str, value: object) -> tuple[str, ...]:
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise AgentSpecError(f"catalogue entry {name!r}: {key} must be a list of strings")
+    return tuple(value)
+
+
+def _string_table(name: str, key: str, value: object) -> dict[str, str]:
+    if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+        raise AgentSpecError(f"catalogue entry {name!r}: {key} must be a table of strings")
+    return dict(value)
+
+
+def _names_table(name: str, value: object) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, dict):
+        raise AgentSpecError(f"catalogue entry {name!r}: auth_methods must be a table")
+    return {str(k): _strings(name, f"auth_methods.{k}", v) for k, v in value.items()}
 
 
 def load_catalogue(path: str | os.PathLike[str] | None = None) -> dict[str, AgentSpec]:
@@ -126,14 +164,15 @@ def resolve_agent(value: str, catalogue: Mapping[str, AgentSpec] | None = None) 
 def agent_env(spec: AgentSpec, extra: Mapping[str, str] | None = None,
               environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment to start `spec` with: the base variables and the agent's own
-    authentication variables taken from `environ` (the process environment by default), then
-    `extra` on top."""
+    authentication variables taken from `environ` (the process environment by default), the
+    catalogue's `workspace_env`, then `extra` (what the human passed on purpose) on top."""
     environ = os.environ if environ is None else environ
     env = {name: value for name, value in environ.items()
            if name in _BASE_ENV or name.startswith(_BASE_PREFIXES)}
     for name in spec.env:
         if name in environ:
             env[name] = environ[name]
+    env.update(spec.workspace_env)
     if extra:
         env.update(extra)
     return env

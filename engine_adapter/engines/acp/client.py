@@ -25,13 +25,18 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import RequestError
 from acp.schema import (
     AllowedOutcome,
+    AuthCapabilities,
+    ClientCapabilities,
     DeniedOutcome,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+    FileSystemCapabilities,
     PermissionOption,
     ReadTextFileResponse,
     RequestPermissionResponse,
@@ -47,8 +52,12 @@ from ...events import BaseEvent, ToolEnd, ToolStart
 from ...fileio import FileRefused, off_loop
 from ...sandbox import Sandbox
 from ...text import plural
+from .commands import OfferedCommands
+from .elicitation import ElicitationCalls
 from .mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
+from .notes import DenialNotes
 from .permissions import (
+    PERMISSION_DENIED,
     Permits,
     approval_input,
     choose_option,
@@ -60,14 +69,24 @@ from .terminals import Terminals
 from .text import clean
 from .workspace import Workspace, WorkspaceError
 
-__all__ = ["AcpClient"]
+__all__ = ["AcpClient", "client_capabilities"]
 
 log = logging.getLogger(__name__)
 
-PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
 
 
-class AcpClient(TerminalCalls):
+def client_capabilities() -> ClientCapabilities:
+    """What the cockpit offers an agent in `initialize`: reading and writing files, terminals,
+    questions as forms (`elicitation/create`, form mode; links are not opened), and
+    `auth.terminal` (the agent may name a login the human runs in a terminal; the cockpit shows
+    that command, it never runs what the agent names)."""
+    return ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True,
+        elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()),
+        auth=AuthCapabilities(terminal=True))
+
+
+class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
     """Serves one ACP session's calls into the cockpit (see the module docstring).
 
     `env` is the environment commands run with; `agent_name` names the agent in approval
@@ -83,10 +102,14 @@ class AcpClient(TerminalCalls):
         self.agent_name = agent_name
         self.forward_always = forward_always
         self.run: RunContext | None = None
+        # Sees each `session/update`'s params first (the agent session's title, settings and
+        # replayed history, see `agent_session`): True handled it, None leaves it to us.
+        self.session_hook: Callable[[Any], bool | None] | None = None
         self.terminals = Terminals(on_exit=self._terminal_exited)
         self.mapper = UpdateMapper(self._emit, terminal_output=self._terminal_text,
                                    display_path=self._display_path, workspace=workspace.root)
         self.permits = Permits()
+        self.notes = DenialNotes()  # a denial's reason, on its way to the agent
         self._ids_in_use: set[str] = set()  # approval ids given out this turn
         self._ops = itertools.count(1)
         self._terminal_calls: dict[str, tuple[str, float]] = {}  # terminal id -> (call id, t0)
@@ -142,6 +165,9 @@ class AcpClient(TerminalCalls):
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         """Map the update to events now, before any other await (keeps arrival order). Only
         reached if `take_notification` is not installed on the transport."""
+        if getattr(update, "session_update", None) == "available_commands_update":
+            self.take_commands(update)
+            return
         run = self.run
         if run is None or not run.live:
             return
@@ -174,9 +200,16 @@ class AcpClient(TerminalCalls):
         """
         if method != "session/update":
             return False
+        hook = self.session_hook
+        if hook is not None:
+            handled = hook(params)
+            if handled is not None:
+                return handled
         run = self.run
         if run is None or not run.live:
-            return True  # between tasks: nobody to tell
+            # Between tasks nobody is told, but the agent's commands are kept for the next one.
+            self.keep_commands_update(params)
+            return True
         # The bulk of a stream is plain text deltas: two fields, checked here directly (the
         # schema's union validation would cost more than the rest of the chunk's path).
         update = params.get("update") if isinstance(params, dict) else None
@@ -194,6 +227,9 @@ class AcpClient(TerminalCalls):
             notification = SessionNotification.model_validate(params)
         except ValidationError as exc:
             log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
+            return True
+        if notification.update.session_update == "available_commands_update":
+            self.take_commands(notification.update)
             return True
         if _has_diffs(notification.update):
             return self._map_rendered(notification.update)
@@ -231,10 +267,14 @@ class AcpClient(TerminalCalls):
             reason += f" (destructive: {why})"
         if run.token.cancelled or not run.live:
             return cancelled
-        allowed = await run.controller.request_approval(self._approval_id(call_id), kind,
-                                                        reason, tool_input, tier=tier)
+        approval_id = self._approval_id(call_id)
+        allowed = await run.controller.request_approval(approval_id, kind, reason, tool_input,
+                                                        tier=tier)
         if run.token.cancelled or not run.live:
             return cancelled
+        said = None if allowed else run.denial_reason(approval_id)
+        if said:
+            self.notes.denied(run, approval_id, f"{kind}: {title}", said)
         if allowed:
             self.permits.add(kind, raw, locations, self.workspace.resolve)
         remembered = allowed and run.is_granted(kind, tool_input, tier)
@@ -259,8 +299,11 @@ class AcpClient(TerminalCalls):
     async def _gate(self, run: RunContext, op_id: str, tool: str, reason: str,
                     tool_input: dict[str, Any], tier: int, permit: object | None, *,
                     sandboxed: bool | None = None) -> None:
-        """Ask unless a permit covers the operation; raise if the answer is no. `sandboxed`:
+        """Ask unless a permit covers the operation; raise if the answer is no, or if the task
+        was cancelled meanwhile (with a permit too: nothing acts after a cancel). `sandboxed`:
         see `Session.request_approval`."""
+        if run.token.cancelled:
+            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         if permit is not None:
             return
         allowed = await run.request_approval(op_id, tool, reason, tool_input, tier=tier,
@@ -268,7 +311,9 @@ class AcpClient(TerminalCalls):
         if run.token.cancelled:
             raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         if not allowed:
-            raise RequestError(PERMISSION_DENIED, f"the cockpit denied this: {reason}")
+            said = run.denial_reason(op_id)
+            raise RequestError(PERMISSION_DENIED, f"the cockpit denied this: {reason}" + (
+                f". The user's reason: {said}" if said else ""))
 
     # fs/* ------------------------------------------------------------------------------------
     def _refused(self, op_id: str, tool: str, exc: Exception, tool_input: dict[str, Any],
@@ -336,6 +381,9 @@ class AcpClient(TerminalCalls):
         self._emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=3,
                              title=f"write {shown}", source="client",
                              permitted_by="agent permission" if permit else None))
+        if run.token.cancelled:  # e.g. the journal could not record the start: do not act
+            self._ended(op_id, "edit", started, error="cancelled before it ran")
+            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         try:
             await off_loop(lambda: self.workspace.write(real, content),
                            what=f"writing {shown}")

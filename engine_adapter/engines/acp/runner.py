@@ -1,16 +1,21 @@
 """`AcpRunner`: an `AgentRunner` that drives an Agent Client Protocol agent.
 
 One runner is one agent process and one ACP session. The first `run()` starts the agent
-(`initialize`, authentication when the agent asks for it and a key is set, `session/new`); each
+(`initialize`, then `opening`: a new session or the earlier one `setup.resume` names, logging in
+when the agent asks and a method can be satisfied, and the settings the human asked for); each
 `run()` sends the task as one `session/prompt`; later `run()`s reuse the process and the session,
 so a conversation's tasks share the agent's context. `await runner.close()` (or `async with`)
 stops the agent's whole process group. A run that ends with the agent dead (crash, garbage,
-killed after a cancel) leaves the runner ready to start a fresh agent on the next `run()`.
+killed after a cancel) leaves the runner ready to start a fresh agent on the next `run()`, which
+reopens the same conversation when the agent can (else says it is gone). A task of "" only
+opens the session (and shows the history a `session/load` replays).
 
-Events of a run: `agent_start` (agent name, version, modes), `phase_changed` (the initial mode,
-on a new ACP session), `turn_start`, the mapped updates (see `mapping`), approvals, `model_usage`,
-`turn_end` (with the stop reason), `cancellation_observed` when cancelled, `agent_end`.
-Failures end the run `failed` with the agent's own words and the last lines of its stderr.
+Events of a run: `agent_start` (agent name, version, modes, how the session was reopened), the
+replayed history (`history_*`), notices, `agent_config` and `phase_changed` (the session's
+settings and mode, when it opened), `turn_start`, the mapped updates (see `mapping`), approvals,
+`model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
+`agent_end`. Failures end the run `failed` with the agent's own words and the last lines of its
+stderr. Between tasks, `set_option` and `set_mode` change the session's settings.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any, TypeVar
 
 import acp
 from acp import RequestError
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
+from acp.schema import Implementation
 from pydantic import ValidationError
 
 from ...context import RunContext
@@ -35,16 +40,21 @@ from ...events import (
     AgentStart,
     CancellationObserved,
     ModelUsage,
-    PhaseChanged,
     TurnEnd,
     TurnStart,
 )
 from ...runner import ApprovalController, CancelToken, EventSink
 from ...sandbox import Sandbox, SandboxSettings
 from ...state import TaskState
+from .agent_session import AgentSession
 from .catalogue import AgentSpec, agent_env
-from .client import AcpClient
+from .client import AcpClient, client_capabilities
+from .controls import SessionControls
+from .errors import AgentFailure
+from .notes import offers_steering
+from .opening import Opened, SessionOpener
 from .process import AgentProcess, AgentStartError
+from .session_setup import SessionSetup
 from .text import cap, clean
 from .workspace import Workspace
 
@@ -52,7 +62,6 @@ __all__ = ["AcpRunner", "AgentFailure"]
 
 T = TypeVar("T")
 
-AUTH_REQUIRED = -32000
 RESULT_LIMIT = 4000
 _STOP_REASONS = {
     "max_tokens": "the agent stopped: it reached its token limit (max_tokens)",
@@ -60,10 +69,6 @@ _STOP_REASONS = {
                          "(max_turn_requests)",
     "refusal": "the agent refused to continue (refusal)",
 }
-
-
-class AgentFailure(Exception):
-    """The agent cannot go on; the message is what the human reads (the agent's own words)."""
 
 
 class _Cancelled(Exception):
@@ -78,7 +83,7 @@ def _version() -> str:
     return __version__
 
 
-class AcpRunner:
+class AcpRunner(SessionControls):
     """Drives an ACP agent as a cockpit engine (see the module docstring).
 
     Args:
@@ -92,6 +97,8 @@ class AcpRunner:
         startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
+        setup: Which session to open (`resume`: an earlier one), the MCP servers to give the
+            agent, and the settings to start with (see `SessionSetup`).
         sandbox: Where the commands the agent runs through `terminal/create` run: a `Sandbox`,
             or settings for one over the workspace (default: `workspace-write`, no network).
             The agent process itself is not sandboxed.
@@ -103,7 +110,7 @@ class AcpRunner:
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
-                 forward_always: bool = False,
+                 forward_always: bool = False, setup: SessionSetup | None = None,
                  sandbox: Sandbox | SandboxSettings | None = None) -> None:
         if isinstance(agent, AgentSpec):
             self.spec = agent
@@ -130,7 +137,12 @@ class AcpRunner:
         self.agent_info: AgentInfo | None = None
         self.modes: list[AgentMode] = []
         self.turn = 0
-        self._initial_mode: str | None = None
+        self.setup = setup or SessionSetup()
+        self.init: Any = None  # the agent's `initialize` answer
+        self.logged_in: str | None = None  # the login method the cockpit used, if any
+        self.agent_session: AgentSession | None = None
+        self.conversation: str | None = None  # the ACP session id, kept across agent restarts
+        self._opened: Opened | None = None  # the session just opened, to announce
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
 
@@ -228,12 +240,14 @@ class AcpRunner:
         lines = "\n".join(f"  {line}" for line in tail[-20:])
         return f"{message}\nlast lines the agent wrote to stderr:\n{lines}"
 
-    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
-        """Start the agent and open an ACP session (raises AgentFailure or _Cancelled)."""
+    async def _connect(self, workspace: str, cancel: asyncio.Event) -> dict[str, str]:
+        """Start the agent and have it answer `initialize` (raises AgentFailure or _Cancelled);
+        returns the environment it runs with."""
         env = agent_env(self.spec, self.extra_env)
-        self.agent_info = None
+        self.agent_info = self.init = self.logged_in = None
         try:
-            self.process = await AgentProcess.start(self.spec.argv, cwd=workspace, env=env)
+            self.process = await AgentProcess.start(self.spec.launch_argv(
+                self.setup.wanted.model), cwd=workspace, env=env)
         except AgentStartError as exc:
             hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
@@ -242,75 +256,57 @@ class AcpRunner:
         self.sandbox = await sandbox.acheck()
         self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
                                 forward_always=self.forward_always, sandbox=sandbox)
-        self.process.transport.on_notification = self.client.take_notification
-        self.conn = acp.connect_to_agent(self.client, self.process.transport)
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True,
-                                                            write_text_file=True),
-                                  terminal=True)
-        stage = "initialize"
+        client = self.client
+        self.agent_session = AgentSession(client.mapper, lambda: client.run)
+        client.session_hook = self.agent_session.take
+        self.process.transport.on_notification = client.take_notification
+        # The SDK's unstable protocol: without it, `elicitation/create` (an agent's question)
+        # is answered "method not found" whatever the client offers.
+        self.conn = acp.connect_to_agent(client, self.process.transport,
+                                         use_unstable_protocol=True)
+        caps = client_capabilities()
         try:
             init = await self._race(self.conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps,
                 client_info=Implementation(name="cockpit", title="cockpit",
                                            version=_version())),
                 cancel, self.startup_timeout, "initialize")
-            info = init.agent_info
-            self.agent_info = AgentInfo(
-                name=clean(info.name, 200) if info else self.spec.name,
-                title=clean(info.title or "", 200) if info else "",
-                version=clean(info.version, 100) if info else "",
-                protocol_version=init.protocol_version)
-            stage = "session/new"
-            try:
-                new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
-                                       cancel, self.startup_timeout, stage)
-            except RequestError as exc:
-                method = self._auth_method(init, env) if exc.code == AUTH_REQUIRED else None
-                if method is None:
-                    raise AgentFailure(self._auth_hint(await self._failure(exc, stage), init,
-                                                       exc)) from None
-                stage = f"authenticate ({method})"
-                await self._race(self.conn.authenticate(method_id=method), cancel,
-                                 self.startup_timeout, stage)
-                stage = "session/new"
-                new = await self._race(self.conn.new_session(cwd=workspace, mcp_servers=[]),
-                                       cancel, self.startup_timeout, stage)
         except (_Cancelled, AgentFailure):
             raise
         except Exception as exc:
-            raise await self._failure(exc, stage) from None
-        self.acp_session_id = new.session_id
+            raise await self._failure(exc, "initialize") from None
+        self.init = init
+        info = init.agent_info
+        self.agent_info = AgentInfo(
+            name=clean(info.name, 200) if info else self.spec.name,
+            title=clean(info.title or "", 200) if info else "",
+            version=clean(info.version, 100) if info else "",
+            protocol_version=init.protocol_version)
+        if offers_steering(init):
+            client.notes.use_steering(self)
+        return env
+
+    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
+        """Start the agent and open its ACP session (raises AgentFailure or _Cancelled)."""
+        env = await self._connect(workspace, cancel)
+        previous = self.conversation  # set: the agent died; reopen its conversation if it can
+        setup = self.setup
+        try:
+            opened = await SessionOpener(self, cancel, env).open(workspace, setup, previous)
+        except (_Cancelled, AgentFailure):
+            raise
+        except Exception as exc:
+            raise await self._failure(exc, "opening the session") from None
+        self.setup = SessionSetup(resume=None, mcp_servers=setup.mcp_servers,
+                                  wanted=setup.wanted)  # reopened once: later, by `conversation`
+        self.acp_session_id = self.conversation = opened.session_id
+        assert self.client is not None and self.agent_session is not None
         self.client.agent_name = self._agent_name(title=True)
+        self.agent_session.opened(opened)
         self.turn = 0
         self._usage_totals = {}
-        modes = new.modes
-        self.modes = [AgentMode(id=clean(m.id, 200), name=clean(m.name, 200))
-                      for m in (modes.available_modes if modes else [])]
-        self._initial_mode = clean(modes.current_mode_id, 200) if modes else None
-
-    def _auth_method(self, init: Any, env: Mapping[str, str]) -> str | None:
-        """An `env_var` auth method whose variables are all set, or `None`."""
-        for method in init.auth_methods or []:
-            variables = getattr(method, "vars", None)
-            if getattr(method, "type", None) != "env_var" or not variables:
-                continue
-            if all(var.name in env or getattr(var, "optional", False) for var in variables):
-                return method.id
-        return None
-
-    def _auth_hint(self, failure: AgentFailure, init: Any, exc: RequestError) -> str:
-        message = str(failure)
-        if exc.code != AUTH_REQUIRED:
-            return message
-        methods = [f"{clean(m.name, 200)}" + (f" ({clean(m.description, 300)})"
-                                              if getattr(m, "description", None) else "")
-                   for m in init.auth_methods or []]
-        if methods:
-            message += "\nthe agent accepts: " + "; ".join(methods)
-        if self.spec.env:
-            message += ("\nset one of " + ", ".join(self.spec.env)
-                        + " in the environment, or log in with the agent's own CLI first")
-        return message
+        self.modes = list(opened.modes)
+        self._opened = opened
 
     # running a task --------------------------------------------------------------------------
     async def run(self, state: TaskState) -> TaskState:
@@ -328,14 +324,29 @@ class AcpRunner:
 
     def _agent_start(self, context: RunContext, state: TaskState, workspace: str, *,
                      fresh: bool | None) -> None:
-        """`agent_start` with what is known of the agent (`fresh` None: no session opened)."""
+        """`agent_start` with what is known of the agent (`fresh` None: no session opened);
+        after a fresh start, what came with the session: its history, notices, settings."""
         started = fresh is not None
+        opened, self._opened = (self._opened, None) if fresh else (None, self._opened)
+        name = self.spec.name if self.spec.known else self._agent_name()  # catalogue's first
+        session, client = self.agent_session, self.client
+        mode = opened.mode if opened is not None else (
+            client.mapper.mode if started and client is not None else None)
         context.emit(AgentStart(
-            task=state.task, engine=f"acp:{self._agent_name()}", model=None, cwd=workspace,
+            task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
             agent=self.agent_info, command=self.spec.display,
             modes=list(self.modes) if started else None,
-            acp_session_id=self.acp_session_id if started else None, new_session=fresh,
+            acp_session_id=self.acp_session_id if started else None,
+            new_session=fresh and (opened is None or opened.resumed is None),
+            resumed=opened.resumed if opened is not None else None, mode=mode,
             **(self.sandbox.start_fields() if isinstance(self.sandbox, Sandbox) else {})))
+        if not started or session is None or client is None:
+            return
+        if opened is not None:
+            session.announce_opened(context, opened)
+        else:
+            session.restate(context)  # each task's journal says how the session stands
+        session.flush(context)
 
     async def _run(self, state: TaskState, context: RunContext) -> TaskState:
         workspace = os.path.realpath(self.cwd or state.cwd or os.getcwd())
@@ -361,9 +372,12 @@ class AcpRunner:
             assert client is not None
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
-            if fresh and self._initial_mode is not None:
-                client.mapper.mode = self._initial_mode
-                context.emit(PhaseChanged(phase=self._initial_mode, previous=None))
+            client.announce_commands(again=True)
+            if not state.task.strip():  # open the session only (`cockpit resume` with no task)
+                context.end(AgentEnd(status="completed", result=(
+                    f"the agent's session {self.acp_session_id} is open: send a task to "
+                    "continue the conversation")))
+                return state
             if context.cancelled:
                 context.close()
                 return state
@@ -384,8 +398,9 @@ class AcpRunner:
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
                     cancel: asyncio.Event, turn: int) -> None:
+        blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
         prompt = asyncio.ensure_future(self.conn.prompt(
-            session_id=self.acp_session_id, prompt=[acp.text_block(state.task)]))
+            session_id=self.acp_session_id, prompt=[*blocks, acp.text_block(state.task)]))
         killed = False
         waiter = asyncio.ensure_future(cancel.wait())
         try:

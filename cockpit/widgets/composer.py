@@ -1,0 +1,399 @@
+"""`Composer`: the message box under the run — the next task, a message to the agent while it
+works (queued, or sent at once), one of the agent's commands completed with its description, and
+a denial's reason.
+
+It holds no run state of its own: the live app tells it what to show (`show`) and listens to its
+messages (`Submitted`, `SendNow`, `Unqueue`, `Reason`). The queue list above the box shows the
+queued messages; `escape` on one takes it back. Everything shown that came from an agent (its
+commands' names, descriptions and hints) is cleaned and shown as plain text, never markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine_adapter.describe import COMMAND_SIGILS
+from engine_adapter.describe import command_token as typed_as
+from engine_adapter.fold import CommandView
+
+from .. import steer_keys  # noqa: F401 - registers the bindings used below
+from ..keys import bindings, key_label
+from ..steering import MESSAGE_LIMIT
+from ..styles import palette_for
+from .text import clean_line
+
+__all__ = ["Composer", "command_token", "matching_commands"]
+
+MAX_SHOWN = 8  # rows of the completion list
+
+
+def command_token(command: CommandView) -> str:
+    """What the human types for `command`: `/review`, or a name that has its own sigil
+    (codex's skills: `$imagegen`) as it is."""
+    return typed_as(command.name)
+
+
+def matching_commands(commands: Sequence[CommandView], text: str) -> list[CommandView]:
+    """The commands `text` is the start of (case-insensitive), or, once a command is typed in
+    full and followed by a space, that command alone (its hint and description stay in sight)."""
+    if not text or text[0] not in "/" + COMMAND_SIGILS:
+        return []
+    typed = text.lower()
+    whole = [c for c in commands if typed.startswith(command_token(c).lower() + " ")]
+    if whole:
+        return [max(whole, key=lambda c: len(c.name))]
+    return [c for c in commands if command_token(c).lower().startswith(typed)]
+
+
+class ComposerInput(Input):
+    """The box itself: an `Input` with the composer's keys (they apply only while it has the
+    focus, and each only when it can do something: the footer shows just those)."""
+
+    BINDINGS = bindings("composer")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        composer = self.parent
+        if isinstance(composer, Composer):
+            return composer.key_applies(action, parameters)
+        return True
+
+    def action_send_now(self) -> None:
+        """Stop the agent's turn and send this message at once."""
+        if isinstance(self.parent, Composer):
+            self.parent.send_now()
+
+    def action_complete_move(self, step: int) -> None:
+        """Move in the completion list (or, going up, to the queued messages)."""
+        if isinstance(self.parent, Composer):
+            self.parent.move(step)
+
+    def action_complete(self) -> None:
+        """Complete the highlighted command."""
+        if isinstance(self.parent, Composer):
+            self.parent.complete()
+
+    def action_leave(self) -> None:
+        """Close the list, go back from a reason, or leave the box."""
+        if isinstance(self.parent, Composer):
+            self.parent.leave()
+
+
+class QueueList(OptionList):
+    """The queued messages; `escape` takes the highlighted one back."""
+
+    BINDINGS = bindings("queue")
+
+    def action_unqueue(self) -> None:
+        """Take back the highlighted queued message."""
+        index = self.highlighted
+        if index is not None and isinstance(self.parent, Composer):
+            self.parent.post_message(Composer.Unqueue(index))
+
+    def action_back_to_box(self) -> None:
+        """Back to the message box."""
+        if isinstance(self.parent, Composer):
+            self.parent.box.focus()
+
+
+class Composer(Vertical):
+    """The message box, its completion list and the queue (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        max-height: 50%;
+        background: $panel;
+        padding: 0 1;
+        display: none;
+    }
+    Composer.-shown { display: block; }
+    Composer #composer-label { height: auto; }
+    Composer #composer-label.-one-line { text-wrap: nowrap; text-overflow: ellipsis; }
+    Composer QueueList, Composer #commands {
+        height: auto;
+        max-height: 8;
+        border: none;
+        padding: 0;
+        background: $surface;
+        display: none;
+    }
+    Composer QueueList.-shown, Composer #commands.-shown { display: block; }
+    Composer ComposerInput {
+        height: 1;
+        border: none;
+        padding: 0 1;
+        background: $surface;
+    }
+    Composer ComposerInput:focus { border: none; background: $boost; }
+    Composer.-reason ComposerInput { background: $error 15%; }
+    """
+
+    class Submitted(Message):
+        """Enter in the box (task mode): send `text` (empty: send the next held message)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class SendNow(Message):
+        """Stop the running turn and send `text` at once."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Unqueue(Message):
+        """Take back the queued message at `index`."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class Reason(Message):
+        """The human's reason for denying `approval_id` (`text`; "" for none), or `None`: went
+        back without denying."""
+
+        def __init__(self, approval_id: str, text: str | None) -> None:
+            super().__init__()
+            self.approval_id = approval_id
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.commands: tuple[CommandView, ...] = ()
+        self.queued: tuple[str, ...] = ()
+        self.offer = False  # a conversation can go on: the box is for messages and tasks
+        self.live = False  # the agent is working
+        self.held = False  # queued messages wait for the human (the last task did not complete)
+        self.reason_for: str | None = None  # the denial a reason is being typed for
+        self._draft = ""  # the message typed before a reason was asked for
+        self._matches: list[CommandView] = []
+        self._dismissed = ""  # the text whose completion list escape closed
+
+    def compose(self) -> ComposeResult:
+        yield QueueList(id="queued")
+        yield OptionList(id="commands")
+        yield Static("", id="composer-label")
+        yield ComposerInput(id="next-task", max_length=MESSAGE_LIMIT, select_on_focus=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#commands", OptionList).can_focus = False
+        self._refresh()
+
+    @property
+    def box(self) -> ComposerInput:
+        """The input box."""
+        return self.query_one(ComposerInput)
+
+    @property
+    def completing(self) -> bool:
+        """Whether the completion list is showing."""
+        return bool(self._matches)
+
+    # What to show ---------------------------------------------------------------------------
+    def show(self, *, offer: bool, live: bool, queued: Sequence[str], held: bool,
+             commands: Sequence[CommandView]) -> None:
+        """Update from the app: whether tasks can be sent, whether the agent works, the queue,
+        whether it is held, and the agent's commands."""
+        commands = tuple(commands)
+        changed = commands != self.commands
+        self.offer, self.live, self.held = offer, live, held
+        self.commands = commands
+        if tuple(queued) != self.queued:
+            self.queued = tuple(queued)
+            self._show_queue()
+        if changed:
+            self._complete_for(self.box.value)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        palette = palette_for(self.app)
+        label = Text(no_wrap=False)
+        box = self.box
+        if self.reason_for is not None:
+            label.append("why deny it? ", palette.error)
+            label.append("your words go to the agent with the denial · enter denies (empty: "
+                         f"no reason) · {key_label(self.app, 'leave-box')} goes back",
+                         palette.dim)
+            box.placeholder = "the reason for denying (optional)"
+        elif self.live:
+            label.append("message to the agent ", palette.accent)
+            label.append("queued until its turn ends · "
+                         f"{key_label(self.app, 'send-now-anywhere')} sends now", palette.dim)
+            box.placeholder = "type a message (" + ("/ for the agent's commands, "
+                                                    if self.commands else "") + "enter queues it)"
+        else:
+            label.append("next task ", palette.accent)
+            count = len(self.queued)
+            if self.held and count:
+                label.append(f"{count} queued message{'s' if count > 1 else ''} held (the "
+                             "last task did not complete): enter on an empty box sends the "
+                             "next", palette.warning)
+            else:
+                label.append("enter sends it in this conversation (grants carry over)",
+                             palette.dim)
+            box.placeholder = "type the next task" + (" (/ for the agent's commands)"
+                                                      if self.commands else "")
+        shown = self.query_one("#composer-label", Static)
+        # a short screen: the label's one line keeps the transcript in sight; a held queue's
+        # warning always shows whole
+        shown.set_class(not (self.held and self.queued) and self.app.size.height < 20,
+                        "-one-line")
+        shown.update(label)
+        self.set_class(self.reason_for is not None, "-reason")
+        self.set_class(self.offer or self.reason_for is not None, "-shown")
+
+    def _show_queue(self) -> None:
+        queue = self.query_one(QueueList)
+        palette = palette_for(self.app)
+        options = []
+        for n, text in enumerate(self.queued, 1):
+            row = Text(f"queued {n} ", palette.warning)
+            row.append(clean_line(text, 300), palette.text)
+            options.append(Option(row))
+        queue.set_options(options)
+        queue.set_class(bool(options), "-shown")
+        if not options and queue.has_focus:
+            self.box.focus()
+
+    # Completion -----------------------------------------------------------------------------
+    @on(Input.Changed, "#next-task")
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.reason_for is None:
+            self._complete_for(event.value)
+
+    def _complete_for(self, text: str) -> None:
+        matches = [] if text == self._dismissed else matching_commands(self.commands, text)
+        self._matches = matches[:200]
+        listing = self.query_one("#commands", OptionList)
+        palette = palette_for(self.app)
+        options = []
+        for command in self._matches:
+            row = Text(no_wrap=True, overflow="ellipsis")
+            row.append(clean_line(command_token(command), 100), palette.accent)
+            if command.hint:
+                row.append(f" {clean_line(command.hint, 80)}", palette.dim)
+            if command.description:
+                row.append("  " + clean_line(command.description, 300), palette.text)
+            options.append(Option(row))
+        listing.set_options(options)
+        if options:
+            listing.highlighted = 0
+        listing.set_class(bool(options), "-shown")
+        self.refresh_bindings()
+
+    def move(self, step: int) -> None:
+        """Up/down: through the completion list, or up into the queued messages."""
+        if self._matches:
+            listing = self.query_one("#commands", OptionList)
+            current = listing.highlighted or 0
+            listing.highlighted = max(0, min(len(self._matches) - 1, current + step))
+            return
+        if step < 0 and self.queued:
+            queue = self.query_one(QueueList)
+            queue.focus()
+            queue.highlighted = len(self.queued) - 1
+
+    def _highlighted(self) -> CommandView | None:
+        index = self.query_one("#commands", OptionList).highlighted
+        return self._matches[index] if self._matches and index is not None \
+            and index < len(self._matches) else None
+
+    def complete(self) -> None:
+        """Put the highlighted command in the box (with a space when it takes input)."""
+        command = self._highlighted()
+        if command is None:
+            return
+        token = command_token(command)
+        box = self.box
+        value = box.value
+        rest = value[len(token):] if value.lower().startswith(token.lower() + " ") else ""
+        box.value = token + (rest or (" " if command.hint else ""))
+        box.cursor_position = len(box.value)
+        self._dismissed = box.value  # completed: no list until the text changes again
+        self._complete_for(box.value)
+
+    def key_applies(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which composer keys apply now (the footer shows only those)."""
+        if action == "complete":
+            return self.completing
+        if action == "complete_move":
+            return self.completing or (parameters[:1] == (-1,) and bool(self.queued))
+        if action == "send_now":
+            return self.reason_for is None and self.offer and self.live
+        return True
+
+    # Sending ----------------------------------------------------------------------------------
+    @on(Input.Submitted, "#next-task")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if self.reason_for is not None:
+            self._end_reason(text)
+            return
+        command = self._highlighted()
+        if command is not None and text.lower() != command_token(command).lower() \
+                and not text.lower().startswith(command_token(command).lower() + " "):
+            self.complete()  # "/rev" + enter: complete first, send with the next enter
+            return
+        self.box.value = ""
+        self.post_message(self.Submitted(text))
+
+    def send_now(self) -> None:
+        """Stop the running turn and send the box's text at once."""
+        text = self.box.value.strip()
+        if not text or self.reason_for is not None:
+            return
+        self.box.value = ""
+        self.post_message(self.SendNow(text))
+
+    def leave(self) -> None:
+        """Escape: close the list; else go back from a reason; else leave the box."""
+        if self._matches:
+            self._dismissed = self.box.value
+            self._complete_for(self.box.value)
+            return
+        if self.reason_for is not None:
+            self._end_reason(None)
+            return
+        self.screen.focus_next()  # out of the box (a transcript key works again)
+        if self.box.has_focus:
+            self.box.blur()
+
+    # A denial's reason ------------------------------------------------------------------------
+    def ask_reason(self, approval_id: str) -> None:
+        """Ask for the reason of denying `approval_id` in the box (the draft is kept)."""
+        if self.reason_for is None:
+            self._draft = self.box.value
+        self.reason_for = approval_id
+        self.box.value = ""
+        self._matches = []
+        self._complete_for("")
+        self._refresh()
+        self.box.focus()
+
+    def drop_reason(self) -> None:
+        """The denial no longer waits (answered otherwise): back to the message."""
+        if self.reason_for is not None:
+            self._restore()
+
+    def _end_reason(self, text: str | None) -> None:
+        approval_id = self.reason_for
+        self._restore()
+        if approval_id is not None:
+            self.post_message(self.Reason(approval_id, text))
+
+    def _restore(self) -> None:
+        self.reason_for = None
+        self.box.value = self._draft
+        self._draft = ""
+        self._refresh()

@@ -1,0 +1,121 @@
+"""Logging in to an agent: which of the methods it declares the cockpit can satisfy, and what to
+tell the human when none can.
+
+The agents declare their methods in three shapes: the standard `EnvVarAuthMethod`
+(`type="env_var"`, `vars=[…]`: satisfied when those variables are set), an untyped method that
+reads an API key (codex-acp's `api-key`, gemini's `gemini-api-key`: marked `_meta["api-key"]`,
+or a description naming the variable; the catalogue names what each known agent reads), and
+`type="terminal"`, a login the human runs in a terminal (Claude's). The cockpit calls
+`authenticate` only with a method whose variables are set; the others are shown, with what to
+do. Nothing the agent sends is run: a terminal login is shown as a command for the human.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .catalogue import AgentSpec
+from .text import clean
+
+__all__ = ["AuthChoice", "auth_hint", "choose_auth_method", "method_variables"]
+
+_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:KEY|TOKEN)\b")
+
+
+@dataclass(frozen=True)
+class AuthChoice:
+    """A method the cockpit can satisfy: its id and name, and the variable that satisfies it."""
+
+    method_id: str
+    name: str
+    variable: str
+
+
+def _meta(method: Any) -> dict[str, Any]:
+    meta = getattr(method, "field_meta", None)
+    if meta is None:
+        extra = getattr(method, "model_extra", None) or {}
+        meta = extra.get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def method_variables(method: Any, spec: AgentSpec) -> tuple[str, ...]:
+    """The environment variables that satisfy `method` (empty: none does, e.g. a browser or
+    terminal login). Any one of them suffices, except for an `env_var` method, which needs all
+    its required ones."""
+    kind = getattr(method, "type", None)
+    if kind == "env_var":
+        return tuple(clean(v.name, 100) for v in getattr(method, "vars", None) or []
+                     if not getattr(v, "optional", False))
+    if kind == "terminal":
+        return ()
+    known = spec.auth_vars.get(getattr(method, "id", ""))
+    if known:
+        return known
+    named = tuple(dict.fromkeys(_VARIABLE.findall(getattr(method, "description", None) or "")))
+    if named:
+        return named
+    if "api-key" in _meta(method):  # an API-key method of an agent the catalogue does not know
+        return tuple(v for v in spec.env if _VARIABLE.fullmatch(v))
+    return ()
+
+
+def choose_auth_method(init: Any, env: Mapping[str, str], spec: AgentSpec) -> AuthChoice | None:
+    """The first method the agent declares whose variables are set in `env` (an `env_var`
+    method first: the standard way), or None."""
+    methods = list(getattr(init, "auth_methods", None) or [])
+    methods.sort(key=lambda m: getattr(m, "type", None) != "env_var")
+    for method in methods:
+        variables = method_variables(method, spec)
+        if not variables:
+            continue
+        present = [v for v in variables if env.get(v)]
+        enough = len(present) == len(variables) if getattr(method, "type", None) == "env_var" \
+            else bool(present)
+        if enough:
+            return AuthChoice(clean(method.id, 200), clean(method.name, 200), present[0])
+    return None
+
+
+def _one_line(arg: object) -> str:
+    """An argument for a command shown on one line: unsafe characters and line breaks escaped."""
+    return clean(str(arg), 200).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _terminal_command(method: Any, spec: AgentSpec) -> str:
+    """The login command a terminal method stands for: the agent's own program with the
+    method's arguments (never a program the agent names: that is shown, not trusted)."""
+    args = [_one_line(a) for a in (getattr(method, "args", None) or [])][:20]
+    return shlex.join([*spec.argv, *args])
+
+
+def auth_hint(init: Any, spec: AgentSpec) -> str:
+    """What the human can do when the agent asks to log in: each method it declares with what
+    satisfies it, and the variables the agent reads."""
+    lines = []
+    for method in list(getattr(init, "auth_methods", None) or [])[:10]:
+        name = clean(getattr(method, "name", "") or method.id, 200)
+        description = clean(getattr(method, "description", None) or "", 300).strip()
+        what = f"{name}" + (f" ({description})" if description else "")
+        variables = method_variables(method, spec)
+        if getattr(method, "type", None) == "terminal":
+            what += (f": log in in a terminal with: {_terminal_command(method, spec)} (then run "
+                     "again)")
+        elif variables:
+            joiner = " and " if getattr(method, "type", None) == "env_var" else " or "
+            what += f": set {joiner.join(variables)}"
+        else:
+            what += ": log in with the agent's own CLI first"
+        lines.append(f"  - {what}")
+    message = ""
+    if lines:
+        message += "\nthe agent offers these ways to log in:\n" + "\n".join(lines)
+    if spec.env:
+        message += (f"\n{spec.name} reads {', '.join(spec.env)}; a variable set in your shell "
+                    "is passed on; else --env NAME=VALUE, --pass-env NAME, or "
+                    f"[agents.{spec.name}.env] in config.toml")
+    return message

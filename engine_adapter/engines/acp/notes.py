@@ -1,0 +1,123 @@
+"""`DenialNotes`: a human's reason for denying an agent's request, passed on to the agent.
+
+A permission answer in ACP carries only the option chosen, so the reason travels as a note. An
+agent that accepts steering (codex-acp advertises `_meta.steering.supported` and serves the
+`_session/steering` extension) takes it at once, inside the turn it is working on; for any other
+agent, or when steering did not land, the note goes with the next task's prompt, ahead of the
+task. Either way the note is journaled (`prompt_note`) when it is sent, with how. (A denied file
+write or command carries the reason in its error answer as well: see `AcpClient._gate`.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import acp
+
+from ...context import RunContext
+from ...events import PromptNote
+from .text import clean
+
+__all__ = ["STEERING_METHOD", "DenialNotes", "note_text", "offers_steering"]
+
+log = logging.getLogger(__name__)
+
+STEERING_METHOD = "session/steering"  # the SDK's `ext_method` adds the leading underscore
+STEER_TIMEOUT = 10.0  # seconds the agent may take to take a note inside its turn
+
+Steer = Callable[[str], Awaitable[bool]]
+
+
+def note_text(what: str, reason: str) -> str:
+    """The note the agent reads: which request was denied, and the human's words."""
+    return (f"[note from the user] I denied your request to {clean(what, 300)}. "
+            f"My reason: {reason}")
+
+
+def offers_steering(init: Any) -> bool:
+    """Whether an `initialize` answer says the agent takes prompts inside a running turn (the
+    `steering` extension, in `_meta` of the answer or of its capabilities)."""
+    for meta in (getattr(init, "field_meta", None),
+                 getattr(getattr(init, "agent_capabilities", None), "field_meta", None)):
+        steering = meta.get("steering") if isinstance(meta, dict) else None
+        if isinstance(steering, dict) and steering.get("supported") is True:
+            return True
+    return False
+
+
+class DenialNotes:
+    """Notes waiting to reach the agent. `steer(text) -> bool` (set when the agent offers
+    steering) delivers one inside the running turn, True if it landed there."""
+
+    def __init__(self) -> None:
+        self.steer: Steer | None = None
+        self._waiting: list[tuple[str | None, str]] = []
+        self._sending: set[asyncio.Task[None]] = set()
+
+    def use_steering(self, runner: Any) -> None:
+        """The agent takes notes inside a turn: deliver them over `runner`'s connection to its
+        current ACP session (`runner.conn`, `runner.acp_session_id`)."""
+
+        async def steer(text: str) -> bool:
+            conn, session_id = runner.conn, runner.acp_session_id
+            if conn is None or session_id is None:
+                return False
+            # `promptRequired`: an agent with no turn running must not start one on its own.
+            answer = await conn.ext_method(STEERING_METHOD, {
+                "sessionId": session_id, "prompt": [{"type": "text", "text": text}],
+                "_meta": {"steering": {"idleBehavior": "promptRequired"}}})
+            return isinstance(answer, dict) and answer.get("outcome") == "injected"
+
+        self.steer = steer
+
+    def denied(self, run: RunContext, approval_id: str, what: str, reason: str) -> None:
+        """The human denied `what` with `reason`: pass it on (at once where the agent can take
+        it, else with the next prompt). Never blocks: the permission's answer goes first."""
+        text = note_text(what, reason)
+        if self.steer is None:
+            self._waiting.append((approval_id, text))
+            return
+        task = asyncio.ensure_future(self._steered(run, approval_id, text, self.steer))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _steered(self, run: RunContext, approval_id: str, text: str,
+                       steer: Steer) -> None:
+        try:
+            landed = await asyncio.wait_for(steer(text), STEER_TIMEOUT)
+        except Exception as exc:  # the agent refused it, or went away: the next prompt then
+            log.debug("steering a note failed: %s", exc)
+            landed = False
+        if landed:
+            run.emit(PromptNote(text=text, approval_id=approval_id, delivery="in_turn"))
+        else:
+            self._waiting.append((approval_id, text))
+
+    async def settle(self) -> None:
+        """Wait for notes still being steered (the turn ended: each lands or waits)."""
+        if self._sending:
+            with contextlib.suppress(Exception):
+                await asyncio.wait(set(self._sending), timeout=STEER_TIMEOUT)
+
+    def take(self) -> list[tuple[str | None, str]]:
+        """The notes for the next prompt, `(approval_id, text)`, oldest first (now taken)."""
+        waiting, self._waiting = self._waiting, []
+        return waiting
+
+    async def for_prompt(self, run: RunContext) -> list[Any]:
+        """The waiting notes as the text blocks that go ahead of the next task's prompt, each
+        journaled (`prompt_note`, "with_prompt") as it is taken."""
+        await self.settle()  # a note still being steered lands, or waits for this prompt
+        blocks = []
+        for approval_id, text in self.take():
+            run.emit(PromptNote(text=text, approval_id=approval_id, delivery="with_prompt"))
+            blocks.append(acp.text_block(text))
+        return blocks
+
+    def drop(self) -> None:
+        """Forget the waiting notes (the agent and its conversation are gone)."""
+        self._waiting.clear()

@@ -1,0 +1,200 @@
+"""An agent's session settings: its `configOptions` and session modes read from its answers,
+the human's wishes (`--model`, `--mode`, `--option KEY=VALUE`, the command palette) checked
+against what it offers, and set (`session/set_config_option`, `session/set_mode`).
+
+A wish the agent does not offer is an error naming what it does offer: the human sees the valid
+values, never a silent fallback. Everything the agent sends here is untrusted: names and values
+are cleaned and capped before they become events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ...events import AgentChoice, AgentMode, AgentOption
+from .session_setup import Wanted
+from .text import clean
+
+__all__ = [
+    "SettingError",
+    "Step",
+    "apply_step",
+    "modes_from_acp",
+    "options_from_acp",
+    "parse_bool",
+    "plan_settings",
+]
+
+MAX_OPTIONS = 64  # settings kept of one agent's answer
+MAX_CHOICES = 500  # values kept of one select setting
+_TRUE = {"true", "on", "yes", "1"}
+_FALSE = {"false", "off", "no", "0"}
+
+
+class SettingError(ValueError):
+    """A setting the agent does not offer, or a value it does not take; the message lists what
+    it does offer."""
+
+
+def _choices(raw: Any) -> list[AgentChoice]:
+    found: list[AgentChoice] = []
+    for entry in raw or []:
+        inner = getattr(entry, "options", None)  # a group of values
+        for choice in inner if inner is not None else [entry]:
+            value = getattr(choice, "value", None)
+            if isinstance(value, str) and len(found) < MAX_CHOICES:
+                found.append(AgentChoice(value=clean(value, 200),
+                                         name=clean(getattr(choice, "name", "") or "", 200)))
+    return found
+
+
+def options_from_acp(config_options: Iterable[Any] | None) -> list[AgentOption]:
+    """The agent's `configOptions` (select and boolean ones) as `AgentOption`s."""
+    options = []
+    for raw in list(config_options or [])[:MAX_OPTIONS]:
+        kind = getattr(raw, "type", "select")
+        category = getattr(raw, "category", None)
+        value = getattr(raw, "current_value", None)
+        options.append(AgentOption(
+            id=clean(raw.id, 200), name=clean(getattr(raw, "name", "") or "", 200),
+            kind="boolean" if kind == "boolean" else "select",
+            category=clean(category, 100) if isinstance(category, str) else None,
+            value=value if isinstance(value, bool) else (
+                clean(value, 200) if isinstance(value, str) else None),
+            choices=_choices(getattr(raw, "options", None)) if kind != "boolean" else []))
+    return options
+
+
+def modes_from_acp(modes: Any) -> tuple[list[AgentMode], str | None]:
+    """The agent's session modes and the current one (`([], None)` when it has none)."""
+    if modes is None:
+        return [], None
+    offered = [AgentMode(id=clean(m.id, 200), name=clean(m.name, 200))
+               for m in list(modes.available_modes)[:MAX_OPTIONS]]
+    return offered, clean(modes.current_mode_id, 200)
+
+
+def parse_bool(text: str) -> bool | None:
+    """`true`/`on`/`yes`/`1` or `false`/`off`/`no`/`0` (any case), else None."""
+    word = text.strip().lower()
+    return True if word in _TRUE else False if word in _FALSE else None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One setting to make: a session mode (`kind` "mode") or an option's value."""
+
+    kind: Literal["mode", "option"]
+    id: str
+    value: str | bool
+    asked: str  # how the human asked for it, for messages ("--model gpt-5")
+    mode: str | None = None  # the session mode this makes current (a mode option's value)
+
+
+def _listing(values: Sequence[str], limit: int = 30) -> str:
+    shown = ", ".join(values[:limit])
+    return shown + (f", … ({len(values) - limit} more)" if len(values) > limit else "") \
+        if values else "none"
+
+
+def _offered(options: Sequence[AgentOption], modes: Sequence[AgentMode]) -> str:
+    names = [o.id for o in options]
+    if modes:
+        names.append("mode (--mode)")
+    return _listing(names)
+
+
+def _select(option: AgentOption, value: str, asked: str) -> str:
+    """The value of `option` that `value` names (by value, else by name, any case)."""
+    for choice in option.choices:
+        if choice.value == value:
+            return choice.value
+    folded = value.casefold()
+    for choice in option.choices:
+        if choice.value.casefold() == folded or (choice.name and choice.name.casefold() == folded):
+            return choice.value
+    raise SettingError(f"{asked}: the agent does not offer {value!r} for {option.id}; valid "
+                       f"values: {_listing([c.value for c in option.choices])}")
+
+
+def _option_step(option: AgentOption, value: str, asked: str) -> Step:
+    if option.kind == "boolean":
+        flag = parse_bool(value)
+        if flag is None:
+            raise SettingError(f"{asked}: {option.id} is on or off; valid values: true, false")
+        return Step("option", option.id, flag, asked)
+    return Step("option", option.id, _select(option, value, asked), asked)
+
+
+def _find(options: Sequence[AgentOption], key: str) -> AgentOption | None:
+    for option in options:
+        if option.id == key:
+            return option
+    folded = key.casefold()
+    return next((o for o in options if o.id.casefold() == folded
+                 or (o.name and o.name.casefold() == folded)), None)
+
+
+def _mode_step(wanted: str, options: Sequence[AgentOption], modes: Sequence[AgentMode]) -> Step:
+    """The step to the mode `wanted`: by the agent's mode setting where it has one that offers
+    it (ACP: clients use config options in place of modes; `set_mode` would leave the setting
+    showing the old mode), else by its session modes."""
+    asked = f"--mode {wanted}"
+    folded = wanted.casefold()
+    mode = next((m for m in modes if m.id == wanted), None) or next(
+        (m for m in modes if m.id.casefold() == folded or m.name.casefold() == folded), None)
+    option = next((o for o in options if o.category == "mode"), None)
+    if option is not None:
+        try:
+            step = _option_step(option, wanted, asked)
+        except SettingError:
+            if mode is None:
+                raise
+        else:
+            same = step.value if any(m.id == step.value for m in modes) else None
+            return Step("option", step.id, step.value, asked, mode=same)
+    if mode is not None:
+        return Step("mode", mode.id, mode.id, asked)
+    if modes:
+        raise SettingError(f"{asked}: the agent has no such mode; valid modes: "
+                           f"{_listing([m.id for m in modes])}")
+    raise SettingError(f"{asked}: the agent offers no modes; its settings: "
+                       f"{_offered(options, modes)}")
+
+
+def plan_settings(wanted: Wanted, options: Sequence[AgentOption],
+                  modes: Sequence[AgentMode]) -> list[Step]:
+    """The steps that make `wanted` true of a session offering `options` and `modes`; raises
+    `SettingError` (listing what is offered) for anything it does not offer."""
+    steps: list[Step] = []
+    if wanted.model is not None:
+        asked = f"--model {wanted.model}"
+        option = next((o for o in options if o.category == "model"), None) or _find(options,
+                                                                                    "model")
+        if option is None:
+            raise SettingError(f"{asked}: the agent offers no model setting; its settings: "
+                               f"{_offered(options, modes)}")
+        steps.append(_option_step(option, wanted.model, asked))
+    if wanted.mode is not None:
+        steps.append(_mode_step(wanted.mode, options, modes))
+    for key, value in wanted.options:
+        asked = f"--option {key}={value}"
+        option = _find(options, key)
+        if option is None:
+            raise SettingError(f"{asked}: the agent has no setting {key!r}; its settings: "
+                               f"{_offered(options, modes)}")
+        steps.append(_option_step(option, value, asked))
+    return steps
+
+
+async def apply_step(conn: Any, session_id: str, step: Step) -> list[AgentOption] | None:
+    """Make one setting; returns the agent's settings as they now stand when it says (a mode
+    change returns None: the agent reports it with `current_mode_update`)."""
+    if step.kind == "mode":
+        await conn.set_session_mode(session_id=session_id, mode_id=step.id)
+        return None
+    response = await conn.set_config_option(config_id=step.id, session_id=session_id,
+                                            value=step.value)
+    return options_from_acp(response.config_options) if response is not None else None

@@ -1,0 +1,167 @@
+"""Issue 12 in the live cockpit (Pilot, headless) over the SDK test agent: a resumed conversation
+shows its replayed history apart, the session's title and settings in the status line, the
+command palette switches the agent's model and mode, a dead agent's lost conversation is said
+so; and the journal picker and viewer resume the run they show."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+
+from acp_agent.helpers import agent_argv, agent_log
+from test_acp_app import _next_task, _settle, _until_event
+
+from cockpit.agents import agent_factory
+from cockpit.app import CockpitApp
+from cockpit.replay.app import ReplayApp
+from cockpit.runs import RunOptions
+from cockpit.sessions import ResumeRequest
+from cockpit.widgets import Transcript
+from cockpit.widgets.panels import StatusLine
+from engine_adapter import JsonlEventJournal
+from engine_adapter.events import AgentEnd, AgentStart, SessionInfoChanged
+
+
+def _screen_text(widget) -> str:
+    return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
+
+
+def _agent(tmp_path, *flags: str) -> str:
+    return shlex.join(agent_argv("--log", tmp_path / "agent.jsonl", "--state",
+                                 tmp_path / "state", *flags))
+
+
+def _earlier(tmp_path, workspace) -> str:
+    """A conversation with a title, kept in the test agent's state folder; its session id."""
+    factory = agent_factory(_agent(tmp_path), cwd=workspace,
+                            options=RunOptions(journal=tmp_path / "earlier.jsonl",
+                                               unattended=True))
+
+    async def main():
+        for task in ("hello", "title Parser work"):
+            await factory(task).run()
+        await factory.aclose()
+
+    asyncio.run(main())
+    return next(p.stem for p in (tmp_path / "state").glob("*.json"))
+
+
+def _logged(tmp_path, kind: str) -> list[dict]:
+    return [e for e in agent_log(tmp_path / "agent.jsonl") if e["event"] == kind]
+
+
+def test_a_resumed_conversation_shows_its_history_title_and_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    session_id = _earlier(tmp_path, workspace)
+    factory = agent_factory(_agent(tmp_path, "--no-resume"), cwd=workspace,
+                            options=RunOptions(journal=tmp_path / "run.jsonl"),
+                            resume=session_id)
+    first = factory("")  # open only: the human types the next task
+
+    async def main() -> None:
+        app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
+                         remember_theme=False, clock=None)
+        async with app.run_test(size=(200, 40), headless=True) as pilot:  # room for all
+            await _until_event(first, "agent_end")
+            await _settle(app, pilot, lambda: app.view.title == "Parser work")
+            transcript = app.query_one(Transcript)
+            await _settle(app, pilot, lambda: "earlier conversation" in _screen_text(transcript))
+            text = _screen_text(transcript)
+            assert "⟲ earlier conversation, replayed by the agent: 4 messages" in text
+            assert "│ you: title Parser work" in text and "│ agent: titled" in text
+            status = app.query_one(StatusLine).render().plain
+            assert "Parser work · " in status
+            assert "reasoning effort Low · verbose off" in status and "fast" in status
+            # The palette switches the model, then the mode, of the open session.
+            for command in ("Agent Model: Smart model", "Agent mode: Code"):
+                await pilot.press("ctrl+p")
+                await pilot.press(*command)
+                await pilot.press("enter")
+                await _settle(app, pilot, lambda c=command: any(
+                    c in n.message for n in app._notifications))
+            # The next task continues the same conversation, with the new settings.
+            second = await _next_task(app, pilot, "settings")
+            await _until_event(second, "agent_end")
+            assert second.state.result == "model=smart effort=low verbose=False mode=code"
+            await _settle(app, pilot, lambda: app.view.model == "smart")
+            assert app.view.phase == "code"
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())
+    assert [e["session"] for e in _logged(tmp_path, "load")] == [session_id]
+    assert [(e["id"], e["value"]) for e in _logged(tmp_path, "set_config_option")] == [
+        ("model", "smart")]
+    assert _logged(tmp_path, "prompt")[-1]["session"] == session_id
+
+
+def test_a_dead_agents_lost_conversation_is_said_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    factory = agent_factory(_agent(tmp_path, "--no-resume", "--no-load"), cwd=workspace,
+                            options=RunOptions(journal=tmp_path / "run.jsonl"))
+    first = factory("crash")
+
+    async def main() -> None:
+        app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
+                         remember_theme=False, clock=None)
+        async with app.run_test(size=(120, 40), headless=True) as pilot:
+            await _until_event(first, "agent_end")
+            second = await _next_task(app, pilot, "hello")
+            await _until_event(second, "agent_end")
+            transcript = app.query_one(Transcript)
+            await _settle(app, pilot, lambda: "conversation is gone" in _screen_text(transcript))
+            assert "the agent restarted; its earlier conversation is gone" in \
+                _screen_text(transcript)
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())
+
+
+def _journal(path, engine: str) -> None:
+    journal = JsonlEventJournal(path)
+    for seq, event in enumerate((
+            AgentStart(task="fix it", engine=engine, cwd=str(path.parent),
+                       acp_session_id="sess-1"),
+            SessionInfoChanged(title="Fixing"), AgentEnd(status="completed", result="ok"))):
+        journal.write(event.model_copy(update={"seq": seq, "ts": 1000.0 + seq,
+                                               "session_id": "s"}))
+    journal.close()
+
+
+def test_the_picker_and_the_viewer_resume_the_run_they_show(tmp_path, monkeypatch):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "journals"
+    folder.mkdir()
+    _journal(folder / "codex.jsonl", "acp:codex")
+    _journal(tmp_path / "custom.jsonl", "acp:my-own-agent")
+
+    async def picker() -> object:
+        app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False)
+        async with app.run_test(size=(120, 30), headless=True) as pilot:
+            await pilot.press("r")
+            await pilot.pause()
+        return app.return_value
+
+    result = asyncio.run(picker())
+    assert result == ResumeRequest(folder / "codex.jsonl")
+
+    async def viewer() -> tuple[object, list[str]]:
+        app = ReplayApp(tmp_path / "custom.jsonl", theme="cockpit-dark", remember_theme=False)
+        async with app.run_test(size=(120, 30), headless=True) as pilot:
+            await _settle(app, pilot, lambda: app.replay_screen is not None
+                          and app.replay_screen.replay is not None)
+            await pilot.press("r")
+            await _settle(app, pilot, lambda: bool(app._notifications))
+            messages = [n.message for n in app._notifications]
+            await pilot.press("q")
+        return app.return_value, messages
+
+    result, messages = asyncio.run(viewer())
+    assert result is None  # an agent the catalogue does not know is never started from here
+    assert "resume it with `cockpit resume JOURNAL --agent`" in messages[0]
+    assert json.loads((tmp_path / "custom.jsonl").read_text().splitlines()[0])["engine"] == \
+        "acp:my-own-agent"

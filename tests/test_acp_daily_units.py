@@ -1,0 +1,417 @@
+"""Issue 12's pieces on their own: login methods as the real agents declare them (their
+`initialize` answers, captured from the npm packages into tests/acp_agent/initialize/),
+settings checked against what an agent offers, MCP servers and agent environments from
+config.toml, what a journal says of its run, and the history item of the fold."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from acp.schema import InitializeResponse, NewSessionResponse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cockpit.agent_config import load_agents_config, resolve_command
+from cockpit.replay.journal_facts import read_facts, scan_facts
+from engine_adapter.engines.acp import load_catalogue
+from engine_adapter.engines.acp.auth import auth_hint, choose_auth_method
+from engine_adapter.engines.acp.mcp import acp_servers
+from engine_adapter.engines.acp.session_setup import McpServer, Wanted
+from engine_adapter.engines.acp.settings import (
+    SettingError,
+    modes_from_acp,
+    options_from_acp,
+    plan_settings,
+)
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import (
+    AgentStart,
+    HistoryMessage,
+    HistoryTool,
+    ModelUpdate,
+    ModelUsage,
+    SessionInfoChanged,
+    ToolEnd,
+    dump_event,
+)
+from engine_adapter.fold import HistoryItem, RunFold
+
+ANSWERS = Path(__file__).parent / "acp_agent" / "initialize"
+
+
+def _answer(name: str) -> InitializeResponse:
+    return InitializeResponse.model_validate(json.loads((ANSWERS / name).read_text()))
+
+
+CODEX = "codex-acp-2.6.0.json"
+CLAUDE = "claude-agent-acp-0.49.0.json"
+GEMINI = "gemini-cli-0.61.0.json"
+
+
+# -- what the real agents offer (their current `initialize` answers) ---------------------------
+
+def test_the_captured_answers_say_what_each_agent_offers():
+    offers = {}
+    for name in (CODEX, CLAUDE, GEMINI):
+        caps = _answer(name).agent_capabilities
+        sessions = caps.session_capabilities
+        offers[name] = (caps.load_session, sessions.list is not None,
+                        sessions.resume is not None, caps.mcp_capabilities.http,
+                        caps.mcp_capabilities.sse)
+    assert offers == {CODEX: (True, True, True, True, False),
+                      CLAUDE: (True, True, True, True, True),
+                      GEMINI: (True, False, False, True, True)}
+
+
+# -- login ------------------------------------------------------------------------------------
+
+def test_codex_api_key_method_is_satisfied_by_either_of_its_variables():
+    spec, init = load_catalogue()["codex"], _answer(CODEX)
+    assert choose_auth_method(init, {}, spec) is None
+    for variable in ("CODEX_API_KEY", "OPENAI_API_KEY"):
+        choice = choose_auth_method(init, {variable: "sk-x"}, spec)
+        assert (choice.method_id, choice.variable) == ("api-key", variable)
+    assert choose_auth_method(init, {"OPENAI_API_KEY": ""}, spec) is None  # empty is unset
+    hint = auth_hint(init, spec)
+    assert "API Key (Use an API key to authenticate): set CODEX_API_KEY or OPENAI_API_KEY" in hint
+    assert "ChatGPT (Use ChatGPT to authenticate): log in with the agent's own CLI first" in hint
+
+
+def test_gemini_methods_each_have_their_own_variable():
+    spec, init = load_catalogue()["gemini"], _answer(GEMINI)
+    assert choose_auth_method(init, {"GEMINI_API_KEY": "k"}, spec).method_id == "gemini-api-key"
+    assert choose_auth_method(init, {"GOOGLE_API_KEY": "k"}, spec).method_id == "vertex-ai"
+    assert choose_auth_method(init, {"GOOGLE_CLOUD_PROJECT": "p"}, spec) is None
+    assert "Gemini API key (Use an API key with Gemini Developer API): set GEMINI_API_KEY" \
+        in auth_hint(init, spec)
+
+
+def test_claude_terminal_logins_are_shown_as_commands_never_chosen():
+    spec, init = load_catalogue()["claude"], _answer(CLAUDE)
+    assert choose_auth_method(init, {"ANTHROPIC_API_KEY": "k"}, spec) is None
+    hint = auth_hint(init, spec)
+    assert ("Claude Subscription (Use Claude subscription): log in in a terminal with: "
+            "claude-agent-acp --cli auth login --claudeai (then run again)") in hint
+    assert "claude reads ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN" in hint
+
+
+def _init(*methods: dict) -> InitializeResponse:
+    return InitializeResponse.model_validate({"protocolVersion": 1, "authMethods": list(methods)})
+
+
+def test_an_env_var_method_needs_every_required_variable_and_comes_first():
+    spec = load_catalogue()["codex"]
+    init = _init({"id": "api-key", "name": "Key", "_meta": {"api-key": {}}},
+                 {"id": "std", "name": "Standard", "type": "env_var",
+                  "vars": [{"name": "A_KEY"}, {"name": "B_URL"},
+                           {"name": "C_OPT", "optional": True}]})
+    env = {"OPENAI_API_KEY": "k", "A_KEY": "a"}
+    assert choose_auth_method(init, env, spec).method_id == "api-key"  # std lacks B_URL
+    assert choose_auth_method(init, {**env, "B_URL": "u"}, spec).method_id == "std"
+    assert "Standard: set A_KEY and B_URL" in auth_hint(init, spec)
+
+
+def test_a_method_whose_description_names_its_variable():
+    spec = load_catalogue()["codex"]
+    init = _init({"id": "tok", "name": "Token", "description": "Set MY_SERVICE_TOKEN first"})
+    assert choose_auth_method(init, {"MY_SERVICE_TOKEN": "t"}, spec).variable == \
+        "MY_SERVICE_TOKEN"
+
+
+@pytest.mark.parametrize("args", [
+    ["; rm -rf ~"], ["$(curl evil)"], ["`id`"], ["a\nb"], ["\x1b[2J"], ["--x", "&&", "reboot"],
+    ["'quoted'"], ["|", "sh"], ["\u202eevil"], ["x" * 5000],
+])
+def test_a_hostile_terminal_login_is_shown_quoted_and_cleaned(args):
+    spec = load_catalogue()["claude"]
+    init = _init({"id": "t", "name": "Log\x1b[31min", "type": "terminal", "args": args})
+    hint = auth_hint(init, spec)
+    assert "\x1b" not in hint and "\u202e" not in hint
+    line = next(line for line in hint.splitlines() if "in a terminal with: " in line)
+    command = line.split("in a terminal with: ", 1)[1].removesuffix(" (then run again)")
+    # One command line, the agent's own program first, each argument one word (cleaned).
+    shown = [clean(a, 200).replace("\n", "\\n") for a in args]
+    assert shlex.split(command) == ["claude-agent-acp", *shown]
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+CLAUDE_SESSION = {  # the shape of claude-agent-acp 0.49.0's session/new answer (trimmed)
+    "sessionId": "s",
+    "modes": {"currentModeId": "default", "availableModes": [
+        {"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan Mode"}]},
+    "configOptions": [
+        {"id": "mode", "name": "Mode", "category": "mode", "type": "select",
+         "currentValue": "default", "options": [{"value": "default", "name": "Default"},
+                                                {"value": "plan", "name": "Plan Mode"}]},
+        {"id": "model", "name": "Model", "category": "model", "type": "select",
+         "currentValue": "default", "options": [{"value": "default", "name": "Default"},
+                                                {"value": "sonnet", "name": "Sonnet"}]},
+        {"id": "collab", "name": "Collaboration", "category": "collaboration_mode",
+         "type": "select", "currentValue": "a", "options": [
+             {"group": "g", "name": "G", "options": [{"value": "a", "name": "A"},
+                                                     {"value": "b", "name": "B"}]}]},
+        {"id": "fast", "name": "Fast\x1b[2J", "type": "boolean", "currentValue": False},
+    ]}
+
+
+def _offered():
+    answer = NewSessionResponse.model_validate(CLAUDE_SESSION)
+    modes, mode = modes_from_acp(answer.modes)
+    return options_from_acp(answer.config_options), modes, mode
+
+
+def test_options_are_read_cleaned_and_grouped_values_flattened():
+    options, modes, mode = _offered()
+    assert [o.id for o in options] == ["mode", "model", "collab", "fast"]
+    assert options[2].category is None  # a category the SDK does not know is dropped, not fatal
+    assert [c.value for c in options[2].choices] == ["a", "b"]
+    assert options[3].name == "Fast\\x1b[2J" and options[3].value is False
+    assert [m.id for m in modes] == ["default", "plan"] and mode == "default"
+
+
+def test_wishes_become_steps_matched_by_value_or_name():
+    options, modes, _ = _offered()
+    steps = plan_settings(Wanted(model="Sonnet", mode="Plan Mode",
+                                 options=(("fast", "yes"), ("Collaboration", "b"))),
+                          options, modes)
+    # The mode by the agent's mode setting (ACP: config options in place of modes where
+    # offered), which also makes the session mode "plan" current.
+    assert [(s.kind, s.id, s.value, s.mode) for s in steps] == [
+        ("option", "model", "sonnet", None), ("option", "mode", "plan", "plan"),
+        ("option", "fast", True, None), ("option", "collab", "b", None)]
+
+
+def test_a_mode_uses_the_mode_option_else_the_session_modes():
+    options, modes, _ = _offered()
+    [step] = plan_settings(Wanted(mode="plan"), options, [])
+    assert (step.kind, step.id, step.value, step.mode) == ("option", "mode", "plan", None)
+    without = [o for o in options if o.category != "mode"]
+    [step] = plan_settings(Wanted(mode="Plan Mode"), without, modes)
+    assert (step.kind, step.id, step.value, step.mode) == ("mode", "plan", "plan", None)
+    with pytest.raises(SettingError, match="valid modes: default, plan"):
+        plan_settings(Wanted(mode="yolo"), without, modes)
+    # A mode the setting lacks but the session modes have: by the modes.
+    narrow = [o.model_copy(update={"choices": o.choices[:1]}) if o.category == "mode" else o
+              for o in options]
+    [step] = plan_settings(Wanted(mode="plan"), narrow, modes)
+    assert (step.kind, step.id) == ("mode", "plan")
+    with pytest.raises(SettingError, match=r"does not offer 'yolo' for mode; valid values: "
+                       r"default$"):
+        plan_settings(Wanted(mode="yolo"), narrow, modes)
+
+
+@pytest.mark.parametrize(("wanted", "message"), [
+    (Wanted(model="opus"), "valid values: default, sonnet"),
+    (Wanted(mode="yolo"), "the agent does not offer 'yolo' for mode; valid values: default, plan"),
+    (Wanted(options=(("nope", "1"),)), "its settings: mode, model, collab, fast, mode (--mode)"),
+    (Wanted(options=(("fast", "2"),)), "valid values: true, false"),
+])
+def test_what_is_not_offered_is_an_error_listing_what_is(wanted, message):
+    options, modes, _ = _offered()
+    with pytest.raises(SettingError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        plan_settings(wanted, options, modes)
+
+
+def test_no_model_setting_at_all_says_so():
+    with pytest.raises(SettingError, match="the agent offers no model setting; its settings: "
+                                           "none"):
+        plan_settings(Wanted(model="m"), [], [])
+
+
+# -- MCP servers and agent environments from config.toml --------------------------------------
+
+def test_mcp_servers_and_agent_env_from_config(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('''
+[mcp_servers.files]
+command = "sh"
+args = ["-c", "true"]
+env = { LEVEL = "debug" }
+
+[mcp_servers.docs]
+url = "https://mcp.example/mcp"
+headers = { Authorization = "Bearer t" }
+
+[mcp_servers.both]
+command = "x"
+url = "https://x"
+
+[mcp_servers.bad]
+url = "file:///etc/passwd"
+
+[mcp_servers.typo]
+command = "y"
+argz = []
+
+[agents.codex.env]
+CODEX_HOME = "/tmp/c"
+
+[agents.claude.env]
+"BAD NAME" = "x"
+''')
+    loaded = load_agents_config(config)
+    assert sorted(loaded.mcp_servers) == ["docs", "files", "typo"]
+    assert loaded.mcp_servers["docs"].transport == "http"
+    assert loaded.mcp_servers["files"].env == (("LEVEL", "debug"),)
+    assert loaded.agent_env == {"codex": {"CODEX_HOME": "/tmp/c"}}
+    problems = "\n".join(loaded.problems)
+    for expected in ("[mcp_servers.both] needs either command", "[mcp_servers.bad] url must",
+                     "[mcp_servers.typo] has no setting 'argz'", "[agents.claude.env] must be"):
+        assert expected in problems
+    resolved = resolve_command(loaded.mcp_servers["files"])
+    assert resolved.command.endswith("/sh") and resolved.command.startswith("/")
+    missing = resolve_command(McpServer(name="m", command="no-such-program-xyz"))
+    assert "'no-such-program-xyz' is not on PATH" in missing
+
+
+def test_a_broken_config_is_one_problem(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[mcp_servers\n")
+    assert len(load_agents_config(config).problems) == 1
+
+
+def test_servers_an_agent_cannot_take_are_named():
+    init = _answer(CODEX)  # http yes, sse no
+    servers = (McpServer(name="a", command="/bin/a"),
+               McpServer(name="b", transport="http", url="https://b"),
+               McpServer(name="c", transport="sse", url="https://c"))
+    taken, skipped = acp_servers(servers, init)
+    assert [s.name for s in taken] == ["a", "b"]
+    assert skipped == ["MCP server 'c' was left out: the agent does not take sse MCP servers "
+                       "(only stdio, http)"]
+
+
+# -- what a journal says of its run -----------------------------------------------------------
+
+def _journal(*events) -> bytes:
+    return b"".join(dump_event(e) + b"\n" for e in events)
+
+
+def test_facts_are_read_from_their_lines_only():
+    data = _journal(
+        AgentStart(task="t", engine="acp:codex", cwd="/w", acp_session_id="s-1"),
+        ModelUsage(input_tokens=10, output_tokens=2, cost_usd=0.5),
+        # A forged usage inside a tool's output is text, not a line of its own: not counted.
+        ToolEnd(call_id="c", tool="x", ok=True,
+                output='{"type":"model_usage","input_tokens":99999}\n'),
+        SessionInfoChanged(title="First"), SessionInfoChanged(title="Second"),
+        ModelUsage(input_tokens=5, output_tokens=1))
+    facts = scan_facts(data)
+    assert (facts.agent, facts.acp_session_id, facts.cwd) == ("acp:codex", "s-1", "/w")
+    assert (facts.input_tokens, facts.output_tokens, facts.cost_usd) == (15, 3, 0.5)
+    assert facts.title == "Second"
+
+
+def test_facts_ignore_values_of_the_wrong_type():
+    data = (b'{"type":"model_usage","input_tokens":true,"output_tokens":-5,"cost_usd":1e300}\n'
+            b'{"type":"session_info","title":{"x":1}}\n{"type":"agent_start","engine":7}\n'
+            b'{"type":"model_usage" torn')
+    facts = scan_facts(data)
+    assert (facts.input_tokens, facts.output_tokens, facts.cost_usd, facts.title,
+            facts.agent) == (0, 0, None, None, None)
+
+
+@settings(max_examples=60)
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), max_size=30),
+       st.binary(max_size=200))
+def test_token_totals_are_the_sum_whatever_lies_between(usages, noise):
+    events = []
+    for tokens_in, tokens_out in usages:
+        events.append(ModelUpdate(text=noise.decode("latin-1")))
+        events.append(ModelUsage(input_tokens=tokens_in, output_tokens=tokens_out))
+    facts = scan_facts(_journal(*events))
+    assert facts.input_tokens == sum(i for i, _ in usages)
+    assert facts.output_tokens == sum(o for _, o in usages)
+
+
+@settings(max_examples=60)
+@given(st.binary(max_size=500))
+def test_facts_of_any_bytes_never_raise(data):
+    scan_facts(data)
+
+
+def test_read_facts_in_chunks_equals_reading_at_once(tmp_path, monkeypatch):
+    import cockpit.replay.journal_facts as facts_module
+
+    events = [ModelUsage(input_tokens=i, output_tokens=1) for i in range(200)]
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(_journal(AgentStart(task="t", engine="acp:x"), *events))
+    monkeypatch.setattr(facts_module, "_CHUNK", 97)  # lines cut across chunks
+    chunked = read_facts(path)
+    assert chunked.input_tokens == sum(range(200)) and chunked.output_tokens == 200
+    assert chunked.complete
+    monkeypatch.setattr(facts_module, "SCAN_LIMIT", 1000)
+    assert not read_facts(path).complete
+
+
+# -- the history item of the fold ---------------------------------------------------------------
+
+def test_history_folds_into_one_item_that_a_checkpoint_keeps_apart():
+    fold = RunFold()
+    fold.apply(AgentStart(task="", engine="acp:x", resumed="session/load"))
+    fold.apply(HistoryMessage(role="user", text="fix "))
+    fold.apply(HistoryMessage(role="user", text="it"))
+    fold.apply(HistoryTool(call_id="t1", tool="execute", title="Run make", status="pending"))
+    checkpoint = fold.view.copy()
+    fold.apply(HistoryTool(call_id="t1", tool="execute", title="Run make", status="completed"))
+    fold.apply(HistoryMessage(role="agent", text="done"))
+    [item] = [i for i in fold.view.items if isinstance(i, HistoryItem)]
+    assert item.text == "you: fix it\ntool: Run make (completed)\nagent: done"
+    assert item.messages == 2 and not fold.view.tool_calls
+    [before] = [i for i in checkpoint.items if isinstance(i, HistoryItem)]
+    assert before.text == "you: fix it\ntool: Run make (pending)"  # copy on write
+
+
+# -- what `cockpit resume` takes from a journal (untrusted) -------------------------------------
+
+def _agent_journal(path: Path, **start) -> Path:
+    fields = {"task": "t", "engine": "acp:codex", "acp_session_id": "s-1",
+              "command": "sh -c 'touch /tmp/pwned'", **start}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(dump_event(AgentStart(**fields)) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize(("engine", "agent"), [
+    ("acp:codex", "codex"), ("acp:claude", "claude"),
+    ("acp:codex ", None), ("acp:Codex", None), ("acp: codex", None), ("acp:codex --evil", None),
+    ("acp:../codex", None), ("acp:/usr/bin/codex-acp", None), ("acp:my-agent", None),
+    ("acp:codex\n", None), ("acp:gemini\x1b[2J", None),
+])
+def test_a_journal_names_its_agent_only_by_a_catalogue_name(tmp_path, engine, agent):
+    from cockpit.sessions import resumable
+
+    found = resumable(_agent_journal(tmp_path / "j.jsonl", engine=engine), None)
+    assert found.agent == agent  # the journal's command line is never what is started
+    assert found.session_id == "s-1"
+
+
+@pytest.mark.parametrize("start", [
+    {"engine": "builtin"}, {"engine": "codex"}, {"acp_session_id": None}, {"acp_session_id": ""},
+])
+def test_a_journal_without_an_agent_session_is_nothing_to_resume(tmp_path, start):
+    from cockpit.runs import SetupError
+    from cockpit.sessions import resumable
+
+    with pytest.raises(SetupError, match="not the journal of an agent"):
+        resumable(_agent_journal(tmp_path / "j.jsonl", **start), None)
+
+
+def test_only_the_cockpits_own_journals_choose_the_workspace(tmp_path, monkeypatch):
+    from cockpit.paths import journal_dir
+    from cockpit.sessions import resumable
+
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    own = _agent_journal(journal_dir() / "own.jsonl", cwd=str(project))
+    assert resumable(own, None).workspace() == project
+    shared = _agent_journal(tmp_path / "mail" / "shared.jsonl", cwd="/")
+    assert resumable(shared, None).workspace() is None  # here, or --cwd: not the journal's "/"
+    for cwd in ("relative/dir", str(tmp_path / "gone"), str(own)):  # not an existing dir
+        journal = _agent_journal(journal_dir() / "other.jsonl", cwd=cwd)
+        assert resumable(journal, None).workspace() is None
