@@ -137,9 +137,10 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
     returns False, having folded nothing, if the checks fail."""
     data = to.chunk.data
     newline = data.find(b"\n", start, end)
-    head = data[start:newline if newline >= 0 else end]
-    tail = data[data.rfind(b"\n", start, end) + 1:end]
-    name = _CHANNELS.get(head[-_CHANNEL_TAIL:])
+    if newline < 0:
+        newline = end
+    tail_start = data.rfind(b"\n", start, end) + 1
+    name = _CHANNELS.get(data[newline - _CHANNEL_TAIL:newline])
     # One event a line (each holds one `{"type":`: a torn line glued to the next has two),
     # each ending with the first line's channel, and the outer two in the compact layout,
     # one turn, seqs running on.
@@ -147,15 +148,17 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
     if (name is None or data.count(_CHANNEL_ENDS[name], start, stop) != count
             or data.count(b'{"type":', start, stop) != count):
         return False
-    first, last = _STREAM_HEAD.match(head), _STREAM_HEAD.match(tail)
+    first = _STREAM_HEAD.match(data, start, newline)
+    last = _STREAM_HEAD.match(data, tail_start, end)
     if (first is None or last is None or first[3] != last[3]
             or int(last[1]) - int(first[1]) != count - 1
             or data.count(b',"turn":%s,"text":"' % first[3], start, stop) != count):
         return False
     turn = None if first[3] == b"null" else int(first[3])
     # A size for layout until the text is read: the outer two lines stand for the rest.
-    overhead = (first.end() + last.end()) / 2 + len(_CHANNEL_ENDS[name])
-    newlines = (head.count(b"\\n", first.end()) + tail.count(b"\\n", last.end())) * count // 2
+    overhead = (first.end() - start + last.end() - tail_start) / 2 + len(_CHANNEL_ENDS[name])
+    newlines = (data.count(b"\\n", first.end(), newline)
+                + data.count(b"\\n", last.end(), end)) * count // 2
     base = to.chunk.base
     text = JournalText(to.index, position, position + count, base + start, base + end,
                        max(0, int(stop - start - count * overhead)), newlines)

@@ -24,7 +24,8 @@ import bisect
 import gc
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from .events import BaseEvent
 from .fold import RunFold, RunView
@@ -37,6 +38,19 @@ _STEP = 8 << 20  # the pass reads about this many bytes between two progress rep
 _FREEZE_EVERY = 50_000  # the pass moves what it has built out of the GC's way this often
 _TAIL_LAG = 1_000  # refresh the tail checkpoint once the pass is this far past it
 _CHEAP_COPY_ITEMS = 5_000  # below this many transcript rows a view copies in a blink
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while a chunk is folded: what the fold builds lives on (the pass
+    freezes it, see `_FREEZE_EVERY`), so collections in the middle of a chunk only walk it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class JournalReplay:
@@ -137,6 +151,11 @@ class JournalReplay:
         way; returns their codes."""
         codes = bytearray(chunk.count)
         self._space_checkpoints(chunk.first + len(codes), chunk.base + len(chunk.data))
+        with _collector_paused():
+            self._fold_parts(chunk, codes)
+        return bytes(codes)
+
+    def _fold_parts(self, chunk: Chunk, codes: bytearray) -> None:
         at = (0, chunk.first)
         while at[0] < len(chunk.parts):
             mark = min(self._positions[-1] + self.spacing, self._next_freeze)
@@ -150,7 +169,6 @@ class JournalReplay:
                 self._next_freeze = self.folded + _FREEZE_EVERY
             if self.folded >= self._positions[-1] + self.spacing:
                 self._checkpoint(self.folded)
-        return bytes(codes)
 
     def _space_checkpoints(self, known: int, end: int) -> None:
         """Spread checkpoints over the whole file, guessing its length from the `known`

@@ -217,3 +217,20 @@ def test_unknown_event_types_change_nothing() -> None:
     fold = RunFold()
     assert fold.apply(Future()).parts == 0  # type: ignore[arg-type]
     assert fold.view.events == 1
+
+
+def test_the_end_of_a_run_cancels_open_questions_and_names_their_rows() -> None:
+    from engine_adapter.events import QuestionAsked
+
+    fold = RunFold()
+    fold.apply(START)
+    asked = fold.apply(QuestionAsked(question_id="q1", message="which branch?", seq=2))
+    row = asked.item
+    copy = fold.view.copy()  # a checkpoint shares the row until the fold changes it
+    end = fold.apply(AgentEnd(status="completed", seq=3))
+    assert row in end.more  # redrawn: the row's state changed without being the event's row
+    assert fold.view.items[row].state == "cancel"  # type: ignore[attr-defined]
+    assert fold.view.items[row].reason == "the run ended"  # type: ignore[attr-defined]
+    assert not fold.view.questions
+    assert copy.items[row].state == "pending"  # type: ignore[attr-defined]
+    assert list(copy.questions) == ["q1"]

@@ -503,7 +503,8 @@ class ReplayScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that type into the search box are not replay keys while it has focus; `r`
         (resume) only on the journal of an agent session."""
-        if self.query("#search") and self.query_one("#search", Input).has_focus:
+        focused = self.focused  # (not a query: the key hints ask this for every key)
+        if focused is not None and focused.id == "search":
             return action in ("quit_replay",)
         if action == "resume":
             if self._resumable is None:
