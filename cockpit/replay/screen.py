@@ -9,7 +9,6 @@ writing); a seek too long for the event loop runs in another worker.
 
 from __future__ import annotations
 
-import bisect
 import json
 import threading
 import time
@@ -25,10 +24,9 @@ from textual.widgets import Input, Static
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
 from engine_adapter.journal import decode_json
-from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_CODES, TYPE_MASK
+from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_MASK
 from engine_adapter.navigator import Frame, Navigator, Seek, code_class
 from engine_adapter.replay import JournalReplay
-from engine_adapter.text import plural
 from engine_adapter.timestamps import format_ts
 
 from ..keys import bindings
@@ -38,24 +36,24 @@ from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
 from .filter import FilterScreen
 from .journal_facts import runs_an_agent_session
-from .journals import CRASHED, CRASHED_TEXT, looks_live, open_status
+from .journals import CRASHED, looks_live, open_status
 from .keys import REPLAY_SCOPE
 from .picker import request_resume
-from .timeline import MARKER_KINDS, Timeline
+from .screen_text import (
+    JUMPS,
+    SPEEDS,
+    filter_text,
+    match_after,
+    problems_text,
+    search_text,
+    type_counts,
+)
+from .timeline import Timeline
 
 __all__ = ["POLL", "ReplayScreen"]
 
-SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0)
 POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
 INSPECT_LIMIT = 200_000  # characters of one raw event shown by the inspector
-
-_JUMPS = {
-    "tool": (code_class({TYPE_CODES["tool_start"]}), "tool call"),
-    "approval": (code_class({TYPE_CODES["approval_requested"]}), "approval"),
-    "error": (code_class({c for k in ("error", "failure", "denial") for c in MARKER_KINDS[k][1]}),
-              "error or failure"),
-}
-
 
 class ReplayScreen(Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
@@ -293,23 +291,7 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None:
             return ""
-        index = replay.index
-        problems = []
-        if index.corrupt:
-            lines = sorted(index.corrupt.values())
-            shown = ", ".join(str(n) for n in lines[:3]) + (" …" if len(lines) > 3 else "")
-            problems.append(f"⚠ {plural(len(lines), 'corrupt line')} skipped (line {shown})")
-        if index.unknown:
-            problems.append(f"⚠ {plural(index.unknown, 'event')} of an unknown type "
-                            "(newer cockpit?)")
-        if index.torn_tail:
-            problems.append("⚠ torn last line skipped")
-        if self.crashed and self.complete and len(index):
-            problems.append(f"⚠ {CRASHED_TEXT}")
-        if self.complete and not len(index):
-            problems.append("the journal is empty" if not index.size else
-                            "nothing in this file is a journal event")
-        return "  ".join(problems)
+        return problems_text(replay.index, crashed=self.crashed, complete=self.complete)
 
     # Moving ----------------------------------------------------------------------------------
     def seek(self, cursor: int) -> None:
@@ -337,7 +319,7 @@ class ReplayScreen(Screen[None]):
     def action_jump(self, kind: str, step: int) -> None:
         """To the previous or next tool call, approval, or error/failure."""
         if self.navigator is not None:
-            pattern, name = _JUMPS[kind]
+            pattern, name = JUMPS[kind]
             self._move(self.navigator.step(step, pattern),
                        f"{'earlier' if step < 0 else 'later'} {name}")
 
@@ -423,25 +405,10 @@ class ReplayScreen(Screen[None]):
         if not self.matches or self.navigator is None:
             self.app.notify("no search: press / to search", timeout=1.5)
             return
-        cursor = self.navigator.cursor
-        if step > 0:
-            i = bisect.bisect_left(self.matches, cursor if from_current else cursor + 1)
-            i = i if i < len(self.matches) else 0  # wrap around
-        else:
-            i = bisect.bisect_left(self.matches, cursor) - 1
-            i = i if i >= 0 else len(self.matches) - 1
-        self.seek(self.matches[i])
+        self.seek(match_after(self.matches, self.navigator.cursor, step, from_current))
 
     def _search_text(self) -> str:
-        if not self.search_term:
-            return ""
-        term = clean_line(self.search_term, 30)
-        if not self.matches:
-            return f"/{term}: no match"
-        i = bisect.bisect_left(self.matches, self.position_shown)
-        here = i + 1 if i < len(self.matches) and self.matches[i] == self.position_shown else None
-        where = f"{here}/" if here else ""
-        return f"/{term}: {where}{len(self.matches):,} match{'es' if len(self.matches) > 1 else ''}"
+        return search_text(self.search_term, self.matches, self.position_shown)
 
     # Filter ------------------------------------------------------------------------------------
     def action_filter(self) -> None:
@@ -449,22 +416,14 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None:
             return
-        counts: dict[int, int] = {}
-        data = replay.index.codes[:len(replay)].tobytes()
-        for code in set(data):
-            counts[code & TYPE_MASK] = counts.get(code & TYPE_MASK, 0) + data.count(bytes([code]))
-        self.app.push_screen(FilterScreen(counts, self.type_filter), self._filter_chosen)
+        self.app.push_screen(FilterScreen(type_counts(replay.index, len(replay)),
+                                          self.type_filter), self._filter_chosen)
 
     def _filter_chosen(self, chosen: set[int] | None) -> None:
         if chosen is None:
             return
         self.type_filter = None if chosen >= set(CODE_NAMES) or not chosen else chosen
-        text = ""
-        if self.type_filter is not None:
-            names = sorted(CODE_NAMES[c] for c in self.type_filter)
-            text = "filter: " + (", ".join(names[:3]) + (f" +{len(names) - 3}"
-                                                          if len(names) > 3 else ""))
-        self.timeline.update_state(filter_text=text)
+        self.timeline.update_state(filter_text=filter_text(self.type_filter))
 
     # Inspect, help, quit -----------------------------------------------------------------------
     def action_inspect_event(self) -> None:

@@ -1,0 +1,87 @@
+"""What the replay screen's timeline says, and the small lookups behind its keys: problems with the
+journal, where the cursor is among search matches, the type filter, playback speeds and jumps."""
+
+from __future__ import annotations
+
+import bisect
+
+from engine_adapter.journal_index import CODE_NAMES, TYPE_CODES, TYPE_MASK, JournalIndex
+from engine_adapter.navigator import code_class
+from engine_adapter.text import plural
+
+from ..widgets.text import clean_line
+from .journals import CRASHED_TEXT
+from .timeline import MARKER_KINDS
+
+__all__ = ["JUMPS", "SPEEDS", "filter_text", "match_after", "problems_text", "search_text",
+           "type_counts"]
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0)
+"""Playback speeds, slowest first."""
+JUMPS = {
+    "tool": (code_class({TYPE_CODES["tool_start"]}), "tool call"),
+    "approval": (code_class({TYPE_CODES["approval_requested"]}), "approval"),
+    "error": (code_class({c for k in ("error", "failure", "denial") for c in MARKER_KINDS[k][1]}),
+              "error or failure"),
+}
+"""What each jump key looks for: a pattern over the index's codes, and its name."""
+
+
+def problems_text(index: JournalIndex, *, crashed: bool, complete: bool) -> str:
+    """What is wrong with the journal, as far as it has been read."""
+    problems = []
+    if index.corrupt:
+        lines = sorted(index.corrupt.values())
+        shown = ", ".join(str(n) for n in lines[:3]) + (" …" if len(lines) > 3 else "")
+        problems.append(f"⚠ {plural(len(lines), 'corrupt line')} skipped (line {shown})")
+    if index.unknown:
+        problems.append(f"⚠ {plural(index.unknown, 'event')} of an unknown type "
+                        "(newer cockpit?)")
+    if index.torn_tail:
+        problems.append("⚠ torn last line skipped")
+    if crashed and complete and len(index):
+        problems.append(f"⚠ {CRASHED_TEXT}")
+    if complete and not len(index):
+        problems.append("the journal is empty" if not index.size else
+                        "nothing in this file is a journal event")
+    return "  ".join(problems)
+
+
+def search_text(term: str, matches: list[int], shown: int) -> str:
+    """The search's place in the timeline: the term, and which match is shown of how many."""
+    if not term:
+        return ""
+    term = clean_line(term, 30)
+    if not matches:
+        return f"/{term}: no match"
+    i = bisect.bisect_left(matches, shown)
+    here = i + 1 if i < len(matches) and matches[i] == shown else None
+    where = f"{here}/" if here else ""
+    return f"/{term}: {where}{len(matches):,} match{'es' if len(matches) > 1 else ''}"
+
+
+def match_after(matches: list[int], cursor: int, step: int, from_current: bool) -> int:
+    """The match to show next from `cursor` (`step` > 0: after it, or at it `from_current`;
+    else before it), wrapping around. `matches` is not empty."""
+    if step > 0:
+        i = bisect.bisect_left(matches, cursor if from_current else cursor + 1)
+        return matches[i if i < len(matches) else 0]
+    i = bisect.bisect_left(matches, cursor) - 1
+    return matches[i if i >= 0 else len(matches) - 1]
+
+
+def filter_text(type_filter: set[int] | None) -> str:
+    """The type filter in the timeline ("" without one)."""
+    if type_filter is None:
+        return ""
+    names = sorted(CODE_NAMES[c] for c in type_filter)
+    return "filter: " + ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
+
+
+def type_counts(index: JournalIndex, total: int) -> dict[int, int]:
+    """How many of the first `total` events are of each type code."""
+    counts: dict[int, int] = {}
+    data = index.codes[:total].tobytes()
+    for code in set(data):
+        counts[code & TYPE_MASK] = counts.get(code & TYPE_MASK, 0) + data.count(bytes([code]))
+    return counts
