@@ -310,9 +310,10 @@ class CockpitApp(SteeringControls, ThemedApp):
         return super().check_action(action, parameters)
 
     def hint_shown(self, action: str) -> bool:
-        """The footer shows `a` only when the call can be granted."""
+        """The footer shows `a` only when the call can be granted, and not in the scope step
+        (as the approval bar: there the scope keys say where; `a` again is `this session`)."""
         if action == "approve_always":
-            return self._grant_verdict()[0]
+            return self._choosing is None and self._grant_verdict()[0]
         return True
 
     # Grants ------------------------------------------------------------------------------------
