@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.worker import Worker
 
@@ -123,6 +123,11 @@ class CockpitApp(SteeringControls, ThemedApp):
 
     def on_unmount(self) -> None:
         self.pump.close()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A shorter or taller terminal: the message box's label fits again."""
+        for composer in self.query(Composer):
+            composer.fit_height(event.size.height)  # (the app's own size follows a moment later)
 
     def _start(self, session: Session) -> None:
         self._watch_grants(session)
@@ -310,9 +315,10 @@ class CockpitApp(SteeringControls, ThemedApp):
         return super().check_action(action, parameters)
 
     def hint_shown(self, action: str) -> bool:
-        """The footer shows `a` only when the call can be granted."""
+        """The footer shows `a` only when the call can be granted, and not in the scope step
+        (as the approval bar: there the scope keys say where; `a` again is `this session`)."""
         if action == "approve_always":
-            return self._grant_verdict()[0]
+            return self._choosing is None and self._grant_verdict()[0]
         return True
 
     # Grants ------------------------------------------------------------------------------------
