@@ -72,17 +72,20 @@ def summary(view: RunView) -> tuple:
                 if name in ("parts", "_text"):  # how text is held
                     continue
                 value = getattr(i, name, None)
-                slots[name] = list(value) if name == "seqs" else value
+                # (a snapshot: a fold without copies goes on changing its rows' lists)
+                slots[name] = (list(value) if name == "seqs" or type(value) is list
+                               else dict(value) if type(value) is dict else value)
         if i.kind == "message":
             slots["text"] = i.text
         return tuple(sorted(slots.items(), key=lambda kv: kv[0]))
 
     scalars = {k: v for k, v in vars(view).items()
-               if k not in ("items", "turns", "call_rows", "pending_rows", "checks", "grants",
-                            "shared", "owned")}  # (the last two: who may change which row)
+               if k not in ("items", "turns", "call_rows", "pending_rows", "question_rows",
+                            "checks", "grants", "shared", "owned")}  # (the last two: who may
+    # change which row)
     return (tuple(sorted(scalars.items())), tuple(item(i) for i in view.items),
             tuple(view.turns), tuple(view.call_rows.items()), tuple(view.pending_rows.items()),
-            tuple(view.grants), tuple(view.checks.items()))
+            tuple(view.question_rows.items()), tuple(view.grants), tuple(view.checks.items()))
 
 
 def test_index_offsets_and_codes(tmp_path) -> None:

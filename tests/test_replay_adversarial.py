@@ -41,7 +41,7 @@ from engine_adapter import (
     VerificationStart,
 )
 from engine_adapter import journal_index as journal_index_module
-from engine_adapter.events import dump_event
+from engine_adapter.events import HistoryMessage, QuestionAnswered, QuestionAsked, dump_event
 from engine_adapter.fold import RunFold
 from engine_adapter.journal_index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
 from engine_adapter.replay import JournalReplay
@@ -224,7 +224,7 @@ def journals(draw) -> list[bytes]:
         seq += 1
 
     kinds = ["stream"] * 4 + ["task", "tool", "approval", "pending", "end", "turn", "plan",
-                              "check", "misc", "junk", "gap"]
+                              "check", "misc", "junk", "gap", "question", "history"]
     for _ in range(draw(st.integers(1, 14))):
         kind = draw(st.sampled_from(kinds))
         if kind == "task":
@@ -291,6 +291,16 @@ def journals(draw) -> list[bytes]:
             if draw(st.booleans()):
                 emit(VerificationEnd(check_id=check, name=check, passed=draw(st.booleans()),
                                      output=draw(texts)))
+        elif kind == "question":  # an agent's question, answered or left open
+            question = draw(st.sampled_from(CALL_IDS))
+            emit(QuestionAsked(question_id=question, message=draw(texts)))
+            if draw(st.booleans()):
+                emit(QuestionAnswered(question_id=question,
+                                      action=draw(st.sampled_from(["accept", "decline"])),
+                                      values={"a": draw(texts)}))
+        elif kind == "history":  # a conversation replayed when opened again
+            for text in draw(st.lists(texts, min_size=1, max_size=3)):
+                emit(HistoryMessage(role=draw(st.sampled_from(["user", "agent"])), text=text))
         elif kind == "misc":
             emit(draw(st.sampled_from([
                 PhaseChanged(phase="p", previous="q"), ModelUsage(input_tokens=3, cost_usd=0.5,
