@@ -16,6 +16,9 @@ settings and mode, when it opened), `turn_start`, the mapped updates (see `mappi
 `model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
 `agent_end`. Failures end the run `failed` with the agent's own words and the last lines of its
 stderr. Between tasks, `set_option` and `set_mode` change the session's settings.
+
+Starting and stopping the agent is `connection.AgentConnection`; the session's settings are
+`controls.SessionControls`: both are bases of `AcpRunner`.
 """
 
 from __future__ import annotations
