@@ -4,25 +4,35 @@ running each of its checks for real at the end of the task."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from ...context import RunContext
 from ...events import VerificationCheck, VerificationEnd, VerificationPlanFrozen, VerificationStart
+from ...sandbox import Sandbox
 from .calls import Call, _ms_since
 from .model import ToolResult
 from .process import run_process, shell_argv
 from .tools import ToolError, cap_text, parse_checks
-
-if TYPE_CHECKING:
-    from .loop import _Run
+from .workspace import Workspace
 
 __all__ = ["VerificationSteps"]
 
 
 class VerificationSteps:
     """The verification plan's part of a run (mixed into the loop's `_Run`; see the module
-    docstring)."""
+    docstring). It works on the run's state and calls, declared below."""
 
-    async def _declare_verification(self: _Run, call: Call) -> ToolResult:
+    plan: list[VerificationCheck] | None
+    workspace: Workspace
+    sandbox: Sandbox
+    ctx: RunContext
+    engine: Any  # the `BuiltinRunner`: its `check_timeout` and `output_cap`
+    _refuse: Callable[[Call, str], Awaitable[ToolResult]]
+    _ask: Callable[..., Awaitable[bool]]
+    _run_tool: Callable[..., Awaitable[ToolResult]]
+
+    async def _declare_verification(self, call: Call) -> ToolResult:
         if self.plan is not None:
             return await self._refuse(call, "the verification plan is frozen; change it with "
                                       "alter_verification")
@@ -35,7 +45,7 @@ class VerificationSteps:
             return call.result("denied", error="denied")
         return await self._run_tool(call, lambda: self._freeze(checks))
 
-    async def _alter_verification(self: _Run, call: Call) -> ToolResult:
+    async def _alter_verification(self, call: Call) -> ToolResult:
         if self.plan is None:
             return await self._refuse(call, "there is no plan to alter; use "
                                       "declare_verification")
@@ -59,12 +69,12 @@ class VerificationSteps:
             return call.result("denied", error="denied")
         return await self._run_tool(call, lambda: self._freeze(kept + added))
 
-    async def _freeze(self: _Run, checks: list[VerificationCheck]) -> str:
+    async def _freeze(self, checks: list[VerificationCheck]) -> str:
         self.plan = checks
         self.ctx.emit(VerificationPlanFrozen(checks=checks))
         return "verification plan frozen: " + _describe_checks(checks)
 
-    async def _verify(self: _Run, check: VerificationCheck) -> tuple[bool, str]:
+    async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
         sandbox = self.sandbox
         self.ctx.emit(VerificationStart(check_id=check.id, name=check.name,
                                          sandbox=sandbox.state))
