@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.worker import Worker
 
@@ -123,6 +123,11 @@ class CockpitApp(SteeringControls, ThemedApp):
 
     def on_unmount(self) -> None:
         self.pump.close()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A shorter or taller terminal: the message box's label fits again."""
+        for composer in self.query(Composer):
+            composer.fit_height(event.size.height)  # (the app's own size follows a moment later)
 
     def _start(self, session: Session) -> None:
         self._watch_grants(session)
