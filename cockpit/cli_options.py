@@ -60,10 +60,10 @@ AutoApproveOption = Annotated[bool, typer.Option(
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", metavar="MODE", help="Where commands run: workspace-write (only the workspace "
     "and a private temp dir are writable, no network), read-only, or off (your full access; "
-    "shown in a warning colour). Default: $COCKPIT_SANDBOX, else [sandbox] mode in "
+    "shown in a warning colour). Default: $COCKPIT_SANDBOX, else \\[sandbox] mode in "
     "config.toml, else workspace-write.")]
 SandboxNetworkOption = Annotated[bool, typer.Option(
-    "--sandbox-network", help="Let sandboxed commands use the network (default: [sandbox] "
+    "--sandbox-network", help="Let sandboxed commands use the network (default: \\[sandbox] "
     "network in config.toml, else no network).")]
 PolicyOption = Annotated[Path | None, typer.Option(
     "--policy", metavar="FILE", help="An approval policy (TOML: ordered rules by tool, prefix "
@@ -82,13 +82,13 @@ SettingOption = Annotated[list[str] | None, typer.Option(
     "error listing the valid ones.")]
 McpOption = Annotated[list[str] | None, typer.Option(
     "--mcp", metavar="NAME", help="With --agent: give the agent only these MCP servers of "
-    "config.toml's [mcp_servers.NAME] (repeatable; default: all of them).")]
+    "config.toml's \\[mcp_servers.NAME] (repeatable; default: all of them).")]
 NoMcpOption = Annotated[bool, typer.Option(
     "--no-mcp", help="With --agent: give the agent no MCP server.")]
 EnvOption = Annotated[list[str] | None, typer.Option(
     "--env", metavar="KEY=VALUE", help="With --agent: set this variable for the agent "
     "(repeatable). The agent otherwise gets a filtered environment: the basics, its own key "
-    "variables, and config.toml's [agents.NAME.env].")]
+    "variables, and config.toml's \\[agents.NAME.env].")]
 PassEnvOption = Annotated[list[str] | None, typer.Option(
     "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
     "the agent (repeatable).")]

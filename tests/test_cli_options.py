@@ -62,3 +62,19 @@ def test_a_command_gets_its_groups_built_from_the_options_given() -> None:
     got.clear()
     assert CliRunner().invoke(tiny, []).exit_code == 0
     assert got == [None, RUN_FLAGS, AGENT_FLAGS]
+
+
+def test_help_texts_show_config_sections_in_brackets_whole():
+    """Help is rendered with Rich markup: a `[section]` of config.toml must be escaped, or it
+    vanishes from `--help` (it did for `--mcp` and `--env`)."""
+    for command in ("run", "resume"):
+        result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0
+        text = " ".join(result.output.split())
+        for section in ("[mcp_servers.NAME]", "[agents.NAME.env]"):
+            assert section in text, (command, section)
+        assert "\\[" not in text
+    text = " ".join(CliRunner().invoke(app, ["run", "--help"],
+                                       env={"COLUMNS": "200"}).output.split())
+    assert "else [sandbox] mode in config.toml" in text
+    assert "(default: [sandbox] network in config.toml" in text
