@@ -16,6 +16,7 @@ from .cli import (
     _present,
     _user_errors,
     _warn_agent_config,
+    _warn_sandbox,
     app,
 )
 from .cli_options import (
@@ -24,6 +25,8 @@ from .cli_options import (
     AgentFlags,
     CwdOption,
     RunFlags,
+    SandboxNetworkOption,
+    SandboxOption,
     option_groups,
 )
 
@@ -89,6 +92,8 @@ def resume(
     model: Annotated[str | None, typer.Option(
         "--model", metavar="NAME", help="The agent's model setting.")] = None,
     agent_flags: AgentFlags = AGENT_FLAGS,
+    sandbox: SandboxOption = None,
+    sandbox_network: SandboxNetworkOption = False,
 ) -> None:
     """Continue an agent's earlier conversation, with its context.
 
@@ -101,7 +106,8 @@ def resume(
 
     tui = use_tui(flags.headless)
     with _checked(flags), _user_errors():
-        options = _options(flags, tui=tui, cwd=cwd)
+        options = _options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
+                           sandbox_network=sandbox_network)
         choices = _agent_choices(model, agent_flags)
         if session is not None:
             if task is not None:
@@ -122,4 +128,5 @@ def resume(
                                 resume=session_id)
         typer.echo(f"resuming {agent}'s session {session_id} in {factory.cwd}", err=True)
         first = factory(task or "")
+    _warn_sandbox(factory)
     _present(factory, first, tui=tui, theme=flags.theme)
