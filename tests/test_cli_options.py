@@ -36,7 +36,7 @@ def test_each_command_lists_its_groups_options_in_place() -> None:
     assert run[-2:] == ["sandbox", "sandbox_network"]
     resume = params("resume")
     at = resume.index("cwd") + 1
-    assert resume[at:] == [*RUN, "model", *AGENT]
+    assert resume[at:] == [*RUN, "model", *AGENT, "sandbox", "sandbox_network"]
     for command in ("demo", "run", "resume"):
         for param in get_command(app).commands[command].params:  # type: ignore[attr-defined]
             assert param.name in ("task", "target") or param.help, (command, param.name)
