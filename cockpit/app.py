@@ -318,9 +318,10 @@ class CockpitApp(SteeringControls, ThemedApp):
         return super().check_action(action, parameters)
 
     def hint_shown(self, action: str) -> bool:
-        """The footer shows `a` only when the call can be granted."""
+        """The footer shows `a` only when the call can be granted, and not in the scope step
+        (as the approval bar: there the scope keys say where; `a` again is `this session`)."""
         if action == "approve_always":
-            return self._grant_verdict()[0]
+            return self._choosing is None and self._grant_verdict()[0]
         return True
 
     # Grants ------------------------------------------------------------------------------------
@@ -390,14 +391,18 @@ class CockpitApp(SteeringControls, ThemedApp):
             return
         await self._finish()
 
+    def terminated(self, reason: str) -> None:
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first."""
+        self._quit_and_cancel(reason)
+
     def _quit_answered(self, quit_: bool | None) -> None:
         if quit_:
             self._quit_and_cancel()
 
     @work(group="quit", exclusive=True)
-    async def _quit_and_cancel(self) -> None:
+    async def _quit_and_cancel(self, reason: str = "quit by the user") -> None:
         self._quitting = True
-        self.session.cancel("quit by the user")
+        self.session.cancel(reason)
         await self._finish()
 
     async def _finish(self) -> None:

@@ -10,6 +10,7 @@ in `item_events`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -26,6 +27,7 @@ from .config import load_config, save_theme
 from .keys import bindings, unknown_keymap_ids
 from .notify import Attention, TerminalWriter, writer_driver
 from .screens import PagerScreen
+from .terminate import on_terminate
 from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
 from .widgets import RunDisplay, Transcript
 from .widgets.items import item_text, raw_events_text
@@ -66,6 +68,7 @@ class ThemedApp(App[Any]):
             self.register_theme(registered)
         self.config = load_config()
         self._remember_theme = remember_theme
+        self._forget_terminate: Callable[[], None] = lambda: None
         if theme is not None and theme not in self.available_themes:
             names = ", ".join(sorted(self.cockpit_themes))
             raise ValueError(f"unknown theme {theme!r}; available: {names}")
@@ -94,6 +97,12 @@ class ThemedApp(App[Any]):
             self.notify(clean(problem, 500), severity="warning", markup=False)
         # Subscribing needs a running app; the initial choice above is not a switch to save.
         self.theme_changed_signal.subscribe(self, self._theme_switched)
+        self._forget_terminate = on_terminate(asyncio.get_running_loop(), self.terminated)
+
+    def terminated(self, reason: str) -> None:
+        """SIGTERM or SIGHUP (`reason` says which): exit, so the terminal is restored rather
+        than left in the app's screen mode. The live cockpit cancels its run first."""
+        self.exit()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Defaults for the cockpit's own variables, so any Textual theme works too."""
@@ -126,6 +135,7 @@ class ThemedApp(App[Any]):
         self.attention.focus(False)
 
     def on_unmount(self) -> None:
+        self._forget_terminate()
         self.attention.close()
 
     def _run_display(self) -> RunDisplay | None:

@@ -32,6 +32,7 @@ from engine_adapter.sandbox import UNAVAILABLE
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
 
 from .outcome import changes_lines, reply_in_text
+from .terminate import on_terminate
 
 __all__ = ["MAX_LINE", "LinePrinter", "approval_mode", "format_event", "run_headless",
            "sanitize", "use_color"]
@@ -293,8 +294,8 @@ def approval_mode(session: Session) -> str:
 
 @contextlib.contextmanager
 def _cancel_on_interrupt(session: Session) -> Iterator[None]:
-    """Ctrl-C cancels the run cleanly (journal closed, `agent_end` written); a second one
-    interrupts as usual."""
+    """Ctrl-C, SIGTERM and SIGHUP cancel the run cleanly (journal closed, `agent_end` written); a
+    second Ctrl-C interrupts as usual."""
     loop = asyncio.get_running_loop()
 
     def interrupted() -> None:
@@ -306,10 +307,12 @@ def _cancel_on_interrupt(session: Session) -> Iterator[None]:
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
         yield
         return
+    remove = on_terminate(loop, session.cancel)
     try:
         yield
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        remove()
 
 
 async def run_headless(session: Session, *, out: TextIO | None = None,

@@ -311,3 +311,41 @@ def test_nothing_a_terminal_starts_outlives_the_terminal(tmp_path):
     finally:
         agent.loop.run_until_complete(agent.runner.close())
         agent.loop.close()
+
+
+def test_a_terminal_row_is_journaled_before_its_command_starts(agent, monkeypatch):
+    """Write-ahead for terminals: when the process is spawned, the journal already holds its
+    `tool_start` (a crash in between leaves a started row, never a command without one)."""
+    from engine_adapter.engines.acp import terminals
+
+    journal = agent.journals / f"task-{agent.count + 1}.jsonl"
+    seen_at_spawn: list[list[dict]] = []
+    spawn = terminals.start_in_scope
+
+    async def spying(*args, **kwargs):
+        lines = journal.read_text(encoding="utf-8").splitlines()
+        seen_at_spawn.append([json.loads(line) for line in lines])
+        return await spawn(*args, **kwargs)
+
+    monkeypatch.setattr(terminals, "start_in_scope", spying)
+    reply, events, _ = _terminal(agent, {"command": "echo", "args": ["written", "first"]})
+    assert reply.startswith("exit 0: written first")
+    (before,) = seen_at_spawn
+    (start,) = [e for e in _of(events, "tool_start") if e.source == "client"]
+    assert [e["call_id"] for e in before if e["type"] == "tool_start"] == [start.call_id]
+    assert start.terminal_id is not None and before[-1]["terminal_id"] == start.terminal_id
+    assert not [e for e in before if e["type"] == "tool_end"]
+
+
+def test_a_terminal_that_cannot_start_ends_its_journaled_row(agent, monkeypatch):
+    from engine_adapter.engines.acp import terminals
+
+    async def refusing(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(terminals, "start_in_scope", refusing)
+    reply, events, _ = _terminal(agent, {"command": "echo", "args": ["never"]})
+    assert reply.startswith("terminal error:") and "Permission denied" in reply
+    (start,) = [e for e in _of(events, "tool_start") if e.source == "client"]
+    (end,) = [e for e in _of(events, "tool_end") if e.call_id == start.call_id]
+    assert not end.ok and "cannot run echo: Permission denied" in end.error

@@ -132,14 +132,19 @@ def test_cancel_during_a_running_sleep_ends_the_run_cancelled(tmp_path) -> None:
 
 
 def test_shell_timeout_and_cap_through_the_engine(tmp_path) -> None:
-    steps = [{"tool": "shell", "input": {"command": "sleep 100"}},
-             {"tool": "shell", "input": {"argv": [PY, "loud.py"]}},
-             {"finish": "done"}]
+    # Two runs: a short timeout for the sleeper, a long one for the loud script (a Python start
+    # can take longer than 0.2 s on a loaded machine; only the sleeper is meant to time out).
+    def one(command: dict, timeout: float):
+        steps = [{"tool": "shell", "input": command}, {"finish": "done"}]
+        session = Session(runner(tmp_path, steps, shell_timeout=timeout, output_cap=100),
+                          TaskState(task="t"), unattended=True, auto_approve=True)
+        run(asyncio.wait_for(session.run(), 60))
+        (ended,) = tool_ends(session)
+        return ended
+
     (tmp_path / "loud.py").write_text("print('y' * 5000)\n")  # inline code (-c) is tier 4
-    session = Session(runner(tmp_path, steps, shell_timeout=0.2, output_cap=100),
-                      TaskState(task="t"), unattended=True, auto_approve=True)
-    run(asyncio.wait_for(session.run(), 30))
-    slow, loud = tool_ends(session)
+    slow = one({"command": "sleep 100"}, 0.2)
+    loud = one({"argv": [PY, "loud.py"]}, 30)
     assert not slow.ok and slow.error == "timed out (killed)"
     assert loud.ok and loud.output.startswith("y" * 100)
     assert loud.output.endswith("[… 4901 more bytes of output not kept]")

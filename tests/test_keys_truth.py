@@ -109,6 +109,9 @@ def test_a_shows_only_when_the_call_can_be_granted_and_says_why_when_not():
             assert "[a] always allow" in plain(app.query_one("#approval-keys"))
             await pilot.press("a")  # the scope step; `a` again: this session
             await pilot.pause()
+            hints = plain(app.query_one("#keys"))
+            assert "always allow" not in hints  # as the bar: the scope keys say where
+            assert "s this session" in hints and "esc back" in hints
             await pilot.press("a")
             await settle(pilot, lambda: app.session.done)
             assert [g.prefix for g in app.view.grants] == ["git status"]

@@ -57,6 +57,7 @@ from .elicitation import ElicitationCalls
 from .mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
 from .notes import DenialNotes
 from .permissions import (
+    PERMISSION_DENIED,
     Permits,
     approval_input,
     choose_option,
@@ -72,7 +73,6 @@ __all__ = ["AcpClient", "client_capabilities"]
 
 log = logging.getLogger(__name__)
 
-PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
 
 
 def client_capabilities() -> ClientCapabilities:

@@ -32,6 +32,7 @@ from ...shell import DESTRUCTIVE, classify_command
 from .text import clean, clean_json
 
 __all__ = [
+    "PERMISSION_DENIED",
     "Permit",
     "Permits",
     "approval_input",
@@ -42,6 +43,8 @@ __all__ = [
     "same_command",
     "tier_for",
 ]
+
+PERMISSION_DENIED = -32001  # our error code for "the cockpit (its human) said no"
 
 _KIND_TIERS = {"read": 1, "search": 1, "think": 1, "fetch": 2, "switch_mode": 2, "edit": 3,
                "delete": 3, "move": 3, "execute": 3, "other": 3}

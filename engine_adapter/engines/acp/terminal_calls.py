@@ -31,7 +31,7 @@ from ...events import ToolEnd, ToolStart
 from ...sandbox import NO_SANDBOX, UNAVAILABLE
 from ...shell import DESTRUCTIVE
 from .mapping import OUTPUT_LIMIT
-from .permissions import tier_for
+from .permissions import PERMISSION_DENIED, tier_for
 from .terminals import OUTSIDE_VARIABLE, Terminal, TerminalError, Terminals
 from .text import cap, clean
 from .workspace import WorkspaceError
@@ -92,19 +92,31 @@ class TerminalCalls:
         run_env = dict(self.env)
         run_env.update({v.name: v.value for v in env or [] if v.name != OUTSIDE_VARIABLE})
         try:
-            terminal = await self.terminals.create(argv, cwd=real_cwd, env=run_env,
-                                                   output_limit=output_byte_limit,
-                                                   sandbox=sandbox, outside=outside)
+            prepared = self.terminals.prepare(argv, cwd=real_cwd, env=run_env,
+                                              output_limit=output_byte_limit,
+                                              sandbox=sandbox, outside=outside)
         except TerminalError as exc:
             raise self._refused(op_id, "execute", exc, tool_input, f"run {shown}", tier=tier,
                                 code=-32603) from None
-        self._terminal_calls[terminal.terminal_id] = (op_id, time.monotonic())
+        # Write-ahead: the row is journaled before the command starts, so a crash in between
+        # leaves a started row, never a command that ran without one.
+        started = time.monotonic()
         self._emit(ToolStart(call_id=op_id, tool="execute", tool_input=tool_input, tier=tier,
                              title=f"run {shown}", source="client",
-                             terminal_id=terminal.terminal_id,
+                             terminal_id=prepared.terminal_id,
                              permitted_by="agent permission" if permit else None,
-                             sandbox=terminal.sandbox,
-                             sandbox_network=sandbox.network if terminal.sandbox else None))
+                             sandbox=prepared.sandbox,
+                             sandbox_network=sandbox.network if prepared.sandbox else None))
+        if run.token.cancelled:  # e.g. the journal could not record the start: do not act
+            prepared.discard()
+            self._ended(op_id, "execute", started, error="cancelled before it ran")
+            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
+        try:
+            terminal = await self.terminals.start(prepared)
+        except TerminalError as exc:
+            self._ended(op_id, "execute", started, error=clean(str(exc), 500))
+            raise RequestError(-32603, clean(str(exc), 500)) from None
+        self._terminal_calls[terminal.terminal_id] = (op_id, started)
         return CreateTerminalResponse(terminal_id=terminal.terminal_id)
 
     def _terminal_exited(self: AcpClient, terminal: Terminal) -> None:

@@ -12,11 +12,13 @@ import contextlib
 import itertools
 import signal
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from ...sandbox import Sandbox, Wrapped
 from ...scopes import Scope, end_scope, start_in_scope
 
-__all__ = ["DEFAULT_OUTPUT_LIMIT", "OUTSIDE_VARIABLE", "Terminal", "TerminalError", "Terminals"]
+__all__ = ["DEFAULT_OUTPUT_LIMIT", "OUTSIDE_VARIABLE", "Prepared", "Terminal", "TerminalError",
+           "Terminals"]
 
 DEFAULT_OUTPUT_LIMIT = 1024 * 1024
 OUTSIDE_VARIABLE = "COCKPIT_SANDBOX"
@@ -121,6 +123,34 @@ class Terminal:
         self.scope.kill()
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A command ready to start: its terminal id, argv as asked, and how it will run."""
+
+    terminal_id: str
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    limit: int
+    wrapped: Wrapped | None
+
+    @property
+    def sandbox(self) -> str | None:
+        """The sandbox state it will run in (None: no sandbox)."""
+        return self.wrapped.state if self.wrapped is not None else None
+
+    def discard(self) -> None:
+        """Forget a command that will not start (its sandbox's temporary directory goes)."""
+        if self.wrapped is not None:
+            self.wrapped.close()
+
+
+def _start_error(argv: Sequence[str], exc: OSError) -> TerminalError:
+    if isinstance(exc, FileNotFoundError):
+        return TerminalError(f"{argv[0]} was not found")
+    return TerminalError(f"cannot run {argv[0]}: {exc.strerror or exc}")
+
+
 class Terminals:
     """The terminals of one ACP session. `on_exit(terminal)` is called when a command ends."""
 
@@ -130,33 +160,49 @@ class Terminals:
         self._ids = itertools.count(1)
         self.on_exit = on_exit
 
-    async def create(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
-                     output_limit: int | None, sandbox: Sandbox | None = None,
-                     outside: bool = False) -> Terminal:
-        """Start `argv` (no shell) in `cwd`, in `sandbox` if given (unless `outside`: one
-        approved run outside it); raises `TerminalError` if it cannot start."""
+    def prepare(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
+                output_limit: int | None, sandbox: Sandbox | None = None,
+                outside: bool = False) -> Prepared:
+        """Everything about a command but its start: its id, and `argv` wrapped for the sandbox
+        if given (unless `outside`: one approved run outside it), so that its row can be
+        journaled before anything runs. Raises `TerminalError` if the program cannot be run."""
         wrapped = None
         try:
             if sandbox is not None:
                 wrapped = sandbox.wrap(argv, cwd=cwd, env=env, bypass=outside)
+        except OSError as exc:
+            raise _start_error(argv, exc) from None
+        limit = DEFAULT_OUTPUT_LIMIT if output_limit is None else min(output_limit,
+                                                                       DEFAULT_OUTPUT_LIMIT)
+        return Prepared(f"term-{next(self._ids)}", list(argv), cwd, dict(env), limit, wrapped)
+
+    async def start(self, prepared: Prepared) -> Terminal:
+        """Start a prepared command (no shell); raises `TerminalError` if it cannot start."""
+        wrapped = prepared.wrapped
+        try:
             proc, scope = await start_in_scope(
-                wrapped.argv if wrapped else argv, cwd=cwd, env=wrapped.env if wrapped else env,
+                wrapped.argv if wrapped else prepared.argv, cwd=prepared.cwd,
+                env=wrapped.env if wrapped else prepared.env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT)
         except OSError as exc:
             if wrapped is not None:
                 wrapped.close()
-            if isinstance(exc, FileNotFoundError):
-                raise TerminalError(f"{argv[0]} was not found") from None
-            raise TerminalError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-        limit = DEFAULT_OUTPUT_LIMIT if output_limit is None else min(output_limit,
-                                                                       DEFAULT_OUTPUT_LIMIT)
-        terminal = Terminal(f"term-{next(self._ids)}", proc, scope, argv, limit, wrapped)
+            raise _start_error(prepared.argv, exc) from None
+        terminal = Terminal(prepared.terminal_id, proc, scope, prepared.argv, prepared.limit,
+                            wrapped)
         self._terminals[terminal.terminal_id] = terminal
         if self.on_exit is not None:
             callback = self.on_exit
             terminal.exited.add_done_callback(lambda _f: callback(terminal))
         return terminal
+
+    async def create(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
+                     output_limit: int | None, sandbox: Sandbox | None = None,
+                     outside: bool = False) -> Terminal:
+        """`prepare` and `start` in one step."""
+        return await self.start(self.prepare(argv, cwd=cwd, env=env, output_limit=output_limit,
+                                             sandbox=sandbox, outside=outside))
 
     def get(self, terminal_id: str) -> Terminal:
         """The terminal with that id, or `TerminalError`."""
