@@ -17,7 +17,8 @@ from cockpit.widgets import Transcript
 from cockpit.widgets.key_hints import KeyHints
 from cockpit.widgets.row_kit import changed_rows
 from cockpit.widgets.scroll_box import scroll_panel_target
-from engine_adapter import ModelUpdate, ToolEnd, ToolStart, TurnEnd, TurnStart
+from engine_adapter import ModelUpdate, QuestionField, ToolEnd, ToolStart, TurnEnd, TurnStart
+from engine_adapter.context import RunContext
 from engine_adapter.fold import RunFold
 
 
@@ -132,6 +133,28 @@ def test_the_hints_are_rebuilt_only_when_the_keys_that_apply_change():
             app.session.cancel()  # the run ends: cancel no longer applies
             await settle(pilot, lambda: app.session.done)
             assert hints._text is not text and "cancel" not in hints._text.plain
+    run(main())
+
+
+def test_the_approval_bar_shows_hides_and_waits_behind_a_question():
+    async def main():
+        app = make_app(turn(1), hold())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, lambda: app.view.turn == 1)
+            runner = app.session.runner
+            bar = app.display_widget.approval_bar
+            assert not bar.display and not bar.has_class("-pending")
+            app.run_worker(runner.ask("c1", "shell", {"command": "git push"}))
+            await settle(pilot, lambda: bool(app.view.pending))
+            assert bar.display and bar.has_class("-pending") and bar.region.height > 0
+            field = QuestionField(name="name", kind="text", title="Your name", required=True)
+            app.run_worker(RunContext.of(runner).ask_question("q-1", "who?", [field]))
+            await settle(pilot, lambda: bool(app.view.questions))
+            assert not bar.display and bar.has_class("-pending")  # behind the question
+            assert app.display_widget.question_form.display
+            app.session.cancel("done")  # answers both: the bar goes
+            await settle(pilot, lambda: app.session.done)
+            assert not bar.display and not bar.has_class("-pending")
     run(main())
 
 
