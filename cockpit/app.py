@@ -124,6 +124,11 @@ class CockpitApp(SteeringControls, ThemedApp):
     def on_unmount(self) -> None:
         self.pump.close()
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A shorter or taller terminal: the message box's label fits again."""
+        for composer in self.query(Composer):
+            composer.fit_height(event.size.height)  # (the app's own size follows a moment later)
+
     def _start(self, session: Session) -> None:
         self._watch_grants(session)
         # Subscribe before the run starts so no wake-up is missed; the pump folds from history.

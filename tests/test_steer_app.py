@@ -395,3 +395,20 @@ def test_quitting_with_queued_messages_asks_and_says_they_will_not_be_sent(live)
             await settle(pilot, lambda: not app.is_running)
         assert len(app.sessions) == 1  # nothing was sent on the way out
     run(main())
+
+
+def test_the_message_box_label_fits_again_when_the_terminal_resizes():
+    async def main():
+        app = make_app(turn(1), next_steps=_next)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done)
+            await pilot.pause()
+            label = app.query_one("#composer-label")
+            assert not label.has_class("-one-line")
+            await pilot.resize_terminal(60, 14)  # short: one line keeps the transcript in sight
+            await pilot.pause()
+            assert label.has_class("-one-line")
+            await pilot.resize_terminal(*SIZE)
+            await pilot.pause()
+            assert not label.has_class("-one-line")
+    run(main())

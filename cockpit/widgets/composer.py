@@ -33,6 +33,7 @@ from .text import clean_line
 __all__ = ["Composer", "command_token", "matching_commands"]
 
 MAX_SHOWN = 8  # rows of the completion list
+SHORT_SCREEN = 20  # rows: below this the label takes one line
 
 
 def command_token(command: CommandView) -> str:
@@ -243,13 +244,18 @@ class Composer(Vertical):
             box.placeholder = "type the next task" + (" (/ for the agent's commands)"
                                                       if self.commands else "")
         shown = self.query_one("#composer-label", Static)
-        # a short screen: the label's one line keeps the transcript in sight; a held queue's
-        # warning always shows whole
-        shown.set_class(not (self.held and self.queued) and self.app.size.height < 20,
-                        "-one-line")
+        self.fit_height()
         shown.update(label)
         self.set_class(self.reason_for is not None, "-reason")
         self.set_class(self.offer or self.reason_for is not None, "-shown")
+
+    def fit_height(self, rows: int | None = None) -> None:
+        """On a short screen (`rows` high, default the app's) the label takes one line, which
+        keeps the transcript in sight (a held queue's warning always shows whole); called again
+        when the terminal resizes."""
+        rows = self.app.size.height if rows is None else rows
+        self.query_one("#composer-label", Static).set_class(
+            not (self.held and self.queued) and rows < SHORT_SCREEN, "-one-line")
 
     def _show_queue(self) -> None:
         queue = self.query_one(QueueList)
