@@ -42,7 +42,6 @@ class KeyHints(Widget):
         self._text = Text()
         self._shown: tuple[object, ...] | None = None  # what `_text` was built from
 
-
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self._bindings_changed(self.screen)
