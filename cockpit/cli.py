@@ -11,6 +11,17 @@ from typing import Annotated, Any
 import typer
 
 from . import __version__
+from .cli_options import *  # noqa: F403 - every option alias stays importable from here
+from .cli_options import (
+    AGENT_FLAGS,
+    RUN_FLAGS,
+    AgentFlags,
+    CwdOption,
+    RunFlags,
+    SandboxNetworkOption,
+    SandboxOption,
+    option_groups,
+)
 from .grants_cli import grants_app
 
 app = typer.Typer(
@@ -32,60 +43,6 @@ def version() -> None:
     typer.echo(f"cockpit {__version__}")
 
 
-# -- running: `demo` and `run` share the display, journal and approval options -------------------
-
-JournalOption = Annotated[Path | None, typer.Option(
-    "--journal", metavar="PATH",
-    help="Write the journal here (default: a new file under the user's data directory).")]
-UnattendedOption = Annotated[bool, typer.Option(
-    "--unattended", help="No human answers: every ask is denied at once (see --auto-approve).")]
-TimeoutOption = Annotated[float | None, typer.Option(
-    "--approval-timeout", metavar="S", help="Deny an ask nobody answers within S seconds.")]
-HeadlessOption = Annotated[bool, typer.Option(
-    "--headless", help="No TUI: one line per event (also whenever stdout is not a terminal); "
-    "no human answers, so asks follow the unattended rules.")]
-ThemeOption = Annotated[str | None, typer.Option(
-    "--theme", metavar="NAME", help="Live cockpit theme: cockpit-dark, cockpit-light, "
-    "cockpit-high-contrast, one of yours or any the command palette offers (textual-dark, "
-    "nord, …) (default: the one chosen last).")]
-AutoApproveOption = Annotated[bool, typer.Option(
-    "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
-    "stays denied. Without a sandbox on this machine, no command is auto-approved.")]
-SandboxOption = Annotated[str | None, typer.Option(
-    "--sandbox", metavar="MODE", help="Where commands run: workspace-write (only the workspace "
-    "and a private temp dir are writable, no network), read-only, or off (your full access; "
-    "shown in a warning colour). Default: $COCKPIT_SANDBOX, else [sandbox] mode in "
-    "config.toml, else workspace-write.")]
-SandboxNetworkOption = Annotated[bool, typer.Option(
-    "--sandbox-network", help="Let sandboxed commands use the network (default: [sandbox] "
-    "network in config.toml, else no network).")]
-PolicyOption = Annotated[Path | None, typer.Option(
-    "--policy", metavar="FILE", help="An approval policy (TOML: ordered rules by tool, prefix "
-    "and tier -> allow, deny or ask), consulted before anyone is asked; tier 4 is never "
-    "allowed by it. With --headless, the way to run an agent in CI (see README).")]
-CwdOption = Annotated[Path | None, typer.Option(
-    "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
-
-# -- what `run --agent` and `resume` ask of an ACP agent beyond the task ------------------------
-ModeOption = Annotated[str | None, typer.Option(
-    "--mode", metavar="MODE", help="With --agent: start in this mode of the agent's (e.g. "
-    "plan, default, read-only); an unknown one is an error listing the agent's modes.")]
-SettingOption = Annotated[list[str] | None, typer.Option(
-    "--option", metavar="KEY=VALUE", help="With --agent: set one of the agent's settings at "
-    "start, by its id (e.g. reasoning_effort=high); repeatable. An unknown key or value is an "
-    "error listing the valid ones.")]
-McpOption = Annotated[list[str] | None, typer.Option(
-    "--mcp", metavar="NAME", help="With --agent: give the agent only these MCP servers of "
-    "config.toml's [mcp_servers.NAME] (repeatable; default: all of them).")]
-NoMcpOption = Annotated[bool, typer.Option(
-    "--no-mcp", help="With --agent: give the agent no MCP server.")]
-EnvOption = Annotated[list[str] | None, typer.Option(
-    "--env", metavar="KEY=VALUE", help="With --agent: set this variable for the agent "
-    "(repeatable). The agent otherwise gets a filtered environment: the basics, its own key "
-    "variables, and config.toml's [agents.NAME.env].")]
-PassEnvOption = Annotated[list[str] | None, typer.Option(
-    "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
-    "the agent (repeatable).")]
 
 
 @contextmanager
@@ -117,10 +74,8 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
     raise typer.Exit(code)
 
 
-def _options(journal: Path | None, unattended: bool, approval_timeout: float | None,
-             auto_approve: bool, *, tui: bool, policy: Path | None = None,
-             cwd: Path | None = None, sandbox: str | None = None,
-             sandbox_network: bool = False) -> Any:
+def _options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
+             sandbox: str | None = None, sandbox_network: bool = False) -> Any:
     from engine_adapter.grants import PolicyError, load_policy
     from engine_adapter.sandbox import ENV_VARIABLE, MODES, SandboxSettings
 
@@ -135,6 +90,7 @@ def _options(journal: Path | None, unattended: bool, approval_timeout: float | N
         raise SetupError(f"{ENV_VARIABLE}={variable!r}: use one of {', '.join(MODES)}")
     settings = SandboxSettings(mode=sandbox or variable or config.sandbox_mode or MODES[0],
                                network=sandbox_network or bool(config.sandbox_network))
+    policy = flags.policy
     try:
         loaded = load_policy(policy) if policy is not None else None
     except PolicyError as exc:
@@ -142,8 +98,8 @@ def _options(journal: Path | None, unattended: bool, approval_timeout: float | N
     # The project as the user named it (not resolved): a path through a symbolic link gets no
     # project grants (see engine_adapter.grants.store).
     project = Path(os.path.abspath(cwd)) if cwd is not None else None
-    return RunOptions(journal=journal, unattended=unattended or not tui,
-                      approval_timeout=approval_timeout, auto_approve=auto_approve,
+    return RunOptions(journal=flags.journal, unattended=flags.unattended or not tui,
+                      approval_timeout=flags.approval_timeout, auto_approve=flags.auto_approve,
                       policy=loaded, project=project, sandbox=settings)
 
 
@@ -156,31 +112,25 @@ def _warn_sandbox(factory: Any) -> None:
 
 
 @contextmanager
-def _checked(journal: Path | None, theme: str | None,
-             approval_timeout: float | None) -> Iterator[None]:
+def _checked(flags: RunFlags) -> Iterator[None]:
     """The run options shared by `demo` and `run`, checked before anything is created; once the
     body has run, says which folder `--journal` made, if it made one."""
     from .cli_checks import check_journal_path, check_seconds, check_theme
 
     with _user_errors():
-        check_theme(theme)
-        check_seconds("--approval-timeout", approval_timeout,
+        check_theme(flags.theme)
+        check_seconds("--approval-timeout", flags.approval_timeout,
                       hint="seconds; leave it out to wait for an answer")
-        created = check_journal_path(journal)
+        created = check_journal_path(flags.journal)
     yield
     if created is not None and created.is_dir():
         typer.echo(f"cockpit: created the folder {str(created)!r} for --journal", err=True)
 
 
 @app.command()
+@option_groups
 def demo(
-    journal: JournalOption = None,
-    unattended: UnattendedOption = False,
-    approval_timeout: TimeoutOption = None,
-    headless: HeadlessOption = False,
-    auto_approve: AutoApproveOption = False,
-    policy: PolicyOption = None,
-    theme: ThemeOption = None,
+    flags: RunFlags = RUN_FLAGS,
     sandbox: SandboxOption = None,
     sandbox_network: SandboxNetworkOption = False,
     speed: Annotated[float, typer.Option(
@@ -197,16 +147,15 @@ def demo(
     from .cli_checks import check_seconds
     from .runs import start_demo, use_tui
 
-    tui = use_tui(headless)
-    with _checked(journal, theme, approval_timeout), _user_errors():
+    tui = use_tui(flags.headless)
+    with _checked(flags), _user_errors():
         check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
         factory, session = start_demo(speed=speed, options=_options(
-            journal, unattended, approval_timeout, auto_approve, tui=tui, policy=policy,
-            sandbox=sandbox, sandbox_network=sandbox_network))
+            flags, tui=tui, sandbox=sandbox, sandbox_network=sandbox_network))
     typer.echo(f"demo workspace: {session.state.cwd}")
     _warn_sandbox(factory)
     try:
-        _present(factory, session, tui=tui, theme=theme)
+        _present(factory, session, tui=tui, theme=flags.theme)
     finally:
         _leave_workspace(Path(factory.cwd), keep=keep)
 
@@ -223,6 +172,7 @@ def _leave_workspace(root: Path, *, keep: bool) -> None:
 
 
 @app.command()
+@option_groups
 def run(
     task: Annotated[str, typer.Argument(help="What the agent should do.")],
     engine: Annotated[str | None, typer.Option(
@@ -246,19 +196,8 @@ def run(
         "--api-key-env", metavar="VAR", help="The environment variable holding the key "
         "(default: the provider's, else OPENAI_API_KEY; a local server needs none).")] = None,
     cwd: CwdOption = None,
-    journal: JournalOption = None,
-    unattended: UnattendedOption = False,
-    approval_timeout: TimeoutOption = None,
-    headless: HeadlessOption = False,
-    auto_approve: AutoApproveOption = False,
-    policy: PolicyOption = None,
-    theme: ThemeOption = None,
-    mode: ModeOption = None,
-    option: SettingOption = None,
-    mcp: McpOption = None,
-    no_mcp: NoMcpOption = False,
-    env: EnvOption = None,
-    pass_env: PassEnvOption = None,
+    flags: RunFlags = RUN_FLAGS,
+    agent_flags: AgentFlags = AGENT_FLAGS,
     sandbox: SandboxOption = None,
     sandbox_network: SandboxNetworkOption = False,
 ) -> None:
@@ -267,10 +206,9 @@ def run(
     Every event is shown and journaled; tool calls that need approval ask you."""
     from .runs import SetupError, engine_factory, use_tui
 
-    tui = use_tui(headless)
-    with _checked(journal, theme, approval_timeout), _user_errors():
-        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
-                           policy=policy, cwd=cwd, sandbox=sandbox,
+    tui = use_tui(flags.headless)
+    with _checked(flags), _user_errors():
+        options = _options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
                            sandbox_network=sandbox_network)
         chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent))
                   if value is not None]
@@ -278,8 +216,7 @@ def run(
             chosen.append("--model")
         if len(chosen) > 1:
             raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
-        choices = _agent_choices(model if agent is not None else None, mode, option, mcp,
-                                 no_mcp, env, pass_env)
+        choices = _agent_choices(model if agent is not None else None, agent_flags)
         if agent is None and choices != _no_choices():
             raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --pass-env go with "
                              "--agent NAME")
@@ -311,17 +248,15 @@ def run(
             factory = engine_factory(engine, cwd=cwd, options=options)
         session = factory(task)
     _warn_sandbox(factory)
-    _present(factory, session, tui=tui, theme=theme)
+    _present(factory, session, tui=tui, theme=flags.theme)
 
 
-def _agent_choices(model: str | None, mode: str | None, option: list[str] | None,
-                   mcp: list[str] | None, no_mcp: bool, env: list[str] | None,
-                   pass_env: list[str] | None) -> Any:
+def _agent_choices(model: str | None, flags: AgentFlags) -> Any:
     from .agents import AgentChoices
 
-    return AgentChoices(model=model, mode=mode, options=tuple(option or ()),
-                        mcp=tuple(mcp or ()), no_mcp=no_mcp, env=tuple(env or ()),
-                        pass_env=tuple(pass_env or ()))
+    return AgentChoices(model=model, mode=flags.mode, options=tuple(flags.option or ()),
+                        mcp=tuple(flags.mcp or ()), no_mcp=flags.no_mcp,
+                        env=tuple(flags.env or ()), pass_env=tuple(flags.pass_env or ()))
 
 
 def _no_choices() -> Any:

@@ -9,20 +9,6 @@ from typing import Annotated
 import typer
 
 from .cli import (
-    AutoApproveOption,
-    CwdOption,
-    EnvOption,
-    HeadlessOption,
-    JournalOption,
-    McpOption,
-    ModeOption,
-    NoMcpOption,
-    PassEnvOption,
-    PolicyOption,
-    SettingOption,
-    ThemeOption,
-    TimeoutOption,
-    UnattendedOption,
     _agent_choices,
     _checked,
     _no_choices,
@@ -30,7 +16,18 @@ from .cli import (
     _present,
     _user_errors,
     _warn_agent_config,
+    _warn_sandbox,
     app,
+)
+from .cli_options import (
+    AGENT_FLAGS,
+    RUN_FLAGS,
+    AgentFlags,
+    CwdOption,
+    RunFlags,
+    SandboxNetworkOption,
+    SandboxOption,
+    option_groups,
 )
 
 
@@ -75,6 +72,7 @@ def sessions(
 
 
 @app.command()
+@option_groups
 def resume(
     target: Annotated[str | None, typer.Argument(
         metavar="JOURNAL", help="The journal of the agent run to continue (default: the "
@@ -90,21 +88,12 @@ def resume(
         "--session", metavar="ID", help="The agent's session id (see `cockpit sessions`).")
     ] = None,
     cwd: CwdOption = None,
-    journal: JournalOption = None,
-    unattended: UnattendedOption = False,
-    approval_timeout: TimeoutOption = None,
-    headless: HeadlessOption = False,
-    auto_approve: AutoApproveOption = False,
-    policy: PolicyOption = None,
-    theme: ThemeOption = None,
+    flags: RunFlags = RUN_FLAGS,
     model: Annotated[str | None, typer.Option(
         "--model", metavar="NAME", help="The agent's model setting.")] = None,
-    mode: ModeOption = None,
-    option: SettingOption = None,
-    mcp: McpOption = None,
-    no_mcp: NoMcpOption = False,
-    env: EnvOption = None,
-    pass_env: PassEnvOption = None,
+    agent_flags: AgentFlags = AGENT_FLAGS,
+    sandbox: SandboxOption = None,
+    sandbox_network: SandboxNetworkOption = False,
 ) -> None:
     """Continue an agent's earlier conversation, with its context.
 
@@ -115,11 +104,11 @@ def resume(
     from .runs import SetupError, use_tui
     from .sessions import resumable
 
-    tui = use_tui(headless)
-    with _checked(journal, theme, approval_timeout), _user_errors():
-        options = _options(journal, unattended, approval_timeout, auto_approve, tui=tui,
-                           policy=policy, cwd=cwd)
-        choices = _agent_choices(model, mode, option, mcp, no_mcp, env, pass_env)
+    tui = use_tui(flags.headless)
+    with _checked(flags), _user_errors():
+        options = _options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
+                           sandbox_network=sandbox_network)
+        choices = _agent_choices(model, agent_flags)
         if session is not None:
             if task is not None:
                 raise SetupError("with --session ID, give at most one argument: the TASK")
@@ -139,4 +128,5 @@ def resume(
                                 resume=session_id)
         typer.echo(f"resuming {agent}'s session {session_id} in {factory.cwd}", err=True)
         first = factory(task or "")
-    _present(factory, first, tui=tui, theme=theme)
+    _warn_sandbox(factory)
+    _present(factory, first, tui=tui, theme=flags.theme)

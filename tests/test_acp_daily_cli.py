@@ -232,3 +232,16 @@ def test_sessions_and_journals_read_the_journal_folder(cli, home):
     assert len(lines) == 1 and "Alpha — title Alpha" in lines[0] and "completed" in lines[0]
     assert cli("journals", "--agent", "codex").output.startswith("no journal in")
     assert len(cli("journals", "--status", "completed").output.strip().splitlines()) == 2
+
+
+def test_resume_takes_the_sandbox_options_as_run_does(cli):
+    _, journal = cli.run("hello")
+    result = cli("resume", journal, "settings", "--agent", cli.agent(), "--headless",
+                 "--sandbox", "off", "--journal", cli.tmp / "unsandboxed.jsonl")
+    assert result.exit_code == 0, result.output
+    assert next(iter(read_journal(cli.tmp / "unsandboxed.jsonl"))).sandbox == "off"
+    started = len(cli.logged("initialize"))
+    bad = cli("resume", journal, "settings", "--agent", cli.agent(), "--headless",
+              "--sandbox", "nowhere")
+    assert bad.exit_code == 2 and "--sandbox 'nowhere': use one of" in bad.output
+    assert len(cli.logged("initialize")) == started  # refused before any agent started

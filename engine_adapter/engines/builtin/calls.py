@@ -1,8 +1,9 @@
-"""One tool call of the built-in engine as the loop handles it (`Call`), and a tool that ran
-and failed (`Failed`)."""
+"""One tool call of the built-in engine as the loop handles it (`Call`), a tool that ran and
+failed (`Failed`), and how long a call or a check took (`_ms_since`)."""
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -44,3 +45,7 @@ class Failed:
     output: str
     error: str
     blocked: str | None = None  # what the sandbox stopped, if it did
+
+
+def _ms_since(started: float) -> float:
+    return round((asyncio.get_running_loop().time() - started) * 1000, 3)

@@ -13,6 +13,9 @@ plan changes only through an approved `alter_verification`. The run ends `comple
 every check passed. A malformed decision is a `decision_error` the model is told about; several
 in a row end the run `failed`. Cancel closes the model's stream at once (see `reply`), is seen at
 every turn boundary and before every tool, and kills a running command at once.
+
+The verification plan's tools and its checks are `verification.VerificationSteps`, a base of
+the run (`_Run`).
 """
 
 from __future__ import annotations
@@ -39,15 +42,12 @@ from ...events import (
     TurnEnd,
     TurnStart,
     VerificationCheck,
-    VerificationEnd,
-    VerificationPlanFrozen,
-    VerificationStart,
 )
 from ...fileio import FileRefused, off_loop
 from ...runner import ApprovalController, CancelToken, EventSink
 from ...sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from ...state import TaskState
-from .calls import Call, Failed
+from .calls import Call, Failed, _ms_since
 from .commands import blocked_hint, shell_request
 from .model import (
     Decision,
@@ -58,7 +58,7 @@ from .model import (
     TranscriptEntry,
     UserMessage,
 )
-from .process import run_process, shell_argv
+from .process import run_process
 from .reply import raw_text, read_reply, sort_decisions
 from .tools import (
     EDIT_TOOLS,
@@ -66,11 +66,11 @@ from .tools import (
     ToolError,
     cap_text,
     list_dir,
-    parse_checks,
     prepare_write,
     read_file,
     search,
 )
+from .verification import VerificationSteps
 from .workspace import Workspace
 
 __all__ = ["BuiltinRunner"]
@@ -134,7 +134,7 @@ class _Outcome:
     failure: str | None = None
 
 
-class _Run:
+class _Run(VerificationSteps):
     """One run's mutable state: phase, plan, transcript, turn; `ctx` is the shared context
     (events, approvals, cancel)."""
 
@@ -348,48 +348,6 @@ class _Run:
             return "now in the edit phase: write_file and edit are allowed"
         return await self._run_tool(call, escalate)
 
-    async def _declare_verification(self, call: Call) -> ToolResult:
-        if self.plan is not None:
-            return await self._refuse(call, "the verification plan is frozen; change it with "
-                                      "alter_verification")
-        try:
-            checks = parse_checks(call.input["checks"], self.workspace)
-        except ToolError as exc:
-            return await self._refuse(call, str(exc))
-        if not await self._ask(call, "verification plan, run for real at the end: "
-                               + _describe_checks(checks), commands=True):
-            return call.result("denied", error="denied")
-        return await self._run_tool(call, lambda: self._freeze(checks))
-
-    async def _alter_verification(self, call: Call) -> ToolResult:
-        if self.plan is None:
-            return await self._refuse(call, "there is no plan to alter; use "
-                                      "declare_verification")
-        remove, add = call.input.get("remove") or [], call.input.get("add") or []
-        known = {check.id for check in self.plan}
-        unknown = [r for r in remove if r not in known]
-        if unknown or not (remove or add):
-            return await self._refuse(call, f"no check with id {unknown[0]!r}" if unknown else
-                                      "give checks to 'add' and/or check ids to 'remove'")
-        kept = [check for check in self.plan if check.id not in remove]
-        try:
-            added = parse_checks(add, self.workspace, taken=[c.id for c in kept]) if add else []
-        except ToolError as exc:
-            return await self._refuse(call, str(exc))
-        if not kept + added:
-            return await self._refuse(call, "the plan must keep at least one check")
-        change = "; ".join([*(f"add {_describe_checks([c])}" for c in added),
-                            *(f"remove {r}" for r in remove)])
-        if not await self._ask(call, f"change the verification plan ({change}): "
-                               f"{call.input['reason']}", commands=True):
-            return call.result("denied", error="denied")
-        return await self._run_tool(call, lambda: self._freeze(kept + added))
-
-    async def _freeze(self, checks: list[VerificationCheck]) -> str:
-        self.plan = checks
-        self.ctx.emit(VerificationPlanFrozen(checks=checks))
-        return "verification plan frozen: " + _describe_checks(checks)
-
     # -- ending --------------------------------------------------------------------------------
     def _set_phase(self, phase: str) -> None:
         previous, self.phase = self.phase, phase
@@ -414,29 +372,6 @@ class _Run:
             return self._end("failed", error="verification failed: " + ", ".join(failed))
         return self._end("completed", result=decision.result)
 
-    async def _verify(self, check: VerificationCheck) -> tuple[bool, str]:
-        sandbox = self.sandbox
-        self.ctx.emit(VerificationStart(check_id=check.id, name=check.name,
-                                         sandbox=sandbox.state))
-        started = asyncio.get_running_loop().time()
-        blocked = None
-        try:
-            done = await run_process(shell_argv(check.command or "true"),
-                                     cwd=self.workspace.root, timeout=self.engine.check_timeout,
-                                     output_cap=self.engine.output_cap, cancel_token=self.ctx.token,
-                                     sandbox=sandbox)
-            passed, output, detail = done.ok, done.text(), done.describe()
-            blocked = done.blocked
-        except OSError as exc:
-            passed, output, detail = False, f"cannot run the check: {exc}", "not run"
-        if blocked:
-            output = f"{output}\n[blocked by sandbox: {blocked}]"
-        self.ctx.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
-                                       output=cap_text(output, self.engine.output_cap),
-                                       duration_ms=_ms_since(started), sandbox=sandbox.state,
-                                       sandbox_blocked=blocked))
-        return passed, detail
-
     def _end(self, status: str, *, result: str | None = None,
              error: str | None = None) -> TaskState:
         self.ctx.emit(AgentEnd(status=status, result=result, error=error))
@@ -448,11 +383,3 @@ class _Run:
         reason = self.ctx.cancel_reason
         self.ctx.emit(CancellationObserved(reason=reason, turn=self.turn or None))
         return self._end("cancelled", error=reason)
-
-
-def _describe_checks(checks: list[VerificationCheck]) -> str:
-    return "; ".join(f"{c.name} ({c.command})" for c in checks)
-
-
-def _ms_since(started: float) -> float:
-    return round((asyncio.get_running_loop().time() - started) * 1000, 3)

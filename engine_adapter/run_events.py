@@ -1,0 +1,227 @@
+"""The events of a run's course: its start and end, turns, phases, the model's decisions, text,
+usage and retries, verification checks, cancellation and escalation."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .event_base import BaseEvent
+
+RunStatus = Literal["completed", "failed", "cancelled"]
+
+
+class AgentInfo(BaseModel):
+    """How an external agent (ACP) names itself: empty strings where it said nothing."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    name: str = ""
+    title: str = ""
+    version: str = ""
+    protocol_version: int | None = None
+
+
+class AgentMode(BaseModel):
+    """One of the modes an external agent offers (its `phase_changed` names one by `id`)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    id: str
+    name: str = ""
+
+
+class AgentStart(BaseEvent):
+    """The run began: what it is for and what drives it.
+
+    An engine that drives an external agent adds what it knows of it: `agent` (its own name and
+    version), `command` (the command line that started it), `modes`, `acp_session_id` and
+    whether that session is `new_session` (false: the agent keeps the conversation's context),
+    `resumed`: how an earlier conversation was opened again ("session/resume" or
+    "session/load"; its replayed history then follows as `history_*` events), and the agent's
+    current `mode` (the phase the task starts in).
+    An engine whose commands the cockpit runs says where they go: `sandbox` (a state of
+    `engine_adapter.sandbox`: "workspace-write", "read-only", "off", "unavailable"),
+    `sandbox_network`, and `sandbox_note` (why there is none, and the fix).
+    """
+
+    type: Literal["agent_start"] = "agent_start"
+    task: str
+    engine: str
+    model: str | None = None
+    cwd: str | None = None
+    agent: AgentInfo | None = None
+    command: str | None = None
+    modes: list[AgentMode] | None = None
+    acp_session_id: str | None = None
+    new_session: bool | None = None
+    resumed: str | None = None
+    mode: str | None = None
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
+    sandbox_note: str | None = None
+
+
+class AgentEnd(BaseEvent):
+    """The run ended. Always the last event of a run. `stderr`: the last lines an external agent
+    wrote to its stderr, when it failed."""
+
+    type: Literal["agent_end"] = "agent_end"
+    status: RunStatus
+    result: str | None = None
+    error: str | None = None
+    stderr: list[str] | None = None
+
+
+class TurnStart(BaseEvent):
+    """A turn (one model call and what it leads to) began; `turn` is 1-based."""
+
+    type: Literal["turn_start"] = "turn_start"
+    turn: int
+
+
+class TurnEnd(BaseEvent):
+    """A turn ended, with the engine's or agent's stop reason when it has one."""
+
+    type: Literal["turn_end"] = "turn_end"
+    turn: int
+    stop_reason: str | None = None
+
+
+class PhaseChanged(BaseEvent):
+    """The engine moved to another phase (investigate, edit, verify, or an agent's mode)."""
+
+    type: Literal["phase_changed"] = "phase_changed"
+    phase: str
+    previous: str | None = None
+
+
+class DeclarationRequired(BaseEvent):
+    """The model tried to act before declaring what the engine requires (a verification plan)."""
+
+    type: Literal["declaration_required"] = "declaration_required"
+    turn: int | None = None
+    reason: str
+
+
+class ModelDecisionEvent(BaseEvent):
+    """The model decided what to do next: call a tool, or finish."""
+
+    type: Literal["model_decision"] = "model_decision"
+    turn: int | None = None
+    action: str
+    tool: str | None = None
+    tool_input: dict[str, Any] | None = None
+    rationale: str | None = None
+
+
+class ModelUpdate(BaseEvent):
+    """A delta of streamed model text, on the message or the thought channel."""
+
+    type: Literal["model_update"] = "model_update"
+    turn: int | None = None
+    text: str
+    channel: Literal["message", "thought"] = "message"
+
+
+class DecisionError(BaseEvent):
+    """The model produced a decision the engine could not use; `raw` is what it said."""
+
+    type: Literal["decision_error"] = "decision_error"
+    turn: int | None = None
+    error: str
+    raw: str | None = None
+
+
+class ModelUsage(BaseEvent):
+    """Tokens (and cost, when known) of one model call — not cumulative.
+
+    Optional, when the engine reports them (all, like the rest, for this call only): tokens spent
+    thinking (`thought_tokens`) and read from or written to a prompt cache
+    (`cached_read_tokens`, `cached_write_tokens`); the cost in the agent's own `currency`
+    (`cost`; `cost_usd` holds it too when that is USD); and how full the context window is after
+    the call (`context_used` of `context_size` tokens; a level, not a delta).
+    """
+
+    type: Literal["model_usage"] = "model_usage"
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    thought_tokens: int | None = None
+    cached_read_tokens: int | None = None
+    cached_write_tokens: int | None = None
+    cost: float | None = None
+    currency: str | None = None
+    context_used: int | None = None
+    context_size: int | None = None
+
+
+class ModelRetry(BaseEvent):
+    """A model call failed in a way worth another try (rate limit, server error, a cut stream):
+    the engine waits `delay_s` seconds, then asks again (`attempt` of `max_attempts`)."""
+
+    type: Literal["model_retry"] = "model_retry"
+    turn: int | None = None
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    error: str
+
+
+class VerificationCheck(BaseModel):
+    """One check of a verification plan."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    id: str
+    name: str
+    command: str | None = None
+
+
+class VerificationPlanFrozen(BaseEvent):
+    """The verification plan is fixed; it changes only through an approved amendment."""
+
+    type: Literal["verification_plan_frozen"] = "verification_plan_frozen"
+    checks: list[VerificationCheck]
+
+
+class VerificationStart(BaseEvent):
+    """A verification check began running (`sandbox`: where its command runs, as on
+    `ToolStart`)."""
+
+    type: Literal["verification_start"] = "verification_start"
+    check_id: str
+    name: str
+    sandbox: str | None = None
+
+
+class VerificationEnd(BaseEvent):
+    """A verification check finished (`sandbox`, `sandbox_blocked`: as on `ToolEnd`)."""
+
+    type: Literal["verification_end"] = "verification_end"
+    check_id: str
+    name: str
+    passed: bool
+    output: str = ""
+    duration_ms: float | None = None
+    sandbox: str | None = None
+    sandbox_blocked: str | None = None
+
+
+class CancellationObserved(BaseEvent):
+    """The engine saw the cancel token at a boundary and is stopping."""
+
+    type: Literal["cancellation_observed"] = "cancellation_observed"
+    reason: str
+    turn: int | None = None
+
+
+class TaskEscalated(BaseEvent):
+    """The task moved up to a riskier mode (investigate → edit) after an approved switch."""
+
+    type: Literal["task_escalated"] = "task_escalated"
+    reason: str
+    target: str | None = None
+

@@ -1,0 +1,235 @@
+"""The Session's approval plane: gated calls announced, answered (by rules, grants, policies, a
+human, or automatically) and journaled, with what is still pending and the human's reasons."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .cancel import SessionCancelToken
+from .events import ApprovalRequested, ApprovalResolved, BaseEvent
+from .grants import ApprovalGate, ApprovalRequest, Ruling, Scope
+from .question_desk import unique_id
+from .shell import grantability, grantability_off_loop
+from .text import cap
+
+__all__ = ["AUTO_APPROVE_MAX_TIER", "REASON_LIMIT", "UNSANDBOXED_AUTO_APPROVE_MAX_TIER",
+           "ApprovalPlane", "PendingApproval", "Policy"]
+
+Policy = Literal["deny", "approve"]
+
+AUTO_APPROVE_MAX_TIER = 3
+"""`auto_approve` allows calls up to this tier; tier 4 (destructive) is never auto-approved."""
+
+UNSANDBOXED_AUTO_APPROVE_MAX_TIER = 2
+"""...and up to this tier for a command that would have run in a sandbox but will not
+(`request_approval(sandboxed=False)`): no command, in practice."""
+
+REASON_LIMIT = 4_000
+"""Characters of a human's reason kept with an answer (and passed on to the agent)."""
+
+
+@dataclass
+class PendingApproval:
+    """A gated call waiting for a human. `approval_id` is the id in the session's events (the
+    engine's own id, made unique: see `Session.request_approval`); `grantable` is the verdict
+    the `approval_requested` event carried; `asked_as` the id the engine asked with."""
+
+    approval_id: str
+    tool: str
+    tier: int
+    prefix: str
+    future: asyncio.Future[bool]
+    grantable: bool = False
+    asked_as: str = ""
+
+
+class ApprovalPlane:
+    """The approval half of the `Session`'s control plane (the Session is one): it announces a
+    gated call, waits for its answer and journals it. It works on the state `Session.__init__`
+    sets up, declared below, and emits through `Session.emit`."""
+
+    session_id: str
+    gate: ApprovalGate
+    cancel_token: SessionCancelToken
+    unattended: bool
+    approval_timeout: float | None
+    amendment_policy: Policy
+    escalation_policy: Policy
+    auto_approve: bool
+    emit: Callable[[BaseEvent], None]
+    _pending: dict[str, PendingApproval]
+    _saving: set[asyncio.Task[None]]  # `[a] always` grants being written
+    _answered: set[str]
+    _ids: set[str]  # every approval id this session's events have used
+    _reasons: dict[str, str]  # approval id -> the human's words with the answer
+    _ended: bool
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """Approvals waiting for a human, oldest first."""
+        return list(self._pending.values())
+
+    # Control plane -------------------------------------------------------------------------
+    async def request_approval(
+        self,
+        approval_id: str,
+        tool: str,
+        reason: str,
+        tool_input: dict[str, Any],
+        *,
+        tier: int = 3,
+        sandboxed: bool | None = None,
+    ) -> bool:
+        """Announce a gated call and wait for its decision. True iff it may go ahead.
+
+        A deny rule, the approval policy or a matching standing grant may answer at once
+        (`approval_resolved` with `via` "deny-rule", "policy" or "grant", naming what decided,
+        and no `approval_requested`: see `grants.gate`). Otherwise `approval_requested` is
+        emitted, carrying the verdict
+        of `grantability` (whether `[a] always` may grant it, and why not), then: unattended ->
+        denied at once (`via="auto"`) unless `auto_approve` (tier <= 3) or a policy approves
+        the tool; attended -> the human's `resolve_approval`, or a deny after
+        `approval_timeout`.
+
+        Engines (and the agents behind them) choose their own ids, and may reuse one. The
+        session's events never do: an id already used in this session becomes `ID~2` (`~3`, …)
+        in the events, and `resolve_approval` answers by that id, so an answer always reaches
+        the request the human was shown.
+
+        `sandboxed=False` says the call runs commands that would have run in a sandbox but
+        will not (none on this machine, or one run outside it): no grant and no policy's allow
+        covers it (a deny rule or a policy's deny still answers) and `auto_approve` stops at
+        tier 2, so a human decides — never a silent downgrade. True
+        (in the sandbox) and None (no sandbox in play, or a call that runs no command) change
+        nothing.
+        """
+        asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
+        verdict = await grantability_off_loop(tool, tool_input, tier)
+        prefix = verdict.prefix
+        if not self.cancel_token.cancelled:
+            request = ApprovalRequest(tool, tool_input, tier, prefix, verdict.grantable,
+                                      approval_id, reason)
+            ruling = await self.gate.rule(request, verdict)
+            # Without its sandbox only a refusal answers unasked: a grant or a policy's allow
+            # was given for commands that run sandboxed (never a silent downgrade).
+            if ruling is not None and sandboxed is False and ruling.allowed:
+                ruling = None
+            if ruling is not None and not self.cancel_token.cancelled:
+                return self._decide_unasked(approval_id, tool, tool_input, tier, ruling)
+        self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
+                                    tool_input=tool_input, tier=tier, prefix=prefix,
+                                    grantable=verdict.grantable,
+                                    ungrantable_reason=verdict.reason))
+        if self.cancel_token.cancelled:
+            return self._decide_auto(approval_id, tool, False)
+        if self.unattended:
+            most = AUTO_APPROVE_MAX_TIER if sandboxed is not False else \
+                UNSANDBOXED_AUTO_APPROVE_MAX_TIER
+            allowed = ((self.auto_approve and tier <= most)
+                       or (tool == "alter_verification" and self.amendment_policy == "approve")
+                       or (tool == "switch_to_editing" and self.escalation_policy == "approve"))
+            return self._decide_auto(approval_id, tool, allowed)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
+                                                     grantable=verdict.grantable,
+                                                     asked_as=asked_as)
+        try:
+            if self.approval_timeout is None:
+                return await asyncio.shield(future)
+            return await asyncio.wait_for(asyncio.shield(future), self.approval_timeout)
+        except TimeoutError:
+            if future.done():
+                return future.result()
+            self._pending.pop(approval_id, None)
+            return self._decide_auto(approval_id, tool, False)
+        finally:
+            # The engine's task was cancelled mid-wait: nobody waits for an answer any more.
+            pending = self._pending.get(approval_id)
+            if pending is not None and pending.future is future and not future.done():
+                self._pending.pop(approval_id, None)
+                self._decide_auto(approval_id, tool, False)
+
+    def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
+        """Whether a standing grant covers this call and no deny rule stops it: what
+        `request_approval` would find (here nothing is emitted and nobody is asked). Makes
+        the Session a `GrantAwareController`."""
+        return self.gate.covered(tool, tool_input, grantability(tool, tool_input, tier), tier)
+
+    def _decide_unasked(self, approval_id: str, tool: str, tool_input: dict[str, Any],
+                        tier: int, ruling: Ruling) -> bool:
+        """Journal an answer given without asking (it carries the input the views show)."""
+        self._answered.add(approval_id)
+        self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=ruling.allowed,
+                                   via=ruling.via, remember=False, scope=ruling.scope,
+                                   grant_id=ruling.grant_id, rule=ruling.rule,
+                                   error=ruling.error, tool_input=tool_input, tier=tier))
+        return ruling.allowed
+
+    def _decide_auto(self, approval_id: str, tool: str, allowed: bool) -> bool:
+        self._answered.add(approval_id)
+        self.emit(ApprovalResolved(approval_id=approval_id, tool=tool, allowed=allowed,
+                                   via="auto", remember=False))
+        return allowed
+
+    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
+                         scope: Scope = "session", reason: str | None = None) -> None:
+        """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
+
+        `approval_id` is the id the session's events carry (see `request_approval`).
+        `allow and remember` keeps a standing grant for the call's prefix when the request's
+        verdict said it is grantable (otherwise it is allow-once), in `scope`: "session" (in
+        memory, for the conversation), "project" or "user" (saved by the grant store; the
+        answer is journaled once the grant is written, and a grant that cannot be saved is
+        kept for the session, the reason in `gate.problems`).
+        `reason`: the human's words with the answer (journaled in `approval_resolved`, cut to
+        `REASON_LIMIT` characters; the engine reads it with `denial_reason` and may pass it on to
+        its agent). Answering an already-answered id, or an unknown id with nothing (or several)
+        pending, does nothing: a stale double key-press must not answer a different request.
+        """
+        pending = self._pending.get(approval_id)
+        if pending is None:
+            if approval_id in self._answered or len(self._pending) != 1:
+                return
+            pending = next(iter(self._pending.values()))
+        del self._pending[pending.approval_id]
+        self._answered.add(pending.approval_id)
+        stored = bool(allow and remember and pending.grantable)
+        if stored and scope != "session":
+            task = asyncio.get_running_loop().create_task(self._save_then_resolve(
+                pending, scope))
+            self._saving.add(task)
+            task.add_done_callback(self._saving.discard)
+            return
+        if stored:
+            self.gate.remember_session(pending.tool, pending.prefix, pending.tier)
+        words = cap(reason.strip(), chars=REASON_LIMIT) if reason and reason.strip() else None
+        if words is not None:
+            self._reasons[pending.approval_id] = words
+            self._reasons[pending.asked_as or pending.approval_id] = words
+        self._resolved(pending, allow, stored, "session" if stored else None, None, words)
+
+    async def _save_then_resolve(self, pending: PendingApproval, scope: Scope) -> None:
+        note = f"allowed from the approval bar (session {self.session_id})"
+        kept, grant_id = await asyncio.to_thread(self.gate.save_grant, scope, pending.tool,
+                                                 pending.prefix, pending.tier, note)
+        if self._ended:
+            return  # the run ended while the grant was written: nothing waits for the answer
+        self._resolved(pending, True, True, kept, grant_id)
+
+    def _resolved(self, pending: PendingApproval, allow: bool, stored: bool,
+                  scope: Scope | None, grant_id: str | None, reason: str | None = None) -> None:
+        # Journal the decision before the engine can act on it.
+        self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
+                                   allowed=allow, via="human", remember=stored, scope=scope,
+                                   grant_id=grant_id, reason=reason))
+        if not pending.future.done():
+            pending.future.set_result(allow)
+
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id` (the events' id, or the id
+        the engine asked with: its latest answer), or `None`. Makes the Session a
+        `ReasonAwareController`."""
+        return self._reasons.get(approval_id)
