@@ -40,6 +40,7 @@ from ..styles import Palette
 from .history_item import history_needs_pager, history_text, render_history
 from .question_rows import question_rows, question_text
 from .row_kit import markdown, one, warn_style, wrapped
+from .stream_rows import streaming_line_rows
 from .text import styled, styled_line, styled_one_line
 from .tool_rows import (
     EXPANDED_LINES,
@@ -143,7 +144,7 @@ def _streaming(text: str, palette: Palette, console: Console, width: int) -> lis
     """The tail of a reply still streaming, with a cursor, as rows with their gutter. It is
     drawn again every frame while it grows, so its complete lines come from a cache (wrapping
     8,000 characters anew cost tens of ms a frame): only the first line (where the tail is cut
-    moves) and the last are wrapped."""
+    moves) and the last are wrapped, the last one incrementally (`stream_rows`)."""
     warn = warn_style(palette)
     piece = cut(text, chars=STREAM_TAIL, keep="tail")
     kept = piece.kept
@@ -157,9 +158,8 @@ def _streaming(text: str, palette: Palette, console: Console, width: int) -> lis
     strips = _guttered(rows)
     for line in lines:
         strips += _stream_line(line, width, palette.text, warn, console)
-    body = styled(last, palette.text, marker_style=warn)
-    body.append("▍", palette.primary)
-    return strips + _guttered(wrapped(console, body, width))
+    return strips + _guttered(streaming_line_rows(last, width, palette.text, warn,
+                                                  palette.primary, console))
 
 
 @lru_cache(maxsize=1_024)
