@@ -25,7 +25,8 @@ from engine_adapter import JournalError
 from engine_adapter.fold import RunView
 from engine_adapter.journal import decode_json
 from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_MASK
-from engine_adapter.navigator import Frame, Navigator, Seek, code_class
+from engine_adapter.journal_tail import TAIL_BYTES
+from engine_adapter.navigator import Frame, Navigator, Seek, Wait, code_class
 from engine_adapter.replay import JournalReplay
 from engine_adapter.timestamps import format_ts
 
@@ -61,6 +62,7 @@ class ReplayScreen(Screen[None]):
     FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
     GREW_EVERY = 0.25  # seconds between two progress reports of the first read
     FIRST_FRAME_WAIT = 1.0  # at most this long the reading waits for the first frame (seconds)
+    TAIL_BYTES = TAIL_BYTES  # `end` before the whole journal is read shows this much of its end
 
     DEFAULT_CSS = """
     ReplayScreen #search { dock: bottom; display: none; }
@@ -158,7 +160,7 @@ class ReplayScreen(Screen[None]):
         live = looks_live(self.path)
         if live and open_status(self.path) == CRASHED:
             live, self.crashed = False, True  # no run writes it any more: nothing will come
-        self.navigator = Navigator(self.replay, follow=live)
+        self.navigator = Navigator(self.replay, follow=live, tail_bytes=self.TAIL_BYTES)
         self.timeline.update_state(following=self.navigator.follow)
         self.display_widget.show(RunView())
         self.query_one(Transcript).focus()
@@ -226,7 +228,10 @@ class ReplayScreen(Screen[None]):
             self.timeline.markers.recount(index)
         else:
             self.timeline.markers.update(index)
-        self._show(navigator.grew(complete=message.complete))
+        step = navigator.grew(complete=message.complete)
+        if step is None and navigator.provisional is not None:
+            self._show_status(navigator.view)  # (how far the reading is)
+        self._show(step)
         self._update_timeline()
         if not self._first_frame.is_set():
             self.call_after_refresh(self._first_frame.set)
@@ -236,9 +241,11 @@ class ReplayScreen(Screen[None]):
         self._fail(message.error)
 
     # Rendering -----------------------------------------------------------------------------------
-    def _show(self, step: Frame | Seek | bool | None) -> None:
+    def _show(self, step: Frame | Seek | Wait | bool | None) -> None:
         """Show what the navigator said to."""
-        if isinstance(step, Seek):
+        if isinstance(step, Wait):
+            self.app.notify(step.reason, timeout=3)
+        elif isinstance(step, Seek):
             self.timeline.update_state(busy="seeking…")
             self._seek_worker(step)
         elif isinstance(step, Frame):
@@ -246,33 +253,43 @@ class ReplayScreen(Screen[None]):
                 self.display_widget.show(step.view)
             elif step.changes:
                 self.display_widget.apply_changes(step.view, step.changes)
-            status = self.display_widget.status_line
-            at_end = (self.crashed and self.complete and self.replay is not None
-                      and self.position_shown == len(self.replay) - 1)
-            if status.crashed != at_end:  # "crashed?" where the run stops, not before
-                status.crashed = at_end
-                status.show(step.view)
+            self._show_status(step.view)
             self._stick_to_bottom(8)
             self._update_timeline()
+
+    def _show_status(self, view: RunView | None) -> None:
+        """The status line's flags: "crashed?" where the run stops, not before; the
+        navigator's label while the view is provisional (it hides the run's totals)."""
+        status, navigator = self.display_widget.status_line, self.navigator
+        at_end = (self.crashed and self.complete and self.replay is not None
+                  and self.position_shown == len(self.replay) - 1)
+        label = navigator.provisional_label if navigator is not None else None
+        if view is not None and (status.crashed != at_end or label or status.provisional):
+            status.crashed, status.provisional = at_end, label
+            status.show(view)
 
     def _update_timeline(self) -> None:
         replay, navigator = self.replay, self.navigator
         assert replay is not None and navigator is not None
         cursor, view = navigator.shown, navigator.view
         kind = when = ""
-        if cursor >= 0:
+        tail = navigator.provisional
+        if tail is not None:
+            kind = tail.last_type
+            when = format_ts(view.last_ts, millis=True) if view and view.last_ts else ""
+        elif cursor >= 0:
             code = replay.index.codes[cursor]
             kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
             if code != CORRUPT and view is not None and view.last_ts:
                 when = format_ts(view.last_ts, millis=True)
-        busy = "finding the end…" if navigator.want_end else ""
-        if navigator.cursor != navigator.shown:
+        busy = "finding the end…" if navigator.want_end and tail is None else ""
+        if navigator.cursor != navigator.shown and tail is None:
             busy = "seeking…"
         self.timeline.update_state(
             total=navigator.total, indexing=not navigator.complete, cursor=cursor, when=when,
             kind=kind, following=navigator.follow and not navigator.ended, busy=busy,
             search_text=self._search_text(), problems=self._problems(),
-            playing=navigator.playing, speed=navigator.speed)
+            playing=navigator.playing, speed=navigator.speed, provisional=tail is not None)
 
     def _stick_to_bottom(self, tries: int) -> None:
         """Keep a following transcript at its bottom after a jump. A jump from a short view to
@@ -342,6 +359,8 @@ class ReplayScreen(Screen[None]):
         if self._play_timer is not None:
             self._play_timer.stop()
             self._play_timer = None
+        if navigator.provisional is not None:
+            self._show(Wait(navigator.waiting))
         delay = navigator.play(not navigator.playing)
         if delay is not None:
             self._play_timer = self.set_timer(delay, self._play_tick)
@@ -429,6 +448,8 @@ class ReplayScreen(Screen[None]):
     def action_inspect_event(self) -> None:
         """The raw event under the cursor, pretty-printed (or the bytes of a corrupt line)."""
         replay, cursor = self.replay, self.position_shown
+        if self.navigator is not None and self.navigator.provisional is not None:
+            self._show(Wait(self.navigator.waiting))
         if replay is None or cursor < 0:
             return
         index = replay.index
