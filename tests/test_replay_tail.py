@@ -157,6 +157,7 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
                 assert "⋯ reading the whole journal: " in status
                 assert "showing its last" in status and "earlier rows follow" in status
                 assert "1,007 in" not in status and "7 in" not in status  # no totals
+                assert not screen.query_one("#run-side").display  # no checks nor grants
                 timeline = str(screen.timeline.render())
                 assert "the journal's last event" in timeline and "agent_end" in timeline
                 assert not screen.complete
@@ -169,6 +170,7 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
                 await pilot.pause()
                 status = str(screen.display_widget.status_line.render())
                 assert "reading the whole journal" not in status and "1,007 in" in status
+                assert screen.query_one("#run-side").display
         finally:
             go_on.set()
 

@@ -69,6 +69,7 @@ class ReplayScreen(Screen[None]):
     ReplayScreen #search.-shown { display: block; }
     ReplayScreen #replay-error { display: none; padding: 1 2; color: $error; }
     ReplayScreen #replay-error.-shown { display: block; }
+    ReplayScreen RunDisplay.-provisional #run-side { display: none; }
     """
 
     BINDINGS = bindings(REPLAY_SCOPE)
@@ -259,11 +260,13 @@ class ReplayScreen(Screen[None]):
 
     def _show_status(self, view: RunView | None) -> None:
         """The status line's flags: "crashed?" where the run stops, not before; the
-        navigator's label while the view is provisional (it hides the run's totals)."""
+        navigator's label while the view is provisional (it hides the run's totals, and the
+        side column hides checks and grants, which the journal's last part cannot give)."""
         status, navigator = self.display_widget.status_line, self.navigator
         at_end = (self.crashed and self.complete and self.replay is not None
                   and self.position_shown == len(self.replay) - 1)
         label = navigator.provisional_label if navigator is not None else None
+        self.display_widget.set_class(label is not None, "-provisional")
         if view is not None and (status.crashed != at_end or label or status.provisional):
             status.crashed, status.provisional = at_end, label
             status.show(view)
