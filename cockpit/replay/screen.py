@@ -9,7 +9,6 @@ writing); a seek too long for the event loop runs in another worker.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
@@ -23,12 +22,10 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal import decode_json
-from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_MASK
+from engine_adapter.journal_index import CODE_NAMES, FLAGS
 from engine_adapter.journal_tail import TAIL_BYTES
 from engine_adapter.navigator import Frame, Navigator, Seek, Wait, code_class
 from engine_adapter.replay import JournalReplay
-from engine_adapter.timestamps import format_ts
 
 from ..keys import bindings
 from ..screens import HelpScreen, PagerScreen
@@ -45,7 +42,9 @@ from .screen_text import (
     SPEEDS,
     filter_text,
     match_after,
+    position_fields,
     problems_text,
+    raw_event_page,
     search_text,
     type_counts,
 )
@@ -54,7 +53,6 @@ from .timeline import Timeline
 __all__ = ["POLL", "ReplayScreen"]
 
 POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
-INSPECT_LIMIT = 200_000  # characters of one raw event shown by the inspector
 
 class ReplayScreen(Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
@@ -274,25 +272,11 @@ class ReplayScreen(Screen[None]):
     def _update_timeline(self) -> None:
         replay, navigator = self.replay, self.navigator
         assert replay is not None and navigator is not None
-        cursor, view = navigator.shown, navigator.view
-        kind = when = ""
-        tail = navigator.provisional
-        if tail is not None:
-            kind = tail.last_type
-            when = format_ts(view.last_ts, millis=True) if view and view.last_ts else ""
-        elif cursor >= 0:
-            code = replay.index.codes[cursor]
-            kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
-            if code != CORRUPT and view is not None and view.last_ts:
-                when = format_ts(view.last_ts, millis=True)
-        busy = "finding the end…" if navigator.want_end and tail is None else ""
-        if navigator.cursor != navigator.shown and tail is None:
-            busy = "seeking…"
         self.timeline.update_state(
-            total=navigator.total, indexing=not navigator.complete, cursor=cursor, when=when,
-            kind=kind, following=navigator.follow and not navigator.ended, busy=busy,
+            **position_fields(navigator), total=navigator.total,
+            indexing=not navigator.complete, following=navigator.follow and not navigator.ended,
             search_text=self._search_text(), problems=self._problems(),
-            playing=navigator.playing, speed=navigator.speed, provisional=tail is not None)
+            playing=navigator.playing, speed=navigator.speed)
 
     def _stick_to_bottom(self, tries: int) -> None:
         """Keep a following transcript at its bottom after a jump. A jump from a short view to
@@ -453,20 +437,8 @@ class ReplayScreen(Screen[None]):
         replay, cursor = self.replay, self.position_shown
         if self.navigator is not None and self.navigator.provisional is not None:
             self._show(Wait(self.navigator.waiting))
-        if replay is None or cursor < 0:
-            return
-        index = replay.index
-        raw = index.raw(cursor)
-        line = index.line_number(cursor)
-        try:
-            text = json.dumps(decode_json(raw), indent=2, ensure_ascii=False)
-            title = f"event {cursor + 1:,} (journal line {line:,})"
-        except ValueError:
-            text = repr(raw[:INSPECT_LIMIT])
-            title = f"journal line {line:,} is corrupt: not an event (shown as bytes)"
-        if len(text) > INSPECT_LIMIT:
-            text = text[:INSPECT_LIMIT] + f"\n… {len(text) - INSPECT_LIMIT:,} more characters"
-        self.app.push_screen(PagerScreen(title, text))
+        if replay is not None and cursor >= 0:
+            self.app.push_screen(PagerScreen(*raw_event_page(replay.index, cursor)))
 
     def action_help(self) -> None:
         """Every replay key."""
