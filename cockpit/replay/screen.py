@@ -22,9 +22,8 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal_index import CODE_NAMES, FLAGS
 from engine_adapter.journal_tail import TAIL_BYTES
-from engine_adapter.navigator import Frame, Navigator, Seek, Wait, code_class
+from engine_adapter.navigator import Frame, Navigator, Seek, Wait
 from engine_adapter.replay import JournalReplay
 
 from ..keys import bindings
@@ -32,7 +31,6 @@ from ..screens import HelpScreen, PagerScreen
 from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
-from .filter import FilterScreen
 from .journal_facts import runs_an_agent_session
 from .journals import CRASHED, looks_live, open_status
 from .keys import REPLAY_SCOPE
@@ -40,21 +38,18 @@ from .picker import request_resume
 from .screen_text import (
     JUMPS,
     SPEEDS,
-    filter_text,
-    match_after,
     position_fields,
     problems_text,
     raw_event_page,
-    search_text,
-    type_counts,
 )
+from .search import JournalSearch
 from .timeline import Timeline
 
 __all__ = ["POLL", "ReplayScreen"]
 
 POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(JournalSearch, Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
 
     FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
@@ -92,9 +87,7 @@ class ReplayScreen(Screen[None]):
         self.poll = poll
         self.replay: JournalReplay | None = None
         self.navigator: Navigator | None = None
-        self.type_filter: set[int] | None = None
-        self.search_term = ""
-        self.matches: list[int] = []
+        self._init_search()
         self._stop = threading.Event()
         self._seen_corrupt = 0
         self.crashed = False  # no `agent_end` last, and no run writes it any more
@@ -303,11 +296,6 @@ class ReplayScreen(Screen[None]):
         if self.navigator is not None:
             self._show(self.navigator.seek(cursor))
 
-    def _filter_class(self) -> Any:
-        if self.type_filter is None:
-            return None
-        return code_class({c | flag for c in self.type_filter for flag in FLAGS})
-
     def _move(self, step: Frame | Seek | bool | None, what: str) -> None:
         if step is False:
             self.app.notify(f"no {what}" + ("" if self.complete else " yet (still reading)"),
@@ -372,64 +360,6 @@ class ReplayScreen(Screen[None]):
         i = min(range(len(SPEEDS)), key=lambda k: abs(SPEEDS[k] - navigator.speed))
         navigator.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + step))]
         self.timeline.update_state(speed=navigator.speed)
-
-    # Search ----------------------------------------------------------------------------------
-    def action_search(self) -> None:
-        """Open the search box."""
-        box = self.query_one("#search", Input)
-        box.add_class("-shown")
-        box.value = self.search_term
-        box.focus()
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, message: Input.Submitted) -> None:
-        box = message.input
-        box.remove_class("-shown")
-        self.query_one(Transcript).focus()
-        self.search_term = message.value
-        replay = self.replay
-        if replay is None or not message.value:
-            self.matches = []
-            self.timeline.update_state(search_text="")
-            return
-        self.matches = replay.index.search(message.value)
-        if not self.matches:
-            self.timeline.update_state(search_text=self._search_text())
-            self.app.notify(f"no event contains {clean_line(message.value, 80)!r}", timeout=2)
-            return
-        self.action_match(1, from_current=True)
-
-    def on_key(self, event: Any) -> None:
-        box = self.query_one("#search", Input)
-        if event.key == "escape" and box.has_class("-shown"):
-            box.remove_class("-shown")
-            self.query_one(Transcript).focus()
-            event.stop()
-
-    def action_match(self, step: int, from_current: bool = False) -> None:
-        """The next (or previous) event that matches the search."""
-        if not self.matches or self.navigator is None:
-            self.app.notify("no search: press / to search", timeout=1.5)
-            return
-        self.seek(match_after(self.matches, self.navigator.cursor, step, from_current))
-
-    def _search_text(self) -> str:
-        return search_text(self.search_term, self.matches, self.position_shown)
-
-    # Filter ------------------------------------------------------------------------------------
-    def action_filter(self) -> None:
-        """Choose which event types stepping and playing visit."""
-        replay = self.replay
-        if replay is None:
-            return
-        self.app.push_screen(FilterScreen(type_counts(replay.index, len(replay)),
-                                          self.type_filter), self._filter_chosen)
-
-    def _filter_chosen(self, chosen: set[int] | None) -> None:
-        if chosen is None:
-            return
-        self.type_filter = None if chosen >= set(CODE_NAMES) or not chosen else chosen
-        self.timeline.update_state(filter_text=filter_text(self.type_filter))
 
     # Inspect, help, quit -----------------------------------------------------------------------
     def action_inspect_event(self) -> None:
