@@ -67,14 +67,21 @@ def test_the_last_part_is_folded_alone_and_says_what_it_cuts(tmp_path) -> None:
     replay.close()
 
 
-def test_end_before_the_pass_shows_the_last_part_then_the_exact_end(tmp_path) -> None:
+def _opened(tmp_path, tail_bytes: int | None = None) -> tuple[list, JournalReplay, Navigator]:
+    """The run's journal, its first step read and the first frame shown."""
     events = _run()
     path = tmp_path / "run.jsonl"
     write(path, events)
     replay = JournalReplay(path)
-    navigator = Navigator(replay, tail_bytes=_part_bytes(events, 100))
+    navigator = Navigator(replay, tail_bytes=_part_bytes(events, 100)
+                          if tail_bytes is None else tail_bytes)
     replay.advance(max_bytes=600)
     assert navigator.grew().cursor == 0
+    return events, replay, navigator
+
+
+def test_end_before_the_pass_shows_the_last_part_then_the_exact_end(tmp_path) -> None:
+    events, replay, navigator = _opened(tmp_path)
     frame = navigator.last()
     assert isinstance(frame, Frame) and frame.provisional is not None and frame.cursor == -1
     assert navigator.provisional_label.startswith("⋯ reading the whole journal: ")
@@ -93,29 +100,18 @@ def test_end_before_the_pass_shows_the_last_part_then_the_exact_end(tmp_path) ->
 
 
 def test_home_from_a_provisional_end_gives_the_end_up(tmp_path) -> None:
-    events = _run()
-    path = tmp_path / "run.jsonl"
-    write(path, events)
-    replay = JournalReplay(path)
-    navigator = Navigator(replay, tail_bytes=_part_bytes(events, 100))
-    replay.advance(max_bytes=600)
-    navigator.grew()
+    _, replay, navigator = _opened(tmp_path)
     assert navigator.last().provisional is not None
     frame = navigator.seek(0)
     assert frame.cursor == 0 and navigator.provisional is None and not navigator.want_end
     replay.read_through()
     assert navigator.grew(complete=True) is None and navigator.shown == 0
+    replay.close()
 
 
 def test_a_short_journal_or_no_tail_waits_for_the_exact_end(tmp_path) -> None:
-    events = _run()
-    path = tmp_path / "run.jsonl"
-    write(path, events)
     for tail_bytes in (0, 10 << 20):  # off, or the whole file: nothing provisional
-        replay = JournalReplay(path)
-        navigator = Navigator(replay, tail_bytes=tail_bytes)
-        replay.advance(max_bytes=600)
-        navigator.grew()
+        _, replay, navigator = _opened(tmp_path, tail_bytes)
         assert navigator.last() is None and navigator.want_end
         replay.close()
 
