@@ -143,6 +143,14 @@ class CockpitApp(SteeringControls, ThemedApp):
             self.display_widget.refresh_theme()
 
     # The frame -------------------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        """A key's answer is drawn first: the stream's deliveries wait for its frame (at most
+        `HOLD_SECONDS`), so it does not queue behind them."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.pump.hold()
+            self.call_after_refresh(self.pump.release)
+        await super().on_event(event)
+
     def _deliver(self, view: RunView, changes: ChangeSet) -> None:
         if not self.is_running:
             return

@@ -4,7 +4,9 @@ Events are folded in order from an indexable source (`Session.history`, or a jou
 a stream (`Session.events()`) is used only as the wake-up that says more have arrived. Whatever
 arrives between two frames is delivered as one `ChangeSet`, so 5,000 events a second cost sixty
 redraws, not five thousand. `flush()` delivers at once: after a key press the app flushes so the
-answer it caused is on the next frame.
+answer it caused is on the next frame. `hold()` keeps timed deliveries back while a key is being
+answered (its frame is drawn without the stream's work queued in front of it); `release()`
+delivers what waited. Only delivery waits: every event is folded, in order, all the same.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from typing import Any
 # `ChangeSet` is the fold's own (the replay navigator uses it too), re-exported for the widgets.
 from engine_adapter.fold import ChangeSet, RunFold, RunView
 
-__all__ = ["FRAME_SECONDS", "ChangeSet", "FramePump"]
+__all__ = ["FRAME_SECONDS", "HOLD_SECONDS", "ChangeSet", "FramePump"]
 
 FRAME_SECONDS = 1 / 60
+HOLD_SECONDS = 0.05  # the longest a key's frame keeps the stream's deliveries back
 
 
 class FramePump:
@@ -44,7 +47,8 @@ class FramePump:
         self._since_freeze = 0
         self._source: Sequence[Any] = ()
         self._position = 0
-        self._handle: asyncio.TimerHandle | None = None
+        self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._held_until = 0.0  # loop time until which timed deliveries wait (`hold`)
 
     def attach(self, source: Sequence[Any]) -> None:
         """Fold from `source` (a new task's history) from its first event on."""
@@ -87,8 +91,28 @@ class FramePump:
         if self._handle is None:
             self._handle = asyncio.get_running_loop().call_later(self.interval, self._due)
 
+    def hold(self, seconds: float = HOLD_SECONDS) -> None:
+        """Keep timed deliveries back for at most `seconds` (until `release()`): a key is being
+        answered, and its frame should not wait behind the stream's."""
+        self._held_until = asyncio.get_running_loop().time() + seconds
+
+    def release(self) -> None:
+        """End a `hold()`: what waited is delivered now."""
+        if not self._held_until:
+            return
+        self._held_until = 0.0
+        if self._handle is not None:  # a delivery was due or is scheduled: make it now
+            self._handle.cancel()
+            self._handle = asyncio.get_running_loop().call_soon(self._due)
+
     def _due(self) -> None:
         self._handle = None
+        if self._held_until:
+            loop = asyncio.get_running_loop()
+            if loop.time() < self._held_until:
+                self._handle = loop.call_at(self._held_until, self._due)
+                return
+            self._held_until = 0.0
         self.flush()
         # Here, never in a `flush()` a key asked for: the collection stalls the loop (tens of
         # ms on a busy machine, bench_ui), and the answer to a key must not wait for it.

@@ -61,7 +61,6 @@ class ApprovalBar(Vertical):
         border-top: thick $warning;
         padding: 0 1;
     }
-    ApprovalBar.-pending { display: block; }
     ApprovalBar.-tier-4 { border-top: thick $error; }
     ApprovalBar #approval-head { height: auto; }
     ApprovalBar #approval-input { width: 100%; background: $surface; }
@@ -162,7 +161,8 @@ class ApprovalBar(Vertical):
             self.approval_id = None
             self.deadline = None
             self._stop_ticking()
-            self.remove_class("-pending", "-tier-4")
+            self._shown(False)
+            self.remove_class("-tier-4")
             return
         approval = row.approval
         changed = approval.approval_id != self.approval_id
@@ -205,7 +205,18 @@ class ApprovalBar(Vertical):
         self.estimated_height = 1 + min(body, box.max_rows) + int(overflow) + 1
         self._show_keys()
         self.set_class(approval.tier >= 4, "-tier-4")
-        self.add_class("-pending")
+        self._shown(True)
+
+    def _shown(self, shown: bool) -> None:
+        """Show or hide the bar. `display` is set on the bar itself, not by a class: a class
+        change restyles the bar and everything in it (~5 ms, twice an approval — a fifth of a
+        busy loop when approvals come every 50 ms). `-pending` still marks it, for queries;
+        `-behind-question` (set by the run display) keeps it hidden behind a question."""
+        self.display = shown and not self.has_class("-behind-question")
+        if shown:
+            self.add_class("-pending", update=False)
+        else:
+            self.remove_class("-pending", update=False)
 
     def _head(self, approval: ApprovalView, count: int, palette: Palette) -> Text:
         head = Text(no_wrap=False)

@@ -56,6 +56,7 @@ __all__ = [
     "MARKDOWN_LIMIT",
     "PREVIEW_LINES",
     "STREAM_TAIL",
+    "estimate_rows",
     "item_text",
     "needs_pager",
     "render_item",
@@ -294,6 +295,14 @@ def row_count(item: Item, previous: Item | None, *, width: int, expanded: bool) 
     if rows is None:
         return None
     return rows + int(_starts_turn(item, previous))
+
+
+def estimate_rows(item: Item, width: int) -> int:
+    """A cheap guess at an item's height (rows), for items not drawn yet."""
+    if isinstance(item, MessageItem):  # its size, without reading text still in a journal
+        chars, newlines = item.size_hint()
+        return 1 + min(40, newlines + min(chars, 20_000) // max(20, width))
+    return 2 if item.kind == "tool" else 1
 
 
 def item_text(item: Item) -> str:

@@ -40,14 +40,17 @@ class KeyHints(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._text = Text()
+        self._shown: tuple[object, ...] | None = None  # what `_text` was built from
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self._bindings_changed(self.screen)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
+        # Bindings are refreshed far more often than the keys that apply change (a selection
+        # move, every approval): the line is rebuilt and repainted only when what it shows does.
         palette = palette_for(self.app)
-        text = Text(no_wrap=True, overflow="ellipsis")
+        hints: list[tuple[str, str]] = []
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
@@ -57,12 +60,19 @@ class KeyHints(Widget):
             if hint_shown is not None and not hint_shown(binding.action):
                 continue
             seen.add(binding.action)
+            # Textual's keymap drops a remapped binding's `key_display`: this names its new key.
+            hints.append((self.app.get_key_display(binding), binding.description))
+        shown = (palette, key_label(self.app, "palette"), *hints)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for key, description in hints:
             if text:
                 text.append("  ")
-            # Textual's keymap drops a remapped binding's `key_display`: this names its new key.
-            text.append(self.app.get_key_display(binding), palette.accent)
-            text.append(f" {binding.description}", palette.text)
-        text.append(f"   {key_label(self.app, 'palette')} palette", palette.dim)
+            text.append(key, palette.accent)
+            text.append(f" {description}", palette.text)
+        text.append(f"   {shown[1]} palette", palette.dim)
         self._text = text
         self.refresh()
 

@@ -1,5 +1,6 @@
 """The small pieces every transcript row is built with: one cut row, wrapped rows, the marker
-style of unsafe characters, the note for lines left out, and Markdown that keeps line breaks."""
+style of unsafe characters, the note for lines left out, Markdown that keeps line breaks, and
+which rows of an item changed between two renderings."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from engine_adapter.text import Cut
 from ..styles import Palette
 from .text import clean
 
-__all__ = ["lines_note", "markdown", "one", "warn_style", "wrapped"]
+__all__ = ["changed_rows", "lines_note", "markdown", "one", "warn_style", "wrapped"]
 
 
 def warn_style(palette: Palette) -> Style:
@@ -52,3 +53,16 @@ def markdown(text: str) -> Markdown:
             if child.type == "softbreak":
                 child.type = "hardbreak"
     return rendered
+
+
+def changed_rows(before: list[Strip] | None, after: list[Strip] | None,
+                 height: int) -> list[tuple[int, int]]:
+    """The rows (first, end excluded) that differ between two renderings of one item, `height`
+    rows tall now: none, or one span; all of them when either rendering is missing."""
+    if before is None or after is None:
+        return [(0, max(height, len(before or ())))]
+    rows = [row for row, (a, b) in enumerate(zip(before, after, strict=False))
+            if a is not b and a != b]
+    if len(before) != len(after):
+        rows += [min(len(before), len(after)), max(len(before), len(after)) - 1]
+    return [(rows[0], rows[-1] + 1)] if rows else []

@@ -53,7 +53,6 @@ class RunDisplay(Vertical):
     RunDisplay { height: 1fr; layers: base overlay; }
     RunDisplay > ApprovalBar { layer: overlay; dock: bottom; }
     RunDisplay > QuestionForm { layer: overlay; dock: bottom; }
-    RunDisplay > ApprovalBar.-behind-question { display: none; }
     RunDisplay #run-body { height: 1fr; layers: base overlay; }
     RunDisplay #run-side {
         width: 44;
@@ -164,8 +163,8 @@ class RunDisplay(Vertical):
         # below its last item, so the row awaiting approval stays in sight.
         bar, form = self.approval_bar, self.question_form
         form.show(view)
+        bar.set_class(form.question is not None, "-behind-question")  # (before it shows)
         bar.show(view)
-        bar.set_class(form.question is not None, "-behind-question")
         if form.question is not None:
             self.transcript.reserve_rows(form.height_shown or 8)
         else:

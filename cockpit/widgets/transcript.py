@@ -26,11 +26,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine_adapter.fold import Item, MessageItem, RunView
+from engine_adapter.fold import Item, RunView
 
 from ..keys import bindings
 from ..styles import palette_for
-from .items import GUTTER, needs_pager, render_item, row_count
+from .items import GUTTER, estimate_rows, needs_pager, render_item, row_count
+from .row_kit import changed_rows
 
 __all__ = ["Transcript"]
 
@@ -144,17 +145,30 @@ class Transcript(ScrollView, can_focus=True):
             if closed:
                 self._open -= closed
                 indices = {*indices, *closed}
+        drawn: dict[int, list[Strip] | None] = {}  # the rows drawn before, where cached
         for index in indices:
             if index < known:
-                self._cache.pop(index, None)
+                drawn[index] = self._cache.pop(index, None)
                 first = min(first, index)
+        heights = [self._heights[i] for i in drawn]
         if first < known:
-            self._remeasure(sorted(i for i in indices if i < known))
+            self._remeasure(sorted(drawn))
+        moved = len(view.items) > known or heights != [self._heights[i] for i in drawn]
+        added = self._total  # the first row of the items added
         if len(view.items) > known:
             self._measure_from(known)
-        # Only rows from the first touched item down can differ (more, if the view scrolls).
+            added = self._starts[known]
+        # Only rows from the first touched item down can differ (more, if the view scrolls);
+        # within a re-rendered item (a streaming reply growing on its last line), only the
+        # rows that differ from those drawn before; below it too if its height changed.
         top = self._starts[first] if first < len(self._starts) else was
-        self._after_change((top, max(was, self._total)))
+        bottom = max(was, self._total)
+        found = [(self._starts[i] + a, self._starts[i] + b) for i, rows in drawn.items()
+                 for a, b in changed_rows(rows, self._cache.get(i), self._heights[i])]
+        top = max(top, min([added, *(a for a, _ in found)]))
+        if not moved:
+            bottom = min(bottom, max([top, *(b for _, b in found)]))
+        self._after_change((top, bottom))
 
     def refresh_all(self) -> None:
         """Re-render every item (after a theme or width change)."""
@@ -212,7 +226,7 @@ class Transcript(ScrollView, can_focus=True):
             rows += len(self._strips(exact_from))
         if exact_from > start:  # a long way from the end: guess, in C-speed steps
             width = self._width
-            guessed = [_estimate(item, width) for item in items[start:exact_from]]
+            guessed = [estimate_rows(item, width) for item in items[start:exact_from]]
             starts.extend(accumulate(guessed[:-1], initial=total))
             heights.extend(guessed)
             total += sum(guessed)
@@ -240,12 +254,10 @@ class Transcript(ScrollView, can_focus=True):
             self._total = total
 
     def _set_virtual_height(self, total: int) -> None:
-        """Grow or shrink the scrollable height without a layout pass when possible.
-
-        `virtual_size` is a layout reactive: setting it re-lays out (and repaints) the whole
-        screen, which during a flood would happen every frame. Unless the scrollbar appears or
-        goes, the new height is set quietly and the scrollbar told directly.
-        """
+        """Grow or shrink the scrollable height without a layout pass when possible:
+        `virtual_size` is a layout reactive (setting it re-lays out and repaints the whole
+        screen, every frame of a flood); unless the scrollbar appears or goes, the new height
+        is set quietly and the scrollbar told directly."""
         size = Size(self._width, total)
         if size == self.virtual_size:
             return
@@ -349,6 +361,7 @@ class Transcript(ScrollView, can_focus=True):
         if not self._items:
             return
         index = max(0, min(index, len(self._items) - 1))
+        before, had_selection = self.cursor, self.selected is not None
         self.cursor = index
         self.follow = False
         top, height = self._starts[index], self._heights[index]
@@ -358,8 +371,14 @@ class Transcript(ScrollView, can_focus=True):
             self.scroll_to(y=top, animate=False, immediate=True)
         elif top + height > view_top + view_height:
             self.scroll_to(y=top + height - view_height, animate=False, immediate=True)
-        self.refresh()
-        self.refresh_bindings()
+        if round(self.scroll_y) != view_top:
+            self.refresh()  # scrolled: every row moved
+        else:  # only the rows of the item left and of the item selected change
+            for i in {before, index}:
+                if 0 <= i < len(self._starts):
+                    self.refresh_lines(self._starts[i], self._heights[i])
+        if not had_selection:  # the keys that need a selection apply now (and no others)
+            self.refresh_bindings()
 
     def action_cursor_up(self) -> None:
         """Select the previous item (from following: the last one)."""
@@ -411,6 +430,7 @@ class Transcript(ScrollView, can_focus=True):
         self._remeasure([item.index])
         self._set_virtual_height(self._total + self._reserve)
         self.select(item.index)
+        self.refresh()  # the rows below it moved
 
     def _inspected(self) -> Item | None:
         """The selected item; with none selected, the call awaiting approval (the bar says
@@ -443,12 +463,4 @@ class Transcript(ScrollView, can_focus=True):
         row = round(self.scroll_y) + event.y
         if self._starts and 0 <= row < self._total:
             self.select(bisect_right(self._starts, row) - 1)
-            self.refresh_bindings()
 
-
-def _estimate(item: Item, width: int) -> int:
-    """A cheap guess at an item's height (rows), for items not drawn yet."""
-    if isinstance(item, MessageItem):  # its size, without reading text still in a journal
-        chars, newlines = item.size_hint()
-        return 1 + min(40, newlines + min(chars, 20_000) // max(20, width))
-    return 2 if item.kind == "tool" else 1
