@@ -9,9 +9,13 @@ live, and whether playback is running. Each operation (`grew`, `seek`, `step`, `
   `None`: draw it whole);
 - a `Seek`: a fold too long for the caller's thread; run `fold(seek)` elsewhere, then hand the
   view to `arrived(seek, view)`, which drops it if the cursor moved on meanwhile;
+- `Wait`: the operation needs what is not read yet (`reason` says what);
 - `None`: nothing to show.
 
-Whatever the sequence of operations, a frame's view is the fold of the events up to its cursor.
+Whatever the sequence of operations, a frame's view is the fold of the events up to its cursor,
+except a provisional one: `end` asked before the pass has read the whole journal shows the fold
+of the file's last part alone (`journal_tail`), marked as such (`Frame.provisional`, and the
+navigator's `provisional`), until the pass reaches the end and the exact view replaces it.
 The journal itself is read by another thread (`JournalReplay.read_through`, then `follow`),
 which tells the navigator with `grew()`; any thread may run `fold()`.
 """
@@ -22,10 +26,11 @@ import re
 from typing import NamedTuple
 
 from .journal_index import TYPE_CODES, TYPE_MASK
+from .journal_tail import TAIL_BYTES, Tail, fold_tail, tail_label
 from .replay import JournalReplay
 from .view import ChangeSet, RunView
 
-__all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "Frame", "Navigator", "Seek", "code_class"]
+__all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "Frame", "Navigator", "Seek", "Wait", "code_class"]
 
 IDLE_CAP = 1.0  # seconds: a longer pause between two events plays as this long (before speed)
 MIN_STEP = 0.01  # seconds between played events, however fast
@@ -38,17 +43,25 @@ _AGENT_END = TYPE_CODES["agent_end"]
 
 class Frame(NamedTuple):
     """Show `view`, the view after event `cursor`; `changes` says what changed since the last
-    frame (`None`: draw it whole)."""
+    frame (`None`: draw it whole). A `provisional` frame (cursor -1) shows the fold of the
+    journal's last part only, until the pass reaches the end."""
 
     cursor: int
     view: RunView
     changes: ChangeSet | None
+    provisional: Tail | None = None
 
 
 class Seek(NamedTuple):
     """A view to fold in another thread: the one after the first `target` events."""
 
     target: int
+
+
+class Wait(NamedTuple):
+    """The operation needs what the pass has not read yet; `reason` says so, for the user."""
+
+    reason: str
 
 
 Step = Frame | Seek | None
@@ -63,8 +76,11 @@ class Navigator:
     """Where the viewer is in a journal, and what to show next. One thread calls the
     operations (the UI's); `fold` may run in any thread."""
 
-    def __init__(self, replay: JournalReplay, *, follow: bool = False) -> None:
+    def __init__(self, replay: JournalReplay, *, follow: bool = False,
+                 tail_bytes: int = TAIL_BYTES) -> None:
         self.replay = replay
+        self.tail_bytes = tail_bytes  # `end` before the end is read: fold this much of it (0: wait)
+        self.provisional: Tail | None = None  # the view shown is the fold of this part only
         self.follow = follow  # the journal is being written: keep showing what lands
         self.cursor = -1  # the event wanted (0-based); -1 before the first frame
         self.shown = -1  # the event of the last frame
@@ -97,19 +113,26 @@ class Navigator:
             return None
         if self.want_end and self.complete:
             self.want_end = False
-            return self.seek(total - 1)
+            return self._seek(total - 1)  # (an exact view replaces a provisional one)
+        if self.provisional is not None:
+            return None  # (the label's progress changed: see `provisional_label`)
         if self.cursor < 0:
             if self.follow and self.complete:
-                return self.seek(total - 1)  # a followed journal opens at its end
+                return self._seek(total - 1)  # a followed journal opens at its end
             self.want_end = self.want_end or self.follow  # (and moves there once known)
-            return self.seek(0)  # the first event at once
+            return self._seek(0)  # the first event at once
         if self.follow and self.at_end and not self.playing and total - 1 > self.cursor:
-            return self.seek(total - 1)  # following: show what landed
+            return self._seek(total - 1)  # following: show what landed
         return None
 
     # moving ----------------------------------------------------------------------------------
     def seek(self, cursor: int) -> Step:
-        """Show the view after event `cursor` (clamped to what is known)."""
+        """Show the view after event `cursor` (clamped to what is known); an `end` asked
+        before is given up (the user went elsewhere)."""
+        self.want_end = False
+        return self._seek(cursor)
+
+    def _seek(self, cursor: int) -> Step:
         total = self.total
         if not total:
             return None
@@ -117,7 +140,8 @@ class Navigator:
         self.cursor, self._known = cursor, total
         target = cursor + 1
         replay, view = self.replay, self.view
-        if view is not None and self.view_pos <= target <= self.view_pos + SYNC_FOLD:
+        if (view is not None and self.provisional is None
+                and self.view_pos <= target <= self.view_pos + SYNC_FOLD):
             changes = ChangeSet()
             if target > self.view_pos:  # fold forward into what is shown
                 if replay.is_stored(view):  # a checkpoint shown as is: fold into a copy
@@ -143,6 +167,7 @@ class Navigator:
         return self._frame(view, seek.target, None)
 
     def _frame(self, view: RunView, target: int, changes: ChangeSet | None) -> Frame:
+        self.provisional = None
         self.view, self.view_pos = view, target
         self.shown = target - 1
         # (against what was known when the cursor was set: the reading thread goes on)
@@ -166,25 +191,55 @@ class Navigator:
         found = pattern.search(data[max(0, start) - 1::-1]) if start > 0 else None
         return start - 1 - found.start() if found else None
 
-    def step(self, step: int, pattern: re.Pattern[bytes] | None = None) -> Step | bool:
+    def step(self, step: int, pattern: re.Pattern[bytes] | None = None) -> Step | Wait | bool:
         """One event back or forward (of the codes `pattern` matches, with one); False when
         there is none that way."""
+        if self.provisional is not None:
+            return Wait(self.waiting)
         target = self.find(step, pattern)
         return False if target is None else self.seek(target)
 
     def last(self) -> Step:
-        """The last event, as soon as the whole journal has been read once."""
-        if not self.complete:
-            self.want_end = True
+        """The last event, as soon as the whole journal has been read once; before that, a
+        provisional frame of the file's last part (when `tail_bytes`, and the part is not the
+        whole file), replaced by the exact one once the pass gets there (`grew`)."""
+        if self.complete:
+            return self.seek(self.total - 1)
+        self.want_end = True
+        if self.provisional is not None or not self.tail_bytes or not self.total:
             return None
-        return self.seek(self.total - 1)
+        tail = fold_tail(self.replay.index, self.tail_bytes)
+        if tail is None or tail.whole:
+            return None  # (a file this short is read in a moment: wait for the exact end)
+        self.provisional, self.view = tail, tail.view
+        # No exact event is shown: a seek still folding from before is dropped on arrival.
+        self.cursor = self.shown = -1
+        self.at_end = False
+        return Frame(-1, tail.view, None, tail)
+
+    @property
+    def provisional_label(self) -> str | None:
+        """What the status line says while the view is provisional (None: it is exact)."""
+        tail = self.provisional
+        if tail is None:
+            return None
+        index = self.replay.index
+        return tail_label(tail, index.end, index.size)
+
+    @property
+    def waiting(self) -> str:
+        """Why keys that need the exact view wait, while the view is provisional."""
+        index = self.replay.index
+        percent = min(99, index.end * 100 // max(1, index.size))
+        return (f"the end shown is provisional (read {percent}%): stepping, playing and the "
+                "raw event wait until the whole journal is read; home goes to the start")
 
     # playing ---------------------------------------------------------------------------------
     def play(self, on: bool) -> float | None:
         """Start or stop playing from the cursor; the seconds to the first `play_tick`
         (`None`: nothing to play)."""
-        self.playing = on
-        delay = self._delay() if on else None
+        self.playing = on and self.provisional is None
+        delay = self._delay() if self.playing else None
         if delay is None:
             self.playing = False
         return delay

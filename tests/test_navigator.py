@@ -1,11 +1,13 @@
 """The replay navigator, without a screen: whatever the user and the reading thread do, and in
 whatever order, each frame shows the fold of the events up to its cursor, and a frame that says
-what changed names everything that did."""
+what changed names everything that did. The one exception is marked: a provisional frame of the
+journal's last part (`end` before the pass got there), which is the fold of that part alone,
+with the rows it cuts said so, until the exact one replaces it."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 from test_journal_index import fixture_events, summary, write
 from test_replay_adversarial import SETTINGS, _events, _prefix_summaries, _stored, journals
@@ -13,7 +15,8 @@ from test_replay_adversarial import SETTINGS, _events, _prefix_summaries, _store
 from engine_adapter import journal_index as journal_index_module
 from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, fold_events
 from engine_adapter.journal_index import TYPE_CODES
-from engine_adapter.navigator import Frame, Navigator, Seek, code_class
+from engine_adapter.journal_tail import CUT_TITLE, Tail
+from engine_adapter.navigator import Frame, Navigator, Seek, Wait, code_class
 from engine_adapter.replay import JournalReplay
 
 PATTERNS = [None, code_class({TYPE_CODES["tool_start"]}),
@@ -83,9 +86,9 @@ def summary_of_item(item) -> tuple:
 @SETTINGS
 @given(lines=journals(), start=st.integers(0, 3_000), ops=operations, spacing=st.integers(1, 9),
        chunk=st.sampled_from([60, 500, 8 << 20]), follow=st.booleans(),
-       sync=st.sampled_from([0, 3, 5_000]))
+       sync=st.sampled_from([0, 3, 5_000]), tail=st.sampled_from([0, 120, 1_500, 8 << 20]))
 def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
-        tmp_path, lines, start, ops, spacing, chunk, follow, sync) -> None:
+        tmp_path, lines, start, ops, spacing, chunk, follow, sync, tail) -> None:
     data = b"".join(line + b"\n" for line in lines)
     path = tmp_path / "nav.jsonl"
     path.write_bytes(b"")
@@ -96,14 +99,24 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
         patch.setattr("engine_adapter.navigator.SYNC_FOLD", sync)  # 0: every seek is a Seek
         patch.setattr("engine_adapter.navigator.SYNC_ITEMS", sync)
         replay = JournalReplay(path, spacing=spacing, max_checkpoints=4)
-        navigator = Navigator(replay, follow=follow)
+        navigator = Navigator(replay, follow=follow, tail_bytes=tail)
         screen = Screen()
         pending: list[tuple[Seek, object]] = []
 
         def show(step) -> None:
             if isinstance(step, Seek):  # folded now, handed over later (or never)
                 pending.append((step, navigator.fold(step)))
+            elif isinstance(step, Wait):  # only a provisional view makes a key wait
+                assert navigator.provisional is not None and step.reason
+            elif isinstance(step, Frame) and step.provisional is not None:
+                assert step.cursor == navigator.shown == -1 and step.changes is None
+                assert navigator.provisional is step.provisional and not navigator.complete
+                assert navigator.provisional_label.startswith("⋯ reading the whole journal")
+                assert_the_fold_of_the_part(data[:written], step.provisional)
+                screen.draw(step)
+                event("a provisional frame")
             elif isinstance(step, Frame):
+                assert navigator.provisional is None
                 assert step.cursor == navigator.shown
                 assert summary(step.view) == expected[step.cursor + 1], step.cursor
                 screen.draw(step)
@@ -135,7 +148,45 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
                 show(frame)
             for position, view in zip(replay.checkpoints, _stored(replay), strict=True):
                 assert summary(view) == expected[position]  # nothing folded into a checkpoint
+        # The pass reaches the end: a provisional view gives way to the exact one, unasked.
+        provisional = navigator.provisional is not None
+        path.write_bytes(data)
+        replay.read_through()
+        step = navigator.grew(complete=True)
+        if isinstance(step, Seek):
+            step = navigator.arrived(step, navigator.fold(step))
+        if provisional:
+            assert isinstance(step, Frame) and step.provisional is None
+            assert step.cursor == navigator.total - 1
+            event("the exact end replaced a provisional frame")
+        show(step)
+        assert navigator.provisional is None
         replay.close()
+
+
+def assert_the_fold_of_the_part(written: bytes, part: Tail) -> None:
+    """A provisional view is the fold of whole lines at the file's end, from a line start,
+    after a notice saying earlier rows follow; a row the part cuts says so, the others are as
+    the fold of the part alone makes them."""
+    assert 0 < part.begin < part.end == written.rfind(b"\n") + 1
+    assert written[part.begin - 1:part.begin] == b"\n"
+    events = [e for e in _events(written[part.begin:part.end].split(b"\n")[:-1]) if e]
+    want = fold_events(events)
+    view = part.view
+    notice, *rows = view.items
+    assert notice.kind == "notice" and "still being read" in notice.text
+    assert len(rows) == len(want.items)
+    assert PANELS[RUN | USAGE](view) == PANELS[RUN | USAGE](want)  # (the screen hides these)
+    for i, (got, wanted) in enumerate(zip(rows, want.items, strict=True)):
+        got_summary, wanted_summary = dict(summary_of_item(got)), dict(summary_of_item(wanted))
+        assert got_summary.pop("index") == wanted_summary.pop("index") + 1  # (the notice)
+        if got.kind == "tool" and got.title == CUT_TITLE:  # its start lies before the part
+            assert any(e.seq == wanted.seqs[0] and e.type == "tool_end" for e in events)
+            got_summary.pop("title"), wanted_summary.pop("title")
+        if got.kind == "message" and got.text != wanted.text:  # cut by the part's start
+            assert i == 0 and got.text == "⋯ " + wanted.text
+            got_summary.pop("text"), wanted_summary.pop("text")
+        assert got_summary == wanted_summary
 
 
 def test_end_before_the_end_is_known_lands_there_once_it_is(tmp_path) -> None:

@@ -9,7 +9,6 @@ writing); a seek too long for the event loop runs in another worker.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
@@ -23,18 +22,15 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal import decode_json
-from engine_adapter.journal_index import CODE_NAMES, CORRUPT, FLAGS, TYPE_MASK
-from engine_adapter.navigator import Frame, Navigator, Seek, code_class
+from engine_adapter.journal_tail import TAIL_BYTES
+from engine_adapter.navigator import Frame, Navigator, Seek, Wait
 from engine_adapter.replay import JournalReplay
-from engine_adapter.timestamps import format_ts
 
 from ..keys import bindings
 from ..screens import HelpScreen, PagerScreen
 from ..widgets import RunDisplay, Transcript
 from ..widgets.key_hints import KeyHints
 from ..widgets.text import clean_line, styled
-from .filter import FilterScreen
 from .journal_facts import runs_an_agent_session
 from .journals import CRASHED, looks_live, open_status
 from .keys import REPLAY_SCOPE
@@ -42,31 +38,31 @@ from .picker import request_resume
 from .screen_text import (
     JUMPS,
     SPEEDS,
-    filter_text,
-    match_after,
+    position_fields,
     problems_text,
-    search_text,
-    type_counts,
+    raw_event_page,
 )
+from .search import JournalSearch
 from .timeline import Timeline
 
 __all__ = ["POLL", "ReplayScreen"]
 
 POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
-INSPECT_LIMIT = 200_000  # characters of one raw event shown by the inspector
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(JournalSearch, Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
 
     FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
     GREW_EVERY = 0.25  # seconds between two progress reports of the first read
     FIRST_FRAME_WAIT = 1.0  # at most this long the reading waits for the first frame (seconds)
+    TAIL_BYTES = TAIL_BYTES  # `end` before the whole journal is read shows this much of its end
 
     DEFAULT_CSS = """
     ReplayScreen #search { dock: bottom; display: none; }
     ReplayScreen #search.-shown { display: block; }
     ReplayScreen #replay-error { display: none; padding: 1 2; color: $error; }
     ReplayScreen #replay-error.-shown { display: block; }
+    ReplayScreen RunDisplay.-provisional #run-side { display: none; }
     """
 
     BINDINGS = bindings(REPLAY_SCOPE)
@@ -91,9 +87,7 @@ class ReplayScreen(Screen[None]):
         self.poll = poll
         self.replay: JournalReplay | None = None
         self.navigator: Navigator | None = None
-        self.type_filter: set[int] | None = None
-        self.search_term = ""
-        self.matches: list[int] = []
+        self._init_search()
         self._stop = threading.Event()
         self._seen_corrupt = 0
         self.crashed = False  # no `agent_end` last, and no run writes it any more
@@ -158,7 +152,7 @@ class ReplayScreen(Screen[None]):
         live = looks_live(self.path)
         if live and open_status(self.path) == CRASHED:
             live, self.crashed = False, True  # no run writes it any more: nothing will come
-        self.navigator = Navigator(self.replay, follow=live)
+        self.navigator = Navigator(self.replay, follow=live, tail_bytes=self.TAIL_BYTES)
         self.timeline.update_state(following=self.navigator.follow)
         self.display_widget.show(RunView())
         self.query_one(Transcript).focus()
@@ -226,7 +220,10 @@ class ReplayScreen(Screen[None]):
             self.timeline.markers.recount(index)
         else:
             self.timeline.markers.update(index)
-        self._show(navigator.grew(complete=message.complete))
+        step = navigator.grew(complete=message.complete)
+        if step is None and navigator.provisional is not None:
+            self._show_status(navigator.view)  # (how far the reading is)
+        self._show(step)
         self._update_timeline()
         if not self._first_frame.is_set():
             self.call_after_refresh(self._first_frame.set)
@@ -236,9 +233,11 @@ class ReplayScreen(Screen[None]):
         self._fail(message.error)
 
     # Rendering -----------------------------------------------------------------------------------
-    def _show(self, step: Frame | Seek | bool | None) -> None:
+    def _show(self, step: Frame | Seek | Wait | bool | None) -> None:
         """Show what the navigator said to."""
-        if isinstance(step, Seek):
+        if isinstance(step, Wait):
+            self.app.notify(step.reason, timeout=3)
+        elif isinstance(step, Seek):
             self.timeline.update_state(busy="seeking…")
             self._seek_worker(step)
         elif isinstance(step, Frame):
@@ -246,31 +245,29 @@ class ReplayScreen(Screen[None]):
                 self.display_widget.show(step.view)
             elif step.changes:
                 self.display_widget.apply_changes(step.view, step.changes)
-            status = self.display_widget.status_line
-            at_end = (self.crashed and self.complete and self.replay is not None
-                      and self.position_shown == len(self.replay) - 1)
-            if status.crashed != at_end:  # "crashed?" where the run stops, not before
-                status.crashed = at_end
-                status.show(step.view)
+            self._show_status(step.view)
             self._stick_to_bottom(8)
             self._update_timeline()
+
+    def _show_status(self, view: RunView | None) -> None:
+        """The status line's flags: "crashed?" where the run stops, not before; the
+        navigator's label while the view is provisional (it hides the run's totals, and the
+        side column hides checks and grants, which the journal's last part cannot give)."""
+        status, navigator = self.display_widget.status_line, self.navigator
+        at_end = (self.crashed and self.complete and self.replay is not None
+                  and self.position_shown == len(self.replay) - 1)
+        label = navigator.provisional_label if navigator is not None else None
+        self.display_widget.set_class(label is not None, "-provisional")
+        if view is not None and (status.crashed != at_end or label or status.provisional):
+            status.crashed, status.provisional = at_end, label
+            status.show(view)
 
     def _update_timeline(self) -> None:
         replay, navigator = self.replay, self.navigator
         assert replay is not None and navigator is not None
-        cursor, view = navigator.shown, navigator.view
-        kind = when = ""
-        if cursor >= 0:
-            code = replay.index.codes[cursor]
-            kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
-            if code != CORRUPT and view is not None and view.last_ts:
-                when = format_ts(view.last_ts, millis=True)
-        busy = "finding the end…" if navigator.want_end else ""
-        if navigator.cursor != navigator.shown:
-            busy = "seeking…"
         self.timeline.update_state(
-            total=navigator.total, indexing=not navigator.complete, cursor=cursor, when=when,
-            kind=kind, following=navigator.follow and not navigator.ended, busy=busy,
+            **position_fields(navigator), total=navigator.total,
+            indexing=not navigator.complete, following=navigator.follow and not navigator.ended,
             search_text=self._search_text(), problems=self._problems(),
             playing=navigator.playing, speed=navigator.speed)
 
@@ -298,11 +295,6 @@ class ReplayScreen(Screen[None]):
         """Show the view after event `cursor` (clamped to what is indexed)."""
         if self.navigator is not None:
             self._show(self.navigator.seek(cursor))
-
-    def _filter_class(self) -> Any:
-        if self.type_filter is None:
-            return None
-        return code_class({c | flag for c in self.type_filter for flag in FLAGS})
 
     def _move(self, step: Frame | Seek | bool | None, what: str) -> None:
         if step is False:
@@ -342,6 +334,8 @@ class ReplayScreen(Screen[None]):
         if self._play_timer is not None:
             self._play_timer.stop()
             self._play_timer = None
+        if navigator.provisional is not None:
+            self._show(Wait(navigator.waiting))
         delay = navigator.play(not navigator.playing)
         if delay is not None:
             self._play_timer = self.set_timer(delay, self._play_tick)
@@ -367,82 +361,14 @@ class ReplayScreen(Screen[None]):
         navigator.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + step))]
         self.timeline.update_state(speed=navigator.speed)
 
-    # Search ----------------------------------------------------------------------------------
-    def action_search(self) -> None:
-        """Open the search box."""
-        box = self.query_one("#search", Input)
-        box.add_class("-shown")
-        box.value = self.search_term
-        box.focus()
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, message: Input.Submitted) -> None:
-        box = message.input
-        box.remove_class("-shown")
-        self.query_one(Transcript).focus()
-        self.search_term = message.value
-        replay = self.replay
-        if replay is None or not message.value:
-            self.matches = []
-            self.timeline.update_state(search_text="")
-            return
-        self.matches = replay.index.search(message.value)
-        if not self.matches:
-            self.timeline.update_state(search_text=self._search_text())
-            self.app.notify(f"no event contains {clean_line(message.value, 80)!r}", timeout=2)
-            return
-        self.action_match(1, from_current=True)
-
-    def on_key(self, event: Any) -> None:
-        box = self.query_one("#search", Input)
-        if event.key == "escape" and box.has_class("-shown"):
-            box.remove_class("-shown")
-            self.query_one(Transcript).focus()
-            event.stop()
-
-    def action_match(self, step: int, from_current: bool = False) -> None:
-        """The next (or previous) event that matches the search."""
-        if not self.matches or self.navigator is None:
-            self.app.notify("no search: press / to search", timeout=1.5)
-            return
-        self.seek(match_after(self.matches, self.navigator.cursor, step, from_current))
-
-    def _search_text(self) -> str:
-        return search_text(self.search_term, self.matches, self.position_shown)
-
-    # Filter ------------------------------------------------------------------------------------
-    def action_filter(self) -> None:
-        """Choose which event types stepping and playing visit."""
-        replay = self.replay
-        if replay is None:
-            return
-        self.app.push_screen(FilterScreen(type_counts(replay.index, len(replay)),
-                                          self.type_filter), self._filter_chosen)
-
-    def _filter_chosen(self, chosen: set[int] | None) -> None:
-        if chosen is None:
-            return
-        self.type_filter = None if chosen >= set(CODE_NAMES) or not chosen else chosen
-        self.timeline.update_state(filter_text=filter_text(self.type_filter))
-
     # Inspect, help, quit -----------------------------------------------------------------------
     def action_inspect_event(self) -> None:
         """The raw event under the cursor, pretty-printed (or the bytes of a corrupt line)."""
         replay, cursor = self.replay, self.position_shown
-        if replay is None or cursor < 0:
-            return
-        index = replay.index
-        raw = index.raw(cursor)
-        line = index.line_number(cursor)
-        try:
-            text = json.dumps(decode_json(raw), indent=2, ensure_ascii=False)
-            title = f"event {cursor + 1:,} (journal line {line:,})"
-        except ValueError:
-            text = repr(raw[:INSPECT_LIMIT])
-            title = f"journal line {line:,} is corrupt: not an event (shown as bytes)"
-        if len(text) > INSPECT_LIMIT:
-            text = text[:INSPECT_LIMIT] + f"\n… {len(text) - INSPECT_LIMIT:,} more characters"
-        self.app.push_screen(PagerScreen(title, text))
+        if self.navigator is not None and self.navigator.provisional is not None:
+            self._show(Wait(self.navigator.waiting))
+        if replay is not None and cursor >= 0:
+            self.app.push_screen(PagerScreen(*raw_event_page(replay.index, cursor)))
 
     def action_help(self) -> None:
         """Every replay key."""

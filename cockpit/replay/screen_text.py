@@ -1,20 +1,26 @@
-"""What the replay screen's timeline says, and the small lookups behind its keys: problems with the
-journal, where the cursor is among search matches, the type filter, playback speeds and jumps."""
+"""What the replay screen's timeline says, and the small lookups behind its keys: where the cursor
+is, problems with the journal, search matches, the type filter, playback speeds and jumps, and the
+raw event's page."""
 
 from __future__ import annotations
 
 import bisect
+import json
 
-from engine_adapter.journal_index import CODE_NAMES, TYPE_CODES, TYPE_MASK, JournalIndex
-from engine_adapter.navigator import code_class
+from engine_adapter.journal import decode_json
+from engine_adapter.journal_index import CODE_NAMES, CORRUPT, TYPE_CODES, TYPE_MASK, JournalIndex
+from engine_adapter.navigator import Navigator, code_class
 from engine_adapter.text import plural
+from engine_adapter.timestamps import format_ts
 
 from ..widgets.text import clean_line
 from .journals import CRASHED_TEXT
 from .timeline import MARKER_KINDS
 
-__all__ = ["JUMPS", "SPEEDS", "filter_text", "match_after", "problems_text", "search_text",
-           "type_counts"]
+__all__ = ["JUMPS", "SPEEDS", "filter_text", "match_after", "position_fields", "problems_text",
+           "raw_event_page", "search_text", "type_counts"]
+
+INSPECT_LIMIT = 200_000  # characters of one raw event shown by the inspector
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0)
 """Playback speeds, slowest first."""
@@ -85,3 +91,39 @@ def type_counts(index: JournalIndex, total: int) -> dict[int, int]:
     for code in set(data):
         counts[code & TYPE_MASK] = counts.get(code & TYPE_MASK, 0) + data.count(bytes([code]))
     return counts
+
+
+def position_fields(navigator: Navigator) -> dict[str, object]:
+    """The timeline's fields about the event shown: its position, type and time, and what the
+    viewer is busy with (a provisional end has no position yet: its last event's type)."""
+    cursor, view, tail = navigator.shown, navigator.view, navigator.provisional
+    kind = when = ""
+    if tail is not None:
+        kind = tail.last_type
+        when = format_ts(view.last_ts, millis=True) if view and view.last_ts else ""
+    elif cursor >= 0:
+        code = navigator.replay.index.codes[cursor]
+        kind = CODE_NAMES.get(code & TYPE_MASK, "?") if code != CORRUPT else "corrupt line"
+        if code != CORRUPT and view is not None and view.last_ts:
+            when = format_ts(view.last_ts, millis=True)
+    busy = "finding the end…" if navigator.want_end and tail is None else ""
+    if navigator.cursor != navigator.shown and tail is None:
+        busy = "seeking…"
+    return {"cursor": cursor, "kind": kind, "when": when, "busy": busy,
+            "provisional": tail is not None}
+
+
+def raw_event_page(index: JournalIndex, position: int) -> tuple[str, str]:
+    """The inspector's title and text for the line at `position`: the event pretty-printed, or
+    the bytes of a corrupt line, cut at `INSPECT_LIMIT` characters."""
+    raw = index.raw(position)
+    line = index.line_number(position)
+    try:
+        text = json.dumps(decode_json(raw), indent=2, ensure_ascii=False)
+        title = f"event {position + 1:,} (journal line {line:,})"
+    except ValueError:
+        text = repr(raw[:INSPECT_LIMIT])
+        title = f"journal line {line:,} is corrupt: not an event (shown as bytes)"
+    if len(text) > INSPECT_LIMIT:
+        text = text[:INSPECT_LIMIT] + f"\n… {len(text) - INSPECT_LIMIT:,} more characters"
+    return title, text

@@ -84,6 +84,7 @@ class TimelineState:
     search_text: str = ""
     problems: str = ""
     busy: str = ""
+    provisional: bool = False  # the view is of the journal's last part only: no position yet
 
 
 class Timeline(Widget):
@@ -115,7 +116,13 @@ class Timeline(Widget):
         width = max(10, self.size.width - 2)
         strip = self._strip(width, palette)
         info = Text(no_wrap=True, overflow="ellipsis")
-        if state.total == 0:
+        if state.provisional:
+            info.append(f"the journal's last event (of {state.total:,}+)", palette.warning)
+            if state.when:
+                info.append(f"  {state.when}", palette.text)
+            if state.kind:
+                info.append(f"  {state.kind}", palette.accent)
+        elif state.total == 0:
             info.append("reading the journal…" if state.indexing else "no events", palette.dim)
         else:
             shown = state.cursor + 1

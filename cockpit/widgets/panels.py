@@ -104,6 +104,9 @@ class StatusLine(Widget):
         # The journal ended without `agent_end` and nothing writes it any more (replay at its
         # last event): a "running" run is shown as what it is, "crashed?"
         self.crashed = False
+        # Replay's provisional end (the fold of the journal's last part only): what to say
+        # instead of the run's status and totals, which that part cannot give.
+        self.provisional: str | None = None
         self._view: RunView | None = None
         self._lines: list[Text] = [Text(), Text()]
 
@@ -128,6 +131,13 @@ class StatusLine(Widget):
         palette = palette_for(self.app)
         width = max(10, self.size.width - 2 if self.size.width else 118)
         status_style = palette.status_style(view.status)
+        if self.provisional is not None:
+            self._lines = [Text(self.provisional, palette.warning, no_wrap=True, end="",
+                                overflow="ellipsis"),
+                           Text("status, tokens, cost, turns and time: once the whole journal "
+                                "is read", palette.dim, no_wrap=True, end="")]
+            self.refresh()
+            return
         top = Text(no_wrap=True, overflow="ellipsis", end="")
         if self.crashed and view.status == "running":
             top.append("⚠ crashed?", palette.warning)
