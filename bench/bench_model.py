@@ -316,6 +316,9 @@ def key_rows(pace: float) -> list[tuple[str, str]]:
                  f"{pct(streaming, 0.95) / pct(idle, 0.95):.2f}x   (target <= 1.5x)"))
     rows.append(("keys timed: idle, streaming; events; run",
                  f"{len(idle)}, {len(streaming)}; {found['events']}; {found['status']}"))
+    from textual import constants  # a key's frame waits for this grid while frames stream
+
+    rows.append(("Textual's frame cap (TEXTUAL_FPS)", f"{constants.MAX_FPS} fps"))
     return rows
 
 
