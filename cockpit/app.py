@@ -12,7 +12,6 @@ task, messages queued or sent at once while the agent works, the agent's questio
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
@@ -32,11 +31,11 @@ from engine_adapter.fold import (
     RunView,
     ToolCallItem,
 )
-from engine_adapter.text import plural
 
 from . import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
 from .agent_commands import SettingCommand, change_setting, setting_commands
 from .base_app import EventLookup, ThemedApp
+from .grant_controls import GrantControls
 from .keys import bindings, key_label
 from .pump import ChangeSet, FramePump
 from .screens import GrantsScreen, HelpScreen, QuitScreen
@@ -53,7 +52,7 @@ __all__ = ["CockpitApp"]
 CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
 
 
-class CockpitApp(SteeringControls, ThemedApp):
+class CockpitApp(SteeringControls, GrantControls, ThemedApp):
     """The live cockpit over a `Session` the caller built; starts `session.run()` on mount.
 
     Args:
@@ -328,44 +327,6 @@ class CockpitApp(SteeringControls, ThemedApp):
         if action == "approve_always":
             return self._choosing is None and self._grant_verdict()[0]
         return True
-
-    # Grants ------------------------------------------------------------------------------------
-    def action_grants(self) -> None:
-        """Show every grant and deny rule in force; revoke from there."""
-        self.push_screen(GrantsScreen(self.session.gate, changed=self._grants_changed))
-
-    def _watch_grants(self, session: Session) -> None:
-        """Redraw the grants panel whenever saved grants change (a revoke, another cockpit);
-        say when a grant the human chose to save was not saved, and, once, what in the saved
-        grants is not trusted (a broken file, an ignored grant, saved grants off)."""
-        loop = asyncio.get_running_loop()
-        session.gate.on_problem(lambda line: loop.call_soon_threadsafe(self._grant_problem, line))
-        store = session.gate.store
-        if store is None or any(s is store for s in self._watched_stores):
-            return
-        self._watched_stores.append(store)
-        store.on_change(lambda: loop.call_soon_threadsafe(self._grants_changed))
-        problems = store.problems
-        if problems:
-            more = f" (and {plural(len(problems) - 1, 'more problem')})" \
-                if len(problems) > 1 else ""
-            self._grant_problem(f"saved grants: {problems[0]}{more}")
-
-    def _grant_problem(self, line: str) -> None:
-        if self.is_running:
-            hint = key_label(self, "grants")
-            self.notify(clean(f"{line} · {hint} shows grants" if hint else line, 600),
-                        severity="warning", markup=False, timeout=10)
-
-    def _grants_changed(self) -> None:
-        if not self.is_running:
-            return
-        self.pump.flush()
-        change = self.fold.set_grants(self.session.gate.entries())
-        if change.parts:
-            changes = ChangeSet()
-            changes.add(change.parts, change.item)
-            self.display_widget.apply_changes(self.view, changes)
 
     # Cancel and quit -------------------------------------------------------------------------
     def action_scope_back(self) -> None:

@@ -7,8 +7,8 @@ so a 100k-event run costs what the visible rows cost.
 
 It renders a `RunView` (never a Session): `show(view)` redraws from any view (a replay seek),
 `update_items(view, indices)` is the incremental path. Selecting, expanding, and the `enter` /
-`i` keys live here; what a pager or the raw-event inspector shows is the app's business, asked
-for with the `OpenPager` and `Inspect` messages.
+`i` keys live here (their actions in `transcript_keys.py`); what a pager or the raw-event
+inspector shows is the app's business, asked for with the `OpenPager` and `Inspect` messages.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from engine_adapter.fold import Item, RunView
 
 from ..keys import bindings
 from ..styles import palette_for
-from .items import GUTTER, estimate_rows, needs_pager, render_item, row_count
+from .items import GUTTER, estimate_rows, render_item, row_count
 from .row_kit import changed_rows
+from .transcript_keys import TranscriptKeys
 
 __all__ = ["Transcript"]
 
@@ -46,7 +47,7 @@ CACHE_ITEMS = 300
 EXACT_MEASURE = 64
 
 
-class Transcript(ScrollView, can_focus=True):
+class Transcript(TranscriptKeys, ScrollView, can_focus=True):
     """The run's items, grouped by turn; arrow keys select, `enter` expands, `i` inspects."""
 
     DEFAULT_CSS = """
@@ -379,79 +380,6 @@ class Transcript(ScrollView, can_focus=True):
                     self.refresh_lines(self._starts[i], self._heights[i])
         if not had_selection:  # the keys that need a selection apply now (and no others)
             self.refresh_bindings()
-
-    def action_cursor_up(self) -> None:
-        """Select the previous item (from following: the last one)."""
-        self.select(len(self._items) - 1 if self.cursor < 0 else self.cursor - 1)
-
-    def action_cursor_down(self) -> None:
-        """Select the next item."""
-        if self.cursor < 0:
-            self.select(len(self._items) - 1)
-        else:
-            self.select(self.cursor + 1)
-
-    def action_cursor_first(self) -> None:
-        """Select the first item."""
-        self.select(0)
-
-    def action_cursor_last(self) -> None:
-        """Clear the selection and follow the run again."""
-        self.cursor = -1
-        self.follow = True
-        self._after_change()
-        self.refresh_bindings()
-
-    def action_page_up(self) -> None:
-        """Scroll up a page."""
-        self.follow = False
-        self.scroll_page_up(animate=False)
-
-    def action_page_down(self) -> None:
-        """Scroll down a page."""
-        self.scroll_page_down(animate=False)
-
-    def action_expand(self) -> None:
-        """Expand or collapse the selected item; ask for a pager when expanding cannot show it
-        all."""
-        item = self.selected
-        if item is None:
-            return
-        if item.index in self._expanded and needs_pager(item):
-            self.post_message(self.OpenPager(item))
-            return
-        if item.index in self._expanded:
-            self._expanded.discard(item.index)
-        else:
-            self._expanded.add(item.index)
-            if needs_pager(item):
-                self.post_message(self.OpenPager(item))
-        self._cache.pop(item.index, None)
-        self._remeasure([item.index])
-        self._set_virtual_height(self._total + self._reserve)
-        self.select(item.index)
-        self.refresh()  # the rows below it moved
-
-    def _inspected(self) -> Item | None:
-        """The selected item; with none selected, the call awaiting approval (the bar says
-        `i` shows its whole input)."""
-        if self.selected is not None:
-            return self.selected
-        return next(iter(self._pending.values()), None)
-
-    def action_inspect(self) -> None:
-        """Ask for the raw events behind the selected item (or the call awaiting approval)."""
-        item = self._inspected()
-        if item is not None:
-            self.post_message(self.Inspect(item))
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`enter` applies only with an item selected; `i` also to a pending approval."""
-        if action == "expand":
-            return self.selected is not None
-        if action == "inspect":
-            return self._inspected() is not None
-        return True
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
         """Scrolling up with the mouse stops following the run (`end` follows again)."""
