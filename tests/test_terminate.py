@@ -5,6 +5,7 @@ a pty (which must give the terminal back: leave the alternate screen)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
@@ -13,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -76,13 +78,28 @@ def _read_until(fd: int, wanted: bytes, deadline: float) -> bytes:
     return seen
 
 
+@contextlib.contextmanager
+def _on_a_pty(args: list[str], home: Path) -> Iterator[tuple[int, int]]:
+    """`python -m cockpit ARGS` on a pty, run in `home`; yields (pid, the pty's fd); the
+    process is killed and reaped afterwards if it is still there."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the cockpit on the pty
+        os.chdir(home)
+        os.execve(sys.executable, [sys.executable, "-m", "cockpit", *args], _env(home))
+    try:
+        yield pid, fd
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="a pty")
 def test_sigterm_quits_the_live_cockpit_cleanly(tmp_path):
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the live cockpit on the pty
-        os.chdir(tmp_path)
-        os.execve(sys.executable, [sys.executable, "-m", "cockpit", "demo"], _env(tmp_path))
-    try:
+    with _on_a_pty(["demo"], tmp_path) as (pid, fd):
         deadline = time.monotonic() + 120
         shown = _read_until(fd, b"demo workspace: ", deadline)
         shown += _read_until(fd, b"\n", deadline)
@@ -92,13 +109,6 @@ def test_sigterm_quits_the_live_cockpit_cleanly(tmp_path):
         os.kill(pid, signal.SIGTERM)
         _read_until(fd, b"journal: ", deadline)
         _, status = os.waitpid(pid, 0)
-    finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == CANCELLED_EXIT
     assert not workspace.exists()
     end = _last_event(tmp_path)
@@ -116,22 +126,11 @@ def test_sigterm_closes_the_replay_viewer_and_gives_the_terminal_back(tmp_path):
         '"engine":"test"}\n'
         '{"type":"agent_end","session_id":"s1","seq":1,"ts":2.0,"status":"completed"}\n',
         encoding="utf-8")
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(sys.executable, [sys.executable, "-m", "cockpit", "replay", str(journal)],
-                  _env(tmp_path))
-    try:
+    with _on_a_pty(["replay", str(journal)], tmp_path) as (pid, fd):
         deadline = time.monotonic() + 120
         _read_until(fd, b"look around", deadline)
         os.kill(pid, signal.SIGTERM)
         after = _read_until(fd, LEAVE_ALT_SCREEN, deadline)
         _, status = os.waitpid(pid, 0)
-    finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
     assert LEAVE_ALT_SCREEN in after
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -51,12 +51,12 @@ def streaming_line_rows(line: str, width: int, style: Style, warn: Style, cursor
     else:
         head, start = (), 0
     rest = line[start:]
-    body = styled(rest, style, marker_style=warn)
-    body.append(CURSOR, cursor)
+    body = _with_cursor(rest, style, warn, cursor)
     rows = wrapped(console, body, width)
     if body.plain != rest + CURSOR:  # markers or tabs: offsets do not map; never cache
         _cache.pop(key, None)
-        return wrapped(console, _whole(line, style, warn, cursor), width) if start else rows
+        return wrapped(console, _with_cursor(line, style, warn, cursor), width) if start \
+            else rows
     shown = [*head, *rows]
     if len(rows) > 2:
         kept = rows[:-2]
@@ -68,7 +68,7 @@ def streaming_line_rows(line: str, width: int, style: Style, warn: Style, cursor
         # there, the rest of it is another word to Rich (its trailing space placed otherwise).
         # So the rows kept end where a word ends: a space, then the next row's first word.
         at = len(done)
-        if rest.startswith(done) and rest[at:].startswith(following) and done \
+        if rest.startswith(done) and rest.startswith(following, at) and done \
                 and done[-1].isspace() and following[:1].strip():
             start += at
             head += tuple(kept)
@@ -79,7 +79,7 @@ def streaming_line_rows(line: str, width: int, style: Style, warn: Style, cursor
     return shown
 
 
-def _whole(line: str, style: Style, warn: Style, cursor: Style) -> Text:
-    body = styled(line, style, marker_style=warn)
+def _with_cursor(text: str, style: Style, warn: Style, cursor: Style) -> Text:
+    body = styled(text, style, marker_style=warn)
     body.append(CURSOR, cursor)
     return body

@@ -186,8 +186,7 @@ class Terminals:
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT)
         except OSError as exc:
-            if wrapped is not None:
-                wrapped.close()
+            prepared.discard()
             raise _start_error(prepared.argv, exc) from None
         terminal = Terminal(prepared.terminal_id, proc, scope, prepared.argv, prepared.limit,
                             wrapped)
@@ -196,13 +195,6 @@ class Terminals:
             callback = self.on_exit
             terminal.exited.add_done_callback(lambda _f: callback(terminal))
         return terminal
-
-    async def create(self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
-                     output_limit: int | None, sandbox: Sandbox | None = None,
-                     outside: bool = False) -> Terminal:
-        """`prepare` and `start` in one step."""
-        return await self.start(self.prepare(argv, cwd=cwd, env=env, output_limit=output_limit,
-                                             sandbox=sandbox, outside=outside))
 
     def get(self, terminal_id: str) -> Terminal:
         """The terminal with that id, or `TerminalError`."""
