@@ -41,6 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # The code measured: this checkout, or (in a child measuring `--before`) an exported tree.
 sys.path.insert(0, os.environ.get("BENCH_SOURCE", str(ROOT)))
+from cpu_burner import burner  # noqa: E402 (bench/, the script's own folder)
+
 BEFORE = "b911018297b16fac50de0bd6a4d7f969a903b757"  # main when the redesign began
 
 SESSION = "bench0000001"
@@ -312,7 +314,7 @@ def main() -> None:
         else:
             size = os.path.getsize(path)
         tree = None if args.no_before else export_tree(args.before, tmp)
-        with cpu_burner(args.busy):
+        with burner(args.busy):
             base = _in_child("baseline", path)
             back = _in_child("backend", path)
             other = _in_child("pass", foreign) if foreign else {}

@@ -34,8 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
+from cpu_burner import burner
 from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Static
@@ -368,25 +367,6 @@ async def session_only_run(n_events: int, rate: float) -> dict[str, Any]:
     await asyncio.gather(session.run(), consume(), approve())
     gc.collect()
     return {"rss": rss_mib() - rss0, "events": len(session.history)}
-
-
-@contextmanager
-def burner(on: bool) -> Iterator[None]:
-    """A busy machine: while on, a process spins on one core (the first, where it can be
-    pinned), as another job on a shared box would."""
-    if not on:
-        yield
-        return
-    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        if hasattr(os, "sched_setaffinity"):
-            # Where pinning is not allowed it spins wherever the scheduler puts it.
-            with suppress(OSError):
-                os.sched_setaffinity(proc.pid, {min(os.sched_getaffinity(0))})
-        yield
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def _in_subprocess(scenario: str, args: argparse.Namespace) -> dict[str, Any]:
