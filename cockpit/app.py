@@ -143,12 +143,15 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
 
     # The frame -------------------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
-        """A key's answer is drawn first: the stream's deliveries wait for its frame (at most
-        `HOLD_SECONDS`), so it does not queue behind them."""
-        if isinstance(event, events.Key) and not event.is_forwarded:
+        """A key's answer is drawn first: the stream's deliveries wait while it goes to its
+        widget (at most `HOLD_SECONDS`), and join its frame once its binding has run (the key
+        comes back here, forwarded, for the app to run it): see `FramePump.answered`."""
+        key = isinstance(event, events.Key)
+        if key and not event.is_forwarded:
             self.pump.hold()
-            self.call_after_refresh(self.pump.release)
         await super().on_event(event)
+        if key and event.is_forwarded:
+            self.pump.answered()
 
     def _deliver(self, view: RunView, changes: ChangeSet) -> None:
         if not self.is_running:
