@@ -2,7 +2,8 @@
 OpenAI-compatible server, through the cockpit, beside a bare `AsyncOpenAI` client reading the
 same stream in the same run.
 
-Run:  .venv/bin/python bench/bench_model.py [--repeat 5] [--pace-ms 2] [--no-app]
+Run:  .venv/bin/python bench/bench_model.py [--repeat 5] [--pace-ms 2] [--key-runs 3]
+          [--busy both|no|only] [--no-app] [--no-read]
 
 - stream: the fake server (tests/openai_fake, in its own process on 127.0.0.1) answers with a
   2,000-chunk reply: reasoning, text, and 20 parallel tool calls whose ids, names and
@@ -20,8 +21,10 @@ Run:  .venv/bin/python bench/bench_model.py [--repeat 5] [--pace-ms 2] [--no-app
 - key latency: the live `CockpitApp` (headless) over the same reply sent slowly (`--pace-ms`
   between chunks); `up` (move the transcript selection) is sent through the driver every ~50 ms
   while the reply streams, then as often once the run is over (idle, same app, same run), and
-  timed to the next composed frame (the frame timing of bench/bench_ui.py). Target: streaming
-  p95 ≤ 1.5× idle p95.
+  timed to the next composed frame (the frame timing of bench/bench_ui.py). Each run is a fresh
+  interpreter; `--key-runs` of them alternate with and without a CPU burner on one core
+  (`--busy both`, bench/cpu_burner.py), each ratio taken within its own run; medians shown.
+  Target: streaming p95 ≤ 1.5× idle p95, also with the core burned.
 
 Ratios travel between machines; absolute numbers do not (these machines are shared and noisy).
 """
@@ -38,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +52,7 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
 import openai  # noqa: E402
+from cpu_burner import burner  # noqa: E402 (bench/, the script's own folder)
 from openai_fake.server import FakeOpenAI, Stream, chunks  # noqa: E402
 
 from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
@@ -247,15 +252,31 @@ def stream_rows(repeat: int) -> list[tuple[str, str]]:
     ]
 
 
-def key_rows(pace: float) -> list[tuple[str, str]]:
-    try:
-        sys.path.insert(0, str(ROOT / "bench"))
-        from bench_ui import SIZE, TimedCockpit, pct
-        from textual import events as textual_events
+def seen(session: Session, kind: str) -> Callable[[], bool]:
+    """Whether the session has emitted an event of `kind` yet (reads each event once: the
+    check runs on the app's loop, beside the keys it times)."""
+    at, found = 0, False
 
-        from cockpit.widgets import Transcript
-    except ImportError as exc:  # the live app's benchmark harness is not there
-        return [("key latency", f"not measured: {exc}")]
+    def check() -> bool:
+        nonlocal at, found
+        if not found:
+            history = session.history
+            end = len(history)
+            found = any(history[i].type == kind for i in range(at, end))
+            at = end
+        return found
+
+    return check
+
+
+def key_run(pace: float) -> dict[str, Any]:
+    """One live-app run (in this interpreter): key->frame latencies while the reply streams,
+    then idle, in seconds."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_ui import SIZE, TimedCockpit
+    from textual import events as textual_events
+
+    from cockpit.widgets import Transcript
 
     original = Transcript.action_cursor_up
 
@@ -265,7 +286,7 @@ def key_rows(pace: float) -> list[tuple[str, str]]:
 
     Transcript.action_cursor_up = cursor_up  # type: ignore[method-assign]
 
-    async def press_while(app: TimedCockpit, keep_going: Any) -> list[float]:
+    async def press_while(app: TimedCockpit, keep_going: Callable[[], bool]) -> list[float]:
         driver, first = app._driver, len(app.latencies)
         while keep_going():
             if app.key_sent is None:
@@ -285,10 +306,11 @@ def key_rows(pace: float) -> list[tuple[str, str]]:
                                   TaskState(task="read the notes"))
                 app = TimedCockpit(session)
                 async with app.run_test(size=SIZE, headless=True) as pilot:
-                    while not any(e.type == "model_update" for e in session.history):
+                    streaming_began, reply_read = (seen(session, "model_update"),
+                                                   seen(session, "model_usage"))
+                    while not streaming_began():
                         await asyncio.sleep(0.01)
-                    streaming = await press_while(app, lambda: not any(
-                        e.type == "model_usage" for e in session.history))
+                    streaming = await press_while(app, lambda: not reply_read())
                     while not session.done:
                         await asyncio.sleep(0.05)
                     await pilot.pause()
@@ -300,25 +322,48 @@ def key_rows(pace: float) -> list[tuple[str, str]]:
         finally:
             server.close()
 
+    return asyncio.run(one())
+
+
+def key_rows(pace: float, runs: int, modes: list[bool]) -> list[tuple[str, str]]:
     try:
-        found = asyncio.run(one())
-    finally:
-        Transcript.action_cursor_up = original  # type: ignore[method-assign]
-    streaming, idle = found["streaming"], found["idle"]
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_ui import pct
+    except ImportError as exc:  # the live app's benchmark harness is not there
+        return [("key latency", f"not measured: {exc}")]
+
+    found: dict[bool, list[dict[str, Any]]] = {busy: [] for busy in modes}
+    for _ in range(runs):  # alternating, so drift in the box's load falls on both alike
+        for busy in modes:
+            with burner(busy):
+                out = subprocess.run([sys.executable, __file__, "--key-run", "--pace-ms",
+                                      str(pace * 1000)], check=True, capture_output=True,
+                                     text=True).stdout
+            found[busy].append(json.loads(out.strip().splitlines()[-1]))
     rows = []
-    for label, q in (("p50", 0.5), ("p95", 0.95)):
-        rows.append((f"key->frame {label} (ms): idle / streaming",
-                     f"{pct(idle, q) * 1000:.1f} / {pct(streaming, q) * 1000:.1f}"))
-    rows.append(("key->frame max (ms): idle / streaming",
-                 f"{max(idle, default=float('nan')) * 1000:.1f} / "
-                 f"{max(streaming, default=float('nan')) * 1000:.1f}"))
-    rows.append(("streaming p95 / idle p95",
-                 f"{pct(streaming, 0.95) / pct(idle, 0.95):.2f}x   (target <= 1.5x)"))
-    rows.append(("keys timed: idle, streaming; events; run",
-                 f"{len(idle)}, {len(streaming)}; {found['events']}; {found['status']}"))
-    from textual import constants  # a key's frame waits for this grid while frames stream
+    for busy in modes:
+        tag = "busy: " if busy else ""
+        done = found[busy]
+
+        def median(key: str, q: float | None, done: list[dict[str, Any]] = done) -> float:
+            picked = [pct(r[key], q) if q is not None else max(r[key], default=float("nan"))
+                      for r in done]
+            return statistics.median(picked) * 1000
+
+        for label, q in (("p50", 0.5), ("p95", 0.95), ("max", None)):
+            rows.append((f"{tag}key->frame {label} (ms): idle / streaming",
+                         f"{median('idle', q):.1f} / {median('streaming', q):.1f}"))
+        ratios = [pct(r["streaming"], 0.95) / pct(r["idle"], 0.95) for r in done]
+        rows.append((f"{tag}streaming p95 / idle p95, median",
+                     f"{statistics.median(ratios):.2f}x   (target <= 1.5x)  (runs: "
+                     + ", ".join(f"{x:.2f}" for x in ratios) + ")"))
+        rows.append((f"{tag}keys timed: idle, streaming; events; run",
+                     "; ".join(f"{len(r['idle'])}, {len(r['streaming'])}; {r['events']}; "
+                               f"{r['status']}" for r in done)))
+    from textual import constants  # a stream frame keeps the next one back until this grid
 
     rows.append(("Textual's frame cap (TEXTUAL_FPS)", f"{constants.MAX_FPS} fps"))
+    rows.append(("load average at the end", " ".join(f"{x:.2f}" for x in os.getloadavg())))
     return rows
 
 
@@ -327,17 +372,29 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--pace-ms", type=float, default=2.0,
                         help="milliseconds between chunks in the key-latency run")
+    parser.add_argument("--key-runs", type=int, default=3,
+                        help="live-app runs for the key latency, each mode; medians shown (3)")
+    parser.add_argument("--busy", choices=["both", "no", "only"], default="both",
+                        help="key latency also with a CPU burner on one core (both)")
     parser.add_argument("--no-app", action="store_true", help="skip the live-app key latency")
+    parser.add_argument("--no-read", action="store_true",
+                        help="skip the read-speed comparison with the bare client")
     parser.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--key-run", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
         serve(args.serve, args.pace_ms / 1000)
         return
-    rows = stream_rows(args.repeat)
+    if args.key_run:
+        print(json.dumps(key_run(args.pace_ms / 1000)))
+        return
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    rows = [] if args.no_read else stream_rows(args.repeat)
     if not args.no_app:
-        rows += key_rows(args.pace_ms / 1000)
+        modes = {"both": [False, True], "no": [False], "only": [True]}[args.busy]
+        rows += key_rows(args.pace_ms / 1000, args.key_runs, modes)
     print(f"\nModel benchmark: a {CHUNKS:,}-chunk streamed reply with {CALLS} tool calls from "
-          f"the local fake server, {args.repeat} runs a side")
+          f"the local fake server, {args.repeat} read runs a side")
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
