@@ -147,10 +147,11 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         widget (at most `HOLD_SECONDS`), and join its frame once its binding has run (the key
         comes back here, forwarded, for the app to run it): see `FramePump.answered`."""
         key = isinstance(event, events.Key)
-        if key and not event.is_forwarded:
+        returned = key and event.is_forwarded  # (forwarding marks the event: read it first)
+        if key and not returned:
             self.pump.hold()
         await super().on_event(event)
-        if key and event.is_forwarded:
+        if returned:
             self.pump.answered()
 
     def _deliver(self, view: RunView, changes: ChangeSet) -> None:
