@@ -57,6 +57,7 @@ class FramePump:
         self._position = 0
         self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
         self._held_until = 0.0  # loop time until which timed deliveries wait (`hold`)
+        self._keys_until = 0.0  # the same after an answered key, for the next one (`answered`)
 
     def attach(self, source: Sequence[Any]) -> None:
         """Fold from `source` (a new task's history) from its first event on."""
@@ -106,12 +107,14 @@ class FramePump:
 
     def answered(self) -> None:
         """A key's action has run: what waited is delivered now, onto the key's frame, and
-        timed deliveries wait `KEY_SECONDS` for the next key's (see the module)."""
+        timed deliveries wait `KEY_SECONDS` for the next key's (see the module); `release()`
+        does not end that wait."""
         self.flush()
-        self.hold(KEY_SECONDS)
+        self._keys_until = asyncio.get_running_loop().time() + KEY_SECONDS
 
     def release(self) -> None:
-        """End a `hold()`: what waited is delivered now."""
+        """End a `hold()`: what waited is delivered now (or when the wait after an answered
+        key ends)."""
         if not self._held_until:
             return
         self._held_until = 0.0
@@ -121,12 +124,13 @@ class FramePump:
 
     def _due(self) -> None:
         self._handle = None
-        if self._held_until:
+        until = max(self._held_until, self._keys_until)
+        if until:
             loop = asyncio.get_running_loop()
-            if loop.time() < self._held_until:
-                self._handle = loop.call_at(self._held_until, self._due)
+            if loop.time() < until:
+                self._handle = loop.call_at(until, self._due)
                 return
-            self._held_until = 0.0
+            self._held_until = self._keys_until = 0.0
         self.flush()
         # Here, never in a `flush()` a key asked for: the collection stalls the loop (tens of
         # ms on a busy machine, bench_ui), and the answer to a key must not wait for it.

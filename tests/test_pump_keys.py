@@ -54,10 +54,12 @@ def test_an_answered_key_delivers_what_waited_and_the_stream_waits_for_the_next_
         assert len(deliveries) == 1  # the stream waits for the next key's frame
         pump.answered()
         assert len(deliveries) == 2 and pump.fold.view.events == 21
-        pump.release()  # (the keys stopped) timed deliveries as before
+        pump.release()  # the end of a key's own hold does not end the wait for the next key
         history.extend(_events(21, 5))
         pump.request()
         await _turns()
+        assert len(deliveries) == 2
+        pump.answered()
         assert len(deliveries) == 3 and pump.fold.view.events == 26
     run(main())
 
