@@ -110,6 +110,15 @@ class Navigator:
         return len(self.replay)
 
     @property
+    def span(self) -> int:
+        """The events the whole file holds: `total` once it is read, else an estimate from the
+        bytes read so far (the timeline spans it, so what is read is not stretched)."""
+        total, index = self.total, self.replay.index
+        if self.complete or not index.end:
+            return total
+        return max(total, total * index.size // index.end)
+
+    @property
     def ended(self) -> bool:
         """Whether the last event known is an `agent_end` (a followed run is over, for now)."""
         total = self.total

@@ -156,6 +156,9 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
                 show(frame)
             for position, view in zip(replay.checkpoints, _stored(replay), strict=True):
                 assert summary(view) == expected[position]  # nothing folded into a checkpoint
+            # The timeline's span: at least what is known, exactly it once all is read.
+            assert navigator.span >= navigator.total
+            assert navigator.span == navigator.total or not navigator.complete
         # The pass reaches the end: a provisional view gives way to the exact one, unasked.
         provisional = navigator.provisional is not None
         path.write_bytes(data)

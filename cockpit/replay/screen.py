@@ -281,7 +281,7 @@ class ReplayScreen(JournalSearch, Screen[None]):
         replay, navigator = self.replay, self.navigator
         assert replay is not None and navigator is not None
         self.timeline.update_state(
-            **position_fields(navigator), total=navigator.total,
+            **position_fields(navigator), total=navigator.total, span=navigator.span,
             indexing=not navigator.complete, following=navigator.follow and not navigator.ended,
             search_text=self._search_text(), problems=self._problems(),
             playing=navigator.playing, speed=navigator.speed)
