@@ -12,8 +12,10 @@ Keys first: Textual draws on a fixed grid (`TEXTUAL_FPS`, 60 a second), and a fr
 stream keeps the next one back until the grid's next tick — up to a frame and more for a key
 pressed just after it (measured: key->frame p95 3-4x the idle one while a reply streamed). So
 `answered()` (the key's action has run) delivers what waited onto the key's own frame, and the
-stream's next deliveries wait for the next key, at most `KEY_SECONDS`: while keys keep coming,
-the stream is drawn on their frames and none of theirs waits behind one of its.
+streamed text that follows waits for the next key, at most `KEY_SECONDS`: while keys keep coming,
+the stream is drawn on their frames and none of theirs waits behind one of its. Only text waits
+(`KEY_WAITS`: a reply growing in a row already shown); any other event (a tool call, an
+approval, the end) is delivered on the next frame as always.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from typing import Any
 # `ChangeSet` is the fold's own (the replay navigator uses it too), re-exported for the widgets.
 from engine_adapter.fold import ChangeSet, RunFold, RunView
 
-__all__ = ["FRAME_SECONDS", "HOLD_SECONDS", "KEY_SECONDS", "ChangeSet", "FramePump"]
+__all__ = ["FRAME_SECONDS", "HOLD_SECONDS", "KEY_SECONDS", "KEY_WAITS", "ChangeSet",
+           "FramePump"]
 
 FRAME_SECONDS = 1 / 60
 HOLD_SECONDS = 0.05  # the longest a key's frame keeps the stream's deliveries back
 KEY_SECONDS = 0.1  # after an answered key, the stream waits this long for the next key's frame
+KEY_WAITS = frozenset({"model_update"})  # the events that may wait for the next key's frame
 
 
 class FramePump:
@@ -107,8 +111,9 @@ class FramePump:
 
     def answered(self) -> None:
         """A key's action has run: what waited is delivered now, onto the key's frame, and
-        timed deliveries wait `KEY_SECONDS` for the next key's (see the module); `release()`
-        does not end that wait."""
+        streamed text waits `KEY_SECONDS` for the next key's (see the module); the key's own
+        `hold()` ends, and `release()` does not end the wait for the next key."""
+        self._held_until = 0.0
         self.flush()
         self._keys_until = asyncio.get_running_loop().time() + KEY_SECONDS
 
@@ -124,17 +129,27 @@ class FramePump:
 
     def _due(self) -> None:
         self._handle = None
-        until = max(self._held_until, self._keys_until)
-        if until:
+        if self._held_until or self._keys_until:
             loop = asyncio.get_running_loop()
-            if loop.time() < until:
-                self._handle = loop.call_at(until, self._due)
+            now = loop.time()
+            if now < self._held_until:
+                self._handle = loop.call_at(self._held_until, self._due)
+                return
+            if now < self._keys_until and self._only_text_waits():
+                # Looked at again each frame: anything but text is delivered on the next one.
+                self._handle = loop.call_at(min(self._keys_until, now + self.interval),
+                                            self._due)
                 return
             self._held_until = self._keys_until = 0.0
         self.flush()
         # Here, never in a `flush()` a key asked for: the collection stalls the loop (tens of
         # ms on a busy machine, bench_ui), and the answer to a key must not wait for it.
         self._freeze_if_due()
+
+    def _only_text_waits(self) -> bool:
+        """Whether every event not folded yet is one that may wait for a key (`KEY_WAITS`)."""
+        source = self._source
+        return all(source[i].type in KEY_WAITS for i in range(self._position, len(source)))
 
     async def follow(self, stream: AsyncIterator[Any]) -> None:
         """Wake on each event of `stream` until it ends, then deliver the rest."""

@@ -12,7 +12,7 @@ from test_app_support import hold, make_app, settle, turn
 
 import cockpit.pump
 from cockpit.pump import ChangeSet, FramePump
-from engine_adapter import ModelUpdate, TurnStart
+from engine_adapter import ModelUpdate, TurnEnd, TurnStart
 from engine_adapter.fold import RunFold
 
 
@@ -61,6 +61,28 @@ def test_an_answered_key_delivers_what_waited_and_the_stream_waits_for_the_next_
         assert len(deliveries) == 2
         pump.answered()
         assert len(deliveries) == 3 and pump.fold.view.events == 26
+    run(main())
+
+
+def test_only_streamed_text_waits_for_the_next_key(monkeypatch):
+    monkeypatch.setattr(cockpit.pump, "KEY_SECONDS", 60.0)
+
+    async def main():
+        history: list = _events(0, 3)
+        deliveries: list[ChangeSet] = []
+        pump = FramePump(RunFold(), lambda view, changes: deliveries.append(changes),
+                         interval=0.0, freeze_every=None)
+        pump.attach(history)
+        pump.answered()
+        history.extend(_events(3, 2))
+        pump.request()
+        await _turns()
+        assert len(deliveries) == 1  # text waits for the next key
+        end = TurnEnd(turn=1, stop_reason="tool_use")  # anything else: on the next frame
+        object.__setattr__(end, "seq", 5)
+        history.append(end)
+        await _turns()
+        assert len(deliveries) == 2 and pump.fold.view.events == 6
     run(main())
 
 
