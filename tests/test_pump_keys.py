@@ -23,6 +23,14 @@ def _events(first: int, n: int) -> list:
     return events
 
 
+def _pump(history: list, delivered, interval: float = 0.0) -> FramePump:
+    """A pump over `history` that calls `delivered(changes)` on each delivery."""
+    pump = FramePump(RunFold(), lambda view, changes: delivered(changes), interval=interval,
+                     freeze_every=None)
+    pump.attach(history)
+    return pump
+
+
 async def _turns(n: int = 50) -> None:
     """Let the loop run `n` times (timed deliveries at `interval=0` would all have come)."""
     for _ in range(n):
@@ -38,9 +46,7 @@ def test_an_answered_key_delivers_what_waited_and_the_stream_waits_for_the_next_
         object.__setattr__(start, "seq", 0)
         history: list = [start]
         deliveries: list[ChangeSet] = []
-        pump = FramePump(RunFold(), lambda view, changes: deliveries.append(changes),
-                         interval=0.0, freeze_every=None)
-        pump.attach(history)
+        pump = _pump(history, deliveries.append)
         pump.hold()  # a key arrives
         history.extend(_events(1, 10))
         pump.request()
@@ -70,9 +76,7 @@ def test_only_streamed_text_waits_for_the_next_key(monkeypatch):
     async def main():
         history: list = _events(0, 3)
         deliveries: list[ChangeSet] = []
-        pump = FramePump(RunFold(), lambda view, changes: deliveries.append(changes),
-                         interval=0.0, freeze_every=None)
-        pump.attach(history)
+        pump = _pump(history, deliveries.append)
         pump.answered()
         history.extend(_events(3, 2))
         pump.request()
@@ -92,9 +96,7 @@ def test_the_wait_after_a_key_ends_by_itself(monkeypatch):
     async def main():
         history: list = _events(0, 3)
         done = asyncio.Event()
-        pump = FramePump(RunFold(), lambda view, changes: done.set(), interval=0.001,
-                         freeze_every=None)
-        pump.attach(history)
+        pump = _pump(history, lambda changes: done.set(), interval=0.001)
         pump.answered()  # no key follows
         assert done.is_set() and pump.fold.view.events == 3
         done.clear()
