@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
@@ -125,6 +126,11 @@ def test_a_reply_at_the_edge_of_the_width_is_counted_as_drawn() -> None:
                     assert count == 1
 
 
+def _cells(strip: Strip) -> list[tuple[str, Style | None]]:
+    """What a row draws, a character at a time (how it is cut into segments does not show)."""
+    return [(ch, segment.style) for segment in strip for ch in segment.text]
+
+
 def _streaming_whole(text: str, width: int, palette: Palette, console: Console) -> list[Strip]:
     """The streaming tail wrapped as one text (how it was drawn before its lines were cached)."""
     piece = cut(text, chars=STREAM_TAIL, keep="tail")
@@ -151,5 +157,5 @@ def test_a_streaming_reply_is_drawn_line_by_line_as_it_was_drawn_whole(
         reply.parts, reply._text = [text], None
         drawn = render_item(reply, None, width=width, expanded=False, palette=palette,
                             console=console)
-        assert [list(s) for s in drawn] == \
-            [list(s) for s in _streaming_whole(text, width, palette, console)]
+        assert [_cells(s) for s in drawn] == \
+            [_cells(s) for s in _streaming_whole(text, width, palette, console)]
