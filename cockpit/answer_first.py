@@ -10,11 +10,16 @@ paint of ~10 ms, several times the rest of a frame):
   (`App.call_later` queues it after the keys the app has not read yet).
 - While a key is being answered (from its arrival to the frame after its action, at most
   `HOLD_SECONDS`), the transcript waits: the key's frame shows the answer, not the stream's rows.
+- A flood (`FLOOD_ITEMS` new items in one delivery) is drawn at most every `FLOOD_WAIT`, the
+  status line's totals with it: its paint costs the same however many rows scrolled past, so
+  fewer of them leave the loop free for keys (on a busy machine, the difference between keeping
+  up and not). What changes the run's status is drawn at once.
 
 Only when the transcript is drawn changes: every event is folded, in order, all the same, and the
 display (`RunDisplay.apply_changes(..., transcript_later=True)`, `catch_up()`) keeps what
-changed until it is drawn. All but the longest wait for a key run on Textual's own messages and
-refreshes, so a test that waits for the app to be idle sees the transcript up to date.
+changed until it is drawn. Only a flood's pace and the longest wait for a key run on a clock;
+the rest runs on Textual's own messages and refreshes, so a test that waits for the app to be
+idle sees the transcript up to date.
 """
 
 from __future__ import annotations
@@ -22,12 +27,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from engine_adapter.fold import APPROVALS, QUESTIONS, RunView
+from engine_adapter.fold import APPROVALS, QUESTIONS, RUN, RunView
 
-from .pump import HOLD_SECONDS, ChangeSet
+from .pump import FRAME_SECONDS, HOLD_SECONDS, ChangeSet
 from .widgets import RunDisplay
 
-__all__ = ["AnswerFirst"]
+__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "AnswerFirst"]
+
+FLOOD_ITEMS = 32  # new items in one delivery that make a flood (a screen's worth and more)
+FLOOD_WAIT = 3 * FRAME_SECONDS  # what a flood's rows wait between two paints
 
 
 class AnswerFirst:
@@ -49,6 +57,8 @@ class AnswerFirst:
         self._key_until = 0.0  # loop time until which a key is being answered
         self._answers = 0  # answers delivered whose frame is not drawn yet
         self._behind = False  # the transcript waits for `_catch_up`
+        self._flood_until = 0.0  # loop time until which a flood's rows wait
+        self._held = ChangeSet()  # what a flood's deliveries left for `_catch_up`
 
     def deliver(self, view: RunView, changes: ChangeSet) -> None:
         """Draw `changes`: all of them, or all but the transcript's part, which follows."""
@@ -61,9 +71,18 @@ class AnswerFirst:
         elif self._answers or self._key_waits():
             display.apply_changes(view, changes, transcript_later=True)
             self._behind = True
+        elif not changes.parts & RUN and asyncio.get_running_loop().time() < self._flood_until:
+            # All of it waits (the status line's totals too: they change with every delivery).
+            held = self._held
+            held.parts |= changes.parts
+            held.items |= changes.items
+            if not self._behind:
+                self._behind = True
+                asyncio.get_running_loop().call_at(self._flood_until, self._later,
+                                                   self._catch_up)
         else:
             self._behind = False
-            display.apply_changes(view, changes)
+            self._draw_transcript(lambda: display.apply_changes(view, self._take_held(changes)))
 
     def key_pressed(self) -> None:
         """A key arrived, or its answer was delivered: the transcript waits for the answer's
@@ -91,6 +110,23 @@ class AnswerFirst:
             asyncio.get_running_loop().call_at(self._key_until, self._later, self._catch_up)
             return
         display = self._display()
-        if display.is_mounted:
+        if display.is_mounted and display.view is not None:
             self._behind = False
-            display.catch_up()
+            view, held = display.view, self._take_held(ChangeSet())
+            self._draw_transcript(lambda: display.apply_changes(view, held))
+
+    def _take_held(self, changes: ChangeSet) -> ChangeSet:
+        """`changes` with the held ones (a flood's) added; nothing is held after."""
+        held, self._held = self._held, ChangeSet()
+        changes.parts |= held.parts
+        changes.items |= held.items
+        return changes
+
+    def _draw_transcript(self, draw: Callable[[], None]) -> None:
+        """`draw()` the transcript's part; when a flood's worth of rows came with it, the next
+        such part waits `FLOOD_WAIT`."""
+        transcript = self._display().transcript
+        before = transcript.item_count
+        draw()
+        if transcript.item_count - before >= FLOOD_ITEMS:
+            self._flood_until = asyncio.get_running_loop().time() + FLOOD_WAIT
