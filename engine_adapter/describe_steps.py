@@ -166,7 +166,9 @@ def _checks_text(checks: list[Any]) -> str:
 
 
 def _plan_frozen(e: Any) -> Description:
-    return Description("plan", _checks_text(e.checks) or "no checks", "info", "☰",
+    # (≡, not U+2630: Unicode 16 made that one wide, so Rich draws it two cells and most
+    # terminals one, which shifts the row and leaves a stale cell at its end)
+    return Description("plan", _checks_text(e.checks) or "no checks", "info", "≡",
                        "verification plan: ")
 
 

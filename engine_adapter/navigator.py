@@ -9,6 +9,8 @@ live, and whether playback is running. Each operation (`grew`, `seek`, `step`, `
   `None`: draw it whole);
 - a `Seek`: a fold too long for the caller's thread; run `fold(seek)` elsewhere, then hand the
   view to `arrived(seek, view)`, which drops it if the cursor moved on meanwhile;
+- a `FoldTail`: the same for a provisional end: run `fold_tail(step)` elsewhere, then hand the
+  part to `tail_arrived(tail)`, which drops it if the end is no longer wanted;
 - `Wait`: the operation needs what is not read yet (`reason` says what);
 - `None`: nothing to show.
 
@@ -30,7 +32,8 @@ from .journal_tail import TAIL_BYTES, Tail, fold_tail, tail_label
 from .replay import JournalReplay
 from .view import ChangeSet, RunView
 
-__all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "Frame", "Navigator", "Seek", "Wait", "code_class"]
+__all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "FoldTail", "Frame", "Navigator", "Seek", "Wait",
+           "code_class"]
 
 IDLE_CAP = 1.0  # seconds: a longer pause between two events plays as this long (before speed)
 MIN_STEP = 0.01  # seconds between played events, however fast
@@ -58,13 +61,20 @@ class Seek(NamedTuple):
     target: int
 
 
+class FoldTail(NamedTuple):
+    """A provisional end to fold in another thread: the file's last `max_bytes` (megabytes of
+    JSON, too long for the caller's thread)."""
+
+    max_bytes: int
+
+
 class Wait(NamedTuple):
     """The operation needs what the pass has not read yet; `reason` says so, for the user."""
 
     reason: str
 
 
-Step = Frame | Seek | None
+Step = Frame | Seek | FoldTail | None
 
 
 def code_class(codes: set[int] | frozenset[int] | tuple[int, ...]) -> re.Pattern[bytes]:
@@ -81,6 +91,7 @@ class Navigator:
         self.replay = replay
         self.tail_bytes = tail_bytes  # `end` before the end is read: fold this much of it (0: wait)
         self.provisional: Tail | None = None  # the view shown is the fold of this part only
+        self.tail_asked = False  # a `FoldTail` is out, not yet arrived
         self.follow = follow  # the journal is being written: keep showing what lands
         self.cursor = -1  # the event wanted (0-based); -1 before the first frame
         self.shown = -1  # the event of the last frame
@@ -97,6 +108,15 @@ class Navigator:
     def total(self) -> int:
         """Events known so far."""
         return len(self.replay)
+
+    @property
+    def span(self) -> int:
+        """The events the whole file holds: `total` once it is read, else an estimate from the
+        bytes read so far (the timeline spans it, so what is read is not stretched)."""
+        total, index = self.total, self.replay.index
+        if self.complete or not index.end:
+            return total
+        return max(total, total * index.size // index.end)
 
     @property
     def ended(self) -> bool:
@@ -201,16 +221,29 @@ class Navigator:
 
     def last(self) -> Step:
         """The last event, as soon as the whole journal has been read once; before that, a
-        provisional frame of the file's last part (when `tail_bytes`, and the part is not the
-        whole file), replaced by the exact one once the pass gets there (`grew`)."""
+        `FoldTail` for a provisional frame of the file's last part (when `tail_bytes`), which
+        the pass replaces with the exact one once it gets there (`grew`)."""
         if self.complete:
             return self.seek(self.total - 1)
         self.want_end = True
-        if self.provisional is not None or not self.tail_bytes or not self.total:
-            return None
-        tail = fold_tail(self.replay.index, self.tail_bytes)
-        if tail is None or tail.whole:
+        if (self.provisional is not None or self.tail_asked or not self.total or not self.tail_bytes
+                or self.replay.index.size <= self.tail_bytes):
             return None  # (a file this short is read in a moment: wait for the exact end)
+        self.tail_asked = True
+        return FoldTail(self.tail_bytes)
+
+    def fold_tail(self, step: FoldTail) -> Tail | None:
+        """The part a `FoldTail` asked for (any thread)."""
+        return fold_tail(self.replay.index, step.max_bytes)
+
+    def tail_arrived(self, tail: Tail | None) -> Frame | None:
+        """Show the folded part, unless the end is no longer wanted (the user went elsewhere,
+        or the exact end is known by now) or the part is the whole file (a file this short is
+        read in a moment: the exact end follows)."""
+        self.tail_asked = False
+        if (tail is None or tail.whole or not self.want_end or self.complete
+                or self.provisional is not None):
+            return None
         self.provisional, self.view = tail, tail.view
         # No exact event is shown: a seek still folding from before is dropped on arrival.
         self.cursor = self.shown = -1

@@ -56,7 +56,7 @@ NOTICES = [
      "⇧ escalated to edit: fix it"),
     ({"type": "verification_plan_frozen", "checks": [
         {"id": "t", "name": "tests", "command": "pytest -q"}, {"id": "l", "name": "lint"}]},
-     "☰ verification plan: tests (pytest -q); lint"),
+     "≡ verification plan: tests (pytest -q); lint"),
 ]
 
 

@@ -358,3 +358,21 @@ def test_a_position_is_readable_the_moment_it_counts(tmp_path, monkeypatch, midd
         check_visible(index)
         assert len(index) == len(expected)
     assert checked
+
+
+def test_a_listed_file_whose_first_line_is_no_event_does_not_count_its_lines(tmp_path,
+                                                                            monkeypatch) -> None:
+    """Lines of a file that is not (or no longer) a journal are not known to be events."""
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    from cockpit.paths import journal_dir
+    from cockpit.replay.journals import describe_length, summarize
+
+    folder = journal_dir()
+    folder.mkdir(parents=True)
+    notes = folder / "notes.jsonl"
+    notes.write_text("".join(f"line {i} of prose\n" for i in range(7)))
+    summary = summarize(notes)
+    assert summary.status == "unreadable" and describe_length(summary) == "?"
+    result = CliRunner().invoke(cli_app, ["journals"])
+    assert result.exit_code == 0 and "? events" in result.output
+    assert "7 events" not in result.output

@@ -16,7 +16,7 @@ from engine_adapter import journal_index as journal_index_module
 from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, fold_events
 from engine_adapter.journal_index import TYPE_CODES
 from engine_adapter.journal_tail import CUT_TITLE, Tail
-from engine_adapter.navigator import Frame, Navigator, Seek, Wait, code_class
+from engine_adapter.navigator import FoldTail, Frame, Navigator, Seek, Wait, code_class
 from engine_adapter.replay import JournalReplay
 
 PATTERNS = [None, code_class({TYPE_CODES["tool_start"]}),
@@ -101,18 +101,22 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
         replay = JournalReplay(path, spacing=spacing, max_checkpoints=4)
         navigator = Navigator(replay, follow=follow, tail_bytes=tail)
         screen = Screen()
-        pending: list[tuple[Seek, object]] = []
+        pending: list[tuple[Seek | FoldTail, object]] = []
 
         def show(step) -> None:
             if isinstance(step, Seek):  # folded now, handed over later (or never)
                 pending.append((step, navigator.fold(step)))
+            elif isinstance(step, FoldTail):  # the same for a provisional end
+                assert navigator.want_end and navigator.tail_asked and not navigator.complete
+                pending.append((step, navigator.fold_tail(step)))
             elif isinstance(step, Wait):  # only a provisional view makes a key wait
                 assert navigator.provisional is not None and step.reason
             elif isinstance(step, Frame) and step.provisional is not None:
                 assert step.cursor == navigator.shown == -1 and step.changes is None
                 assert navigator.provisional is step.provisional and not navigator.complete
                 assert navigator.provisional_label.startswith("⋯ reading the whole journal")
-                assert_the_fold_of_the_part(data[:written], step.provisional)
+                # (folded when asked: the file may have grown since)
+                assert_the_fold_of_the_part(data[:step.provisional.end], step.provisional)
                 screen.draw(step)
                 event("a provisional frame")
             elif isinstance(step, Frame):
@@ -142,12 +146,19 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
             elif op[0] == "tick":
                 show(navigator.play_tick(PATTERNS[op[1]])[0])
             elif pending:
-                seek, view = pending.pop(op[1] % len(pending))
-                frame = navigator.arrived(seek, view)
-                assert frame is None or navigator.cursor + 1 == seek.target
+                asked, result = pending.pop(op[1] % len(pending))
+                if isinstance(asked, FoldTail):
+                    frame = navigator.tail_arrived(result)
+                    assert frame is None or navigator.want_end
+                else:
+                    frame = navigator.arrived(asked, result)
+                    assert frame is None or navigator.cursor + 1 == asked.target
                 show(frame)
             for position, view in zip(replay.checkpoints, _stored(replay), strict=True):
                 assert summary(view) == expected[position]  # nothing folded into a checkpoint
+            # The timeline's span: at least what is known, exactly it once all is read.
+            assert navigator.span >= navigator.total
+            assert navigator.span == navigator.total or not navigator.complete
         # The pass reaches the end: a provisional view gives way to the exact one, unasked.
         provisional = navigator.provisional is not None
         path.write_bytes(data)
@@ -161,6 +172,9 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
             event("the exact end replaced a provisional frame")
         show(step)
         assert navigator.provisional is None
+        for asked, result in pending:  # a provisional end folded too late is dropped
+            if isinstance(asked, FoldTail):
+                assert navigator.tail_arrived(result) is None
         replay.close()
 
 

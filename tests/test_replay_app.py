@@ -440,3 +440,26 @@ def test_a_journal_read_a_little_at_a_time_shows_the_same(tmp_path, monkeypatch)
             assert shown_equals_fold(app, events, 3)
 
     asyncio.run(main())
+
+
+def test_a_bar_read_in_part_spans_the_whole_file_and_draws_the_unread_part() -> None:
+    """While a tenth of the journal is read, its marks sit in the bar's first tenth (not
+    stretched over it all), the rest is drawn as not read yet, and a provisional end's cursor
+    is at the bar's end."""
+    from array import array
+    from types import SimpleNamespace
+
+    from cockpit.replay.timeline import Timeline
+
+    palette = SimpleNamespace(error="red", warning="yellow", accent="blue", success="green",
+                              dim="grey", primary="b", selected="s")
+    timeline = Timeline()
+    timeline.markers.positions["error"] = array("I", [99])  # the last event read so far
+    timeline.state.total, timeline.state.span, timeline.state.cursor = 100, 1000, 0
+    strip = timeline._strip(50, palette).plain
+    assert strip.index("✗") == 4 and strip[5:] == "┈" * 45
+    timeline.state.provisional, timeline.state.cursor = True, -1
+    strip = timeline._strip(50, palette).plain
+    assert strip[-1] == "┃" and strip[0] == "─"
+    timeline.state.span, timeline.state.provisional, timeline.state.cursor = 0, False, 99
+    assert timeline._strip(50, palette).plain[-1] == "✗"  # read whole: the mark at the end

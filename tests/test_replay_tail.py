@@ -22,7 +22,7 @@ from engine_adapter.events import (
 )
 from engine_adapter.fold import fold_events
 from engine_adapter.journal_tail import CUT_TITLE, fold_tail
-from engine_adapter.navigator import Frame, Navigator, Wait
+from engine_adapter.navigator import FoldTail, Frame, Navigator, Wait
 from engine_adapter.replay import JournalReplay
 
 
@@ -80,9 +80,17 @@ def _opened(tmp_path, tail_bytes: int | None = None) -> tuple[list, JournalRepla
     return events, replay, navigator
 
 
+def _end(navigator: Navigator):
+    """`end`, with the part folded (in the viewer: another thread) and handed back."""
+    step = navigator.last()
+    if not isinstance(step, FoldTail):
+        return step
+    return navigator.tail_arrived(navigator.fold_tail(step))
+
+
 def test_end_before_the_pass_shows_the_last_part_then_the_exact_end(tmp_path) -> None:
     events, replay, navigator = _opened(tmp_path)
-    frame = navigator.last()
+    frame = _end(navigator)
     assert isinstance(frame, Frame) and frame.provisional is not None and frame.cursor == -1
     assert navigator.provisional_label.startswith("⋯ reading the whole journal: ")
     assert "totals, marks and earlier rows follow" in navigator.provisional_label
@@ -101,7 +109,7 @@ def test_end_before_the_pass_shows_the_last_part_then_the_exact_end(tmp_path) ->
 
 def test_home_from_a_provisional_end_gives_the_end_up(tmp_path) -> None:
     _, replay, navigator = _opened(tmp_path)
-    assert navigator.last().provisional is not None
+    assert _end(navigator).provisional is not None
     frame = navigator.seek(0)
     assert frame.cursor == 0 and navigator.provisional is None and not navigator.want_end
     replay.read_through()
@@ -112,7 +120,7 @@ def test_home_from_a_provisional_end_gives_the_end_up(tmp_path) -> None:
 def test_a_short_journal_or_no_tail_waits_for_the_exact_end(tmp_path) -> None:
     for tail_bytes in (0, 10 << 20):  # off, or the whole file: nothing provisional
         _, replay, navigator = _opened(tmp_path, tail_bytes)
-        assert navigator.last() is None and navigator.want_end
+        assert _end(navigator) is None and navigator.want_end
         replay.close()
 
 
@@ -171,3 +179,22 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
             go_on.set()
 
     asyncio.run(main())
+
+
+def test_a_provisional_end_that_arrives_after_the_user_moved_on_is_dropped(tmp_path) -> None:
+    """The part is folded in another thread: `end`, then `home` before it arrives, keeps the
+    start; `end` pressed twice asks for one part."""
+    _, replay, navigator = _opened(tmp_path)
+    step = navigator.last()
+    assert isinstance(step, FoldTail) and navigator.last() is None  # one part in flight
+    tail = navigator.fold_tail(step)
+    assert navigator.seek(0).cursor == 0
+    assert navigator.tail_arrived(tail) is None and navigator.shown == 0
+    assert navigator.provisional is None
+    step = navigator.last()  # asked again: a new part
+    assert isinstance(step, FoldTail)
+    replay.read_through()
+    assert navigator.grew(complete=True).cursor == len(replay) - 1  # the exact end came first
+    assert navigator.tail_arrived(navigator.fold_tail(step)) is None
+    assert navigator.provisional is None
+    replay.close()

@@ -22,6 +22,7 @@ from .journals import (
     CRASHED_LEGEND,
     CRASHED_TEXT,
     JournalSummary,
+    describe_length,
     list_journals,
     open_status,
 )
@@ -217,7 +218,8 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
     for s in summaries:
         facts = s.facts
         started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
-        events = plural(s.events, "event") if s.exact else f"~{s.events:,} events"
+        events = (plural(s.events, "event") if s.exact and s.status != "unreadable"
+                  else f"{describe_length(s)} events")
         spent = f"{_tokens(facts.input_tokens)}/{_tokens(facts.output_tokens)}"
         cost = f"${facts.cost_usd:.4f}" if facts.cost_usd is not None else "-"
         if not facts.complete:

@@ -18,7 +18,8 @@ from engine_adapter.timestamps import is_valid_ts
 from ..paths import journal_dir
 from .journal_facts import JournalFacts, read_facts
 
-__all__ = ["CRASHED", "CRASHED_LEGEND", "CRASHED_TEXT", "JournalSummary", "list_journals",
+__all__ = ["CRASHED", "CRASHED_LEGEND", "CRASHED_TEXT", "JournalSummary", "describe_length",
+           "list_journals",
            "looks_live", "open_status", "summarize"]
 
 _HEAD = 64 << 10  # bytes read for the first event (a task can be long)
@@ -68,6 +69,14 @@ class JournalSummary:
     size: int
     facts: JournalFacts = field(default_factory=lambda: JournalFacts(complete=False))
     """The agent, its session's title, tokens and cost (see `journal_facts`)."""
+
+
+def describe_length(summary: JournalSummary) -> str:
+    """`1,234`, `~1,234` when estimated from the size, or `?` when the first line is not an
+    event (its lines are then not known to be events)."""
+    if summary.status == "unreadable":
+        return "?"
+    return f"{summary.events:,}" if summary.exact else f"~{summary.events:,}"
 
 
 def _first_event(head: bytes) -> dict[str, object] | None:

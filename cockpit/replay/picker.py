@@ -16,17 +16,16 @@ from engine_adapter.timestamps import format_ts
 from ..keys import bindings
 from ..paths import journal_dir
 from ..widgets.text import clean_line, styled_line
-from .journals import CRASHED, CRASHED_LEGEND, JournalSummary, list_journals
+from .journals import (
+    CRASHED,
+    CRASHED_LEGEND,
+    JournalSummary,
+    describe_length,
+    list_journals,
+)
 from .keys import PICKER_SCOPE
 
 __all__ = ["PickerScreen", "describe_length", "request_resume"]
-
-
-def describe_length(summary: JournalSummary) -> str:
-    """`1,234 events`, or `~1.2M events` when estimated from the size."""
-    if summary.exact:
-        return f"{summary.events:,}"
-    return f"~{summary.events:,}"
 
 
 class PickerScreen(Screen[Path | None]):

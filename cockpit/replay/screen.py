@@ -22,8 +22,8 @@ from textual.widgets import Input, Static
 
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal_tail import TAIL_BYTES
-from engine_adapter.navigator import Frame, Navigator, Seek, Wait
+from engine_adapter.journal_tail import TAIL_BYTES, Tail
+from engine_adapter.navigator import FoldTail, Frame, Navigator, Seek, Wait
 from engine_adapter.replay import JournalReplay
 
 from ..keys import bindings
@@ -209,6 +209,19 @@ class ReplayScreen(JournalSearch, Screen[None]):
         assert self.navigator is not None
         self._show(self.navigator.arrived(seek, view))
 
+    @work(thread=True, group="tail", exclusive=True, exit_on_error=False)
+    def _tail_worker(self, step: FoldTail) -> None:
+        navigator = self.navigator
+        assert navigator is not None
+        tail = navigator.fold_tail(step)  # (megabytes of JSON: never on the UI's thread)
+        if not self._stop.is_set():
+            self.app.call_from_thread(self._tail_arrived, tail)
+
+    def _tail_arrived(self, tail: Tail | None) -> None:
+        assert self.navigator is not None
+        self._show(self.navigator.tail_arrived(tail))
+        self._update_timeline()
+
     @on(Grew)
     def _grew(self, message: Grew) -> None:
         replay, navigator = self.replay, self.navigator
@@ -233,10 +246,12 @@ class ReplayScreen(JournalSearch, Screen[None]):
         self._fail(message.error)
 
     # Rendering -----------------------------------------------------------------------------------
-    def _show(self, step: Frame | Seek | Wait | bool | None) -> None:
+    def _show(self, step: Frame | Seek | FoldTail | Wait | bool | None) -> None:
         """Show what the navigator said to."""
         if isinstance(step, Wait):
             self.app.notify(step.reason, timeout=3)
+        elif isinstance(step, FoldTail):
+            self._tail_worker(step)
         elif isinstance(step, Seek):
             self.timeline.update_state(busy="seeking…")
             self._seek_worker(step)
@@ -266,7 +281,7 @@ class ReplayScreen(JournalSearch, Screen[None]):
         replay, navigator = self.replay, self.navigator
         assert replay is not None and navigator is not None
         self.timeline.update_state(
-            **position_fields(navigator), total=navigator.total,
+            **position_fields(navigator), total=navigator.total, span=navigator.span,
             indexing=not navigator.complete, following=navigator.follow and not navigator.ended,
             search_text=self._search_text(), problems=self._problems(),
             playing=navigator.playing, speed=navigator.speed)
@@ -296,7 +311,7 @@ class ReplayScreen(JournalSearch, Screen[None]):
         if self.navigator is not None:
             self._show(self.navigator.seek(cursor))
 
-    def _move(self, step: Frame | Seek | bool | None, what: str) -> None:
+    def _move(self, step: Frame | Seek | Wait | bool | None, what: str) -> None:
         if step is False:
             self.app.notify(f"no {what}" + ("" if self.complete else " yet (still reading)"),
                             timeout=1.5)

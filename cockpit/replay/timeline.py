@@ -2,8 +2,10 @@
 
 Row one is the whole journal squeezed into the bar's width, one cell for a bucket of events,
 marked with the most important thing in that bucket (error, failure, denial, approval,
-verification result) and the cursor. Row two says which event is shown, its wall time and type,
-the play state, filter, search and what reading the journal ran into.
+verification result) and the cursor. While the journal is still being read, the bar spans the
+events the whole file is estimated to hold, and the part not read yet is drawn `┈`, so marks
+found early are not stretched over the whole bar. Row two says which event is shown, its wall
+time and type, the play state, filter, search and what reading the journal ran into.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class TimelineState:
     problems: str = ""
     busy: str = ""
     provisional: bool = False  # the view is of the journal's last part only: no position yet
+    span: int = 0  # events the whole file is estimated to hold while it is read (0: `total`)
 
 
 class Timeline(Widget):
@@ -117,7 +120,8 @@ class Timeline(Widget):
         strip = self._strip(width, palette)
         info = Text(no_wrap=True, overflow="ellipsis")
         if state.provisional:
-            info.append(f"the journal's last event (of {state.total:,}+)", palette.warning)
+            info.append(f"the journal's last event (of ~{max(state.total, state.span):,})",
+                        palette.warning)
             if state.when:
                 info.append(f"  {state.when}", palette.text)
             if state.kind:
@@ -146,18 +150,25 @@ class Timeline(Widget):
     def _strip(self, width: int, palette: Any) -> Text:
         state = self.state
         total = state.total
-        key = (width, total, id(palette), *(len(a) for a in self.markers.positions.values()))
+        span = max(total, state.span)
+        key = (width, span, id(palette), *(len(a) for a in self.markers.positions.values()))
         if self._cells is not None and self._cells[0] == key:  # same markers: reuse the cells
             cells, styles = self._cells[1], self._cells[2]
         else:
-            cells, styles = self._marker_cells(width, total, palette)
+            cells, styles = self._marker_cells(width, span, palette)
             self._cells = (key, cells, styles)
         text = Text(no_wrap=True)
-        cursor_cell = (min(width - 1, state.cursor * width // total)
-                       if total and state.cursor >= 0 else -1)
+        read = -(-total * width // span) if span else 0  # cells holding events read so far
+        if state.provisional:
+            cursor_cell = width - 1  # the view is of the file's end
+        else:
+            cursor_cell = (min(width - 1, state.cursor * width // span)
+                           if total and state.cursor >= 0 else -1)
         for i, (glyph, style) in enumerate(zip(cells, styles, strict=True)):
             if i == cursor_cell:
                 text.append("┃" if glyph == " " else glyph, palette.primary + palette.selected)
+            elif i >= read:
+                text.append("┈", palette.dim)
             else:
                 text.append("─" if glyph == " " else glyph, style or palette.dim)
         return text
