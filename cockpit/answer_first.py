@@ -35,7 +35,7 @@ from .widgets import RunDisplay
 __all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "AnswerFirst"]
 
 FLOOD_ITEMS = 32  # new items in one delivery that make a flood (a screen's worth and more)
-FLOOD_WAIT = 3 * FRAME_SECONDS  # what a flood's rows wait between two paints
+FLOOD_WAIT = 6 * FRAME_SECONDS  # what a flood's rows wait between two paints (10 a second)
 
 
 class AnswerFirst:
@@ -106,8 +106,12 @@ class AnswerFirst:
     def _catch_up(self) -> None:
         if not self._behind or self._answers:
             return  # drawn already, or an answer's frame comes first (it calls again)
+        loop = asyncio.get_running_loop()
         if self._key_waits():  # a key's action may not have run yet: its frame comes first
-            asyncio.get_running_loop().call_at(self._key_until, self._later, self._catch_up)
+            loop.call_at(self._key_until, self._later, self._catch_up)
+            return
+        if loop.time() < self._flood_until:  # a flood's rows keep their pace
+            loop.call_at(self._flood_until, self._later, self._catch_up)
             return
         display = self._display()
         if display.is_mounted and display.view is not None:
