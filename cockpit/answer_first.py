@@ -68,9 +68,12 @@ class AnswerFirst:
             self._behind = True
             self._answers += 1
             self._after_refresh(self._answer_drawn)
-        elif self._answers or self._key_waits():
+        elif (self._answers or self._key_waits()) and not changes.parts & RUN:
             display.apply_changes(view, changes, transcript_later=True)
             self._behind = True
+            if self._key_waits():  # (an answer's frame calls the catch-up itself)
+                asyncio.get_running_loop().call_at(self._key_until, self._later,
+                                                   self._catch_up)
         elif not changes.parts & RUN and asyncio.get_running_loop().time() < self._flood_until:
             # All of it waits (the status line's totals too: they change with every delivery).
             held = self._held

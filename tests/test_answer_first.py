@@ -171,3 +171,25 @@ def test_what_floats_over_the_run_comes_first_among_its_siblings():
             assert display.query_one("#run-body").children[0].id == "new-below"
 
     run(main())
+
+
+def test_rows_left_behind_by_a_key_are_drawn_when_the_key_times_out():
+    """A key that answers nothing (no frame of its own calls the catch-up): the transcript
+    waits at most `HOLD_SECONDS`, even when nothing else is delivered after it."""
+    async def main():
+        first, display, loop = _setup()
+        first.key_pressed()
+        first.deliver(object(), _changes(ITEMS, 1))
+        assert display.drawn == [(ITEMS, {1}, True)]
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+            loop.drain()
+            if len(display.drawn) == 2:
+                break
+        assert display.drawn[-1] == (0, set(), False)
+        first.deliver(object(), _changes(RUN))  # and the run's status never waits for a key
+        first.key_pressed()
+        first.deliver(object(), _changes(RUN | ITEMS, 2))
+        assert display.drawn[-1] == (RUN | ITEMS, {2}, False)
+
+    run(main())
