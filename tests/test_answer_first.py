@@ -193,3 +193,23 @@ def test_rows_left_behind_by_a_key_are_drawn_when_the_key_times_out():
         assert display.drawn[-1] == (RUN | ITEMS, {2}, False)
 
     run(main())
+
+
+def test_keys_move_over_the_rows_laid_out_while_newer_ones_wait():
+    """While the transcript waits behind an answer, the view already holds rows it has not laid
+    out: selecting moves over those it has (no row beyond them)."""
+    async def main():
+        app = make_app(turn(1, "Looking."), plain("r1", "read_file", {"path": "a.py"}, "x\n"),
+                       gated("e1", "shell", {"command": "ls"}, tier=3), end=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, lambda: pending(pilot.app) == ["e1"])
+            transcript = app.query_one(RunDisplay).transcript
+            laid_out = transcript.item_count
+            app.view.items.append(app.view.items[-1])  # a row the fold added, not laid out yet
+            transcript.action_cursor_up()
+            assert transcript.cursor == laid_out - 1
+            transcript.select(laid_out + 5)
+            assert transcript.cursor == laid_out - 1 and transcript.selected is not None
+            app.view.items.pop()
+
+    run(main())

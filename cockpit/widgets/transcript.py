@@ -391,15 +391,17 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
     @property
     def selected(self) -> Item | None:
         """The selected item, if any."""
-        if 0 <= self.cursor < len(self._items):
+        if 0 <= self.cursor < self.item_count:
             return self._items[self.cursor]
         return None
 
     def select(self, index: int) -> None:
         """Select item `index` (clamped) and scroll it into view; stops following the run."""
-        if not self._items:
+        # The items laid out (the view's list may be ahead of them while the transcript waits
+        # behind an answer: see `cockpit.answer_first`).
+        if not self.item_count:
             return
-        index = max(0, min(index, len(self._items) - 1))
+        index = max(0, min(index, self.item_count - 1))
         before, had_selection = self.cursor, self.selected is not None
         self.cursor = index
         self.follow = False
