@@ -9,7 +9,8 @@ paint of ~10 ms, several times the rest of a frame):
   approval bar); that part follows once that frame is drawn, behind any input already waiting
   (`App.call_later` queues it after the keys the app has not read yet).
 - While a key is being answered (from its arrival to the frame after its action, at most
-  `HOLD_SECONDS`), the transcript waits: the key's frame shows the answer, not the stream's rows.
+  `KEY_WAIT`), the transcript waits: the key's frame shows the answer, not the stream's rows.
+  (Longer, and a stream's rows would pile up into one dear frame with the next key's.)
 - A flood (`FLOOD_ITEMS` new items in one delivery) is drawn at most every `FLOOD_WAIT`, the
   status line's totals with it: its paint costs the same however many rows scrolled past, so
   fewer of them leave the loop free for keys (on a busy machine, the difference between keeping
@@ -29,11 +30,12 @@ from collections.abc import Callable
 
 from engine_adapter.fold import APPROVALS, QUESTIONS, RUN, RunView
 
-from .pump import FRAME_SECONDS, HOLD_SECONDS, ChangeSet
+from .pump import FRAME_SECONDS, ChangeSet
 from .widgets import RunDisplay
 
-__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "AnswerFirst"]
+__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_WAIT", "AnswerFirst"]
 
+KEY_WAIT = 2 * FRAME_SECONDS  # the longest the transcript waits for a key's frame
 FLOOD_ITEMS = 32  # new items in one delivery that make a flood (a screen's worth and more)
 FLOOD_WAIT = 6 * FRAME_SECONDS  # what a flood's rows wait between two paints (10 a second)
 
@@ -89,8 +91,8 @@ class AnswerFirst:
 
     def key_pressed(self) -> None:
         """A key arrived, or its answer was delivered: the transcript waits for the answer's
-        frame (`key_drawn()`), at most `HOLD_SECONDS`."""
-        self._key_until = asyncio.get_running_loop().time() + HOLD_SECONDS
+        frame (`key_drawn()`), at most `KEY_WAIT`."""
+        self._key_until = asyncio.get_running_loop().time() + KEY_WAIT
 
     def key_drawn(self) -> None:
         """The frame after a key's answer is drawn: the transcript goes on."""

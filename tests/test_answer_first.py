@@ -175,7 +175,7 @@ def test_what_floats_over_the_run_comes_first_among_its_siblings():
 
 def test_rows_left_behind_by_a_key_are_drawn_when_the_key_times_out():
     """A key that answers nothing (no frame of its own calls the catch-up): the transcript
-    waits at most `HOLD_SECONDS`, even when nothing else is delivered after it."""
+    waits at most `KEY_WAIT`, even when nothing else is delivered after it."""
     async def main():
         first, display, loop = _setup()
         first.key_pressed()
