@@ -34,6 +34,7 @@ from engine_adapter.fold import (
 
 from . import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
 from .agent_commands import SettingCommand, change_setting, setting_commands
+from .answer_first import AnswerFirst
 from .base_app import EventLookup, ThemedApp
 from .grant_controls import GrantControls
 from .keys import bindings, key_label
@@ -89,6 +90,8 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         self._steer_init()
         self._choosing: str | None = None  # the approval whose grant scope is being chosen
         self._watched_stores: list[object] = []
+        self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
+                                        self.call_later)
 
     # Properties --------------------------------------------------------------------------------
     @property
@@ -145,14 +148,21 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
     async def on_event(self, event: events.Event) -> None:
         """A key's answer is drawn first: the stream's deliveries wait while it goes to its
         widget (at most `HOLD_SECONDS`), and join its frame once its binding has run (the key
-        comes back here, forwarded, for the app to run it): see `FramePump.answered`."""
+        comes back here, forwarded, for the app to run it): see `FramePump.answered`. The
+        transcript waits for that frame too (`AnswerFirst.key_pressed`)."""
         key = isinstance(event, events.Key)
         returned = key and event.is_forwarded  # (forwarding marks the event: read it first)
         if key and not returned:
             self.pump.hold()
+            self.answer_first.key_pressed()
         await super().on_event(event)
         if returned:
             self.pump.answered()
+
+    def _key_drawn(self) -> None:
+        """A key's answer is on screen: the stream and the transcript go on."""
+        self.pump.release()
+        self.answer_first.key_drawn()
 
     def _deliver(self, view: RunView, changes: ChangeSet) -> None:
         if not self.is_running:
@@ -161,7 +171,7 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
             row = self._oldest_pending()
             if row is None or row.approval is None or row.approval.approval_id != self._choosing:
                 self._set_choosing(None)  # answered or gone: the scope step ends with it
-        self.display_widget.apply_changes(view, changes)
+        self.answer_first.deliver(view, changes)
         parts = changes.parts
         controls = parts & (APPROVALS | RUN | QUESTIONS | COMMANDS)  # what the keys depend on
         if controls:
@@ -232,6 +242,11 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember,
                                       scope=scope)  # type: ignore[arg-type]
         self.pump.flush()  # its effect is drawn on the next frame, not after the next event
+        # The stream's deliveries and the transcript wait for that frame (the key event's own
+        # hold may already have ended with a frame drawn before this action ran).
+        self.pump.hold()
+        self.answer_first.key_pressed()
+        self.call_after_refresh(self._key_drawn)
 
     def action_approve(self) -> None:
         """Allow the oldest pending call once."""

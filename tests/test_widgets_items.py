@@ -6,13 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
 from cockpit.widgets.items import STREAM_TAIL, render_item, row_count
-from cockpit.widgets.row_kit import warn_style, wrapped
+from cockpit.widgets.row_kit import one, warn_style, wrapped
 from cockpit.widgets.text import styled
 from engine_adapter.fold import Item, MessageItem, ToolCallItem
 from engine_adapter.text import cut
@@ -125,6 +126,11 @@ def test_a_reply_at_the_edge_of_the_width_is_counted_as_drawn() -> None:
                     assert count == 1
 
 
+def _cells(strip: Strip) -> list[tuple[str, Style | None]]:
+    """What a row draws, a character at a time (how it is cut into segments does not show)."""
+    return [(ch, segment.style) for segment in strip for ch in segment.text]
+
+
 def _streaming_whole(text: str, width: int, palette: Palette, console: Console) -> list[Strip]:
     """The streaming tail wrapped as one text (how it was drawn before its lines were cached)."""
     piece = cut(text, chars=STREAM_TAIL, keep="tail")
@@ -151,5 +157,35 @@ def test_a_streaming_reply_is_drawn_line_by_line_as_it_was_drawn_whole(
         reply.parts, reply._text = [text], None
         drawn = render_item(reply, None, width=width, expanded=False, palette=palette,
                             console=console)
-        assert [list(s) for s in drawn] == \
-            [list(s) for s in _streaming_whole(text, width, palette, console)]
+        assert [_cells(s) for s in drawn] == \
+            [_cells(s) for s in _streaming_whole(text, width, palette, console)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab c│é\u0301漢\t\u200b\x1b[]*_", max_size=50), st.integers(1, 60),
+       st.sampled_from(["plain", "styled", "spans", "prefixed"]))
+def test_a_row_is_drawn_as_rich_draws_it(text: str, width: int, how: str) -> None:
+    """`one` and `wrapped` build a plain one-style line as its segment (not through Rich):
+    what they draw, cell by cell, is what Rich draws."""
+    console = Console(width=200)
+    style = Style(color="#d8dee9", bold=True)
+
+    def make() -> Text:
+        if how == "plain":
+            return Text(text)
+        if how == "styled":
+            return Text(text, style)
+        if how == "spans":
+            return styled(text, style)
+        return Text("  │ ", style).append_text(styled(text, style))
+
+    rich_one = make()
+    rich_one.no_wrap, rich_one.overflow = True, "ellipsis"
+    strip = Strip(list(rich_one.render(console)))
+    expected = strip.crop(0, width) if strip.cell_length > width else strip
+    assert _cells(one(console, make(), width)) == _cells(expected)
+    options = console.options.update(width=width, min_width=width, max_width=width,
+                                     highlight=False, markup=False)
+    expected_rows = [Strip(line) for line in console.render_lines(make(), options, pad=False)]
+    assert [_cells(s) for s in wrapped(console, make(), width)] == \
+        [_cells(s) for s in expected_rows]

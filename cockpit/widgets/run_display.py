@@ -90,17 +90,25 @@ class RunDisplay(Vertical):
         self._approval_timeout = approval_timeout
         self.view: RunView | None = None
         self.unseen_items = 0  # items added since the transcript stopped following
+        self._behind: set[int] = set()  # items changed, left for `catch_up()`
+        self._room_behind = False  # the room below the transcript too
 
     def compose(self) -> ComposeResult:
+        # What comes and goes over the rest (the approval bar, the new-output marker) comes
+        # first among its siblings: Textual numbers the paint order of siblings from the last
+        # one, so a widget shown or hidden after them renumbers them all, and the whole screen
+        # is repainted (measured: ~25 ms of each approval's frame); before them, it renumbers
+        # none, and only what it covered or uncovers is drawn. It floats on its own layer and
+        # docks, so its place among its siblings changes nothing else.
+        yield ApprovalBar(answerable=self._answerable, timeout=self._approval_timeout,
+                          clock=self._clock, id="approval")
         yield StatusLine(clock=self._clock, id="status")
         with Horizontal(id="run-body"):
+            yield Static("", id="new-below")
             yield Transcript(id="transcript")
             with Vertical(id="run-side"):
                 yield VerificationPanel(id="verification")
                 yield GrantsPanel(id="grants")
-            yield Static("", id="new-below")
-        yield ApprovalBar(answerable=self._answerable, timeout=self._approval_timeout,
-                          clock=self._clock, id="approval")
         yield QuestionForm(answerable=self._answerable, id="question")
 
     @property
@@ -126,14 +134,19 @@ class RunDisplay(Vertical):
     def show(self, view: RunView) -> None:
         """Redraw everything from `view`."""
         self.view = view
+        self._behind, self._room_behind = set(), False
         self.status_line.show(view)
         self.query_one(VerificationPanel).show(view)
         self.query_one(GrantsPanel).show(view)
         self._show_approval(view)
         self.transcript.show(view)
 
-    def apply_changes(self, view: RunView, changes: ChangeSet) -> None:
-        """Redraw only what `changes` touched."""
+    def apply_changes(self, view: RunView, changes: ChangeSet, *,
+                      transcript_later: bool = False) -> None:
+        """Redraw only what `changes` touched. `transcript_later`: leave the transcript's part
+        (its rows, and the room it keeps below them for the approval bar) for `catch_up()`, so
+        this frame draws only the rest (the answer to a key, a new approval) — the rows a flood
+        brought would otherwise make that frame several times dearer."""
         self.view = view
         parts = changes.parts
         if parts & (RUN | USAGE | VERIFICATION | GRANTS):
@@ -142,12 +155,33 @@ class RunDisplay(Vertical):
             self.query_one(VerificationPanel).show(view)
         if parts & GRANTS:
             self.query_one(GrantsPanel).show(view)
+        self._behind.update(changes.items)
         if parts & (APPROVALS | QUESTIONS):
-            self._show_approval(view)
+            self._show_approval(view, reserve=not transcript_later)
+            self._room_behind = transcript_later
+        if not transcript_later:
+            self.catch_up()
+
+    @property
+    def transcript_behind(self) -> bool:
+        """Whether the transcript waits for `catch_up()` (see `apply_changes`)."""
+        return bool(self._behind) or self._room_behind or (
+            self.view is not None and len(self.view.items) != self.transcript.item_count)
+
+    def catch_up(self) -> None:
+        """Draw what `apply_changes(..., transcript_later=True)` left: the transcript's changed
+        and new rows, and its room below for the approval bar or question form."""
+        view = self.view
+        if view is None:
+            return
+        if self._room_behind:
+            self._room_behind = False
+            self._reserve_room()
         transcript = self.transcript
-        if changes.items or len(view.items) != transcript.item_count:
+        changed, self._behind = self._behind, set()
+        if changed or len(view.items) != transcript.item_count:
             before = transcript.item_count
-            transcript.update_items(view, changes.items)
+            transcript.update_items(view, changed)
             if not transcript.follow and transcript.item_count > before:
                 self.unseen_items += transcript.item_count - before
                 self._show_new_below()
@@ -157,7 +191,7 @@ class RunDisplay(Vertical):
         if self.view is not None:
             self._show_approval(self.view)
 
-    def _show_approval(self, view: RunView) -> None:
+    def _show_approval(self, view: RunView, *, reserve: bool = True) -> None:
         # The bar floats over the bottom of the transcript (its own layer), so showing it does
         # not resize — and re-render — everything else; the transcript keeps as many blank rows
         # below its last item, so the row awaiting approval stays in sight.
@@ -165,6 +199,12 @@ class RunDisplay(Vertical):
         form.show(view)
         bar.set_class(form.question is not None, "-behind-question")  # (before it shows)
         bar.show(view)
+        if reserve:
+            self._reserve_room()
+
+    def _reserve_room(self) -> None:
+        """Keep the transcript's last rows in sight above the bar or form over its bottom."""
+        bar, form = self.approval_bar, self.question_form
         if form.question is not None:
             self.transcript.reserve_rows(form.height_shown or 8)
         else:
@@ -172,13 +212,15 @@ class RunDisplay(Vertical):
         self._show_new_below()
 
     def on_approval_bar_resized(self, message: ApprovalBar.Resized) -> None:
-        """The bar's real height is known: keep exactly that much room below the items."""
-        if self.approval_bar.approval_id is not None and self.question_form.question is None:
+        """The bar's real height is known: keep exactly that much room below the items (now,
+        or with the rest of the transcript at `catch_up()`)."""
+        if self.approval_bar.approval_id is not None and self.question_form.question is None \
+                and not self._room_behind:
             self.transcript.reserve_rows(message.height)
 
     def on_question_form_resized(self, message: QuestionForm.Resized) -> None:
         """The form's real height is known: keep that much room below the items."""
-        if self.question_form.question is not None:
+        if self.question_form.question is not None and not self._room_behind:
             self.transcript.reserve_rows(message.height)
             self._show_new_below()
 

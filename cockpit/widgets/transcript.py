@@ -17,6 +17,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import accumulate
+from math import ceil
 
 from rich.segment import Segment
 from rich.style import Style
@@ -24,6 +25,7 @@ from textual.events import Click, MouseScrollUp, Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from engine_adapter.fold import Item, RunView
@@ -45,6 +47,19 @@ CACHE_ITEMS = 300
 # (two screens of them, at most this many) to measure them; earlier ones get an estimated height,
 # corrected when first drawn.
 EXACT_MEASURE = 64
+
+
+def _thumb_same(bar: ScrollBar, virtual: float, window: float, position: float) -> bool:
+    """Whether `bar` would be drawn as it is now with these sizes and position (the thumb's
+    cells, by the bar's own renderer)."""
+    def drawn(virtual: float, window: float, position: float) -> list[Segment]:
+        return list(bar.renderer.render_bar(
+            size=bar.size.height, virtual_size=ceil(virtual),
+            window_size=ceil(window if window < virtual else 0), position=position,
+            thickness=bar.thickness).segments)
+
+    return drawn(virtual, window, position) == drawn(bar.window_virtual_size, bar.window_size,
+                                                     bar.position)
 
 
 class Transcript(TranscriptKeys, ScrollView, can_focus=True):
@@ -219,12 +234,13 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
         total = starts[start - 1] + heights[start - 1] if start else 0
         del heights[start:], starts[start:]
         items = self._items
-        # Draw the items at the bottom that fill two screens (at most EXACT_MEASURE) to know
-        # their heights; guess the others' (each is drawn, and measured, when scrolled to).
+        # Measure the items at the bottom that fill two screens (at most EXACT_MEASURE) exactly
+        # (counted where that needs no rendering: a flood adds many more rows a frame than
+        # reach the screen); guess the others' (each is drawn, and measured, when scrolled to).
         exact_from, rows, enough = len(items), 0, 2 * max(self.size.height, 24)
         while exact_from > start and len(items) - exact_from < EXACT_MEASURE and rows < enough:
             exact_from -= 1
-            rows += len(self._strips(exact_from))
+            rows += self._height(exact_from)
         if exact_from > start:  # a long way from the end: guess, in C-speed steps
             width = self._width
             guessed = [estimate_rows(item, width) for item in items[start:exact_from]]
@@ -254,11 +270,12 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
                 total += heights[index]
             self._total = total
 
-    def _set_virtual_height(self, total: int) -> None:
+    def _set_virtual_height(self, total: int, scroll_to: float | None = None) -> None:
         """Grow or shrink the scrollable height without a layout pass when possible:
         `virtual_size` is a layout reactive (setting it re-lays out and repaints the whole
         screen, every frame of a flood); unless the scrollbar appears or goes, the new height
-        is set quietly and the scrollbar told directly."""
+        is set quietly and the scrollbar told directly (quietly too when its thumb, at the
+        position the view is about to `scroll_to`, is drawn where it is)."""
         size = Size(self._width, total)
         if size == self.virtual_size:
             return
@@ -270,8 +287,24 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
         self.set_reactive(Transcript.virtual_size, size)
         if self.show_vertical_scrollbar:
             bar = self.vertical_scrollbar
-            bar.window_virtual_size = total
-            bar.window_size = window
+            position = bar.position if scroll_to is None else scroll_to
+            if _thumb_same(bar, total, window, position):
+                bar.set_reactive(ScrollBar.window_virtual_size, total)
+                bar.set_reactive(ScrollBar.window_size, window)
+                bar.set_reactive(ScrollBar.position, position)
+            else:
+                bar.window_virtual_size = total
+                bar.window_size = window
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Following a flood scrolls every frame, but the thumb of a long transcript moves a
+        cell only every few thousand rows: the scrollbar is repainted (all its rows, ~3 ms)
+        only when its thumb is drawn elsewhere."""
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            if _thumb_same(bar, bar.window_virtual_size, bar.window_size, new_value):
+                bar.set_reactive(ScrollBar.position, new_value)
+        super().watch_scroll_y(old_value, new_value)
 
     def reserve_rows(self, rows: int) -> None:
         """Keep `rows` blank rows below the last item (something floats over the bottom)."""
@@ -287,10 +320,15 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
         """Size, follow and repaint after a change; `rows` (content rows, end excluded) limits
         the repaint to what changed (a scroll repaints the whole view by itself)."""
         total = self._total + self._reserve
-        self._set_virtual_height(total)
+        bottom = max(0, total - self.scrollable_content_region.height)
+        self._set_virtual_height(total, bottom if self.follow else None)
         if self.follow:
-            self.scroll_to(y=max(0, total - self.scrollable_content_region.height),
-                           animate=False, immediate=True)
+            self.scroll_to(y=bottom, animate=False, immediate=True)
+            if round(self.scroll_y) != bottom and not self._relayout_pending:
+                # The scrollbar this height needs comes with the next layout (no scrolling
+                # before it): follow once it is there.
+                self._relayout_pending = True
+                self.call_after_refresh(self._relayout)
         if rows is None:
             self.refresh()
             return
@@ -353,15 +391,17 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
     @property
     def selected(self) -> Item | None:
         """The selected item, if any."""
-        if 0 <= self.cursor < len(self._items):
+        if 0 <= self.cursor < self.item_count:
             return self._items[self.cursor]
         return None
 
     def select(self, index: int) -> None:
         """Select item `index` (clamped) and scroll it into view; stops following the run."""
-        if not self._items:
+        # The items laid out (the view's list may be ahead of them while the transcript waits
+        # behind an answer: see `cockpit.answer_first`).
+        if not self.item_count:
             return
-        index = max(0, min(index, len(self._items) - 1))
+        index = max(0, min(index, self.item_count - 1))
         before, had_selection = self.cursor, self.selected is not None
         self.cursor = index
         self.follow = False

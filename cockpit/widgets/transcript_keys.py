@@ -24,12 +24,12 @@ class TranscriptKeys:
 
     def action_cursor_up(self: Transcript) -> None:
         """Select the previous item (from following: the last one)."""
-        self.select(len(self._items) - 1 if self.cursor < 0 else self.cursor - 1)
+        self.select(self.item_count - 1 if self.cursor < 0 else self.cursor - 1)
 
     def action_cursor_down(self: Transcript) -> None:
         """Select the next item."""
         if self.cursor < 0:
-            self.select(len(self._items) - 1)
+            self.select(self.item_count - 1)
         else:
             self.select(self.cursor + 1)
 
