@@ -124,7 +124,8 @@ def input_line(tool_input: Mapping[str, Any] | None, *, limit: int | None = None
         if limit is not None and len(value) > limit:
             value = value[:limit] + "…"
         value = one_row(value)
-        parts.append(f"$ {value}" if field.label == "$" else f"{field.label}: {value}")
+        # (by kind, never by label: a key named "$" must not pass for the command line)
+        parts.append(f"$ {value}" if field.kind == "command" else f"{field.label}: {value}")
     return " · ".join(parts)
 
 
@@ -134,7 +135,7 @@ def input_text(tool_input: Mapping[str, Any] | None) -> str:
     lines starting on the next line, indented by two spaces."""
     out: list[str] = []
     for field in input_fields(tool_input):
-        if field.label == "$":
+        if field.kind == "command":
             out.append(f"$ {field.value}")
         elif "\n" in field.value:
             out.append(f"{field.label}:")
