@@ -8,8 +8,8 @@ starts (one row back, because the cursor glued to the last word can move that wo
 once a space follows it). A 6,000-character line cost ~3 ms a delivery to wrap whole.
 
 Only text that `styled` keeps character for character (no unsafe-character markers, no tabs)
-takes this path; anything else, a narrower or wider view, another style, or text that did not
-just grow is wrapped whole, as before.
+takes this path, at a width of two cells or more; anything else, a narrower or wider view,
+another style, or text that did not just grow is wrapped whole, as before.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def streaming_line_rows(line: str, width: int, style: Style, warn: Style, cursor
         return wrapped(console, _with_cursor(line, style, warn, cursor), width) if start \
             else rows
     shown = [*head, *rows]
-    if len(rows) > 2:
+    # (not at width 1: there Rich gives a leading space a row of its own and folds the rest
+    # otherwise, ' 0 X' -> ' ', '0', ' ', 'X' but '0 X' -> '0', 'X'; hypothesis found it)
+    if len(rows) > 2 and width > 1:
         kept = rows[:-2]
         done = "".join(segment.text for row in kept for segment in row)
         following = "".join(segment.text for segment in rows[-2])
