@@ -10,7 +10,9 @@ paint of ~10 ms, several times the rest of a frame):
   (`App.call_later` queues it after the keys the app has not read yet).
 - While a key is being answered (from its arrival to the frame after its action, at most
   `KEY_WAIT`), the transcript waits: the key's frame shows the answer, not the stream's rows.
-  (Longer, and a stream's rows would pile up into one dear frame with the next key's.)
+  (Longer, and a stream's rows would pile up into one dear frame with the next key's.) A
+  delivery touching `KEY_RIDES` items or fewer (a reply streaming) is cheap: it is drawn with
+  the key's frame rather than in a frame of its own that the next key would wait behind.
 - A flood (`FLOOD_ITEMS` new items in one delivery) is drawn at most every `FLOOD_WAIT`, the
   status line's totals with it: its paint costs the same however many rows scrolled past, so
   fewer of them leave the loop free for keys (on a busy machine, the difference between keeping
@@ -33,9 +35,12 @@ from engine_adapter.fold import APPROVALS, QUESTIONS, RUN, RunView
 from .pump import FRAME_SECONDS, ChangeSet
 from .widgets import RunDisplay
 
-__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_WAIT", "AnswerFirst"]
+__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_RIDES", "KEY_WAIT", "AnswerFirst"]
 
 KEY_WAIT = 2 * FRAME_SECONDS  # the longest the transcript waits for a key's frame
+KEY_RIDES = 2  # a delivery touching this many items or fewer (a streaming reply's growth) is
+# drawn with the key's frame: deferred, it would cost a frame of its own that the next key's
+# frame then waits behind on Textual's frame grid
 FLOOD_ITEMS = 32  # new items in one delivery that make a flood (a screen's worth and more)
 FLOOD_WAIT = 6 * FRAME_SECONDS  # what a flood's rows wait between two paints (10 a second)
 
@@ -70,7 +75,8 @@ class AnswerFirst:
             self._behind = True
             self._answers += 1
             self._after_refresh(self._answer_drawn)
-        elif (self._answers or self._key_waits()) and not changes.parts & RUN:
+        elif ((self._answers or self._key_waits()) and not changes.parts & RUN
+              and len(changes.items) > KEY_RIDES):
             display.apply_changes(view, changes, transcript_later=True)
             self._behind = True
             if self._key_waits():  # (an answer's frame calls the catch-up itself)

@@ -11,7 +11,7 @@ from typing import Any
 from conftest import run
 from test_app_support import gated, make_app, pending, plain, settle, turn
 
-from cockpit.answer_first import FLOOD_ITEMS, AnswerFirst
+from cockpit.answer_first import FLOOD_ITEMS, KEY_RIDES, AnswerFirst
 from cockpit.pump import ChangeSet
 from cockpit.widgets import ApprovalBar, RunDisplay
 from engine_adapter.fold import APPROVALS, ITEMS, RUN, USAGE
@@ -97,11 +97,25 @@ def test_a_key_waiting_when_the_frame_is_drawn_goes_before_the_transcript():
         first.key_pressed()  # the key arrived while the approval's frame was drawn
         loop.drain()
         assert len(display.drawn) == 1  # the transcript waits for the key's frame
-        first.deliver(object(), _changes(USAGE | ITEMS, 6))  # the stream goes on meanwhile
+        first.deliver(object(), _changes(USAGE | ITEMS, 6, 7, 8))  # new rows meanwhile
         assert display.drawn[-1][2] is True
         first.key_drawn()
         loop.drain()
         assert display.drawn[-1][2] is False and len(display.drawn) == 3
+
+    run(main())
+
+
+def test_a_streaming_replys_growth_rides_on_the_keys_frame():
+    """A delivery touching `KEY_RIDES` items or fewer is drawn whole while a key waits: put
+    off, it would take a frame of its own that the next key's frame waits behind."""
+    async def main():
+        first, display, _loop = _setup()
+        first.key_pressed()
+        first.deliver(object(), _changes(ITEMS | USAGE, *range(KEY_RIDES)))
+        assert display.drawn == [(ITEMS | USAGE, set(range(KEY_RIDES)), False)]
+        first.deliver(object(), _changes(ITEMS, *range(KEY_RIDES + 1)))
+        assert display.drawn[-1][2] is True  # more than that waits
 
     run(main())
 
@@ -179,8 +193,8 @@ def test_rows_left_behind_by_a_key_are_drawn_when_the_key_times_out():
     async def main():
         first, display, loop = _setup()
         first.key_pressed()
-        first.deliver(object(), _changes(ITEMS, 1))
-        assert display.drawn == [(ITEMS, {1}, True)]
+        first.deliver(object(), _changes(ITEMS, 1, 2, 3))
+        assert display.drawn == [(ITEMS, {1, 2, 3}, True)]
         for _ in range(50):
             await asyncio.sleep(0.01)
             loop.drain()
