@@ -34,14 +34,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # The code measured: this checkout, or (in a child measuring `--before`) an exported tree.
 sys.path.insert(0, os.environ.get("BENCH_SOURCE", str(ROOT)))
-from cpu_burner import burner  # noqa: E402 (bench/, the script's own folder)
+# (bench/ by path: a child runs this file through runpy, without its folder on sys.path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpu_burner import burner  # noqa: E402
 
 BEFORE = "b911018297b16fac50de0bd6a4d7f969a903b757"  # main when the redesign began
 
@@ -270,20 +270,6 @@ def export_tree(ref: str, into: str) -> str | None:
         return None
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     return str(tree)
-
-
-@contextmanager
-def cpu_burner(on: bool) -> Iterator[None]:
-    """A separate process spinning on one core while the block runs (when `on`)."""
-    if not on:
-        yield
-        return
-    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        yield
-    finally:
-        burner.kill()
-        burner.wait()
 
 
 def main() -> None:
