@@ -84,9 +84,7 @@ class AnswerFirst:
                                                    self._catch_up)
         elif not changes.parts & RUN and asyncio.get_running_loop().time() < self._flood_until:
             # All of it waits (the status line's totals too: they change with every delivery).
-            held = self._held
-            held.parts |= changes.parts
-            held.items |= changes.items
+            self._held.update(changes)
             if not self._behind:
                 self._behind = True
                 asyncio.get_running_loop().call_at(self._flood_until, self._later,
@@ -132,9 +130,8 @@ class AnswerFirst:
 
     def _take_held(self, changes: ChangeSet) -> ChangeSet:
         """`changes` with the held ones (a flood's) added; nothing is held after."""
-        held, self._held = self._held, ChangeSet()
-        changes.parts |= held.parts
-        changes.items |= held.items
+        changes.update(self._held)
+        self._held = ChangeSet()
         return changes
 
     def _draw_transcript(self, draw: Callable[[], None]) -> None:

@@ -83,6 +83,11 @@ class ChangeSet:
         if more:
             self.items.update(more)
 
+    def update(self, other: ChangeSet) -> None:
+        """Add everything `other` records (two frames' changes drawn as one)."""
+        self.parts |= other.parts
+        self.items |= other.items
+
     def __bool__(self) -> bool:
         return bool(self.parts)
 
