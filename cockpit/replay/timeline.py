@@ -122,16 +122,13 @@ class Timeline(Widget):
         if state.provisional:
             info.append(f"the journal's last event (of ~{max(state.total, state.span):,})",
                         palette.warning)
-            if state.when:
-                info.append(f"  {state.when}", palette.text)
-            if state.kind:
-                info.append(f"  {state.kind}", palette.accent)
         elif state.total == 0:
             info.append("reading the journal…" if state.indexing else "no events", palette.dim)
         else:
             shown = state.cursor + 1
             info.append(f"event {shown:,}/{state.total:,}{'+' if state.indexing else ''}",
                         palette.primary)
+        if state.provisional or state.total:  # the event shown: its time and type
             if state.when:
                 info.append(f"  {state.when}", palette.text)
             if state.kind:

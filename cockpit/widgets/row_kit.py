@@ -35,9 +35,10 @@ def _plain_row(text: Text, *, rendered: bool) -> Strip | None:
     if not (plain.isprintable() and isinstance(style, Style) and cell_len(plain) == len(plain)) \
             or any(span.style != style for span in text.spans):
         return None
-    if rendered and not text.spans:
-        return Strip([Segment(plain)], len(plain)) if plain else Strip([])
-    return Strip([Segment(plain, style)], len(plain)) if plain else Strip([])
+    if not plain:
+        return Strip([])
+    drawn_style = None if rendered and not text.spans else style
+    return Strip([Segment(plain, drawn_style)], len(plain))
 
 
 def one(console: Console, text: Text, width: int) -> Strip:
