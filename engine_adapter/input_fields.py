@@ -39,6 +39,17 @@ def one_row(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "⏎") if "\n" in text else text
 
 
+def _label(key: str) -> str:
+    """How a key is labelled: on one row (a key cannot break a line and pass for another key),
+    and in quotes when it could pass for something else: the command line (`$ …`), a value's
+    indented continuation (a leading space), or nothing at all (an empty key). Only quotes are
+    added: each view still shows its unsafe characters its own way."""
+    label = one_row(key)
+    if not label or label[0].isspace() or label.startswith("$"):
+        return f'"{label}"'
+    return label
+
+
 def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
@@ -94,7 +105,7 @@ def input_fields(tool_input: Mapping[str, Any] | None) -> list[Field]:
     long: list[Field] = []
     for raw_key, raw_value in tool_input.items():
         key = str(raw_key)
-        label = one_row(key)  # a key cannot break a line and pass for another key
+        label = _label(key)
         value = _value(raw_value)
         if key == primary:
             first.append(Field(key, "$", value, "command"))

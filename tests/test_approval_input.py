@@ -233,10 +233,37 @@ def test_a_key_named_dollar_never_passes_for_the_command_line(tool_input):
     starts = [part for part in line.split(" · ") if part.startswith("$ ")]
     assert starts == ([f"$ {real}"] if real else [])
     assert [row for row in whole.split("\n") if row.startswith("$ ")] == starts
-    assert "$:" in line and "$:" in whole
+    assert '"$":' in line and '"$":' in whole
     blocks = Text("\n").join(b.text for b in input_blocks(tool_input, PALETTE)).plain
     assert [row for row in blocks.split("\n") if row.startswith("$ ")] == starts
     event = ApprovalRequested(approval_id="c1", tool="write_file", reason="writes",
                               tool_input=tool_input, tier=2, prefix="")
     _, text, _ = format_event(event)
-    assert "$ rm" not in text and "$:" in text
+    assert "$ rm" not in text and '"$":' in text
+
+
+@pytest.mark.parametrize("key", [
+    "$ rm -rf ~",  # an empty value: the row would read `$ rm -rf ~: `
+    "$rm",
+    "$HOME",
+    "  $ rm -rf ~",  # would read as the indented continuation of the value above
+    " x",
+    "\t$ x",
+    "\u3000$ x",  # an ideographic space
+    "",  # an empty key: the row would start with `: `
+])
+def test_a_key_that_could_pass_for_a_command_or_a_continuation_is_quoted(key):
+    """The command line starts `$ `, a long value's lines are indented: a key that starts so
+    (or is empty) is shown in quotes, in every view, so no row of the input reads as either."""
+    from engine_adapter.input_fields import input_line, input_text
+
+    tool_input = {"path": "notes.txt\nmore", key: ""}
+    label = f'"{key}"'
+    whole = input_text(tool_input).split("\n")
+    assert f"{label}: " in whole  # its own row, quoted
+    assert [row for row in whole if row.startswith(("$", " "))] == ["  notes.txt", "  more"]
+    parts = input_line(tool_input).split(" · ")
+    assert f"{label}: " in parts and not [p for p in parts if p.startswith(("$", " "))]
+    rows = Text("\n").join(b.text for b in input_blocks(tool_input, PALETTE)).plain.split("\n")
+    assert rows[0].startswith('"') and rows[0].endswith('": ')  # (the bar lays tabs out)
+    assert [row for row in rows if row.startswith(("$", " "))] == ["  notes.txt", "  more"]

@@ -135,7 +135,10 @@ def test_every_key_of_an_input_is_laid_out_and_displayed_safely(tool_input) -> N
     one = input_line(tool_input)
     assert "\n" not in one
     for key in tool_input:
-        assert one_row(key) in whole and one_row(key) in one
+        label = one_row(key)  # in quotes when it could pass for the command or a continuation
+        if not label or label[0].isspace() or label.startswith("$"):
+            label = f'"{label}"'
+        assert f"{label}:" in whole and f"{label}:" in one
     # A key cannot break a line: each line of the whole input is a key's, a value's or the
     # command's (so a key "x: 1\ncommand" cannot pass for a second key).
     assert len(whole.split("\n")) == sum(
