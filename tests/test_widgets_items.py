@@ -12,11 +12,16 @@ from textual.strip import Strip
 
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.items import STREAM_TAIL, render_item, row_count
+from cockpit.widgets.items import (
+    STREAM_STEP,
+    STREAM_TAIL,
+    render_item,
+    row_count,
+    stream_tail,
+)
 from cockpit.widgets.row_kit import one, warn_style, wrapped
 from cockpit.widgets.text import styled
 from engine_adapter.fold import Item, MessageItem, ToolCallItem
-from engine_adapter.text import cut
 
 
 def rows(item: ToolCallItem) -> list[str]:
@@ -133,7 +138,7 @@ def _cells(strip: Strip) -> list[tuple[str, Style | None]]:
 
 def _streaming_whole(text: str, width: int, palette: Palette, console: Console) -> list[Strip]:
     """The streaming tail wrapped as one text (how it was drawn before its lines were cached)."""
-    piece = cut(text, chars=STREAM_TAIL, keep="tail")
+    piece = stream_tail(text)
     body = Text()
     if piece.was_cut:
         body.append(piece.note(gone=False) + "\n", palette.dim)
@@ -159,6 +164,35 @@ def test_a_streaming_reply_is_drawn_line_by_line_as_it_was_drawn_whole(
                             console=console)
         assert [_cells(s) for s in drawn] == \
             [_cells(s) for s in _streaming_whole(text, width, palette, console)]
+
+
+@given(st.integers(0, 5 * STREAM_STEP + STREAM_TAIL), st.integers(1, 3 * STREAM_STEP))
+def test_a_streaming_replys_cut_moves_only_in_steps(length: int, more: int) -> None:
+    """Between two steps a growing reply only grows at its end (its rows are then wrapped
+    incrementally); the tail shown is never shorter than `STREAM_TAIL` nor a step longer."""
+    text = "".join(chr(ord("a") + i % 26) for i in range(length + more))
+    before, after = stream_tail(text[:length]), stream_tail(text)
+    for piece, whole in ((before, text[:length]), (after, text)):
+        assert whole.endswith(piece.kept)
+        assert min(len(whole), STREAM_TAIL) <= len(piece.kept) < STREAM_TAIL + STREAM_STEP
+        assert piece.dropped_chars % STREAM_STEP == 0
+    if before.dropped_chars == after.dropped_chars:
+        assert after.kept.startswith(before.kept)
+
+
+def test_a_long_line_streaming_past_the_cut_is_drawn_as_it_was_drawn_whole() -> None:
+    """A reply with no line break at all, past the cut and across a step (bench_model's)."""
+    palette = Palette(load_themes()["cockpit-dark"])
+    console = Console(width=80)
+    reply = MessageItem(1, None, 0, "message")
+    text = " ".join(f"word{i}" for i in range(STREAM_TAIL // 6))
+    for delta in [" more"] * 3 + [" x" * STREAM_STEP, " end"]:
+        text += delta
+        reply.parts, reply._text = [text], None
+        drawn = render_item(reply, None, width=80, expanded=False, palette=palette,
+                            console=console)
+        assert [_cells(s) for s in drawn] == \
+            [_cells(s) for s in _streaming_whole(text, 80, palette, console)]
 
 
 @settings(max_examples=200, deadline=None)

@@ -33,7 +33,7 @@ from engine_adapter.fold import (
     ToolCallItem,
 )
 from engine_adapter.input_fields import input_text
-from engine_adapter.text import cap, cut, plural
+from engine_adapter.text import Cut, cap, cut, plural
 
 from ..outcome import outcome, task_changes
 from ..styles import Palette
@@ -56,19 +56,26 @@ __all__ = [
     "EXPANDED_LINES",
     "MARKDOWN_LIMIT",
     "PREVIEW_LINES",
+    "STREAM_STEP",
     "STREAM_TAIL",
     "estimate_rows",
     "item_text",
     "needs_pager",
     "render_item",
     "row_count",
+    "stream_tail",
     "tool_icon",
 ]
 
 GUTTER = 2  # columns left of every item: the selection marker
 THOUGHT_LINES = 2  # lines of a collapsed thought
 MARKDOWN_LIMIT = 20_000  # longer complete messages are shown as plain text (Markdown is slow)
-STREAM_TAIL = 8_000  # a message still streaming shows only its last characters
+STREAM_TAIL = 8_000  # a message still streaming shows only its last characters (at least)
+# ... and its cut moves in steps this long (it keeps 8,000 to 9,999): between two steps the
+# reply only grows at its end, so its last line is wrapped incrementally (`stream_rows`). A cut
+# that moved with every delta re-wrapped a long line whole each frame: ~4 ms a delivery for a
+# reply with no line breaks past 8,000 characters (bench_model's key run).
+STREAM_STEP = 2_000
 TEXT_LIMIT = 200_000  # any more of a message is left to the pager
 END_LINES = 20  # lines of an end's error (and stderr tail) shown in its row
 END_CHARS = 4_000  # characters of its first line
@@ -146,7 +153,7 @@ def _streaming(text: str, palette: Palette, console: Console, width: int) -> lis
     8,000 characters anew cost tens of ms a frame): only the first line (where the tail is cut
     moves) and the last are wrapped, the last one incrementally (`stream_rows`)."""
     warn = warn_style(palette)
-    piece = cut(text, chars=STREAM_TAIL, keep="tail")
+    piece = stream_tail(text)
     kept = piece.kept
     rows = []
     if piece.was_cut:
@@ -160,6 +167,14 @@ def _streaming(text: str, palette: Palette, console: Console, width: int) -> lis
         strips += _stream_line(line, width, palette.text, warn, console)
     return strips + _guttered(streaming_line_rows(last, width, palette.text, warn,
                                                   palette.primary, console))
+
+
+def stream_tail(text: str) -> Cut:
+    """What a reply still streaming shows of `text`: its last `STREAM_TAIL` characters and up
+    to `STREAM_STEP` more, cut where the cut stays until the text grows a step further."""
+    over = len(text) - STREAM_TAIL
+    return cut(text, chars=STREAM_TAIL + over % STREAM_STEP if over > 0 else None,
+               keep="tail")
 
 
 @lru_cache(maxsize=1_024)
