@@ -41,6 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
+import cockpit  # noqa: F401 (first: it sets Textual's frame cap, `cockpit.FRAME_CAP`)
+
+# isort: split
 from cpu_burner import burner
 from textual import events
 from textual.app import App, ComposeResult
