@@ -18,12 +18,13 @@ Run:  .venv/bin/python bench/bench_model.py [--repeat 5] [--pace-ms 2] [--key-ru
              listing included; the 20 tool calls then run untimed, and a second reply finishes)
   Runs alternate (bare, cockpit, …); each side's best run is the figure (load from other work
   only adds time), medians beside it. Target: cockpit ≤ 1.2× bare.
-- key latency: the live `CockpitApp` (headless) over the same reply sent slowly (`--pace-ms`
-  between chunks); `up` (move the transcript selection) is sent through the driver every ~50 ms
-  while the reply streams, then as often once the run is over (idle, same app, same run), and
-  timed to the next composed frame (the frame timing of bench/bench_ui.py). Each run is a fresh
-  interpreter; `--key-runs` of them alternate with and without a CPU burner on one core
-  (`--busy both`, bench/cpu_burner.py), each ratio taken within its own run; medians shown.
+- key latency: the live `CockpitApp` (headless) over a reply of the same pieces, three times
+  as long (`--key-chunks`, 6,000) and sent slowly (`--pace-ms` between chunks); `up` (move the
+  transcript selection) is sent through the driver every ~50 ms while the reply streams, then as
+  often once the run is over (idle, same app, same run), and timed to the next composed frame
+  (the frame timing of bench/bench_ui.py). Each run is a fresh interpreter; `--key-runs` of them
+  alternate with and without a CPU burner on one core (`--busy both`, bench/cpu_burner.py), each
+  ratio taken within its own run; medians shown.
   Target: streaming p95 ≤ 1.5× idle p95, also with the core burned.
 
 Ratios travel between machines; absolute numbers do not (these machines are shared and noisy).
@@ -62,32 +63,37 @@ from engine_adapter.fold import RunFold  # noqa: E402
 
 now = time.perf_counter
 CHUNKS = 2_000
+# The key-latency run streams a longer reply, same pace, same pieces: ~250 keys timed while it
+# streams, not ~90, so a run's p95 is its 13th slowest key, not its 5th (at ~90, one grid
+# collision more or less moved a run's ratio by 0.5x and more).
+KEY_CHUNKS = 6_000
 CALLS = 20
 FILES = [f"notes/f{i:02d}.txt" for i in range(CALLS)]
 
 
-def long_reply() -> list[dict[str, Any]]:
-    """The 2,000 chunks: reasoning and text in small pieces, then 20 calls in 20 pieces each."""
+def long_reply(total: int = CHUNKS) -> list[dict[str, Any]]:
+    """The reply (2,000 chunks unless told): reasoning and text in small pieces, then 20 calls in
+    20 pieces each."""
     calls = [("read_file", {"path": path}) for path in FILES]
-    pieces = (CHUNKS - 3 - CALLS * CALLS) // 2  # role, finish and usage chunks besides
+    pieces = (total - 3 - CALLS * CALLS) // 2  # role, finish and usage chunks besides
     reasoning = " ".join(f"step{i}" for i in range(pieces))
     text = " ".join(f"word{i}" for i in range(pieces))
     out = chunks(text, reasoning=reasoning, calls=calls, split=CALLS, text_pieces=pieces,
                  usage=(4000, 2500))
-    while len(out) < CHUNKS:  # top up with text, just before the calls
+    while len(out) < total:  # top up with text, just before the calls
         extra = json.loads(json.dumps(out[1 + pieces]))
         extra["choices"][0]["delta"] = {"content": " more"}
         out.insert(1 + 2 * pieces, extra)
-    assert len(out) == CHUNKS, len(out)
+    assert len(out) == total, len(out)
     return out
 
 
 FINISH = chunks("Done.", calls=[("finish", {"result": "read them all"})])
 
 
-def serve(port: int, pace: float) -> None:
+def serve(port: int, pace: float, total: int = CHUNKS) -> None:
     """The server process: the long reply to a first request, a finish after tool results."""
-    reply, finish = long_reply(), FINISH
+    reply, finish = long_reply(total), FINISH
 
     def script(body: dict[str, Any], number: int) -> Stream:
         answered = any(m.get("role") == "tool" for m in body.get("messages", []))
@@ -102,9 +108,10 @@ def serve(port: int, pace: float) -> None:
 class Server:
     """The fake server in a child process (its CPU time is not ours)."""
 
-    def __init__(self, pace: float = 0.0) -> None:
+    def __init__(self, pace: float = 0.0, total: int = CHUNKS) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve", "0", "--pace-ms", str(pace * 1000)],
+            [sys.executable, __file__, "--serve", "0", "--pace-ms", str(pace * 1000),
+             "--key-chunks", str(total)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()
@@ -269,11 +276,12 @@ def seen(session: Session, kind: str) -> Callable[[], bool]:
     return check
 
 
-def key_run(pace: float) -> dict[str, Any]:
+def key_run(pace: float, total: int = KEY_CHUNKS) -> dict[str, Any]:
     """One live-app run (in this interpreter): key->frame latencies while the reply streams,
     then idle, in seconds."""
     sys.path.insert(0, str(ROOT / "bench"))
     from bench_ui import SIZE, TimedCockpit
+    from textual import constants
     from textual import events as textual_events
 
     from cockpit.widgets import Transcript
@@ -297,7 +305,7 @@ def key_run(pace: float) -> dict[str, Any]:
         return app.latencies[first:]
 
     async def one() -> dict[str, Any]:
-        server = Server(pace)
+        server = Server(pace, total)
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 root = workspace(Path(tmp))
@@ -318,14 +326,14 @@ def key_run(pace: float) -> dict[str, Any]:
                     idle = await press_while(app, lambda: now() - started < len(streaming) * 0.06)
                 await model.aclose()
                 return {"streaming": streaming, "idle": idle, "events": app.view.events,
-                        "status": session.state.status}
+                        "status": session.state.status, "fps": constants.MAX_FPS}
         finally:
             server.close()
 
     return asyncio.run(one())
 
 
-def key_rows(pace: float, runs: int, modes: list[bool]) -> list[tuple[str, str]]:
+def key_rows(pace: float, runs: int, modes: list[bool], total: int) -> list[tuple[str, str]]:
     try:
         sys.path.insert(0, str(ROOT / "bench"))
         from bench_ui import pct
@@ -337,8 +345,8 @@ def key_rows(pace: float, runs: int, modes: list[bool]) -> list[tuple[str, str]]
         for busy in modes:
             with burner(busy):
                 out = subprocess.run([sys.executable, __file__, "--key-run", "--pace-ms",
-                                      str(pace * 1000)], check=True, capture_output=True,
-                                     text=True).stdout
+                                      str(pace * 1000), "--key-chunks", str(total)],
+                                     check=True, capture_output=True, text=True).stdout
             found[busy].append(json.loads(out.strip().splitlines()[-1]))
     rows = []
     for busy in modes:
@@ -360,9 +368,10 @@ def key_rows(pace: float, runs: int, modes: list[bool]) -> list[tuple[str, str]]
         rows.append((f"{tag}keys timed: idle, streaming; events; run",
                      "; ".join(f"{len(r['idle'])}, {len(r['streaming'])}; {r['events']}; "
                                f"{r['status']}" for r in done)))
-    from textual import constants  # a stream frame keeps the next one back until this grid
-
-    rows.append(("Textual's frame cap (TEXTUAL_FPS)", f"{constants.MAX_FPS} fps"))
+    # A frame keeps the next one back one to two periods of this cap (see `cockpit.FRAME_CAP`).
+    caps = sorted({r["fps"] for busy in modes for r in found[busy]})
+    rows.append(("Textual's frame cap in the runs (TEXTUAL_FPS)",
+                 ", ".join(f"{cap} fps" for cap in caps)))
     rows.append(("load average at the end", " ".join(f"{x:.2f}" for x in os.getloadavg())))
     return rows
 
@@ -374,6 +383,8 @@ def main() -> None:
                         help="milliseconds between chunks in the key-latency run")
     parser.add_argument("--key-runs", type=int, default=3,
                         help="live-app runs for the key latency, each mode; medians shown (3)")
+    parser.add_argument("--key-chunks", type=int, default=KEY_CHUNKS,
+                        help=f"chunks streamed in the key-latency run ({KEY_CHUNKS:,})")
     parser.add_argument("--busy", choices=["both", "no", "only"], default="both",
                         help="key latency also with a CPU burner on one core (both)")
     parser.add_argument("--no-app", action="store_true", help="skip the live-app key latency")
@@ -383,16 +394,16 @@ def main() -> None:
     parser.add_argument("--key-run", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.pace_ms / 1000)
+        serve(args.serve, args.pace_ms / 1000, args.key_chunks)
         return
     if args.key_run:
-        print(json.dumps(key_run(args.pace_ms / 1000)))
+        print(json.dumps(key_run(args.pace_ms / 1000, args.key_chunks)))
         return
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     rows = [] if args.no_read else stream_rows(args.repeat)
     if not args.no_app:
         modes = {"both": [False, True], "no": [False], "only": [True]}[args.busy]
-        rows += key_rows(args.pace_ms / 1000, args.key_runs, modes)
+        rows += key_rows(args.pace_ms / 1000, args.key_runs, modes, args.key_chunks)
     print(f"\nModel benchmark: a {CHUNKS:,}-chunk streamed reply with {CALLS} tool calls from "
           f"the local fake server, {args.repeat} read runs a side")
     width = max(len(label) for label, _ in rows)
