@@ -79,3 +79,18 @@ def test_a_leading_space_at_width_one_is_wrapped_as_rich_wraps_it():
     for line in (" 0", " 0 "):
         got = rows_of(streaming_line_rows(line, 1, TEXT, WARN, CURSOR_STYLE, CONSOLE))
         assert got == whole(line, 1)
+
+
+def test_rows_that_lost_their_trailing_space_are_reused_too():
+    """A word that fills its row to the last cell loses the space after it (Rich drops what
+    runs past the width): the rows drawn then hold fewer characters than the line. Counting
+    only what they draw, no row was ever kept, and each delivery wrapped the whole line again
+    (bench_model's 9,000-character tail at width 112)."""
+    stream_rows._cache.clear()
+    line, width = "", 10
+    for n in range(60):
+        line += f"{n:>010} "  # ten cells a word: every row is full, its space dropped
+        got = rows_of(streaming_line_rows(line, width, TEXT, WARN, CURSOR_STYLE, CONSOLE))
+        assert got == whole(line, width)
+    kept = stream_rows._cache[(width, TEXT, WARN, CURSOR_STYLE, id(CONSOLE))]
+    assert len(kept.head) >= len(whole(line, width)) - 3

@@ -62,16 +62,13 @@ def streaming_line_rows(line: str, width: int, style: Style, warn: Style, cursor
     # otherwise, ' 0 X' -> ' ', '0', ' ', 'X' but '0 X' -> '0', 'X'; hypothesis found it)
     if len(rows) > 2 and width > 1:
         kept = rows[:-2]
-        done = "".join(segment.text for row in kept for segment in row)
         following = "".join(segment.text for segment in rows[-2])
-        # A row whose trailing spaces ran past the width lost them: then the characters drawn
-        # are not the characters consumed, and the rows are not kept (still correct, slower).
-        # Nor rows that end inside a word (a word longer than a row, folded): wrapped from
+        # Not rows that end inside a word (a word longer than a row, folded): wrapped from
         # there, the rest of it is another word to Rich (its trailing space placed otherwise).
         # So the rows kept end where a word ends: a space, then the next row's first word.
-        at = len(done)
-        if rest.startswith(done) and rest.startswith(following, at) and done \
-                and done[-1].isspace() and following[:1].strip():
+        at = _consumed(rest, kept)
+        if at and rest[at - 1].isspace() and rest.startswith(following, at) \
+                and following[:1].strip():
             start += at
             head += tuple(kept)
     _cache[key] = _Wrapped(line, head, start)
@@ -79,6 +76,24 @@ def streaming_line_rows(line: str, width: int, style: Style, warn: Style, cursor
     if len(_cache) > _KEPT:
         _cache.popitem(last=False)
     return shown
+
+
+def _consumed(text: str, rows: list[Strip]) -> int:
+    """How much of `text` `rows` (its first rows, wrapped by Rich) consumed: what they draw,
+    plus the spaces Rich dropped where a word's trailing spaces ran past a row's end (each row
+    after the first starts at a word); 0 if they do not draw `text` character for character.
+    (Counting only what rows draw, a full row that lost its trailing space stopped the rows
+    from being kept at all: every delivery then wrapped the whole line again, ~4 ms at 9,000
+    characters.)"""
+    at, end = 0, len(text)
+    for row in rows:
+        drawn = "".join(segment.text for segment in row)
+        if not text.startswith(drawn, at):
+            return 0
+        at += len(drawn)
+        while at < end and text[at].isspace():
+            at += 1
+    return at
 
 
 def _with_cursor(text: str, style: Style, warn: Style, cursor: Style) -> Text:
