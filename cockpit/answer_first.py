@@ -8,11 +8,13 @@ paint of ~10 ms, several times the rest of a frame):
   is drawn without the transcript's part (its new and changed rows, its room below for the
   approval bar); that part follows once that frame is drawn, behind any input already waiting
   (`App.call_later` queues it after the keys the app has not read yet).
-- While a key is being answered (from its arrival to the frame after its action, at most
-  `KEY_WAIT`), the transcript waits: the key's frame shows the answer, not the stream's rows.
-  (Longer, and a stream's rows would pile up into one dear frame with the next key's.) A
-  delivery touching `KEY_RIDES` items or fewer (a reply streaming) is cheap: it is drawn with
-  the key's frame rather than in a frame of its own that the next key would wait behind.
+- While a key is being answered (from its arrival until its action has run, at most
+  `KEY_WAIT`, then one frame more: `KEY_FRAME`), the transcript waits: the key's frame shows
+  the answer, not the stream's rows, which follow in the next frame, as far from the next key
+  as they can be. (Drawn with the key's frame, a reply's growth made that frame several times
+  dearer once the reply was long: re-wrapping its tail, a repainted scrollbar; measured in
+  bench_model's key run. Longer, and a stream's rows would pile up into one dear frame with
+  the next key's.)
 - A flood (`FLOOD_ITEMS` new items in one delivery) is drawn at most every `FLOOD_WAIT`, the
   status line's totals with it: its paint costs the same however many rows scrolled past, so
   fewer of them leave the loop free for keys (on a busy machine, the difference between keeping
@@ -35,12 +37,14 @@ from engine_adapter.fold import APPROVALS, QUESTIONS, RUN, RunView
 from .pump import FRAME_SECONDS, ChangeSet
 from .widgets import RunDisplay
 
-__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_RIDES", "KEY_WAIT", "AnswerFirst"]
+__all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_FRAME", "KEY_WAIT", "AnswerFirst"]
 
-KEY_WAIT = 2 * FRAME_SECONDS  # the longest the transcript waits for a key's frame
-KEY_RIDES = 2  # a delivery touching this many items or fewer (a streaming reply's growth) is
-# drawn with the key's frame: deferred, it would cost a frame of its own that the next key's
-# frame then waits behind on Textual's frame grid
+KEY_WAIT = 2 * FRAME_SECONDS  # the longest the transcript waits for a key's action to run
+# ... and then for its frame: Textual draws it within a period of its frame cap (120 a
+# second, `cockpit.FRAME_CAP`), so a 60th of a second is the frame's and some to spare. (Not
+# "after the next refresh": a callback asked for then can run before the screen has heard of
+# the key's repaint, and the transcript came first after all.)
+KEY_FRAME = FRAME_SECONDS
 FLOOD_ITEMS = 32  # new items in one delivery that make a flood (a screen's worth and more)
 FLOOD_WAIT = 6 * FRAME_SECONDS  # what a flood's rows wait between two paints (10 a second)
 
@@ -75,8 +79,7 @@ class AnswerFirst:
             self._behind = True
             self._answers += 1
             self._after_refresh(self._answer_drawn)
-        elif ((self._answers or self._key_waits()) and not changes.parts & RUN
-              and len(changes.items) > KEY_RIDES):
+        elif (self._answers or self._key_waits()) and not changes.parts & RUN and changes.items:
             display.apply_changes(view, changes, transcript_later=True)
             self._behind = True
             if self._key_waits():  # (an answer's frame calls the catch-up itself)
@@ -97,6 +100,13 @@ class AnswerFirst:
         """A key arrived, or its answer was delivered: the transcript waits for the answer's
         frame (`key_drawn()`), at most `KEY_WAIT`."""
         self._key_until = asyncio.get_running_loop().time() + KEY_WAIT
+
+    def key_answered(self) -> None:
+        """A key's action has run: the transcript waits for its frame, `KEY_FRAME` more."""
+        loop = asyncio.get_running_loop()
+        self._key_until = loop.time() + KEY_FRAME
+        if self._behind:
+            loop.call_at(self._key_until, self._later, self._catch_up)
 
     def key_drawn(self) -> None:
         """The frame after a key's answer is drawn: the transcript goes on."""

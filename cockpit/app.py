@@ -147,9 +147,9 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
     # The frame -------------------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
         """A key's answer is drawn first: the stream's deliveries wait while it goes to its
-        widget (at most `HOLD_SECONDS`), and join its frame once its binding has run (the key
-        comes back here, forwarded, for the app to run it): see `FramePump.answered`. The
-        transcript waits for that frame too (`AnswerFirst.key_pressed`)."""
+        widget (at most `HOLD_SECONDS`), and are delivered once its binding has run (the key
+        comes back here, forwarded, for the app to run it): see `FramePump.answered`. Their
+        transcript rows follow the key's frame (`AnswerFirst.key_pressed`, `key_answered`)."""
         key = isinstance(event, events.Key)
         returned = key and event.is_forwarded  # (forwarding marks the event: read it first)
         if key and not returned:
@@ -158,6 +158,7 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         await super().on_event(event)
         if returned:
             self.pump.answered()
+            self.answer_first.key_answered()
 
     def _key_drawn(self) -> None:
         """A key's answer is on screen: the stream and the transcript go on."""

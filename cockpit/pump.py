@@ -11,9 +11,10 @@ delivers what waited. Only delivery waits: every event is folded, in order, all 
 Keys first: Textual draws on a fixed grid (`TEXTUAL_FPS`, 60 a second), and a frame drawn for the
 stream keeps the next one back until the grid's next tick — up to a frame and more for a key
 pressed just after it (measured: key->frame p95 3-4x the idle one while a reply streamed). So
-`answered()` (the key's action has run) delivers what waited onto the key's own frame, and the
-streamed text that follows waits for the next key, at most `KEY_SECONDS`: while keys keep coming,
-the stream is drawn on their frames and none of theirs waits behind one of its. Only text waits
+`answered()` (the key's action has run) delivers what waited (its transcript rows are drawn the
+frame after the key's: `cockpit.answer_first`), and the streamed text that follows waits for the
+next key, at most `KEY_SECONDS`: while keys keep coming, the stream is drawn just after their
+frames and none of theirs waits behind one of its. Only text waits
 (`KEY_WAITS`: a reply growing in a row already shown); any other event (a tool call, an
 approval, the end) is delivered on the next frame as always.
 """

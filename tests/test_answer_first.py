@@ -11,7 +11,7 @@ from typing import Any
 from conftest import run
 from test_app_support import gated, make_app, pending, plain, settle, turn
 
-from cockpit.answer_first import FLOOD_ITEMS, KEY_RIDES, AnswerFirst
+from cockpit.answer_first import FLOOD_ITEMS, AnswerFirst
 from cockpit.pump import ChangeSet
 from cockpit.widgets import ApprovalBar, RunDisplay
 from engine_adapter.fold import APPROVALS, ITEMS, RUN, USAGE
@@ -106,16 +106,26 @@ def test_a_key_waiting_when_the_frame_is_drawn_goes_before_the_transcript():
     run(main())
 
 
-def test_a_streaming_replys_growth_rides_on_the_keys_frame():
-    """A delivery touching `KEY_RIDES` items or fewer is drawn whole while a key waits: put
-    off, it would take a frame of its own that the next key's frame waits behind."""
+def test_a_streaming_replys_growth_follows_the_keys_frame():
+    """While a key is answered the transcript waits, a reply's growth too (one item, drawn
+    with the key's frame it made that frame several times dearer once the reply was long):
+    once the key's action has run, it follows `KEY_FRAME` later, after the key's frame."""
     async def main():
-        first, display, _loop = _setup()
+        first, display, loop = _setup()
         first.key_pressed()
-        first.deliver(object(), _changes(ITEMS | USAGE, *range(KEY_RIDES)))
-        assert display.drawn == [(ITEMS | USAGE, set(range(KEY_RIDES)), False)]
-        first.deliver(object(), _changes(ITEMS, *range(KEY_RIDES + 1)))
-        assert display.drawn[-1][2] is True  # more than that waits
+        first.deliver(object(), _changes(ITEMS | USAGE, 3))
+        assert display.drawn == [(ITEMS | USAGE, {3}, True)]  # the status line's part at once
+        first.key_answered()
+        loop.drain()
+        assert len(display.drawn) == 1  # not before the key's frame
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+            loop.drain()
+            if len(display.drawn) == 2:
+                break
+        assert display.drawn[-1] == (0, set(), False)  # then the rows, with nothing else
+        first.deliver(object(), _changes(ITEMS, 3))  # no key: drawn at once
+        assert display.drawn[-1] == (ITEMS, {3}, False)
 
     run(main())
 
