@@ -9,7 +9,8 @@ together from their deltas and become one decision each, in order. Usage comes f
 from a known price and the server's own counts. A rate limit, a server error, a timeout or a
 cut stream is tried again after a pause, each retry announced (`Retrying`); anything else ends
 the run with the server's words (`ModelError`). The SDK's own retries are off: every retry is
-one the human sees.
+one the human sees. The requests are made and the streams read and parsed on the model's own I/O
+thread (`openai_reader`): the caller's loop, the screen's, gets the parsed deltas in batches.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -36,6 +37,7 @@ from .model import (
 )
 from .openai_errors import TOOLS_HINT, Verdict, Where, is_context_overflow, judge
 from .openai_messages import Prompt, build_messages
+from .openai_reader import shared_io
 from .openai_schema import FINISH, function_tools
 from .openai_stream import AssembledCall, ReplyAssembler
 
@@ -113,7 +115,8 @@ class OpenAIModel:
         self.chars_per_token = _CHARS_PER_TOKEN
         self._asked_window = context_window is not None
         self._ask_usage = True  # `stream_options.include_usage`, until a server refuses it
-        self._client: tuple[Any, openai.AsyncOpenAI] | None = None  # (its loop, the client)
+        self._io = shared_io()
+        self._client: openai.AsyncOpenAI | None = None  # kept, used on the I/O loop only
 
     @property
     def where(self) -> Where:
@@ -125,29 +128,28 @@ class OpenAIModel:
             base_url=self.base_url, api_key=self.api_key or "no-key", max_retries=0,
             timeout=openai.Timeout(self.timeout, connect=self.connect_timeout))
 
-    def _shared_client(self) -> openai.AsyncOpenAI:
-        """One client a running event loop, kept across turns: making one loads the system's
+    def _kept_client(self) -> openai.AsyncOpenAI:
+        """One client kept across turns (used on the I/O loop): making one loads the system's
         certificates (about 0.1 s here) and a kept one reuses its connection."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client[0] is not loop:
-            self._client = (loop, self.client())
-        return self._client[1]
+        if self._client is None:
+            self._client = self.client()
+        return self._client
 
     async def aclose(self) -> None:
         """Close the kept client (its connections); the next call makes a new one."""
         if self._client is not None:
-            client, self._client = self._client[1], None
-            await client.close()
+            client, self._client = self._client, None
+            await self._io.run(client.close())
 
     async def respond(self, request: ModelRequest) -> AsyncIterator[ModelOutput]:
         """Stream one reply: text, then usage, then one decision a tool call (see module)."""
         tools = function_tools(request.tools)
         fixed = len(json.dumps(tools))
         attempt = 0
-        client = self._shared_client()
+        client = self._kept_client()
         if not self._asked_window:
             self._asked_window = True
-            self.context_window = await _ask_window(client, self.model)
+            self.context_window = await self._io.run(_ask_window(client, self.model))
         while True:
             prompt = self._prompt(request, fixed)
             assembler = ReplyAssembler()
@@ -185,26 +187,33 @@ class OpenAIModel:
             body["stream_options"] = {"include_usage": True}
         if self.max_output_tokens:
             body["max_tokens"] = self.max_output_tokens
-        # The SDK's request, errors and SSE decoding, but each chunk left as its decoded JSON:
-        # building the typed chunk models costs about a millisecond a chunk (measured here),
-        # more than everything else the cockpit does with it.
-        stream = await client.post("/chat/completions", body=body, cast_to=object,
-                                   stream=True, stream_cls=openai.AsyncStream[object])
-        try:
-            feed = assembler.feed
-            async for chunk in stream:
-                for delta in feed(chunk):
-                    yield delta
-                if assembler.chars > _MAX_REPLY_CHARS:
-                    raise ModelError(f"{self.base_url} sent a reply of more than "
-                                     f"{_MAX_REPLY_CHARS:,} characters; stopped reading it")
-        finally:
-            with contextlib.suppress(Exception):
-                await stream.close()
-        for delta in assembler.flush():
-            yield delta
-        if assembler.finish_reason is None:
-            raise _Cut("the stream ended before the reply was complete")
+
+        async def read(put: Callable[[list[TextDelta]], None]) -> None:
+            """(on the I/O loop) The request and its stream, parsed into `assembler`."""
+            # The SDK's request, errors and SSE decoding, but each chunk left as its decoded
+            # JSON: building the typed chunk models costs about a millisecond a chunk
+            # (measured here), more than everything else the cockpit does with it.
+            stream = await client.post("/chat/completions", body=body, cast_to=object,
+                                       stream=True, stream_cls=openai.AsyncStream[object])
+            try:
+                feed = assembler.feed
+                async for chunk in stream:
+                    deltas = feed(chunk)
+                    if deltas:
+                        put(deltas)
+                    if assembler.chars > _MAX_REPLY_CHARS:
+                        raise ModelError(f"{self.base_url} sent a reply of more than "
+                                         f"{_MAX_REPLY_CHARS:,} characters; stopped reading it")
+            finally:
+                with contextlib.suppress(Exception):
+                    await stream.close()
+            put(assembler.flush())
+            if assembler.finish_reason is None:
+                raise _Cut("the stream ended before the reply was complete")
+
+        async for batch in self._io.stream(read):
+            for delta in batch:
+                yield delta
 
     def _judge(self, exc: BaseException, prompt: Prompt, assembler: ReplyAssembler) -> Verdict:
         if isinstance(exc, _Cut):
