@@ -16,8 +16,9 @@ FRAME_CAP = 120
 the variable once); one the user set wins. The stream's deliveries are paced by the frame pump
 (`cockpit.pump`, 60 a second at most), so the cap only spaces frames: after each frame Textual
 waits one to two periods of it before the next, and a key pressed just after a stream's frame
-waits that long for its own (measured, bench/bench_model.py: key->frame p95 while a reply
-streamed 2.5-3.3x the idle one at 60, 1.5-2x at 120)."""
+waits that long for its own (measured, bench/bench_model.py's key run, with the transcript drawn
+after the key's frame: key->frame p95 while a reply streamed 2.3x the idle one at 60, 1.0-1.5x at
+120)."""
 os.environ.setdefault("TEXTUAL_FPS", str(FRAME_CAP))
 
 __all__ = ["FRAME_CAP", "CockpitApp", "ReplayApp", "__version__"]
