@@ -98,7 +98,7 @@ class AnswerFirst:
 
     def key_pressed(self) -> None:
         """A key arrived, or its answer was delivered: the transcript waits for the answer's
-        frame (`key_drawn()`), at most `KEY_WAIT`."""
+        frame (`key_answered()`, or an answer's `key_drawn()`), at most `KEY_WAIT`."""
         self._key_until = asyncio.get_running_loop().time() + KEY_WAIT
 
     def key_answered(self) -> None:
