@@ -22,9 +22,10 @@ paint of ~10 ms, several times the rest of a frame):
 
 Only when the transcript is drawn changes: every event is folded, in order, all the same, and the
 display (`RunDisplay.apply_changes(..., transcript_later=True)`, `catch_up()`) keeps what
-changed until it is drawn. Only a flood's pace and the longest wait for a key run on a clock;
-the rest runs on Textual's own messages and refreshes, so a test that waits for the app to be
-idle sees the transcript up to date.
+changed until it is drawn. A flood's pace and a key's wait (`KEY_WAIT`, `KEY_FRAME`) run on a
+clock; the rest runs on Textual's own messages and refreshes, so a test that waits for the app to
+be idle sees the transcript up to date unless rows arrived while a key was answered (then they
+come `KEY_FRAME` after its action).
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ answer it caused is on the next frame. `hold()` keeps timed deliveries back whil
 answered (its frame is drawn without the stream's work queued in front of it); `release()`
 delivers what waited. Only delivery waits: every event is folded, in order, all the same.
 
-Keys first: Textual draws on a fixed grid (`TEXTUAL_FPS`, 60 a second), and a frame drawn for the
-stream keeps the next one back until the grid's next tick — up to a frame and more for a key
-pressed just after it (measured: key->frame p95 3-4x the idle one while a reply streamed). So
+Keys first: Textual draws on a fixed grid (`TEXTUAL_FPS`: 60 a second unless told, 120 in the
+cockpit, `cockpit.FRAME_CAP`), and a frame drawn for the stream keeps the next one back one to two
+periods of it — for a key pressed just after it too (measured at 60: key->frame p95 3-4x the
+idle one while a reply streamed). So
 `answered()` (the key's action has run) delivers what waited (its transcript rows are drawn the
 frame after the key's: `cockpit.answer_first`), and the streamed text that follows waits for the
 next key, at most `KEY_SECONDS`: while keys keep coming, the stream is drawn just after their
@@ -111,9 +112,10 @@ class FramePump:
         self._held_until = max(self._held_until, asyncio.get_running_loop().time() + seconds)
 
     def answered(self) -> None:
-        """A key's action has run: what waited is delivered now, onto the key's frame, and
-        streamed text waits `KEY_SECONDS` for the next key's (see the module); the key's own
-        `hold()` ends, and `release()` does not end the wait for the next key."""
+        """A key's action has run: what waited is delivered now (its transcript rows are drawn
+        the frame after the key's: `cockpit.answer_first`), and streamed text waits
+        `KEY_SECONDS` for the next key (see the module); the key's own `hold()` ends, and
+        `release()` does not end the wait for the next key."""
         self._held_until = 0.0
         self.flush()
         self._keys_until = asyncio.get_running_loop().time() + KEY_SECONDS
