@@ -24,17 +24,17 @@ os.environ.setdefault("TEXTUAL_FPS", str(FRAME_CAP))
 __all__ = ["FRAME_CAP", "CockpitApp", "ReplayApp", "__version__"]
 
 if TYPE_CHECKING:
-    from .app import CockpitApp
-    from .replay import ReplayApp
+    from cockpit.app import CockpitApp
+    from cockpit.replay import ReplayApp
 
 
 def __getattr__(name: str) -> object:
     if name == "CockpitApp":
-        from .app import CockpitApp
+        from cockpit.app import CockpitApp
 
         return CockpitApp
     if name == "ReplayApp":
-        from .replay import ReplayApp
+        from cockpit.replay import ReplayApp
 
         return ReplayApp
     raise AttributeError(f"module 'cockpit' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """`python -m cockpit`: the same command line as the `cockpit` script."""
 
-from .cli import main
+from cockpit.cli import main
 
 main()

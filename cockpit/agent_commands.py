@@ -11,9 +11,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cockpit.widgets.text import clean_line
 from engine_adapter.describe import option_value_name
-
-from .widgets.text import clean_line
 
 __all__ = ["SettingCommand", "change_setting", "setting_commands"]
 

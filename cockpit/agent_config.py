@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cockpit.config import config_path
 from engine_adapter.engines.acp.session_setup import McpServer
-
-from .config import config_path
 
 __all__ = ["ENV_NAME", "AgentsConfig", "load_agents_config"]
 

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cockpit.agent_config import ENV_NAME, AgentsConfig, load_agents_config, resolve_command
+from cockpit.cli_checks import check_agent_program
+from cockpit.runs import RunOptions, SessionFactory, SetupError, make_sandbox
 from engine_adapter.engines.acp import (
     AcpRunner,
     AgentSpec,
@@ -22,10 +25,6 @@ from engine_adapter.engines.acp import (
     resolve_agent,
 )
 from engine_adapter.engines.acp.session_setup import McpServer, SessionSetup, Wanted
-
-from .agent_config import ENV_NAME, AgentsConfig, load_agents_config, resolve_command
-from .cli_checks import check_agent_program
-from .runs import RunOptions, SessionFactory, SetupError, make_sandbox
 
 __all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "agents_listing",
            "config_problems", "workspace"]

@@ -33,10 +33,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from cockpit.pump import FRAME_SECONDS, ChangeSet
+from cockpit.widgets import RunDisplay
 from engine_adapter.fold import APPROVALS, QUESTIONS, RUN, RunView
-
-from .pump import FRAME_SECONDS, ChangeSet
-from .widgets import RunDisplay
 
 __all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_FRAME", "KEY_WAIT", "AnswerFirst"]
 

@@ -20,6 +20,21 @@ from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.worker import Worker
 
+from cockpit import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
+from cockpit.agent_commands import SettingCommand, change_setting, setting_commands
+from cockpit.answer_first import AnswerFirst
+from cockpit.base_app import EventLookup, ThemedApp
+from cockpit.grant_controls import GrantControls
+from cockpit.keys import bindings, key_label
+from cockpit.pump import ChangeSet, FramePump
+from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
+from cockpit.steer_app import SteeringControls
+from cockpit.widgets import EndPanel, RunDisplay, Transcript
+from cockpit.widgets.approval import always_text
+from cockpit.widgets.composer import Composer
+from cockpit.widgets.grant_scope import ScopeChoice, project_label
+from cockpit.widgets.key_hints import KeyHints
+from cockpit.widgets.text import clean, clean_line
 from engine_adapter import Session
 from engine_adapter.fold import (
     APPROVALS,
@@ -31,22 +46,6 @@ from engine_adapter.fold import (
     RunView,
     ToolCallItem,
 )
-
-from . import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
-from .agent_commands import SettingCommand, change_setting, setting_commands
-from .answer_first import AnswerFirst
-from .base_app import EventLookup, ThemedApp
-from .grant_controls import GrantControls
-from .keys import bindings, key_label
-from .pump import ChangeSet, FramePump
-from .screens import GrantsScreen, HelpScreen, QuitScreen
-from .steer_app import SteeringControls
-from .widgets import EndPanel, RunDisplay, Transcript
-from .widgets.approval import always_text
-from .widgets.composer import Composer
-from .widgets.grant_scope import ScopeChoice, project_label
-from .widgets.key_hints import KeyHints
-from .widgets.text import clean, clean_line
 
 __all__ = ["CockpitApp"]
 

@@ -20,19 +20,18 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
 
+from cockpit.config import load_config, save_theme
+from cockpit.keys import bindings, unknown_keymap_ids
+from cockpit.notify import Attention, TerminalWriter, writer_driver
+from cockpit.screens import PagerScreen
+from cockpit.terminate import on_terminate
+from cockpit.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
+from cockpit.widgets import RunDisplay, Transcript
+from cockpit.widgets.items import item_text, raw_events_text
+from cockpit.widgets.scroll_box import scroll_panel_target
+from cockpit.widgets.text import clean, clean_line
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import Item, ToolCallItem
-
-from .config import load_config, save_theme
-from .keys import bindings, unknown_keymap_ids
-from .notify import Attention, TerminalWriter, writer_driver
-from .screens import PagerScreen
-from .terminate import on_terminate
-from .themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
-from .widgets import RunDisplay, Transcript
-from .widgets.items import item_text, raw_events_text
-from .widgets.scroll_box import scroll_panel_target
-from .widgets.text import clean, clean_line
 
 __all__ = ["EventLookup", "ThemedApp", "item_title"]
 
@@ -89,7 +88,7 @@ class ThemedApp(App[Any]):
     def on_mount(self) -> None:
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
-        from . import replay  # noqa: F401  (registers the replay keys: their ids are known)
+        from cockpit import replay  # noqa: F401  (registers the replay keys: their ids are known)
         problems = [*self.theme_errors, *([self.config.error] if self.config.error else []),
                     *(f"config.toml: {problem}" for problem in self.config.problems),
                     *unknown_keymap_ids(self.config.keymap)]

@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
-from . import __version__
-from .cli_options import *  # noqa: F403 - every option alias stays importable from here
-from .cli_options import (
+from cockpit import __version__
+from cockpit.cli_options import *  # noqa: F403 - every option alias stays importable from here
+from cockpit.cli_options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,
@@ -22,7 +22,7 @@ from .cli_options import (
     SandboxOption,
     option_groups,
 )
-from .grants_cli import grants_app
+from cockpit.grants_cli import grants_app
 
 app = typer.Typer(
     name="cockpit",
@@ -48,9 +48,8 @@ def version() -> None:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """A setup error (bad engine, directory or journal path) is one line and exit code 2."""
+    from cockpit.runs import EXIT_SETUP, SetupError
     from engine_adapter import JournalError
-
-    from .runs import EXIT_SETUP, SetupError
 
     try:
         yield
@@ -61,7 +60,7 @@ def _user_errors() -> Iterator[None]:
 
 def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None) -> None:
     """Show the run, then print where its journal is; exits with the run's code."""
-    from .runs import present
+    from cockpit.runs import present
 
     code = present(session, headless=not tui, next_session=factory, theme=theme)
     with suppress(BrokenPipeError):
@@ -76,11 +75,10 @@ def _present(factory: Any, session: Any, *, tui: bool, theme: str | None = None)
 
 def _options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
              sandbox: str | None = None, sandbox_network: bool = False) -> Any:
+    from cockpit.config import load_config
+    from cockpit.runs import RunOptions, SetupError
     from engine_adapter.grants import PolicyError, load_policy
     from engine_adapter.sandbox import ENV_VARIABLE, MODES, SandboxSettings
-
-    from .config import load_config
-    from .runs import RunOptions, SetupError
 
     if sandbox is not None and sandbox not in MODES:
         raise SetupError(f"--sandbox {sandbox!r}: use one of {', '.join(MODES)}")
@@ -115,7 +113,7 @@ def _warn_sandbox(factory: Any) -> None:
 def _checked(flags: RunFlags) -> Iterator[None]:
     """The run options shared by `demo` and `run`, checked before anything is created; once the
     body has run, says which folder `--journal` made, if it made one."""
-    from .cli_checks import check_journal_path, check_seconds, check_theme
+    from cockpit.cli_checks import check_journal_path, check_seconds, check_theme
 
     with _user_errors():
         check_theme(flags.theme)
@@ -144,8 +142,8 @@ def demo(
 
     The built-in engine and its scripted model fix a failing test: they read files, run
     commands, ask for approval, edit, and verify — all for real, no network, no API key."""
-    from .cli_checks import check_seconds
-    from .runs import start_demo, use_tui
+    from cockpit.cli_checks import check_seconds
+    from cockpit.runs import start_demo, use_tui
 
     tui = use_tui(flags.headless)
     with _checked(flags), _user_errors():
@@ -204,7 +202,7 @@ def run(
     """Run a task with an engine and watch it.
 
     Every event is shown and journaled; tool calls that need approval ask you."""
-    from .runs import SetupError, engine_factory, use_tui
+    from cockpit.runs import SetupError, engine_factory, use_tui
 
     tui = use_tui(flags.headless)
     with _checked(flags), _user_errors():
@@ -229,12 +227,12 @@ def run(
                              "(--model) and ACP agents (--agent); your --engine runs its own "
                              "commands")
         if agent is not None:
-            from .agents import agent_factory
+            from cockpit.agents import agent_factory
 
             _warn_agent_config()
             factory = agent_factory(agent, cwd=cwd, options=options, choices=choices)
         elif model is not None:
-            from .providers import config_warnings, model_factory
+            from cockpit.providers import config_warnings, model_factory
 
             for warning in config_warnings():
                 typer.echo(f"cockpit: warning: {warning}", err=True)
@@ -252,7 +250,7 @@ def run(
 
 
 def _agent_choices(model: str | None, flags: AgentFlags) -> Any:
-    from .agents import AgentChoices
+    from cockpit.agents import AgentChoices
 
     return AgentChoices(model=model, mode=flags.mode, options=tuple(flags.option or ()),
                         mcp=tuple(flags.mcp or ()), no_mcp=flags.no_mcp,
@@ -260,13 +258,13 @@ def _agent_choices(model: str | None, flags: AgentFlags) -> Any:
 
 
 def _no_choices() -> Any:
-    from .agents import AgentChoices
+    from cockpit.agents import AgentChoices
 
     return AgentChoices()
 
 
 def _warn_agent_config() -> None:
-    from .agents import config_problems
+    from cockpit.agents import config_problems
 
     for problem in config_problems():
         typer.echo(f"cockpit: warning: config.toml: {problem} (left out)", err=True)
@@ -279,7 +277,7 @@ def agents() -> None:
     Each with whether it is installed, the keys it reads and how to install it.
 
     Drive one with `cockpit run --agent NAME TASK`."""
-    from .agents import agents_listing
+    from cockpit.agents import agents_listing
 
     for line in agents_listing():
         typer.echo(line)
@@ -300,7 +298,7 @@ def models(
     """List the models an OpenAI-compatible server offers (for `cockpit run --model`)."""
     import asyncio
 
-    from .providers import config_warnings, list_models, resolve_server
+    from cockpit.providers import config_warnings, list_models, resolve_server
 
     for warning in config_warnings():
         typer.echo(f"cockpit: warning: {warning}", err=True)
@@ -328,8 +326,8 @@ def replay(
     theme: str | None = typer.Option(None, help="Theme name (default: the remembered one)."),
 ) -> None:
     """Review a run from its journal (help text above)."""
-    from .cli_checks import check_theme
-    from .replay.cli import run_replay
+    from cockpit.cli_checks import check_theme
+    from cockpit.replay.cli import run_replay
 
     with _user_errors():
         check_theme(theme)
@@ -350,8 +348,8 @@ def journals(
         "holds TEXT (any case)."),
 ) -> None:
     """List recent journals: start, status, agent, tokens, cost, title, task, events, path."""
-    from .cli_checks import check_limit
-    from .replay.cli import list_recent
+    from cockpit.cli_checks import check_limit
+    from cockpit.replay.cli import list_recent
 
     with _user_errors():
         check_limit("--limit", limit)
@@ -369,17 +367,17 @@ def export(
                                       help="Write here instead of standard output."),
 ) -> None:
     """Write a report of a run (help text above)."""
-    from .replay.cli import run_export
+    from cockpit.replay.cli import run_export
 
     raise typer.Exit(run_export(journal, format, output))
 
 
-from . import cli_agents  # noqa: E402, F401 - registers `sessions` and `resume`
+from cockpit import cli_agents  # noqa: E402, F401 - registers `sessions` and `resume`
 
 
 def main() -> None:
     """Console-script entry point."""
-    from .cli_checks import safe_output
+    from cockpit.cli_checks import safe_output
 
     safe_output()
     app()

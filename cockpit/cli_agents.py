@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .cli import (
+from cockpit.cli import (
     _agent_choices,
     _checked,
     _no_choices,
@@ -19,7 +19,7 @@ from .cli import (
     _warn_sandbox,
     app,
 )
-from .cli_options import (
+from cockpit.cli_options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,
@@ -46,13 +46,13 @@ def sessions(
     """List agent sessions to resume: updated, agent, session id, title, directory.
 
     Continue one with `cockpit resume --agent NAME --session ID [TASK]`."""
-    from .sessions import agent_sessions, journal_sessions, session_lines
+    from cockpit.sessions import agent_sessions, journal_sessions, session_lines
 
     with _user_errors():
         found = None
         name = None
         if agent is not None:
-            from .agents import agent_runner, agent_spec, workspace
+            from cockpit.agents import agent_runner, agent_spec, workspace
 
             spec = agent_spec(agent)
             name = spec.name
@@ -100,9 +100,9 @@ def resume(
     By session/resume where the agent offers it, else session/load, whose replay of the
     conversation is shown (and journaled) as history. Without TASK it opens the conversation:
     in the cockpit, type the next task."""
-    from .agents import agent_factory, agent_spec
-    from .runs import SetupError, use_tui
-    from .sessions import resumable
+    from cockpit.agents import agent_factory, agent_spec
+    from cockpit.runs import SetupError, use_tui
+    from cockpit.sessions import resumable
 
     tui = use_tui(flags.headless)
     with _checked(flags), _user_errors():

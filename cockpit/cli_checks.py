@@ -13,9 +13,8 @@ import sys
 from contextlib import suppress
 from pathlib import Path
 
+from cockpit.runs import SetupError
 from engine_adapter.journal import BOM, decode_json
-
-from .runs import SetupError
 
 __all__ = [
     "check_agent_program",
@@ -60,7 +59,7 @@ def theme_names() -> list[str]:
     them: the cockpit's own and the user's (`load_themes`), then Textual's built-in ones."""
     from textual.theme import BUILTIN_THEMES
 
-    from .themes import load_themes
+    from cockpit.themes import load_themes
 
     own = sorted(load_themes())
     return own + sorted(name for name in BUILTIN_THEMES if name not in own)

@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .notify import NotifySettings, parse_notify
-from .paths import config_dir
+from cockpit.notify import NotifySettings, parse_notify
+from cockpit.paths import config_dir
 
 __all__ = ["Config", "ModelConfig", "ProviderConfig", "config_path", "load_config",
            "save_theme"]

@@ -18,24 +18,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine_adapter.describe import call_timing
-from engine_adapter.fold import (
-    DecisionItem,
-    EndItem,
-    Item,
-    MessageItem,
-    NoticeItem,
-    QuestionItem,
-    RunView,
-    ToolCallItem,
-)
-from engine_adapter.journal_index import JournalIndex
-from engine_adapter.replay import JournalReplay
-from engine_adapter.text import cap, escaped
-
-from .export_html import render_html
-from .outcome import changes_lines, outcome, task_changes
-from .report import (
+from cockpit.export_html import render_html
+from cockpit.outcome import changes_lines, outcome, task_changes
+from cockpit.report import (
     END_LINES,
     HUMAN,
     TEXT_CHARS,
@@ -52,6 +37,20 @@ from .report import (
     usage_text,
     when,
 )
+from engine_adapter.describe import call_timing
+from engine_adapter.fold import (
+    DecisionItem,
+    EndItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    QuestionItem,
+    RunView,
+    ToolCallItem,
+)
+from engine_adapter.journal_index import JournalIndex
+from engine_adapter.replay import JournalReplay
+from engine_adapter.text import cap, escaped
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 

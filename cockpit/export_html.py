@@ -11,22 +11,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from engine_adapter.describe import call_timing
-from engine_adapter.diff_summary import line_kinds
-from engine_adapter.fold import (
-    DecisionItem,
-    EndItem,
-    Item,
-    MessageItem,
-    NoticeItem,
-    QuestionItem,
-    RunView,
-    ToolCallItem,
-)
-from engine_adapter.text import cap, marker, split_unsafe
-
-from .outcome import changes_lines, outcome, task_changes
-from .report import (
+from cockpit.outcome import changes_lines, outcome, task_changes
+from cockpit.report import (
     END_LINES,
     HUMAN,
     TEXT_CHARS,
@@ -43,6 +29,19 @@ from .report import (
     usage_text,
     when,
 )
+from engine_adapter.describe import call_timing
+from engine_adapter.diff_summary import line_kinds
+from engine_adapter.fold import (
+    DecisionItem,
+    EndItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    QuestionItem,
+    RunView,
+    ToolCallItem,
+)
+from engine_adapter.text import cap, marker, split_unsafe
 
 __all__ = ["render_html"]
 

@@ -11,16 +11,15 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from cockpit.keys import key_label
+from cockpit.pump import ChangeSet
+from cockpit.screens import GrantsScreen
+from cockpit.widgets.text import clean
 from engine_adapter import Session
 from engine_adapter.text import plural
 
-from .keys import key_label
-from .pump import ChangeSet
-from .screens import GrantsScreen
-from .widgets.text import clean
-
 if TYPE_CHECKING:
-    from .app import CockpitApp
+    from cockpit.app import CockpitApp
 
 __all__ = ["GrantControls"]
 

@@ -13,10 +13,9 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from cockpit.paths import grants_dir
 from engine_adapter.grants import SCOPES, GrantEntry, GrantFileError, GrantStore, Scope
 from engine_adapter.grants.gate import ApprovalGate
-
-from .paths import grants_dir
 
 __all__ = ["grants_app", "listing"]
 

@@ -25,14 +25,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from cockpit.outcome import changes_lines, reply_in_text
+from cockpit.terminate import on_terminate
 from engine_adapter import Session, TaskState
 from engine_adapter.describe import describe, duration_text
 from engine_adapter.diff_summary import FileChange, changed_files, merge_changes
 from engine_adapter.sandbox import UNAVAILABLE
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
-
-from .outcome import changes_lines, reply_in_text
-from .terminate import on_terminate
 
 __all__ = ["MAX_LINE", "LinePrinter", "approval_mode", "format_event", "run_headless",
            "sanitize", "use_color"]

@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from cockpit.config import Config, ProviderConfig, load_config
+from cockpit.paths import config_dir
+from cockpit.runs import RunOptions, SessionFactory, SetupError, make_sandbox
 from engine_adapter.engines.builtin import BuiltinRunner
 from engine_adapter.engines.builtin.openai_model import OpenAIModel, Price, window_from_listing
-
-from .config import Config, ProviderConfig, load_config
-from .paths import config_dir
-from .runs import RunOptions, SessionFactory, SetupError, make_sandbox
 
 __all__ = ["KNOWN_PROVIDERS", "Endpoint", "Server", "config_warnings", "is_local", "list_models",
            "make_model", "model_factory", "resolve_model", "resolve_server", "system_prompt"]

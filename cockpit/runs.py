@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cockpit.paths import config_dir, data_dir, grants_dir, new_journal_path
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.text import a_or_an
-
-from .paths import config_dir, data_dir, grants_dir, new_journal_path
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -283,14 +282,14 @@ def present(session: Session, *, headless: bool,
     way the factory's agents are closed in the run's event loop before it ends.
     """
     if not headless:
-        from .app import CockpitApp
+        from cockpit.app import CockpitApp
 
         app = CockpitApp(session, theme=theme, next_session=next_session)
         app.run()
         sessions = app.sessions or [session]
         return exit_code(sessions[-1].state.status,
                          journal_failed=any(s.journal_error for s in sessions))
-    from .headless import run_headless
+    from cockpit.headless import run_headless
 
     async def run_then_close() -> Any:
         try:

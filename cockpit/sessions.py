@@ -15,11 +15,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cockpit.paths import journal_dir
+from cockpit.replay.journals import JournalSummary, list_journals
+from cockpit.runs import SetupError
 from engine_adapter.timestamps import format_ts
-
-from .paths import journal_dir
-from .replay.journals import JournalSummary, list_journals
-from .runs import SetupError
 
 if TYPE_CHECKING:  # the ACP engine (and its SDK) is imported only when an agent is asked
     from engine_adapter.engines.acp import AcpRunner, AgentSpec
@@ -104,8 +103,8 @@ def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:
     it); returns the exit code. Setup problems are printed as one line (exit code 2)."""
     import sys
 
-    from .agents import agent_factory, agent_spec
-    from .runs import RunOptions, present
+    from cockpit.agents import agent_factory, agent_spec
+    from cockpit.runs import RunOptions, present
 
     try:
         found = resumable(journal, None)
@@ -191,7 +190,7 @@ def session_lines(sessions: list[KnownSession], *, as_json: bool) -> list[str]:
     """The lines `cockpit sessions` prints: one a session (text, escaped), or one JSON array."""
     if as_json:
         return [json.dumps([asdict(s) for s in sessions], ensure_ascii=False, indent=1)]
-    from .replay.cli import _printable
+    from cockpit.replay.cli import _printable
 
     lines = []
     for s in sessions:
@@ -206,7 +205,7 @@ def resumable(journal: Path | None, agent: str | None) -> Resumable:
     """The conversation a journal holds (without one: the newest agent run's, of `agent` when
     given); `SetupError` when there is none."""
     if journal is not None:
-        from .replay.journals import summarize
+        from cockpit.replay.journals import summarize
 
         path = journal.expanduser()
         if not path.is_file():

@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Input
 
+from cockpit.steering import PromptQueue
+from cockpit.widgets.composer import Composer
+from cockpit.widgets.question_form import QuestionForm
+from cockpit.widgets.text import clean, clean_line
 from engine_adapter.fold import RunView
 from engine_adapter.questions import AnswerError
 
-from .steering import PromptQueue
-from .widgets.composer import Composer
-from .widgets.question_form import QuestionForm
-from .widgets.text import clean, clean_line
-
 if TYPE_CHECKING:
-    from .app import CockpitApp
+    from cockpit.app import CockpitApp
 
 __all__ = ["SteeringControls"]
 
@@ -188,7 +187,7 @@ class SteeringControls:
         self.pump.flush()
 
     def _back_to_transcript(self: CockpitApp) -> None:
-        from .widgets import Transcript
+        from cockpit.widgets import Transcript
 
         self.query_one(Transcript).focus()
 

@@ -11,7 +11,7 @@ one the footer shows.
 
 from __future__ import annotations
 
-from .keys import KEYS, KeySpec, register
+from cockpit.keys import KEYS, KeySpec, register
 
 __all__ = ["STEER_SCOPES"]
 

@@ -15,7 +15,7 @@ from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from .themes import VARIABLE_DEFAULTS
+from cockpit.themes import VARIABLE_DEFAULTS
 
 __all__ = ["Palette", "palette_for", "theme_variables"]
 

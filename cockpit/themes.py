@@ -32,7 +32,7 @@ from pydantic import (
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from .paths import config_dir
+from cockpit.paths import config_dir
 
 __all__ = [
     "DEFAULT_THEME",

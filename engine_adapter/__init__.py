@@ -5,15 +5,21 @@ approval grants and every shell rule (`shell`), saved grants, deny rules and app
 Never imports Textual: anything here runs headless, in a script, or under another UI.
 """
 
-from . import events as _events
-from .events import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
-from .fold import RunFold, RunView
-from .grants import ApprovalRequest, GrantStore, PolicyDecision, load_policy
-from .journal import JournalError, JsonlEventJournal, read_journal
-from .runner import AgentRunner, ApprovalController, CancelToken, EventSink
-from .session import Session
-from .shell import DESTRUCTIVE, ApprovalGrant, Classification, classify_command, grant_prefix
-from .state import SessionState, TaskState
+from engine_adapter import events as _events
+from engine_adapter.events import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
+from engine_adapter.fold import RunFold, RunView
+from engine_adapter.grants import ApprovalRequest, GrantStore, PolicyDecision, load_policy
+from engine_adapter.journal import JournalError, JsonlEventJournal, read_journal
+from engine_adapter.runner import AgentRunner, ApprovalController, CancelToken, EventSink
+from engine_adapter.session import Session
+from engine_adapter.shell import (
+    DESTRUCTIVE,
+    ApprovalGrant,
+    Classification,
+    classify_command,
+    grant_prefix,
+)
+from engine_adapter.state import SessionState, TaskState
 
 __version__ = "0.1.0"
 

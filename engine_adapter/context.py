@@ -18,9 +18,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
-from .questions import Answer
-from .runner import (
+from engine_adapter.events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
+from engine_adapter.questions import Answer
+from engine_adapter.runner import (
     AgentRunner,
     ApprovalController,
     CancelToken,
@@ -32,7 +32,7 @@ from .runner import (
 )
 
 if TYPE_CHECKING:
-    from .sandbox import Sandbox
+    from engine_adapter.sandbox import Sandbox
 
 __all__ = ["POLL_INTERVAL", "RunContext", "on_cancel", "wait_cancelled"]
 

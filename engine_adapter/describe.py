@@ -17,17 +17,19 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .describe_agent import (
+from engine_adapter.describe_agent import (
     AGENT_SESSION_DESCRIBERS,
     COMMAND_SIGILS,
     command_token,
     option_value_name,
     options_text,
 )
-from .describe_steps import STEP_DESCRIBERS, sandbox_warning
-from .describe_steps import SUMMARY_LIMIT as SUMMARY_LIMIT  # re-exported: named here before
-from .description import Description, Tone
-from .wording import (
+from engine_adapter.describe_steps import STEP_DESCRIBERS, sandbox_warning
+from engine_adapter.describe_steps import (
+    SUMMARY_LIMIT as SUMMARY_LIMIT,  # re-exported: named here before
+)
+from engine_adapter.description import Description, Tone
+from engine_adapter.wording import (
     approval_verdict,
     call_timing,
     duration_text,

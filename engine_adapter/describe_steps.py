@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .description import Description, Tone
-from .diff_summary import diff_stats
-from .input_fields import input_line
-from .sandbox import UNAVAILABLE, sandbox_label
-from .text import plural
-from .wording import approval_verdict, duration_text, end_lines
+from engine_adapter.description import Description, Tone
+from engine_adapter.diff_summary import diff_stats
+from engine_adapter.input_fields import input_line
+from engine_adapter.sandbox import UNAVAILABLE, sandbox_label
+from engine_adapter.text import plural
+from engine_adapter.wording import approval_verdict, duration_text, end_lines
 
 __all__ = ["STEP_DESCRIBERS", "SUMMARY_LIMIT", "sandbox_warning"]
 

@@ -24,7 +24,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
-from .text import Cut
+from engine_adapter.text import Cut
 
 __all__ = [
     "DIFF_SECONDS",

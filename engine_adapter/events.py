@@ -24,7 +24,7 @@ from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from .agent_session_events import (
+from engine_adapter.agent_session_events import (
     AgentChoice,
     AgentCommand,
     AgentConfig,
@@ -41,8 +41,8 @@ from .agent_session_events import (
     QuestionOption,
     SessionInfoChanged,
 )
-from .event_base import BaseEvent
-from .run_events import (
+from engine_adapter.event_base import BaseEvent
+from engine_adapter.run_events import (
     AgentEnd,
     AgentInfo,
     AgentMode,
@@ -63,10 +63,8 @@ from .run_events import (
     VerificationPlanFrozen,
     VerificationStart,
 )
-from .run_events import (
-    RunStatus as RunStatus,  # re-exported: named here before the split
-)
-from .tool_events import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
+from engine_adapter.run_events import RunStatus as RunStatus
+from engine_adapter.tool_events import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
 
 # `__all__` is at the end of the module: it is derived from `HarnessEvent`.
 

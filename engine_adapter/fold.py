@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .describe import describe, sandbox_warning
-from .events import BaseEvent, VerificationCheck
-from .fold_dialogue import dialogue_handlers
-from .outcomes import went_badly
-from .view import (
+from engine_adapter.describe import describe, sandbox_warning
+from engine_adapter.events import BaseEvent, VerificationCheck
+from engine_adapter.fold_dialogue import dialogue_handlers
+from engine_adapter.outcomes import went_badly
+from engine_adapter.view import (
     APPROVALS,
     COMMANDS,
     GRANTS,
@@ -44,7 +44,7 @@ from .view import (
     TurnView,
     input_diff,
 )
-from .view_dialogue import CommandView, HistoryItem, QuestionItem
+from engine_adapter.view_dialogue import CommandView, HistoryItem, QuestionItem
 
 __all__ = [
     "APPROVALS",

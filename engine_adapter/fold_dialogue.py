@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .view import COMMANDS, ITEMS, QUESTIONS, RUN, Change
-from .view_dialogue import CommandView, HistoryItem, QuestionItem
+from engine_adapter.view import COMMANDS, ITEMS, QUESTIONS, RUN, Change
+from engine_adapter.view_dialogue import CommandView, HistoryItem, QuestionItem
 
 if TYPE_CHECKING:
-    from .fold import RunFold
+    from engine_adapter.fold import RunFold
 
 __all__ = ["dialogue_handlers"]
 

@@ -25,8 +25,8 @@ from typing import Any, Literal
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from .event_caps import bounded_line
-from .events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe
+from engine_adapter.event_caps import bounded_line
+from engine_adapter.events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe
 
 __all__ = [
     "BOM",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from .events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent
-from .journal import BOM
-from .outcomes import FAILED_OUTCOMES, went_badly
+from engine_adapter.events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent
+from engine_adapter.journal import BOM
+from engine_adapter.outcomes import FAILED_OUTCOMES, went_badly
 
 __all__ = ["BAD_OUTCOME", "CODE_NAMES", "CORRUPT", "FLAGS", "TYPE_CODES", "TYPE_MASK", "UNKNOWN",
            "code_of", "parse_line", "parse_other"]

@@ -19,12 +19,12 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .events import EVENT_ADAPTER, BaseEvent
-from .fold import Change, DeferredText, RunFold
-from .journal_index import TYPE_CODES, Chunk, code_of, parse_other
+from engine_adapter.events import EVENT_ADAPTER, BaseEvent
+from engine_adapter.fold import Change, DeferredText, RunFold
+from engine_adapter.journal_index import TYPE_CODES, Chunk, code_of, parse_other
 
 if TYPE_CHECKING:
-    from .journal_index import JournalIndex
+    from engine_adapter.journal_index import JournalIndex
 
 __all__ = ["JournalText", "OnChange", "fold_chunk"]
 

@@ -32,9 +32,9 @@ from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
-from .events import BaseEvent, HarnessEvent
-from .journal import JournalError, is_blank
-from .journal_codes import (
+from engine_adapter.events import BaseEvent, HarnessEvent
+from engine_adapter.journal import JournalError, is_blank
+from engine_adapter.journal_codes import (
     BAD_OUTCOME,
     CODE_NAMES,
     CORRUPT,
@@ -46,7 +46,7 @@ from .journal_codes import (
     parse_line,
     parse_other,
 )
-from .journal_scan import Part, segments
+from engine_adapter.journal_scan import Part, segments
 
 __all__ = [
     "BAD_OUTCOME",

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .events import BaseEvent
-from .fold import RunFold
-from .journal import is_blank
-from .journal_codes import parse_line
-from .journal_fold import fold_chunk
-from .journal_index import Chunk, JournalIndex
-from .journal_scan import STREAM_HEAD, segments
-from .view import MessageItem, NoticeItem, RunView, ToolCallItem
+from engine_adapter.events import BaseEvent
+from engine_adapter.fold import RunFold
+from engine_adapter.journal import is_blank
+from engine_adapter.journal_codes import parse_line
+from engine_adapter.journal_fold import fold_chunk
+from engine_adapter.journal_index import Chunk, JournalIndex
+from engine_adapter.journal_scan import STREAM_HEAD, segments
+from engine_adapter.view import MessageItem, NoticeItem, RunView, ToolCallItem
 
 __all__ = ["CUT_TITLE", "TAIL_BYTES", "Tail", "fold_tail", "tail_label"]
 

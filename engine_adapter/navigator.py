@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .journal_index import TYPE_CODES, TYPE_MASK
-from .journal_tail import TAIL_BYTES, Tail, fold_tail, tail_label
-from .replay import JournalReplay
-from .view import ChangeSet, RunView
+from engine_adapter.journal_index import TYPE_CODES, TYPE_MASK
+from engine_adapter.journal_tail import TAIL_BYTES, Tail, fold_tail, tail_label
+from engine_adapter.replay import JournalReplay
+from engine_adapter.view import ChangeSet, RunView
 
 __all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "FoldTail", "Frame", "Navigator", "Seek", "Wait",
            "code_class"]

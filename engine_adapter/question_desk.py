@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
-from .questions import Answer, AnswerAction, check_answer
-from .text import cap
+from engine_adapter.events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
+from engine_adapter.questions import Answer, AnswerAction, check_answer
+from engine_adapter.text import cap
 
 __all__ = ["PendingQuestion", "QuestionDesk", "unique_id"]
 

@@ -13,8 +13,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from .events import AnswerValue, QuestionField
-from .text import cap
+from engine_adapter.events import AnswerValue, QuestionField
+from engine_adapter.text import cap
 
 __all__ = [
     "TEXT_LIMIT",

@@ -27,10 +27,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .events import BaseEvent
-from .fold import RunFold, RunView
-from .journal_fold import OnChange, fold_chunk
-from .journal_index import Chunk, JournalIndex
+from engine_adapter.events import BaseEvent
+from engine_adapter.fold import RunFold, RunView
+from engine_adapter.journal_fold import OnChange, fold_chunk
+from engine_adapter.journal_index import Chunk, JournalIndex
 
 __all__ = ["JournalReplay"]
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from .events import BaseEvent
-from .state import TaskState
+from engine_adapter.events import BaseEvent
+from engine_adapter.state import TaskState
 
 __all__ = [
     "AgentRunner",

@@ -20,10 +20,10 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from .bus import EventLog
-from .cancel import SessionCancelToken
-from .event_caps import bounded_line
-from .events import (
+from engine_adapter.bus import EventLog
+from engine_adapter.cancel import SessionCancelToken
+from engine_adapter.event_caps import bounded_line
+from engine_adapter.events import (
     EVENT_ADAPTER,
     AgentEnd,
     BaseEvent,
@@ -31,20 +31,18 @@ from .events import (
     HarnessEvent,
     stamped,
 )
-from .grants import ApprovalGate, ApprovalPolicy, GrantStore
-from .journal import JsonlEventJournal
-from .question_desk import PendingQuestion, QuestionDesk
-from .questions import Answer, AnswerAction
-from .runner import AgentRunner
-from .session_approvals import (
-    AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER,  # re-exported: named here before the split
+from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore
+from engine_adapter.journal import JsonlEventJournal
+from engine_adapter.question_desk import PendingQuestion, QuestionDesk
+from engine_adapter.questions import Answer, AnswerAction
+from engine_adapter.runner import AgentRunner
+from engine_adapter.session_approvals import AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER
+from engine_adapter.session_approvals import REASON_LIMIT, ApprovalPlane, PendingApproval, Policy
+from engine_adapter.session_approvals import (
+    UNSANDBOXED_AUTO_APPROVE_MAX_TIER as UNSANDBOXED_AUTO_APPROVE_MAX_TIER,
 )
-from .session_approvals import REASON_LIMIT, ApprovalPlane, PendingApproval, Policy
-from .session_approvals import (
-    UNSANDBOXED_AUTO_APPROVE_MAX_TIER as UNSANDBOXED_AUTO_APPROVE_MAX_TIER,  # (likewise)
-)
-from .shell import ApprovalGrant
-from .state import TaskState
+from engine_adapter.shell import ApprovalGrant
+from engine_adapter.state import TaskState
 
 __all__ = ["REASON_LIMIT", "PendingApproval", "PendingQuestion", "Session",
            "SessionCancelToken"]

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .cancel import SessionCancelToken
-from .events import ApprovalRequested, ApprovalResolved, BaseEvent
-from .grants import ApprovalGate, ApprovalRequest, Ruling, Scope
-from .question_desk import unique_id
-from .shell import grantability, grantability_off_loop
-from .text import cap
+from engine_adapter.cancel import SessionCancelToken
+from engine_adapter.events import ApprovalRequested, ApprovalResolved, BaseEvent
+from engine_adapter.grants import ApprovalGate, ApprovalRequest, Ruling, Scope
+from engine_adapter.question_desk import unique_id
+from engine_adapter.shell import grantability, grantability_off_loop
+from engine_adapter.text import cap
 
 __all__ = ["AUTO_APPROVE_MAX_TIER", "REASON_LIMIT", "UNSANDBOXED_AUTO_APPROVE_MAX_TIER",
            "ApprovalPlane", "PendingApproval", "Policy"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .shell import ApprovalGrant
+from engine_adapter.shell import ApprovalGrant
 
 __all__ = ["SessionState", "TaskState", "TaskStatus"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from .view_records import ApprovalView, CheckView, GrantView, TurnView
+from engine_adapter.view_records import ApprovalView, CheckView, GrantView, TurnView
 
 __all__ = [
     "APPROVALS",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .view import Item
+from engine_adapter.view import Item
 
 __all__ = ["CommandView", "HistoryItem", "QuestionItem"]
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cockpit.base_app import EventLookup, ThemedApp
+from cockpit.replay.picker import PickerScreen
+from cockpit.replay.screen import POLL, ReplayScreen
 from engine_adapter.fold import Item
 from engine_adapter.replay import JournalReplay
-
-from ..base_app import EventLookup, ThemedApp
-from .picker import PickerScreen
-from .screen import POLL, ReplayScreen
 
 __all__ = ["ReplayApp", "ReplayScreen"]
 

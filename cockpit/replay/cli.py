@@ -11,13 +11,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from engine_adapter import JournalError
-from engine_adapter.journal_index import JournalIndex
-from engine_adapter.text import escaped, plural
-from engine_adapter.timestamps import format_ts
-
-from ..paths import journal_dir
-from .journals import (
+from cockpit.paths import journal_dir
+from cockpit.replay.journals import (
     CRASHED,
     CRASHED_LEGEND,
     CRASHED_TEXT,
@@ -26,6 +21,10 @@ from .journals import (
     list_journals,
     open_status,
 )
+from engine_adapter import JournalError
+from engine_adapter.journal_index import JournalIndex
+from engine_adapter.text import escaped, plural
+from engine_adapter.timestamps import format_ts
 
 __all__ = ["STATUSES", "check_journal", "list_recent", "matches", "print_lines", "run_export",
            "run_replay"]
@@ -84,9 +83,8 @@ def check_journal(path: str) -> str | None:
 def print_lines(path: str, out: TextIO | None = None) -> int:
     """Print the run in `path` one line per event, as `--headless` shows a live run (for a pipe
     or a file: `cockpit replay J | less`). Returns the exit code."""
+    from cockpit.headless import LinePrinter, use_color
     from engine_adapter.journal import read_journal
-
-    from ..headless import LinePrinter, use_color
 
     out = out if out is not None else sys.stdout
     file = Path(path).expanduser()
@@ -133,7 +131,7 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
 
     Without a terminal (`cockpit replay J | cat`) the run is printed as lines instead, and
     without a path the recent journals are listed."""
-    from ..runs import use_tui
+    from cockpit.runs import use_tui
 
     if path is not None:
         problem = check_journal(path)
@@ -146,7 +144,7 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
                    "`cockpit replay PATH`")
             return list_recent()
         return print_lines(path)
-    from .app import ReplayApp
+    from cockpit.replay.app import ReplayApp
 
     try:
         app = ReplayApp(Path(path).expanduser() if path else None, theme=theme)
@@ -154,10 +152,10 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
         _error(str(exc))
         return 2
     result = app.run()
-    from ..sessions import ResumeRequest
+    from cockpit.sessions import ResumeRequest
 
     if isinstance(result, ResumeRequest):  # `r`: continue the run shown, in the cockpit
-        from ..sessions import resume_in_cockpit
+        from cockpit.sessions import resume_in_cockpit
 
         return resume_in_cockpit(result.journal, theme=theme)
     return 0
@@ -237,7 +235,7 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
 
 def run_export(path: str, fmt: str, output: str | None) -> int:
     """Write the report to `output` (or stdout)."""
-    from ..export import FORMATS, export_journal
+    from cockpit.export import FORMATS, export_journal
 
     if fmt not in FORMATS:
         _error(f"unknown format {fmt!r}; use --format markdown or --format html")

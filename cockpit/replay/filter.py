@@ -10,9 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, SelectionList, Static
 
+from cockpit.keys import bindings
 from engine_adapter.journal_index import CODE_NAMES
-
-from ..keys import bindings
 
 __all__ = ["FilterScreen"]
 

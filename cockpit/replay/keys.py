@@ -3,7 +3,7 @@ scope, so the footer, the `?` help and a user's keymap treat them like every oth
 
 from __future__ import annotations
 
-from ..keys import KEYS, KeySpec, register
+from cockpit.keys import KEYS, KeySpec, register
 
 __all__ = ["PICKER_SCOPE", "REPLAY_SCOPE"]
 

@@ -11,19 +11,18 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from engine_adapter.timestamps import format_ts
-
-from ..keys import bindings
-from ..paths import journal_dir
-from ..widgets.text import clean_line, styled_line
-from .journals import (
+from cockpit.keys import bindings
+from cockpit.paths import journal_dir
+from cockpit.replay.journals import (
     CRASHED,
     CRASHED_LEGEND,
     JournalSummary,
     describe_length,
     list_journals,
 )
-from .keys import PICKER_SCOPE
+from cockpit.replay.keys import PICKER_SCOPE
+from cockpit.widgets.text import clean_line, styled_line
+from engine_adapter.timestamps import format_ts
 
 __all__ = ["PickerScreen", "describe_length", "request_resume"]
 
@@ -85,7 +84,7 @@ class PickerScreen(Screen[Path | None]):
 
 def request_resume(app: App[object], path: Path) -> None:
     """Close `app` asking for the run of `path` to be resumed, or say why it cannot be."""
-    from ..sessions import ResumeRequest, resume_problem
+    from cockpit.sessions import ResumeRequest, resume_problem
 
     problem = resume_problem(path)
     if problem is not None:

@@ -8,17 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Input
 
+from cockpit.replay.filter import FilterScreen
+from cockpit.replay.screen_text import filter_text, match_after, search_text, type_counts
+from cockpit.widgets import Transcript
+from cockpit.widgets.text import clean_line
 from engine_adapter.journal_index import CODE_NAMES, FLAGS
 from engine_adapter.navigator import Navigator, code_class
 from engine_adapter.replay import JournalReplay
 
-from ..widgets import Transcript
-from ..widgets.text import clean_line
-from .filter import FilterScreen
-from .screen_text import filter_text, match_after, search_text, type_counts
-
 if TYPE_CHECKING:
-    from .timeline import Timeline
+    from cockpit.replay.timeline import Timeline
 
 __all__ = ["JournalSearch"]
 

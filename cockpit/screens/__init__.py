@@ -1,8 +1,8 @@
 """Screens shown over the cockpit: help, pager, raw-event inspector, quit confirmation, grants."""
 
-from .grants import GrantsScreen
-from .help import HelpScreen
-from .pager import PagerScreen
-from .quit import QuitScreen
+from cockpit.screens.grants import GrantsScreen
+from cockpit.screens.help import HelpScreen
+from cockpit.screens.pager import PagerScreen
+from cockpit.screens.quit import QuitScreen
 
 __all__ = ["GrantsScreen", "HelpScreen", "PagerScreen", "QuitScreen"]

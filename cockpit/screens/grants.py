@@ -18,13 +18,12 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from cockpit.keys import bindings, key_label
+from cockpit.styles import palette_for
+from cockpit.widgets.grant_scope import project_label
+from cockpit.widgets.text import clean_line
 from engine_adapter.grants import ApprovalGate, GrantEntry, GrantFileError
 from engine_adapter.text import plural
-
-from ..keys import bindings, key_label
-from ..styles import palette_for
-from ..widgets.grant_scope import project_label
-from ..widgets.text import clean_line
 
 __all__ = ["GrantsScreen"]
 

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ..keys import bindings, help_rows
+from cockpit.keys import bindings, help_rows
 
 __all__ = ["HelpScreen", "help_table"]
 

@@ -16,11 +16,10 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from cockpit.keys import bindings
+from cockpit.widgets.pager import TextPager
+from cockpit.widgets.text import clean_line
 from engine_adapter.text import plural
-
-from ..keys import bindings
-from ..widgets.pager import TextPager
-from ..widgets.text import clean_line
 
 __all__ = ["PagerScreen"]
 

@@ -29,14 +29,13 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from cockpit.keys import key_label
+from cockpit.styles import Palette, palette_for
+from cockpit.widgets.approval_input import fit_input, input_blocks
+from cockpit.widgets.grant_scope import ScopeChoice, always_text, scope_hint, scope_keys
+from cockpit.widgets.scroll_box import ScrollBox
+from cockpit.widgets.text import styled_line
 from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
-
-from ..keys import key_label
-from ..styles import Palette, palette_for
-from .approval_input import fit_input, input_blocks
-from .grant_scope import ScopeChoice, always_text, scope_hint, scope_keys
-from .scroll_box import ScrollBox
-from .text import styled_line
 
 __all__ = ["ApprovalBar", "always_text"]
 

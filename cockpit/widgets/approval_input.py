@@ -15,11 +15,10 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
+from cockpit.styles import Palette
+from cockpit.widgets.text import styled
 from engine_adapter.input_fields import input_fields
 from engine_adapter.text import Cut, cut, line_count
-
-from ..styles import Palette
-from .text import styled
 
 __all__ = ["Block", "fit_input", "fit_rows", "input_blocks"]
 

@@ -22,10 +22,9 @@ from pygments.util import ClassNotFound
 from rich.style import Style
 from rich.text import Text
 
+from cockpit.styles import Palette
 from engine_adapter.diff_summary import LineKind, line_kinds, preview_start
 from engine_adapter.text import marker, split_unsafe
-
-from ..styles import Palette
 
 __all__ = ["Rows", "code_rows", "diff_preview", "diff_rows", "diff_style", "lexer_for"]
 

@@ -20,15 +20,14 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
+from cockpit.keys import bindings, key_label
+from cockpit.steering import MESSAGE_LIMIT
+from cockpit.styles import palette_for
+from cockpit.widgets.text import clean_line
 from engine_adapter.describe import COMMAND_SIGILS
 from engine_adapter.describe import command_token as typed_as
 from engine_adapter.fold import CommandView
-
-from .. import steer_keys  # noqa: F401 - registers the bindings used below
-from ..keys import bindings, key_label
-from ..steering import MESSAGE_LIMIT
-from ..styles import palette_for
-from .text import clean_line
 
 __all__ = ["Composer", "command_token", "matching_commands"]
 

@@ -18,13 +18,12 @@ from textual.containers import Vertical
 from textual.events import Resize
 from textual.widgets import Static
 
+from cockpit import steer_keys  # noqa: F401 - registers the `compose` key named below
+from cockpit.keys import key_label
+from cockpit.styles import palette_for
+from cockpit.widgets.end_text import end_text
+from cockpit.widgets.scroll_box import ScrollBox
 from engine_adapter.fold import RunView
-
-from .. import steer_keys  # noqa: F401 - registers the `compose` key named below
-from ..keys import key_label
-from ..styles import palette_for
-from .end_text import end_text
-from .scroll_box import ScrollBox
 
 __all__ = ["EndPanel"]
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from cockpit.outcome import changes_lines, outcome, task_changes
+from cockpit.styles import Palette
+from cockpit.widgets.row_kit import warn_style
+from cockpit.widgets.text import clean_line, styled
 from engine_adapter.fold import EndItem, RunView
 from engine_adapter.text import cap, cut, plural
-
-from ..outcome import changes_lines, outcome, task_changes
-from ..styles import Palette
-from .row_kit import warn_style
-from .text import clean_line, styled
 
 __all__ = ["ERROR_LINES", "end_text"]
 

@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
+from cockpit.keys import key_label
+from cockpit.styles import Palette
+from cockpit.widgets.text import clean_line
 from engine_adapter.fold import ApprovalView
-
-from ..keys import key_label
-from ..styles import Palette
-from .text import clean_line
 
 __all__ = ["ScopeChoice", "always_text", "project_label", "scope_hint", "scope_keys",
            "scope_where"]

@@ -12,12 +12,11 @@ from rich.console import Console
 from rich.text import Text
 from textual.strip import Strip
 
+from cockpit.styles import Palette
+from cockpit.widgets.row_kit import one
+from cockpit.widgets.text import styled_line
 from engine_adapter.fold import HistoryItem
 from engine_adapter.text import plural
-
-from ..styles import Palette
-from .row_kit import one
-from .text import styled_line
 
 __all__ = ["COLLAPSED_LINES", "history_lines", "history_needs_pager", "history_text",
            "render_history"]

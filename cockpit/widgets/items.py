@@ -21,6 +21,22 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from cockpit.outcome import outcome, task_changes
+from cockpit.styles import Palette
+from cockpit.widgets.history_item import history_needs_pager, history_text, render_history
+from cockpit.widgets.question_rows import question_rows, question_text
+from cockpit.widgets.row_kit import markdown, one, warn_style, wrapped
+from cockpit.widgets.stream_rows import streaming_line_rows
+from cockpit.widgets.text import styled, styled_line, styled_one_line
+from cockpit.widgets.tool_rows import (
+    EXPANDED_LINES,
+    PREVIEW_LINES,
+    tool_icon,
+    tool_needs_pager,
+    tool_row_count,
+    tool_rows,
+    tool_text,
+)
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import (
     DecisionItem,
@@ -34,23 +50,6 @@ from engine_adapter.fold import (
 )
 from engine_adapter.input_fields import input_text
 from engine_adapter.text import Cut, cap, cut, plural
-
-from ..outcome import outcome, task_changes
-from ..styles import Palette
-from .history_item import history_needs_pager, history_text, render_history
-from .question_rows import question_rows, question_text
-from .row_kit import markdown, one, warn_style, wrapped
-from .stream_rows import streaming_line_rows
-from .text import styled, styled_line, styled_one_line
-from .tool_rows import (
-    EXPANDED_LINES,
-    PREVIEW_LINES,
-    tool_icon,
-    tool_needs_pager,
-    tool_row_count,
-    tool_rows,
-    tool_text,
-)
 
 __all__ = [
     "EXPANDED_LINES",

@@ -18,8 +18,8 @@ from textual.app import RenderResult
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ..keys import key_label
-from ..styles import palette_for
+from cockpit.keys import key_label
+from cockpit.styles import palette_for
 
 __all__ = ["KeyHints"]
 

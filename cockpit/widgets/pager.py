@@ -33,8 +33,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..styles import palette_for
-from .text import styled_line
+from cockpit.styles import palette_for
+from cockpit.widgets.text import styled_line
 
 __all__ = ["TextPager", "find_matches"]
 

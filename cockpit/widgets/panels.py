@@ -17,14 +17,13 @@ from textual.app import RenderResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from cockpit.keys import key_label
+from cockpit.styles import palette_for
+from cockpit.widgets.text import clean_line, one_line
 from engine_adapter.describe import options_text
 from engine_adapter.fold import RunView
 from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
-
-from ..keys import key_label
-from ..styles import palette_for
-from .text import clean_line, one_line
 
 __all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed", "short_path",
            "side_summary"]

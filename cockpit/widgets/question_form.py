@@ -23,13 +23,12 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, RadioButton, RadioSet, SelectionList, Static
 
+from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
+from cockpit.keys import bindings, key_label
+from cockpit.styles import palette_for
+from cockpit.widgets.text import clean_line, styled
 from engine_adapter.fold import QuestionItem, RunView
 from engine_adapter.questions import field_kind_text, field_label
-
-from .. import steer_keys  # noqa: F401 - registers the bindings used below
-from ..keys import bindings, key_label
-from ..styles import palette_for
-from .text import clean_line, styled
 
 __all__ = ["QuestionForm"]
 

@@ -12,10 +12,9 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from cockpit.styles import Palette
+from cockpit.widgets.text import clean
 from engine_adapter.text import Cut
-
-from ..styles import Palette
-from .text import clean
 
 __all__ = ["changed_rows", "lines_note", "markdown", "one", "warn_style", "wrapped"]
 

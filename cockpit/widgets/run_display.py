@@ -26,16 +26,15 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.widgets import Static
 
+from cockpit.keys import key_label
+from cockpit.pump import ChangeSet
+from cockpit.styles import palette_for
+from cockpit.widgets.approval import ApprovalBar
+from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
+from cockpit.widgets.question_form import QuestionForm
+from cockpit.widgets.transcript import Transcript
 from engine_adapter.fold import APPROVALS, GRANTS, QUESTIONS, RUN, USAGE, VERIFICATION, RunView
 from engine_adapter.text import plural
-
-from ..keys import key_label
-from ..pump import ChangeSet
-from ..styles import palette_for
-from .approval import ApprovalBar
-from .panels import GrantsPanel, StatusLine, VerificationPanel
-from .question_form import QuestionForm
-from .transcript import Transcript
 
 __all__ = ["SIDE_MIN_WIDTH", "RunDisplay"]
 

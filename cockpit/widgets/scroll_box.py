@@ -16,10 +16,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from cockpit.keys import key_label
+from cockpit.styles import palette_for
 from engine_adapter.text import plural
-
-from ..keys import key_label
-from ..styles import palette_for
 
 __all__ = ["ScrollBox", "scroll_panel_target"]
 

@@ -22,8 +22,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from .row_kit import wrapped
-from .text import styled
+from cockpit.widgets.row_kit import wrapped
+from cockpit.widgets.text import styled
 
 __all__ = ["CURSOR", "streaming_line_rows"]
 

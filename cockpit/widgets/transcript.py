@@ -28,13 +28,12 @@ from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
+from cockpit.keys import bindings
+from cockpit.styles import palette_for
+from cockpit.widgets.items import GUTTER, estimate_rows, render_item, row_count
+from cockpit.widgets.row_kit import changed_rows
+from cockpit.widgets.transcript_keys import TranscriptKeys
 from engine_adapter.fold import Item, RunView
-
-from ..keys import bindings
-from ..styles import palette_for
-from .items import GUTTER, estimate_rows, render_item, row_count
-from .row_kit import changed_rows
-from .transcript_keys import TranscriptKeys
 
 __all__ = ["Transcript"]
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cockpit.widgets.items import needs_pager
 from engine_adapter.fold import Item
 
-from .items import needs_pager
-
 if TYPE_CHECKING:
-    from .transcript import Transcript
+    from cockpit.widgets.transcript import Transcript
 
 __all__ = ["TranscriptKeys"]
 

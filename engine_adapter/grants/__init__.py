@@ -11,9 +11,9 @@
 How the views word who decided a call is `engine_adapter.describe.verdict_text`.
 """
 
-from .gate import ApprovalGate, GrantEntry, Ruling
-from .grant_file import GrantFileError
-from .policy import (
+from engine_adapter.grants.gate import ApprovalGate, GrantEntry, Ruling
+from engine_adapter.grants.grant_file import GrantFileError
+from engine_adapter.grants.policy import (
     ApprovalPolicy,
     ApprovalRequest,
     PolicyDecision,
@@ -22,8 +22,8 @@ from .policy import (
     TomlPolicy,
     load_policy,
 )
-from .records import SAVED_SCOPES, SCOPES, DenyRule, SavedGrant, Scope
-from .store import GrantStore, project_identity
+from engine_adapter.grants.records import SAVED_SCOPES, SCOPES, DenyRule, SavedGrant, Scope
+from engine_adapter.grants.store import GrantStore, project_identity
 
 __all__ = [
     "SAVED_SCOPES",

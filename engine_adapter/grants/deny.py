@@ -21,9 +21,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..shell.lexer import ShellSyntaxError, Word, lex, simple_commands
-from ..shell.prefix import COMMAND_KEYS
-from ..shell.programs import RUNS_ARGV, RUNS_LINE, SHELL_PROGRAMS, basename
+from engine_adapter.shell.lexer import ShellSyntaxError, Word, lex, simple_commands
+from engine_adapter.shell.prefix import COMMAND_KEYS
+from engine_adapter.shell.programs import RUNS_ARGV, RUNS_LINE, SHELL_PROGRAMS, basename
 
 __all__ = ["runs_prefix"]
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from ..shell import ApprovalGrant, Grantability
-from ..shell.grantability import OFFLOAD_CHARS, input_chars
-from .grant_file import GrantFileError
-from .policy import ApprovalPolicy, ApprovalRequest, PolicyDecision
-from .records import DenyRule, SavedGrant, Scope, now
-from .store import GrantStore
+from engine_adapter.grants.grant_file import GrantFileError
+from engine_adapter.grants.policy import ApprovalPolicy, ApprovalRequest, PolicyDecision
+from engine_adapter.grants.records import DenyRule, SavedGrant, Scope, now
+from engine_adapter.grants.store import GrantStore
+from engine_adapter.shell import ApprovalGrant, Grantability
+from engine_adapter.shell.grantability import OFFLOAD_CHARS, input_chars
 
 __all__ = ["ApprovalGate", "GrantEntry", "Ruling"]
 

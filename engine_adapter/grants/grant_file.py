@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .records import MAX_NOTE, DenyRule, SavedGrant, Scope, text_problem
+from engine_adapter.grants.records import MAX_NOTE, DenyRule, SavedGrant, Scope, text_problem
 
 __all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "GrantFile", "GrantFileError", "read_grant_file",
            "update_grant_file"]

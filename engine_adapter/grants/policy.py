@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .deny import runs_prefix
-from .records import ANY_TOOL, deny_words, text_problem, tool_problem
+from engine_adapter.grants.deny import runs_prefix
+from engine_adapter.grants.records import ANY_TOOL, deny_words, text_problem, tool_problem
 
 __all__ = ["ApprovalPolicy", "ApprovalRequest", "Decision", "PolicyDecision", "PolicyError",
            "PolicyRule", "TomlPolicy", "load_policy"]

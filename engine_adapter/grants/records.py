@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import ClassVar, Literal
 
-from ..shell import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
-from ..shell.lexer import Op, ShellSyntaxError, lex
+from engine_adapter.shell import MAX_GRANTABLE_TIER, UNGRANTABLE_TOOLS, ApprovalGrant, grant_prefix
+from engine_adapter.shell.lexer import Op, ShellSyntaxError, lex
 
 __all__ = [
     "ANY_TOOL",

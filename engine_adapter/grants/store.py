@@ -29,9 +29,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .deny import runs_prefix
-from .grant_file import GrantFile, GrantFileError, file_stamp, read_grant_file, update_grant_file
-from .records import (
+from engine_adapter.grants.deny import runs_prefix
+from engine_adapter.grants.grant_file import (
+    GrantFile,
+    GrantFileError,
+    file_stamp,
+    read_grant_file,
+    update_grant_file,
+)
+from engine_adapter.grants.records import (
     ANY_TOOL,
     SAVED_SCOPES,
     DenyRule,

@@ -8,9 +8,9 @@ and verification checks, and the commands ACP agents run through `terminal/creat
   command's output what the sandbox stopped.
 """
 
-from .blocked import blocked_by_sandbox
-from .core import PROTECTED_NAMES, Sandbox, Wrapped
-from .settings import (
+from engine_adapter.sandbox.blocked import blocked_by_sandbox
+from engine_adapter.sandbox.core import PROTECTED_NAMES, Sandbox, Wrapped
+from engine_adapter.sandbox.settings import (
     BYPASSED,
     ENV_VARIABLE,
     MODES,

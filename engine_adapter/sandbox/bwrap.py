@@ -26,7 +26,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from .settings import WORKSPACE_WRITE
+from engine_adapter.sandbox.settings import WORKSPACE_WRITE
 
 __all__ = ["INSTALL_HINT", "bwrap_argv", "find_bwrap", "probe_bwrap"]
 

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..scopes import resolve_program
-from .blocked import blocked_by_sandbox
-from .bwrap import INSTALL_HINT, bwrap_argv, find_bwrap, probe_bwrap
-from .seatbelt import find_sandbox_exec, seatbelt_argv
-from .settings import (
+from engine_adapter.sandbox.blocked import blocked_by_sandbox
+from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, find_bwrap, probe_bwrap
+from engine_adapter.sandbox.seatbelt import find_sandbox_exec, seatbelt_argv
+from engine_adapter.sandbox.settings import (
     BYPASSED,
     OFF,
     UNAVAILABLE,
@@ -38,6 +37,7 @@ from .settings import (
     default_settings,
     is_sandboxed,
 )
+from engine_adapter.scopes import resolve_program
 
 __all__ = ["PROTECTED_NAMES", "Sandbox", "Wrapped"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 
-from .settings import WORKSPACE_WRITE
+from engine_adapter.sandbox.settings import WORKSPACE_WRITE
 
 __all__ = ["find_sandbox_exec", "seatbelt_argv", "seatbelt_profile"]
 

@@ -12,17 +12,22 @@
   tier, 3 (ask) or `DESTRUCTIVE` (4: ask every time, never granted or auto-approved).
 """
 
-from .classify import ASK, DESTRUCTIVE, Classification, classify_command
-from .grantability import (
+from engine_adapter.shell.classify import ASK, DESTRUCTIVE, Classification, classify_command
+from engine_adapter.shell.grantability import (
     MAX_GRANTABLE_TIER,
     ApprovalGrant,
     Grantability,
     grantability,
     grantability_off_loop,
 )
-from .lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
-from .prefix import UNGRANTABLE_TOOLS, PrefixVerdict, explain_prefix, grant_prefix
-from .programs import program_family
+from engine_adapter.shell.lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
+from engine_adapter.shell.prefix import (
+    UNGRANTABLE_TOOLS,
+    PrefixVerdict,
+    explain_prefix,
+    grant_prefix,
+)
+from engine_adapter.shell.programs import program_family
 
 __all__ = [
     "ASK",

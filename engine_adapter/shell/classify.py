@@ -35,9 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .context import Context, has_long, non_options, option_values, outside
-from .lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
-from .programs import (
+from engine_adapter.shell.context import Context, has_long, non_options, option_values, outside
+from engine_adapter.shell.lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
+from engine_adapter.shell.programs import (
     ENV_PATH_LISTS,
     LINE_OPTIONS,
     NON_POSIX_SHELLS,
@@ -55,7 +55,7 @@ from .programs import (
     is_interpreter,
     program_family,
 )
-from .rules import destructive
+from engine_adapter.shell.rules import destructive
 
 __all__ = ["ASK", "DESTRUCTIVE", "Classification", "classify_command"]
 

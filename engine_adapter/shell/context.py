@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .lexer import Word
+from engine_adapter.shell.lexer import Word
 
 __all__ = ["Context", "has_long", "has_short", "non_options", "option_values", "outside"]
 

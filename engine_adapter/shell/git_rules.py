@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .context import Context, has_long, has_short, option_values, outside
-from .lexer import Word
+from engine_adapter.shell.context import Context, has_long, has_short, option_values, outside
+from engine_adapter.shell.lexer import Word
 
 __all__ = ["git_destructive"]
 

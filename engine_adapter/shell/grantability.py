@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .prefix import COMMAND_KEYS, UNGRANTABLE_TOOLS, explain_prefix
+from engine_adapter.shell.prefix import COMMAND_KEYS, UNGRANTABLE_TOOLS, explain_prefix
 
 __all__ = ["MAX_GRANTABLE_TIER", "OFFLOAD_CHARS", "ApprovalGrant", "Grantability",
            "grantability", "grantability_off_loop", "input_chars"]

@@ -28,10 +28,15 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .grant_options import dangerous_arg
-from .lexer import NEWLINE, Op, ShellSyntaxError, Word, lex, simple_commands
-from .programs import basename, denied_reason, program_family
-from .subcommands import MULTIPLEXERS, TARGET_STYLE, multiplexer_prefix, target_prefix
+from engine_adapter.shell.grant_options import dangerous_arg
+from engine_adapter.shell.lexer import NEWLINE, Op, ShellSyntaxError, Word, lex, simple_commands
+from engine_adapter.shell.programs import basename, denied_reason, program_family
+from engine_adapter.shell.subcommands import (
+    MULTIPLEXERS,
+    TARGET_STYLE,
+    multiplexer_prefix,
+    target_prefix,
+)
 
 __all__ = ["COMMAND_KEYS", "UNGRANTABLE_TOOLS", "PrefixVerdict", "explain_prefix",
            "grant_prefix"]

@@ -8,11 +8,18 @@ options force, delete or discard. Paths are judged against the workspace in `Con
 
 from __future__ import annotations
 
-from .context import Context, has_long, has_short, non_options, option_values, outside
-from .git_rules import git_destructive
-from .lexer import Word
-from .programs import WIPERS
-from .scripts import awk_danger, sed_danger, sed_edits
+from engine_adapter.shell.context import (
+    Context,
+    has_long,
+    has_short,
+    non_options,
+    option_values,
+    outside,
+)
+from engine_adapter.shell.git_rules import git_destructive
+from engine_adapter.shell.lexer import Word
+from engine_adapter.shell.programs import WIPERS
+from engine_adapter.shell.scripts import awk_danger, sed_danger, sed_edits
 
 __all__ = ["destructive"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .lexer import Word
+from engine_adapter.shell.lexer import Word
 
 __all__ = ["awk_danger", "sed_danger", "sed_edits"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from .grant_options import dangerous_arg
-from .lexer import Word
-from .programs import denied_reason, program_family
+from engine_adapter.shell.grant_options import dangerous_arg
+from engine_adapter.shell.lexer import Word
+from engine_adapter.shell.programs import denied_reason, program_family
 
 __all__ = ["MULTIPLEXERS", "TARGET_STYLE", "multiplexer_prefix", "target_prefix"]
 

@@ -13,14 +13,14 @@ cockpit serves the agent: permissions, `fs/*`, `terminal/*`), `workspace` and `t
 confinement behind them), `catalogue` (`agents.toml`: the agents known by name).
 """
 
-from .catalogue import (
+from engine_adapter.engines.acp.catalogue import (
     AgentSpec,
     AgentSpecError,
     agent_env,
     load_catalogue,
     resolve_agent,
 )
-from .runner import AcpRunner, AgentFailure
+from engine_adapter.engines.acp.runner import AcpRunner, AgentFailure
 
 __all__ = [
     "AcpRunner",

@@ -24,8 +24,11 @@ from typing import TYPE_CHECKING, Any
 from acp.schema import SessionNotification
 from pydantic import ValidationError
 
-from ...context import RunContext
-from ...events import (
+from engine_adapter.context import RunContext
+from engine_adapter.engines.acp.mapping import UpdateMapper, _block_text
+from engine_adapter.engines.acp.settings import options_from_acp
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import (
     AgentConfig,
     AgentMode,
     AgentNotice,
@@ -36,13 +39,10 @@ from ...events import (
     PhaseChanged,
     SessionInfoChanged,
 )
-from ...text import plural
-from .mapping import UpdateMapper, _block_text
-from .settings import options_from_acp
-from .text import clean
+from engine_adapter.text import plural
 
 if TYPE_CHECKING:
-    from .opening import Opened
+    from engine_adapter.engines.acp.opening import Opened
 
 __all__ = ["AgentSession"]
 

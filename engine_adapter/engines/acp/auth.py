@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import AgentSpec
-from .text import clean
+from engine_adapter.engines.acp.catalogue import AgentSpec
+from engine_adapter.engines.acp.text import clean
 
 __all__ = ["AuthChoice", "auth_hint", "choose_auth_method", "method_variables"]
 

@@ -46,17 +46,13 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
-from ...context import RunContext
-from ...diffs import unified_diff_async
-from ...events import BaseEvent, ToolEnd, ToolStart
-from ...fileio import FileRefused, off_loop
-from ...sandbox import Sandbox
-from ...text import plural
-from .commands import OfferedCommands
-from .elicitation import ElicitationCalls
-from .mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
-from .notes import DenialNotes
-from .permissions import (
+from engine_adapter.context import RunContext
+from engine_adapter.diffs import unified_diff_async
+from engine_adapter.engines.acp.commands import OfferedCommands
+from engine_adapter.engines.acp.elicitation import ElicitationCalls
+from engine_adapter.engines.acp.mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
+from engine_adapter.engines.acp.notes import DenialNotes
+from engine_adapter.engines.acp.permissions import (
     PERMISSION_DENIED,
     Permits,
     approval_input,
@@ -64,10 +60,14 @@ from .permissions import (
     destructive_reason,
     tier_for,
 )
-from .terminal_calls import TerminalCalls
-from .terminals import Terminals
-from .text import clean
-from .workspace import Workspace, WorkspaceError
+from engine_adapter.engines.acp.terminal_calls import TerminalCalls
+from engine_adapter.engines.acp.terminals import Terminals
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
+from engine_adapter.events import BaseEvent, ToolEnd, ToolStart
+from engine_adapter.fileio import FileRefused, off_loop
+from engine_adapter.sandbox import Sandbox
+from engine_adapter.text import plural
 
 __all__ = ["AcpClient", "client_capabilities"]
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from acp.schema import AvailableCommandsUpdate
 from pydantic import ValidationError
 
-from ...events import AgentCommand, CommandsAvailable
-from .text import clean
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import AgentCommand, CommandsAvailable
 
 if TYPE_CHECKING:
-    from .client import AcpClient
+    from engine_adapter.engines.acp.client import AcpClient
 
 __all__ = ["MAX_COMMANDS", "OfferedCommands", "agent_commands"]
 

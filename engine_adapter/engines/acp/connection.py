@@ -18,21 +18,21 @@ from acp import RequestError
 from acp.schema import Implementation
 from pydantic import ValidationError
 
-from ...events import AgentInfo
-from ...sandbox import Sandbox
-from .agent_session import AgentSession
-from .catalogue import agent_env
-from .client import AcpClient, client_capabilities
-from .errors import AgentFailure
-from .notes import offers_steering
-from .opening import SessionOpener
-from .process import AgentProcess, AgentStartError
-from .session_setup import SessionSetup
-from .text import clean
-from .workspace import Workspace
+from engine_adapter.engines.acp.agent_session import AgentSession
+from engine_adapter.engines.acp.catalogue import agent_env
+from engine_adapter.engines.acp.client import AcpClient, client_capabilities
+from engine_adapter.engines.acp.errors import AgentFailure
+from engine_adapter.engines.acp.notes import offers_steering
+from engine_adapter.engines.acp.opening import SessionOpener
+from engine_adapter.engines.acp.process import AgentProcess, AgentStartError
+from engine_adapter.engines.acp.session_setup import SessionSetup
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.engines.acp.workspace import Workspace
+from engine_adapter.events import AgentInfo
+from engine_adapter.sandbox import Sandbox
 
 if TYPE_CHECKING:
-    from .runner import AcpRunner
+    from engine_adapter.engines.acp.runner import AcpRunner
 
 __all__ = ["AgentConnection"]
 
@@ -45,7 +45,7 @@ class _Cancelled(Exception):
 
 def _version() -> str:
     try:
-        from ... import __version__
+        from engine_adapter import __version__
     except ImportError:  # pragma: no cover - the package always has one
         return "0"
     return __version__

@@ -13,15 +13,15 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
-from ...events import AgentMode
-from .catalogue import agent_env
-from .errors import AgentFailure
-from .opening import ListedSession, SessionOpener
-from .session_setup import SessionSetup, Wanted
-from .settings import SettingError, Step, apply_step, plan_settings
+from engine_adapter.engines.acp.catalogue import agent_env
+from engine_adapter.engines.acp.errors import AgentFailure
+from engine_adapter.engines.acp.opening import ListedSession, SessionOpener
+from engine_adapter.engines.acp.session_setup import SessionSetup, Wanted
+from engine_adapter.engines.acp.settings import SettingError, Step, apply_step, plan_settings
+from engine_adapter.events import AgentMode
 
 if TYPE_CHECKING:
-    from .runner import AcpRunner
+    from engine_adapter.engines.acp.runner import AcpRunner
 
 __all__ = ["SessionControls"]
 

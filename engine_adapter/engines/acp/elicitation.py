@@ -22,13 +22,13 @@ from acp.schema import (
     DeclineElicitationResponse,
 )
 
-from ...context import RunContext
-from ...events import QuestionAnswered, QuestionAsked
-from .questions import UnsupportedForm, fields_from_schema
-from .text import clean
+from engine_adapter.context import RunContext
+from engine_adapter.engines.acp.questions import UnsupportedForm, fields_from_schema
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import QuestionAnswered, QuestionAsked
 
 if TYPE_CHECKING:
-    from .client import AcpClient
+    from engine_adapter.engines.acp.client import AcpClient
 
 __all__ = ["ElicitationCalls"]
 

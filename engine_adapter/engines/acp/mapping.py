@@ -23,8 +23,10 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ...diffs import unified_diff
-from ...events import (
+from engine_adapter.diffs import unified_diff
+from engine_adapter.engines.acp.permissions import tier_for
+from engine_adapter.engines.acp.text import cap, clean, clean_json
+from engine_adapter.events import (
     BaseEvent,
     ModelDecisionEvent,
     ModelUpdate,
@@ -33,8 +35,6 @@ from ...events import (
     ToolEnd,
     ToolStart,
 )
-from .permissions import tier_for
-from .text import cap, clean, clean_json
 
 __all__ = ["OUTPUT_LIMIT", "RenderedDiff", "ToolCallState", "UpdateMapper", "render_content"]
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import acp
 
-from ...context import RunContext
-from ...events import PromptNote
-from .text import clean
+from engine_adapter.context import RunContext
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import PromptNote
 
 __all__ = ["STEERING_METHOD", "DenialNotes", "note_text", "offers_steering"]
 

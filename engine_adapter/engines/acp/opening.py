@@ -21,16 +21,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp import RequestError
 
-from ...events import AgentMode, AgentNotice, AgentOption
-from .auth import auth_hint, choose_auth_method
-from .errors import AgentFailure
-from .mcp import acp_servers
-from .session_setup import SessionSetup, Wanted
-from .settings import SettingError, apply_step, modes_from_acp, options_from_acp, plan_settings
-from .text import clean
+from engine_adapter.engines.acp.auth import auth_hint, choose_auth_method
+from engine_adapter.engines.acp.errors import AgentFailure
+from engine_adapter.engines.acp.mcp import acp_servers
+from engine_adapter.engines.acp.session_setup import SessionSetup, Wanted
+from engine_adapter.engines.acp.settings import (
+    SettingError,
+    apply_step,
+    modes_from_acp,
+    options_from_acp,
+    plan_settings,
+)
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import AgentMode, AgentNotice, AgentOption
 
 if TYPE_CHECKING:
-    from .runner import AcpRunner
+    from engine_adapter.engines.acp.runner import AcpRunner
 
 __all__ = ["AUTH_REQUIRED", "ListedSession", "Opened", "SessionOpener", "SessionsNotOffered"]
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...shell import DESTRUCTIVE, classify_command
-from .text import clean, clean_json
+from engine_adapter.engines.acp.text import clean, clean_json
+from engine_adapter.shell import DESTRUCTIVE, classify_command
 
 __all__ = [
     "PERMISSION_DENIED",

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from ...scopes import Scope, end_scope, start_in_scope
-from .text import clean, clean_stderr_line
+from engine_adapter.engines.acp.text import clean, clean_stderr_line
+from engine_adapter.scopes import Scope, end_scope, start_in_scope
 
 __all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
 

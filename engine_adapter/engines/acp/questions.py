@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...events import QuestionField, QuestionOption
-from .text import clean
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import QuestionField, QuestionOption
 
 __all__ = ["MAX_FIELDS", "MAX_OPTIONS", "UnsupportedForm", "fields_from_schema"]
 

@@ -32,8 +32,18 @@ from typing import Any
 import acp
 from acp import RequestError
 
-from ...context import RunContext
-from ...events import (
+from engine_adapter.context import RunContext
+from engine_adapter.engines.acp.agent_session import AgentSession
+from engine_adapter.engines.acp.catalogue import AgentSpec
+from engine_adapter.engines.acp.client import AcpClient
+from engine_adapter.engines.acp.connection import AgentConnection, _Cancelled
+from engine_adapter.engines.acp.controls import SessionControls
+from engine_adapter.engines.acp.errors import AgentFailure
+from engine_adapter.engines.acp.opening import Opened
+from engine_adapter.engines.acp.process import AgentProcess
+from engine_adapter.engines.acp.session_setup import SessionSetup
+from engine_adapter.engines.acp.text import cap
+from engine_adapter.events import (
     AgentEnd,
     AgentInfo,
     AgentMode,
@@ -43,19 +53,9 @@ from ...events import (
     TurnEnd,
     TurnStart,
 )
-from ...runner import ApprovalController, CancelToken, EventSink
-from ...sandbox import Sandbox, SandboxSettings
-from ...state import TaskState
-from .agent_session import AgentSession
-from .catalogue import AgentSpec
-from .client import AcpClient
-from .connection import AgentConnection, _Cancelled
-from .controls import SessionControls
-from .errors import AgentFailure
-from .opening import Opened
-from .process import AgentProcess
-from .session_setup import SessionSetup
-from .text import cap
+from engine_adapter.runner import ApprovalController, CancelToken, EventSink
+from engine_adapter.sandbox import Sandbox, SandboxSettings
+from engine_adapter.state import TaskState
 
 __all__ = ["AcpRunner", "AgentFailure"]
 

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ...events import AgentChoice, AgentMode, AgentOption
-from .session_setup import Wanted
-from .text import clean
+from engine_adapter.engines.acp.session_setup import Wanted
+from engine_adapter.engines.acp.text import clean
+from engine_adapter.events import AgentChoice, AgentMode, AgentOption
 
 __all__ = [
     "SettingError",

@@ -14,8 +14,8 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ...sandbox import Sandbox, Wrapped
-from ...scopes import Scope, end_scope, start_in_scope
+from engine_adapter.sandbox import Sandbox, Wrapped
+from engine_adapter.scopes import Scope, end_scope, start_in_scope
 
 __all__ = ["DEFAULT_OUTPUT_LIMIT", "OUTSIDE_VARIABLE", "Prepared", "Terminal", "TerminalError",
            "Terminals"]

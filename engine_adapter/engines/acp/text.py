@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from ...text import MIN_CAP, escaped, plural
-from ...text import cap as cap_text
+from engine_adapter.text import MIN_CAP, escaped, plural
+from engine_adapter.text import cap as cap_text
 
 __all__ = ["cap", "clean", "clean_json", "clean_stderr_line"]
 

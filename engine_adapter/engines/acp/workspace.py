@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import os
 
-from ...diffs import unified_diff
-from ...fileio import FileRefused, check_writable, describe_error, read_regular, write_regular
+from engine_adapter.diffs import unified_diff
+from engine_adapter.fileio import (
+    FileRefused,
+    check_writable,
+    describe_error,
+    read_regular,
+    write_regular,
+)
 
 __all__ = ["MAX_FILE_BYTES", "Workspace", "WorkspaceError"]
 

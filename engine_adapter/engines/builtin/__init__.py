@@ -8,12 +8,17 @@
 - `demo` — the sample project (`sample_project/`) in a fresh workspace, ready to run.
 """
 
-from ...shell import Classification, classify_command
-from .demo import demo_runner, demo_task, make_workspace
-from .loop import BuiltinRunner
-from .model import Model, ModelRequest, RawDecision, TextDelta, Usage
-from .scripted import Scenario, ScenarioError, ScriptedModel, load_scenario
-from .workspace import Workspace, WorkspaceError
+from engine_adapter.engines.builtin.demo import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin.loop import BuiltinRunner
+from engine_adapter.engines.builtin.model import Model, ModelRequest, RawDecision, TextDelta, Usage
+from engine_adapter.engines.builtin.scripted import (
+    Scenario,
+    ScenarioError,
+    ScriptedModel,
+    load_scenario,
+)
+from engine_adapter.engines.builtin.workspace import Workspace, WorkspaceError
+from engine_adapter.shell import Classification, classify_command
 
 __all__ = [
     "BuiltinRunner",

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...sandbox import WORKSPACE_WRITE, Sandbox
-from ...shell import DESTRUCTIVE, classify_command
-from .process import shell_argv
-from .tools import ToolError
+from engine_adapter.engines.builtin.process import shell_argv
+from engine_adapter.engines.builtin.tools import ToolError
+from engine_adapter.sandbox import WORKSPACE_WRITE, Sandbox
+from engine_adapter.shell import DESTRUCTIVE, classify_command
 
 __all__ = ["ShellRequest", "blocked_hint", "shell_request"]
 

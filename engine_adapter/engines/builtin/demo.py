@@ -8,9 +8,9 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from ...sandbox import Sandbox, SandboxSettings
-from .loop import BuiltinRunner
-from .scripted import ScriptedModel, load_scenario
+from engine_adapter.engines.builtin.loop import BuiltinRunner
+from engine_adapter.engines.builtin.scripted import ScriptedModel, load_scenario
+from engine_adapter.sandbox import Sandbox, SandboxSettings
 
 __all__ = ["DEMO_SCENARIO", "FOLLOWUP_SCENARIO", "demo_runner", "demo_task", "make_workspace"]
 

@@ -27,8 +27,33 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ...context import RunContext
-from ...events import (
+from engine_adapter.context import RunContext
+from engine_adapter.engines.builtin.calls import Call, Failed, _ms_since
+from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
+from engine_adapter.engines.builtin.model import (
+    Decision,
+    Model,
+    ModelError,
+    ModelRequest,
+    ToolResult,
+    TranscriptEntry,
+    UserMessage,
+)
+from engine_adapter.engines.builtin.process import run_process
+from engine_adapter.engines.builtin.reply import raw_text, read_reply, sort_decisions
+from engine_adapter.engines.builtin.tools import (
+    EDIT_TOOLS,
+    TOOLS,
+    ToolError,
+    cap_text,
+    list_dir,
+    prepare_write,
+    read_file,
+    search,
+)
+from engine_adapter.engines.builtin.verification import VerificationSteps
+from engine_adapter.engines.builtin.workspace import Workspace
+from engine_adapter.events import (
     AgentEnd,
     AgentStart,
     CancellationObserved,
@@ -43,35 +68,10 @@ from ...events import (
     TurnStart,
     VerificationCheck,
 )
-from ...fileio import FileRefused, off_loop
-from ...runner import ApprovalController, CancelToken, EventSink
-from ...sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
-from ...state import TaskState
-from .calls import Call, Failed, _ms_since
-from .commands import blocked_hint, shell_request
-from .model import (
-    Decision,
-    Model,
-    ModelError,
-    ModelRequest,
-    ToolResult,
-    TranscriptEntry,
-    UserMessage,
-)
-from .process import run_process
-from .reply import raw_text, read_reply, sort_decisions
-from .tools import (
-    EDIT_TOOLS,
-    TOOLS,
-    ToolError,
-    cap_text,
-    list_dir,
-    prepare_write,
-    read_file,
-    search,
-)
-from .verification import VerificationSteps
-from .workspace import Workspace
+from engine_adapter.fileio import FileRefused, off_loop
+from engine_adapter.runner import ApprovalController, CancelToken, EventSink
+from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
+from engine_adapter.state import TaskState
 
 __all__ = ["BuiltinRunner"]
 

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ...text import a_or_an
+from engine_adapter.text import a_or_an
 
 __all__ = [
     "Decision",

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...context import wait_cancelled
-from ...runner import CancelToken
-from ...sandbox import Sandbox
-from ...scopes import end_scope, start_in_scope
+from engine_adapter.context import wait_cancelled
+from engine_adapter.runner import CancelToken
+from engine_adapter.sandbox import Sandbox
+from engine_adapter.scopes import end_scope, start_in_scope
 
 __all__ = ["ProcessResult", "run_process", "shell_argv"]
 

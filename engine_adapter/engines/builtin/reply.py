@@ -18,10 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...context import wait_cancelled
-from ...events import ModelRetry, ModelUpdate, ModelUsage
-from ...runner import CancelToken, EventSink
-from .model import (
+from engine_adapter.context import wait_cancelled
+from engine_adapter.engines.builtin.model import (
     Decision,
     DecisionFeedback,
     DecisionParseError,
@@ -35,6 +33,8 @@ from .model import (
     Usage,
     parse_decision,
 )
+from engine_adapter.events import ModelRetry, ModelUpdate, ModelUsage
+from engine_adapter.runner import CancelToken, EventSink
 
 __all__ = ["Reply", "Sorted", "read_reply", "sort_decisions"]
 

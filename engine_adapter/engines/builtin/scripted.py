@@ -36,7 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .model import (
+from engine_adapter.engines.builtin.model import (
     DecisionFeedback,
     ModelOutput,
     ModelRequest,

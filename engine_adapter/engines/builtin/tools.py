@@ -15,13 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...diffs import unified_diff
-from ...events import VerificationCheck
-from ...fileio import FileRefused, check_writable, describe_error, read_regular, write_regular
-from ...shell import DESTRUCTIVE, classify_command
-from ...text import plural
-from .model import ToolSpec
-from .workspace import Workspace, WorkspaceError
+from engine_adapter.diffs import unified_diff
+from engine_adapter.engines.builtin.model import ToolSpec
+from engine_adapter.engines.builtin.workspace import Workspace, WorkspaceError
+from engine_adapter.events import VerificationCheck
+from engine_adapter.fileio import (
+    FileRefused,
+    check_writable,
+    describe_error,
+    read_regular,
+    write_regular,
+)
+from engine_adapter.shell import DESTRUCTIVE, classify_command
+from engine_adapter.text import plural
 
 __all__ = [
     "EDIT_TOOLS",

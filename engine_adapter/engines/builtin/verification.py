@@ -7,14 +7,19 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ...context import RunContext
-from ...events import VerificationCheck, VerificationEnd, VerificationPlanFrozen, VerificationStart
-from ...sandbox import Sandbox
-from .calls import Call, _ms_since
-from .model import ToolResult
-from .process import run_process, shell_argv
-from .tools import ToolError, cap_text, parse_checks
-from .workspace import Workspace
+from engine_adapter.context import RunContext
+from engine_adapter.engines.builtin.calls import Call, _ms_since
+from engine_adapter.engines.builtin.model import ToolResult
+from engine_adapter.engines.builtin.process import run_process, shell_argv
+from engine_adapter.engines.builtin.tools import ToolError, cap_text, parse_checks
+from engine_adapter.engines.builtin.workspace import Workspace
+from engine_adapter.events import (
+    VerificationCheck,
+    VerificationEnd,
+    VerificationPlanFrozen,
+    VerificationStart,
+)
+from engine_adapter.sandbox import Sandbox
 
 __all__ = ["VerificationSteps"]
 

@@ -1,5 +1,5 @@
 """stats: tiny descriptive statistics (the sample project of `cockpit demo`)."""
 
-from .core import mean, median
+from stats.core import mean, median
 
 __all__ = ["mean", "median"]
