@@ -10,12 +10,11 @@ from dataclasses import dataclass, field
 
 from cockpit.outcome import Outcome, outcome
 from engine_adapter.describe import approval_verdict
+from engine_adapter.events import answer_text, fields_text, format_ts
 from engine_adapter.fold import EndItem, QuestionItem, RunView, ToolCallItem
 from engine_adapter.input_fields import input_text
-from engine_adapter.questions import answer_text, fields_text
 from engine_adapter.sandbox import sandbox_label
 from engine_adapter.text import cap, plural
-from engine_adapter.timestamps import format_ts
 
 __all__ = [
     "DIFF_CHARS",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from cockpit.paths import journal_dir
 from cockpit.replay.journals import JournalSummary, list_journals
 from cockpit.runs import SetupError
-from engine_adapter.timestamps import format_ts
+from engine_adapter.events import format_ts
 
 if TYPE_CHECKING:  # the ACP engine (and its SDK) is imported only when an agent is asked
     from engine_adapter.engines.acp import AcpRunner, AgentSpec

@@ -18,8 +18,8 @@ from cockpit.steering import PromptQueue
 from cockpit.widgets.composer import Composer
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.text import clean, clean_line
+from engine_adapter.events import AnswerError
 from engine_adapter.fold import RunView
-from engine_adapter.questions import AnswerError
 
 if TYPE_CHECKING:
     from cockpit.app import CockpitApp

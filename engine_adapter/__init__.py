@@ -5,8 +5,8 @@ approval grants and every shell rule (`shell`), saved grants, deny rules and app
 Never imports Textual: anything here runs headless, in a script, or under another UI.
 """
 
-from engine_adapter import events as _events
-from engine_adapter.events import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
+from engine_adapter.events import schema as _events
+from engine_adapter.events.schema import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
 from engine_adapter.fold import RunFold, RunView
 from engine_adapter.grants import ApprovalRequest, GrantStore, PolicyDecision, load_policy
 from engine_adapter.journal import JournalError, JsonlEventJournal, read_journal

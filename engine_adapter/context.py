@@ -18,8 +18,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from engine_adapter.events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
-from engine_adapter.questions import Answer
+from engine_adapter.events import Answer, BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
 from engine_adapter.runner import (
     AgentRunner,
     ApprovalController,

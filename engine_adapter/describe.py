@@ -1,7 +1,7 @@
 """How each event reads to a human: one `Description` per event type, shared by the fold's
 transcript notices, the headless lines and the export.
 
-Adding an event type touches its model (`events.py`), its fold handler and its describer —
+Adding an event type touches its model (`events`), its fold handler and its describer —
 in `describe_steps.py` (a task's steps) or `describe_agent.py` (an external agent's session),
 joined in `DESCRIBERS` here — nothing else has to restate how it reads. Texts are raw: the parts
 an agent or a tool chose are untrusted, and each view displays them through

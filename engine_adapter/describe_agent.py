@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine_adapter.description import Description, Tone
-from engine_adapter.questions import answer_text, fields_text
+from engine_adapter.events import answer_text, fields_text
 
 __all__ = ["AGENT_SESSION_DESCRIBERS", "COMMAND_SIGILS", "command_token", "option_value_name",
            "options_text"]

@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine_adapter.describe import describe, sandbox_warning
-from engine_adapter.events import BaseEvent, VerificationCheck
+from engine_adapter.events import BaseEvent, VerificationCheck, went_badly
 from engine_adapter.fold_dialogue import dialogue_handlers
-from engine_adapter.outcomes import went_badly
 from engine_adapter.view import (
     APPROVALS,
     COMMANDS,

@@ -25,8 +25,13 @@ from typing import Any, Literal
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from engine_adapter.event_caps import bounded_line
-from engine_adapter.events import EVENT_ADAPTER, BaseEvent, HarnessEvent, _describe
+from engine_adapter.events import (
+    EVENT_ADAPTER,
+    BaseEvent,
+    HarnessEvent,
+    bounded_line,
+    parse_error_text,
+)
 
 __all__ = [
     "BOM",
@@ -127,7 +132,7 @@ class JsonlEventJournal:
 
         `line` is the event already serialised (`bounded_line(event)[1]`), when the caller has
         it: the Session serialises each event once, for the journal and its history alike.
-        Without it, the event is serialised here, within the same caps (`event_caps`).
+        Without it, the event is serialised here, within the same caps (`events.caps`).
         """
         data = line if line is not None else bounded_line(event)[1]
         written = 0
@@ -340,7 +345,7 @@ class JournalReader(Iterator[HarnessEvent]):
                 return None
             if self.strict:
                 raise JournalError(
-                    f"{self.path}: line {number} is not a valid event ({_describe(exc)})",
+                    f"{self.path}: line {number} is not a valid event ({parse_error_text(exc)})",
                     line=number, path=str(self.path)) from None
             self.bad_lines.append(number)
             return None

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from engine_adapter.events import EVENT_ADAPTER, EVENT_TYPES, BaseEvent
+from engine_adapter.events import EVENT_ADAPTER, EVENT_TYPES, FAILED_OUTCOMES, BaseEvent, went_badly
 from engine_adapter.journal import BOM
-from engine_adapter.outcomes import FAILED_OUTCOMES, went_badly
 
 __all__ = ["BAD_OUTCOME", "CODE_NAMES", "CORRUPT", "FLAGS", "TYPE_CODES", "TYPE_MASK", "UNKNOWN",
            "code_of", "parse_line", "parse_other"]
@@ -17,7 +16,7 @@ TYPE_CODES: dict[str, int] = {name: code for code, name in enumerate(EVENT_TYPES
 UNKNOWN = 0x3E  # an event whose `type` this version does not know (a newer writer)
 CORRUPT = 0x3F  # a line that is not an event at all
 TYPE_MASK = 0x3F  # `code & TYPE_MASK` is the type code
-BAD_OUTCOME = 0x40  # the event reports a failed outcome (see `outcomes.went_badly`)
+BAD_OUTCOME = 0x40  # the event reports a failed outcome (see `events.went_badly`)
 FLAGS = (0, BAD_OUTCOME)
 """Every combination of the flags a type code may carry."""
 CODE_NAMES: dict[int, str] = {**{c: n for n, c in TYPE_CODES.items()},

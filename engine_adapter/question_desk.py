@@ -16,8 +16,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine_adapter.events import BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
-from engine_adapter.questions import Answer, AnswerAction, check_answer
+from engine_adapter.events import (
+    Answer,
+    AnswerAction,
+    BaseEvent,
+    QuestionAnswered,
+    QuestionAsked,
+    QuestionField,
+    check_answer,
+)
 from engine_adapter.text import cap
 
 __all__ = ["PendingQuestion", "QuestionDesk", "unique_id"]

@@ -22,19 +22,20 @@ from typing import Any
 
 from engine_adapter.bus import EventLog
 from engine_adapter.cancel import SessionCancelToken
-from engine_adapter.event_caps import bounded_line
 from engine_adapter.events import (
     EVENT_ADAPTER,
     AgentEnd,
+    Answer,
+    AnswerAction,
     BaseEvent,
     CancellationObserved,
     HarnessEvent,
+    bounded_line,
     stamped,
 )
 from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore
 from engine_adapter.journal import JsonlEventJournal
 from engine_adapter.question_desk import PendingQuestion, QuestionDesk
-from engine_adapter.questions import Answer, AnswerAction
 from engine_adapter.runner import AgentRunner
 from engine_adapter.session_approvals import AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER
 from engine_adapter.session_approvals import REASON_LIMIT, ApprovalPlane, PendingApproval, Policy

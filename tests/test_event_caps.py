@@ -1,5 +1,5 @@
 """Every line the Session writes reads back with its own strict reader: deep parts, huge parts
-and text JSON cannot carry are cut at the boundary, visibly (`event_caps`)."""
+and text JSON cannot carry are cut at the boundary, visibly (`events.caps`)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,14 @@ from engine_adapter import (
     VerificationPlanFrozen,
     read_journal,
 )
-from engine_adapter.event_caps import MAX_DEPTH, MAX_LINE_BYTES, bounded_line, line_depth
-from engine_adapter.events import EVENT_ADAPTER, dump_event
+from engine_adapter.events import (
+    EVENT_ADAPTER,
+    MAX_DEPTH,
+    MAX_LINE_BYTES,
+    bounded_line,
+    dump_event,
+    line_depth,
+)
 
 
 def nest(levels: int, shape: str = "dict"):

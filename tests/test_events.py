@@ -131,7 +131,7 @@ def test_parse_event_never_raises_anything_but_event_parse_error(junk) -> None:
 def test_event_types_and_exports_are_derived_from_the_union() -> None:
     from typing import get_args
 
-    from engine_adapter import events
+    from engine_adapter.events import schema as events
 
     union = get_args(get_args(events.HarnessEvent)[0])
     assert tuple(EVENT_TYPES.values()) == union == events.EVENT_CLASSES

@@ -21,10 +21,18 @@ from cockpit.replay import ReplayApp
 from cockpit.replay.cli import check_journal
 from cockpit.replay.journals import list_journals, summarize
 from engine_adapter import JournalError, read_journal
-from engine_adapter.events import EventParseError, TurnStart, dump_event, parse_event
+from engine_adapter.events import (
+    BAD_TIME,
+    MAX_TS,
+    EventParseError,
+    TurnStart,
+    dump_event,
+    format_ts,
+    is_valid_ts,
+    parse_event,
+)
 from engine_adapter.journal import BOM, decode_json, is_blank
 from engine_adapter.replay import JournalReplay
-from engine_adapter.timestamps import BAD_TIME, MAX_TS, format_ts, is_valid_ts
 
 BAD_TS = ["1e300", "NaN", "-NaN", "Infinity", "-Infinity", "-1e18", "-1", "-0.001", "1e20",
           str(int(MAX_TS)), "253402300800.0", "1" + "0" * 400, "1e400", "-1e400", '"1700000000"',

@@ -20,7 +20,7 @@ from engine_adapter import (
     read_journal,
 )
 from engine_adapter.context import RunContext
-from engine_adapter.questions import Answer, AnswerError, answer_text, check_answer, fields_text
+from engine_adapter.events import Answer, AnswerError, answer_text, check_answer, fields_text
 from engine_adapter.session import REASON_LIMIT
 
 FIELDS = [

@@ -95,7 +95,7 @@ def test_control_characters_are_made_visible():
 
 
 def test_a_hundred_thousand_line_output_is_collapsed_and_pages():
-    # ~3 MB, 100k lines: just under what one event may hold (event_caps.MAX_LINE_BYTES)
+    # ~3 MB, 100k lines: just under what one event may hold (events.MAX_LINE_BYTES)
     big = ("0123456789" * 3 + "\n") * 100_000
     text, strips = run(_shown([plain("r", "shell", {"command": "cat big"}, big)], _tool))
     assert len(strips) <= 6  # a header and a few preview rows, whatever the size

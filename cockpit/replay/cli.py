@@ -22,9 +22,9 @@ from cockpit.replay.journals import (
     open_status,
 )
 from engine_adapter import JournalError
+from engine_adapter.events import format_ts
 from engine_adapter.journal_index import JournalIndex
 from engine_adapter.text import escaped, plural
-from engine_adapter.timestamps import format_ts
 
 __all__ = ["STATUSES", "check_journal", "list_recent", "matches", "print_lines", "run_export",
            "run_replay"]

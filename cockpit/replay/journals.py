@@ -14,8 +14,8 @@ from pathlib import Path
 
 from cockpit.paths import journal_dir
 from cockpit.replay.journal_facts import JournalFacts, read_facts
+from engine_adapter.events import is_valid_ts
 from engine_adapter.journal import decode_json, writer_alive
-from engine_adapter.timestamps import is_valid_ts
 
 __all__ = ["CRASHED", "CRASHED_LEGEND", "CRASHED_TEXT", "JournalSummary", "describe_length",
            "list_journals",

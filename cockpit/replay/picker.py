@@ -22,7 +22,7 @@ from cockpit.replay.journals import (
 )
 from cockpit.replay.keys import PICKER_SCOPE
 from cockpit.widgets.text import clean_line, styled_line
-from engine_adapter.timestamps import format_ts
+from engine_adapter.events import format_ts
 
 __all__ = ["PickerScreen", "describe_length", "request_resume"]
 

@@ -10,11 +10,11 @@ import json
 from cockpit.replay.journals import CRASHED_TEXT
 from cockpit.replay.timeline import MARKER_KINDS
 from cockpit.widgets.text import clean_line
+from engine_adapter.events import format_ts
 from engine_adapter.journal import decode_json
 from engine_adapter.journal_index import CODE_NAMES, CORRUPT, TYPE_CODES, TYPE_MASK, JournalIndex
 from engine_adapter.navigator import Navigator, code_class
 from engine_adapter.text import plural
-from engine_adapter.timestamps import format_ts
 
 __all__ = ["JUMPS", "SPEEDS", "filter_text", "match_after", "position_fields", "problems_text",
            "raw_event_page", "search_text", "type_counts"]

@@ -18,9 +18,9 @@ from rich.text import Text
 from textual.widget import Widget
 
 from cockpit.styles import palette_for
+from engine_adapter.events import FAILED_OUTCOMES
 from engine_adapter.journal_index import BAD_OUTCOME, CORRUPT, TYPE_CODES, JournalIndex
 from engine_adapter.navigator import code_class
-from engine_adapter.outcomes import FAILED_OUTCOMES
 
 __all__ = ["MARKER_KINDS", "Markers", "Timeline", "TimelineState"]
 

@@ -27,8 +27,8 @@ from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
 from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.text import clean_line, styled
+from engine_adapter.events import field_kind_text, field_label
 from engine_adapter.fold import QuestionItem, RunView
-from engine_adapter.questions import field_kind_text, field_label
 
 __all__ = ["QuestionForm"]
 

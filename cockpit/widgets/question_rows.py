@@ -10,8 +10,8 @@ from textual.strip import Strip
 from cockpit.styles import Palette
 from cockpit.widgets.row_kit import warn_style, wrapped
 from cockpit.widgets.text import styled, styled_line
+from engine_adapter.events import answer_text, field_kind_text, field_label
 from engine_adapter.fold import QuestionItem
-from engine_adapter.questions import answer_text, field_kind_text, field_label
 from engine_adapter.text import plural
 
 __all__ = ["question_rows", "question_text"]

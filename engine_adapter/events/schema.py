@@ -4,9 +4,9 @@ Events are data. `parse_event` validates one; `event.model_dump_json()` (or `dum
 one. `type`, `session_id`, `seq` and `ts` have placeholder defaults so an engine can build an event
 without them; the `Session` stamps all three as it emits.
 
-The classes live by family (`event_base`: the fields every event carries; `run_events`: the
-run's course, model and verification; `tool_events`: tool calls and approvals;
-`agent_session_events`: an external agent's session) and are all importable from here.
+The classes live by family (`base`: the fields every event carries; `run`: the run's course,
+model and verification; `tools`: tool calls and approvals; `agent`: an external agent's
+session) and are all importable from here and from the package `engine_adapter.events`.
 
 Every field an engine of this package writes is declared there, typed (the optional ones an
 engine fills only when it knows them, e.g. an ACP agent's command and version). Unknown extra
@@ -24,7 +24,7 @@ from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from engine_adapter.agent_session_events import (
+from engine_adapter.events.agent import (
     AgentChoice,
     AgentCommand,
     AgentConfig,
@@ -41,8 +41,8 @@ from engine_adapter.agent_session_events import (
     QuestionOption,
     SessionInfoChanged,
 )
-from engine_adapter.event_base import BaseEvent
-from engine_adapter.run_events import (
+from engine_adapter.events.base import BaseEvent
+from engine_adapter.events.run import (
     AgentEnd,
     AgentInfo,
     AgentMode,
@@ -63,8 +63,8 @@ from engine_adapter.run_events import (
     VerificationPlanFrozen,
     VerificationStart,
 )
-from engine_adapter.run_events import RunStatus as RunStatus
-from engine_adapter.tool_events import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
+from engine_adapter.events.run import RunStatus as RunStatus
+from engine_adapter.events.tools import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
 
 # `__all__` is at the end of the module: it is derived from `HarnessEvent`.
 
@@ -129,6 +129,7 @@ __all__ = [
     "QuestionOption",
     "VerificationCheck",
     "dump_event",
+    "parse_error_text",
     "parse_event",
     "stamped",
     *(cls.__name__ for cls in EVENT_CLASSES),
@@ -139,7 +140,9 @@ class EventParseError(ValueError):
     """Raised by `parse_event` for input that is not a valid event; the message names the field."""
 
 
-def _describe(exc: ValidationError) -> str:
+def parse_error_text(exc: ValidationError) -> str:
+    """What is wrong with an event that failed validation, a field or five, e.g.
+    ``tool_end.ok: Input should be a valid boolean``."""
     parts = []
     for err in exc.errors(include_url=False)[:5]:
         if err["type"] == "union_tag_invalid":
@@ -166,7 +169,7 @@ def parse_event(data: str | bytes | dict[str, Any]) -> HarnessEvent:
             return EVENT_ADAPTER.validate_python(data)
         return EVENT_ADAPTER.validate_json(data)
     except ValidationError as exc:
-        raise EventParseError(f"not a valid event: {_describe(exc)}") from None
+        raise EventParseError(f"not a valid event: {parse_error_text(exc)}") from None
 
 
 def dump_event(event: BaseEvent) -> bytes:

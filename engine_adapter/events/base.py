@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from engine_adapter.timestamps import Timestamp
+from engine_adapter.events.timestamps import Timestamp
 
 __all__ = ["BaseEvent"]
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine_adapter.event_base import BaseEvent
+from engine_adapter.events.base import BaseEvent
 
 RunStatus = Literal["completed", "failed", "cancelled"]
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from engine_adapter.event_base import BaseEvent
+from engine_adapter.events.base import BaseEvent
 
 
 class ToolStart(BaseEvent):

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
-from engine_adapter.events import BaseEvent, dump_event
+from engine_adapter.events.schema import BaseEvent, dump_event
 
 __all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "bounded_line", "line_depth"]
 

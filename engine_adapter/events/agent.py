@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine_adapter.event_base import BaseEvent
+from engine_adapter.events.base import BaseEvent
 
 AnswerValue = str | int | float | bool | list[str]
 """One field's answer to an agent's question: text, a number, yes/no, or the options chosen."""
