@@ -31,11 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ui import SIZE, TimedCockpit, drive, ms, now, pct
 
 from engine_adapter import AgentEnd, AgentStart, Session, TaskState
-from engine_adapter.diffs import unified_diff
 from engine_adapter.engines.acp.workspace import Workspace as AcpWorkspace
 from engine_adapter.engines.builtin.tools import prepare_write
 from engine_adapter.engines.builtin.workspace import Workspace
-from engine_adapter.fileio import off_loop
+from engine_adapter.files import off_loop, unified_diff
 
 
 def permuted(lines: int) -> tuple[str, str]:

@@ -48,7 +48,7 @@ from engine_adapter.fold import (
     RunView,
     ToolCallItem,
 )
-from engine_adapter.journal_index import JournalIndex
+from engine_adapter.journal import JournalIndex
 from engine_adapter.replay import JournalReplay
 from engine_adapter.text import cap, escaped
 

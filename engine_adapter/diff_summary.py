@@ -2,8 +2,8 @@
 and removed per file, and where the changes start.
 
 Engines put the diff of an edit in its events (`tool_input["diff"]`, `ToolEnd.diff`), computed
-off the event loop and capped by `engine_adapter.diffs`; every view reads it with these helpers,
-so the transcript, the end panel, headless output and the export count the same lines.
+off the event loop and capped by `engine_adapter.files.diffs`; every view reads it with these
+helpers, so the transcript, the end panel, headless output and the export count the same lines.
 
 Lines are classified with the hunk headers' counts, so a removed line that reads `--- x` (a
 Markdown rule, a YAML separator) is a removed line, not a file header.

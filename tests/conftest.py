@@ -81,7 +81,7 @@ class _SteadyTime:
 @pytest.fixture
 def steady_stamps(monkeypatch: pytest.MonkeyPatch) -> _SteadyTime:
     """Events stamped on a steady fake clock (for snapshot tests)."""
-    import engine_adapter.session as session_module
+    import engine_adapter.session.session as session_module
 
     clock = _SteadyTime()
     monkeypatch.setattr(session_module, "time", clock)

@@ -8,7 +8,7 @@ import gc
 from conftest import StepRunner, run
 
 from engine_adapter import ModelUpdate, Session, TaskState
-from engine_adapter.bus import EventLog
+from engine_adapter.session.history import EventLog
 
 
 def test_compact_log_hands_out_the_appended_object_while_it_is_recent() -> None:

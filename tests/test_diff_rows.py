@@ -19,7 +19,7 @@ from engine_adapter.diff_summary import (
     line_kinds,
     merge_changes,
 )
-from engine_adapter.diffs import unified_diff
+from engine_adapter.files import unified_diff
 
 PALETTE = Palette(load_themes()["cockpit-dark"])
 WARN = Style(reverse=True)

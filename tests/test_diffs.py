@@ -12,7 +12,7 @@ from hostile import while_ticking
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine_adapter.diffs import MAX_DIFF_LINES, unified_diff, unified_diff_async
+from engine_adapter.files.diffs import MAX_DIFF_LINES, unified_diff, unified_diff_async
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

@@ -164,7 +164,7 @@ def test_bad_input_newer_event_types_are_readable(journal) -> None:
 def _edit_run(tmp_path, end):
     """A run that edits a file unasked, says two lines, and ends as `end` says."""
     from engine_adapter import AgentStart, ModelUpdate, ToolEnd, ToolStart, TurnStart
-    from engine_adapter.diffs import unified_diff
+    from engine_adapter.files import unified_diff
 
     diff = unified_diff("a = 1\nb = 2\n", "a = 1\nb = 3\n", "conf.py")
     events = [AgentStart(task="tune", engine="acp:test"), TurnStart(turn=1),

@@ -11,13 +11,7 @@ import stat
 import pytest
 from hostile import while_ticking
 
-from engine_adapter.fileio import (
-    FileRefused,
-    check_writable,
-    off_loop,
-    read_regular,
-    write_regular,
-)
+from engine_adapter.files import FileRefused, check_writable, off_loop, read_regular, write_regular
 
 
 def _fifo(tmp_path, name="fifo"):

@@ -280,7 +280,7 @@ def test_a_journal_write_failure_is_said_plainly() -> None:
 
 
 def test_the_end_lists_the_files_the_task_changed() -> None:
-    from engine_adapter.diffs import unified_diff
+    from engine_adapter.files import unified_diff
 
     diff = unified_diff("a\n", "b\nc\n", "app.py")
     lines = printed(ToolStart(call_id="e1", tool="edit", tool_input={"path": "app.py",

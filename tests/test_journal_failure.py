@@ -271,7 +271,7 @@ def test_a_line_the_disk_took_only_part_of_is_taken_back(tmp_path, monkeypatch) 
     """A full disk accepts the first bytes of a line, then refuses the rest: the journal cuts
     them again, so it ends with a whole event, not a torn line."""
     from engine_adapter import AgentStart
-    from engine_adapter import journal as journal_module
+    from engine_adapter.journal import jsonl as journal_module
 
     path = tmp_path / "run.jsonl"
     journal = JsonlEventJournal(path)

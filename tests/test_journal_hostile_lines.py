@@ -337,7 +337,7 @@ def test_the_viewer_steps_through_hostile_lines_and_inspects_them(tmp_path, case
 def test_a_position_is_readable_the_moment_it_counts(tmp_path, monkeypatch, middle) -> None:
     """Whenever the index grows (line by line, a long line, a clean chunk), every position it
     already counts reads back whole: the replay viewer folds those while the scan goes on."""
-    from engine_adapter.journal_index import JournalIndex, classify_lines
+    from engine_adapter.journal.index import JournalIndex, classify_lines
 
     path, _ = assemble(tmp_path, middle)
     expected = [line for line in path.read_bytes().split(b"\n") if line.strip()]

@@ -25,7 +25,7 @@ from engine_adapter import (
 )
 from engine_adapter.events import dump_event
 from engine_adapter.fold import RunFold, RunView
-from engine_adapter.journal_index import (
+from engine_adapter.journal.index import (
     BAD_OUTCOME,
     CORRUPT,
     TYPE_CODES,

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from cockpit.cli import app
 from engine_adapter import AgentStart, JournalError, JsonlEventJournal, ModelUpdate, read_journal
-from engine_adapter import journal as journal_module
 from engine_adapter.events import dump_event
-from engine_adapter.journal_index import JournalIndex
+from engine_adapter.journal import JournalIndex
+from engine_adapter.journal import jsonl as journal_module
 
 # A writer in another process: opens the journal, writes whole events and then half of one
 # (a line in flight), says so, and holds the journal open until its stdin closes (or it is

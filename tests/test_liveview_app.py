@@ -21,7 +21,7 @@ from engine_adapter import (
     ToolStart,
     TurnStart,
 )
-from engine_adapter.diffs import unified_diff
+from engine_adapter.files import unified_diff
 
 SIZE = (120, 34)
 DIFF = unified_diff("def greet(name):\n    return 'hello ' + name\n\nprint(greet('x'))\n",

@@ -21,7 +21,7 @@ from cockpit.widgets.code_rows import code_rows, diff_preview, diff_rows
 from cockpit.widgets.end_text import end_text
 from cockpit.widgets.items import render_item
 from engine_adapter import AgentEnd, AgentStart, ModelUpdate, ToolEnd, ToolStart, TurnStart
-from engine_adapter.diffs import unified_diff
+from engine_adapter.files import unified_diff
 from engine_adapter.fold import RunFold
 from engine_adapter.text import has_unsafe
 

@@ -12,12 +12,11 @@ from hypothesis import strategies as st
 from test_journal_index import fixture_events, summary, write
 from test_replay_adversarial import SETTINGS, _events, _prefix_summaries, _stored, journals
 
-from engine_adapter import journal_index as journal_index_module
 from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, fold_events
-from engine_adapter.journal_index import TYPE_CODES
-from engine_adapter.journal_tail import CUT_TITLE, Tail
-from engine_adapter.navigator import FoldTail, Frame, Navigator, Seek, Wait, code_class
-from engine_adapter.replay import JournalReplay
+from engine_adapter.journal import TYPE_CODES
+from engine_adapter.journal import index as journal_index_module
+from engine_adapter.replay import FoldTail, Frame, JournalReplay, Navigator, Seek, Wait, code_class
+from engine_adapter.replay.tail import CUT_TITLE, Tail
 
 PATTERNS = [None, code_class({TYPE_CODES["tool_start"]}),
             code_class({TYPE_CODES["approval_requested"], TYPE_CODES["model_update"]})]
@@ -96,8 +95,8 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
     written = 0
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal_index_module, "_CHUNK", chunk)
-        patch.setattr("engine_adapter.navigator.SYNC_FOLD", sync)  # 0: every seek is a Seek
-        patch.setattr("engine_adapter.navigator.SYNC_ITEMS", sync)
+        patch.setattr("engine_adapter.replay.navigator.SYNC_FOLD", sync)  # 0: every seek is a Seek
+        patch.setattr("engine_adapter.replay.navigator.SYNC_ITEMS", sync)
         replay = JournalReplay(path, spacing=spacing, max_checkpoints=4)
         navigator = Navigator(replay, follow=follow, tail_bytes=tail)
         screen = Screen()
@@ -248,7 +247,7 @@ def test_a_stale_seek_is_dropped(tmp_path) -> None:
     navigator = Navigator(replay)
     navigator.grew(complete=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("engine_adapter.navigator.SYNC_FOLD", 0)
+        patch.setattr("engine_adapter.replay.navigator.SYNC_FOLD", 0)
         seek = navigator.seek(20)
         assert isinstance(seek, Seek)
         view = navigator.fold(seek)
@@ -285,7 +284,7 @@ def test_a_checkpoint_shown_as_is_is_copied_before_stepping_on(tmp_path, monkeyp
     replay.read_through()
     navigator = Navigator(replay)
     navigator.grew(complete=True)
-    monkeypatch.setattr("engine_adapter.navigator.SYNC_FOLD", 3)
+    monkeypatch.setattr("engine_adapter.replay.navigator.SYNC_FOLD", 3)
     position = replay.checkpoints[1]
     frame = navigator.seek(position - 1)  # the view after `position` events: a checkpoint
     assert isinstance(frame, Frame) and replay.is_stored(frame.view)

@@ -40,10 +40,10 @@ from engine_adapter import (
     VerificationPlanFrozen,
     VerificationStart,
 )
-from engine_adapter import journal_index as journal_index_module
 from engine_adapter.events import HistoryMessage, QuestionAnswered, QuestionAsked, dump_event
 from engine_adapter.fold import RunFold
-from engine_adapter.journal_index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
+from engine_adapter.journal import index as journal_index_module
+from engine_adapter.journal.index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
 from engine_adapter.replay import JournalReplay
 
 SETTINGS = settings(max_examples=int(os.environ.get("ADVERSARIAL_EXAMPLES", "120")), deadline=None,

@@ -10,7 +10,7 @@ from test_journal_index import fixture_events, summary, write
 from cockpit.replay import ReplayApp
 from engine_adapter import JsonlEventJournal
 from engine_adapter.fold import RunFold
-from engine_adapter.journal_index import TYPE_CODES
+from engine_adapter.journal import TYPE_CODES
 
 
 async def until(pilot, predicate, *, limit: int = 2_000) -> None:
@@ -405,7 +405,6 @@ def test_a_journal_read_a_little_at_a_time_shows_the_same(tmp_path, monkeypatch)
     """The path a big journal takes (read a chunk at a time while the first frame is up,
     streams folded in one step with their text read when drawn), forced on a small one."""
     from cockpit.replay.screen import ReplayScreen
-    from engine_adapter import journal_index
     from engine_adapter.events import (
         AgentEnd,
         AgentStart,
@@ -415,6 +414,7 @@ def test_a_journal_read_a_little_at_a_time_shows_the_same(tmp_path, monkeypatch)
         TurnEnd,
         TurnStart,
     )
+    from engine_adapter.journal import index as journal_index
 
     events = [AgentStart(task="t", engine="test"), TurnStart(turn=1),
               *(ModelUpdate(text=f"thinking {k} ", turn=1, channel="thought") for k in range(40)),

@@ -21,9 +21,8 @@ from engine_adapter.events import (
     dump_event,
 )
 from engine_adapter.fold import fold_events
-from engine_adapter.journal_tail import CUT_TITLE, fold_tail
-from engine_adapter.navigator import FoldTail, Frame, Navigator, Wait
-from engine_adapter.replay import JournalReplay
+from engine_adapter.replay import FoldTail, Frame, JournalReplay, Navigator, Wait
+from engine_adapter.replay.tail import CUT_TITLE, fold_tail
 
 
 def _run() -> list:
@@ -130,7 +129,7 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
     the exact end replaces it without a key."""
     from cockpit.replay import ReplayApp
     from cockpit.replay.screen import ReplayScreen
-    from engine_adapter import journal_index
+    from engine_adapter.journal import index as journal_index
 
     events = _run()
     path = tmp_path / "run.jsonl"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hostile import alive, gone, read_pids
 
-from engine_adapter.scopes import MARKER, end_scope, start_in_scope
+from engine_adapter.processes.scopes import MARKER, end_scope, start_in_scope
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux scopes")
 
@@ -126,7 +126,7 @@ def test_a_program_that_cannot_run_raises_as_exec_would(tmp_path, argv, error):
 COCKPIT_DIES = """
 import asyncio, os, sys
 sys.path.insert(0, {root!r})
-from engine_adapter.scopes import start_in_scope
+from engine_adapter.processes.scopes import start_in_scope
 
 async def main():
     await start_in_scope(["sh", "-c", "setsid sleep 300 >/dev/null 2>&1 & echo $!; sleep 300"],

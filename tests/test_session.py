@@ -168,7 +168,7 @@ def test_journal_write_comes_before_history_on_the_fast_path(journal_path, monke
     """Write-ahead, on the Session's own journal (the path that hands it the serialised line):
     when the bytes reach the file, the event is not yet in `history` (so no observer, which reads
     history, can have seen it)."""
-    import engine_adapter.journal as journal_module
+    import engine_adapter.journal.jsonl as journal_module
 
     session: Session | None = None
     seen: list[tuple[int, int]] = []  # (seq in the line written, history length at that moment)

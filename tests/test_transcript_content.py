@@ -13,7 +13,7 @@ from cockpit.styles import Palette
 from cockpit.themes import load_themes
 from cockpit.widgets.items import item_text, render_item
 from engine_adapter import parse_event
-from engine_adapter.diffs import unified_diff
+from engine_adapter.files import unified_diff
 from engine_adapter.fold import EndItem, RunFold, RunView, ToolCallItem
 
 PALETTE = Palette(load_themes()["cockpit-dark"])

@@ -23,7 +23,7 @@ from cockpit.replay.journals import (
 )
 from engine_adapter import JournalError
 from engine_adapter.events import format_ts
-from engine_adapter.journal_index import JournalIndex
+from engine_adapter.journal import JournalIndex
 from engine_adapter.text import escaped, plural
 
 __all__ = ["STATUSES", "check_journal", "list_recent", "matches", "print_lines", "run_export",

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, SelectionList, Static
 
 from cockpit.keys import bindings
-from engine_adapter.journal_index import CODE_NAMES
+from engine_adapter.journal import CODE_NAMES
 
 __all__ = ["FilterScreen"]
 

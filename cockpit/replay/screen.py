@@ -34,9 +34,16 @@ from cockpit.widgets.key_hints import KeyHints
 from cockpit.widgets.text import clean_line, styled
 from engine_adapter import JournalError
 from engine_adapter.fold import RunView
-from engine_adapter.journal_tail import TAIL_BYTES, Tail
-from engine_adapter.navigator import FoldTail, Frame, Navigator, Seek, Wait
-from engine_adapter.replay import JournalReplay
+from engine_adapter.replay import (
+    TAIL_BYTES,
+    FoldTail,
+    Frame,
+    JournalReplay,
+    Navigator,
+    Seek,
+    Tail,
+    Wait,
+)
 
 __all__ = ["POLL", "ReplayScreen"]
 

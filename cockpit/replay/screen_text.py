@@ -11,9 +11,15 @@ from cockpit.replay.journals import CRASHED_TEXT
 from cockpit.replay.timeline import MARKER_KINDS
 from cockpit.widgets.text import clean_line
 from engine_adapter.events import format_ts
-from engine_adapter.journal import decode_json
-from engine_adapter.journal_index import CODE_NAMES, CORRUPT, TYPE_CODES, TYPE_MASK, JournalIndex
-from engine_adapter.navigator import Navigator, code_class
+from engine_adapter.journal import (
+    CODE_NAMES,
+    CORRUPT,
+    TYPE_CODES,
+    TYPE_MASK,
+    JournalIndex,
+    decode_json,
+)
+from engine_adapter.replay import Navigator, code_class
 from engine_adapter.text import plural
 
 __all__ = ["JUMPS", "SPEEDS", "filter_text", "match_after", "position_fields", "problems_text",

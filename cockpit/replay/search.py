@@ -12,9 +12,8 @@ from cockpit.replay.filter import FilterScreen
 from cockpit.replay.screen_text import filter_text, match_after, search_text, type_counts
 from cockpit.widgets import Transcript
 from cockpit.widgets.text import clean_line
-from engine_adapter.journal_index import CODE_NAMES, FLAGS
-from engine_adapter.navigator import Navigator, code_class
-from engine_adapter.replay import JournalReplay
+from engine_adapter.journal import CODE_NAMES, FLAGS
+from engine_adapter.replay import JournalReplay, Navigator, code_class
 
 if TYPE_CHECKING:
     from cockpit.replay.timeline import Timeline

@@ -19,8 +19,8 @@ from textual.widget import Widget
 
 from cockpit.styles import palette_for
 from engine_adapter.events import FAILED_OUTCOMES
-from engine_adapter.journal_index import BAD_OUTCOME, CORRUPT, TYPE_CODES, JournalIndex
-from engine_adapter.navigator import code_class
+from engine_adapter.journal import BAD_OUTCOME, CORRUPT, TYPE_CODES, JournalIndex
+from engine_adapter.replay import code_class
 
 __all__ = ["MARKER_KINDS", "Markers", "Timeline", "TimelineState"]
 

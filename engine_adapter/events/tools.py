@@ -39,7 +39,7 @@ class ToolEnd(BaseEvent):
     state (as on its `ToolStart`) and what the sandbox stopped (`sandbox_blocked`: "write to
     /etc/x", "network"), and `diff`: the unified diff of the files the call changed when the
     engine knows it (an agent's edit reported with diff content), made off the event loop and
-    capped by `engine_adapter.diffs`; views show it, never compute one."""
+    capped by `engine_adapter.files.diffs`; views show it, never compute one."""
 
     type: Literal["tool_end"] = "tool_end"
     call_id: str

@@ -14,8 +14,8 @@ The flags, and why (each trap below was measured with bubblewrap 0.8, as root):
 - `--cap-drop ALL`: as root bwrap keeps every capability, and `mount -o remount,rw /` would
   write to the host. Unprivileged, a user namespace already holds none.
 - `--unshare-pid --die-with-parent`: nothing started inside can outlive the sandbox, and it
-  dies with the scope holder that runs it (`engine_adapter.scopes`). Never `--new-session`: it
-  moves the command out of the process group the runner kills.
+  dies with the scope holder that runs it (`engine_adapter.processes.scopes`). Never
+  `--new-session`: it moves the command out of the process group the runner kills.
 - `--unshare-net` unless the network is allowed; `--unshare-ipc`.
 """
 

@@ -1,8 +1,8 @@
 """`Sandbox`: where the commands of one workspace run — the user's settings, what this machine
 offers, and the wrapping of each command (`wrap`) in bubblewrap (Linux) or Seatbelt (macOS).
 
-A command is wrapped, then started in its scope as before (`engine_adapter.scopes`): the scope
-holder → bwrap → the command. The holder stays outside, so cancel, timeout and "nothing
+A command is wrapped, then started in its scope as before (`engine_adapter.processes.scopes`): the
+scope holder → bwrap → the command. The holder stays outside, so cancel, timeout and "nothing
 outlives the call" work as without a sandbox; bwrap's PID namespace (`--unshare-pid
 --die-with-parent`) also closes the one way out of a scope (kill the holder, leave the session,
 clear the environment): inside, the holder cannot even be seen.
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine_adapter.processes import resolve_program
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
 from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, find_bwrap, probe_bwrap
 from engine_adapter.sandbox.seatbelt import find_sandbox_exec, seatbelt_argv
@@ -37,7 +38,6 @@ from engine_adapter.sandbox.settings import (
     default_settings,
     is_sandboxed,
 )
-from engine_adapter.scopes import resolve_program
 
 __all__ = ["PROTECTED_NAMES", "Sandbox", "Wrapped"]
 

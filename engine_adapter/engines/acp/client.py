@@ -47,7 +47,6 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from engine_adapter.context import RunContext
-from engine_adapter.diffs import unified_diff_async
 from engine_adapter.engines.acp.commands import OfferedCommands
 from engine_adapter.engines.acp.elicitation import ElicitationCalls
 from engine_adapter.engines.acp.mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
@@ -65,7 +64,7 @@ from engine_adapter.engines.acp.terminals import Terminals
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
 from engine_adapter.events import BaseEvent, ToolEnd, ToolStart
-from engine_adapter.fileio import FileRefused, off_loop
+from engine_adapter.files import FileRefused, off_loop, unified_diff_async
 from engine_adapter.sandbox import Sandbox
 from engine_adapter.text import plural
 

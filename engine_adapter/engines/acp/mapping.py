@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from engine_adapter.diffs import unified_diff
 from engine_adapter.engines.acp.permissions import tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json
 from engine_adapter.events import (
@@ -35,6 +34,7 @@ from engine_adapter.events import (
     ToolEnd,
     ToolStart,
 )
+from engine_adapter.files import unified_diff
 
 __all__ = ["OUTPUT_LIMIT", "RenderedDiff", "ToolCallState", "UpdateMapper", "render_content"]
 

@@ -3,7 +3,7 @@
 We start the agent ourselves rather than through the SDK's `spawn_agent_process`: that helper
 kills only the direct child and waits for it without a timeout, and agents that re-launch
 themselves as a child process (Gemini CLI does) then hang the shutdown. Here the agent runs in
-its own scope (`engine_adapter.scopes`): every process it starts, `setsid` grandchildren
+its own scope (`engine_adapter.processes.scopes`): every process it starts, `setsid` grandchildren
 included, is ended with it, and `stop()` leaves nothing behind.
 
 `PipeTransport` is the newline-delimited JSON-RPC framing over the pipes, handed to the SDK's
@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from engine_adapter.engines.acp.text import clean, clean_stderr_line
-from engine_adapter.scopes import Scope, end_scope, start_in_scope
+from engine_adapter.processes import Scope, end_scope, start_in_scope
 
 __all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
 

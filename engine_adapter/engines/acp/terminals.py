@@ -1,6 +1,6 @@
 """The commands an agent runs through `terminal/*`: each in the sandbox (`engine_adapter.sandbox`)
-and its own scope (`engine_adapter.scopes`), its combined output kept up to a byte limit (the
-tail wins), stopped whole on kill, release or close; whatever a command leaves running when it
+and its own scope (`engine_adapter.processes.scopes`), its combined output kept up to a byte limit
+(the tail wins), stopped whole on kill, release or close; whatever a command leaves running when it
 exits (a background job, a `setsid` daemon) is ended with it. When the sandbox stopped a command,
 its output ends with a note saying what, and how to ask for a run outside it.
 """
@@ -14,8 +14,8 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from engine_adapter.processes import Scope, end_scope, start_in_scope
 from engine_adapter.sandbox import Sandbox, Wrapped
-from engine_adapter.scopes import Scope, end_scope, start_in_scope
 
 __all__ = ["DEFAULT_OUTPUT_LIMIT", "OUTSIDE_VARIABLE", "Prepared", "Terminal", "TerminalError",
            "Terminals"]

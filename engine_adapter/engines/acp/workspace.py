@@ -2,8 +2,8 @@
 
 Paths are resolved with symlinks followed (`os.path.realpath`), so `link -> /etc` or
 `../../x` inside the workspace cannot reach outside it. Reads and writes are UTF-8 text, through
-`engine_adapter.fileio`: a FIFO, socket, device or directory is refused (checked on the opened
-file, never blocking), and a file with a second hard link is never written through. These
+`engine_adapter.files.safe_io`: a FIFO, socket, device or directory is refused (checked on the
+opened file, never blocking), and a file with a second hard link is never written through. These
 methods do file I/O and may diff a big file: the client calls them in a worker thread.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 
-from engine_adapter.diffs import unified_diff
-from engine_adapter.fileio import (
+from engine_adapter.files import (
     FileRefused,
     check_writable,
     describe_error,
     read_regular,
+    unified_diff,
     write_regular,
 )
 

@@ -68,7 +68,7 @@ from engine_adapter.events import (
     TurnStart,
     VerificationCheck,
 )
-from engine_adapter.fileio import FileRefused, off_loop
+from engine_adapter.files import FileRefused, off_loop
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from engine_adapter.state import TaskState

@@ -1,6 +1,6 @@
 """Running a command for real: in the sandbox (`engine_adapter.sandbox`) when given one, in its
-own scope (`engine_adapter.scopes`), with a timeout and an output cap. When the command ends,
-whatever it left running ends too (`sleep 60 &`, a double fork, a `setsid` daemon: nothing
+own scope (`engine_adapter.processes.scopes`), with a timeout and an output cap. When the command
+ends, whatever it left running ends too (`sleep 60 &`, a double fork, a `setsid` daemon: nothing
 outlives the call); a timeout or a cancel kills the whole scope at once."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine_adapter.context import wait_cancelled
+from engine_adapter.processes import end_scope, start_in_scope
 from engine_adapter.runner import CancelToken
 from engine_adapter.sandbox import Sandbox
-from engine_adapter.scopes import end_scope, start_in_scope
 
 __all__ = ["ProcessResult", "run_process", "shell_argv"]
 

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.diffs import unified_diff
 from engine_adapter.engines.builtin.model import ToolSpec
 from engine_adapter.engines.builtin.workspace import Workspace, WorkspaceError
 from engine_adapter.events import VerificationCheck
-from engine_adapter.fileio import (
+from engine_adapter.files import (
     FileRefused,
     check_writable,
     describe_error,
     read_regular,
+    unified_diff,
     write_regular,
 )
 from engine_adapter.shell import DESTRUCTIVE, classify_command

@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine_adapter.journal_index import TYPE_CODES, TYPE_MASK
-from engine_adapter.journal_tail import TAIL_BYTES, Tail, fold_tail, tail_label
-from engine_adapter.replay import JournalReplay
+from engine_adapter.journal import TYPE_CODES, TYPE_MASK
+from engine_adapter.replay.seek import JournalReplay
+from engine_adapter.replay.tail import TAIL_BYTES, Tail, fold_tail, tail_label
 from engine_adapter.view import ChangeSet, RunView
 
 __all__ = ["IDLE_CAP", "MIN_STEP", "POLL", "FoldTail", "Frame", "Navigator", "Seek", "Wait",

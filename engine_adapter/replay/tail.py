@@ -15,11 +15,8 @@ from typing import Any, NamedTuple
 
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import RunFold
-from engine_adapter.journal import is_blank
-from engine_adapter.journal_codes import parse_line
-from engine_adapter.journal_fold import fold_chunk
-from engine_adapter.journal_index import Chunk, JournalIndex
-from engine_adapter.journal_scan import STREAM_HEAD, segments
+from engine_adapter.journal import STREAM_HEAD, Chunk, JournalIndex, is_blank, parse_line, segments
+from engine_adapter.replay.fold_lines import fold_chunk
 from engine_adapter.view import MessageItem, NoticeItem, RunView, ToolCallItem
 
 __all__ = ["CUT_TITLE", "TAIL_BYTES", "Tail", "fold_tail", "tail_label"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from engine_adapter.events import EVENT_ADAPTER, EVENT_TYPES, FAILED_OUTCOMES, BaseEvent, went_badly
-from engine_adapter.journal import BOM
+from engine_adapter.journal.jsonl import BOM
 
 __all__ = ["BAD_OUTCOME", "CODE_NAMES", "CORRUPT", "FLAGS", "TYPE_CODES", "TYPE_MASK", "UNKNOWN",
            "code_of", "parse_line", "parse_other"]

@@ -29,8 +29,8 @@ from contextlib import contextmanager
 
 from engine_adapter.events import BaseEvent
 from engine_adapter.fold import RunFold, RunView
-from engine_adapter.journal_fold import OnChange, fold_chunk
-from engine_adapter.journal_index import Chunk, JournalIndex
+from engine_adapter.journal import Chunk, JournalIndex
+from engine_adapter.replay.fold_lines import OnChange, fold_chunk
 
 __all__ = ["JournalReplay"]
 

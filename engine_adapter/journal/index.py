@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engine_adapter.events import BaseEvent, HarnessEvent
-from engine_adapter.journal import JournalError, is_blank
-from engine_adapter.journal_codes import (
+from engine_adapter.journal.jsonl import JournalError, is_blank
+from engine_adapter.journal.line_kinds import (
     BAD_OUTCOME,
     CODE_NAMES,
     CORRUPT,
@@ -46,7 +46,7 @@ from engine_adapter.journal_codes import (
     parse_line,
     parse_other,
 )
-from engine_adapter.journal_scan import Part, segments
+from engine_adapter.journal.scan import Part, segments
 
 __all__ = [
     "BAD_OUTCOME",

@@ -20,8 +20,6 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from engine_adapter.bus import EventLog
-from engine_adapter.cancel import SessionCancelToken
 from engine_adapter.events import (
     EVENT_ADAPTER,
     AgentEnd,
@@ -35,13 +33,15 @@ from engine_adapter.events import (
 )
 from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore
 from engine_adapter.journal import JsonlEventJournal
-from engine_adapter.question_desk import PendingQuestion, QuestionDesk
 from engine_adapter.runner import AgentRunner
-from engine_adapter.session_approvals import AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER
-from engine_adapter.session_approvals import REASON_LIMIT, ApprovalPlane, PendingApproval, Policy
-from engine_adapter.session_approvals import (
+from engine_adapter.session.approvals import AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER
+from engine_adapter.session.approvals import REASON_LIMIT, ApprovalPlane, PendingApproval, Policy
+from engine_adapter.session.approvals import (
     UNSANDBOXED_AUTO_APPROVE_MAX_TIER as UNSANDBOXED_AUTO_APPROVE_MAX_TIER,
 )
+from engine_adapter.session.cancel import SessionCancelToken
+from engine_adapter.session.history import EventLog
+from engine_adapter.session.question_desk import PendingQuestion, QuestionDesk
 from engine_adapter.shell import ApprovalGrant
 from engine_adapter.state import TaskState
 

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine_adapter.events import EVENT_ADAPTER, BaseEvent
 from engine_adapter.fold import Change, DeferredText, RunFold
-from engine_adapter.journal_index import TYPE_CODES, Chunk, code_of, parse_other
+from engine_adapter.journal import TYPE_CODES, Chunk, code_of, parse_other
 
 if TYPE_CHECKING:
-    from engine_adapter.journal_index import JournalIndex
+    from engine_adapter.journal import JournalIndex
 
 __all__ = ["JournalText", "OnChange", "fold_chunk"]
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.holder import below, process_table
+from engine_adapter.processes.holder import below, process_table
 
 __all__ = ["MARKER", "Scope", "become_subreaper", "end_scope", "resolve_program",
            "start_in_scope"]

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine_adapter.cancel import SessionCancelToken
 from engine_adapter.events import ApprovalRequested, ApprovalResolved, BaseEvent
 from engine_adapter.grants import ApprovalGate, ApprovalRequest, Ruling, Scope
-from engine_adapter.question_desk import unique_id
+from engine_adapter.session.cancel import SessionCancelToken
+from engine_adapter.session.question_desk import unique_id
 from engine_adapter.shell import grantability, grantability_off_loop
 from engine_adapter.text import cap
 

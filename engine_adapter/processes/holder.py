@@ -1,7 +1,7 @@
 """The scope holder: runs one command and, when it ends, ends everything the command started.
 
-Started by `engine_adapter.scopes` as `python -I -S holder.py -- PROGRAM ARGS...`, already a
-child subreaper (Linux `PR_SET_CHILD_SUBREAPER`, set between fork and exec), so every process
+Started by `engine_adapter.processes.scopes` as `python -I -S holder.py -- PROGRAM ARGS...`, already
+a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`, set between fork and exec), so every process
 below it that loses its parent — a background job, a double fork, a `setsid` daemon — is
 re-parented to the holder, never to init. The holder runs the command as its child, hands it
 its stdin/stdout/stderr (keeping no copy, so end-of-output means the command's processes closed
@@ -18,7 +18,7 @@ holder itself is loaded (`LD_PRELOAD` and the like) arrive renamed `COCKPIT_HELD
 are given back their names for the command only.
 
 Standard library only, and no import of the cockpit: it runs in its own small interpreter.
-(`engine_adapter.scopes` imports its /proc helpers: one reading of the process table.)
+(`engine_adapter.processes.scopes` imports its /proc helpers: one reading of the process table.)
 """
 
 import _signal as signal  # the C module: `signal` would import enum (~30 ms at start)

@@ -1,0 +1,26 @@
+"""An agent's files: read and written safely, and the diffs of what a write changes.
+
+- `safe_io`: regular files only, never through a hard link, off the event loop, capped.
+- `diffs`: unified diffs of file writes, fast on any input and capped.
+"""
+
+from engine_adapter.files.diffs import unified_diff, unified_diff_async
+from engine_adapter.files.safe_io import (
+    FileRefused,
+    check_writable,
+    describe_error,
+    off_loop,
+    read_regular,
+    write_regular,
+)
+
+__all__ = [
+    "FileRefused",
+    "check_writable",
+    "describe_error",
+    "off_loop",
+    "read_regular",
+    "unified_diff",
+    "unified_diff_async",
+    "write_regular",
+]

@@ -1,0 +1,9 @@
+"""Process scopes: every command the cockpit starts ends whole, and nothing outlives its run.
+
+- `scopes`: `start_in_scope` / `end_scope` and the `Scope` a command runs in.
+- `holder`: the scope holder, the small process that ends what a command started.
+"""
+
+from engine_adapter.processes.scopes import Scope, end_scope, resolve_program, start_in_scope
+
+__all__ = ["Scope", "end_scope", "resolve_program", "start_in_scope"]
