@@ -44,7 +44,7 @@ from acp_agent.helpers import agent_argv  # noqa: E402
 
 from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
 from engine_adapter.engines.acp import AcpRunner  # noqa: E402
-from engine_adapter.fold import RunFold  # noqa: E402
+from engine_adapter.view import RunFold  # noqa: E402
 
 now = time.perf_counter
 

@@ -38,7 +38,7 @@ from engine_adapter import (
     TurnStart,
     read_journal,
 )
-from engine_adapter.fold import RunFold
+from engine_adapter.view import RunFold
 
 
 def make_events(n: int) -> list:

@@ -349,7 +349,7 @@ async def startup_bare() -> float:
 async def session_only_run(n_events: int, rate: float) -> dict[str, Any]:
     """The same flood through a Session and the fold with no UI: the memory the run itself
     holds (its history of event models), to set the UI's share apart."""
-    from engine_adapter.fold import RunFold
+    from engine_adapter.view import RunFold
 
     engine = FloodEngine(n_events, rate)
     session = Session(engine, TaskState(task="flood"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cockpit.widgets.text import clean_line
-from engine_adapter.describe import option_value_name
+from engine_adapter.view import option_value_name
 
 __all__ = ["SettingCommand", "change_setting", "setting_commands"]
 

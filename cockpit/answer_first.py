@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 from cockpit.pump import FRAME_SECONDS, ChangeSet
 from cockpit.widgets import RunDisplay
-from engine_adapter.fold import APPROVALS, QUESTIONS, RUN, RunView
+from engine_adapter.view import APPROVALS, QUESTIONS, RUN, RunView
 
 __all__ = ["FLOOD_ITEMS", "FLOOD_WAIT", "KEY_FRAME", "KEY_WAIT", "AnswerFirst"]
 

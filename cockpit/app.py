@@ -36,7 +36,7 @@ from cockpit.widgets.grant_scope import ScopeChoice, project_label
 from cockpit.widgets.key_hints import KeyHints
 from cockpit.widgets.text import clean, clean_line
 from engine_adapter import Session
-from engine_adapter.fold import (
+from engine_adapter.view import (
     APPROVALS,
     COMMANDS,
     QUESTIONS,

@@ -31,7 +31,7 @@ from cockpit.widgets.items import item_text, raw_events_text
 from cockpit.widgets.scroll_box import scroll_panel_target
 from cockpit.widgets.text import clean, clean_line
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import Item, ToolCallItem
+from engine_adapter.view import Item, ToolCallItem
 
 __all__ = ["EventLookup", "ThemedApp", "item_title"]
 

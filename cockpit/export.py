@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cockpit.export_html import render_html
-from cockpit.outcome import changes_lines, outcome, task_changes
 from cockpit.report import (
     END_LINES,
     HUMAN,
@@ -37,8 +36,10 @@ from cockpit.report import (
     usage_text,
     when,
 )
-from engine_adapter.describe import call_timing
-from engine_adapter.fold import (
+from engine_adapter.journal import JournalIndex
+from engine_adapter.replay import JournalReplay
+from engine_adapter.text import cap, escaped
+from engine_adapter.view import (
     DecisionItem,
     EndItem,
     Item,
@@ -47,10 +48,11 @@ from engine_adapter.fold import (
     QuestionItem,
     RunView,
     ToolCallItem,
+    call_timing,
+    changes_lines,
+    task_changes,
+    task_end_of,
 )
-from engine_adapter.journal import JournalIndex
-from engine_adapter.replay import JournalReplay
-from engine_adapter.text import cap, escaped
 
 __all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
 
@@ -160,7 +162,7 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
 
 
 def _markdown_end(item: EndItem, view: RunView) -> str:
-    told = outcome(view.items, item)
+    told = task_end_of(view.items, item)
     head, *rest = told.lines
     lines = [f"**■ {_visible(head, 2_000)}**"]
     if rest:

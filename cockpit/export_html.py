@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from cockpit.outcome import changes_lines, outcome, task_changes
 from cockpit.report import (
     END_LINES,
     HUMAN,
@@ -29,9 +28,8 @@ from cockpit.report import (
     usage_text,
     when,
 )
-from engine_adapter.describe import call_timing
-from engine_adapter.diff_summary import line_kinds
-from engine_adapter.fold import (
+from engine_adapter.text import cap, marker, split_unsafe
+from engine_adapter.view import (
     DecisionItem,
     EndItem,
     Item,
@@ -40,8 +38,12 @@ from engine_adapter.fold import (
     QuestionItem,
     RunView,
     ToolCallItem,
+    call_timing,
+    changes_lines,
+    line_kinds,
+    task_changes,
+    task_end_of,
 )
-from engine_adapter.text import cap, marker, split_unsafe
 
 __all__ = ["render_html"]
 
@@ -132,7 +134,7 @@ def render_html(view: RunView, result: ExportResult) -> str:
 
 
 def _html_end(item: EndItem, view: RunView, e: Callable[..., str]) -> str:
-    told = outcome(view.items, item)
+    told = task_end_of(view.items, item)
     head, *rest = told.lines
     parts = [f"<div class='end'><p class='{e(item.level)}'><b>■ {e(head, 2_000)}</b></p>"]
     if rest:

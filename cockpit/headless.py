@@ -1,7 +1,7 @@
 """The headless view: one readable line per event, for a pipe, a log, or a terminal without the
 live cockpit (`--headless`, or whenever stdout is not a terminal).
 
-Each event reads as its one description (`engine_adapter.describe`, shared with the transcript
+Each event reads as its one description (`engine_adapter.view.describe`, shared with the transcript
 and the export). Streamed model text is the exception that proves the rule: its deltas continue
 one line (a message, or a thought) until another event arrives, its own line breaks kept as
 indented lines. A run's end says its error first (never the reply in its place), then the rest
@@ -25,13 +25,19 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from cockpit.outcome import changes_lines, reply_in_text
 from cockpit.terminate import on_terminate
 from engine_adapter import Session, TaskState
-from engine_adapter.describe import describe, duration_text
-from engine_adapter.diff_summary import FileChange, changed_files, merge_changes
 from engine_adapter.sandbox import UNAVAILABLE
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
+from engine_adapter.view import (
+    FileChange,
+    changed_files,
+    changes_lines,
+    describe,
+    duration_text,
+    merge_changes,
+    reply_in_text,
+)
 
 __all__ = ["MAX_LINE", "LinePrinter", "approval_mode", "format_event", "run_headless",
            "sanitize", "use_color"]
@@ -78,7 +84,7 @@ _COLOURS = {"plain": "", "strong": "bold", "dim": "dim", "good": "green", "bad":
 
 def format_event(event: Any) -> tuple[str, str, str]:
     """`(label, text, colour)` of one event (not streamed text), from its one description
-    (`engine_adapter.describe`); the text is not yet clipped."""
+    (`engine_adapter.view.describe`); the text is not yet clipped."""
     said = describe(event)
     return said.label, said.text, _COLOURS.get(said.tone, "")
 

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 # `ChangeSet` is the fold's own (the replay navigator uses it too), re-exported for the widgets.
-from engine_adapter.fold import ChangeSet, RunFold, RunView
+from engine_adapter.view import ChangeSet, RunFold, RunView
 
 __all__ = ["FRAME_SECONDS", "HOLD_SECONDS", "KEY_SECONDS", "KEY_WAITS", "ChangeSet",
            "FramePump"]

@@ -8,13 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cockpit.outcome import Outcome, outcome
-from engine_adapter.describe import approval_verdict
 from engine_adapter.events import answer_text, fields_text, format_ts
-from engine_adapter.fold import EndItem, QuestionItem, RunView, ToolCallItem
-from engine_adapter.input_fields import input_text
 from engine_adapter.sandbox import sandbox_label
 from engine_adapter.text import cap, plural
+from engine_adapter.view import (
+    EndItem,
+    QuestionItem,
+    RunView,
+    TaskEnd,
+    ToolCallItem,
+    approval_verdict,
+    input_text,
+    task_end_of,
+)
 
 __all__ = [
     "DIFF_CHARS",
@@ -94,11 +100,11 @@ def call_diff(item: ToolCallItem) -> str:
     return trim((item.diff or "").rstrip("\n"), lines=DIFF_LINES, chars=DIFF_CHARS)
 
 
-def last_end(view: RunView) -> tuple[EndItem | None, Outcome | None]:
+def last_end(view: RunView) -> tuple[EndItem | None, TaskEnd | None]:
     """The last task's end and how it reads (None while it has not ended)."""
     for item in reversed(view.items):
         if isinstance(item, EndItem):
-            return item, outcome(view.items, item)
+            return item, task_end_of(view.items, item)
         if item.kind == "task":
             break
     return None, None

@@ -19,7 +19,7 @@ from cockpit.widgets.composer import Composer
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.text import clean, clean_line
 from engine_adapter.events import AnswerError
-from engine_adapter.fold import RunView
+from engine_adapter.view import RunView
 
 if TYPE_CHECKING:
     from cockpit.app import CockpitApp

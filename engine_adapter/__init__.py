@@ -7,7 +7,6 @@ Never imports Textual: anything here runs headless, in a script, or under anothe
 
 from engine_adapter.events import schema as _events
 from engine_adapter.events.schema import *  # noqa: F403 - every event class: `events.__all__` follows HarnessEvent
-from engine_adapter.fold import RunFold, RunView
 from engine_adapter.grants import ApprovalRequest, GrantStore, PolicyDecision, load_policy
 from engine_adapter.journal import JournalError, JsonlEventJournal, read_journal
 from engine_adapter.runner import AgentRunner, ApprovalController, CancelToken, EventSink
@@ -20,6 +19,7 @@ from engine_adapter.shell import (
     grant_prefix,
 )
 from engine_adapter.state import SessionState, TaskState
+from engine_adapter.view import RunFold, RunView
 
 __version__ = "0.1.0"
 

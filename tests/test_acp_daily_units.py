@@ -37,7 +37,7 @@ from engine_adapter.events import (
     ToolEnd,
     dump_event,
 )
-from engine_adapter.fold import HistoryItem, RunFold
+from engine_adapter.view import HistoryItem, RunFold
 
 ANSWERS = Path(__file__).parent / "acp_agent" / "initialize"
 

@@ -22,7 +22,7 @@ from acp_agent.helpers import (
 
 from engine_adapter import ApprovalGrant, SessionState, grant_prefix
 from engine_adapter.engines.acp import AcpRunner
-from engine_adapter.fold import fold_events
+from engine_adapter.view import fold_events
 
 ALL_KINDS = "allow_once,allow_always,reject_once,reject_always"
 

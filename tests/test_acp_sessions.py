@@ -17,7 +17,7 @@ from engine_adapter.engines.acp import AcpRunner, AgentFailure, AgentSpec
 from engine_adapter.engines.acp.opening import SessionsNotOffered
 from engine_adapter.engines.acp.session_setup import McpServer, SessionSetup, Wanted
 from engine_adapter.engines.acp.settings import SettingError
-from engine_adapter.fold import HistoryItem, fold_events
+from engine_adapter.view import HistoryItem, fold_events
 
 
 def _spec(*args: str, **fields) -> AgentSpec:

@@ -14,7 +14,7 @@ from test_app_support import gated, make_app, pending, plain, settle, turn
 from cockpit.answer_first import FLOOD_ITEMS, AnswerFirst
 from cockpit.pump import ChangeSet
 from cockpit.widgets import ApprovalBar, RunDisplay
-from engine_adapter.fold import APPROVALS, ITEMS, RUN, USAGE
+from engine_adapter.view import APPROVALS, ITEMS, RUN, USAGE
 
 
 class _Transcript:

@@ -226,7 +226,7 @@ def test_export_shows_the_same_keys(tmp_path):
 ])
 def test_a_key_named_dollar_never_passes_for_the_command_line(tool_input):
     """Every view labels the command by what it is, not by a label an agent can pick."""
-    from engine_adapter.input_fields import input_line, input_text
+    from engine_adapter.view import input_line, input_text
 
     real = tool_input.get("command") or " ".join(tool_input.get("argv", [])) or None
     line, whole = input_line(tool_input), input_text(tool_input)
@@ -255,7 +255,7 @@ def test_a_key_named_dollar_never_passes_for_the_command_line(tool_input):
 def test_a_key_that_could_pass_for_a_command_or_a_continuation_is_quoted(key):
     """The command line starts `$ `, a long value's lines are indented: a key that starts so
     (or is empty) is shown in quotes, in every view, so no row of the input reads as either."""
-    from engine_adapter.input_fields import input_line, input_text
+    from engine_adapter.view import input_line, input_text
 
     tool_input = {"path": "notes.txt\nmore", key: ""}
     label = f'"{key}"'

@@ -1,4 +1,4 @@
-"""One description per event type (`engine_adapter.describe`), read alike by the transcript,
+"""One description per event type (`engine_adapter.view.describe`), read alike by the transcript,
 headless output and the export; the wording helpers every view shares; grammar."""
 
 from __future__ import annotations
@@ -10,8 +10,14 @@ from test_events import MINIMAL
 
 from cockpit.headless import LinePrinter, format_event
 from engine_adapter import parse_event
-from engine_adapter.describe import (
+from engine_adapter.events import EVENT_TYPES
+from engine_adapter.text import a_or_an, plural
+from engine_adapter.view import (
     DESCRIBERS,
+    ApprovalView,
+    NoticeItem,
+    RunFold,
+    ToolCallItem,
     call_timing,
     describe,
     duration_text,
@@ -19,9 +25,6 @@ from engine_adapter.describe import (
     timing_text,
     verdict_text,
 )
-from engine_adapter.events import EVENT_TYPES
-from engine_adapter.fold import ApprovalView, NoticeItem, RunFold, ToolCallItem
-from engine_adapter.text import a_or_an, plural
 
 
 def test_every_event_type_has_one_describer() -> None:

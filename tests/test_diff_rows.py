@@ -1,4 +1,4 @@
-"""Reading an engine's diff (`engine_adapter.diff_summary`) and drawing it and file contents in
+"""Reading an engine's diff (`engine_adapter.view.diff_summary`) and drawing it and file contents in
 the transcript (`cockpit.widgets.code_rows`): changed lines first, line numbers, syntax colours,
 unsafe characters marked, every cut counted."""
 
@@ -11,7 +11,8 @@ from rich.style import Style
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
 from cockpit.widgets.code_rows import code_rows, diff_preview, diff_rows, lexer_for
-from engine_adapter.diff_summary import (
+from engine_adapter.files import unified_diff
+from engine_adapter.view import (
     FileChange,
     changed_files,
     diff_counts,
@@ -19,7 +20,6 @@ from engine_adapter.diff_summary import (
     line_kinds,
     merge_changes,
 )
-from engine_adapter.files import unified_diff
 
 PALETTE = Palette(load_themes()["cockpit-dark"])
 WARN = Style(reverse=True)

@@ -293,7 +293,7 @@ def _acp_like_events() -> list[Any]:
 
 
 def test_the_fold_reads_the_declared_fields() -> None:
-    from engine_adapter.fold import fold_events
+    from engine_adapter.view import fold_events
 
     view = fold_events(_acp_like_events())
     assert view.agent == "X Agent 2.1" and view.agent_command == "x --acp"
@@ -312,9 +312,8 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
     from cockpit.widgets.panels import StatusLine
     from cockpit.widgets.transcript import Transcript
     from engine_adapter import JsonlEventJournal
-    from engine_adapter.describe import describe
     from engine_adapter.events import stamped
-    from engine_adapter.fold import fold_events
+    from engine_adapter.view import describe, fold_events
 
     events = [stamped(e, "s", i, 1000.0 + i) for i, e in enumerate(_acp_like_events())]
     view = fold_events(events)
@@ -363,7 +362,7 @@ def test_every_event_type_has_a_fold_handler_and_a_description() -> None:
     from cockpit.headless import format_event
     from engine_adapter import parse_event
     from engine_adapter.events import EVENT_TYPES
-    from engine_adapter.fold import NOTHING, RunFold
+    from engine_adapter.view import NOTHING, RunFold
 
     assert set(MINIMAL) == set(EVENT_TYPES)  # test_events knows every type too
     fold = RunFold()

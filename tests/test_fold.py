@@ -25,7 +25,7 @@ from engine_adapter import (
     VerificationPlanFrozen,
     VerificationStart,
 )
-from engine_adapter.fold import (
+from engine_adapter.view import (
     APPROVALS,
     GRANTS,
     ITEMS,
@@ -234,3 +234,22 @@ def test_the_end_of_a_run_cancels_open_questions_and_names_their_rows() -> None:
     assert not fold.view.questions
     assert copy.items[row].state == "pending"  # type: ignore[attr-defined]
     assert list(copy.questions) == ["q1"]
+
+
+def test_every_handler_and_describer_takes_the_event_class_it_is_listed_with() -> None:
+    """The fold's and the describers' tables are keyed by event type; each function's event
+    parameter is annotated with that type's class, so the type checker reads every field a
+    handler touches against its event (a misspelt field fails `.ci/run`)."""
+    import inspect
+    import typing
+
+    from engine_adapter.events import EVENT_TYPES
+    from engine_adapter.view import DESCRIBERS
+    from engine_adapter.view import fold as fold_module
+
+    for table in (fold_module._HANDLERS, DESCRIBERS):
+        assert set(table) == set(EVENT_TYPES)
+        for event_type, function in table.items():
+            event_param = list(inspect.signature(function).parameters)[-1]
+            hint = typing.get_type_hints(function)[event_param]
+            assert hint is EVENT_TYPES[event_type], (event_type, function.__name__, hint)

@@ -19,7 +19,7 @@ from cockpit.widgets.row_kit import changed_rows
 from cockpit.widgets.scroll_box import scroll_panel_target
 from engine_adapter import ModelUpdate, QuestionField, ToolEnd, ToolStart, TurnEnd, TurnStart
 from engine_adapter.context import RunContext
-from engine_adapter.fold import RunFold
+from engine_adapter.view import RunFold
 
 
 def _drawn(transcript: Transcript) -> list[str]:

@@ -37,8 +37,8 @@ def test_no_glyph_is_wider_to_rich_than_its_old_width() -> None:
 
 
 def test_the_plan_row_uses_a_narrow_glyph() -> None:
-    from engine_adapter.describe import describe
     from engine_adapter.events import VerificationPlanFrozen
+    from engine_adapter.view import describe
 
     icon = describe(VerificationPlanFrozen(checks=[])).icon
     assert cell_len(icon) == 1 and unicodedata.east_asian_width(icon) not in "WF"

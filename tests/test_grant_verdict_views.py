@@ -9,7 +9,7 @@ from cockpit.export import export_journal
 from cockpit.headless import format_event
 from cockpit.widgets.approval import always_text
 from engine_adapter import AgentEnd, AgentStart, ApprovalRequested, ApprovalResolved
-from engine_adapter.fold import fold_events
+from engine_adapter.view import fold_events
 
 
 def requested(approval_id: str, **fields) -> ApprovalRequested:

@@ -12,8 +12,8 @@ from cockpit.cli import app as cli
 from cockpit.export import export_journal
 from cockpit.paths import grants_dir
 from engine_adapter import ApprovalRequested, ApprovalResolved, JsonlEventJournal
-from engine_adapter.fold import fold_events
 from engine_adapter.grants import GrantStore
+from engine_adapter.view import fold_events
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from engine_adapter import (
     VerificationPlanFrozen,
 )
 from engine_adapter.events import dump_event
-from engine_adapter.fold import RunFold, RunView
 from engine_adapter.journal.index import (
     BAD_OUTCOME,
     CORRUPT,
@@ -33,6 +32,7 @@ from engine_adapter.journal.index import (
     JournalIndex,
 )
 from engine_adapter.replay import JournalReplay
+from engine_adapter.view import RunFold, RunView
 
 
 def fixture_events(turns: int = 4) -> list:

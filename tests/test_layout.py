@@ -18,7 +18,7 @@ from cockpit.widgets import EndPanel, Transcript
 from cockpit.widgets.panels import StatusLine, short_path, side_summary
 from cockpit.widgets.scroll_box import ScrollBox
 from engine_adapter import AgentEnd, ModelUpdate
-from engine_adapter.fold import RunView
+from engine_adapter.view import RunView
 
 SIZES = [(160, 48), (80, 24), (40, 12)]
 LONG_REPLY = ("This reply is long and has many lines. " * 5 + "\n") * 22  # ~4.3 KB

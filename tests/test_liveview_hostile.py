@@ -22,8 +22,8 @@ from cockpit.widgets.end_text import end_text
 from cockpit.widgets.items import render_item
 from engine_adapter import AgentEnd, AgentStart, ModelUpdate, ToolEnd, ToolStart, TurnStart
 from engine_adapter.files import unified_diff
-from engine_adapter.fold import RunFold
 from engine_adapter.text import has_unsafe
+from engine_adapter.view import RunFold
 
 PALETTE = Palette(load_themes()["cockpit-dark"])
 WARN = Style(reverse=True)

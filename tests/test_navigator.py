@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from test_journal_index import fixture_events, summary, write
 from test_replay_adversarial import SETTINGS, _events, _prefix_summaries, _stored, journals
 
-from engine_adapter.fold import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, fold_events
 from engine_adapter.journal import TYPE_CODES
 from engine_adapter.journal import index as journal_index_module
 from engine_adapter.replay import FoldTail, Frame, JournalReplay, Navigator, Seek, Wait, code_class
 from engine_adapter.replay.tail import CUT_TITLE, Tail
+from engine_adapter.view import APPROVALS, GRANTS, RUN, USAGE, VERIFICATION, fold_events
 
 PATTERNS = [None, code_class({TYPE_CODES["tool_start"]}),
             code_class({TYPE_CODES["approval_requested"], TYPE_CODES["model_update"]})]

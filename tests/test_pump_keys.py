@@ -13,7 +13,7 @@ from test_app_support import hold, make_app, settle, turn
 import cockpit.pump
 from cockpit.pump import ChangeSet, FramePump
 from engine_adapter import ModelUpdate, TurnEnd, TurnStart
-from engine_adapter.fold import RunFold
+from engine_adapter.view import RunFold
 
 
 def _events(first: int, n: int) -> list:

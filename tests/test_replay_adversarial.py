@@ -41,10 +41,10 @@ from engine_adapter import (
     VerificationStart,
 )
 from engine_adapter.events import HistoryMessage, QuestionAnswered, QuestionAsked, dump_event
-from engine_adapter.fold import RunFold
 from engine_adapter.journal import index as journal_index_module
 from engine_adapter.journal.index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
 from engine_adapter.replay import JournalReplay
+from engine_adapter.view import RunFold
 
 SETTINGS = settings(max_examples=int(os.environ.get("ADVERSARIAL_EXAMPLES", "120")), deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

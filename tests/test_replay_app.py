@@ -9,8 +9,8 @@ from test_journal_index import fixture_events, summary, write
 
 from cockpit.replay import ReplayApp
 from engine_adapter import JsonlEventJournal
-from engine_adapter.fold import RunFold
 from engine_adapter.journal import TYPE_CODES
+from engine_adapter.view import RunFold
 
 
 async def until(pilot, predicate, *, limit: int = 2_000) -> None:

@@ -21,10 +21,10 @@ from engine_adapter import (
     TurnStart,
 )
 from engine_adapter.events import dump_event
-from engine_adapter.fold import MessageItem, RunFold
 from engine_adapter.journal import index as journal_index_module
 from engine_adapter.replay import JournalReplay
 from engine_adapter.replay.fold_lines import JournalText
+from engine_adapter.view import MessageItem, RunFold
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])

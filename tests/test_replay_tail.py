@@ -20,9 +20,9 @@ from engine_adapter.events import (
     TurnStart,
     dump_event,
 )
-from engine_adapter.fold import fold_events
 from engine_adapter.replay import FoldTail, Frame, JournalReplay, Navigator, Wait
 from engine_adapter.replay.tail import CUT_TITLE, fold_tail
+from engine_adapter.view import fold_events
 
 
 def _run() -> list:

@@ -24,7 +24,6 @@ from engine_adapter import ApprovalGrant, Session, TaskState, parse_event
 from engine_adapter.engines.builtin.openai_schema import function_tools
 from engine_adapter.engines.builtin.tools import TOOLS
 from engine_adapter.events import ToolEnd, ToolStart
-from engine_adapter.fold import RunFold
 from engine_adapter.sandbox import (
     MODES,
     OFF,
@@ -37,6 +36,7 @@ from engine_adapter.sandbox import (
 )
 from engine_adapter.sandbox.bwrap import bwrap_argv
 from engine_adapter.sandbox.seatbelt import seatbelt_profile
+from engine_adapter.view import RunFold
 
 # -- settings and labels ----------------------------------------------------------------------
 
@@ -386,7 +386,7 @@ def test_status_line_and_row_show_the_sandbox_and_its_absence_stands_out() -> No
     from cockpit.widgets.panels import StatusLine
     from cockpit.widgets.transcript import Transcript
     from engine_adapter.events import AgentStart, stamped
-    from engine_adapter.fold import fold_events
+    from engine_adapter.view import fold_events
 
     def view(engine: str, state: str):
         events = [AgentStart(task="t", engine=engine, sandbox=state),
@@ -423,9 +423,8 @@ def test_a_missing_sandbox_is_said_with_its_fix_at_the_top_of_the_run_in_every_v
     from textual.app import App
 
     from cockpit.widgets.transcript import Transcript
-    from engine_adapter.describe import describe
     from engine_adapter.events import AgentStart, stamped
-    from engine_adapter.fold import NoticeItem, fold_events
+    from engine_adapter.view import NoticeItem, describe, fold_events
 
     note = "bwrap (bubblewrap) not found on PATH; install bubblewrap: sudo apt-get install x"
     hostile = "\x1b[2J[red]boom[/red]\x07 " + "long " * 2_000

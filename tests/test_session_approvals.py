@@ -18,7 +18,7 @@ from engine_adapter import (
     TaskState,
     read_journal,
 )
-from engine_adapter.fold import fold_events
+from engine_adapter.view import fold_events
 
 
 def of_type(session: Session, kind: str) -> list[Any]:

@@ -15,7 +15,7 @@ from cockpit.steering import PromptQueue
 from cockpit.widgets.composer import command_token, matching_commands
 from engine_adapter import AgentCommand, CommandsAvailable, QuestionField, QuestionOption
 from engine_adapter.context import RunContext
-from engine_adapter.fold import CommandView
+from engine_adapter.view import CommandView
 
 SIZE = (120, 36)
 
@@ -357,7 +357,7 @@ def test_a_collapsed_question_lists_its_fields_or_says_how_many_more(count, list
     from cockpit.styles import Palette
     from cockpit.themes import load_themes
     from cockpit.widgets.question_rows import question_rows
-    from engine_adapter.fold import QuestionItem
+    from engine_adapter.view import QuestionItem
 
     fields = [QuestionField(name=f"f{i}", kind="text") for i in range(count)]
     item = QuestionItem(1, 1, 0, "q-1", "Tell me", fields, None)

@@ -19,8 +19,8 @@ from cockpit.headless import LinePrinter, sanitize
 from cockpit.replay.cli import _printable
 from cockpit.widgets.text import MARKER_STYLE, clean, clean_line, styled, styled_line
 from engine_adapter.engines.acp.text import clean as acp_clean
-from engine_adapter.input_fields import _value, input_line, input_text, one_row
 from engine_adapter.text import escape, has_unsafe, marker, unsafe_at
+from engine_adapter.view.input_fields import _value, input_line, input_text, one_row
 
 SPECIAL = [chr(cp) for cp in (
     0x1B, 0x00, 0x7F, 0x85, 0x9B, 0x0D, 0x0A, 0x09, 0x0B, 0x0C, 0x202E, 0x2067, 0x200B,

@@ -14,7 +14,7 @@ from cockpit.themes import load_themes
 from cockpit.widgets.items import item_text, render_item
 from engine_adapter import parse_event
 from engine_adapter.files import unified_diff
-from engine_adapter.fold import EndItem, RunFold, RunView, ToolCallItem
+from engine_adapter.view import EndItem, RunFold, RunView, ToolCallItem
 
 PALETTE = Palette(load_themes()["cockpit-dark"])
 EDIT_DIFF = unified_diff("".join(f"line {i}\n" for i in range(1, 11)),

@@ -21,7 +21,7 @@ from cockpit.widgets.items import (
 )
 from cockpit.widgets.row_kit import one, warn_style, wrapped
 from cockpit.widgets.text import styled
-from engine_adapter.fold import Item, MessageItem, ToolCallItem
+from engine_adapter.view import Item, MessageItem, ToolCallItem
 
 
 def rows(item: ToolCallItem) -> list[str]:
@@ -48,7 +48,7 @@ def test_a_failure_with_its_own_output_shows_both() -> None:
 def test_raw_events_are_indented_when_few_and_one_a_line_when_many() -> None:
     from cockpit.widgets.items import PRETTY_UP_TO, raw_events_text
     from engine_adapter import ModelUpdate
-    from engine_adapter.fold import MessageItem
+    from engine_adapter.view import MessageItem
 
     events = {i: ModelUpdate(text=f"t{i}", turn=1, seq=i) for i in range(100)}
     few = MessageItem(1, 1, 0, "message")

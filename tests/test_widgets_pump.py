@@ -11,7 +11,7 @@ from test_app_support import hold, make_app, settle, turn
 from cockpit.pump import ChangeSet, FramePump
 from cockpit.widgets import Transcript
 from engine_adapter import ModelUpdate, ToolEnd, ToolStart, TurnStart
-from engine_adapter.fold import ITEMS, RUN, RunFold
+from engine_adapter.view import ITEMS, RUN, RunFold
 
 
 def _events(n: int) -> list:

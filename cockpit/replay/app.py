@@ -11,8 +11,8 @@ from pathlib import Path
 from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.replay.picker import PickerScreen
 from cockpit.replay.screen import POLL, ReplayScreen
-from engine_adapter.fold import Item
 from engine_adapter.replay import JournalReplay
+from engine_adapter.view import Item
 
 __all__ = ["ReplayApp", "ReplayScreen"]
 

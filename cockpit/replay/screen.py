@@ -33,7 +33,6 @@ from cockpit.widgets import RunDisplay, Transcript
 from cockpit.widgets.key_hints import KeyHints
 from cockpit.widgets.text import clean_line, styled
 from engine_adapter import JournalError
-from engine_adapter.fold import RunView
 from engine_adapter.replay import (
     TAIL_BYTES,
     FoldTail,
@@ -44,6 +43,7 @@ from engine_adapter.replay import (
     Tail,
     Wait,
 )
+from engine_adapter.view import RunView
 
 __all__ = ["POLL", "ReplayScreen"]
 

@@ -1,4 +1,4 @@
-"""The cockpit's widgets. They render a `RunView` (from `engine_adapter.fold`), never a Session,
+"""The cockpit's widgets. They render a `RunView` (from `engine_adapter.view`), never a Session,
 so the live cockpit and the replay viewer share them. Start with `RunDisplay`."""
 
 from cockpit.widgets.approval import ApprovalBar

@@ -35,7 +35,7 @@ from cockpit.widgets.approval_input import fit_input, input_blocks
 from cockpit.widgets.grant_scope import ScopeChoice, always_text, scope_hint, scope_keys
 from cockpit.widgets.scroll_box import ScrollBox
 from cockpit.widgets.text import styled_line
-from engine_adapter.fold import ApprovalView, RunView, ToolCallItem
+from engine_adapter.view import ApprovalView, RunView, ToolCallItem
 
 __all__ = ["ApprovalBar", "always_text"]
 

@@ -1,6 +1,6 @@
 """The approval bar's input: every key of a tool input, styled, cut to the rows the bar has.
 
-An approval covers the whole input, so the bar shows every key (`cockpit.input_fields`): the
+An approval covers the whole input, so the bar shows every key (`engine_adapter.view`): the
 command, a second command key, `env`, `cwd`, the diff. When it is taller than the bar, the long
 parts (the command, a diff, a long value) are cut — each saying exactly how much is left and
 which key shows all of it — while every short key stays in sight, so a long command cannot push
@@ -17,8 +17,8 @@ from rich.text import Text
 
 from cockpit.styles import Palette
 from cockpit.widgets.text import styled
-from engine_adapter.input_fields import input_fields
 from engine_adapter.text import Cut, cut, line_count
+from engine_adapter.view import input_fields
 
 __all__ = ["Block", "fit_input", "fit_rows", "input_blocks"]
 

@@ -6,7 +6,7 @@ Everything here is untrusted (a file, an agent's diff): each unsafe character is
 marker in the warning style (`engine_adapter.text`'s policy) before any colouring, lines are cut
 to `LINE_LIMIT` characters and blocks to the rows asked for, and the caller is told how many
 lines were left out so it can say so. The engine made the diff (views never compute one);
-`engine_adapter.diff_summary` says what each of its lines is.
+`engine_adapter.view.diff_summary` says what each of its lines is.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from rich.style import Style
 from rich.text import Text
 
 from cockpit.styles import Palette
-from engine_adapter.diff_summary import LineKind, line_kinds, preview_start
 from engine_adapter.text import marker, split_unsafe
+from engine_adapter.view import LineKind, line_kinds, preview_start
 
 __all__ = ["Rows", "code_rows", "diff_preview", "diff_rows", "diff_style", "lexer_for"]
 

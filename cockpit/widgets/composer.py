@@ -25,9 +25,8 @@ from cockpit.keys import bindings, key_label
 from cockpit.steering import MESSAGE_LIMIT
 from cockpit.styles import palette_for
 from cockpit.widgets.text import clean_line
-from engine_adapter.describe import COMMAND_SIGILS
-from engine_adapter.describe import command_token as typed_as
-from engine_adapter.fold import CommandView
+from engine_adapter.view import COMMAND_SIGILS, CommandView
+from engine_adapter.view import command_token as typed_as
 
 __all__ = ["Composer", "command_token", "matching_commands"]
 

@@ -23,7 +23,7 @@ from cockpit.keys import key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.end_text import end_text
 from cockpit.widgets.scroll_box import ScrollBox
-from engine_adapter.fold import RunView
+from engine_adapter.view import RunView
 
 __all__ = ["EndPanel"]
 

@@ -4,19 +4,18 @@ files the task changed (`+added −removed` each), and where the journal is.
 
 The reply is shown in full once, in the transcript (the model's messages, or the task's `■` row
 when the engine did not stream it); the panel refers to it. Everything is read through
-`cockpit.outcome`, as the transcript, headless output and the export read it.
+`engine_adapter.view.task_end`, as the transcript, headless output and the export read it.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from cockpit.outcome import changes_lines, outcome, task_changes
 from cockpit.styles import Palette
 from cockpit.widgets.row_kit import warn_style
 from cockpit.widgets.text import clean_line, styled
-from engine_adapter.fold import EndItem, RunView
 from engine_adapter.text import cap, cut, plural
+from engine_adapter.view import EndItem, RunView, changes_lines, task_changes, task_end_of
 
 __all__ = ["ERROR_LINES", "end_text"]
 
@@ -48,7 +47,7 @@ def end_text(view: RunView, palette: Palette, *, journal: str | None,
             text.append_text(styled(cap(view.error, chars=4_000), palette.text,
                                     marker_style=warn))
     else:
-        told = outcome(view.items, end)
+        told = task_end_of(view.items, end)
         head, *rest = told.lines
         status, _, error = head.partition(": ")
         text.append(status, status_style)

@@ -17,7 +17,7 @@ from rich.text import Text
 from cockpit.keys import key_label
 from cockpit.styles import Palette
 from cockpit.widgets.text import clean_line
-from engine_adapter.fold import ApprovalView
+from engine_adapter.view import ApprovalView
 
 __all__ = ["ScopeChoice", "always_text", "project_label", "scope_hint", "scope_keys",
            "scope_where"]

@@ -15,8 +15,8 @@ from textual.strip import Strip
 from cockpit.styles import Palette
 from cockpit.widgets.row_kit import one
 from cockpit.widgets.text import styled_line
-from engine_adapter.fold import HistoryItem
 from engine_adapter.text import plural
+from engine_adapter.view import HistoryItem
 
 __all__ = ["COLLAPSED_LINES", "history_lines", "history_needs_pager", "history_text",
            "render_history"]

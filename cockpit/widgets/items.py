@@ -4,8 +4,8 @@ Pure with respect to its inputs (the item, the items before it, the width, wheth
 expanded, a palette), so the transcript can cache the result per item and re-render only what a
 change touched. Untrusted text goes through `text.clean` and into Rich `Text` (never markup);
 outputs are collapsed to a few lines and cut before any per-character work. Tool calls are drawn
-by `tool_rows`; a notice reads as its event's one description (`engine_adapter.describe`); a
-task's end reads as `cockpit.outcome` tells it: the error first, the reply once.
+by `tool_rows`; a notice reads as its event's one description (`engine_adapter.view.describe`); a
+task's end reads as `engine_adapter.view.task_end` tells it: the error first, the reply once.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from cockpit.outcome import outcome, task_changes
 from cockpit.styles import Palette
 from cockpit.widgets.history_item import history_needs_pager, history_text, render_history
 from cockpit.widgets.question_rows import question_rows, question_text
@@ -38,7 +37,8 @@ from cockpit.widgets.tool_rows import (
     tool_text,
 )
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import (
+from engine_adapter.text import Cut, cap, cut, plural
+from engine_adapter.view import (
     DecisionItem,
     EndItem,
     HistoryItem,
@@ -47,9 +47,10 @@ from engine_adapter.fold import (
     NoticeItem,
     QuestionItem,
     ToolCallItem,
+    input_text,
+    task_changes,
+    task_end_of,
 )
-from engine_adapter.input_fields import input_text
-from engine_adapter.text import Cut, cap, cut, plural
 
 __all__ = [
     "EXPANDED_LINES",
@@ -195,7 +196,7 @@ def _end(item: EndItem, items: Sequence[Item], palette: Palette, console: Consol
     """A task's end: its status and error first (and the agent's stderr tail), then the reply
     in full unless the messages above hold it, then the files it changed."""
     warn = warn_style(palette)
-    told = outcome(items, item)
+    told = task_end_of(items, item)
     head, *rest = told.lines
     style = palette.status_style(told.status)
     body = Text("■ ", style)
@@ -328,7 +329,7 @@ def item_text(item: Item) -> str:
     if isinstance(item, DecisionItem):
         return f"{item.action} {item.tool or ''}\n\n{item.rationale or ''}"
     if isinstance(item, EndItem):
-        told = outcome((), item)
+        told = task_end_of((), item)
         reply = f"\n\n{'partial reply' if told.partial else 'reply'}:\n{item.result}" \
             if item.result else ""
         return "\n".join(told.lines) + reply

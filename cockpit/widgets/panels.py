@@ -20,10 +20,9 @@ from textual.widgets import Static
 from cockpit.keys import key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.text import clean_line, one_line
-from engine_adapter.describe import options_text
-from engine_adapter.fold import RunView
 from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
+from engine_adapter.view import RunView, options_text
 
 __all__ = ["GrantsPanel", "StatusLine", "VerificationPanel", "format_elapsed", "short_path",
            "side_summary"]

@@ -28,7 +28,7 @@ from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.text import clean_line, styled
 from engine_adapter.events import field_kind_text, field_label
-from engine_adapter.fold import QuestionItem, RunView
+from engine_adapter.view import QuestionItem, RunView
 
 __all__ = ["QuestionForm"]
 

@@ -11,8 +11,8 @@ from cockpit.styles import Palette
 from cockpit.widgets.row_kit import warn_style, wrapped
 from cockpit.widgets.text import styled, styled_line
 from engine_adapter.events import answer_text, field_kind_text, field_label
-from engine_adapter.fold import QuestionItem
 from engine_adapter.text import plural
+from engine_adapter.view import QuestionItem
 
 __all__ = ["question_rows", "question_text"]
 

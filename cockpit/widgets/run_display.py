@@ -33,8 +33,8 @@ from cockpit.widgets.approval import ApprovalBar
 from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.transcript import Transcript
-from engine_adapter.fold import APPROVALS, GRANTS, QUESTIONS, RUN, USAGE, VERIFICATION, RunView
 from engine_adapter.text import plural
+from engine_adapter.view import APPROVALS, GRANTS, QUESTIONS, RUN, USAGE, VERIFICATION, RunView
 
 __all__ = ["SIDE_MIN_WIDTH", "RunDisplay"]
 

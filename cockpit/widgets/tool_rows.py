@@ -19,11 +19,9 @@ from cockpit.styles import Palette
 from cockpit.widgets.code_rows import Rows, code_rows, diff_preview, diff_rows
 from cockpit.widgets.row_kit import lines_note, one, warn_style
 from cockpit.widgets.text import styled_line, styled_one_line
-from engine_adapter.describe import approval_verdict, call_timing
-from engine_adapter.fold import ToolCallItem
-from engine_adapter.input_fields import input_line, input_text
 from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import cut, line_count, plural
+from engine_adapter.view import ToolCallItem, approval_verdict, call_timing, input_line, input_text
 
 __all__ = [
     "DIFF_PREVIEW_LINES",

@@ -33,7 +33,7 @@ from cockpit.styles import palette_for
 from cockpit.widgets.items import GUTTER, estimate_rows, render_item, row_count
 from cockpit.widgets.row_kit import changed_rows
 from cockpit.widgets.transcript_keys import TranscriptKeys
-from engine_adapter.fold import Item, RunView
+from engine_adapter.view import Item, RunView
 
 __all__ = ["Transcript"]
 

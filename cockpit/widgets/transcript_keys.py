@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cockpit.widgets.items import needs_pager
-from engine_adapter.fold import Item
+from engine_adapter.view import Item
 
 if TYPE_CHECKING:
     from cockpit.widgets.transcript import Transcript

@@ -10,7 +10,7 @@
 
 from engine_adapter.events import schema as _schema
 from engine_adapter.events.caps import MAX_DEPTH, MAX_LINE_BYTES, bounded_line, line_depth
-from engine_adapter.events.failures import FAILED_OUTCOMES, Outcome, went_badly
+from engine_adapter.events.failures import FAILED_OUTCOMES, FailureRule, went_badly
 from engine_adapter.events.questions import (
     TEXT_LIMIT,
     Answer,
@@ -37,7 +37,7 @@ __all__ = [
     "Answer",
     "AnswerAction",
     "AnswerError",
-    "Outcome",
+    "FailureRule",
     "RunStatus",
     "Timestamp",
     "answer_text",

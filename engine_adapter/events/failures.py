@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["FAILED_OUTCOMES", "Outcome", "went_badly"]
+__all__ = ["FAILED_OUTCOMES", "FailureRule", "went_badly"]
 
 
-class Outcome(NamedTuple):
+class FailureRule(NamedTuple):
     """How one event type says it went badly."""
 
     field: str  # the field that says how it went
@@ -22,11 +22,11 @@ class Outcome(NamedTuple):
     marker: str  # the timeline's marker kind for it: "error", "failure" or "denial"
 
 
-FAILED_OUTCOMES: dict[str, Outcome] = {
-    "tool_end": Outcome("ok", (False,), "failure"),
-    "verification_end": Outcome("passed", (False,), "failure"),
-    "approval_resolved": Outcome("allowed", (False,), "denial"),
-    "agent_end": Outcome("status", ("failed", "cancelled"), "error"),
+FAILED_OUTCOMES: dict[str, FailureRule] = {
+    "tool_end": FailureRule("ok", (False,), "failure"),
+    "verification_end": FailureRule("passed", (False,), "failure"),
+    "approval_resolved": FailureRule("allowed", (False,), "denial"),
+    "agent_end": FailureRule("status", ("failed", "cancelled"), "error"),
 }
 """Each event type that reports an outcome, and what a failed one looks like."""
 

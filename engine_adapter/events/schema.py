@@ -13,9 +13,9 @@ engine fills only when it knows them, e.g. an ACP agent's command and version). 
 fields are still kept when reading (forward compatibility: a newer writer's fields survive a round
 trip through an older reader); an unknown `type` is a validation error.
 
-`HarnessEvent` is the one list of event types: `EVENT_TYPES` and `__all__` are derived from it, so
-a new event type is its class (joined in the union here), its fold handler and its one
-description — nothing else.
+`HarnessEvent` is the one list of event types: `EVENT_TYPES` is derived from it, and a test holds
+`__all__` (written out, so a type checker reads it) to it. A new event type is its class (joined
+in the union here and named in `__all__`), its fold handler and its one description.
 """
 
 from __future__ import annotations
@@ -65,8 +65,6 @@ from engine_adapter.events.run import (
 )
 from engine_adapter.events.run import RunStatus as RunStatus
 from engine_adapter.events.tools import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
-
-# `__all__` is at the end of the module: it is derived from `HarnessEvent`.
 
 HarnessEvent = Annotated[
     AgentStart
@@ -118,21 +116,49 @@ __all__ = [
     "EVENT_TYPES",
     "AgentChoice",
     "AgentCommand",
+    "AgentConfig",
+    "AgentEnd",
     "AgentInfo",
     "AgentMode",
+    "AgentNotice",
     "AgentOption",
+    "AgentStart",
     "AnswerValue",
+    "ApprovalRequested",
+    "ApprovalResolved",
     "BaseEvent",
+    "CancellationObserved",
+    "CommandsAvailable",
+    "DecisionError",
+    "DeclarationRequired",
     "EventParseError",
     "HarnessEvent",
+    "HistoryMessage",
+    "HistoryTool",
+    "ModelDecisionEvent",
+    "ModelRetry",
+    "ModelUpdate",
+    "ModelUsage",
+    "PhaseChanged",
+    "PromptNote",
+    "QuestionAnswered",
+    "QuestionAsked",
     "QuestionField",
     "QuestionOption",
+    "SessionInfoChanged",
+    "TaskEscalated",
+    "ToolEnd",
+    "ToolStart",
+    "TurnEnd",
+    "TurnStart",
     "VerificationCheck",
+    "VerificationEnd",
+    "VerificationPlanFrozen",
+    "VerificationStart",
     "dump_event",
     "parse_error_text",
     "parse_event",
     "stamped",
-    *(cls.__name__ for cls in EVENT_CLASSES),
 ]
 
 

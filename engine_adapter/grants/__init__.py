@@ -8,7 +8,7 @@
 - `policy`: `ApprovalPolicy` callables and the TOML policy (`load_policy`).
 - `gate`: `ApprovalGate`, the order in which all of them answer (the Session's one entry point).
 
-How the views word who decided a call is `engine_adapter.describe.verdict_text`.
+How the views word who decided a call is `engine_adapter.view.describe.verdict_text`.
 """
 
 from engine_adapter.grants.gate import ApprovalGate, GrantEntry, Ruling

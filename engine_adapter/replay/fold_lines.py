@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine_adapter.events import EVENT_ADAPTER, BaseEvent
-from engine_adapter.fold import Change, DeferredText, RunFold
 from engine_adapter.journal import TYPE_CODES, Chunk, code_of, parse_other
+from engine_adapter.view import Change, DeferredText, RunFold
 
 if TYPE_CHECKING:
     from engine_adapter.journal import JournalIndex

@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import RunFold, RunView
 from engine_adapter.journal import Chunk, JournalIndex
 from engine_adapter.replay.fold_lines import OnChange, fold_chunk
+from engine_adapter.view import RunFold, RunView
 
 __all__ = ["JournalReplay"]
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from engine_adapter.events import BaseEvent
-from engine_adapter.fold import RunFold
 from engine_adapter.journal import STREAM_HEAD, Chunk, JournalIndex, is_blank, parse_line, segments
 from engine_adapter.replay.fold_lines import fold_chunk
-from engine_adapter.view import MessageItem, NoticeItem, RunView, ToolCallItem
+from engine_adapter.view import MessageItem, NoticeItem, RunFold, RunView, ToolCallItem
 
 __all__ = ["CUT_TITLE", "TAIL_BYTES", "Tail", "fold_tail", "tail_label"]
 

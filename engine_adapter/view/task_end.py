@@ -2,7 +2,7 @@
 agent's stderr tail, the reply once, and the files the task changed (`+added −removed` each).
 
 The transcript's `■` row, the end panel, the headless `end` line and the export all read a task's
-end through `outcome`, so they agree on what it says. The reply is shown in full in one place:
+end through `task_end_of`, so they agree on what it says. The reply is shown in full in one place:
 where the model's streamed messages already hold it, the end refers to them; otherwise (an engine
 whose result is not streamed, the built-in one) the `■` row shows it, and the end panel refers to
 that.
@@ -13,19 +13,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from engine_adapter.describe import end_lines
-from engine_adapter.diff_summary import FileChange, changed_files, merge_changes
-from engine_adapter.fold import EndItem, Item, MessageItem, ToolCallItem
 from engine_adapter.text import plural
+from engine_adapter.view.diff_summary import FileChange, changed_files, merge_changes
+from engine_adapter.view.items import EndItem, Item, MessageItem, ToolCallItem
+from engine_adapter.view.wording import end_lines
 
-__all__ = ["Outcome", "changes_lines", "outcome", "reply_in_messages", "reply_in_text",
-           "task_changes"]
+__all__ = [
+    "TaskEnd",
+    "changes_lines",
+    "reply_in_messages",
+    "reply_in_text",
+    "task_changes",
+    "task_end_of",
+]
 
 PROBE = 200  # characters of a reply looked for in the streamed messages
 SCAN_ITEMS = 2_000  # items looked back through for the last turn's messages
 
 
-class Outcome(NamedTuple):
+class TaskEnd(NamedTuple):
     """How one task ended, ready to show.
 
     `lines`: the end's headline (`failed: <error>`) and the rest of the error and stderr tail;
@@ -64,7 +70,7 @@ def reply_in_messages(items: Sequence[Item], end: EndItem) -> bool:
     return bool(parts) and reply_in_text(end.result or "", "".join(reversed(parts)))
 
 
-def outcome(items: Sequence[Item], end: EndItem) -> Outcome:
+def task_end_of(items: Sequence[Item], end: EndItem) -> TaskEnd:
     """How the task `end` closes ended, error first, the reply once."""
     lines = end_lines(end.status, end.error, end.stderr)
     partial = end.status != "completed"
@@ -73,7 +79,7 @@ def outcome(items: Sequence[Item], end: EndItem) -> Outcome:
         reply = None
     if reply is not None and reply_in_messages(items, end):
         reply, note = None, ("the partial reply is above" if partial else "the reply is above")
-    return Outcome(end.status, lines, reply, note, partial and (reply is not None or
+    return TaskEnd(end.status, lines, reply, note, partial and (reply is not None or
                                                                 note is not None))
 
 

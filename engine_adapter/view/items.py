@@ -1,95 +1,33 @@
-"""The view state the fold builds: `RunView`, its transcript rows, and the flags of what changed.
+"""The transcript's rows, as the fold builds them: one `Item` subclass a kind of row.
 
-Bulk state is plain slotted objects (not pydantic models): a garbage-collection pass over a long
-run's rows must stay cheap. The events behind each row are kept only as `seq` numbers.
+A model's streamed text (`MessageItem`), a decision (`DecisionItem`), a tool call with its
+approval, run and result (`ToolCallItem`), a one-line happening (`NoticeItem`, `EndItem`), an
+agent's question and its answer (`QuestionItem`) and the conversation it replayed when opened
+again (`HistoryItem`).
 
-Ownership, for cheap copies (replay checkpoints): the transcript rows are the only objects that
-change once made, and each has one owner, `RunView.items[i]`. Everything else that refers to a
-row (`tool_calls`, `pending`) holds its position, and every other object in a view (approvals,
-checks, turns, grants) is an immutable tuple, replaced rather than changed. So `RunView.copy()`
-copies the containers and shares the rows, and the fold, before it changes a row that a copy
-may share, puts a copy of the row in its place (`RunView.own_row`).
+Rows are plain slotted objects (a garbage-collection pass over a long run's rows stays cheap),
+and each has one owner, `RunView.items[i]`: the fold changes a row only through
+`RunView.own_row`, so lists hold immutable values and a dict is replaced, not changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any
 
-from engine_adapter.view_records import ApprovalView, CheckView, GrantView, TurnView
+from engine_adapter.view.records import ApprovalView
 
 __all__ = [
-    "APPROVALS",
-    "COMMANDS",
-    "GRANTS",
-    "ITEMS",
-    "QUESTIONS",
-    "RUN",
-    "USAGE",
-    "VERIFICATION",
-    "ApprovalView",
-    "Change",
-    "ChangeSet",
-    "CheckView",
     "DecisionItem",
     "DeferredText",
     "EndItem",
-    "GrantView",
+    "HistoryItem",
     "Item",
     "MessageItem",
     "NoticeItem",
-    "RowMap",
-    "RunView",
+    "QuestionItem",
     "ToolCallItem",
-    "TurnView",
     "input_diff",
 ]
-
-# What a change touched (bit flags; combine with |).
-RUN = 1  # status line: task, status, phase, turn, result, error
-ITEMS = 2  # the transcript: `Change.item` is the index of the item touched or added
-APPROVALS = 4  # pending approvals
-VERIFICATION = 8  # the verification plan or a check
-GRANTS = 16  # grants in force
-USAGE = 32  # token and cost totals
-QUESTIONS = 64  # the agent's open questions
-COMMANDS = 128  # the commands the agent offers
-
-
-class Change(NamedTuple):
-    """What one event changed: `parts` (flags above) and, with `ITEMS`, the item's index;
-    `more` names other items it changed too (rarely: the end of a run denies every pending
-    approval's row)."""
-
-    parts: int
-    item: int = -1
-    more: tuple[int, ...] = ()
-
-
-class ChangeSet:
-    """Everything that changed since the last frame: flags and the transcript items touched."""
-
-    __slots__ = ("items", "parts")
-
-    def __init__(self) -> None:
-        self.parts = 0
-        self.items: set[int] = set()
-
-    def add(self, parts: int, item: int, more: tuple[int, ...] = ()) -> None:
-        """Record one `Change` (`add(*change)`)."""
-        self.parts |= parts
-        if parts & ITEMS and item >= 0:
-            self.items.add(item)
-        if more:
-            self.items.update(more)
-
-    def update(self, other: ChangeSet) -> None:
-        """Add everything `other` records (two frames' changes drawn as one)."""
-        self.parts |= other.parts
-        self.items |= other.items
-
-    def __bool__(self) -> bool:
-        return bool(self.parts)
 
 
 class DeferredText:
@@ -116,6 +54,14 @@ class Item:
         self.task = task
         self.turn = turn
         self.seqs: list[int] | range = [seq]
+
+    def add_seq(self, seq: int) -> None:
+        """Another event behind this row (a streamed message's `seqs` may be a `range`)."""
+        seqs = self.seqs
+        if isinstance(seqs, list):
+            seqs.append(seq)
+        else:
+            self.seqs = [*seqs, seq]
 
     def clone(self) -> Item:
         """A copy to change while the original stays as it is. Lists (`seqs`, `parts`) hold
@@ -169,6 +115,19 @@ class MessageItem(Item):
             self.parts = [self._text]
         return self._text
 
+    def extend(self, text: str | DeferredText, seq: int = -1, stop: int = -1) -> None:
+        """Append a delta: `text`, streamed by the events with seqs `[seq, stop)` (none: the
+        ones the item was made with)."""
+        self.parts.append(text)
+        self._text = None
+        if seq < 0:
+            return
+        seqs = self.seqs
+        if stop == seq + 1 and type(seqs) is list:
+            seqs.append(seq)
+        else:
+            self.seqs = _join_seqs(seqs, seq, stop)
+
     def compact(self) -> None:
         """Join the deltas into one string, unless some are deferred (those stay unread)."""
         if self._text is None and all(type(p) is str for p in self.parts):
@@ -181,7 +140,7 @@ class MessageItem(Item):
             return len(self._text), self._text.count("\n", 0, 20_000)
         chars = newlines = 0
         for part in self.parts:
-            if type(part) is str:
+            if isinstance(part, str):
                 chars += len(part)
                 newlines += part.count("\n")
             else:
@@ -280,115 +239,72 @@ class EndItem(NoticeItem):
         self.stderr = stderr
 
 
-_Row = TypeVar("_Row", bound=Item)
+class HistoryItem(Item):
+    """An earlier part of the conversation, as the agent replayed it when it was opened again
+    (`history_*` events): shown apart, as history, never as activity of this task.
 
+    `entries` are `(role, text)` in order: role "user", "agent", "thought", or "tool" (text:
+    the call's title and status); `tools` maps a replayed call's id to its entry."""
 
-class RowMap(Mapping[str, _Row], Generic[_Row]):
-    """Ids (of calls, approvals, questions) to their transcript rows, read through the rows'
-    positions."""
+    __slots__ = ("entries", "messages", "tools")
 
-    __slots__ = ("_items", "_positions")
-
-    def __init__(self, items: list[Item], positions: dict[str, int]) -> None:
-        self._items, self._positions = items, positions
-
-    def __getitem__(self, key: str) -> _Row:
-        return self._items[self._positions[key]]  # type: ignore[return-value]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._positions)
-
-    def __len__(self) -> int:
-        return len(self._positions)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._positions
-
-
-class RunView:
-    """Everything the cockpit shows, as of the last folded event."""
-
-    def __init__(self) -> None:
-        self.session_id = ""
-        self.task_index = 0  # how many tasks (agent_start events) so far
-        self.task = ""
-        self.engine = ""
-        self.model: str | None = None
-        self.cwd: str | None = None
-        self.agent: str | None = None  # an external agent's own name and version
-        self.agent_command: str | None = None  # the command line that started it
-        self.title: str | None = None  # the agent's name for its session, when it gave one
-        self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
-        self.sandbox: str | None = None  # where the run's commands go, and why there is none
-        self.sandbox_network: bool | None = None
-        self.sandbox_note: str | None = None
-        self.status = "idle"  # idle | running | completed | failed | cancelled
-        self.result: str | None = None
-        self.error: str | None = None
-        self.phase: str | None = None
-        self.turn = 0
-        self.turns: list[TurnView] = []
-        self.items: list[Item] = []
-        self.call_rows: dict[str, int] = {}  # call id -> its row's position (this task's)
-        self.pending_rows: dict[str, int] = {}  # approval id -> its row's position, oldest first
-        self.grants: list[GrantView] = []
-        self.checks: dict[str, CheckView] = {}
-        self.question_rows: dict[str, int] = {}  # open question id -> its row's position
-        self.commands: tuple[Any, ...] = ()  # what the agent offers now (`CommandView`s)
-        self.plan_version = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.cost_usd: float | None = None
-        self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
-        self.thought_tokens = 0
-        self.context: tuple[int, int] | None = None  # (used, size) of the context window
-        self.model_calls = 0
-        self.started_ts: float | None = None
-        self.ended_ts: float | None = None
-        self.last_ts: float | None = None
-        self.events = 0
-        self.cancel_reason: str | None = None
-        self.shared = 0  # rows below this position may be shared with a copy of this view
-        self.owned: set[int] = set()  # ... except these, already copied for this view
+    def __init__(self, task: int, seq: int) -> None:
+        super().__init__("history", task, None, seq)
+        self.entries: list[tuple[str, str]] = []
+        self.tools: dict[str, int] = {}
+        self.messages = 0
 
     @property
-    def live(self) -> bool:
-        """Whether a task is running."""
-        return self.status == "running"
+    def text(self) -> str:
+        """The replayed conversation as plain text, one entry a paragraph."""
+        labels = {"user": "you", "agent": "agent", "thought": "agent (thinking)",
+                  "tool": "tool"}
+        return "\n".join(f"{labels.get(role, role)}: {text}" for role, text in self.entries)
 
-    @property
-    def tool_calls(self) -> RowMap[ToolCallItem]:
-        """This task's tool calls by call id (their rows)."""
-        return RowMap(self.items, self.call_rows)
+    def add_text(self, role: str, text: str) -> None:
+        """A delta of a replayed message: continues the last entry if it has the same role."""
+        entries = self.entries
+        if entries and entries[-1][0] == role:
+            entries[-1] = (role, entries[-1][1] + text)
+        else:
+            entries.append((role, text))
+            self.messages += 1
 
-    @property
-    def pending(self) -> RowMap[ToolCallItem]:
-        """Approvals waiting for a decision by approval id (their rows), oldest first."""
-        return RowMap(self.items, self.pending_rows)
+    def set_tool(self, call_id: str, line: str) -> None:
+        """A replayed tool call's line, added or brought up to date."""
+        index = self.tools.get(call_id)
+        if index is None:
+            self.tools = {**self.tools, call_id: len(self.entries)}  # (replaced: a copy shares it)
+            self.entries.append(("tool", line))
+        else:
+            self.entries[index] = ("tool", line)
 
-    @property
-    def questions(self) -> RowMap[Any]:
-        """The agent's open questions by question id (their `QuestionItem` rows), oldest
-        first."""
-        return RowMap(self.items, self.question_rows)
 
-    def own_row(self, index: int) -> Item:
-        """The row at `index`, this view's own to change: a row a copy may share is replaced
-        by a copy of it first (once)."""
-        row = self.items[index]
-        if index < self.shared and index not in self.owned:
-            row = self.items[index] = row.clone()
-            self.owned.add(index)
-        return row
+class QuestionItem(Item):
+    """An agent's question and, once given, its answer: one transcript row.
 
-    def copy(self) -> RunView:
-        """An independent copy (a replay checkpoint), made at C speed: the containers are
-        copied, the rows shared until either view changes one (see `own_row`)."""
-        new = RunView.__new__(RunView)
-        new.__dict__.update(self.__dict__)
-        for name in ("items", "turns", "grants", "call_rows", "pending_rows", "checks",
-                     "question_rows"):
-            setattr(new, name, getattr(self, name).copy())
-        self.shared = new.shared = len(self.items)
-        self.owned, new.owned = set(), set()
-        return new
+    `state`: "pending", then "accept", "decline" or "cancel"; `values`: the answer's values by
+    field name; `via`: "human" or "auto"; `reason`: why an automatic answer was given. `fields`
+    are the question's `QuestionField` models (immutable, shared)."""
+
+    __slots__ = ("call_id", "fields", "message", "question_id", "reason", "state", "values",
+                 "via")
+
+    def __init__(self, task: int, turn: int | None, seq: int, question_id: str, message: str,
+                 fields: list[Any], call_id: str | None) -> None:
+        super().__init__("question", task, turn, seq)
+        self.question_id, self.message, self.fields = question_id, message, fields
+        self.call_id = call_id
+        self.state = "pending"
+        self.values: dict[str, Any] | None = None
+        self.via: str | None = None
+        self.reason: str | None = None
+
+
+def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:
+    """`seqs` followed by `[seq, stop)`, kept a `range` while they run on without a gap."""
+    if seqs and seqs[-1] == seq - 1 and (type(seqs) is range or len(seqs) == 1):
+        return range(seqs[0], stop)
+    joined = list(seqs)
+    joined.extend(range(seq, stop))
+    return joined

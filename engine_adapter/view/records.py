@@ -1,12 +1,13 @@
-"""The immutable records of a view: an approval, a verification check, a grant, a turn. The fold
-replaces them (`_replace`) rather than changes them, so a view's copy may share them (see `view`).
+"""The immutable records of a view: an approval, a verification check, a grant, a turn, a
+command the agent offers. The fold replaces them (`_replace`) rather than changes them, so a
+view's copy may share them (see `run_view`).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["ApprovalView", "CheckView", "GrantView", "TurnView"]
+__all__ = ["ApprovalView", "CheckView", "CommandView", "GrantView", "TurnView"]
 
 
 class ApprovalView(NamedTuple):
@@ -85,3 +86,11 @@ class TurnView(NamedTuple):
     turn: int
     first_item: int
     stop_reason: str | None = None
+
+
+class CommandView(NamedTuple):
+    """A command the agent offers: `name` (typed as `/name`), what it does, its input's hint."""
+
+    name: str
+    description: str
+    hint: str | None

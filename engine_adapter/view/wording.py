@@ -98,7 +98,7 @@ def _lines(text: str | None) -> list[str]:
 def end_lines(status: str, error: str | None, stderr: list[str] | None = None) -> list[str]:
     """How a run's end reads, error first: `failed: <error>` (`completed` alone), then the rest
     of a multi-line error, then the agent's stderr tail unless the error already quotes it.
-    The reply is never put in the error's place (see `cockpit.outcome`)."""
+    The reply is never put in the error's place (see `engine_adapter.view.task_end`)."""
     error_lines = _lines(error)
     head = f"{status}: {error_lines[0]}" if error_lines else status
     rest = error_lines[1:]

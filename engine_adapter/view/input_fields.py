@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine_adapter.diff_summary import diff_stats
+from engine_adapter.view.diff_summary import diff_stats
 
 __all__ = ["Field", "input_fields", "input_line", "input_text", "one_row"]
 

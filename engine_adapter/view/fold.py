@@ -1,6 +1,6 @@
 """The pure fold: events in, view state out. Shared by the live cockpit, replay and export.
 
-`RunFold.apply(event)` updates a `RunView` (see `view`) in place and returns a `Change` naming
+`RunFold.apply(event)` updates a `RunView` (see `run_view`) in place and returns a `Change` naming
 what it touched, so a widget redraws only that. No Textual, no I/O, no clock: folding the same
 events always gives the same view, which is what lets replay seek by folding from a checkpoint.
 
@@ -12,12 +12,57 @@ no call uses (`switch_to_editing`, say) gets a row of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
-from engine_adapter.describe import describe, sandbox_warning
-from engine_adapter.events import BaseEvent, VerificationCheck, went_badly
-from engine_adapter.fold_dialogue import dialogue_handlers
-from engine_adapter.view import (
+from engine_adapter.events import (
+    AgentConfig,
+    AgentEnd,
+    AgentNotice,
+    AgentStart,
+    ApprovalRequested,
+    ApprovalResolved,
+    BaseEvent,
+    CancellationObserved,
+    CommandsAvailable,
+    DecisionError,
+    DeclarationRequired,
+    HistoryMessage,
+    HistoryTool,
+    ModelDecisionEvent,
+    ModelRetry,
+    ModelUpdate,
+    ModelUsage,
+    PhaseChanged,
+    PromptNote,
+    QuestionAnswered,
+    QuestionAsked,
+    SessionInfoChanged,
+    TaskEscalated,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+    TurnStart,
+    VerificationCheck,
+    VerificationEnd,
+    VerificationPlanFrozen,
+    VerificationStart,
+    went_badly,
+)
+from engine_adapter.view.describe import describe, sandbox_warning
+from engine_adapter.view.items import (
+    DecisionItem,
+    DeferredText,
+    EndItem,
+    HistoryItem,
+    Item,
+    MessageItem,
+    NoticeItem,
+    QuestionItem,
+    ToolCallItem,
+    input_diff,
+)
+from engine_adapter.view.records import ApprovalView, CheckView, CommandView, GrantView, TurnView
+from engine_adapter.view.run_view import (
     APPROVALS,
     COMMANDS,
     GRANTS,
@@ -26,57 +71,15 @@ from engine_adapter.view import (
     RUN,
     USAGE,
     VERIFICATION,
-    ApprovalView,
     Change,
-    ChangeSet,
-    CheckView,
-    DecisionItem,
-    DeferredText,
-    EndItem,
-    GrantView,
-    Item,
-    MessageItem,
-    NoticeItem,
-    RowMap,
     RunView,
-    ToolCallItem,
-    TurnView,
-    input_diff,
 )
-from engine_adapter.view_dialogue import CommandView, HistoryItem, QuestionItem
 
-__all__ = [
-    "APPROVALS",
-    "COMMANDS",
-    "GRANTS",
-    "ITEMS",
-    "QUESTIONS",
-    "RUN",
-    "USAGE",
-    "VERIFICATION",
-    "ApprovalView",
-    "Change",
-    "ChangeSet",
-    "CheckView",
-    "CommandView",
-    "DecisionItem",
-    "DeferredText",
-    "EndItem",
-    "GrantView",
-    "HistoryItem",
-    "Item",
-    "MessageItem",
-    "NoticeItem",
-    "QuestionItem",
-    "RowMap",
-    "RunFold",
-    "RunView",
-    "ToolCallItem",
-    "TurnView",
-    "fold_events",
-]
+__all__ = ["NOTHING", "RunFold", "fold_events"]
 
 NOTHING = Change(0)
+
+_Row = TypeVar("_Row", bound=Item)
 
 
 class RunFold:
@@ -86,30 +89,9 @@ class RunFold:
         self.view = view if view is not None else RunView()
         for grant in grants:  # standing grants from earlier tasks, saved grants in force
             self.view.grants.append(GrantView.of(grant))
+        # Each event type's handler, bound to this fold (the table is `_HANDLERS`, below).
         self._handlers: dict[str, Callable[[Any], Change]] = {
-            "agent_start": self._agent_start,
-            "agent_end": self._agent_end,
-            "turn_start": self._turn_start,
-            "turn_end": self._turn_end,
-            "phase_changed": self._phase_changed,
-            "declaration_required": self._declaration_required,
-            "model_decision": self._model_decision,
-            "model_update": self._model_update,
-            "tool_start": self._tool_start,
-            "tool_end": self._tool_end,
-            "approval_requested": self._approval_requested,
-            "approval_resolved": self._approval_resolved,
-            "decision_error": self._decision_error,
-            "model_usage": self._model_usage,
-            "verification_plan_frozen": self._plan_frozen,
-            "verification_start": self._verification_start,
-            "verification_end": self._verification_end,
-            "cancellation_observed": self._cancellation_observed,
-            "task_escalated": self._task_escalated,
-            "model_retry": self._model_retry,
-        }
-        # An agent's questions, commands, notes, history and settings fold in their own module.
-        self._handlers.update(dialogue_handlers(self))
+            event_type: handler.__get__(self) for event_type, handler in _HANDLERS.items()}
 
     def apply(self, event: BaseEvent) -> Change:
         """Fold one event; returns what changed. Unknown event types change nothing."""
@@ -137,7 +119,8 @@ class RunFold:
             apply(event)
         return self.view
 
-    def apply_stream(self, first: Any, last: Any, count: int, text: str | DeferredText) -> Change:
+    def apply_stream(self, first: ModelUpdate, last: ModelUpdate, count: int,
+                     text: str | DeferredText) -> Change:
         """Fold `count` consecutive `model_update` events in one step, the same as applying each:
         `first` and `last` are the outer two; all share a turn and a channel, their seqs run
         from `first.seq` to `last.seq`, and their texts joined are `text` (replay folds long
@@ -157,21 +140,32 @@ class RunFold:
         return Change(ITEMS, item.index)
 
     def _notice(self, kind: str, event: BaseEvent, *, parts: int = 0, turn: int | None = None,
-                suffix: str = "") -> Change:
-        """A notice row for `event`, reading as its one description."""
+                suffix: str = "", level: str | None = None) -> Change:
+        """A notice row for `event`, reading as its one description (at its level, unless
+        `level` says otherwise)."""
         view = self.view
         said = describe(event)
         item = NoticeItem(kind, view.task_index, turn if turn is not None else view.turn or None,
-                          event.seq, said.line + suffix, said.level)
+                          event.seq, said.line + suffix, level or said.level)
         change = self._add(item)
         return Change(change.parts | parts, change.item)
 
+    def _own(self, index: int, kind: type[_Row]) -> _Row:
+        """The row at `index`, this view's own to change (`RunView.own_row`), as the `kind` of
+        row it is."""
+        row = self.view.own_row(index)
+        if not isinstance(row, kind):
+            raise TypeError(f"row {index} is a {type(row).__name__}, not a {kind.__name__}")
+        return row
+
     def _close_message(self) -> None:
         items = self.view.items
-        if items and items[-1].kind == "message" and not items[-1].complete:  # type: ignore
-            self.view.own_row(len(items) - 1).complete = True  # type: ignore[attr-defined]
+        if items:
+            last = items[-1]
+            if type(last) is MessageItem and not last.complete:
+                self._own(len(items) - 1, MessageItem).complete = True
 
-    def _tool_row(self, e: Any, call_id: str, tool: str, tool_input: dict[str, Any],
+    def _tool_row(self, e: BaseEvent, call_id: str, tool: str, tool_input: dict[str, Any],
                   tier: int) -> tuple[ToolCallItem, Change]:
         """The row of call `call_id`, this view's own to change, with `e` among its events; a
         new row (from the other arguments) if the call has none yet in this task."""
@@ -183,12 +177,12 @@ class RunFold:
             change = self._add(row)
             v.call_rows[call_id] = change.item
             return row, change
-        row = v.own_row(index)  # type: ignore[assignment]
-        row.seqs.append(e.seq)  # type: ignore[union-attr]
+        row = self._own(index, ToolCallItem)
+        row.add_seq(e.seq)
         return row, Change(ITEMS, index)
 
     # handlers --------------------------------------------------------------------------------
-    def _agent_start(self, e: Any) -> Change:
+    def _agent_start(self, e: AgentStart) -> Change:
         v = self.view
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
@@ -213,24 +207,25 @@ class RunFold:
             return change._replace(more=(added.item,))
         return change
 
-    def _agent_end(self, e: Any) -> Change:
+    def _agent_end(self, e: AgentEnd) -> Change:
         v = self.view
         self._close_message()
         v.status, v.result, v.error, v.ended_ts = e.status, e.result, e.error, e.ts
         parts, denied = RUN, []
         if v.pending_rows:  # nothing can be pending once the run is over
             for index in v.pending_rows.values():
-                row: Any = v.items[index]
-                if row.approval is not None and row.approval.state == "pending":
-                    row = v.own_row(index)
-                    row.approval = row.approval._replace(state="denied")
+                pending = v.items[index]
+                if (isinstance(pending, ToolCallItem) and pending.approval is not None
+                        and pending.approval.state == "pending"):
+                    row = self._own(index, ToolCallItem)
+                    row.approval = pending.approval._replace(state="denied")
                     row.status = "denied"
                     denied.append(index)
             v.pending_rows.clear()
             parts |= APPROVALS
         if v.question_rows:  # nor can a question be open
             for index in v.question_rows.values():
-                question: Any = v.own_row(index)
+                question = self._own(index, QuestionItem)
                 question.state, question.via = "cancel", "auto"
                 question.reason = "the run ended"
                 denied.append(index)
@@ -245,32 +240,32 @@ class RunFold:
                                    e.status, e.result, error, e.stderr))
         return Change(change.parts | parts, change.item, tuple(denied))
 
-    def _turn_start(self, e: Any) -> Change:
+    def _turn_start(self, e: TurnStart) -> Change:
         v = self.view
         self._close_message()
         v.turn = e.turn
         v.turns.append(TurnView(v.task_index, e.turn, len(v.items)))
         return Change(RUN)
 
-    def _turn_end(self, e: Any) -> Change:
+    def _turn_end(self, e: TurnEnd) -> Change:
         v = self.view
         self._close_message()
         if v.turns and v.turns[-1].turn == e.turn:
             v.turns[-1] = v.turns[-1]._replace(stop_reason=e.stop_reason)
         return Change(RUN)
 
-    def _phase_changed(self, e: Any) -> Change:
+    def _phase_changed(self, e: PhaseChanged) -> Change:
         self.view.phase = e.phase
         return self._notice("phase", e, parts=RUN)
 
-    def _declaration_required(self, e: Any) -> Change:
+    def _declaration_required(self, e: DeclarationRequired) -> Change:
         return self._notice("declaration", e, turn=e.turn)
 
-    def _model_decision(self, e: Any) -> Change:
+    def _model_decision(self, e: ModelDecisionEvent) -> Change:
         return self._add(DecisionItem(self.view.task_index, e.turn, e.seq, e.action, e.tool,
                                       e.tool_input, e.rationale))
 
-    def _model_update(self, e: Any) -> Change:
+    def _model_update(self, e: ModelUpdate) -> Change:
         return self._stream(e.turn, e.channel, e.seq, e.seq + 1, e.text)
 
     def _stream(self, turn: int | None, channel: str, seq: int, stop: int,
@@ -279,26 +274,18 @@ class RunFold:
         v = self.view
         items = v.items
         if items:
-            last: Any = items[-1]
-            if (last.kind == "message" and last.channel == channel and last.turn == turn
+            last = items[-1]
+            if (type(last) is MessageItem and last.channel == channel and last.turn == turn
                     and not last.complete):
-                last = v.own_row(len(items) - 1)
-                last.parts.append(text)
-                last._text = None
-                seqs = last.seqs
-                if stop == seq + 1 and type(seqs) is list:
-                    seqs.append(seq)
-                else:
-                    last.seqs = _join_seqs(seqs, seq, stop)
+                self._own(len(items) - 1, MessageItem).extend(text, seq, stop)
                 return Change(ITEMS, len(items) - 1)
         item = MessageItem(v.task_index, turn, seq, channel)
         if stop != seq + 1:
             item.seqs = range(seq, stop)
-        item.parts.append(text)
-        item._text = None
+        item.extend(text)
         return self._add(item)
 
-    def _tool_start(self, e: Any) -> Change:
+    def _tool_start(self, e: ToolStart) -> Change:
         self._close_message()
         # A row may exist already (its approval came first): the same row now runs.
         row, change = self._tool_row(e, e.call_id, e.tool, e.tool_input, e.tier)
@@ -311,7 +298,7 @@ class RunFold:
         row.diff = input_diff(e.tool_input) or row.diff
         return change
 
-    def _tool_end(self, e: Any) -> Change:
+    def _tool_end(self, e: ToolEnd) -> Change:
         # An end without a start (a torn or filtered journal) still gets a row.
         row, change = self._tool_row(e, e.call_id, e.tool, {}, 0)
         row.status = "failed" if went_badly(e) else "ok"
@@ -325,7 +312,7 @@ class RunFold:
             row.diff = e.diff
         return change
 
-    def _approval_requested(self, e: Any) -> Change:
+    def _approval_requested(self, e: ApprovalRequested) -> Change:
         self._close_message()
         row, change = self._tool_row(e, e.approval_id, e.tool, e.tool_input, e.tier)
         row.approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier,
@@ -335,7 +322,7 @@ class RunFold:
         self.view.pending_rows[e.approval_id] = change.item
         return Change(change.parts | APPROVALS, change.item)
 
-    def _approval_resolved(self, e: Any) -> Change:
+    def _approval_resolved(self, e: ApprovalResolved) -> Change:
         v = self.view
         # Decided without asking (a grant, a deny rule, a policy): the row is made here.
         row, change = self._tool_row(e, e.approval_id, e.tool, e.tool_input or {}, e.tier or 0)
@@ -359,10 +346,10 @@ class RunFold:
                 parts |= GRANTS
         return Change(parts, change.item)
 
-    def _decision_error(self, e: Any) -> Change:
+    def _decision_error(self, e: DecisionError) -> Change:
         return self._notice("decision_error", e, turn=e.turn)
 
-    def _model_usage(self, e: Any) -> Change:
+    def _model_usage(self, e: ModelUsage) -> Change:
         v = self.view
         v.input_tokens += e.input_tokens
         v.output_tokens += e.output_tokens
@@ -378,7 +365,7 @@ class RunFold:
             return Change(USAGE | RUN)
         return Change(USAGE)
 
-    def _plan_frozen(self, e: Any) -> Change:
+    def _plan_frozen(self, e: VerificationPlanFrozen) -> Change:
         v = self.view
         v.plan_version += 1
         old = v.checks
@@ -393,45 +380,142 @@ class RunFold:
         v.checks = checks
         if v.plan_version == 1:
             return self._notice("plan", e, parts=VERIFICATION)
-        change = self._notice("plan", e, parts=VERIFICATION, suffix=" (changed)")
-        self.view.items[change.item].level = "warning"  # type: ignore[attr-defined]
-        return change
+        return self._notice("plan", e, parts=VERIFICATION, suffix=" (changed)", level="warning")
 
-    def _verification_start(self, e: Any) -> Change:
+    def _verification_start(self, e: VerificationStart) -> Change:
         self._set_check(e, status="running")
         return Change(VERIFICATION)
 
-    def _verification_end(self, e: Any) -> Change:
+    def _verification_end(self, e: VerificationEnd) -> Change:
         self._set_check(e, status="failed" if went_badly(e) else "passed", output=e.output,
                         duration_ms=e.duration_ms)
         return Change(VERIFICATION)
 
-    def _set_check(self, e: Any, **changes: Any) -> None:
+    def _set_check(self, e: VerificationStart | VerificationEnd, **changes: Any) -> None:
         v = self.view
         # A check outside the frozen plan: show it rather than drop it.
         check = v.checks.get(e.check_id) or CheckView(e.check_id, e.name, None, v.plan_version)
         v.checks[e.check_id] = check._replace(**changes)
 
-    def _cancellation_observed(self, e: Any) -> Change:
+    def _cancellation_observed(self, e: CancellationObserved) -> Change:
         self.view.cancel_reason = e.reason
         return self._notice("cancel", e, parts=RUN, turn=e.turn)
 
-    def _task_escalated(self, e: Any) -> Change:
+    def _task_escalated(self, e: TaskEscalated) -> Change:
         return self._notice("escalation", e)
 
-    def _model_retry(self, e: Any) -> Change:
+    def _model_retry(self, e: ModelRetry) -> Change:
         return self._notice("retry", e, turn=e.turn)
 
+    # an agent's dialogue: its questions, commands, notes, history and settings ----------------
+    def _question_asked(self, e: QuestionAsked) -> Change:
+        v = self.view
+        change = self._add(QuestionItem(v.task_index, v.turn or None, e.seq, e.question_id,
+                                        e.message, list(e.fields), e.call_id))
+        v.question_rows[e.question_id] = change.item
+        return Change(change.parts | QUESTIONS, change.item)
 
-def _join_seqs(seqs: list[int] | range, seq: int, stop: int) -> list[int] | range:
-    """`seqs` followed by `[seq, stop)`, kept a `range` while they run on without a gap."""
-    if seqs and seqs[-1] == seq - 1 and (type(seqs) is range or len(seqs) == 1):
-        return range(seqs[0], stop)
-    joined = list(seqs)
-    joined.extend(range(seq, stop))
-    return joined
+    def _question_answered(self, e: QuestionAnswered) -> Change:
+        v = self.view
+        index = v.question_rows.pop(e.question_id, None)
+        if index is None:  # already closed, or its question is not in this view: find its row
+            index = next((i for i in range(len(v.items) - 1, -1, -1)
+                          if isinstance(item := v.items[i], QuestionItem)
+                          and item.question_id == e.question_id and item.state == "pending"),
+                         None)
+            if index is None:
+                return Change(QUESTIONS)
+        row = v.own_row(index)
+        assert isinstance(row, QuestionItem)
+        row.add_seq(e.seq)
+        row.state, row.values, row.via, row.reason = e.action, e.values, e.via, e.reason
+        return Change(ITEMS | QUESTIONS, index)
+
+    def _commands_available(self, e: CommandsAvailable) -> Change:
+        self.view.commands = tuple(CommandView(c.name, c.description, c.hint)
+                                   for c in e.commands)
+        return Change(COMMANDS)
+
+    def _prompt_note(self, e: PromptNote) -> Change:
+        return self._notice("note", e)
+
+    def _agent_notice(self, e: AgentNotice) -> Change:
+        return self._notice("agent_notice", e)
+
+    def _agent_config(self, e: AgentConfig) -> Change:
+        v = self.view
+        v.options = tuple(e.options)
+        model = next((o for o in v.options if o.category == "model" or o.id == "model"), None)
+        if model is not None and isinstance(model.value, str):
+            v.model = model.value
+        return Change(RUN)
+
+    def _session_info(self, e: SessionInfoChanged) -> Change:
+        self.view.title = e.title  # the session's info as it stands (None: no title now)
+        return Change(RUN)
+
+    def _history(self, e: HistoryMessage | HistoryTool) -> tuple[HistoryItem, Change]:
+        """The open history item (the last item, when it is one), or a new one."""
+        v = self.view
+        items = v.items
+        if items and type(items[-1]) is HistoryItem:
+            item = v.own_row(len(items) - 1)
+            assert isinstance(item, HistoryItem)
+            item.add_seq(e.seq)
+            return item, Change(ITEMS, item.index)
+        new = HistoryItem(v.task_index, e.seq)
+        return new, self._add(new)
+
+    def _history_message(self, e: HistoryMessage) -> Change:
+        item, change = self._history(e)
+        item.add_text(e.role, e.text)
+        return change
+
+    def _history_tool(self, e: HistoryTool) -> Change:
+        item, change = self._history(e)
+        status = f" ({e.status})" if e.status else ""
+        item.set_tool(e.call_id, f"{e.title or e.tool}{status}")
+        return change
+
 
 
 def fold_events(events: Iterable[BaseEvent], grants: Iterable[Any] = ()) -> RunView:
     """Fold a whole sequence of events into a fresh view."""
     return RunFold(grants).apply_all(events)
+
+
+_HANDLERS: dict[str, Callable[[RunFold, Any], Change]] = {
+    event_class.model_fields["type"].default: handler for event_class, handler in (
+    (AgentStart, RunFold._agent_start),
+    (AgentEnd, RunFold._agent_end),
+    (TurnStart, RunFold._turn_start),
+    (TurnEnd, RunFold._turn_end),
+    (PhaseChanged, RunFold._phase_changed),
+    (DeclarationRequired, RunFold._declaration_required),
+    (ModelDecisionEvent, RunFold._model_decision),
+    (ModelUpdate, RunFold._model_update),
+    (ToolStart, RunFold._tool_start),
+    (ToolEnd, RunFold._tool_end),
+    (ApprovalRequested, RunFold._approval_requested),
+    (ApprovalResolved, RunFold._approval_resolved),
+    (DecisionError, RunFold._decision_error),
+    (ModelUsage, RunFold._model_usage),
+    (VerificationPlanFrozen, RunFold._plan_frozen),
+    (VerificationStart, RunFold._verification_start),
+    (VerificationEnd, RunFold._verification_end),
+    (CancellationObserved, RunFold._cancellation_observed),
+    (TaskEscalated, RunFold._task_escalated),
+    (ModelRetry, RunFold._model_retry),
+    (QuestionAsked, RunFold._question_asked),
+    (QuestionAnswered, RunFold._question_answered),
+    (CommandsAvailable, RunFold._commands_available),
+    (PromptNote, RunFold._prompt_note),
+    (AgentNotice, RunFold._agent_notice),
+    (AgentConfig, RunFold._agent_config),
+    (SessionInfoChanged, RunFold._session_info),
+    (HistoryMessage, RunFold._history_message),
+    (HistoryTool, RunFold._history_tool),
+    )
+}
+"""Each event type's handler, keyed by its class's `type` (a test holds every handler's
+parameter to the class it is listed with, and every event type to a handler)."""

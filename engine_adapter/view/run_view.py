@@ -1,0 +1,195 @@
+"""The view state the fold builds: `RunView`, and the flags of what a change touched.
+
+Bulk state is plain slotted objects (not pydantic models): a garbage-collection pass over a long
+run's rows must stay cheap. The events behind each row are kept only as `seq` numbers.
+
+Ownership, for cheap copies (replay checkpoints): the transcript rows are the only objects that
+change once made, and each has one owner, `RunView.items[i]`. Everything else that refers to a
+row (`tool_calls`, `pending`) holds its position, and every other object in a view (approvals,
+checks, turns, grants) is an immutable tuple, replaced rather than changed. So `RunView.copy()`
+copies the containers and shares the rows, and the fold, before it changes a row that a copy
+may share, puts a copy of the row in its place (`RunView.own_row`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from engine_adapter.view.items import Item, ToolCallItem
+from engine_adapter.view.records import CheckView, GrantView, TurnView
+
+__all__ = [
+    "APPROVALS",
+    "COMMANDS",
+    "GRANTS",
+    "ITEMS",
+    "QUESTIONS",
+    "RUN",
+    "USAGE",
+    "VERIFICATION",
+    "Change",
+    "ChangeSet",
+    "RowMap",
+    "RunView",
+]
+
+# What a change touched (bit flags; combine with |).
+RUN = 1  # status line: task, status, phase, turn, result, error
+ITEMS = 2  # the transcript: `Change.item` is the index of the item touched or added
+APPROVALS = 4  # pending approvals
+VERIFICATION = 8  # the verification plan or a check
+GRANTS = 16  # grants in force
+USAGE = 32  # token and cost totals
+QUESTIONS = 64  # the agent's open questions
+COMMANDS = 128  # the commands the agent offers
+
+
+class Change(NamedTuple):
+    """What one event changed: `parts` (flags above) and, with `ITEMS`, the item's index;
+    `more` names other items it changed too (rarely: the end of a run denies every pending
+    approval's row)."""
+
+    parts: int
+    item: int = -1
+    more: tuple[int, ...] = ()
+
+
+class ChangeSet:
+    """Everything that changed since the last frame: flags and the transcript items touched."""
+
+    __slots__ = ("items", "parts")
+
+    def __init__(self) -> None:
+        self.parts = 0
+        self.items: set[int] = set()
+
+    def add(self, parts: int, item: int, more: tuple[int, ...] = ()) -> None:
+        """Record one `Change` (`add(*change)`)."""
+        self.parts |= parts
+        if parts & ITEMS and item >= 0:
+            self.items.add(item)
+        if more:
+            self.items.update(more)
+
+    def update(self, other: ChangeSet) -> None:
+        """Add everything `other` records (two frames' changes drawn as one)."""
+        self.parts |= other.parts
+        self.items |= other.items
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+
+_Row = TypeVar("_Row", bound=Item)
+
+
+class RowMap(Mapping[str, _Row], Generic[_Row]):
+    """Ids (of calls, approvals, questions) to their transcript rows, read through the rows'
+    positions."""
+
+    __slots__ = ("_items", "_positions")
+
+    def __init__(self, items: list[Item], positions: dict[str, int]) -> None:
+        self._items, self._positions = items, positions
+
+    def __getitem__(self, key: str) -> _Row:
+        return self._items[self._positions[key]]  # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._positions)
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._positions
+
+
+class RunView:
+    """Everything the cockpit shows, as of the last folded event."""
+
+    def __init__(self) -> None:
+        self.session_id = ""
+        self.task_index = 0  # how many tasks (agent_start events) so far
+        self.task = ""
+        self.engine = ""
+        self.model: str | None = None
+        self.cwd: str | None = None
+        self.agent: str | None = None  # an external agent's own name and version
+        self.agent_command: str | None = None  # the command line that started it
+        self.title: str | None = None  # the agent's name for its session, when it gave one
+        self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
+        self.sandbox: str | None = None  # where the run's commands go, and why there is none
+        self.sandbox_network: bool | None = None
+        self.sandbox_note: str | None = None
+        self.status = "idle"  # idle | running | completed | failed | cancelled
+        self.result: str | None = None
+        self.error: str | None = None
+        self.phase: str | None = None
+        self.turn = 0
+        self.turns: list[TurnView] = []
+        self.items: list[Item] = []
+        self.call_rows: dict[str, int] = {}  # call id -> its row's position (this task's)
+        self.pending_rows: dict[str, int] = {}  # approval id -> its row's position, oldest first
+        self.grants: list[GrantView] = []
+        self.checks: dict[str, CheckView] = {}
+        self.question_rows: dict[str, int] = {}  # open question id -> its row's position
+        self.commands: tuple[Any, ...] = ()  # what the agent offers now (`CommandView`s)
+        self.plan_version = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost_usd: float | None = None
+        self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
+        self.thought_tokens = 0
+        self.context: tuple[int, int] | None = None  # (used, size) of the context window
+        self.model_calls = 0
+        self.started_ts: float | None = None
+        self.ended_ts: float | None = None
+        self.last_ts: float | None = None
+        self.events = 0
+        self.cancel_reason: str | None = None
+        self.shared = 0  # rows below this position may be shared with a copy of this view
+        self.owned: set[int] = set()  # ... except these, already copied for this view
+
+    @property
+    def live(self) -> bool:
+        """Whether a task is running."""
+        return self.status == "running"
+
+    @property
+    def tool_calls(self) -> RowMap[ToolCallItem]:
+        """This task's tool calls by call id (their rows)."""
+        return RowMap(self.items, self.call_rows)
+
+    @property
+    def pending(self) -> RowMap[ToolCallItem]:
+        """Approvals waiting for a decision by approval id (their rows), oldest first."""
+        return RowMap(self.items, self.pending_rows)
+
+    @property
+    def questions(self) -> RowMap[Any]:
+        """The agent's open questions by question id (their `QuestionItem` rows), oldest
+        first."""
+        return RowMap(self.items, self.question_rows)
+
+    def own_row(self, index: int) -> Item:
+        """The row at `index`, this view's own to change: a row a copy may share is replaced
+        by a copy of it first (once)."""
+        row = self.items[index]
+        if index < self.shared and index not in self.owned:
+            row = self.items[index] = row.clone()
+            self.owned.add(index)
+        return row
+
+    def copy(self) -> RunView:
+        """An independent copy (a replay checkpoint), made at C speed: the containers are
+        copied, the rows shared until either view changes one (see `own_row`)."""
+        new = RunView.__new__(RunView)
+        new.__dict__.update(self.__dict__)
+        for name in ("items", "turns", "grants", "call_rows", "pending_rows", "checks",
+                     "question_rows"):
+            setattr(new, name, getattr(self, name).copy())
+        self.shared = new.shared = len(self.items)
+        self.owned, new.owned = set(), set()
+        return new
