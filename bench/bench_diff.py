@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ui import SIZE, TimedCockpit, drive, ms, now, pct
 
 from engine_adapter import AgentEnd, AgentStart, Session, TaskState
-from engine_adapter.engines.acp.workspace import Workspace as AcpWorkspace
+from engine_adapter.engines.acp.client import Workspace as AcpWorkspace
 from engine_adapter.engines.builtin.tools import prepare_write
 from engine_adapter.engines.builtin.workspace import Workspace
 from engine_adapter.files import off_loop, unified_diff

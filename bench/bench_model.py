@@ -58,7 +58,7 @@ from openai_fake.server import FakeOpenAI, Stream, chunks  # noqa: E402
 
 from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
 from engine_adapter.engines.builtin import BuiltinRunner  # noqa: E402
-from engine_adapter.engines.builtin.openai_model import OpenAIModel  # noqa: E402
+from engine_adapter.engines.builtin.models.openai import OpenAIModel  # noqa: E402
 from engine_adapter.view import RunFold  # noqa: E402
 
 now = time.perf_counter

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.config import config_path
-from engine_adapter.engines.acp.session_setup import McpServer
+from engine_adapter.engines.acp.agent import McpServer
 
 __all__ = ["ENV_NAME", "AgentsConfig", "load_agents_config"]
 

@@ -24,7 +24,7 @@ from engine_adapter.engines.acp import (
     load_catalogue,
     resolve_agent,
 )
-from engine_adapter.engines.acp.session_setup import McpServer, SessionSetup, Wanted
+from engine_adapter.engines.acp.agent import McpServer, SessionSetup, Wanted
 
 __all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "agents_listing",
            "config_problems", "workspace"]

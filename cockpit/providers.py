@@ -24,7 +24,7 @@ from cockpit.config import Config, ProviderConfig, load_config
 from cockpit.paths import config_dir
 from cockpit.runs import RunOptions, SessionFactory, SetupError, make_sandbox
 from engine_adapter.engines.builtin import BuiltinRunner
-from engine_adapter.engines.builtin.openai_model import OpenAIModel, Price, window_from_listing
+from engine_adapter.engines.builtin.models.openai import OpenAIModel, Price, window_from_listing
 
 __all__ = ["KNOWN_PROVIDERS", "Endpoint", "Server", "config_warnings", "is_local", "list_models",
            "make_model", "model_factory", "resolve_model", "resolve_server", "system_prompt"]
@@ -191,7 +191,7 @@ async def list_models(server: Server) -> list[tuple[str, int | None]]:
     `SetupError` with the server's words when it cannot be asked."""
     import openai
 
-    from engine_adapter.engines.builtin.openai_errors import Where, judge, server_message
+    from engine_adapter.engines.builtin.models.openai import Where, judge, server_message
 
     model = OpenAIModel("-", base_url=server.base_url, api_key=server.api_key,
                         key_variable=server.key_variable, system_prompt="", timeout=30.0)

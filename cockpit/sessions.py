@@ -166,7 +166,7 @@ def agent_sessions(spec: AgentSpec, runner: AcpRunner,
     one is known; None when the agent offers no list. Raises `SetupError` when the agent
     cannot be asked (its words)."""
     from engine_adapter.engines.acp import AgentFailure
-    from engine_adapter.engines.acp.opening import SessionsNotOffered
+    from engine_adapter.engines.acp.agent import SessionsNotOffered
 
     known = {s.session_id: s.journal for s in journal_sessions(spec.name)}
 

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from cockpit.agent_config import load_agents_config, resolve_command
 from cockpit.replay.journal_facts import read_facts, scan_facts
 from engine_adapter.engines.acp import load_catalogue
-from engine_adapter.engines.acp.auth import auth_hint, choose_auth_method
-from engine_adapter.engines.acp.mcp import acp_servers
-from engine_adapter.engines.acp.session_setup import McpServer, Wanted
-from engine_adapter.engines.acp.settings import (
+from engine_adapter.engines.acp.agent import McpServer, Wanted
+from engine_adapter.engines.acp.agent.auth import auth_hint, choose_auth_method
+from engine_adapter.engines.acp.agent.mcp import acp_servers
+from engine_adapter.engines.acp.agent.settings import (
     SettingError,
     modes_from_acp,
     options_from_acp,

@@ -25,8 +25,7 @@ from cockpit.cli import app
 from cockpit.paths import journal_dir
 from engine_adapter import read_journal
 from engine_adapter.engines.acp import AcpRunner
-from engine_adapter.engines.acp.opening import SessionsNotOffered
-from engine_adapter.engines.acp.session_setup import SessionSetup, Wanted
+from engine_adapter.engines.acp.agent import SessionSetup, SessionsNotOffered, Wanted
 
 ANSWERS = Path(__file__).parent / "acp_agent" / "initialize"
 

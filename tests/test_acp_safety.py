@@ -243,8 +243,7 @@ def test_two_requests_with_one_id_are_each_answered_as_shown(agent):
 
 
 def test_our_own_ids_never_take_an_agent_id(agent):
-    from engine_adapter.engines.acp.client import AcpClient
-    from engine_adapter.engines.acp.workspace import Workspace
+    from engine_adapter.engines.acp.client import AcpClient, Workspace
 
     client = AcpClient(Workspace(agent.workspace), env={}, agent_name="t")
     client.start_turn(1)
@@ -316,7 +315,7 @@ def test_nothing_a_terminal_starts_outlives_the_terminal(tmp_path):
 def test_a_terminal_row_is_journaled_before_its_command_starts(agent, monkeypatch):
     """Write-ahead for terminals: when the process is spawned, the journal already holds its
     `tool_start` (a crash in between leaves a started row, never a command without one)."""
-    from engine_adapter.engines.acp import terminals
+    from engine_adapter.engines.acp.client import terminals
 
     journal = agent.journals / f"task-{agent.count + 1}.jsonl"
     seen_at_spawn: list[list[dict]] = []
@@ -338,7 +337,7 @@ def test_a_terminal_row_is_journaled_before_its_command_starts(agent, monkeypatc
 
 
 def test_a_terminal_that_cannot_start_ends_its_journaled_row(agent, monkeypatch):
-    from engine_adapter.engines.acp import terminals
+    from engine_adapter.engines.acp.client import terminals
 
     async def refusing(*args, **kwargs):
         raise PermissionError(13, "Permission denied")

@@ -14,9 +14,13 @@ import pytest
 from acp_agent.helpers import agent_argv, agent_log, approve, drive, types
 
 from engine_adapter.engines.acp import AcpRunner, AgentFailure, AgentSpec
-from engine_adapter.engines.acp.opening import SessionsNotOffered
-from engine_adapter.engines.acp.session_setup import McpServer, SessionSetup, Wanted
-from engine_adapter.engines.acp.settings import SettingError
+from engine_adapter.engines.acp.agent import (
+    McpServer,
+    SessionSetup,
+    SessionsNotOffered,
+    SettingError,
+    Wanted,
+)
 from engine_adapter.view import HistoryItem, fold_events
 
 

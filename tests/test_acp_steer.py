@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from cockpit.cli import app
 from engine_adapter import read_journal
 from engine_adapter.engines.acp import AcpRunner
-from engine_adapter.engines.acp.questions import UnsupportedForm, fields_from_schema
+from engine_adapter.engines.acp.client.questions import UnsupportedForm, fields_from_schema
 
 ALL_VALUES = {"text": "Ada", "number": "2.5", "integer": 4, "boolean": False,
               "choice": "staging", "enum": "green", "multi": ["mac", "linux"]}
@@ -313,7 +313,7 @@ def test_questions_and_reasons_replay_and_export(tmp_path):
 def _offered(*commands):
     from acp.schema import AvailableCommand
 
-    from engine_adapter.engines.acp.commands import agent_commands
+    from engine_adapter.engines.acp.client.commands import agent_commands
     return agent_commands([AvailableCommand.model_validate(c) for c in commands])
 
 

@@ -22,17 +22,17 @@ from acp.helpers import update_current_mode
 from acp.schema import Cost, PermissionOption, UsageUpdate
 
 from engine_adapter.engines.acp import AgentSpecError, agent_env, load_catalogue, resolve_agent
-from engine_adapter.engines.acp.mapping import UpdateMapper
-from engine_adapter.engines.acp.permissions import (
+from engine_adapter.engines.acp.agent.process import PipeTransport
+from engine_adapter.engines.acp.client import UpdateMapper
+from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
+from engine_adapter.engines.acp.client.permissions import (
     approval_input,
     choose_option,
     destructive_reason,
     same_command,
     tier_for,
 )
-from engine_adapter.engines.acp.process import PipeTransport
 from engine_adapter.engines.acp.text import clean, clean_json, clean_stderr_line
-from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
 from engine_adapter.shell import grant_prefix
 
 # text --------------------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def test_transport_hands_notifications_to_its_handler_in_order():
 
 
 def test_transport_joins_lines_split_across_reads(monkeypatch):
-    import engine_adapter.engines.acp.process as process
+    import engine_adapter.engines.acp.agent.process as process
 
     monkeypatch.setattr(process, "READ_CHUNK", 3)  # split lines, and a character, across reads
 
@@ -298,7 +298,7 @@ def test_transport_joins_lines_split_across_reads(monkeypatch):
 
 
 def test_client_maps_notifications_fast_and_by_schema(tmp_path):
-    from engine_adapter.engines.acp.client import AcpClient, RunContext
+    from engine_adapter.engines.acp.client.client import AcpClient, RunContext
 
     class Sink:
         def __init__(self) -> None:
@@ -336,7 +336,7 @@ def test_client_maps_notifications_fast_and_by_schema(tmp_path):
 def test_mapper_keeps_an_agents_diffs_apart_from_the_output():
     from acp import tool_diff_content
 
-    from engine_adapter.engines.acp.mapping import RenderedDiff
+    from engine_adapter.engines.acp.client.mapping import RenderedDiff
 
     events = []
     mapper = UpdateMapper(events.append, clock=_Clock(), display_path=lambda p: p)

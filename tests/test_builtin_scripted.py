@@ -11,7 +11,7 @@ from builtin_helpers import end, of_type, run_steps, scenario
 from conftest import run
 
 from engine_adapter.engines.builtin import ScenarioError, ScriptedModel, load_scenario
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models import (
     DecisionFeedback,
     ModelRequest,
     RawDecision,
@@ -19,8 +19,8 @@ from engine_adapter.engines.builtin.model import (
     ToolResult,
     Usage,
     UserMessage,
+    scenario_names,
 )
-from engine_adapter.engines.builtin.scripted import scenario_names
 
 
 def test_the_shipped_scenarios_load() -> None:

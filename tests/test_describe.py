@@ -145,7 +145,7 @@ def test_one_is_singular_everywhere_a_count_is_shown() -> None:
     printer.handle(parse_event({"type": "tool_end", "call_id": "c", "tool": "search", "ok": True,
                                 "output": "a\nb\n", "duration_ms": 1}))
     assert out.getvalue().endswith("c search 1 ms: 2 lines\n")
-    from engine_adapter.engines.builtin.model import DecisionParseError, parse_decision
+    from engine_adapter.engines.builtin.models import DecisionParseError, parse_decision
     from engine_adapter.engines.builtin.tools import TOOLS
     with pytest.raises(DecisionParseError, match="'path' must be a string"):
         parse_decision('{"action": "tool", "tool": "read_file", "input": {"path": 3}}', TOOLS)

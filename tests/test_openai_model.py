@@ -15,7 +15,7 @@ from openai_fake.server import Error, FakeOpenAI, Stream, chunks, sample_fix_rep
 
 from engine_adapter import JsonlEventJournal, Session, TaskState, read_journal
 from engine_adapter.engines.builtin import BuiltinRunner, make_workspace
-from engine_adapter.engines.builtin.openai_model import Price
+from engine_adapter.engines.builtin.models.openai import Price
 from engine_adapter.engines.builtin.tools import TOOLS
 
 FINISH = Stream(chunks("Done.", calls=[("finish", {"result": "all done"})]))
@@ -76,7 +76,7 @@ def test_the_sample_project_is_fixed_and_verified_for_real(tmp_path) -> None:
 
 
 def test_the_schemas_come_from_the_tool_specs() -> None:
-    from engine_adapter.engines.builtin.openai_schema import function_tools
+    from engine_adapter.engines.builtin.models.openai.schema import function_tools
 
     tools = {t["function"]["name"]: t["function"] for t in function_tools(TOOLS.values())}
     for name, spec in TOOLS.items():

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai_fake.server import chunks
 
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models import (
     DecisionFeedback,
     ModelReply,
     ModelRequest,
@@ -20,9 +20,9 @@ from engine_adapter.engines.builtin.model import (
     ToolResult,
     UserMessage,
 )
-from engine_adapter.engines.builtin.openai_errors import Where, is_context_overflow, judge
-from engine_adapter.engines.builtin.openai_messages import build_messages, cap_for_model
-from engine_adapter.engines.builtin.openai_stream import ReplyAssembler, ThinkSplitter
+from engine_adapter.engines.builtin.models.openai.errors import Where, is_context_overflow, judge
+from engine_adapter.engines.builtin.models.openai.messages import build_messages, cap_for_model
+from engine_adapter.engines.builtin.models.openai.stream import ReplyAssembler, ThinkSplitter
 
 WHERE = Where("http://127.0.0.1:9/v1", "m", "MY_KEY", True)
 

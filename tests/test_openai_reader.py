@@ -10,8 +10,8 @@ import pytest
 from openai_fake.helpers import run_against
 from openai_fake.server import Stream, chunks
 
-from engine_adapter.engines.builtin import openai_stream
-from engine_adapter.engines.builtin.openai_reader import ModelIO, shared_io
+from engine_adapter.engines.builtin.models.openai import stream as openai_stream
+from engine_adapter.engines.builtin.models.openai.reader import ModelIO, shared_io
 
 
 def test_items_come_in_order_and_what_waited_comes_as_one_batch() -> None:

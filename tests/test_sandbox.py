@@ -21,7 +21,7 @@ from cockpit.cli import app
 from cockpit.config import load_config
 from cockpit.headless import format_event
 from engine_adapter import ApprovalGrant, Session, TaskState, parse_event
-from engine_adapter.engines.builtin.openai_schema import function_tools
+from engine_adapter.engines.builtin.models.openai.schema import function_tools
 from engine_adapter.engines.builtin.tools import TOOLS
 from engine_adapter.events import ToolEnd, ToolStart
 from engine_adapter.sandbox import (

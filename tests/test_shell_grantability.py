@@ -341,7 +341,7 @@ def test_no_view_module_imports_grant_rules() -> None:
     {"command": "ls", "cmd": "ls"},
 ])
 def test_an_acp_permission_naming_two_commands_shows_both_and_grants_neither(raw) -> None:
-    from engine_adapter.engines.acp.permissions import (
+    from engine_adapter.engines.acp.client.permissions import (
         approval_input,
         command_of,
         destructive_reason,

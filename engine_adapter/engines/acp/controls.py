@@ -13,11 +13,18 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
+from engine_adapter.engines.acp.agent import (
+    ListedSession,
+    SessionOpener,
+    SessionSetup,
+    SettingError,
+    Step,
+    Wanted,
+    apply_step,
+    plan_settings,
+)
 from engine_adapter.engines.acp.catalogue import agent_env
 from engine_adapter.engines.acp.errors import AgentFailure
-from engine_adapter.engines.acp.opening import ListedSession, SessionOpener
-from engine_adapter.engines.acp.session_setup import SessionSetup, Wanted
-from engine_adapter.engines.acp.settings import SettingError, Step, apply_step, plan_settings
 from engine_adapter.events import AgentMode
 
 if TYPE_CHECKING:

@@ -33,15 +33,12 @@ import acp
 from acp import RequestError
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.acp.agent_session import AgentSession
+from engine_adapter.engines.acp.agent import AgentProcess, AgentSession, Opened, SessionSetup
+from engine_adapter.engines.acp.agent.connection import AgentConnection, _Cancelled
 from engine_adapter.engines.acp.catalogue import AgentSpec
 from engine_adapter.engines.acp.client import AcpClient
-from engine_adapter.engines.acp.connection import AgentConnection, _Cancelled
 from engine_adapter.engines.acp.controls import SessionControls
 from engine_adapter.engines.acp.errors import AgentFailure
-from engine_adapter.engines.acp.opening import Opened
-from engine_adapter.engines.acp.process import AgentProcess
-from engine_adapter.engines.acp.session_setup import SessionSetup
 from engine_adapter.engines.acp.text import cap
 from engine_adapter.events import (
     AgentEnd,

@@ -3,28 +3,39 @@
 - `loop.BuiltinRunner` — the `AgentRunner`: turns, phases, tiers, approvals, verification.
 - `tools` — the tools and their tiers (shell commands' tiers: `engine_adapter.shell`);
   `workspace.Workspace` — path confinement; `process.run_process` — commands, for real.
-- `model` — the model interface (`Model`, `ModelRequest`, outputs, `parse_decision`).
-- `scripted.ScriptedModel` — the offline model that plays `scenarios/*.toml`.
+- `models` — the model interface (`Model`, `ModelRequest`, outputs), `ScriptedModel` (the
+  offline model that plays `models/scenarios/*.toml`) and `OpenAIModel` (`models/openai`:
+  imported on first use here, as the SDK takes a while to load).
 - `demo` — the sample project (`sample_project/`) in a fresh workspace, ready to run.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from engine_adapter.engines.builtin.demo import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.loop import BuiltinRunner
-from engine_adapter.engines.builtin.model import Model, ModelRequest, RawDecision, TextDelta, Usage
-from engine_adapter.engines.builtin.scripted import (
+from engine_adapter.engines.builtin.models import (
+    Model,
+    ModelRequest,
+    RawDecision,
     Scenario,
     ScenarioError,
     ScriptedModel,
+    TextDelta,
+    Usage,
     load_scenario,
 )
 from engine_adapter.engines.builtin.workspace import Workspace, WorkspaceError
-from engine_adapter.shell import Classification, classify_command
+
+if TYPE_CHECKING:
+    from engine_adapter.engines.builtin.models.openai import OpenAIModel
 
 __all__ = [
     "BuiltinRunner",
-    "Classification",
     "Model",
     "ModelRequest",
+    "OpenAIModel",
     "RawDecision",
     "Scenario",
     "ScenarioError",
@@ -33,9 +44,16 @@ __all__ = [
     "Usage",
     "Workspace",
     "WorkspaceError",
-    "classify_command",
     "demo_runner",
     "demo_task",
     "load_scenario",
     "make_workspace",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "OpenAIModel":
+        from engine_adapter.engines.builtin.models.openai import OpenAIModel
+
+        return OpenAIModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from engine_adapter.engines.builtin.model import ToolResult
+from engine_adapter.engines.builtin.models import ToolResult
 
 __all__ = ["Call", "Failed"]
 

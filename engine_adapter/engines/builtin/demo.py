@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from engine_adapter.engines.builtin.loop import BuiltinRunner
-from engine_adapter.engines.builtin.scripted import ScriptedModel, load_scenario
+from engine_adapter.engines.builtin.models import ScriptedModel, load_scenario
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
 __all__ = ["DEMO_SCENARIO", "FOLLOWUP_SCENARIO", "demo_runner", "demo_task", "make_workspace"]

@@ -30,7 +30,7 @@ from typing import Any
 from engine_adapter.context import RunContext
 from engine_adapter.engines.builtin.calls import Call, Failed, _ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models import (
     Decision,
     Model,
     ModelError,

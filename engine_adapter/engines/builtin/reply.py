@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine_adapter.context import wait_cancelled
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models import (
     Decision,
     DecisionFeedback,
     DecisionParseError,

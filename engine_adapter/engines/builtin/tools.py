@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.engines.builtin.model import ToolSpec
+from engine_adapter.engines.builtin.models import ToolSpec
 from engine_adapter.engines.builtin.workspace import Workspace, WorkspaceError
 from engine_adapter.events import VerificationCheck
 from engine_adapter.files import (

@@ -9,7 +9,7 @@ from typing import Any
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.builtin.calls import Call, _ms_since
-from engine_adapter.engines.builtin.model import ToolResult
+from engine_adapter.engines.builtin.models import ToolResult
 from engine_adapter.engines.builtin.process import run_process, shell_argv
 from engine_adapter.engines.builtin.tools import ToolError, cap_text, parse_checks
 from engine_adapter.engines.builtin.workspace import Workspace

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine_adapter.engines.acp.session_setup import Wanted
+from engine_adapter.engines.acp.agent.setup import Wanted
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentChoice, AgentMode, AgentOption
 

@@ -23,12 +23,12 @@ from acp.schema import (
 )
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.acp.questions import UnsupportedForm, fields_from_schema
+from engine_adapter.engines.acp.client.questions import UnsupportedForm, fields_from_schema
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import QuestionAnswered, QuestionAsked
 
 if TYPE_CHECKING:
-    from engine_adapter.engines.acp.client import AcpClient
+    from engine_adapter.engines.acp.client.client import AcpClient
 
 __all__ = ["ElicitationCalls"]
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models.base import (
     DecisionFeedback,
     ModelReply,
     ModelRequest,
@@ -21,7 +21,7 @@ from engine_adapter.engines.builtin.model import (
     ToolResult,
     UserMessage,
 )
-from engine_adapter.engines.builtin.openai_schema import FINISH
+from engine_adapter.engines.builtin.models.openai.schema import FINISH
 
 __all__ = ["Prompt", "build_messages", "cap_for_model", "render_result", "wire_call"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine_adapter.engines.builtin.model import ToolSpec
+from engine_adapter.engines.builtin.models.base import ToolSpec
 
 __all__ = ["FINISH", "function_tools", "json_type"]
 

@@ -27,22 +27,22 @@ from acp.schema import (
     WaitForTerminalExitResponse,
 )
 
-from engine_adapter.engines.acp.mapping import OUTPUT_LIMIT
-from engine_adapter.engines.acp.permissions import PERMISSION_DENIED, tier_for
-from engine_adapter.engines.acp.terminals import (
+from engine_adapter.engines.acp.client.files import WorkspaceError
+from engine_adapter.engines.acp.client.mapping import OUTPUT_LIMIT
+from engine_adapter.engines.acp.client.permissions import PERMISSION_DENIED, tier_for
+from engine_adapter.engines.acp.client.terminals import (
     OUTSIDE_VARIABLE,
     Terminal,
     TerminalError,
     Terminals,
 )
 from engine_adapter.engines.acp.text import cap, clean
-from engine_adapter.engines.acp.workspace import WorkspaceError
 from engine_adapter.events import ToolEnd, ToolStart
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE
 from engine_adapter.shell import DESTRUCTIVE
 
 if TYPE_CHECKING:
-    from engine_adapter.engines.acp.client import AcpClient
+    from engine_adapter.engines.acp.client.client import AcpClient
 
 __all__ = ["WORD_LIMIT", "TerminalCalls", "terminal_input"]
 

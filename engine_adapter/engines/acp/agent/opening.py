@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp import RequestError
 
-from engine_adapter.engines.acp.auth import auth_hint, choose_auth_method
-from engine_adapter.engines.acp.errors import AgentFailure
-from engine_adapter.engines.acp.mcp import acp_servers
-from engine_adapter.engines.acp.session_setup import SessionSetup, Wanted
-from engine_adapter.engines.acp.settings import (
+from engine_adapter.engines.acp.agent.auth import auth_hint, choose_auth_method
+from engine_adapter.engines.acp.agent.mcp import acp_servers
+from engine_adapter.engines.acp.agent.settings import (
     SettingError,
     apply_step,
     modes_from_acp,
     options_from_acp,
     plan_settings,
 )
+from engine_adapter.engines.acp.agent.setup import SessionSetup, Wanted
+from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentMode, AgentNotice, AgentOption
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import openai
 
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models.base import (
     ModelError,
     ModelOutput,
     ModelReply,
@@ -35,17 +35,17 @@ from engine_adapter.engines.builtin.model import (
     TextDelta,
     Usage,
 )
-from engine_adapter.engines.builtin.openai_errors import (
+from engine_adapter.engines.builtin.models.openai.errors import (
     TOOLS_HINT,
     Verdict,
     Where,
     is_context_overflow,
     judge,
 )
-from engine_adapter.engines.builtin.openai_messages import Prompt, build_messages
-from engine_adapter.engines.builtin.openai_reader import shared_io
-from engine_adapter.engines.builtin.openai_schema import FINISH, function_tools
-from engine_adapter.engines.builtin.openai_stream import AssembledCall, ReplyAssembler
+from engine_adapter.engines.builtin.models.openai.messages import Prompt, build_messages
+from engine_adapter.engines.builtin.models.openai.reader import shared_io
+from engine_adapter.engines.builtin.models.openai.schema import FINISH, function_tools
+from engine_adapter.engines.builtin.models.openai.stream import AssembledCall, ReplyAssembler
 
 __all__ = ["DEFAULT_RETRY_DELAYS", "OpenAIModel", "Price", "default_system_prompt",
            "window_from_listing"]

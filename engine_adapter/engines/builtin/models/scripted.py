@@ -36,7 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.engines.builtin.model import (
+from engine_adapter.engines.builtin.models.base import (
     DecisionFeedback,
     ModelOutput,
     ModelRequest,

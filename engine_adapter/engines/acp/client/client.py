@@ -47,11 +47,12 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.acp.commands import OfferedCommands
-from engine_adapter.engines.acp.elicitation import ElicitationCalls
-from engine_adapter.engines.acp.mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
-from engine_adapter.engines.acp.notes import DenialNotes
-from engine_adapter.engines.acp.permissions import (
+from engine_adapter.engines.acp.client.commands import OfferedCommands
+from engine_adapter.engines.acp.client.elicitation import ElicitationCalls
+from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
+from engine_adapter.engines.acp.client.mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
+from engine_adapter.engines.acp.client.notes import DenialNotes
+from engine_adapter.engines.acp.client.permissions import (
     PERMISSION_DENIED,
     Permits,
     approval_input,
@@ -59,10 +60,9 @@ from engine_adapter.engines.acp.permissions import (
     destructive_reason,
     tier_for,
 )
-from engine_adapter.engines.acp.terminal_calls import TerminalCalls
-from engine_adapter.engines.acp.terminals import Terminals
+from engine_adapter.engines.acp.client.terminal_calls import TerminalCalls
+from engine_adapter.engines.acp.client.terminals import Terminals
 from engine_adapter.engines.acp.text import clean
-from engine_adapter.engines.acp.workspace import Workspace, WorkspaceError
 from engine_adapter.events import BaseEvent, ToolEnd, ToolStart
 from engine_adapter.files import FileRefused, off_loop, unified_diff_async
 from engine_adapter.sandbox import Sandbox

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from engine_adapter.engines.acp.permissions import tier_for
+from engine_adapter.engines.acp.client.permissions import tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json
 from engine_adapter.events import (
     BaseEvent,

@@ -25,8 +25,8 @@ from acp.schema import SessionNotification
 from pydantic import ValidationError
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.acp.mapping import UpdateMapper, _block_text
-from engine_adapter.engines.acp.settings import options_from_acp
+from engine_adapter.engines.acp.agent.settings import options_from_acp
+from engine_adapter.engines.acp.client.mapping import UpdateMapper, _block_text
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import (
     AgentConfig,
@@ -42,7 +42,7 @@ from engine_adapter.events import (
 from engine_adapter.text import plural
 
 if TYPE_CHECKING:
-    from engine_adapter.engines.acp.opening import Opened
+    from engine_adapter.engines.acp.agent.opening import Opened
 
 __all__ = ["AgentSession"]
 

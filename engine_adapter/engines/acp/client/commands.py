@@ -18,7 +18,7 @@ from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentCommand, CommandsAvailable
 
 if TYPE_CHECKING:
-    from engine_adapter.engines.acp.client import AcpClient
+    from engine_adapter.engines.acp.client.client import AcpClient
 
 __all__ = ["MAX_COMMANDS", "OfferedCommands", "agent_commands"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
 
-from engine_adapter.engines.acp.session_setup import McpServer
+from engine_adapter.engines.acp.agent.setup import McpServer
 
 __all__ = ["acp_servers"]
 

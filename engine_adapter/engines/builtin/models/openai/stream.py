@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from engine_adapter.engines.builtin.model import TextDelta
+from engine_adapter.engines.builtin.models.base import TextDelta
 
 __all__ = ["AssembledCall", "ReplyAssembler", "ThinkSplitter"]
 

@@ -18,16 +18,19 @@ from acp import RequestError
 from acp.schema import Implementation
 from pydantic import ValidationError
 
-from engine_adapter.engines.acp.agent_session import AgentSession
+from engine_adapter.engines.acp.agent.opening import SessionOpener
+from engine_adapter.engines.acp.agent.process import AgentProcess, AgentStartError
+from engine_adapter.engines.acp.agent.session import AgentSession
+from engine_adapter.engines.acp.agent.setup import SessionSetup
 from engine_adapter.engines.acp.catalogue import agent_env
-from engine_adapter.engines.acp.client import AcpClient, client_capabilities
+from engine_adapter.engines.acp.client import (
+    AcpClient,
+    Workspace,
+    client_capabilities,
+    offers_steering,
+)
 from engine_adapter.engines.acp.errors import AgentFailure
-from engine_adapter.engines.acp.notes import offers_steering
-from engine_adapter.engines.acp.opening import SessionOpener
-from engine_adapter.engines.acp.process import AgentProcess, AgentStartError
-from engine_adapter.engines.acp.session_setup import SessionSetup
 from engine_adapter.engines.acp.text import clean
-from engine_adapter.engines.acp.workspace import Workspace
 from engine_adapter.events import AgentInfo
 from engine_adapter.sandbox import Sandbox
 
