@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from engine_adapter.version import __version__
 
 FRAME_CAP = 120
 """Textual's frame cap (`TEXTUAL_FPS`), set here, before Textual is first imported (it reads

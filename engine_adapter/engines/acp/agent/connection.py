@@ -48,7 +48,7 @@ class _Cancelled(Exception):
 
 def _version() -> str:
     try:
-        from engine_adapter import __version__
+        from engine_adapter.version import __version__
     except ImportError:  # pragma: no cover - the package always has one
         return "0"
     return __version__
