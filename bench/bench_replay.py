@@ -189,7 +189,7 @@ def measure_app(path: str) -> dict:
     """The viewer, headless: first frame, then `end` until the last event is on screen."""
     import asyncio
 
-    from cockpit.replay.app import ReplayApp
+    from cockpit.replay import ReplayApp
 
     out: dict = {}
     # (when displayed, the event it showed, whether the view was a provisional end)

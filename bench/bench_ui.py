@@ -49,7 +49,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from cockpit.app import CockpitApp
+from cockpit.live import CockpitApp
 from engine_adapter import (
     AgentEnd,
     AgentStart,

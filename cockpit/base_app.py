@@ -26,10 +26,15 @@ from cockpit.notify import Attention, TerminalWriter, writer_driver
 from cockpit.screens import PagerScreen
 from cockpit.terminate import on_terminate
 from cockpit.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
-from cockpit.widgets import RunDisplay, Transcript
-from cockpit.widgets.items import item_text, raw_events_text
-from cockpit.widgets.scroll_box import scroll_panel_target
-from cockpit.widgets.text import clean, clean_line
+from cockpit.widgets import (
+    RunDisplay,
+    Transcript,
+    clean,
+    clean_line,
+    item_text,
+    raw_events_text,
+    scroll_panel_target,
+)
 from engine_adapter.events import BaseEvent
 from engine_adapter.view import Item, ToolCallItem
 

@@ -11,9 +11,9 @@ boundary, or none, pays only for that: building the event models alone takes ~0.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from engine_adapter.lazy import lazy_face
 from engine_adapter.version import __version__
 
 _HOMES: dict[str, str] = {
@@ -301,14 +301,4 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # found once: later lookups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_face(__name__, _HOMES)

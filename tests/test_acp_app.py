@@ -10,9 +10,8 @@ import shlex
 from acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
 from textual import events
 
-from cockpit.agents import agent_factory
-from cockpit.app import CockpitApp
-from cockpit.runs import RunOptions
+from cockpit.launch import RunOptions, agent_factory
+from cockpit.live import CockpitApp
 from engine_adapter import Session
 
 ASK = "permission allow_once,allow_always,reject_once,reject_always git status"

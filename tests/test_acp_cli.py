@@ -7,7 +7,7 @@ import shlex
 from acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from engine_adapter import read_journal
 
 

@@ -12,13 +12,10 @@ import shlex
 from acp_agent.helpers import agent_argv, agent_log
 from test_acp_app import _next_task, _settle, _until_event
 
-from cockpit.agents import agent_factory
-from cockpit.app import CockpitApp
-from cockpit.replay.app import ReplayApp
-from cockpit.runs import RunOptions
-from cockpit.sessions import ResumeRequest
-from cockpit.widgets import Transcript
-from cockpit.widgets.panels import StatusLine
+from cockpit.launch import ResumeRequest, RunOptions, agent_factory
+from cockpit.live import CockpitApp
+from cockpit.replay import ReplayApp
+from cockpit.widgets import StatusLine, Transcript
 from engine_adapter import JsonlEventJournal
 from engine_adapter.events import AgentEnd, AgentStart, SessionInfoChanged
 

@@ -15,7 +15,7 @@ import pytest
 from acp_agent.helpers import agent_argv, agent_log
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from engine_adapter import read_journal
 
 

@@ -14,8 +14,8 @@ from acp.schema import InitializeResponse, NewSessionResponse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cockpit.agent_config import load_agents_config, resolve_command
-from cockpit.replay.journal_facts import read_facts, scan_facts
+from cockpit.journals import read_facts, scan_facts
+from cockpit.launch.agent_config import load_agents_config, resolve_command
 from engine_adapter.engines.acp import load_catalogue
 from engine_adapter.engines.acp.agent import McpServer, Wanted
 from engine_adapter.engines.acp.agent.auth import auth_hint, choose_auth_method
@@ -335,7 +335,7 @@ def test_facts_of_any_bytes_never_raise(data):
 
 
 def test_read_facts_in_chunks_equals_reading_at_once(tmp_path, monkeypatch):
-    import cockpit.replay.journal_facts as facts_module
+    import cockpit.journals as facts_module
 
     events = [ModelUsage(input_tokens=i, output_tokens=1) for i in range(200)]
     path = tmp_path / "j.jsonl"
@@ -383,7 +383,7 @@ def _agent_journal(path: Path, **start) -> Path:
     ("acp:codex\n", None), ("acp:gemini\x1b[2J", None),
 ])
 def test_a_journal_names_its_agent_only_by_a_catalogue_name(tmp_path, engine, agent):
-    from cockpit.sessions import resumable
+    from cockpit.launch import resumable
 
     found = resumable(_agent_journal(tmp_path / "j.jsonl", engine=engine), None)
     assert found.agent == agent  # the journal's command line is never what is started
@@ -394,16 +394,15 @@ def test_a_journal_names_its_agent_only_by_a_catalogue_name(tmp_path, engine, ag
     {"engine": "builtin"}, {"engine": "codex"}, {"acp_session_id": None}, {"acp_session_id": ""},
 ])
 def test_a_journal_without_an_agent_session_is_nothing_to_resume(tmp_path, start):
-    from cockpit.runs import SetupError
-    from cockpit.sessions import resumable
+    from cockpit.launch import SetupError, resumable
 
     with pytest.raises(SetupError, match="not the journal of an agent"):
         resumable(_agent_journal(tmp_path / "j.jsonl", **start), None)
 
 
 def test_only_the_cockpits_own_journals_choose_the_workspace(tmp_path, monkeypatch):
+    from cockpit.launch import resumable
     from cockpit.paths import journal_dir
-    from cockpit.sessions import resumable
 
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     project = tmp_path / "project"

@@ -21,7 +21,7 @@ from acp_agent.helpers import drive, group_gone
 from acp_agent.real import claude_transcript, group_processes, offline_env, require
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from cockpit.paths import journal_dir
 from engine_adapter import read_journal
 from engine_adapter.engines.acp import AcpRunner

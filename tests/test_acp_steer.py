@@ -12,7 +12,7 @@ from acp_agent.helpers import agent_argv, agent_log, drive
 from conftest import run
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from engine_adapter import read_journal
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.engines.acp.client.questions import UnsupportedForm, fields_from_schema

@@ -1,6 +1,6 @@
 """What the keys answer is drawn first: an approval (or a key's answer) in a frame of its own,
 the transcript's rows after it, behind any key already waiting; a flood's rows at a pace the loop
-can keep (`cockpit.answer_first`)."""
+can keep (`cockpit.live.answer_first`)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ from typing import Any
 from conftest import run
 from test_app_support import gated, make_app, pending, plain, settle, turn
 
-from cockpit.answer_first import FLOOD_ITEMS, AnswerFirst
-from cockpit.pump import ChangeSet
+from cockpit.live.answer_first import FLOOD_ITEMS, AnswerFirst
 from cockpit.widgets import ApprovalBar, RunDisplay
-from engine_adapter.view import APPROVALS, ITEMS, RUN, USAGE
+from engine_adapter.view import APPROVALS, ITEMS, RUN, USAGE, ChangeSet
 
 
 class _Transcript:

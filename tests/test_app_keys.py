@@ -6,7 +6,7 @@ import pytest
 from conftest import run
 from test_app_support import gated, make_app, pending, plain, settle, turn
 
-from cockpit.app import CockpitApp
+from cockpit.live import CockpitApp
 from cockpit.screens import HelpScreen, PagerScreen, QuitScreen
 from cockpit.widgets import Transcript
 from engine_adapter import JsonlEventJournal, Session, TaskState, read_journal

@@ -8,7 +8,7 @@ from typing import Any
 
 from conftest import StepRunner
 
-from cockpit.app import CockpitApp
+from cockpit.live import CockpitApp
 from engine_adapter import (
     AgentEnd,
     ModelDecisionEvent,

@@ -19,7 +19,7 @@ from cockpit.headless import LinePrinter, format_event
 from cockpit.screens import PagerScreen
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.approval_input import fit_input, fit_rows, input_blocks
+from cockpit.widgets.approval.input import fit_input, fit_rows, input_blocks
 from engine_adapter import ApprovalRequested, ToolStart
 from engine_adapter.text import has_unsafe
 

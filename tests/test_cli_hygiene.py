@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cockpit.cli import app
-from cockpit.cli_checks import theme_names
-from cockpit.replay.journals import CRASHED, STALE_AFTER, open_status, summarize
+from cockpit.cli.main import app
+from cockpit.journals import CRASHED, STALE_AFTER, open_status, summarize
+from cockpit.launch.checks import theme_names
 from engine_adapter import AgentEnd, AgentStart, JsonlEventJournal, ToolEnd, ToolStart
 from engine_adapter.journal import writer_alive
 
@@ -317,7 +317,7 @@ def test_a_journal_written_by_another_process_is_running_until_it_dies(tmp_path)
 
 def test_without_locks_an_unchanged_journal_is_crashed_after_a_while(tmp_path,
                                                                      monkeypatch) -> None:
-    import cockpit.replay.journals as journals
+    import cockpit.journals as journals
 
     path = tmp_path / "run.jsonl"
     write_journal(path, ended=False)
@@ -337,7 +337,7 @@ def test_writer_alive_cannot_tell_for_a_missing_file_or_a_device(tmp_path) -> No
 def test_the_viewer_says_a_crashed_journal_ended_without_a_final_event(tmp_path) -> None:
     import asyncio
 
-    from cockpit.replay.app import ReplayApp
+    from cockpit.replay import ReplayApp
 
     path = tmp_path / "run.jsonl"
     write_journal(path, ended=False)

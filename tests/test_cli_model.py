@@ -12,11 +12,11 @@ from openai_fake.server import Error, FakeOpenAI, sample_fix_replies
 from test_app_support import pending, settle
 from typer.testing import CliRunner
 
-from cockpit.app import CockpitApp
-from cockpit.cli import app
+from cockpit.cli.main import app
 from cockpit.config import Config, ModelConfig, ProviderConfig
-from cockpit.providers import is_local, model_factory, resolve_model, resolve_server
-from cockpit.runs import SetupError
+from cockpit.launch import SetupError
+from cockpit.launch.models import is_local, model_factory, resolve_model, resolve_server
+from cockpit.live import CockpitApp
 from engine_adapter import read_journal
 from engine_adapter.engines.builtin import make_workspace
 

@@ -1,4 +1,4 @@
-"""The options `demo`, `run` and `resume` share, declared once (`cockpit.cli_options`): each
+"""The options `demo`, `run` and `resume` share, declared once (`cockpit.cli.options`): each
 command lists every option of its groups, in place, and gets the groups built from them."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import typer
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from cockpit.cli import app
-from cockpit.cli_options import (
+from cockpit.cli.main import app
+from cockpit.cli.options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,

@@ -11,7 +11,7 @@ import pytest
 from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from engine_adapter import read_journal
 from engine_adapter.events import EVENT_TYPES
 

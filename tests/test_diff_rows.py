@@ -1,6 +1,6 @@
 """Reading an engine's diff (`engine_adapter.view.diff_summary`) and drawing it and file contents in
-the transcript (`cockpit.widgets.code_rows`): changed lines first, line numbers, syntax colours,
-unsafe characters marked, every cut counted."""
+the transcript (`cockpit.widgets.transcript.code_rows`): changed lines first, line numbers, syntax
+colours, unsafe characters marked, every cut counted."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.style import Style
 
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.code_rows import code_rows, diff_preview, diff_rows, lexer_for
+from cockpit.widgets.transcript.code_rows import code_rows, diff_preview, diff_rows, lexer_for
 from engine_adapter.files import unified_diff
 from engine_adapter.view import (
     FileChange,

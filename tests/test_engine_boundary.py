@@ -309,8 +309,7 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
 
     from cockpit.export import export_journal
     from cockpit.headless import format_event
-    from cockpit.widgets.panels import StatusLine
-    from cockpit.widgets.transcript import Transcript
+    from cockpit.widgets import StatusLine, Transcript
     from engine_adapter import JsonlEventJournal
     from engine_adapter.events import stamped
     from engine_adapter.view import describe, fold_events

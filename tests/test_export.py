@@ -6,9 +6,9 @@ import pytest
 from test_journal_index import fixture_events, write
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.journals import check_journal
+from cockpit.cli.main import app
 from cockpit.export import export_journal
-from cockpit.replay.cli import check_journal
 from engine_adapter import ToolEnd
 
 

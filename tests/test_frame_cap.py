@@ -11,7 +11,7 @@ import pytest
 
 import cockpit
 
-PROBE = "import cockpit.app, textual.constants as c; print(c.MAX_FPS)"
+PROBE = "import cockpit.live.app, textual.constants as c; print(c.MAX_FPS)"
 
 
 def _cap(env: dict[str, str]) -> int:

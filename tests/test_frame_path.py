@@ -12,14 +12,12 @@ from test_app_support import hold, make_app, settle, turn
 from textual.geometry import Region
 from textual.strip import Strip
 
-from cockpit.pump import ChangeSet, FramePump
-from cockpit.widgets import Transcript
-from cockpit.widgets.key_hints import KeyHints
-from cockpit.widgets.row_kit import changed_rows
-from cockpit.widgets.scroll_box import scroll_panel_target
+from cockpit.live.pump import FramePump
+from cockpit.widgets import KeyHints, Transcript, scroll_panel_target
+from cockpit.widgets.transcript.rows import changed_rows
 from engine_adapter import ModelUpdate, QuestionField, ToolEnd, ToolStart, TurnEnd, TurnStart
 from engine_adapter.context import RunContext
-from engine_adapter.view import RunFold
+from engine_adapter.view import ChangeSet, RunFold
 
 
 def _drawn(transcript: Transcript) -> list[str]:

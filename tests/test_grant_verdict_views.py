@@ -7,7 +7,7 @@ from test_journal_index import write
 
 from cockpit.export import export_journal
 from cockpit.headless import format_event
-from cockpit.widgets.approval import always_text
+from cockpit.widgets import always_text
 from engine_adapter import AgentEnd, AgentStart, ApprovalRequested, ApprovalResolved
 from engine_adapter.view import fold_events
 

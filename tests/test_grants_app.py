@@ -13,7 +13,7 @@ import pytest
 from conftest import StepRunner, run
 from test_app_support import gated, pending, settle, turn
 
-from cockpit.app import CockpitApp
+from cockpit.live import CockpitApp
 from cockpit.screens import GrantsScreen
 from engine_adapter import ApprovalGrant, Session, SessionState, TaskState
 from engine_adapter.grants import GrantStore

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cockpit.cli import app as cli
+from cockpit.cli.main import app as cli
 from cockpit.export import export_journal
 from cockpit.paths import grants_dir
 from engine_adapter import ApprovalRequested, ApprovalResolved, JsonlEventJournal

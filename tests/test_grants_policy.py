@@ -12,7 +12,7 @@ import pytest
 from conftest import StepRunner, run
 from typer.testing import CliRunner
 
-from cockpit.cli import app as cli
+from cockpit.cli.main import app as cli
 from engine_adapter import ApprovalGrant, ApprovalRequest, PolicyDecision, Session, TaskState
 from engine_adapter.grants import PolicyError, load_policy
 

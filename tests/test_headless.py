@@ -21,7 +21,7 @@ from cockpit.headless import (
     sanitize,
     use_color,
 )
-from cockpit.runs import RunOptions, start_demo
+from cockpit.launch import RunOptions, start_demo
 from engine_adapter import (
     AgentEnd,
     ApprovalRequested,

@@ -12,8 +12,8 @@ from conftest import StepRunner, run
 from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 from typer.testing import CliRunner
 
-from cockpit.cli import app
-from cockpit.runs import EXIT_CANCELLED, EXIT_FAILED, EXIT_JOURNAL_FAILED, exit_code
+from cockpit.cli.main import app
+from cockpit.launch.factory import EXIT_CANCELLED, EXIT_FAILED, EXIT_JOURNAL_FAILED, exit_code
 from engine_adapter import (
     JournalError,
     JsonlEventJournal,
@@ -247,7 +247,7 @@ def test_the_cli_exits_74_and_says_the_journal_failed(tmp_path, monkeypatch, com
 
 def test_the_live_cockpit_shows_the_failed_end_and_exits_74(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    from cockpit.app import CockpitApp
+    from cockpit.live import CockpitApp
 
     workspace = make_workspace(tmp_path)
     session = Session(demo_runner(workspace, speed=0), TaskState(task=demo_task()),

@@ -15,11 +15,11 @@ from test_journal_index import fixture_events
 from test_replay_app import until
 from typer.testing import CliRunner
 
-from cockpit.cli import app as cli_app
+from cockpit.cli.journals import check_journal
+from cockpit.cli.main import app as cli_app
 from cockpit.export import export_journal
+from cockpit.journals import list_journals, summarize
 from cockpit.replay import ReplayApp
-from cockpit.replay.cli import check_journal
-from cockpit.replay.journals import list_journals, summarize
 from engine_adapter import JournalError, read_journal
 from engine_adapter.events import (
     BAD_TIME,
@@ -372,8 +372,8 @@ def test_a_listed_file_whose_first_line_is_no_event_does_not_count_its_lines(tmp
                                                                             monkeypatch) -> None:
     """Lines of a file that is not (or no longer) a journal are not known to be events."""
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    from cockpit.journals import describe_length, summarize
     from cockpit.paths import journal_dir
-    from cockpit.replay.journals import describe_length, summarize
 
     folder = journal_dir()
     folder.mkdir(parents=True)

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from engine_adapter import AgentStart, JournalError, JsonlEventJournal, ModelUpdate, read_journal
 from engine_adapter.events import dump_event
 from engine_adapter.journal import JournalIndex
@@ -114,7 +114,7 @@ def test_readers_neither_lock_nor_repair_a_journal_being_written(tmp_path, holde
         index.scan()
         assert len(index) == 1 and index.pending == len(HALF_LINE)
     from cockpit.export import export_journal
-    from cockpit.replay.journals import summarize
+    from cockpit.journals import summarize
 
     assert export_journal(path, "markdown").events == 1
     assert summarize(path).task == "first writer"

@@ -17,9 +17,9 @@ from cockpit.export import export_journal
 from cockpit.headless import LinePrinter
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.code_rows import code_rows, diff_preview, diff_rows
 from cockpit.widgets.end_text import end_text
-from cockpit.widgets.items import render_item
+from cockpit.widgets.transcript.code_rows import code_rows, diff_preview, diff_rows
+from cockpit.widgets.transcript.items import render_item
 from engine_adapter import AgentEnd, AgentStart, ModelUpdate, ToolEnd, ToolStart, TurnStart
 from engine_adapter.files import unified_diff
 from engine_adapter.text import has_unsafe

@@ -58,15 +58,15 @@ def test_an_unknown_name_is_still_an_attribute_error() -> None:
 
 def test_the_package_and_help_do_not_load_textual(tmp_path) -> None:
     run = fresh("import sys\nsys.argv = ['cockpit', '--help']\n"
-                "import cockpit\nfrom cockpit.cli import main\nmain()", tmp_path)
+                "import cockpit\nfrom cockpit.cli.main import main\nmain()", tmp_path)
     assert run["code"] == 0 and "demo" in run["stdout"], run["stderr"]
-    assert "cockpit.cli" in run["modules"]
+    assert "cockpit.cli.main" in run["modules"]
     assert not textual_loaded(run)
 
 
 def test_the_headless_printer_does_not_load_textual(tmp_path) -> None:
     journal = tmp_path / "demo.jsonl"
-    run = fresh("import sys\nfrom cockpit.cli import main\nmain()", tmp_path,
+    run = fresh("import sys\nfrom cockpit.cli.main import main\nmain()", tmp_path,
                 "demo", "--headless", "--speed", "0", "--auto-approve", "--journal",
                 str(journal))
     assert run["code"] == 0, run["stderr"]
@@ -78,8 +78,8 @@ def test_a_root_import_of_the_apps_is_lazy_and_replay_never_loads_the_live_app(t
     run = fresh("import cockpit\ncockpit.ReplayApp", tmp_path)
     assert run["code"] == 0, run["stderr"]
     assert "cockpit.replay.app" in run["modules"] and textual_loaded(run)
-    assert "cockpit.app" not in run["modules"]
-    assert "cockpit.runs" not in run["modules"]
+    assert "cockpit.live.app" not in run["modules"]
+    assert "cockpit.launch.factory" not in run["modules"]
     assert not textual_loaded(fresh("import cockpit", tmp_path))
 
 

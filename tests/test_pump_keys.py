@@ -10,10 +10,10 @@ import pytest
 from conftest import run
 from test_app_support import hold, make_app, settle, turn
 
-import cockpit.pump
-from cockpit.pump import ChangeSet, FramePump
+import cockpit.live.pump
+from cockpit.live.pump import FramePump
 from engine_adapter import ModelUpdate, TurnEnd, TurnStart
-from engine_adapter.view import RunFold
+from engine_adapter.view import ChangeSet, RunFold
 
 
 def _events(first: int, n: int) -> list:
@@ -39,7 +39,7 @@ async def _turns(n: int = 50) -> None:
 
 def test_an_answered_key_delivers_what_waited_and_the_stream_waits_for_the_next_key(
         monkeypatch):
-    monkeypatch.setattr(cockpit.pump, "KEY_SECONDS", 60.0)
+    monkeypatch.setattr(cockpit.live.pump, "KEY_SECONDS", 60.0)
 
     async def main():
         start = TurnStart(turn=1)
@@ -71,7 +71,7 @@ def test_an_answered_key_delivers_what_waited_and_the_stream_waits_for_the_next_
 
 
 def test_only_streamed_text_waits_for_the_next_key(monkeypatch):
-    monkeypatch.setattr(cockpit.pump, "KEY_SECONDS", 60.0)
+    monkeypatch.setattr(cockpit.live.pump, "KEY_SECONDS", 60.0)
 
     async def main():
         history: list = _events(0, 3)
@@ -91,7 +91,7 @@ def test_only_streamed_text_waits_for_the_next_key(monkeypatch):
 
 
 def test_the_wait_after_a_key_ends_by_itself(monkeypatch):
-    monkeypatch.setattr(cockpit.pump, "KEY_SECONDS", 0.01)
+    monkeypatch.setattr(cockpit.live.pump, "KEY_SECONDS", 0.01)
 
     async def main():
         history: list = _events(0, 3)
@@ -111,7 +111,7 @@ def test_the_wait_after_a_key_ends_by_itself(monkeypatch):
 def test_a_key_through_the_app_draws_the_streams_changes_on_its_frame(monkeypatch, key):
     """The real key path: the key goes to the transcript, comes back to the app for its binding,
     and only then are the stream's changes delivered; between keys they wait."""
-    monkeypatch.setattr(cockpit.pump, "KEY_SECONDS", 60.0)
+    monkeypatch.setattr(cockpit.live.pump, "KEY_SECONDS", 60.0)
 
     async def main():
         app = make_app(turn(1, "first words"), hold())

@@ -404,7 +404,7 @@ def test_a_marker_found_everywhere_is_dim_except_where_it_is_densest() -> None:
 def test_a_journal_read_a_little_at_a_time_shows_the_same(tmp_path, monkeypatch) -> None:
     """The path a big journal takes (read a chunk at a time while the first frame is up,
     streams folded in one step with their text read when drawn), forced on a small one."""
-    from cockpit.replay.screen import ReplayScreen
+    from cockpit.replay import ReplayScreen
     from engine_adapter.events import (
         AgentEnd,
         AgentStart,

@@ -127,8 +127,7 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
     """A journal whose pass is held after its first step (on an event the test sets, no
     sleep): `end` shows the last part at once, said to be provisional; once the pass goes on
     the exact end replaces it without a key."""
-    from cockpit.replay import ReplayApp
-    from cockpit.replay.screen import ReplayScreen
+    from cockpit.replay import ReplayApp, ReplayScreen
     from engine_adapter.journal import index as journal_index
 
     events = _run()

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from cockpit.config import load_config
 from cockpit.headless import format_event
 from engine_adapter import ApprovalGrant, Session, TaskState, parse_event
@@ -383,8 +383,7 @@ def test_sandbox_options_with_a_users_engine_are_one_clear_line(tmp_path, monkey
 def test_status_line_and_row_show_the_sandbox_and_its_absence_stands_out() -> None:
     from textual.app import App
 
-    from cockpit.widgets.panels import StatusLine
-    from cockpit.widgets.transcript import Transcript
+    from cockpit.widgets import StatusLine, Transcript
     from engine_adapter.events import AgentStart, stamped
     from engine_adapter.view import fold_events
 
@@ -422,7 +421,7 @@ def test_a_missing_sandbox_is_said_with_its_fix_at_the_top_of_the_run_in_every_v
     """The start warning printed before a TUI is hidden by it: the run itself says it too."""
     from textual.app import App
 
-    from cockpit.widgets.transcript import Transcript
+    from cockpit.widgets import Transcript
     from engine_adapter.events import AgentStart, stamped
     from engine_adapter.view import NoticeItem, describe, fold_events
 

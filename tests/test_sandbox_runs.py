@@ -23,7 +23,7 @@ from conftest import run
 from openai_fake.server import FakeOpenAI, sample_fix_replies
 from typer.testing import CliRunner
 
-from cockpit.cli import app
+from cockpit.cli.main import app
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.engines.builtin import (
@@ -177,7 +177,7 @@ def test_the_cockpits_own_files_stay_read_only(ws) -> None:
 def test_saved_grants_cannot_be_planted_even_before_their_folder_exists(ws, monkeypatch) -> None:
     """A cockpit home inside the workspace, no config folder yet: a command must not be able
     to make one holding a grant the next run would trust."""
-    from cockpit.runs import RunOptions, make_sandbox
+    from cockpit.launch.factory import RunOptions, make_sandbox
 
     monkeypatch.setenv("COCKPIT_HOME", str(ws / "home"))
     sandbox = make_sandbox(RunOptions(sandbox=SandboxSettings()), ws)

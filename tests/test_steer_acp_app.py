@@ -11,9 +11,8 @@ import pytest
 from acp_agent.helpers import agent_argv, agent_log
 from test_acp_app import _settle, _until_event
 
-from cockpit.agents import agent_factory
-from cockpit.app import CockpitApp
-from cockpit.runs import RunOptions
+from cockpit.launch import RunOptions, agent_factory
+from cockpit.live import CockpitApp
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from conftest import StepRunner, run
 from test_app_support import gated, hold, make_app, pending, settle, turn
 from textual.widgets import Input
 
-from cockpit.steering import PromptQueue
+from cockpit.live.steering import PromptQueue
 from cockpit.widgets.composer import command_token, matching_commands
 from engine_adapter import AgentCommand, CommandsAvailable, QuestionField, QuestionOption
 from engine_adapter.context import RunContext
@@ -356,7 +356,7 @@ def test_a_collapsed_question_lists_its_fields_or_says_how_many_more(count, list
 
     from cockpit.styles import Palette
     from cockpit.themes import load_themes
-    from cockpit.widgets.question_rows import question_rows
+    from cockpit.widgets.transcript.question_rows import question_rows
     from engine_adapter.view import QuestionItem
 
     fields = [QuestionField(name=f"f{i}", kind="text") for i in range(count)]

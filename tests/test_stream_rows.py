@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
 
-from cockpit.widgets import stream_rows
-from cockpit.widgets.row_kit import wrapped
-from cockpit.widgets.stream_rows import CURSOR, streaming_line_rows
-from cockpit.widgets.text import styled
+from cockpit.widgets import styled
+from cockpit.widgets.transcript import stream_rows
+from cockpit.widgets.transcript.rows import wrapped
+from cockpit.widgets.transcript.stream_rows import CURSOR, streaming_line_rows
 
 TEXT, WARN, CURSOR_STYLE = Style(color="white"), Style(reverse=True), Style(color="cyan")
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True)

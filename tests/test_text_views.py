@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.style import Style
 
-from cockpit.export import _visible
-from cockpit.export_html import _html
+from cockpit.cli.journals import _printable
+from cockpit.export.html import _html
+from cockpit.export.markdown import _visible
 from cockpit.headless import LinePrinter, sanitize
-from cockpit.replay.cli import _printable
-from cockpit.widgets.text import MARKER_STYLE, clean, clean_line, styled, styled_line
+from cockpit.widgets.safe_text import MARKER_STYLE, clean, clean_line, styled, styled_line
 from engine_adapter.engines.acp.text import clean as acp_clean
 from engine_adapter.text import escape, has_unsafe, marker, unsafe_at
 from engine_adapter.view.input_fields import _value, input_line, input_text, one_row

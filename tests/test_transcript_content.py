@@ -11,7 +11,7 @@ from rich.console import Console
 
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.items import item_text, render_item
+from cockpit.widgets.transcript.items import item_text, render_item
 from engine_adapter import parse_event
 from engine_adapter.files import unified_diff
 from engine_adapter.view import EndItem, RunFold, RunView, ToolCallItem

@@ -7,8 +7,7 @@ import pytest
 from conftest import run
 from test_app_support import gated, hold, make_app, plain, settle, turn
 
-from cockpit.widgets import Transcript
-from cockpit.widgets.text import clean, clean_line
+from cockpit.widgets import Transcript, clean, clean_line
 from engine_adapter import ModelUpdate
 from engine_adapter.text import cut, line_count
 

@@ -12,15 +12,15 @@ from textual.strip import Strip
 
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.items import (
+from cockpit.widgets import styled
+from cockpit.widgets.transcript.items import (
     STREAM_STEP,
     STREAM_TAIL,
     render_item,
     row_count,
     stream_tail,
 )
-from cockpit.widgets.row_kit import one, warn_style, wrapped
-from cockpit.widgets.text import styled
+from cockpit.widgets.transcript.rows import one, warn_style, wrapped
 from engine_adapter.view import Item, MessageItem, ToolCallItem
 
 
@@ -46,7 +46,7 @@ def test_a_failure_with_its_own_output_shows_both() -> None:
 
 
 def test_raw_events_are_indented_when_few_and_one_a_line_when_many() -> None:
-    from cockpit.widgets.items import PRETTY_UP_TO, raw_events_text
+    from cockpit.widgets.transcript.items import PRETTY_UP_TO, raw_events_text
     from engine_adapter import ModelUpdate
     from engine_adapter.view import MessageItem
 

@@ -8,10 +8,10 @@ import asyncio
 from conftest import run
 from test_app_support import hold, make_app, settle, turn
 
-from cockpit.pump import ChangeSet, FramePump
+from cockpit.live.pump import FramePump
 from cockpit.widgets import Transcript
 from engine_adapter import ModelUpdate, ToolEnd, ToolStart, TurnStart
-from engine_adapter.view import ITEMS, RUN, RunFold
+from engine_adapter.view import ITEMS, RUN, ChangeSet, RunFold
 
 
 def _events(n: int) -> list:
@@ -88,7 +88,7 @@ def test_the_transcript_is_one_widget_however_many_items():
 
 
 def test_a_flush_a_key_asks_for_never_waits_for_a_garbage_collection(monkeypatch):
-    import cockpit.pump
+    import cockpit.live.pump
 
     calls: list[str] = []
 
@@ -103,7 +103,7 @@ def test_a_flush_a_key_asks_for_never_waits_for_a_garbage_collection(monkeypatch
 
     frozen = asyncio.Event()
 
-    monkeypatch.setattr(cockpit.pump, "gc", Recorder())
+    monkeypatch.setattr(cockpit.live.pump, "gc", Recorder())
 
     async def main():
         history: list = []

@@ -11,17 +11,17 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from cockpit.keys import bindings
-from cockpit.paths import journal_dir
-from cockpit.replay.journals import (
+from cockpit.journals import (
     CRASHED,
     CRASHED_LEGEND,
     JournalSummary,
     describe_length,
     list_journals,
 )
+from cockpit.keys import bindings
+from cockpit.paths import journal_dir
 from cockpit.replay.keys import PICKER_SCOPE
-from cockpit.widgets.text import clean_line, styled_line
+from cockpit.widgets import clean_line, styled_line
 from engine_adapter.events import format_ts
 
 __all__ = ["PickerScreen", "describe_length", "request_resume"]
@@ -84,7 +84,7 @@ class PickerScreen(Screen[Path | None]):
 
 def request_resume(app: App[object], path: Path) -> None:
     """Close `app` asking for the run of `path` to be resumed, or say why it cannot be."""
-    from cockpit.sessions import ResumeRequest, resume_problem
+    from cockpit.launch import ResumeRequest, resume_problem
 
     problem = resume_problem(path)
     if problem is not None:

@@ -20,18 +20,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from cockpit.journals import CRASHED, looks_live, open_status, runs_an_agent_session
 from cockpit.keys import bindings
-from cockpit.replay.journal_facts import runs_an_agent_session
-from cockpit.replay.journals import CRASHED, looks_live, open_status
 from cockpit.replay.keys import REPLAY_SCOPE
 from cockpit.replay.picker import request_resume
 from cockpit.replay.screen_text import JUMPS, SPEEDS, position_fields, problems_text, raw_event_page
 from cockpit.replay.search import JournalSearch
 from cockpit.replay.timeline import Timeline
 from cockpit.screens import HelpScreen, PagerScreen
-from cockpit.widgets import RunDisplay, Transcript
-from cockpit.widgets.key_hints import KeyHints
-from cockpit.widgets.text import clean_line, styled
+from cockpit.widgets import KeyHints, RunDisplay, Transcript, clean_line, styled
 from engine_adapter import JournalError
 from engine_adapter.replay import (
     TAIL_BYTES,

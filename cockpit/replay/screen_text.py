@@ -7,9 +7,9 @@ from __future__ import annotations
 import bisect
 import json
 
-from cockpit.replay.journals import CRASHED_TEXT
+from cockpit.journals import CRASHED_TEXT
 from cockpit.replay.timeline import MARKER_KINDS
-from cockpit.widgets.text import clean_line
+from cockpit.widgets import clean_line
 from engine_adapter.events import format_ts
 from engine_adapter.journal import (
     CODE_NAMES,

@@ -10,8 +10,7 @@ from textual.widgets import Input
 
 from cockpit.replay.filter import FilterScreen
 from cockpit.replay.screen_text import filter_text, match_after, search_text, type_counts
-from cockpit.widgets import Transcript
-from cockpit.widgets.text import clean_line
+from cockpit.widgets import Transcript, clean_line
 from engine_adapter.journal import CODE_NAMES, FLAGS
 from engine_adapter.replay import JournalReplay, Navigator, code_class
 

@@ -20,8 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
-from cockpit.widgets.grant_scope import project_label
-from cockpit.widgets.text import clean_line
+from cockpit.widgets import clean_line, project_label
 from engine_adapter.grants import ApprovalGate, GrantEntry, GrantFileError
 from engine_adapter.text import plural
 

@@ -17,8 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from cockpit.keys import bindings
-from cockpit.widgets.pager import TextPager
-from cockpit.widgets.text import clean_line
+from cockpit.widgets import TextPager, clean_line
 from engine_adapter.text import plural
 
 __all__ = ["PagerScreen"]

@@ -22,13 +22,15 @@ from textual.widgets.option_list import Option
 
 from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
 from cockpit.keys import bindings, key_label
-from cockpit.steering import MESSAGE_LIMIT
 from cockpit.styles import palette_for
-from cockpit.widgets.text import clean_line
+from cockpit.widgets.safe_text import clean_line
 from engine_adapter.view import COMMAND_SIGILS, CommandView
 from engine_adapter.view import command_token as typed_as
 
-__all__ = ["Composer", "command_token", "matching_commands"]
+__all__ = ["MESSAGE_LIMIT", "Composer", "command_token", "matching_commands"]
+
+MESSAGE_LIMIT = 20_000
+"""Characters of one message (a task's text): what the box takes, and what the queue keeps."""
 
 MAX_SHOWN = 8  # rows of the completion list
 SHORT_SCREEN = 20  # rows: below this the label takes one line

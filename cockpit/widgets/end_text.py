@@ -12,8 +12,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from cockpit.styles import Palette
-from cockpit.widgets.row_kit import warn_style
-from cockpit.widgets.text import clean_line, styled
+from cockpit.widgets.safe_text import clean_line, styled
+from cockpit.widgets.transcript import warn_style
 from engine_adapter.text import cap, cut, plural
 from engine_adapter.view import EndItem, RunView, changes_lines, task_changes, task_end_of
 

@@ -34,7 +34,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from cockpit.styles import palette_for
-from cockpit.widgets.text import styled_line
+from cockpit.widgets.safe_text import styled_line
 
 __all__ = ["TextPager", "find_matches"]
 

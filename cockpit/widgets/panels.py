@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from cockpit.keys import key_label
 from cockpit.styles import palette_for
-from cockpit.widgets.text import clean_line, one_line
+from cockpit.widgets.safe_text import clean_line, one_line
 from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 from engine_adapter.view import RunView, options_text

@@ -26,7 +26,7 @@ from textual.widgets import Checkbox, Input, RadioButton, RadioSet, SelectionLis
 from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
 from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
-from cockpit.widgets.text import clean_line, styled
+from cockpit.widgets.safe_text import clean_line, styled
 from engine_adapter.events import field_kind_text, field_label
 from engine_adapter.view import QuestionItem, RunView
 

@@ -7,7 +7,7 @@ it). Two ways in, both from a view and never from a Session:
 - `apply_changes(view, changes)`: the incremental path, once a frame (see `FramePump`);
 - `show(view)`: a full redraw from any view (a replay seek can land anywhere).
 
-The live cockpit (`cockpit.app.CockpitApp`) adds the keys that control a run; the replay viewer
+The live cockpit (`cockpit.live.app.CockpitApp`) adds the keys that control a run; the replay viewer
 composes the same `RunDisplay` and calls `show(view)` for the view as of any event.
 
 Layout at any size: below `SIDE_MIN_WIDTH` columns the side column is hidden and summed up in
@@ -27,14 +27,22 @@ from textual.events import Resize
 from textual.widgets import Static
 
 from cockpit.keys import key_label
-from cockpit.pump import ChangeSet
 from cockpit.styles import palette_for
 from cockpit.widgets.approval import ApprovalBar
 from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.transcript import Transcript
 from engine_adapter.text import plural
-from engine_adapter.view import APPROVALS, GRANTS, QUESTIONS, RUN, USAGE, VERIFICATION, RunView
+from engine_adapter.view import (
+    APPROVALS,
+    GRANTS,
+    QUESTIONS,
+    RUN,
+    USAGE,
+    VERIFICATION,
+    ChangeSet,
+    RunView,
+)
 
 __all__ = ["SIDE_MIN_WIDTH", "RunDisplay"]
 

@@ -1,0 +1,144 @@
+"""Checks of the command line's options, made before anything is created (no workspace, no
+journal, no folder): each raises `SetupError` with one line saying what is wrong and what to do.
+Also `safe_output`, so that a terminal or pipe whose encoding cannot show a character never
+makes a command fail."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import stat
+import sys
+from contextlib import suppress
+from pathlib import Path
+
+from cockpit.launch.factory import SetupError
+from engine_adapter.journal import BOM, decode_json
+
+__all__ = [
+    "check_agent_program",
+    "check_journal_path",
+    "check_limit",
+    "check_seconds",
+    "check_theme",
+    "safe_output",
+    "theme_names",
+]
+
+_HEAD = 64 << 10  # bytes of an existing file read to see whether it is a journal
+
+
+def safe_output() -> None:
+    """Make stdout and stderr replace a character their encoding cannot show (`?`) rather than
+    raise: `PYTHONIOENCODING=ascii`, a C locale, a lone surrogate in an agent's text."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            with suppress(ValueError, OSError):  # closed or detached: nothing to protect
+                reconfigure(errors="replace")
+
+
+def check_seconds(option: str, value: float | None, *, hint: str) -> None:
+    """A number of seconds (or a pace) must be finite and 0 or more; `hint` says what 0 or
+    leaving the option out means."""
+    if value is None:
+        return
+    if math.isnan(value) or math.isinf(value) or value < 0:
+        raise SetupError(f"{option} {value:g}: give a finite number, 0 or more ({hint})")
+
+
+def check_limit(option: str, value: int) -> None:
+    """A count of things to show: 0 (all) or more."""
+    if value < 0:
+        raise SetupError(f"{option} {value}: give 0 or more (0 lists all)")
+
+
+def theme_names() -> list[str]:
+    """Every theme a live cockpit or the replay viewer can use, as the command palette offers
+    them: the cockpit's own and the user's (`load_themes`), then Textual's built-in ones."""
+    from textual.theme import BUILTIN_THEMES
+
+    from cockpit.themes import load_themes
+
+    own = sorted(load_themes())
+    return own + sorted(name for name in BUILTIN_THEMES if name not in own)
+
+
+def check_theme(name: str | None) -> None:
+    """`--theme NAME` must be one `theme_names` lists (checked whether or not the TUI runs: a
+    typo is reported, never silently ignored)."""
+    if name is None:
+        return
+    names = theme_names()
+    if name not in names:
+        raise SetupError(f"--theme {name!r}: no such theme; available: {', '.join(names)} "
+                         "(or add one to <config dir>/themes, see README)")
+
+
+def _is_journal(path: Path) -> bool:
+    """Whether an existing regular file may be appended to as a journal: empty, or its first
+    line is an event (a JSON object with a "type")."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError:
+        return True  # unreadable: opening it for writing says why
+    first = head.split(b"\n", 1)[0]
+    if not first.strip():
+        return not head.strip()
+    if b"\n" not in head and first.removeprefix(BOM).startswith(b"{"):
+        return True  # a first event torn by a crash: the journal repairs it when reopened
+    try:
+        data = decode_json(first)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("type"), str)
+
+
+def check_journal_path(path: Path | None) -> Path | None:
+    """`--journal PATH` can be a journal: not a folder, not under a file, not some other file
+    (appending would damage it). Returns the first folder that writing it would create (so the
+    caller can say so once it is created), or `None` when its folder exists."""
+    if path is None:
+        return None
+    shown = str(path)
+    if path.is_dir():
+        raise SetupError(f"--journal {shown!r} is a directory; give a file path inside it, "
+                         f"e.g. --journal {os.path.join(shown, 'run.jsonl')}")
+    missing: Path | None = None
+    for parent in path.parents:
+        try:
+            info = parent.stat()
+        except FileNotFoundError:
+            missing = parent
+            continue
+        except NotADirectoryError:
+            continue  # an ancestor further up is a file: found below
+        except OSError as exc:
+            raise SetupError(f"--journal {shown!r}: cannot reach {str(parent)!r} "
+                             f"({exc.strerror or exc}); choose another path") from None
+        if not stat.S_ISDIR(info.st_mode):
+            raise SetupError(f"--journal {shown!r}: {str(parent)!r} is not a directory (it is "
+                             "a file), so nothing can be written under it; choose another path")
+        break
+    if missing is None and path.is_file() and not _is_journal(path):
+        raise SetupError(f"--journal {shown!r} exists and is not a cockpit journal (appending "
+                         "would change it); give a new file path")
+    return missing
+
+
+def check_agent_program(command: str, cwd: Path) -> None:
+    """The program of `--agent "COMMAND ARGS"` exists and can be run, so that an agent that
+    cannot start is a setup error (exit 2) like an unknown one, not a failed run."""
+    if os.sep in command:
+        program = Path(command) if os.path.isabs(command) else cwd / command
+        if not program.exists():
+            raise SetupError(f"--agent: {command!r} does not exist; give the agent's path, "
+                             "or a program on PATH")
+        if program.is_dir() or not os.access(program, os.X_OK):
+            raise SetupError(f"--agent: {command!r} is not an executable program; give the "
+                             "agent's program (chmod +x it if it is a script)")
+    elif shutil.which(command) is None:
+        raise SetupError(f"--agent: {command!r} is not a program on PATH; see `cockpit agents` "
+                         "or give the agent's path")

@@ -1,0 +1,302 @@
+"""Building runs from the command line's options, and presenting them.
+
+- `SessionFactory` builds the Sessions of one conversation: the same session id, the same
+  grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
+  with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
+- `demo_factory` / `start_demo` — the built-in engine and its scripted model in a fresh
+  copy of the sample project; `engine_factory` / `load_engine` — a user's `module:factory`.
+- `present(session, headless=…)` — shows the run and returns the exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import inspect
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cockpit.paths import config_dir, data_dir, grants_dir, new_journal_path
+from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
+from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
+from engine_adapter.sandbox import Sandbox, SandboxSettings
+from engine_adapter.text import a_or_an
+
+__all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_FAILED",
+    "EXIT_JOURNAL_FAILED",
+    "EXIT_SETUP",
+    "RunOptions",
+    "SessionFactory",
+    "SetupError",
+    "demo_factory",
+    "engine_factory",
+    "exit_code",
+    "load_engine",
+    "make_sandbox",
+    "present",
+    "start_demo",
+    "use_tui",
+]
+
+# The exit codes of `cockpit run` and `cockpit demo` (README: "Exit codes"); 0 is `completed`.
+EXIT_FAILED = 1  # the run ended `failed`
+EXIT_SETUP = 2  # it could not start: a bad option, engine, directory or journal path
+EXIT_JOURNAL_FAILED = 74  # its journal could not be written (sysexits' EX_IOERR): the run was
+# stopped, since what it did next could not be recorded
+EXIT_CANCELLED = 130  # the run ended `cancelled` (Ctrl-C, escape), as a shell reports SIGINT
+
+# Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
+RunnerMaker = Callable[[str, int], Any]
+
+
+class SetupError(Exception):
+    """A run could not be set up (bad engine spec, bad directory); the message is one line for
+    the user."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The journal and approval options shared by `cockpit run` and `cockpit demo`.
+
+    `journal`: the first task's journal file (later tasks: `<stem>-<n><suffix>` beside it);
+    `None` writes under the user's data directory. `policy`: an approval policy (`--policy`).
+    `project`: the directory the run is in as the user named it (default: the workspace);
+    its saved grants apply only when it is its own canonical path. `saved_grants`: read and
+    keep saved grants and deny rules (in `grants_dir()`). `sandbox`: where the built-in
+    engine's commands and an ACP agent's terminals run (`None`: `$COCKPIT_SANDBOX`, else
+    `workspace-write`).
+    """
+
+    journal: Path | None = None
+    unattended: bool = False
+    approval_timeout: float | None = None
+    auto_approve: bool = False
+    policy: Any = None
+    project: Path | None = None
+    saved_grants: bool = True
+    sandbox: SandboxSettings | None = None
+
+
+def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
+    """The sandbox of a conversation in `root`, checked: the options' settings, and the
+    cockpit's own settings (saved grants among them) and journals read-only even when the
+    workspace holds them."""
+    own = [config_dir(), grants_dir(), data_dir()]
+    workspace = os.path.realpath(root)
+    for folder in own:
+        # A folder that does not exist yet cannot be bound read-only: a sandboxed command
+        # could make it (and write grants there). One inside the workspace is made first.
+        if os.path.realpath(folder).startswith(workspace.rstrip(os.sep) + os.sep):
+            with contextlib.suppress(OSError):
+                folder.mkdir(parents=True, exist_ok=True)
+    return Sandbox(options.sandbox, workspace=root, read_only=own).check()
+
+
+class SessionFactory:
+    """The Sessions of one conversation: call it with a task's text for that task's `Session`.
+
+    Every Session shares `conversation.grants` (an `[a] always` holds for later tasks), the
+    saved grants (`grant_store`), the approval policy and `session_id`, and gets its own
+    journal (`journals` lists every path so far). `sandbox`: the one its runners' commands
+    run in (each journal is kept read-only in it).
+    """
+
+    def __init__(self, make_runner: RunnerMaker, *, cwd: str | Path,
+                 options: RunOptions = RunOptions(),
+                 conversation: SessionState | None = None,
+                 sandbox: Sandbox | None = None) -> None:
+        self.make_runner = make_runner
+        self.cwd = str(cwd)
+        self.options = options
+        self.sandbox = sandbox
+        self.conversation = conversation if conversation is not None else SessionState()
+        self.journals: list[Path] = []
+        self.sessions: list[Session] = []  # every Session made, in order
+        self._runners: list[Any] = []  # each distinct runner made, for `aclose`
+        self.grant_store: GrantStore | None = None
+        if options.saved_grants:
+            project = options.project if options.project is not None else self.cwd
+            self.grant_store = GrantStore(grants_dir(), project=project, workspace=self.cwd)
+
+    @property
+    def session_id(self) -> str | None:
+        return self.conversation.session_id
+
+    def journal_path(self, index: int, session_id: str) -> Path:
+        """Where the `index`-th task (1-based) writes its journal."""
+        chosen = self.options.journal
+        if chosen is None:
+            return new_journal_path(session_id if index == 1 else f"{session_id}-{index}")
+        return chosen if index == 1 else chosen.with_name(f"{chosen.stem}-{index}{chosen.suffix}")
+
+    def __call__(self, task: str) -> Session:
+        conversation = self.conversation
+        index = len(conversation.tasks) + 1
+        session_id = conversation.session_id or uuid.uuid4().hex[:12]
+        runner = self.make_runner(task, index)
+        if not any(r is runner for r in self._runners):
+            self._runners.append(runner)
+        path = self.journal_path(index, session_id)
+        journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
+        if self.sandbox is not None:
+            self.sandbox.protect(path)
+        state = TaskState(task=task, cwd=self.cwd)
+        options = self.options
+        session = Session(runner, state, session_id=session_id, journal=journal,
+                          grants=conversation.grants, unattended=options.unattended,
+                          approval_timeout=options.approval_timeout,
+                          auto_approve=options.auto_approve, grant_store=self.grant_store,
+                          approval_policy=options.policy)
+        conversation.session_id = session_id
+        conversation.tasks.append(state)
+        self.journals.append(path)
+        self.sessions.append(session)
+        return session
+
+    async def aclose(self) -> None:
+        """Close every runner that can be closed (an ACP agent: its stdin is closed so it can
+        exit on its own, then its process group is stopped). Call it once the conversation is
+        over, in the event loop the runs used. Idempotent."""
+        runners, self._runners = self._runners, []
+        for runner in runners:
+            close = getattr(runner, "close", None)
+            if close is not None and inspect.iscoroutinefunction(close):
+                await close()
+
+
+# -- the demo -----------------------------------------------------------------------------------
+
+def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
+                 workspace: str | Path | None = None) -> SessionFactory:
+    """The demo's sessions: the sample project copied into a fresh temporary directory (or
+    `workspace`, used as it is), the built-in engine playing "fix the failing test" for the first
+    task and a short follow-up script for any later one. `speed` scales the pacing (0: none)."""
+    if speed < 0:
+        raise SetupError("--speed must be 0 (no pauses) or more")
+    root = Path(workspace) if workspace is not None else make_workspace()
+    sandbox = make_sandbox(options, root)
+
+    def make_runner(task: str, index: int) -> Any:
+        return demo_runner(root, speed=speed, sandbox=sandbox,
+                           scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
+
+    return SessionFactory(make_runner, cwd=root, options=options, sandbox=sandbox)
+
+
+def start_demo(*, speed: float = 1.0,
+               options: RunOptions = RunOptions()) -> tuple[SessionFactory, Session]:
+    """The demo's factory (for later tasks) and its first Session, ready to run, in a fresh
+    workspace (`session.state.cwd`) — removed again if the Session cannot be made."""
+    factory = demo_factory(speed=speed, options=options)
+    try:
+        return factory, factory(demo_task())
+    except BaseException:
+        shutil.rmtree(factory.cwd, ignore_errors=True)
+        raise
+
+
+# -- a user's engine ----------------------------------------------------------------------------
+
+def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
+    """The runner built by a `module:factory` spec: `factory(cwd=..., task=...)`.
+
+    The module is imported as `import module` would from the current directory. Raises
+    `SetupError` naming what is wrong: the spec, the module, the attribute, the call, or a
+    result that is not an `AgentRunner` (it needs an async `run(state)` method).
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise SetupError(f"--engine {spec!r}: expected module:factory, e.g. my_engine:make")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name or module_name.startswith(f"{exc.name}."):
+            raise SetupError(f"--engine {spec!r}: no module named {exc.name!r}") from None
+        raise SetupError(f"--engine {spec!r}: importing {module_name} failed: {exc}") from None
+    except Exception as exc:
+        raise SetupError(f"--engine {spec!r}: importing {module_name} failed: "
+                         f"{type(exc).__name__}: {exc}") from None
+    factory: Any = module
+    for part in attr.split("."):
+        if not hasattr(factory, part):
+            raise SetupError(f"--engine {spec!r}: {module_name} has no attribute {attr!r}")
+        factory = getattr(factory, part)
+    if not callable(factory):
+        raise SetupError(f"--engine {spec!r}: {attr} is not callable")
+    try:
+        runner = factory(cwd=str(cwd), task=task)
+    except Exception as exc:
+        raise SetupError(f"--engine {spec!r}: {attr}(cwd=..., task=...) failed: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if not callable(getattr(runner, "run", None)):
+        raise SetupError(f"--engine {spec!r}: {attr}() returned {a_or_an(type(runner).__name__)}, "
+                         "not an AgentRunner (it needs an async run(state) method)")
+    return runner
+
+
+def engine_factory(spec: str, *, cwd: str | Path | None = None,
+                   options: RunOptions = RunOptions()) -> SessionFactory:
+    """The sessions of `cockpit run --engine module:factory` in `cwd` (default: here)."""
+    root = Path(cwd) if cwd is not None else Path.cwd()
+    if not root.is_dir():
+        raise SetupError(f"--cwd {str(root)!r} is not a directory")
+    root = root.resolve()
+    return SessionFactory(lambda task, _index: load_engine(spec, cwd=root, task=task), cwd=root,
+                          options=options)
+
+
+# -- presenting ---------------------------------------------------------------------------------
+
+def use_tui(headless: bool) -> bool:
+    """Whether the live cockpit shows the run (else the headless line view, with no human)."""
+    return not headless and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def exit_code(status: str, *, journal_failed: bool = False) -> int:
+    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise; 74
+    whenever a journal could not be written (the run was stopped, or its record is incomplete)."""
+    if journal_failed:
+        return EXIT_JOURNAL_FAILED
+    return {"completed": 0, "cancelled": EXIT_CANCELLED}.get(status, EXIT_FAILED)
+
+
+def present(session: Session, *, headless: bool,
+            next_session: SessionFactory | None = None,
+            theme: str | None = None) -> int:
+    """Run `session` in front of the user and return the exit code (0: completed).
+
+    The headless view prints one line per event; otherwise the live cockpit shows it
+    (`CockpitApp`, which runs the session itself; `next_session` offers a next task). Either
+    way the factory's agents are closed in the run's event loop before it ends.
+    """
+    if not headless:
+        from cockpit.live import CockpitApp
+
+        app = CockpitApp(session, theme=theme, next_session=next_session)
+        app.run()
+        sessions = app.sessions or [session]
+        return exit_code(sessions[-1].state.status,
+                         journal_failed=any(s.journal_error for s in sessions))
+    from cockpit.headless import run_headless
+
+    async def run_then_close() -> Any:
+        try:
+            return await run_headless(session)
+        finally:
+            if next_session is not None:
+                await next_session.aclose()
+
+    state = asyncio.run(run_then_close())
+    return exit_code(state.status, journal_failed=bool(session.journal_error))

@@ -1,0 +1,240 @@
+"""An agent's earlier conversations: `cockpit sessions` (the agent's own list where it offers
+`session/list`, else the sessions the local journals know) and what `cockpit resume` continues
+(a journal's agent session, or an id the human names).
+
+A journal is untrusted: `resume` takes from it only the session id and the workspace, and the
+agent only by its catalogue name. A command line written in a journal is never started — the
+human names the agent (`--agent`) for anything the catalogue does not know.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cockpit.journals import JournalSummary, list_journals
+from cockpit.launch.factory import SetupError
+from cockpit.paths import journal_dir
+from engine_adapter.events import format_ts
+
+if TYPE_CHECKING:  # the ACP engine (and its SDK) is imported only when an agent is asked
+    from engine_adapter.engines.acp import AcpRunner, AgentSpec
+
+__all__ = [
+    "KnownSession",
+    "Resumable",
+    "ResumeRequest",
+    "agent_sessions",
+    "journal_sessions",
+    "resumable",
+    "resume_in_cockpit",
+    "resume_problem",
+    "session_lines",
+]
+
+SCAN = 2000  # journals looked at, newest first
+
+
+@dataclass(frozen=True)
+class KnownSession:
+    """One of an agent's sessions: where it was found ("agent": its `session/list`; "journal":
+    a local journal), its id, agent, title, last activity, workspace, and journal if any."""
+
+    session_id: str
+    agent: str
+    source: str
+    title: str | None = None
+    updated: str | None = None
+    cwd: str | None = None
+    journal: str | None = None
+
+
+@dataclass(frozen=True)
+class Resumable:
+    """What `cockpit resume` continues: the agent session's id, its agent (a catalogue name,
+    when the journal's agent is one), its workspace, and the journal it came from."""
+
+    session_id: str
+    agent: str | None
+    cwd: str | None
+    journal: Path | None
+
+    def require_agent(self) -> str:
+        """The agent to start: its catalogue name; `SetupError` when the journal names none
+        (the human must: a command line is never taken from a journal)."""
+        if self.agent is None:
+            raise SetupError("the journal's agent is not in the catalogue: name it with --agent "
+                             "\"COMMAND ARGS\" (cockpit never starts a command read from a "
+                             "journal)")
+        return self.agent
+
+    def workspace(self) -> Path | None:
+        """The journal's workspace, when the journal is one of this cockpit's own (in the
+        journal folder) and the directory still exists; else None: here (or `--cwd`). A
+        journal from elsewhere does not choose where the agent may read and write."""
+        if not self.cwd or self.journal is None or not _own_journal(self.journal):
+            return None
+        path = Path(self.cwd)
+        return path if path.is_absolute() and path.is_dir() else None
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """What the replay viewer returns when the human asked to resume the run it shows."""
+
+    journal: Path
+
+
+def resume_problem(journal: Path) -> str | None:
+    """Why the run of `journal` cannot be resumed from the viewer (one line), or None."""
+    try:
+        resumable(journal, None).require_agent()
+    except SetupError as exc:
+        return str(exc).replace("name it with --agent", "resume it with `cockpit resume "
+                                "JOURNAL --agent`, giving")
+    return None
+
+
+def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:
+    """Open the live cockpit on the conversation of `journal` (no task yet: the human types
+    it); returns the exit code. Setup problems are printed as one line (exit code 2)."""
+    import sys
+
+    from cockpit.launch.agents import agent_factory, agent_spec
+    from cockpit.launch.factory import RunOptions, present
+
+    try:
+        found = resumable(journal, None)
+        factory = agent_factory(agent_spec(found.require_agent()), cwd=found.workspace(),
+                                options=RunOptions(), resume=found.session_id)
+        first = factory("")
+    except (SetupError, OSError) as exc:
+        print(f"cockpit: error: {exc}", file=sys.stderr)
+        return 2
+    code = present(first, headless=False, next_session=factory, theme=theme)
+    for path in factory.journals:
+        print(f"journal: {path}")
+    return code
+
+
+def _own_journal(path: Path) -> bool:
+    """Whether `path` is in the folder where this cockpit writes its journals."""
+    try:
+        return path.resolve().parent == journal_dir().resolve()
+    except OSError:
+        return False
+
+
+def _agent_of(engine: str | None) -> str:
+    return (engine or "").removeprefix("acp:")
+
+
+def _when(ts: float | None) -> str | None:
+    return format_ts(ts, "%Y-%m-%dT%H:%M:%S") if ts else None
+
+
+def _with_session(directory: Path | None = None) -> list[JournalSummary]:
+    return [s for s in list_journals(directory or journal_dir(), limit=SCAN)
+            if s.facts.acp_session_id and (s.facts.agent or "").startswith("acp:")]
+
+
+def journal_sessions(agent: str | None = None,
+                     directory: Path | None = None) -> list[KnownSession]:
+    """The agent sessions local journals know (of `agent` only, when given), newest first; a
+    session continued over several journals is listed once, with its newest."""
+    seen: dict[tuple[str, str], KnownSession] = {}
+    for summary in _with_session(directory):
+        facts = summary.facts
+        name = _agent_of(facts.agent)
+        if agent is not None and name != agent:
+            continue
+        key = (name, facts.acp_session_id or "")
+        if key in seen:
+            continue
+        seen[key] = KnownSession(session_id=key[1], agent=name, source="journal",
+                                 title=facts.title, updated=_when(summary.started),
+                                 cwd=facts.cwd, journal=str(summary.path))
+    return list(seen.values())
+
+
+def agent_sessions(spec: AgentSpec, runner: AcpRunner,
+                   cwd: str | None) -> list[KnownSession] | None:
+    """The agent's own list (`session/list`, in `cwd` when given), each with its journal when
+    one is known; None when the agent offers no list. Raises `SetupError` when the agent
+    cannot be asked (its words)."""
+    from engine_adapter.engines.acp import AgentFailure
+    from engine_adapter.engines.acp.agent import SessionsNotOffered
+
+    known = {s.session_id: s.journal for s in journal_sessions(spec.name)}
+
+    async def ask() -> list[KnownSession] | None:
+        try:
+            listed = await runner.list_sessions(cwd)
+        except SessionsNotOffered:
+            return None
+        except AgentFailure as exc:
+            raise SetupError(f"cannot list {spec.name}'s sessions: {exc}") from None
+        finally:
+            await runner.close()
+        return [KnownSession(session_id=s.session_id, agent=spec.name, source="agent",
+                             title=s.title, updated=s.updated_at, cwd=s.cwd,
+                             journal=known.get(s.session_id)) for s in listed]
+
+    return asyncio.run(ask())
+
+
+def session_lines(sessions: list[KnownSession], *, as_json: bool) -> list[str]:
+    """The lines `cockpit sessions` prints: one a session (text, escaped), or one JSON array."""
+    if as_json:
+        return [json.dumps([asdict(s) for s in sessions], ensure_ascii=False, indent=1)]
+    from cockpit.cli.journals import _printable
+
+    lines = []
+    for s in sessions:
+        updated = _printable((s.updated or "")[:19].replace("T", " "), 19)
+        lines.append(f"{updated:<19}  {_printable(s.agent, 18):<18} "
+                     f"{_printable(s.session_id, 40):<40}  {_printable(s.title or '-', 50):<50}"
+                     f"  {_printable(s.cwd or '', 80)}")
+    return lines
+
+
+def resumable(journal: Path | None, agent: str | None) -> Resumable:
+    """The conversation a journal holds (without one: the newest agent run's, of `agent` when
+    given); `SetupError` when there is none."""
+    if journal is not None:
+        from cockpit.journals import summarize
+
+        path = journal.expanduser()
+        if not path.is_file():
+            raise SetupError(f"no journal at {str(path)!r}; `cockpit journals --agent NAME` "
+                             "lists agent runs")
+        summary = summarize(path)
+        facts = summary.facts
+        if not facts.acp_session_id or not (facts.agent or "").startswith("acp:"):
+            raise SetupError(f"{str(path)!r} is not the journal of an agent (ACP) run with a "
+                             "session: nothing to resume")
+    else:
+        from engine_adapter.engines.acp import load_catalogue
+
+        catalogue = load_catalogue()
+        # A catalogue name picks its runs; a command line, the runs of agents it does not know
+        # (an agent's own name is known only once it has answered `initialize`).
+        wanted = None if agent is None else agent if agent in catalogue else ""
+        found = [s for s in _with_session() if wanted is None
+                 or _agent_of(s.facts.agent) == wanted
+                 or (wanted == "" and _agent_of(s.facts.agent) not in catalogue)]
+        if not found:
+            who = f"{agent} " if agent in catalogue else "agent "
+            raise SetupError(f"no {who}run in the journals to resume; give JOURNAL, or "
+                             "--agent NAME --session ID")
+        summary = found[0]
+        path, facts = summary.path, summary.facts
+    from engine_adapter.engines.acp import load_catalogue
+
+    name = _agent_of(facts.agent)
+    return Resumable(session_id=facts.acp_session_id or "",
+                     agent=name if name in load_catalogue() else None, cwd=facts.cwd,
+                     journal=path)

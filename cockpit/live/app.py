@@ -1,0 +1,443 @@
+"""`CockpitApp`: the live cockpit over a `Session` — watch the run, steer it by keypress.
+
+The one-way flow: the session's events are folded once (`RunFold`) by a `FramePump`, which hands
+`RunDisplay` what changed at most once a frame. Keys go back only through
+`Session.resolve_approval` (a denial with the human's reason), `Session.answer_question` and
+`Session.cancel`. The widgets never see the Session, so the replay viewer reuses `RunDisplay` as
+it is; what is live-only lives here: the approval keys, cancel, quit, the message box (the next
+task, messages queued or sent at once while the agent works, the agent's questions: see
+`steer_app`), the raw-event inspector's lookup into `Session.history`, and the alerts
+(`attention`) when an approval is needed, the agent asks a question, or the run ends or fails.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from textual import events, work
+from textual.app import ComposeResult, SystemCommand
+from textual.worker import Worker
+
+from cockpit import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
+from cockpit.base_app import EventLookup, ThemedApp
+from cockpit.keys import bindings, key_label
+from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands
+from cockpit.live.answer_first import AnswerFirst
+from cockpit.live.grant_controls import GrantControls
+from cockpit.live.pump import FramePump
+from cockpit.live.steer_app import SteeringControls
+from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
+from cockpit.widgets import (
+    Composer,
+    EndPanel,
+    KeyHints,
+    RunDisplay,
+    ScopeChoice,
+    Transcript,
+    always_text,
+    clean,
+    clean_line,
+    project_label,
+)
+from engine_adapter import Session
+from engine_adapter.view import (
+    APPROVALS,
+    COMMANDS,
+    QUESTIONS,
+    RUN,
+    ChangeSet,
+    Item,
+    RunFold,
+    RunView,
+    ToolCallItem,
+)
+
+__all__ = ["CockpitApp"]
+
+CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
+
+
+class CockpitApp(SteeringControls, GrantControls, ThemedApp):
+    """The live cockpit over a `Session` the caller built; starts `session.run()` on mount.
+
+    Args:
+        session: The run to watch and steer.
+        theme: A theme name (see `cockpit.themes`); `None` = the remembered one.
+        next_session: Builds the Session for the next task from its text (same grants, same
+            session id); without it, no next-task input is offered. Its `aclose()`, if it has
+            one (a `SessionFactory`: its agents are closed cleanly), is awaited at quit.
+        remember_theme: Whether a theme switch is saved to `config.toml`.
+        clock: What the elapsed time ticks by; `None` shows the time up to the last event
+            (snapshot tests use that, so the picture does not depend on the wall clock).
+    """
+
+    BINDINGS: ClassVar[list[Any]] = [*bindings("app"), *bindings("steer")]
+    TITLE = "cockpit"
+
+    def __init__(self, session: Session, *, theme: str | None = None,
+                 next_session: Callable[[str], Session] | None = None,
+                 remember_theme: bool = True,
+                 clock: Callable[[], float] | None = time.time) -> None:
+        super().__init__(theme=theme, remember_theme=remember_theme)
+        self._elapsed_clock = clock
+        self.sessions: list[Session] = [session]
+        self.next_session = next_session
+        self.fold = RunFold(grants=session.gate.entries())
+        self.pump = FramePump(self.fold, self._deliver)
+        self._cancel_armed_until = 0.0
+        self._run_worker: Worker[Any] | None = None
+        self._quitting = False
+        self._user_cancelled = False  # the human cancelled: its end needs no alert
+        self._alerted: set[str] = set()  # approval ids already alerted for
+        self._asked: set[str] = set()  # question ids already alerted for (an agent's own ids)
+        self._end_alerted = 0  # the last task whose end was alerted for
+        self._steer_init()
+        self._choosing: str | None = None  # the approval whose grant scope is being chosen
+        self._watched_stores: list[object] = []
+        self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
+                                        self.call_later)
+
+    # Properties --------------------------------------------------------------------------------
+    @property
+    def session(self) -> Session:
+        """The session of the current task."""
+        return self.sessions[-1]
+
+    @property
+    def view(self) -> RunView:
+        """The folded view of everything so far."""
+        return self.fold.view
+
+    @property
+    def display_widget(self) -> RunDisplay:
+        """The run display."""
+        return self.query_one(RunDisplay)
+
+    # Building ----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield RunDisplay(clock=self._elapsed_clock, answerable=True,
+                         approval_timeout=self.session.approval_timeout, id="run")
+        yield EndPanel(id="end-panel")
+        yield Composer(id="composer")
+        yield KeyHints(id="keys")
+
+    def on_mount(self) -> None:
+        self.display_widget.show(self.view)
+        self._show_composer(self.view)
+        self.query_one(Transcript).focus()
+        self._start(self.session)
+
+    def on_unmount(self) -> None:
+        self.pump.close()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A shorter or taller terminal: the message box's label fits again."""
+        for composer in self.query(Composer):
+            composer.fit_height(event.size.height)  # (the app's own size follows a moment later)
+
+    def _start(self, session: Session) -> None:
+        self._watch_grants(session)
+        # Subscribe before the run starts so no wake-up is missed; the pump folds from history.
+        stream = session.events()
+        self.pump.attach(session.history)
+        self.run_worker(self.pump.follow(stream), group="pump", exit_on_error=False)
+        self._run_worker = self.run_worker(session.run(), group="run", exit_on_error=False)
+
+    def refresh_theme(self) -> None:
+        """Re-render the run display in the new theme's colours."""
+        if self.is_mounted and self.query(RunDisplay):
+            self.display_widget.refresh_theme()
+
+    # The frame -------------------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        """A key's answer is drawn first: the stream's deliveries wait while it goes to its
+        widget (at most `HOLD_SECONDS`), and are delivered once its binding has run (the key
+        comes back here, forwarded, for the app to run it): see `FramePump.answered`. Their
+        transcript rows follow the key's frame (`AnswerFirst.key_pressed`, `key_answered`)."""
+        key = isinstance(event, events.Key)
+        returned = key and event.is_forwarded  # (forwarding marks the event: read it first)
+        if key and not returned:
+            self.pump.hold()
+            self.answer_first.key_pressed()
+        await super().on_event(event)
+        if returned:
+            self.pump.answered()
+            self.answer_first.key_answered()
+
+    def _key_drawn(self) -> None:
+        """A key's answer is on screen: the stream and the transcript go on."""
+        self.pump.release()
+        self.answer_first.key_drawn()
+
+    def _deliver(self, view: RunView, changes: ChangeSet) -> None:
+        if not self.is_running:
+            return
+        if changes.parts & APPROVALS and self._choosing is not None:
+            row = self._oldest_pending()
+            if row is None or row.approval is None or row.approval.approval_id != self._choosing:
+                self._set_choosing(None)  # answered or gone: the scope step ends with it
+        self.answer_first.deliver(view, changes)
+        parts = changes.parts
+        controls = parts & (APPROVALS | RUN | QUESTIONS | COMMANDS)  # what the keys depend on
+        if controls:
+            self.refresh_bindings()
+        if parts & (APPROVALS | QUESTIONS):
+            self._alert_approvals(view)
+        if parts & RUN:
+            self._show_end(view)
+            self._alert_end(view)
+        if controls:
+            self._steer_changed(view, parts, questions=bool(parts & QUESTIONS),
+                                ended=bool(parts & RUN) and not view.live)
+
+    # Attention -------------------------------------------------------------------------------
+    def _alert_approvals(self, view: RunView) -> None:
+        """Alert once for each approval or question that appeared; the title back once none
+        is waiting."""
+        if not view.pending and not view.questions:
+            self.attention.clear()
+            return
+        new = [row for approval_id, row in view.pending.items()
+               if approval_id not in self._alerted]
+        asked = [q for question_id, q in view.questions.items()
+                 if question_id not in self._asked]
+        self._alerted.update(view.pending)
+        self._asked.update(view.questions)
+        if asked:
+            self.attention.alert("question", f"the agent asks: {clean_line(asked[0].message, 80)}",
+                                 title="? question · cockpit")
+        if new:
+            row = new[0]
+            more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""
+            self.attention.alert("approval", f"approval needed: {clean_line(row.tool, 40)} "
+                                 f"(tier {row.tier}){more}", title="⚠ approval · cockpit")
+
+    def _alert_end(self, view: RunView) -> None:
+        if view.live or view.status == "idle" or self._end_alerted == view.task_index:
+            return
+        self._end_alerted = view.task_index
+        if view.status == "failed":
+            reason = clean_line(view.error or "", 120)
+            self.attention.alert("failed", f"run failed{': ' + reason if reason else ''}",
+                                 title="✗ failed · cockpit")
+        elif view.status == "completed" or not (self._user_cancelled or self._quitting):
+            self.attention.alert("done", f"run {view.status}",
+                                 title=f"{'✓' if view.status == 'completed' else '⊘'} "
+                                       f"{view.status} · cockpit")
+        else:
+            self.attention.clear()
+
+    def _show_end(self, view: RunView) -> None:
+        journal = getattr(self.session.journal, "path", None)
+        self.query_one(EndPanel).show(view, journal=str(journal) if journal else None,
+                                      offer_next=self.next_session is not None
+                                      and not self._quitting)
+
+    # Approvals -------------------------------------------------------------------------------
+    def _oldest_pending(self) -> ToolCallItem | None:
+        pending = self.view.pending
+        return next(iter(pending.values()), None) if pending else None
+
+    def _answer(self, allow: bool, remember: bool = False, scope: str = "session") -> None:
+        row = self._oldest_pending()
+        self._set_choosing(None)
+        if row is None or row.approval is None:
+            return
+        # Answer the request the human is looking at (by id): a stale double press is a no-op.
+        self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember,
+                                      scope=scope)  # type: ignore[arg-type]
+        self.pump.flush()  # its effect is drawn on the next frame, not after the next event
+        # The stream's deliveries and the transcript wait for that frame (the key event's own
+        # hold may already have ended with a frame drawn before this action ran).
+        self.pump.hold()
+        self.answer_first.key_pressed()
+        self.call_after_refresh(self._key_drawn)
+
+    def action_approve(self) -> None:
+        """Allow the oldest pending call once."""
+        self._answer(True)
+
+    def action_approve_always(self) -> None:
+        """Offer the grant's scope (session, project, user); pressed again: this session. On a
+        call that cannot be granted, say why (and answer nothing)."""
+        row = self._oldest_pending()
+        if row is None or row.approval is None:
+            return
+        if not row.approval.grantable:
+            self.notify(f"{always_text(row.approval)} — {self._keys_hint()}",
+                        severity="warning", markup=False, timeout=6)
+            return
+        if self._choosing == row.approval.approval_id:
+            self._answer(True, remember=True, scope="session")
+            return
+        self._set_choosing(row.approval.approval_id)
+
+    def action_grant_scope(self, scope: str) -> None:
+        """Allow the call and keep its grant in `scope` (after `a`)."""
+        row = self._oldest_pending()
+        if (row is None or row.approval is None or self._choosing != row.approval.approval_id):
+            return
+        why = self.session.gate.unavailable(scope)  # type: ignore[arg-type]
+        if why is not None:
+            self.notify(clean(why, 400), severity="warning", markup=False)
+            return
+        self._answer(True, remember=True, scope=scope)
+
+    def _set_choosing(self, approval_id: str | None) -> None:
+        """Start (an approval id) or end (None) the scope step of the approval bar."""
+        if approval_id == self._choosing:
+            return
+        self._choosing = approval_id
+        bar = self.display_widget.approval_bar
+        gate = self.session.gate
+        store = gate.store
+        bar.scope_choice = None if approval_id is None else ScopeChoice(
+            approval_id, project_label(store.project if store is not None else None),
+            {scope: why for scope in ("project", "user")
+             if (why := gate.unavailable(scope)) is not None})  # type: ignore[arg-type]
+        self.display_widget.show_approval()
+        self.refresh_bindings()
+
+    def _grant_verdict(self) -> tuple[bool, str]:
+        row = self._oldest_pending()
+        if row is None or row.approval is None:
+            return False, "nothing is waiting for approval"
+        return row.approval.grantable, always_text(row.approval)
+
+    def _keys_hint(self) -> str:
+        return (f"{key_label(self, 'approve')} allows it once, "
+                f"{key_label(self, 'deny')} denies it")
+
+    def action_deny(self) -> None:
+        """Deny the oldest pending call: first ask for a reason (in the message box; enter
+        denies, with or without one)."""
+        row = self._oldest_pending()
+        if row is not None and row.approval is not None:
+            self.ask_deny_reason(row.approval.approval_id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Approval keys only while one is pending and no question is open (`a` too on a call
+        that cannot be granted: pressing it says why; the scope keys only after `a`, dimmed
+        where that scope is unavailable); cancel only while the run is live (or to leave the
+        scope step); the message box's keys only where a conversation can go on. No approval
+        key while the grants screen covers the approval bar: a call is answered only where it
+        can be seen."""
+        if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
+                and isinstance(self.screen, GrantsScreen):
+            return False
+        steer = self.steer_key_applies(action)
+        if steer is not None:
+            return steer
+        if action in ("approve", "deny"):
+            return self._oldest_pending() is not None
+        if action == "approve_always":  # on a call that cannot be granted, pressing it says why
+            return self._oldest_pending() is not None
+        if action == "grant_scope":
+            if self._choosing is None:
+                return False
+            scope = str(parameters[0]) if parameters else "session"
+            return self.session.gate.unavailable(scope) is None or None  # type: ignore[arg-type]
+        if action == "grants":
+            return not isinstance(self.screen, GrantsScreen)
+        if action == "scope_back":
+            return self._choosing is not None
+        if action == "cancel_run":
+            return self._choosing is None and self.view.live and not self.session.done
+        return super().check_action(action, parameters)
+
+    def hint_shown(self, action: str) -> bool:
+        """The footer shows `a` only when the call can be granted, and not in the scope step
+        (as the approval bar: there the scope keys say where; `a` again is `this session`)."""
+        if action == "approve_always":
+            return self._choosing is None and self._grant_verdict()[0]
+        return True
+
+    # Cancel and quit -------------------------------------------------------------------------
+    def action_scope_back(self) -> None:
+        """Leave the scope step (after `a`): back to the approval, nothing granted."""
+        self._set_choosing(None)
+
+    def action_cancel_run(self) -> None:
+        """First escape arms, a second within two seconds cancels the run."""
+        if self.session.done:
+            return
+        now = time.monotonic()
+        if now <= self._cancel_armed_until:
+            self._cancel_armed_until = 0.0
+            self._user_cancelled = True
+            self.session.cancel("cancelled by the user")
+            self.notify("cancelling the run…", timeout=2)
+            self.pump.flush()
+            return
+        self._cancel_armed_until = now + CANCEL_WINDOW
+        self.notify("press escape again to cancel the run", timeout=CANCEL_WINDOW)
+
+    async def action_quit_cockpit(self) -> None:
+        """Quit; while the run is live, or messages are queued, ask first (quitting cancels the
+        run cleanly; queued messages are never sent)."""
+        live = not self.session.done and self._run_worker is not None
+        if live or len(self.queue):
+            self.push_screen(QuitScreen(live=live, queued=len(self.queue)), self._quit_answered)
+            return
+        await self._finish()
+
+    def terminated(self, reason: str) -> None:
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first."""
+        self._quit_and_cancel(reason)
+
+    def _quit_answered(self, quit_: bool | None) -> None:
+        if quit_:
+            self._quit_and_cancel()
+
+    @work(group="quit", exclusive=True)
+    async def _quit_and_cancel(self, reason: str = "quit by the user") -> None:
+        self._quitting = True
+        self.session.cancel(reason)
+        await self._finish()
+
+    async def _finish(self) -> None:
+        worker = self._run_worker
+        if worker is not None and not worker.is_finished:
+            await worker.wait()  # the run ends: cancellation observed, journal closed
+        self.pump.flush()
+        close = getattr(self.next_session, "aclose", None)
+        if close is not None:
+            await close()  # in this event loop: an agent is closed, not killed at exit
+        self.exit(self.session.state.status)
+
+    # The agent's settings (command palette) ---------------------------------------------------
+    def get_system_commands(self, screen: Any) -> Iterable[SystemCommand]:
+        """Textual's and the themes' commands, and a switch for each of the agent's settings."""
+        yield from super().get_system_commands(screen)
+        for command in setting_commands(self.session.runner):
+            yield SystemCommand(command.title, command.help,
+                                lambda command=command: self._change_setting(command))
+
+    @work(group="settings", exclusive=False)
+    async def _change_setting(self, command: SettingCommand) -> None:
+        def notify(message: str, severity: str) -> None:
+            self.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+
+        await change_setting(self.session.runner, command, notify)
+
+    # Help, pager, inspector ------------------------------------------------------------------
+    def action_help(self) -> None:
+        """Show every key, generated from the binding table."""
+        self.push_screen(HelpScreen(scopes=["app", "general", "transcript"],
+                                    keymap=self.config.keymap))
+
+    def item_events(self, item: Item) -> EventLookup | None:
+        """The events behind `item` come from its task's `Session.history`."""
+        if not 1 <= item.task <= len(self.sessions):
+            return None
+        history = self.sessions[item.task - 1].history
+        return lambda seq: history[seq] if 0 <= seq < len(history) else None
+
+    # The next task ---------------------------------------------------------------------------
+    def _task_started(self) -> None:
+        """A next task was started (from the message box): the end panel goes."""
+        self._user_cancelled = False
+        self.query_one(EndPanel).hide()
+        self.query_one(Transcript).focus()

@@ -1,0 +1,10 @@
+"""The approval bar: the oldest pending approval in full, and what each key would do.
+
+- `bar`: `ApprovalBar`; `input`: every key of the call's input, styled and cut to the bar;
+  `scope`: after `a`, what each scope of a grant would allow.
+"""
+
+from cockpit.widgets.approval.bar import ApprovalBar, always_text
+from cockpit.widgets.approval.scope import ScopeChoice, project_label
+
+__all__ = ["ApprovalBar", "ScopeChoice", "always_text", "project_label"]

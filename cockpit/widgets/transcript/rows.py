@@ -1,0 +1,91 @@
+"""The small pieces every transcript row is built with: one cut row, wrapped rows, the marker
+style of unsafe characters, the note for lines left out, Markdown that keeps line breaks, and
+which rows of an item changed between two renderings."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from cockpit.styles import Palette
+from cockpit.widgets.safe_text import clean
+from engine_adapter.text import Cut
+
+__all__ = ["changed_rows", "lines_note", "markdown", "one", "warn_style", "wrapped"]
+
+
+def warn_style(palette: Palette) -> Style:
+    """How an unsafe character's marker stands out (the theme's warning colour, reversed)."""
+    return palette.warning + Style(reverse=True, bold=True)
+
+
+def _plain_row(text: Text, *, rendered: bool) -> Strip | None:
+    """`text` as the one segment Rich would draw for it, when it is one line of printable
+    characters of a cell each, in one style; None otherwise. A flood draws a dozen
+    new items a frame, and Rich's own way costs ~10x this. `rendered`: as `Text.render` draws
+    it (a text without spans in no style of its own), else as the console does (in its
+    style)."""
+    plain, style = text.plain, text.style
+    if not (plain.isprintable() and isinstance(style, Style) and cell_len(plain) == len(plain)) \
+            or any(span.style != style for span in text.spans):
+        return None
+    if not plain:
+        return Strip([])
+    drawn_style = None if rendered and not text.spans else style
+    return Strip([Segment(plain, drawn_style)], len(plain))
+
+
+def one(console: Console, text: Text, width: int) -> Strip:
+    """One row: `text` cut to `width` cells (never wrapped)."""
+    strip = _plain_row(text, rendered=True)
+    if strip is None:
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        strip = Strip(list(text.render(console)))
+    return strip.crop(0, width) if strip.cell_length > width else strip
+
+
+def wrapped(console: Console, renderable: RenderableType, width: int) -> list[Strip]:
+    """`renderable` wrapped to `width` cells, one strip a row."""
+    if isinstance(renderable, Text) and 0 < len(renderable.plain) <= width:
+        strip = _plain_row(renderable, rendered=False)  # one line that fits: nothing to wrap
+        if strip is not None:
+            return [strip]
+    options = console.options.update(width=width, min_width=width, max_width=width,
+                                     highlight=False, markup=False)
+    return [Strip(line) for line in console.render_lines(renderable, options, pad=False)]
+
+
+def lines_note(hidden: int, hint: str = "") -> str:
+    """What a collapsed block leaves out, in the policy's words: `… 1 more line · enter to
+    expand` (empty when nothing is)."""
+    return Cut("", hidden, hidden).note(gone=False, hint=hint) if hidden > 0 else ""
+
+
+def markdown(text: str) -> Markdown:
+    """`text` (cleaned: unsafe characters as markers) as Markdown whose single line breaks stay
+    line breaks: a model writes lines, and CommonMark would join them into one paragraph."""
+    rendered = Markdown(clean(text), hyperlinks=False)
+    for token in rendered.parsed:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+    return rendered
+
+
+def changed_rows(before: list[Strip] | None, after: list[Strip] | None,
+                 height: int) -> list[tuple[int, int]]:
+    """The rows (first, end excluded) that differ between two renderings of one item, `height`
+    rows tall now: none, or one span; all of them when either rendering is missing."""
+    if before is None or after is None:
+        return [(0, max(height, len(before or ())))]
+    rows = [row for row, (a, b) in enumerate(zip(before, after, strict=False))
+            if a is not b and a != b]
+    if len(before) != len(after):
+        rows += [min(len(before), len(after)), max(len(before), len(after)) - 1]
+    return [(rows[0], rows[-1] + 1)] if rows else []

@@ -1,0 +1,433 @@
+"""The transcript: every item of a run, as ONE virtualised widget on Textual's Line API.
+
+Rows are never widgets. Each item renders to a list of `Strip`s (see `items.render_item`), kept
+in a small LRU cache; the widget keeps only each item's height and first row, and `render_line`
+finds the item behind a screen row with `bisect`. A change re-renders only the items it touched,
+so a 100k-event run costs what the visible rows cost.
+
+It renders a `RunView` (never a Session): `show(view)` redraws from any view (a replay seek),
+`update_items(view, indices)` is the incremental path. Selecting, expanding, and the `enter` /
+`i` keys live here (their actions in `transcript_keys.py`); what a pager or the raw-event
+inspector shows is the app's business, asked for with the `OpenPager` and `Inspect` messages.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from itertools import accumulate
+from math import ceil
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.events import Click, MouseScrollUp, Resize
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
+from textual.strip import Strip
+
+from cockpit.keys import bindings
+from cockpit.styles import palette_for
+from cockpit.widgets.transcript.items import GUTTER, estimate_rows, render_item, row_count
+from cockpit.widgets.transcript.rows import changed_rows
+from cockpit.widgets.transcript.transcript_keys import TranscriptKeys
+from engine_adapter.view import Item, RunView
+
+__all__ = ["Transcript"]
+
+# Rendered items kept; everything else is re-rendered when scrolled to. Each cached row is a
+# Textual Strip carrying seven small caches of its own: at 1,500 items a 100k-event flood held
+# ~120k of them, which made full GC passes slow and cost ~25 MiB (bench_ui). 300 items is still
+# several screens of scrollback.
+CACHE_ITEMS = 300
+# `show()` of a huge view (a replay jump into a million-event run) renders only the last items
+# (two screens of them, at most this many) to measure them; earlier ones get an estimated height,
+# corrected when first drawn.
+EXACT_MEASURE = 64
+
+
+def _thumb_same(bar: ScrollBar, virtual: float, window: float, position: float) -> bool:
+    """Whether `bar` would be drawn as it is now with these sizes and position (the thumb's
+    cells, by the bar's own renderer)."""
+    def drawn(virtual: float, window: float, position: float) -> list[Segment]:
+        return list(bar.renderer.render_bar(
+            size=bar.size.height, virtual_size=ceil(virtual),
+            window_size=ceil(window if window < virtual else 0), position=position,
+            thickness=bar.thickness).segments)
+
+    return drawn(virtual, window, position) == drawn(bar.window_virtual_size, bar.window_size,
+                                                     bar.position)
+
+
+class Transcript(TranscriptKeys, ScrollView, can_focus=True):
+    """The run's items, grouped by turn; arrow keys select, `enter` expands, `i` inspects."""
+
+    DEFAULT_CSS = """
+    Transcript {
+        height: 1fr;
+        background: $surface;
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+    }
+    """
+
+    BINDINGS = bindings("transcript")
+
+    class OpenPager(Message):
+        """The user wants the whole of `item` in a pager."""
+
+        def __init__(self, item: Item) -> None:
+            super().__init__()
+            self.item = item
+
+    class Inspect(Message):
+        """The user wants the raw events behind `item`."""
+
+        def __init__(self, item: Item) -> None:
+            super().__init__()
+            self.item = item
+
+    class FollowChanged(Message):
+        """The transcript started or stopped following the run (`follow`)."""
+
+        def __init__(self, follow: bool) -> None:
+            super().__init__()
+            self.follow = follow
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._items: list[Item] = []
+        self._pending: Mapping[str, Item] = {}  # calls awaiting approval, oldest first
+        self._heights: list[int] = []
+        self._starts: list[int] = []  # first row of each item
+        self._total = 0
+        self._cache: OrderedDict[int, list[Strip]] = OrderedDict()
+        self._expanded: set[int] = set()
+        self._open: set[int] = set()  # messages drawn while still streaming
+        self._reserve = 0  # blank rows below the last item (room for the approval bar)
+        self._estimated: set[int] = set()  # items whose height is a guess until drawn
+        self._relayout_pending = False
+        self._width = 0
+        self._base_style: Style | None = None  # `rich_style`, while a paint is under way
+        self.cursor = -1  # selected item; -1 = none (following the run)
+        self._follow = True
+
+    @property
+    def follow(self) -> bool:
+        """Whether new rows scroll into sight (False once the user moved up; `end` resumes)."""
+        return self._follow
+
+    @follow.setter
+    def follow(self, follow: bool) -> None:
+        if follow != self._follow:
+            self._follow = follow
+            self.post_message(self.FollowChanged(follow))
+
+    @property
+    def total_rows(self) -> int:
+        """Rows of all items laid out (without the reserved blank rows)."""
+        return self._total
+
+    # Feeding ---------------------------------------------------------------------------------
+    def show(self, view: RunView) -> None:
+        """Redraw everything from `view` (any view: a replay may jump anywhere)."""
+        self._items, self._pending = view.items, view.pending
+        self._cache.clear()
+        self._open.clear()
+        self._estimated.clear()
+        self._heights = []
+        self._starts = []
+        self._total = 0
+        self._expanded = {i for i in self._expanded if i < len(view.items)}
+        if self.cursor >= len(view.items):
+            self.cursor = len(view.items) - 1
+        self._measure_from(0)
+        self._after_change()
+
+    def update_items(self, view: RunView, indices: Iterable[int]) -> None:
+        """Re-render the items at `indices` and add any new ones (the incremental path)."""
+        self._items, self._pending = view.items, view.pending
+        known = len(self._heights)
+        first = len(view.items)
+        was = self._total
+        if self._open:
+            # A later event can close a streaming message (now shown as Markdown) without a
+            # change naming it: re-render the ones that have closed.
+            closed = {i for i in self._open if getattr(view.items[i], "complete", True)}
+            if closed:
+                self._open -= closed
+                indices = {*indices, *closed}
+        drawn: dict[int, list[Strip] | None] = {}  # the rows drawn before, where cached
+        for index in indices:
+            if index < known:
+                drawn[index] = self._cache.pop(index, None)
+                first = min(first, index)
+        heights = [self._heights[i] for i in drawn]
+        if first < known:
+            self._remeasure(sorted(drawn))
+        moved = len(view.items) > known or heights != [self._heights[i] for i in drawn]
+        added = self._total  # the first row of the items added
+        if len(view.items) > known:
+            self._measure_from(known)
+            added = self._starts[known]
+        # Only rows from the first touched item down can differ (more, if the view scrolls);
+        # within a re-rendered item (a streaming reply growing on its last line), only the
+        # rows that differ from those drawn before; below it too if its height changed.
+        top = self._starts[first] if first < len(self._starts) else was
+        bottom = max(was, self._total)
+        found = [(self._starts[i] + a, self._starts[i] + b) for i, rows in drawn.items()
+                 for a, b in changed_rows(rows, self._cache.get(i), self._heights[i])]
+        top = max(top, min([added, *(a for a, _ in found)]))
+        if not moved:
+            bottom = min(bottom, max([top, *(b for _, b in found)]))
+        self._after_change((top, bottom))
+
+    def refresh_all(self) -> None:
+        """Re-render every item (after a theme or width change)."""
+        self._cache.clear()
+        self._heights, self._starts, self._total = [], [], 0
+        self._measure_from(0)
+        self._after_change()
+
+    # Measuring -------------------------------------------------------------------------------
+    def _render_width(self) -> int:
+        width = self.scrollable_content_region.width
+        return width if width > GUTTER else 80
+
+    def _strips(self, index: int) -> list[Strip]:
+        cached = self._cache.get(index)
+        if cached is not None:
+            self._cache.move_to_end(index)
+            return cached
+        items = self._items
+        strips = render_item(items[index], items[index - 1] if index else None,
+                             width=self._width, expanded=index in self._expanded,
+                             palette=palette_for(self.app), console=self.app.console,
+                             items=items)
+        self._cache[index] = strips
+        if getattr(items[index], "complete", True) is False:
+            self._open.add(index)
+        if len(self._cache) > CACHE_ITEMS:
+            self._cache.popitem(last=False)
+        return strips
+
+    def _height(self, index: int) -> int:
+        """Item `index`'s exact height: counted when that needs no rendering (a flood lays out
+        many more rows a frame than reach the screen; those drawn are rendered by
+        `render_line`), else rendered."""
+        if index not in self._cache:
+            items = self._items
+            rows = row_count(items[index], items[index - 1] if index else None,
+                             width=self._width, expanded=index in self._expanded)
+            if rows is not None:
+                return rows
+        return len(self._strips(index))
+
+    def _measure_from(self, start: int) -> None:
+        if not self._width:
+            self._width = self._render_width()
+        heights, starts = self._heights, self._starts
+        total = starts[start - 1] + heights[start - 1] if start else 0
+        del heights[start:], starts[start:]
+        items = self._items
+        # Measure the items at the bottom that fill two screens (at most EXACT_MEASURE) exactly
+        # (counted where that needs no rendering: a flood adds many more rows a frame than
+        # reach the screen); guess the others' (each is drawn, and measured, when scrolled to).
+        exact_from, rows, enough = len(items), 0, 2 * max(self.size.height, 24)
+        while exact_from > start and len(items) - exact_from < EXACT_MEASURE and rows < enough:
+            exact_from -= 1
+            rows += self._height(exact_from)
+        if exact_from > start:  # a long way from the end: guess, in C-speed steps
+            width = self._width
+            guessed = [estimate_rows(item, width) for item in items[start:exact_from]]
+            starts.extend(accumulate(guessed[:-1], initial=total))
+            heights.extend(guessed)
+            total += sum(guessed)
+            self._estimated.update(range(start, exact_from))
+        for index in range(exact_from, len(items)):
+            height = self._height(index)
+            starts.append(total)
+            heights.append(height)
+            total += height
+        self._total = total
+
+    def _remeasure(self, indices: list[int]) -> None:
+        heights, starts = self._heights, self._starts
+        moved = -1
+        for index in indices:
+            height = self._height(index)
+            if height != heights[index]:
+                heights[index] = height
+                moved = index if moved < 0 else min(moved, index)
+        if moved >= 0:  # rows below the first taller/shorter item shift
+            total = starts[moved]
+            for index in range(moved, len(heights)):
+                starts[index] = total
+                total += heights[index]
+            self._total = total
+
+    def _set_virtual_height(self, total: int, scroll_to: float | None = None) -> None:
+        """Grow or shrink the scrollable height without a layout pass when possible:
+        `virtual_size` is a layout reactive (setting it re-lays out and repaints the whole
+        screen, every frame of a flood); unless the scrollbar appears or goes, the new height
+        is set quietly and the scrollbar told directly (quietly too when its thumb, at the
+        position the view is about to `scroll_to`, is drawn where it is)."""
+        size = Size(self._width, total)
+        if size == self.virtual_size:
+            return
+        window = self.scrollable_content_region.height
+        if not self.is_mounted or (self.virtual_size.height > window) != (total > window) \
+                or size.width != self.virtual_size.width:
+            self.virtual_size = size
+            return
+        self.set_reactive(Transcript.virtual_size, size)
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            position = bar.position if scroll_to is None else scroll_to
+            if _thumb_same(bar, total, window, position):
+                bar.set_reactive(ScrollBar.window_virtual_size, total)
+                bar.set_reactive(ScrollBar.window_size, window)
+                bar.set_reactive(ScrollBar.position, position)
+            else:
+                bar.window_virtual_size = total
+                bar.window_size = window
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Following a flood scrolls every frame, but the thumb of a long transcript moves a
+        cell only every few thousand rows: the scrollbar is repainted (all its rows, ~3 ms)
+        only when its thumb is drawn elsewhere."""
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            if _thumb_same(bar, bar.window_virtual_size, bar.window_size, new_value):
+                bar.set_reactive(ScrollBar.position, new_value)
+        super().watch_scroll_y(old_value, new_value)
+
+    def reserve_rows(self, rows: int) -> None:
+        """Keep `rows` blank rows below the last item (something floats over the bottom)."""
+        if rows != self._reserve:
+            self._reserve = rows
+            self._after_change()
+
+    def _relayout(self) -> None:
+        self._relayout_pending = False
+        self._after_change()
+
+    def _after_change(self, rows: tuple[int, int] | None = None) -> None:
+        """Size, follow and repaint after a change; `rows` (content rows, end excluded) limits
+        the repaint to what changed (a scroll repaints the whole view by itself)."""
+        total = self._total + self._reserve
+        bottom = max(0, total - self.scrollable_content_region.height)
+        self._set_virtual_height(total, bottom if self.follow else None)
+        if self.follow:
+            self.scroll_to(y=bottom, animate=False, immediate=True)
+            if round(self.scroll_y) != bottom and not self._relayout_pending:
+                # The scrollbar this height needs comes with the next layout (no scrolling
+                # before it): follow once it is there.
+                self._relayout_pending = True
+                self.call_after_refresh(self._relayout)
+        if rows is None:
+            self.refresh()
+            return
+        view_top = round(self.scroll_y)
+        top = max(rows[0], view_top)
+        bottom = min(rows[1] + self._reserve, view_top + self.scrollable_content_region.height)
+        if top < bottom:  # a change below or above the view repaints nothing
+            self.refresh_lines(top, bottom - top)
+
+    def on_resize(self, event: Resize) -> None:
+        width = self._render_width()
+        if width != self._width:
+            self._width = width
+            self.refresh_all()
+        elif self.follow:  # shorter or taller: keep the last row in sight
+            self._after_change()
+
+    # Drawing ---------------------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # `rich_style` walks every ancestor's styles (~0.1 ms): look it up once a paint, not
+        # once a row.
+        self._base_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._base_style = None
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self._base_style if self._base_style is not None else self.rich_style
+        if row >= self._total or not self._starts:
+            return Strip.blank(width, base)
+        index = bisect_right(self._starts, row) - 1
+        strips = self._strips(index)
+        if index in self._estimated:
+            self._estimated.discard(index)
+            if len(strips) != self._heights[index]:  # the guess was off: lay out again
+                self._remeasure([index])
+                if not self._relayout_pending:  # once per frame, after it (scroll, follow)
+                    self._relayout_pending = True
+                    self.call_later(self._relayout)
+        offset = row - self._starts[index]
+        strip = strips[offset] if offset < len(strips) else Strip([])
+        if index == self.cursor:
+            palette = palette_for(self.app)
+            marker = Segment("▌", Style(color=palette.primary.color)) if offset == 0 \
+                else Segment(" ")
+            strip = Strip([marker, *list(strip)[1:]], strip.cell_length)
+            strip = strip.crop_extend(0, width, base).apply_style(palette.selected)
+        return strip.crop_extend(scroll_x, scroll_x + width, base).apply_style(base)
+
+    @property
+    def item_count(self) -> int:
+        """How many items are laid out."""
+        return len(self._heights)
+
+    # Selection -------------------------------------------------------------------------------
+    @property
+    def selected(self) -> Item | None:
+        """The selected item, if any."""
+        if 0 <= self.cursor < self.item_count:
+            return self._items[self.cursor]
+        return None
+
+    def select(self, index: int) -> None:
+        """Select item `index` (clamped) and scroll it into view; stops following the run."""
+        # The items laid out (the view's list may be ahead of them while the transcript waits
+        # behind an answer: see `cockpit.live.answer_first`).
+        if not self.item_count:
+            return
+        index = max(0, min(index, self.item_count - 1))
+        before, had_selection = self.cursor, self.selected is not None
+        self.cursor = index
+        self.follow = False
+        top, height = self._starts[index], self._heights[index]
+        view_top = round(self.scroll_y)
+        view_height = self.scrollable_content_region.height
+        if top < view_top or height > view_height:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif top + height > view_top + view_height:
+            self.scroll_to(y=top + height - view_height, animate=False, immediate=True)
+        if round(self.scroll_y) != view_top:
+            self.refresh()  # scrolled: every row moved
+        else:  # only the rows of the item left and of the item selected change
+            for i in {before, index}:
+                if 0 <= i < len(self._starts):
+                    self.refresh_lines(self._starts[i], self._heights[i])
+        if not had_selection:  # the keys that need a selection apply now (and no others)
+            self.refresh_bindings()
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        """Scrolling up with the mouse stops following the run (`end` follows again)."""
+        if self.max_scroll_y > 0:
+            self.follow = False
+
+    def on_click(self, event: Click) -> None:
+        """Select the item under the mouse."""
+        row = round(self.scroll_y) + event.y
+        if self._starts and 0 <= row < self._total:
+            self.select(bisect_right(self._starts, row) - 1)
+
