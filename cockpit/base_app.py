@@ -93,7 +93,6 @@ class ThemedApp(App[Any]):
     def on_mount(self) -> None:
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
-        from cockpit import replay  # noqa: F401  (registers the replay keys: their ids are known)
         problems = [*self.theme_errors, *([self.config.error] if self.config.error else []),
                     *(f"config.toml: {problem}" for problem in self.config.problems),
                     *unknown_keymap_ids(self.config.keymap)]

@@ -8,8 +8,15 @@ shows for a key ("press i to …", `[y]`) comes from `key_label`, so a remapped 
 remapped. A few keys are Textual's own (tab, ctrl+p, …): they are listed (`textual=True`) for
 the help only, and cannot be remapped.
 
-Another app (the replay viewer) adds its own keys with `register(KeySpec(..., scope="replay"))`
-and builds its `BINDINGS` with `bindings("replay")`.
+Every binding of both apps is in the one table, `KEYS`, by scope: the live run's (`app`), both
+apps' (`general`), the transcript's, the pager's and the grants screen's, talking to the agent
+(`steer`, `composer`, `queue`, `question`: the message box, its queue and an agent's question),
+and the replay viewer's (`replay`, `picker`). Nothing is registered by importing a module.
+
+`ctrl+enter` reaches an application only from terminals that speak the kitty keyboard protocol
+(kitty, foot, WezTerm, Ghostty; not tmux 3.3, xterm or GNOME's terminal, which send a plain
+enter): `ctrl+j` (a line feed, which every terminal sends) does the same everywhere, and is the
+one the footer shows.
 """
 
 from __future__ import annotations
@@ -21,8 +28,15 @@ from textual.app import App
 from textual.binding import Binding
 from textual.keys import format_key
 
-__all__ = ["KEYS", "KeySpec", "bindings", "effective_key", "help_rows", "key_display",
-           "key_label", "register", "unknown_keymap_ids"]
+__all__ = ["KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec", "bindings",
+           "effective_key", "help_rows", "key_display", "key_label", "unknown_keymap_ids"]
+
+STEER_SCOPES = ("steer", "composer", "queue", "question")
+"""The scopes of talking to the agent: app-wide, the message box, its queue, a question."""
+REPLAY_SCOPE = "replay"
+"""The replay viewer's scope."""
+PICKER_SCOPE = "picker"
+"""The journal picker's scope (its other keys are the pager's)."""
 
 
 @dataclass(frozen=True)
@@ -125,23 +139,102 @@ KEYS: list[KeySpec] = [
     KeySpec("grants-close", "escape", "close", "close", "grants", key_display="esc",
             help="Close the grants screen."),
     KeySpec("grants-close-q", "q", "close", "close", "grants", show=False, help="Close."),
+    # Talking to the agent, app-wide while a conversation can go on.
+    KeySpec("compose", "t", "focus_composer", "message", "steer",
+            help="Type a message to the agent: while it works, the message is queued and sent "
+                 "when its turn ends."),
+    KeySpec("command", "slash", "start_command", "command", "steer", key_display="/",
+            help="Start typing one of the agent's commands (/review, /compact, …), completed "
+                 "with its description."),
+    # In the message box.
+    KeySpec("send-now", "ctrl+enter", "send_now", "send now", "composer", show=False,
+            help="Stop the agent's turn and send the message at once (ctrl+enter reaches the "
+                 "cockpit only from terminals with the kitty keyboard protocol: use ctrl+j)."),
+    KeySpec("send-now-anywhere", "ctrl+j", "send_now", "send now (stops the turn)", "composer",
+            help="Stop the agent's turn and send the message at once (works in every "
+                 "terminal)."),
+    KeySpec("complete-next", "down", "complete_move(1)", "next command", "composer",
+            show=False, help="The next command in the completion list (or the queue)."),
+    KeySpec("complete-previous", "up", "complete_move(-1)", "previous", "composer", show=False,
+            help="The previous command in the completion list, or the queued messages."),
+    KeySpec("complete", "tab", "complete", "complete", "composer",
+            help="Complete the highlighted command."),
+    KeySpec("leave-box", "escape", "leave", "leave", "composer", key_display="esc",
+            help="Close the completion list; else leave the message box (or, typing a "
+                 "denial's reason, go back without denying)."),
+    # On a queued message.
+    KeySpec("unqueue", "escape", "unqueue", "remove", "queue", key_display="esc",
+            help="Take back the highlighted queued message before it is sent."),
+    KeySpec("queue-back", "tab", "back_to_box", "back", "queue",
+            help="Back to the message box."),
+    # In an agent's question.
+    KeySpec("answer", "ctrl+s", "send_answer", "send answer", "question",
+            help="Send the answer to the agent's question (enter in the last text field "
+                 "too)."),
+    KeySpec("decline", "escape", "decline_question", "decline", "question", key_display="esc",
+            help="Decline to answer the agent's question."),
+    # The replay viewer.
+    KeySpec("replay-play", "space", "play_pause", "play/pause", "replay",
+            help="Play from here, paced by the events' timestamps (long pauses shortened)."),
+    KeySpec("replay-faster", "plus", "speed(1)", "faster", "replay", key_display="+",
+            show=False, help="Play faster."),
+    KeySpec("replay-slower", "minus", "speed(-1)", "slower", "replay", key_display="-",
+            show=False, help="Play slower."),
+    KeySpec("replay-back", "left", "step(-1)", "back", "replay", key_display="←",
+            priority=True, help="One event back (of the filtered types, with a filter)."),
+    KeySpec("replay-forward", "right", "step(1)", "forward", "replay", key_display="→",
+            priority=True, help="One event forward."),
+    KeySpec("replay-prev-tool", "left_square_bracket", "jump('tool', -1)", "prev tool",
+            "replay", key_display="[", show=False, help="Previous tool call."),
+    KeySpec("replay-next-tool", "right_square_bracket", "jump('tool', 1)", "next tool",
+            "replay", key_display="]", show=False, help="Next tool call."),
+    KeySpec("replay-prev-approval", "left_curly_bracket", "jump('approval', -1)",
+            "prev approval", "replay", key_display="{", show=False,
+            help="Previous approval request."),
+    KeySpec("replay-next-approval", "right_curly_bracket", "jump('approval', 1)",
+            "next approval", "replay", key_display="}", show=False,
+            help="Next approval request."),
+    KeySpec("replay-next-error", "e", "jump('error', 1)", "next error", "replay",
+            help="Next error, failure or denial."),
+    KeySpec("replay-prev-error", "E", "jump('error', -1)", "prev error", "replay",
+            show=False, help="Previous error, failure or denial."),
+    KeySpec("replay-first", "home", "first", "first", "replay", priority=True, show=False,
+            help="The first event."),
+    KeySpec("replay-last", "end", "last", "last", "replay", priority=True, show=False,
+            help="The last event (and, on a journal being written, follow it)."),
+    KeySpec("replay-search", "slash", "search", "search", "replay", key_display="/",
+            help="Search the journal; shows the match count."),
+    KeySpec("replay-next-match", "n", "match(1)", "next match", "replay", show=False,
+            help="Next search match."),
+    KeySpec("replay-prev-match", "N", "match(-1)", "prev match", "replay", show=False,
+            help="Previous search match."),
+    KeySpec("replay-filter", "f", "filter", "filter", "replay",
+            help="Choose the event types that stepping and playing visit."),
+    # Not a priority key: with a transcript item selected (up/down), enter expands it, as in
+    # the live view; with none, it shows the event under the timeline's cursor.
+    KeySpec("replay-inspect", "enter", "inspect_event", "raw event", "replay",
+            help="Show the raw event under the cursor (with a transcript item selected, "
+                 "enter expands the item instead, and i shows the events behind it)."),
+    KeySpec("replay-resume", "r", "resume", "resume", "replay",
+            help="Continue this agent run's conversation in the live cockpit (closes the "
+                 "viewer; like `cockpit resume JOURNAL`)."),
+    KeySpec("replay-help", "question_mark", "help", "help", "replay", key_display="?",
+            help="Show every key."),
+    KeySpec("replay-quit", "q", "quit_replay", "quit", "replay",
+            help="Close the viewer."),
+    KeySpec("replay-quit-ctrl", "ctrl+q", "quit_replay", "quit", "replay", show=False,
+            priority=True, help="Close the viewer."),
+    # The journal picker.
+    KeySpec("picker-resume", "r", "resume", "resume", "picker",
+            help="Continue the selected agent run's conversation in the live cockpit."),
 ]
 
 _SCOPE_TITLES = {"app": "Run", "general": "Everywhere", "transcript": "Transcript",
                  "pager": "Pager and inspector", "pager-text": "Pager and inspector",
-                 "grants": "Grants screen"}
-
-
-def register(*specs: KeySpec, title: str | None = None) -> None:
-    """Add bindings for another screen or app (ids must be new)."""
-    known = {spec.id for spec in KEYS}
-    for spec in specs:
-        if spec.id in known:
-            raise ValueError(f"duplicate key binding id {spec.id!r}")
-        KEYS.append(spec)
-        known.add(spec.id)
-        if title is not None:
-            _SCOPE_TITLES.setdefault(spec.scope, title)
+                 "grants": "Grants screen", "steer": "Talking to the agent",
+                 "composer": "Message box", "queue": "Queued messages",
+                 "question": "Agent's question", "replay": "Replay",
+                 "picker": "Journal picker"}
 
 
 def bindings(scope: str, *, ids: Iterable[str] | None = None) -> list[Binding]:

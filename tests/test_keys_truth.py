@@ -176,8 +176,6 @@ def test_help_lists_every_binding_once_textuals_own_included():
 
 
 def test_replays_help_lists_each_key_once():
-    import cockpit.replay.keys  # noqa: F401  (its keys registered)
-
     rows = help_rows(["replay", "general", "transcript"])
     keys = _keys_of(rows)
     assert max(keys.values()) == 1, [k for k, n in keys.items() if n > 1]
@@ -214,3 +212,19 @@ def test_key_label_names_the_remapped_key():
 
     assert key_label(Fake(), "approve") == "Y/ctrl+y"
     assert key_label(Fake(), "cancel") == "esc"
+
+
+def test_every_binding_is_in_the_one_table_without_importing_anything_else():
+    """The keys table is the only registration: a fresh interpreter that imports nothing but
+    `cockpit.keys` knows the message box's, the question's and the replay viewer's keys."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom cockpit.keys import KEYS\n"
+            "print(sorted({k.scope for k in KEYS}))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('cockpit.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[0] == str(sorted({"app", "general", "transcript", "pager", "pager-text", "grants",
+                                 "steer", "composer", "queue", "question", "replay", "picker"}))
+    assert out[1] == "['cockpit.keys']"

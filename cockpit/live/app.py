@@ -20,7 +20,6 @@ from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.worker import Worker
 
-from cockpit import steer_keys  # noqa: F401 - registers the message box's keys before BINDINGS
 from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.keys import bindings, key_label
 from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands

@@ -18,9 +18,8 @@ from cockpit.journals import (
     describe_length,
     list_journals,
 )
-from cockpit.keys import bindings
+from cockpit.keys import PICKER_SCOPE, bindings
 from cockpit.paths import journal_dir
-from cockpit.replay.keys import PICKER_SCOPE
 from cockpit.widgets import clean_line, styled_line
 from engine_adapter.events import format_ts
 

@@ -21,8 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from cockpit.journals import CRASHED, looks_live, open_status, runs_an_agent_session
-from cockpit.keys import bindings
-from cockpit.replay.keys import REPLAY_SCOPE
+from cockpit.keys import REPLAY_SCOPE, bindings
 from cockpit.replay.picker import request_resume
 from cockpit.replay.screen_text import JUMPS, SPEEDS, position_fields, problems_text, raw_event_page
 from cockpit.replay.search import JournalSearch

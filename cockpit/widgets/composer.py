@@ -20,7 +20,6 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
 from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import clean_line

@@ -18,7 +18,6 @@ from textual.containers import Vertical
 from textual.events import Resize
 from textual.widgets import Static
 
-from cockpit import steer_keys  # noqa: F401 - registers the `compose` key named below
 from cockpit.keys import key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.end_text import end_text

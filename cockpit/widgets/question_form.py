@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, RadioButton, RadioSet, SelectionList, Static
 
-from cockpit import steer_keys  # noqa: F401 - registers the bindings used below
 from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import clean_line, styled
