@@ -45,7 +45,7 @@ def test_a_queued_message_and_a_deny_reason_reach_the_agent(tmp_path):
             await _until_event(first, "approval_requested")
             await _settle(app, pilot, lambda: bool(app.view.pending))
             await pilot.press("t", *"hello", "enter")  # queued: the agent is working
-            assert app.queue.items == ("hello",)
+            assert app.steering.queue.items == ("hello",)
             await pilot.press("escape", "n", *"use the staging remote", "enter")
             await _until_event(first, "agent_end")
             await _settle(app, pilot, lambda: len(app.sessions) == 2)

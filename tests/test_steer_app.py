@@ -117,19 +117,19 @@ def test_a_message_typed_while_the_agent_works_is_queued_then_sent():
             await pilot.press("t")
             assert app.focused is app.composer.box
             await pilot.press(*"first", "enter", *"second", "enter")
-            assert app.queue.items == ("first", "second")
+            assert app.steering.queue.items == ("first", "second")
             shown = [str(o.prompt) for o in app.query_one("#queued").options]
             assert shown == ["queued 1 first", "queued 2 second"]
             # up from the box to the queue, escape takes the highlighted one back
             await pilot.press("up")
             assert app.focused.id == "queued"
             await pilot.press("escape")
-            assert app.queue.items == ("first",)
+            assert app.steering.queue.items == ("first",)
             # the turn ends (completed): the queued message is the next task
             gate.open()
             await settle(pilot, lambda: len(app.sessions) == 2 and app.session.done)
             assert app.sessions[1].state.task == "first"
-            assert app.queue.items == ()
+            assert app.steering.queue.items == ()
     run(main())
 
 
@@ -168,7 +168,7 @@ def test_a_user_cancel_holds_the_queue_until_an_empty_enter():
             app.session.cancel("cancelled by the user")
             await settle(pilot, lambda: app.session.done)
             await pilot.pause()
-            assert len(app.sessions) == 1 and app.queue.held
+            assert len(app.sessions) == 1 and app.steering.queue.held
             label = str(app.query_one("#composer-label").render())
             assert "1 queued message held" in label
             await pilot.press("enter")  # the box still has the focus: an empty enter
@@ -382,14 +382,14 @@ def test_quitting_with_queued_messages_asks_and_says_they_will_not_be_sent(live)
             await pilot.press("t", *"later", "enter", *"and this", "enter")  # the box keeps focus
             if not live:  # a held queue: the run is over, and still the messages are kept
                 app.session.cancel("cancelled by the user")
-                await settle(pilot, lambda: app.session.done and app.queue.held)
+                await settle(pilot, lambda: app.session.done and app.steering.queue.held)
             await pilot.press("escape", "ctrl+q")
             await settle(pilot, lambda: isinstance(app.screen, QuitScreen))
             said = str(app.screen.query_one("Static").render())
             assert "2 queued messages will not be sent." in said
             assert ("still live" in said) is live
             await pilot.press("n")
-            assert not isinstance(app.screen, QuitScreen) and app.queue.items == (
+            assert not isinstance(app.screen, QuitScreen) and app.steering.queue.items == (
                 "later", "and this")
             await pilot.press("ctrl+q", "y")
             await settle(pilot, lambda: not app.is_running)

@@ -5,13 +5,15 @@ The one-way flow: the session's events are folded once (`RunFold`) by a `FramePu
 `Session.resolve_approval` (a denial with the human's reason), `Session.answer_question` and
 `Session.cancel`. The widgets never see the Session, so the replay viewer reuses `RunDisplay` as
 it is; what is live-only lives here: the approval keys, cancel, quit, the message box (the next
-task, messages queued or sent at once while the agent works, the agent's questions: see
-`steer_app`), the raw-event inspector's lookup into `Session.history`, and the alerts
-(`attention`) when an approval is needed, the agent asks a question, or the run ends or fails.
+task, messages queued or sent at once while the agent works, the agent's questions: its
+`Steering`, in `steering`), the grants screen and panel, the raw-event inspector's lookup into
+`Session.history`, and the alerts (`attention`) when an approval is needed, the agent asks a
+question, or the run ends or fails.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
@@ -24,14 +26,14 @@ from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.keys import bindings, key_label
 from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands
 from cockpit.live.answer_first import AnswerFirst
-from cockpit.live.grant_controls import GrantControls
 from cockpit.live.pump import FramePump
-from cockpit.live.steer_app import SteeringControls
+from cockpit.live.steering import Steering
 from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
 from cockpit.widgets import (
     Composer,
     EndPanel,
     KeyHints,
+    QuestionForm,
     RunDisplay,
     ScopeChoice,
     Transcript,
@@ -41,6 +43,7 @@ from cockpit.widgets import (
     project_label,
 )
 from engine_adapter import Session
+from engine_adapter.text import plural
 from engine_adapter.view import (
     APPROVALS,
     COMMANDS,
@@ -58,7 +61,7 @@ __all__ = ["CockpitApp"]
 CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
 
 
-class CockpitApp(SteeringControls, GrantControls, ThemedApp):
+class CockpitApp(ThemedApp):
     """The live cockpit over a `Session` the caller built; starts `session.run()` on mount.
 
     Args:
@@ -92,9 +95,12 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         self._alerted: set[str] = set()  # approval ids already alerted for
         self._asked: set[str] = set()  # question ids already alerted for (an agent's own ids)
         self._end_alerted = 0  # the last task whose end was alerted for
-        self._steer_init()
         self._choosing: str | None = None  # the approval whose grant scope is being chosen
         self._watched_stores: list[object] = []
+        self.steering = Steering(self, session=lambda: self.session, view=lambda: self.view,
+                                 offered=lambda: self.next_session is not None,
+                                 quitting=lambda: self._quitting, start_next=self._start_next,
+                                 flush=self.pump.flush)
         self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
                                         self.call_later)
 
@@ -114,6 +120,11 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         """The run display."""
         return self.query_one(RunDisplay)
 
+    @property
+    def composer(self) -> Composer:
+        """The message box."""
+        return self.steering.composer
+
     # Building ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield RunDisplay(clock=self._elapsed_clock, answerable=True,
@@ -124,7 +135,7 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
 
     def on_mount(self) -> None:
         self.display_widget.show(self.view)
-        self._show_composer(self.view)
+        self.steering.show(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
 
@@ -188,8 +199,9 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
             self._show_end(view)
             self._alert_end(view)
         if controls:
-            self._steer_changed(view, parts, questions=bool(parts & QUESTIONS),
-                                ended=bool(parts & RUN) and not view.live)
+            self.steering.changed(view, questions=bool(parts & QUESTIONS),
+                                  ended=bool(parts & RUN) and not view.live,
+                                  tasks=len(self.sessions))
 
     # Attention -------------------------------------------------------------------------------
     def _alert_approvals(self, view: RunView) -> None:
@@ -314,7 +326,7 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         denies, with or without one)."""
         row = self._oldest_pending()
         if row is not None and row.approval is not None:
-            self.ask_deny_reason(row.approval.approval_id)
+            self.steering.ask_deny_reason(row.approval.approval_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Approval keys only while one is pending and no question is open (`a` too on a call
@@ -326,7 +338,7 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
                 and isinstance(self.screen, GrantsScreen):
             return False
-        steer = self.steer_key_applies(action)
+        steer = self.steering.key_applies(action)
         if steer is not None:
             return steer
         if action in ("approve", "deny"):
@@ -377,8 +389,9 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         """Quit; while the run is live, or messages are queued, ask first (quitting cancels the
         run cleanly; queued messages are never sent)."""
         live = not self.session.done and self._run_worker is not None
-        if live or len(self.queue):
-            self.push_screen(QuitScreen(live=live, queued=len(self.queue)), self._quit_answered)
+        queued = len(self.steering.queue)
+        if live or queued:
+            self.push_screen(QuitScreen(live=live, queued=queued), self._quit_answered)
             return
         await self._finish()
 
@@ -434,7 +447,88 @@ class CockpitApp(SteeringControls, GrantControls, ThemedApp):
         history = self.sessions[item.task - 1].history
         return lambda seq: history[seq] if 0 <= seq < len(history) else None
 
+    # Grants ----------------------------------------------------------------------------------
+    def action_grants(self) -> None:
+        """Show every grant and deny rule in force; revoke from there."""
+        self.push_screen(GrantsScreen(self.session.gate, changed=self._grants_changed))
+
+    def _watch_grants(self, session: Session) -> None:
+        """Redraw the grants panel whenever saved grants change (a revoke, another cockpit);
+        say when a grant the human chose to save was not saved, and, once, what in the saved
+        grants is not trusted (a broken file, an ignored grant, saved grants off)."""
+        loop = asyncio.get_running_loop()
+        session.gate.on_problem(lambda line: loop.call_soon_threadsafe(self._grant_problem, line))
+        store = session.gate.store
+        if store is None or any(s is store for s in self._watched_stores):
+            return
+        self._watched_stores.append(store)
+        store.on_change(lambda: loop.call_soon_threadsafe(self._grants_changed))
+        problems = store.problems
+        if problems:
+            more = f" (and {plural(len(problems) - 1, 'more problem')})" \
+                if len(problems) > 1 else ""
+            self._grant_problem(f"saved grants: {problems[0]}{more}")
+
+    def _grant_problem(self, line: str) -> None:
+        if self.is_running:
+            hint = key_label(self, "grants")
+            self.notify(clean(f"{line} · {hint} shows grants" if hint else line, 600),
+                        severity="warning", markup=False, timeout=10)
+
+    def _grants_changed(self) -> None:
+        if not self.is_running:
+            return
+        self.pump.flush()
+        change = self.fold.set_grants(self.session.gate.entries())
+        if change.parts:
+            changes = ChangeSet()
+            changes.add(change.parts, change.item)
+            self.display_widget.apply_changes(self.view, changes)
+
+    # Talking to the agent: the message box's and the question form's messages go to `steering`
+    def action_focus_composer(self) -> None:
+        """Put the focus in the message box."""
+        self.steering.focus_composer()
+
+    def action_start_command(self) -> None:
+        """Start typing one of the agent's commands."""
+        self.steering.start_command()
+
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self.steering.submitted(message.text)
+
+    def on_composer_send_now(self, message: Composer.SendNow) -> None:
+        self.steering.send_now(message.text)
+
+    def on_composer_unqueue(self, message: Composer.Unqueue) -> None:
+        self.steering.unqueue(message.index)
+
+    def on_composer_reason(self, message: Composer.Reason) -> None:
+        self.steering.reason(message.approval_id, message.text)
+
+    def on_question_form_answered(self, message: QuestionForm.Answered) -> None:
+        self.steering.answered(message.question_id, message.values)
+
+    def on_question_form_declined(self, message: QuestionForm.Declined) -> None:
+        self.steering.declined(message.question_id)
+
     # The next task ---------------------------------------------------------------------------
+    def _start_next(self, task: str) -> bool:
+        """Start the next task of the conversation with `task` (False: it could not start)."""
+        if self.next_session is None or not self.session.done:
+            return False
+        try:
+            session = self.next_session(task)
+        except Exception as exc:  # a factory failure is the user's to see, not a crash
+            self.notify(f"could not start the next task: {clean(str(exc), 500)}",
+                        severity="error", markup=False)
+            return False
+        self.sessions.append(session)
+        self._task_started()
+        self._start(session)
+        self.steering.show(self.view)
+        return True
+
     def _task_started(self) -> None:
         """A next task was started (from the message box): the end panel goes."""
         self._user_cancelled = False
