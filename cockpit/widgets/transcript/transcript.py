@@ -6,9 +6,9 @@ finds the item behind a screen row with `bisect`. A change re-renders only the i
 so a 100k-event run costs what the visible rows cost.
 
 It renders a `RunView` (never a Session): `show(view)` redraws from any view (a replay seek),
-`update_items(view, indices)` is the incremental path. Selecting, expanding, and the `enter` /
-`i` keys live here (their actions in `transcript_keys.py`); what a pager or the raw-event
-inspector shows is the app's business, asked for with the `OpenPager` and `Inspect` messages.
+`update_items(view, indices)` is the incremental path. Selecting, expanding, and the keys (move,
+page, `enter`, `i`) live here; what a pager or the raw-event inspector shows is the app's
+business, asked for with the `OpenPager` and `Inspect` messages.
 """
 
 from __future__ import annotations
@@ -30,9 +30,14 @@ from textual.strip import Strip
 
 from cockpit.keys import bindings
 from cockpit.styles import palette_for
-from cockpit.widgets.transcript.items import GUTTER, estimate_rows, render_item, row_count
+from cockpit.widgets.transcript.items import (
+    GUTTER,
+    estimate_rows,
+    needs_pager,
+    render_item,
+    row_count,
+)
 from cockpit.widgets.transcript.rows import changed_rows
-from cockpit.widgets.transcript.transcript_keys import TranscriptKeys
 from engine_adapter.view import Item, RunView
 
 __all__ = ["Transcript"]
@@ -61,7 +66,7 @@ def _thumb_same(bar: ScrollBar, virtual: float, window: float, position: float) 
                                                      bar.position)
 
 
-class Transcript(TranscriptKeys, ScrollView, can_focus=True):
+class Transcript(ScrollView, can_focus=True):
     """The run's items, grouped by turn; arrow keys select, `enter` expands, `i` inspects."""
 
     DEFAULT_CSS = """
@@ -431,3 +436,76 @@ class Transcript(TranscriptKeys, ScrollView, can_focus=True):
         if self._starts and 0 <= row < self._total:
             self.select(bisect_right(self._starts, row) - 1)
 
+    # Keys ------------------------------------------------------------------------------------
+    def action_cursor_up(self) -> None:
+        """Select the previous item (from following: the last one)."""
+        self.select(self.item_count - 1 if self.cursor < 0 else self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        """Select the next item."""
+        if self.cursor < 0:
+            self.select(self.item_count - 1)
+        else:
+            self.select(self.cursor + 1)
+
+    def action_cursor_first(self) -> None:
+        """Select the first item."""
+        self.select(0)
+
+    def action_cursor_last(self) -> None:
+        """Clear the selection and follow the run again."""
+        self.cursor = -1
+        self.follow = True
+        self._after_change()
+        self.refresh_bindings()
+
+    def action_page_up(self) -> None:
+        """Scroll up a page."""
+        self.follow = False
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        """Scroll down a page."""
+        self.scroll_page_down(animate=False)
+
+    def action_expand(self) -> None:
+        """Expand or collapse the selected item; ask for a pager when expanding cannot show it
+        all."""
+        item = self.selected
+        if item is None:
+            return
+        if item.index in self._expanded and needs_pager(item):
+            self.post_message(self.OpenPager(item))
+            return
+        if item.index in self._expanded:
+            self._expanded.discard(item.index)
+        else:
+            self._expanded.add(item.index)
+            if needs_pager(item):
+                self.post_message(self.OpenPager(item))
+        self._cache.pop(item.index, None)
+        self._remeasure([item.index])
+        self._set_virtual_height(self._total + self._reserve)
+        self.select(item.index)
+        self.refresh()  # the rows below it moved
+
+    def _inspected(self) -> Item | None:
+        """The selected item; with none selected, the call awaiting approval (the bar says
+        `i` shows its whole input)."""
+        if self.selected is not None:
+            return self.selected
+        return next(iter(self._pending.values()), None)
+
+    def action_inspect(self) -> None:
+        """Ask for the raw events behind the selected item (or the call awaiting approval)."""
+        item = self._inspected()
+        if item is not None:
+            self.post_message(self.Inspect(item))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`enter` applies only with an item selected; `i` also to a pending approval."""
+        if action == "expand":
+            return self.selected is not None
+        if action == "inspect":
+            return self._inspected() is not None
+        return True
