@@ -9,12 +9,13 @@ writing); a seek too long for the event loop runs in another worker.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
@@ -22,13 +23,24 @@ from textual.widgets import Input, Static
 
 from cockpit.journals import CRASHED, looks_live, open_status, runs_an_agent_session
 from cockpit.keys import REPLAY_SCOPE, bindings
+from cockpit.replay.filter import FilterScreen
 from cockpit.replay.picker import request_resume
-from cockpit.replay.screen_text import JUMPS, SPEEDS, position_fields, problems_text, raw_event_page
-from cockpit.replay.search import JournalSearch
+from cockpit.replay.screen_text import (
+    JUMPS,
+    SPEEDS,
+    filter_text,
+    match_after,
+    position_fields,
+    problems_text,
+    raw_event_page,
+    search_text,
+    type_counts,
+)
 from cockpit.replay.timeline import Timeline
 from cockpit.screens import HelpScreen, PagerScreen
 from cockpit.widgets import KeyHints, RunDisplay, Transcript, clean_line, styled
 from engine_adapter import JournalError
+from engine_adapter.journal import CODE_NAMES, FLAGS
 from engine_adapter.replay import (
     TAIL_BYTES,
     FoldTail,
@@ -38,6 +50,7 @@ from engine_adapter.replay import (
     Seek,
     Tail,
     Wait,
+    code_class,
 )
 from engine_adapter.view import RunView
 
@@ -45,7 +58,7 @@ __all__ = ["POLL", "ReplayScreen"]
 
 POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
 
-class ReplayScreen(JournalSearch, Screen[None]):
+class ReplayScreen(Screen[None]):
     """One journal: the run display at the cursor, the timeline, search and filter."""
 
     FIRST_SCAN = 256 << 10  # bytes read at once, for the first frame
@@ -83,7 +96,9 @@ class ReplayScreen(JournalSearch, Screen[None]):
         self.poll = poll
         self.replay: JournalReplay | None = None
         self.navigator: Navigator | None = None
-        self._init_search()
+        self.type_filter: set[int] | None = None  # the event types stepping visits (None: all)
+        self.search_term = ""
+        self.matches: list[int] = []  # the positions of the events that hold the term
         self._stop = threading.Event()
         self._seen_corrupt = 0
         self.crashed = False  # no `agent_end` last, and no run writes it any more
@@ -407,3 +422,70 @@ class ReplayScreen(JournalSearch, Screen[None]):
                 self._resumable = runs_an_agent_session(self.path)
             return self._resumable
         return True
+
+    # Search and filter --------------------------------------------------------------------
+    def _filter_class(self) -> re.Pattern[bytes] | None:
+        if self.type_filter is None:
+            return None
+        return code_class({c | flag for c in self.type_filter for flag in FLAGS})
+
+    # Search ----------------------------------------------------------------------------------
+    def action_search(self) -> None:
+        """Open the search box."""
+        box = self.query_one("#search", Input)
+        box.add_class("-shown")
+        box.value = self.search_term
+        box.focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        """Enter in the search box: find every event that holds the term, go to the next."""
+        if message.input.id != "search":
+            return
+        box = message.input
+        box.remove_class("-shown")
+        self.query_one(Transcript).focus()
+        self.search_term = message.value
+        replay = self.replay
+        if replay is None or not message.value:
+            self.matches = []
+            self.timeline.update_state(search_text="")
+            return
+        self.matches = replay.index.search(message.value)
+        if not self.matches:
+            self.timeline.update_state(search_text=self._search_text())
+            self.app.notify(f"no event contains {clean_line(message.value, 80)!r}", timeout=2)
+            return
+        self.action_match(1, from_current=True)
+
+    def on_key(self, event: events.Key) -> None:
+        """Escape closes the search box."""
+        box = self.query_one("#search", Input)
+        if event.key == "escape" and box.has_class("-shown"):
+            box.remove_class("-shown")
+            self.query_one(Transcript).focus()
+            event.stop()
+
+    def action_match(self, step: int, from_current: bool = False) -> None:
+        """The next (or previous) event that matches the search."""
+        if not self.matches or self.navigator is None:
+            self.app.notify("no search: press / to search", timeout=1.5)
+            return
+        self.seek(match_after(self.matches, self.navigator.cursor, step, from_current))
+
+    def _search_text(self) -> str:
+        return search_text(self.search_term, self.matches, self.position_shown)
+
+    # Filter ------------------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        """Choose which event types stepping and playing visit."""
+        replay = self.replay
+        if replay is None:
+            return
+        self.app.push_screen(FilterScreen(type_counts(replay.index, len(replay)),
+                                          self.type_filter), self._filter_chosen)
+
+    def _filter_chosen(self, chosen: set[int] | None) -> None:
+        if chosen is None:
+            return
+        self.type_filter = None if chosen >= set(CODE_NAMES) or not chosen else chosen
+        self.timeline.update_state(filter_text=filter_text(self.type_filter))
