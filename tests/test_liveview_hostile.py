@@ -17,7 +17,7 @@ from cockpit.export import export_journal
 from cockpit.headless import LinePrinter
 from cockpit.styles import Palette
 from cockpit.themes import load_themes
-from cockpit.widgets.end_text import end_text
+from cockpit.widgets.end_panel import end_text
 from cockpit.widgets.transcript.code_rows import code_rows, diff_preview, diff_rows
 from cockpit.widgets.transcript.items import render_item
 from engine_adapter import AgentEnd, AgentStart, ModelUpdate, ToolEnd, ToolStart, TurnStart
