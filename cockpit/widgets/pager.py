@@ -106,7 +106,7 @@ class TextPager(ScrollView, can_focus=True):
         sample = self.lines[:2_000]
         self._width = min(MAX_WIDTH, max((len(line) for line in sample), default=0) + 1)
         self._lens = list(map(len, self.lines))
-        self._odd: set[int] | None = None  # lines whose width on screen is not their length
+        self._odd_lines: set[int] | None = None  # lines whose width on screen is not their length
         self._estimated: set[int] = set()  # odd lines whose rows are a guess until drawn
         self._corrections: dict[int, int] = {}  # line -> its measured rows, to lay out
         self._wrap_width = 0
@@ -149,13 +149,14 @@ class TextPager(ScrollView, can_focus=True):
             return
         width = self._wrap_width = max(1, self.scrollable_content_region.width or 80)
         lines, lens = self.lines, self._lens
-        if self._odd is None:  # not printable ASCII: measured (C-speed scans find them)
-            self._odd = set(compress(count(), map(operator.not_, map(str.isascii, lines))))
-            self._odd.update(compress(count(), map(operator.not_, map(str.isprintable, lines))))
+        if self._odd_lines is None:  # not printable ASCII: measured (C-speed scans find them)
+            odd = set(compress(count(), map(operator.not_, map(str.isascii, lines))))
+            odd.update(compress(count(), map(operator.not_, map(str.isprintable, lines))))
+            self._odd_lines = odd
         # Measured: the first odd lines; the other odd ones are guessed from their length
         # (set operations, no per-line Python) until drawn. Only long lines can need more rows.
-        exact_odd = set(sorted(self._odd)[:EXACT_LINES])
-        self._estimated, self._corrections = self._odd - exact_odd, {}
+        exact_odd = set(sorted(self._odd_lines)[:EXACT_LINES])
+        self._estimated, self._corrections = self._odd_lines - exact_odd, {}
         candidates = set(compress(count(), map(width.__lt__, lens)))
         candidates |= exact_odd
         estimated = self._estimated
@@ -203,7 +204,7 @@ class TextPager(ScrollView, can_focus=True):
     def _cells(self, index: int) -> int:
         """Cells line `index` takes on screen (cleaned, tabs expanded, up to `LINE_LIMIT`)."""
         line = self.lines[index]
-        if self._odd is not None and index not in self._odd:
+        if self._odd_lines is not None and index not in self._odd_lines:
             return min(len(line), LINE_LIMIT) + (len(self._cut_note(index)) if
                                                  len(line) > LINE_LIMIT else 0)
         return self._text(index).cell_len

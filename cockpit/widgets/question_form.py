@@ -37,9 +37,16 @@ class ChoiceField(RadioSet):
     highlighted yet, it highlights the chosen option (else the first), so space chooses at once."""
 
     def on_focus(self) -> None:
-        if self._selected is None and self._nodes:
-            pressed = self.pressed_index
-            self._selected = pressed if pressed >= 0 else 0
+        # Through RadioSet's public face only: the highlighted button is the one with the
+        # `-selected` class, and `action_next_button` moves the highlight (from none: the first).
+        buttons = list(self.query(RadioButton))
+        if not buttons or any(button.has_class("-selected") for button in buttons):
+            return
+        target = self.pressed_button or buttons[0]
+        for _ in buttons:
+            self.action_next_button()
+            if target.has_class("-selected"):
+                break
 
 
 def _field_widget(index: int, field: Any, disabled: bool) -> Widget:

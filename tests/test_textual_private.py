@@ -1,0 +1,76 @@
+"""No widget, screen or app of the cockpit touches a Textual class's private state through
+`self`: reading it ties the cockpit to internals that change without notice (Textual is not
+pinned exactly), and assigning a name Textual uses clobbers its state (the pager's `_odd` once
+overwrote `Widget._odd`, which Textual's `:odd` selector reads).
+
+A private name of a Textual class is one that class defines (in its body) or sets on `self` in
+its source; `tests/test_package.py` checks every other object's private attributes."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import textwrap
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _set_on_self(base: type) -> frozenset[str]:
+    try:
+        source = textwrap.dedent(inspect.getsource(base))
+    except (OSError, TypeError):
+        return frozenset()
+    return frozenset(node.attr for node in ast.walk(ast.parse(source))
+                     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                     and node.value.id == "self" and _private(node.attr))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def textual_private_names(cls: type) -> set[str]:
+    """Every private name the Textual classes among `cls`'s bases define or set on `self`."""
+    names: set[str] = set()
+    for base in cls.__mro__:
+        if (base.__module__ or "").split(".")[0] != "textual":
+            continue
+        names |= {name for name in vars(base) if _private(name)}
+        names |= _set_on_self(base)
+    return names
+
+
+def _reaches() -> list[str]:
+    found = []
+    for path in sorted((ROOT / "cockpit").rglob("*.py")):
+        if path.name == "__main__.py":  # runs the command line when imported
+            continue
+        relative = path.relative_to(ROOT).with_suffix("")
+        module = importlib.import_module(".".join(p for p in relative.parts if p != "__init__"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            cls = getattr(module, node.name, None) if isinstance(node, ast.ClassDef) else None
+            if not isinstance(cls, type):
+                continue
+            private = textual_private_names(cls)
+            found += [f"{relative}.py:{use.lineno} {node.name} self.{use.attr}"
+                      for use in ast.walk(node)
+                      if isinstance(use, ast.Attribute) and isinstance(use.value, ast.Name)
+                      and use.value.id == "self" and use.attr in private]
+    return found
+
+
+def test_no_cockpit_class_touches_a_textual_private_name_through_self() -> None:
+    assert _reaches() == []
+
+
+def test_the_check_sees_a_textual_private_name() -> None:
+    """The check is not blind: `Widget._odd` and `RadioSet._selected` are found."""
+    from textual.widget import Widget
+    from textual.widgets import RadioSet
+
+    assert "_odd" in textual_private_names(Widget)
+    assert {"_selected", "_nodes"} <= textual_private_names(RadioSet)
