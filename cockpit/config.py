@@ -37,7 +37,7 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -143,14 +143,15 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _tables(raw: dict[str, Any], name: str, kind: type, problems: list[str]) -> dict[str, Any]:
+def _tables(raw: dict[str, Any], name: str, kind: type[ProviderConfig] | type[ModelConfig],
+            problems: list[str]) -> dict[str, Any]:
     """`[name.<key>]` tables as `kind`; a bad entry is skipped with a problem noted."""
     tables = raw.get(name, {})
     if not isinstance(tables, dict):
         problems.append(f"[{name}] must be a table of tables")
         return {}
     found: dict[str, Any] = {}
-    fields = set(kind.__dataclass_fields__)  # type: ignore[attr-defined]
+    names = {f.name for f in fields(kind)}
     for key, table in tables.items():
         if not isinstance(table, dict):
             problems.append(f"[{name}.{key}] must be a table")
@@ -158,11 +159,11 @@ def _tables(raw: dict[str, Any], name: str, kind: type, problems: list[str]) -> 
         values: dict[str, Any] = {}
         for field_name, value in table.items():
             types = _FIELD_TYPES.get(field_name, ())
-            if field_name not in fields:
+            if field_name not in names:
                 problems.append(f"[{name}.{key}] has no setting {field_name!r}")
             elif isinstance(value, bool) or not isinstance(value, types):
                 problems.append(f"[{name}.{key}] {field_name}: wrong type {type(value).__name__}")
-            elif field_name == "context_window" and value <= 0:
+            elif field_name == "context_window" and isinstance(value, int) and value <= 0:
                 problems.append(f"[{name}.{key}] context_window must be positive")
             else:
                 values[field_name] = value

@@ -252,18 +252,18 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
     first = _first_event(head) or {}
     last = _last_event(tail) or {}
     task = first.get("task") if first.get("type") == "agent_start" else None
-    status = last.get("status") if last.get("type") == "agent_end" else None
-    if status is not None and status not in _STATUSES:  # journal text is untrusted
-        status = "unknown"
+    ended = last.get("status") if last.get("type") == "agent_end" else None
     if not first:
         status = "unreadable" if stat.st_size else "empty"
-    elif status is None:
+    elif ended is None:
         status = open_status(path, mtime=stat.st_mtime)
+    else:  # journal text is untrusted
+        status = ended if isinstance(ended, str) and ended in _STATUSES else "unknown"
     started = first.get("ts", stat.st_mtime)
     return JournalSummary(
         path=path,
         task=task if isinstance(task, str) else "",
-        status=status if isinstance(status, str) else "unknown",
+        status=status,
         started=float(started) if is_valid_ts(started) else float("nan"),
         events=events,
         exact=exact,

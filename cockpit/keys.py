@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
 __all__ = ["KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec", "bindings",
@@ -237,7 +237,7 @@ _SCOPE_TITLES = {"app": "Run", "general": "Everywhere", "transcript": "Transcrip
                  "picker": "Journal picker"}
 
 
-def bindings(scope: str, *, ids: Iterable[str] | None = None) -> list[Binding]:
+def bindings(scope: str, *, ids: Iterable[str] | None = None) -> list[BindingType]:
     """The Textual `Binding`s of one scope (only `ids`, when given), each carrying its id."""
     wanted = set(ids) if ids is not None else None
     return [

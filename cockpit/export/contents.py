@@ -84,7 +84,7 @@ def call_input(item: ToolCallItem) -> str:
     in a block of its own (`call_diff`)."""
     data = item.approval.tool_input if item.approval and item.approval.tool_input \
         else item.tool_input
-    if isinstance(data, dict) and "diff" in data:
+    if "diff" in data:
         data = {k: v for k, v in data.items() if k != "diff"}
     return trim(input_text(data), lines=INPUT_LINES, chars=INPUT_CHARS)
 

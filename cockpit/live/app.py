@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
 from cockpit.base_app import EventLookup, ThemedApp
@@ -43,6 +44,7 @@ from cockpit.widgets import (
     project_label,
 )
 from engine_adapter import Session
+from engine_adapter.grants import SCOPES, Scope
 from engine_adapter.text import plural
 from engine_adapter.view import (
     APPROVALS,
@@ -59,6 +61,13 @@ from engine_adapter.view import (
 __all__ = ["CockpitApp"]
 
 CANCEL_WINDOW = 2.0  # seconds within which a second escape confirms the cancel
+SEVERITIES: tuple[SeverityLevel, ...] = ("information", "warning", "error")
+
+
+def grant_scope(name: str) -> Scope:
+    """A key's scope parameter (`grant_scope('project')`) as the gate names it (an unknown
+    one: this session, the narrowest)."""
+    return next((scope for scope in SCOPES if scope == name), "session")
 
 
 class CockpitApp(ThemedApp):
@@ -157,7 +166,7 @@ class CockpitApp(ThemedApp):
 
     def refresh_theme(self) -> None:
         """Re-render the run display in the new theme's colours."""
-        if self.is_mounted and self.query(RunDisplay):
+        if self.query(RunDisplay):
             self.display_widget.refresh_theme()
 
     # The frame -------------------------------------------------------------------------------
@@ -251,14 +260,14 @@ class CockpitApp(ThemedApp):
         pending = self.view.pending
         return next(iter(pending.values()), None) if pending else None
 
-    def _answer(self, allow: bool, remember: bool = False, scope: str = "session") -> None:
+    def _answer(self, allow: bool, remember: bool = False, scope: Scope = "session") -> None:
         row = self._oldest_pending()
         self._set_choosing(None)
         if row is None or row.approval is None:
             return
         # Answer the request the human is looking at (by id): a stale double press is a no-op.
         self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember,
-                                      scope=scope)  # type: ignore[arg-type]
+                                      scope=scope)
         self.pump.flush()  # its effect is drawn on the next frame, not after the next event
         # The stream's deliveries and the transcript wait for that frame (the key event's own
         # hold may already have ended with a frame drawn before this action ran).
@@ -285,12 +294,13 @@ class CockpitApp(ThemedApp):
             return
         self._set_choosing(row.approval.approval_id)
 
-    def action_grant_scope(self, scope: str) -> None:
+    def action_grant_scope(self, name: str) -> None:
         """Allow the call and keep its grant in `scope` (after `a`)."""
         row = self._oldest_pending()
         if (row is None or row.approval is None or self._choosing != row.approval.approval_id):
             return
-        why = self.session.gate.unavailable(scope)  # type: ignore[arg-type]
+        scope = grant_scope(name)
+        why = self.session.gate.unavailable(scope)
         if why is not None:
             self.notify(clean(why, 400), severity="warning", markup=False)
             return
@@ -307,7 +317,7 @@ class CockpitApp(ThemedApp):
         bar.scope_choice = None if approval_id is None else ScopeChoice(
             approval_id, project_label(store.project if store is not None else None),
             {scope: why for scope in ("project", "user")
-             if (why := gate.unavailable(scope)) is not None})  # type: ignore[arg-type]
+             if (why := gate.unavailable(scope)) is not None})
         self.display_widget.show_approval()
         self.refresh_bindings()
 
@@ -348,8 +358,8 @@ class CockpitApp(ThemedApp):
         if action == "grant_scope":
             if self._choosing is None:
                 return False
-            scope = str(parameters[0]) if parameters else "session"
-            return self.session.gate.unavailable(scope) is None or None  # type: ignore[arg-type]
+            scope = grant_scope(str(parameters[0]) if parameters else "session")
+            return self.session.gate.unavailable(scope) is None or None
         if action == "grants":
             return not isinstance(self.screen, GrantsScreen)
         if action == "scope_back":
@@ -430,7 +440,8 @@ class CockpitApp(ThemedApp):
     @work(group="settings", exclusive=False)
     async def _change_setting(self, command: SettingCommand) -> None:
         def notify(message: str, severity: str) -> None:
-            self.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+            level: SeverityLevel = next((s for s in SEVERITIES if s == severity), "information")
+            self.notify(message, severity=level, markup=False)
 
         await change_setting(self.session.runner, command, notify)
 

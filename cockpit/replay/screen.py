@@ -188,14 +188,17 @@ class ReplayScreen(Screen[None]):
             if replay.read_through(settle=not navigator.follow, first_bytes=self.FIRST_SCAN,
                                    progress=self._progress, stop=self._stop):
                 self.post_message(self.Grew(complete=True))
-                replay.follow(self._stop, lambda: self.post_message(self.Grew()),
-                              poll=self.poll)
+                replay.follow(self._stop, self._journal_grew, poll=self.poll)
         except (OSError, ValueError, RecursionError) as exc:  # vanished, closed, too deep
             if not self._stop.is_set():
                 self.post_message(self.Failed(f"stopped reading {self.path}: {exc}"))
         finally:
             if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
                 replay.close()
+
+    def _journal_grew(self) -> None:
+        """(The reading thread) a followed journal grew: the screen looks."""
+        self.post_message(self.Grew())
 
     def _progress(self) -> None:
         """The first read grew (reading thread): say so, at most every `GREW_EVERY` seconds
@@ -322,7 +325,7 @@ class ReplayScreen(Screen[None]):
         if self.navigator is not None:
             self._show(self.navigator.seek(cursor))
 
-    def _move(self, step: Frame | Seek | Wait | bool | None, what: str) -> None:
+    def _move(self, step: Frame | Seek | FoldTail | Wait | bool | None, what: str) -> None:
         if step is False:
             self.app.notify(f"no {what}" + ("" if self.complete else " yet (still reading)"),
                             timeout=1.5)

@@ -83,9 +83,9 @@ def end_text(view: RunView, palette: Palette, *, journal: str | None,
         if told.reply_note:
             text.append(f"\n↑ {told.reply_note} (in the transcript)", palette.dim)
         elif told.reply:
-            lines = plural(len(told.reply.rstrip("\n").split("\n")), "line")
+            length = plural(len(told.reply.rstrip("\n").split("\n")), "line")
             which = "partial reply" if told.partial else "reply"
-            text.append(f"\n↑ the {which} ({lines}) is the transcript's ■ row", palette.dim)
+            text.append(f"\n↑ the {which} ({length}) is the transcript's ■ row", palette.dim)
         files = task_changes(view.items, end.task)
         lines = changes_lines(files)
         if len(files) > CHANGED_LINES:  # the first files, how many more, the total

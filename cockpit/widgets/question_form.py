@@ -12,12 +12,13 @@ not fit comes back with `show_error`). In the replay viewer it is shown, not ans
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.events import DescendantFocus, Resize
 from textual.message import Message
 from textual.widget import Widget
@@ -68,7 +69,8 @@ def _field_widget(index: int, field: Any, disabled: bool) -> Widget:
             id=wid, disabled=disabled)
     value = "" if default is None or isinstance(default, bool | list) else (
         f"{default:g}" if isinstance(default, float) else str(default))
-    kind = {"integer": "integer", "number": "number"}.get(field.kind, "text")
+    kind: Literal["integer", "number", "text"] = (
+        "integer" if field.kind == "integer" else "number" if field.kind == "number" else "text")
     hint = clean_line(field.format or field_kind_text(field), 80)
     return Input(value=value, type=kind, placeholder=hint, id=wid, disabled=disabled,
                  max_length=20_000, valid_empty=True)
@@ -222,7 +224,7 @@ class QuestionForm(Vertical):
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         """A field got the focus: its label (above it) comes into sight with it."""
         fields = self.query_one("#question-fields", VerticalScroll)
-        widget = event.widget
+        widget: DOMNode = event.widget
         if widget.parent is not fields:
             widget = next((w for w in widget.ancestors if w.parent is fields), widget)
         children = list(fields.children)

@@ -105,7 +105,7 @@ def _coloured(lines: list[str], path: str | None, base: Style, warn: Style,
         whole = Text(style=base)
         for token, value in lexer.get_tokens(code):
             whole.append(value, _style_of(token, styles) or base)
-        texts = whole.split("\n", allow_blank=True)
+        texts = list(whole.split("\n", allow_blank=True))
         if len(texts) < len(marked):  # a lexer that ate a line break: fall back to plain
             texts = [Text(text, base) for text, _ in marked]
     for text, (_, spans) in zip(texts, marked, strict=False):

@@ -51,7 +51,7 @@ def tool_icon(status: str) -> str:
 
 
 def _path(item: ToolCallItem) -> str | None:
-    path = item.tool_input.get("path") if isinstance(item.tool_input, dict) else None
+    path = item.tool_input.get("path")
     return path if isinstance(path, str) else None
 
 
@@ -60,7 +60,8 @@ def tool_needs_pager(item: ToolCallItem) -> bool:
     text = item.output or ""
     if text.count("\n", 0, 10_000_000) >= EXPANDED_LINES or len(text) > 200_000:
         return True
-    return bool(item.diff) and item.diff.count("\n", 0, 10_000_000) > EXPANDED_LINES
+    diff = item.diff
+    return diff is not None and diff.count("\n", 0, 10_000_000) > EXPANDED_LINES
 
 
 def _badge(item: ToolCallItem, palette: Palette) -> Text | None:
