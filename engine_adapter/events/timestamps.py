@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Annotated
+from typing import Annotated, TypeGuard
 
 from pydantic import Field
 
@@ -27,7 +27,7 @@ Timestamp = Annotated[float, Field(ge=0.0, lt=MAX_TS, allow_inf_nan=False, stric
 """The type of an event's `ts`: finite unix seconds in `[0, MAX_TS)`."""
 
 
-def is_valid_ts(value: object) -> bool:
+def is_valid_ts(value: object) -> TypeGuard[int | float]:
     """Whether `value` is a number an event's `ts` may hold (an int or float, not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
@@ -40,7 +40,7 @@ def format_ts(value: object, fmt: str = "%Y-%m-%d %H:%M:%S", *, millis: bool = F
     anything that is not a valid timestamp (or that this platform's clock cannot show)."""
     if not is_valid_ts(value):
         return BAD_TIME
-    seconds = float(value)  # type: ignore[arg-type]
+    seconds = float(value)
     try:
         text = time.strftime(fmt, time.localtime(seconds))
     except (OverflowError, OSError, ValueError):  # e.g. Windows stops at year 3000
