@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.builtin.calls import Call, Failed, _ms_since
+from engine_adapter.engines.builtin.calls import Call, Failed, ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
 from engine_adapter.engines.builtin.models import (
     Decision,
@@ -266,7 +266,7 @@ class _Run(VerificationSteps):
         if isinstance(output, Failed):
             output, error, blocked = output.output, output.error, output.blocked
         self.ctx.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
-                               error=error, duration_ms=_ms_since(started), sandbox=sandbox,
+                               error=error, duration_ms=ms_since(started), sandbox=sandbox,
                                sandbox_blocked=blocked))
         if blocked:  # the model learns how to ask for a run outside the sandbox
             error = f"{error}\n{blocked_hint(blocked, self.sandbox)}"

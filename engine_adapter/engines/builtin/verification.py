@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.builtin.calls import Call, _ms_since
+from engine_adapter.engines.builtin.calls import Call, ms_since
 from engine_adapter.engines.builtin.models import ToolResult
 from engine_adapter.engines.builtin.process import run_process, shell_argv
 from engine_adapter.engines.builtin.tools import ToolError, cap_text, parse_checks
@@ -98,7 +98,7 @@ class VerificationSteps:
             output = f"{output}\n[blocked by sandbox: {blocked}]"
         self.ctx.emit(VerificationEnd(check_id=check.id, name=check.name, passed=passed,
                                        output=cap_text(output, self.engine.output_cap),
-                                       duration_ms=_ms_since(started), sandbox=sandbox.state,
+                                       duration_ms=ms_since(started), sandbox=sandbox.state,
                                        sandbox_blocked=blocked))
         return passed, detail
 
