@@ -18,7 +18,7 @@ import contextlib
 import fcntl
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -312,7 +312,7 @@ class JournalReader(Iterator[HarnessEvent]):
         self._iter.close()
         self._file.close()
 
-    def _events(self) -> Iterator[HarnessEvent]:
+    def _events(self) -> Generator[HarnessEvent, None, None]:
         validate = EVENT_ADAPTER.validate_json
         number = 0
         with self._file as f:
@@ -331,7 +331,8 @@ class JournalReader(Iterator[HarnessEvent]):
                     yield event
         self.lines_read = number
 
-    def _parse(self, validate, raw: bytes, number: int, *, last: bool) -> HarnessEvent | None:  # noqa: ANN001
+    def _parse(self, validate: Callable[[bytes], HarnessEvent], raw: bytes, number: int, *,
+               last: bool) -> HarnessEvent | None:
         self.lines_read = number
         if is_blank(raw):
             return None  # blank lines (e.g. the separator written after a torn tail) are harmless

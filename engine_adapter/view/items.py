@@ -128,6 +128,11 @@ class MessageItem(Item):
         else:
             self.seqs = _join_seqs(seqs, seq, stop)
 
+    def prepend(self, text: str) -> None:
+        """Put `text` before the text so far (replay's mark of a message cut at its start)."""
+        self.parts.insert(0, text)
+        self._text = None
+
     def compact(self) -> None:
         """Join the deltas into one string, unless some are deferred (those stay unread)."""
         if self._text is None and all(type(p) is str for p in self.parts):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from engine_adapter.view.items import Item, ToolCallItem
+from engine_adapter.view.items import Item, QuestionItem, ToolCallItem
 from engine_adapter.view.records import CheckView, GrantView, TurnView
 
 __all__ = [
@@ -86,15 +86,18 @@ _Row = TypeVar("_Row", bound=Item)
 
 class RowMap(Mapping[str, _Row], Generic[_Row]):
     """Ids (of calls, approvals, questions) to their transcript rows, read through the rows'
-    positions."""
+    positions (each of a row of `kind`)."""
 
-    __slots__ = ("_items", "_positions")
+    __slots__ = ("_items", "_kind", "_positions")
 
-    def __init__(self, items: list[Item], positions: dict[str, int]) -> None:
-        self._items, self._positions = items, positions
+    def __init__(self, items: list[Item], positions: dict[str, int], kind: type[_Row]) -> None:
+        self._items, self._positions, self._kind = items, positions, kind
 
     def __getitem__(self, key: str) -> _Row:
-        return self._items[self._positions[key]]  # type: ignore[return-value]
+        row = self._items[self._positions[key]]
+        if not isinstance(row, self._kind):  # the fold keeps each map to rows of one kind
+            raise TypeError(f"{key!r} is a {type(row).__name__}, not a {self._kind.__name__}")
+        return row
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._positions)
@@ -160,18 +163,18 @@ class RunView:
     @property
     def tool_calls(self) -> RowMap[ToolCallItem]:
         """This task's tool calls by call id (their rows)."""
-        return RowMap(self.items, self.call_rows)
+        return RowMap(self.items, self.call_rows, ToolCallItem)
 
     @property
     def pending(self) -> RowMap[ToolCallItem]:
         """Approvals waiting for a decision by approval id (their rows), oldest first."""
-        return RowMap(self.items, self.pending_rows)
+        return RowMap(self.items, self.pending_rows, ToolCallItem)
 
     @property
-    def questions(self) -> RowMap[Any]:
+    def questions(self) -> RowMap[QuestionItem]:
         """The agent's open questions by question id (their `QuestionItem` rows), oldest
         first."""
-        return RowMap(self.items, self.question_rows)
+        return RowMap(self.items, self.question_rows, QuestionItem)
 
     def own_row(self, index: int) -> Item:
         """The row at `index`, this view's own to change: a row a copy may share is replaced
