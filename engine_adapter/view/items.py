@@ -109,7 +109,7 @@ class MessageItem(Item):
         if self._text is None:
             parts = self.parts
             try:
-                self._text = "".join(parts)  # type: ignore[arg-type]
+                self._text = "".join(parts)  # type: ignore[arg-type]  # a DeferredText raises
             except TypeError:  # deferred parts: read them now
                 self._text = "".join(map(str, parts))
             self.parts = [self._text]
