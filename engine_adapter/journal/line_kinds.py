@@ -42,7 +42,8 @@ _CLASS_CODES[type(None)] = CORRUPT
 def code_of(event: BaseEvent | None) -> int:
     """The code of a parsed line: its type and whether it went badly (`None`: corrupt)."""
     code = _CLASS_CODES.get(type(event), UNKNOWN)  # (a newer type parses as a `BaseEvent`)
-    return code | BAD_OUTCOME if code in _OUTCOME_CODES and went_badly(event) else code
+    bad = code in _OUTCOME_CODES and event is not None and went_badly(event)
+    return code | BAD_OUTCOME if bad else code
 
 
 def parse_line(raw: bytes) -> BaseEvent | None:

@@ -60,7 +60,14 @@ from engine_adapter.view.items import (
     ToolCallItem,
     input_diff,
 )
-from engine_adapter.view.records import ApprovalView, CheckView, CommandView, GrantView, TurnView
+from engine_adapter.view.records import (
+    ApprovalView,
+    CheckView,
+    CommandView,
+    GrantLike,
+    GrantView,
+    TurnView,
+)
 from engine_adapter.view.run_view import (
     APPROVALS,
     COMMANDS,
@@ -98,7 +105,7 @@ class StreamEdge(Protocol):
 class RunFold:
     """Folds events into a `RunView`. `apply` is pure with respect to the view it owns."""
 
-    def __init__(self, grants: Iterable[Any] = (), view: RunView | None = None) -> None:
+    def __init__(self, grants: Iterable[GrantLike] = (), view: RunView | None = None) -> None:
         self.view = view if view is not None else RunView()
         for grant in grants:  # standing grants from earlier tasks, saved grants in force
             self.view.grants.append(GrantView.of(grant))
@@ -119,7 +126,7 @@ class RunFold:
             return NOTHING
         return handler(event)
 
-    def set_grants(self, grants: Iterable[Any]) -> Change:
+    def set_grants(self, grants: Iterable[GrantLike]) -> Change:
         """The grants in force as the live cockpit knows them now (one was revoked, or another
         cockpit saved one): not an event, the one fact events cannot carry."""
         found = [GrantView.of(grant) for grant in grants]
@@ -537,6 +544,6 @@ class RunFold:
     }
 
 
-def fold_events(events: Iterable[BaseEvent], grants: Iterable[Any] = ()) -> RunView:
+def fold_events(events: Iterable[BaseEvent], grants: Iterable[GrantLike] = ()) -> RunView:
     """Fold a whole sequence of events into a fresh view."""
     return RunFold(grants).apply_all(events)

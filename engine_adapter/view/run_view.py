@@ -14,10 +14,11 @@ may share, puts a copy of the row in its place (`RunView.own_row`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
+from engine_adapter.events import AgentOption
 from engine_adapter.view.items import Item, QuestionItem, ToolCallItem
-from engine_adapter.view.records import CheckView, GrantView, TurnView
+from engine_adapter.view.records import CheckView, CommandView, GrantView, TurnView
 
 __all__ = [
     "APPROVALS",
@@ -122,7 +123,7 @@ class RunView:
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
         self.title: str | None = None  # the agent's name for its session, when it gave one
-        self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
+        self.options: tuple[AgentOption, ...] = ()  # the agent's settings
         self.sandbox: str | None = None  # where the run's commands go, and why there is none
         self.sandbox_network: bool | None = None
         self.sandbox_note: str | None = None
@@ -138,7 +139,7 @@ class RunView:
         self.grants: list[GrantView] = []
         self.checks: dict[str, CheckView] = {}
         self.question_rows: dict[str, int] = {}  # open question id -> its row's position
-        self.commands: tuple[Any, ...] = ()  # what the agent offers now (`CommandView`s)
+        self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
         self.input_tokens = 0
         self.output_tokens = 0
