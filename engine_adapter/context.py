@@ -16,7 +16,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from engine_adapter.events import Answer, BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
 from engine_adapter.runner import (
@@ -27,6 +27,7 @@ from engine_adapter.runner import (
     GrantAwareController,
     QuestionController,
     ReasonAwareController,
+    SandboxAwareController,
     WatchableCancelToken,
 )
 
@@ -45,11 +46,14 @@ def _nothing() -> None:
     return None
 
 
-def _takes_sandboxed(controller: ApprovalController) -> bool:
-    """Whether `controller.request_approval` takes `sandboxed` (a `SandboxAwareController`)."""
+def _takes_sandboxed(controller: ApprovalController) -> TypeGuard[SandboxAwareController]:
+    """Whether `controller.request_approval` takes `sandboxed` (a `SandboxAwareController`: a
+    protocol cannot check a keyword, the signature can)."""
     method = getattr(controller, "request_approval", None)
+    if method is None:
+        return False
     try:
-        parameters = inspect.signature(method).parameters  # type: ignore[arg-type]
+        parameters = inspect.signature(method).parameters
     except (TypeError, ValueError):  # not a callable, or one without a signature
         return False
     return "sandboxed" in parameters or any(
@@ -65,11 +69,12 @@ async def wait_cancelled(token: CancelToken) -> None:
         await asyncio.sleep(POLL_INTERVAL)
 
 
-def on_cancel(token: CancelToken, callback: Callable[[], Any]) -> Callable[[], None]:
+def on_cancel(token: CancelToken, callback: Callable[[], Any]) -> Callable[[], object]:
     """Call `callback()` once `token` trips (at once if it has); returns a function that stops
-    watching. A token that cannot call back is polled by a task (so a loop must be running)."""
+    watching (what it returns means nothing). A token that cannot call back is polled by a task
+    (so a loop must be running)."""
     if isinstance(token, WatchableCancelToken):
-        remove = token.on_cancel(callback)
+        remove: object = token.on_cancel(callback)  # a caller's token may return no remover
         return remove if callable(remove) else _nothing
     if token.cancelled:
         callback()
@@ -109,7 +114,7 @@ class RunContext:
         self._grants = controller if isinstance(controller, GrantAwareController) else None
         self._questions = controller if isinstance(controller, QuestionController) else None
         self._reasons = controller if isinstance(controller, ReasonAwareController) else None
-        self._sandboxed = _takes_sandboxed(controller)
+        self._sandboxed = controller if _takes_sandboxed(controller) else None
 
     @classmethod
     def of(cls, runner: AgentRunner, *, cwd: str | None = None,
@@ -146,8 +151,9 @@ class RunContext:
         """Ask whether a gated call may go ahead (a grant, a human, the unattended rules).
         `sandboxed`: see `SandboxAwareController`; a controller that does not take it is asked
         without it (the engine's reason then says there is no sandbox)."""
-        if sandboxed is not None and self._sandboxed:
-            allowed = await self.controller.request_approval(  # type: ignore[call-arg]
+        aware = self._sandboxed
+        if sandboxed is not None and aware is not None:
+            allowed = await aware.request_approval(
                 approval_id, tool, reason, tool_input, tier=tier, sandboxed=sandboxed)
         else:
             allowed = await self.controller.request_approval(approval_id, tool, reason,
@@ -197,6 +203,6 @@ class RunContext:
         """Return once the run is cancelled."""
         await wait_cancelled(self.token)
 
-    def on_cancel(self, callback: Callable[[], Any]) -> Callable[[], None]:
+    def on_cancel(self, callback: Callable[[], Any]) -> Callable[[], object]:
         """Call `callback()` once the run is cancelled; returns a function that stops watching."""
         return on_cancel(self.token, callback)

@@ -244,10 +244,9 @@ def test_every_handler_and_describer_takes_the_event_class_it_is_listed_with() -
     import typing
 
     from engine_adapter.events import EVENT_TYPES
-    from engine_adapter.view import DESCRIBERS
-    from engine_adapter.view import fold as fold_module
+    from engine_adapter.view import DESCRIBERS, RunFold
 
-    for table in (fold_module._HANDLERS, DESCRIBERS):
+    for table in (RunFold.HANDLERS, DESCRIBERS):
         assert set(table) == set(EVENT_TYPES)
         for event_type, function in table.items():
             event_param = list(inspect.signature(function).parameters)[-1]

@@ -1,14 +1,18 @@
-"""The `cockpit` package's face and seams: both apps import from the package root, the command
-line and the headless printer never load Textual, replay never loads the live app, and the
-production code reaches into no object's private attributes (Textual's least of all)."""
+"""The packages' faces and seams: both apps import from the package root, the command line and
+the headless printer never load Textual, replay never loads the live app, the production code
+reaches into no object's or other module's private names (Textual's least of all), and every
+`# type: ignore` names its code and says why."""
 
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
+import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 from textual.app import App
@@ -83,26 +87,105 @@ def test_a_root_import_of_the_apps_is_lazy_and_replay_never_loads_the_live_app(t
     assert not textual_loaded(fresh("import cockpit", tmp_path))
 
 
-def _private_reaches(path: Path) -> list[str]:
-    """`x._name` (or `getattr(x, "_name")`) where `x` is not `self` or `cls`."""
+# Production code held to its own names, and the parts not held yet: the acp worker removes the
+# reaches under engines/acp/ (main drops that exclusion after merging); main's cli/ seam
+# (LAYOUT.md) removes the private helpers that the two cockpit files below import.
+PRIVATE_NAMES_CHECKED = ("cockpit", "engine_adapter")
+PRIVATE_NAMES_NOT_YET = ("engine_adapter/engines/acp/",)
+PRIVATE_IMPORTS_NOT_YET = ("cockpit/cli/conversations.py", "cockpit/launch/resume.py")
+# Underscored names that are public API: NamedTuple's methods (any tuple's), and `os._exit`
+# (the documented exit without clean-up, for a forked child).
+NAMEDTUPLE_METHODS = frozenset({"_replace", "_asdict", "_fields", "_make"})
+PUBLIC_UNDERSCORED = frozenset({("os", "_exit")})
+
+
+def _private(name: object) -> bool:
+    """A private name: one leading underscore (a dunder is a protocol's, not private)."""
+    return isinstance(name, str) and name.startswith("_") and not name.startswith("__")
+
+
+def _private_reaches(source: str, where: str, *, imports: bool = True) -> list[str]:
+    """`x._name` (or `getattr(x, "_name")`) where `x` is not `self` or `cls`, and, with
+    `imports`, `from module import _name` (another module's private name)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and \
-                not node.attr.startswith("__") and \
-                not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
-            found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and _private(node.attr) and \
+                node.attr not in NAMEDTUPLE_METHODS:
+            owner = node.value.id if isinstance(node.value, ast.Name) else None
+            if owner not in ("self", "cls") and (owner, node.attr) not in PUBLIC_UNDERSCORED:
+                found.append(f"{where}:{node.lineno} .{node.attr}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                 node.func.id in ("getattr", "setattr", "hasattr") and len(node.args) > 1 and \
-                isinstance(node.args[1], ast.Constant) and \
-                str(node.args[1].value).startswith("_") and \
+                isinstance(node.args[1], ast.Constant) and _private(node.args[1].value) and \
                 not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
-            found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.args[1].value}")
+            found.append(f"{where}:{node.lineno} {node.args[1].value}")
+        if imports and isinstance(node, ast.ImportFrom):
+            found += [f"{where}:{node.lineno} from {node.module} import {alias.name}"
+                      for alias in node.names if _private(alias.name)]
     return found
+
+
+def _production_files(checked: tuple[str, ...], not_yet: tuple[str, ...]) -> list[str]:
+    """The Python files under `checked` (folders of the repository), less those under `not_yet`."""
+    return [where for top in checked for path in sorted((ROOT / top).rglob("*.py"))
+            if not (where := path.relative_to(ROOT).as_posix()).startswith(not_yet)]
 
 
 def test_production_code_reaches_into_no_private_attributes() -> None:
     # Textual's private API changes without notice (Textual is not pinned exactly); our own
-    # objects say what they offer through public names.
-    reaches = [r for path in sorted((ROOT / "cockpit").rglob("*.py"))
-               for r in _private_reaches(path)]
+    # objects and modules say what they offer through public names.
+    reaches = [r for where in _production_files(PRIVATE_NAMES_CHECKED, PRIVATE_NAMES_NOT_YET)
+               for r in _private_reaches((ROOT / where).read_text(encoding="utf-8"), where,
+                                         imports=where not in PRIVATE_IMPORTS_NOT_YET)]
     assert reaches == []
+
+
+def test_the_private_reach_check_sees_each_form_and_allows_public_api() -> None:
+    source = ("from m import _hidden, shown\n"
+              "row._cache = None\n"
+              "super()._tool_row(e)\n"
+              "getattr(fold, '_add')\n"
+              "self._mine, cls._ours, point._replace(x=1), Point._fields\n"
+              "os._exit(0)\n"
+              "getattr(item, '__slots__'), getattr(self, '_own')\n")
+    assert sorted(_private_reaches(source, "x.py")) == [
+        "x.py:1 from m import _hidden", "x.py:2 ._cache", "x.py:3 ._tool_row", "x.py:4 _add"]
+    assert "x.py:1 from m import _hidden" not in _private_reaches(source, "x.py", imports=False)
+
+
+# Where every `# type: ignore` must name its error code and say why, after it on the same line
+# (`# type: ignore[attr-defined]  # pydantic sets it in __init__`). Main widens the list as the
+# owners explain theirs: cockpit's, and the acp worker's under engines/acp/.
+TYPE_IGNORES_EXPLAINED_IN = ("engine_adapter", "cockpit")
+TYPE_IGNORES_NOT_YET = ("engine_adapter/engines/acp/", "cockpit/cli/", "cockpit/launch/",
+                        "cockpit/notify.py")
+_TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(?P<code>\[[\w-]+(?:,\s*[\w-]+)*\])?(?P<after>.*)")
+_REASON = re.compile(r"\s*#\s*\w")
+
+
+def _unexplained_ignores(source: str, where: str) -> list[str]:
+    """Each `# type: ignore` comment without `[code]`, or without a comment after it."""
+    found = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type != tokenize.COMMENT:
+            continue
+        match = _TYPE_IGNORE.search(token.string)
+        if match and not (match["code"] and _REASON.match(match["after"])):
+            found.append(f"{where}:{token.start[0]} {token.string}")
+    return found
+
+
+def test_every_type_ignore_names_its_code_and_says_why() -> None:
+    bare = [found for where in _production_files(TYPE_IGNORES_EXPLAINED_IN, TYPE_IGNORES_NOT_YET)
+            for found in _unexplained_ignores((ROOT / where).read_text(encoding="utf-8"), where)]
+    assert bare == []
+
+
+def test_the_type_ignore_check_wants_a_code_and_a_reason() -> None:
+    source = ("a = 1  # type: ignore\n"
+              "b = 2  # type: ignore[assignment]\n"
+              "c = 3  # type: ignore[assignment]  # pydantic sets it\n"
+              "d = 4  # type: ignore[arg-type, union-attr]  # both, from the SDK's stubs\n"
+              "e = '# type: ignore'  # a string is not a comment\n")
+    assert [line.split()[0] for line in _unexplained_ignores(source, "x.py")] == [
+        "x.py:1", "x.py:2"]

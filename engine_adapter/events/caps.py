@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
@@ -33,6 +33,8 @@ from pydantic_core import PydanticSerializationError
 from engine_adapter.events.schema import BaseEvent, dump_event
 
 __all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "bounded_line", "line_depth"]
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 MAX_DEPTH = 64
 """JSON levels one journal line may nest (the event object itself is level 1)."""
@@ -75,16 +77,16 @@ def bounded_line(event: BaseEvent) -> tuple[BaseEvent, bytes]:
     big parts replaced by visible markers is returned, with its line: the copy is what the run's
     history and its observers get, so they see what the journal holds.
     """
+    line: bytes | None
     try:
         line = event.__pydantic_serializer__.to_json(event)  # (dump_event, without a call)
     except (PydanticSerializationError, ValueError):
         line = None
-    else:
-        # Fewer brackets than levels allowed cannot nest too deep (most events have one or two).
-        if len(line) <= MAX_LINE_BYTES and (
-                line.count(b"{") + line.count(b"[") < MAX_DEPTH
-                or line_depth(line, stop=MAX_DEPTH) <= MAX_DEPTH):
-            return event, line + b"\n"
+    # Fewer brackets than levels allowed cannot nest too deep (most events have one or two).
+    if line is not None and len(line) <= MAX_LINE_BYTES and (
+            line.count(b"{") + line.count(b"[") < MAX_DEPTH
+            or line_depth(line, stop=MAX_DEPTH) <= MAX_DEPTH):
+        return event, line + b"\n"
     # Too big: start cutting texts at once. Too deep or not serialisable: first only fix that.
     passes: list[tuple[int | None, int | None]] = [(None, None)] if line is None or len(
         line) <= MAX_LINE_BYTES else []
@@ -163,7 +165,7 @@ class _Cutter:
             return f"{text[:limit]}…[{len(text) - limit:,} characters cut]"
         return text
 
-    def model(self, model: BaseModel, depth: int) -> BaseModel:
+    def model(self, model: _Model, depth: int) -> _Model:
         """A copy of a pydantic model (an event, a verification check) with its values capped.
         Declared fields are always kept (their texts may be cut); extra fields count as items."""
         fields = {name: self.value(getattr(model, name), depth + 1)
@@ -200,7 +202,7 @@ class _Cutter:
         models = total > 0 and isinstance(next(iter(items)), BaseModel)
         # A list of models (a plan's checks) is typed: kept whole while the pass's budget lasts.
         keep = self._keep(total, limited=not models)
-        out = []
+        out: list[Any] = []
         for item in items:
             if len(out) >= keep:
                 break

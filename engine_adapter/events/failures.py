@@ -9,7 +9,9 @@ from `marker`. A new outcome is one line here.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from engine_adapter.events.base import BaseEvent
 
 __all__ = ["FAILED_OUTCOMES", "FailureRule", "went_badly"]
 
@@ -31,7 +33,7 @@ FAILED_OUTCOMES: dict[str, FailureRule] = {
 """Each event type that reports an outcome, and what a failed one looks like."""
 
 
-def went_badly(event: Any) -> bool:
+def went_badly(event: BaseEvent) -> bool:
     """Whether `event` reports a failed outcome (a failed tool or check, a denial, a run that
     failed or was cancelled). Any other event did not go badly."""
     outcome = FAILED_OUTCOMES.get(event.type)

@@ -65,7 +65,7 @@ def fields_text(fields: Iterable[QuestionField]) -> str:
     return " · ".join(f"{field_label(field)} ({field_kind_text(field)})" for field in fields)
 
 
-def _number(field: QuestionField, value: Any) -> float | int:
+def _number(field: QuestionField, value: object) -> float | int:
     if isinstance(value, bool):
         raise AnswerError(f"{field_label(field)}: a number is needed, not yes/no")
     if isinstance(value, str):

@@ -310,10 +310,12 @@ class GrantStore:
             used, self._used = self._used, {}
         for scope in list(self._files):
             def touch(found: GrantFile) -> None:
-                for table in (found.grants, found.denies):
-                    for entry_id, entry in list(table.items()):
-                        if entry_id in used:
-                            table[entry_id] = entry.used(used[entry_id])  # type: ignore[assignment]
+                grants, denies = found.grants, found.denies
+                for entry_id, when in used.items():
+                    if entry_id in grants:
+                        grants[entry_id] = grants[entry_id].used(when)
+                    if entry_id in denies:
+                        denies[entry_id] = denies[entry_id].used(when)
             if any(i in used for i in self._files[scope].ids()):
                 self._update(scope, touch)
 

@@ -76,8 +76,8 @@ class Chunk(NamedTuple):
     parts: list[Part]
 
     @property
-    def count(self) -> int:
-        """How many positions the chunk holds."""
+    def positions(self) -> int:
+        """How many positions the chunk holds (not `count`: a tuple's `count` is a method)."""
         return sum(count or 1 for _, _, count in self.parts)
 
 
@@ -360,7 +360,7 @@ class JournalIndex:
                 parts = [p for p in parts if p[2] or not _blank(data, p[0], p[1])]
             chunk = Chunk(position, data, begin, parts)
             yield chunk
-            position += chunk.count
+            position += chunk.positions
             begin += read
 
     def event(self, position: int) -> BaseEvent | None:

@@ -18,7 +18,7 @@ import contextlib
 import fcntl
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -134,25 +134,25 @@ class JsonlEventJournal:
         it: the Session serialises each event once, for the journal and its history alike.
         Without it, the event is serialised here, within the same caps (`events.caps`).
         """
+        fd = self._fd
+        if fd is None:
+            raise JournalError(f"journal {str(self.path)!r} is closed", path=str(self.path))
         data = line if line is not None else bounded_line(event)[1]
         written = 0
         try:
-            written = os.write(self._fd, data)  # type: ignore[arg-type]
+            written = os.write(fd, data)
             while written < len(data):  # a short write (signal, full disk): finish the line
-                written += os.write(self._fd, data[written:])  # type: ignore[arg-type]
+                written += os.write(fd, data[written:])
             if self._sync_all or (self._sync_boundary and event.type in BOUNDARY_TYPES):
-                os.fsync(self._fd)  # type: ignore[arg-type]
-        except (OSError, TypeError) as exc:
-            if self._fd is None:
-                raise JournalError(f"journal {str(self.path)!r} is closed",
-                                   path=str(self.path)) from None
+                os.fsync(fd)
+        except OSError as exc:
             if 0 < written < len(data) and self._regular:
                 # The disk took part of the line: take it back, so the journal ends with a
                 # whole event rather than a torn line (this is its only writer: it is locked).
                 with contextlib.suppress(OSError):
-                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
+                    os.ftruncate(fd, os.fstat(fd).st_size - written)
             raise JournalError(
-                f"cannot write journal {str(self.path)!r}: {getattr(exc, 'strerror', None) or exc}",
+                f"cannot write journal {str(self.path)!r}: {exc.strerror or exc}",
                 path=str(self.path)) from None
         self.events_written += 1
 
@@ -312,7 +312,7 @@ class JournalReader(Iterator[HarnessEvent]):
         self._iter.close()
         self._file.close()
 
-    def _events(self) -> Iterator[HarnessEvent]:
+    def _events(self) -> Generator[HarnessEvent, None, None]:
         validate = EVENT_ADAPTER.validate_json
         number = 0
         with self._file as f:
@@ -331,7 +331,8 @@ class JournalReader(Iterator[HarnessEvent]):
                     yield event
         self.lines_read = number
 
-    def _parse(self, validate, raw: bytes, number: int, *, last: bool) -> HarnessEvent | None:  # noqa: ANN001
+    def _parse(self, validate: Callable[[bytes], HarnessEvent], raw: bytes, number: int, *,
+               last: bool) -> HarnessEvent | None:
         self.lines_read = number
         if is_blank(raw):
             return None  # blank lines (e.g. the separator written after a torn tail) are harmless

@@ -3,9 +3,18 @@ and parsing a line into an event (`parse_line`), as the index and the fold both 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import ValidationError
 
-from engine_adapter.events import EVENT_ADAPTER, EVENT_TYPES, FAILED_OUTCOMES, BaseEvent, went_badly
+from engine_adapter.events import (
+    EVENT_ADAPTER,
+    EVENT_TYPES,
+    FAILED_OUTCOMES,
+    BaseEvent,
+    HarnessEvent,
+    went_badly,
+)
 from engine_adapter.journal.jsonl import BOM
 
 __all__ = ["BAD_OUTCOME", "CODE_NAMES", "CORRUPT", "FLAGS", "TYPE_CODES", "TYPE_MASK", "UNKNOWN",
@@ -23,7 +32,8 @@ CODE_NAMES: dict[int, str] = {**{c: n for n, c in TYPE_CODES.items()},
                               UNKNOWN: "unknown", CORRUPT: "corrupt"}
 """Type code to a display name."""
 
-_VALIDATE = EVENT_ADAPTER.validator.validate_json  # (the union's own, without a wrapper)
+# The union's own validator, without the adapter's wrapper (pydantic-core types it as `Any`).
+_VALIDATE: Callable[[bytes], HarnessEvent] = EVENT_ADAPTER.validator.validate_json
 _OUTCOME_CODES = frozenset(TYPE_CODES[name] for name in FAILED_OUTCOMES)
 _CLASS_CODES: dict[type, int] = {EVENT_TYPES[name]: code for name, code in TYPE_CODES.items()}
 _CLASS_CODES[type(None)] = CORRUPT
@@ -32,7 +42,8 @@ _CLASS_CODES[type(None)] = CORRUPT
 def code_of(event: BaseEvent | None) -> int:
     """The code of a parsed line: its type and whether it went badly (`None`: corrupt)."""
     code = _CLASS_CODES.get(type(event), UNKNOWN)  # (a newer type parses as a `BaseEvent`)
-    return code | BAD_OUTCOME if code in _OUTCOME_CODES and went_badly(event) else code
+    bad = code in _OUTCOME_CODES and event is not None and went_badly(event)
+    return code | BAD_OUTCOME if bad else code
 
 
 def parse_line(raw: bytes) -> BaseEvent | None:

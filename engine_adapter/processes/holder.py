@@ -21,10 +21,15 @@ Standard library only, and no import of the cockpit: it runs in its own small in
 (`engine_adapter.processes.scopes` imports its /proc helpers: one reading of the process table.)
 """
 
-import _signal as signal  # the C module: `signal` would import enum (~30 ms at start)
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typeshed has no stub of the C module; `signal` holds the same names
+    import signal
+else:
+    import _signal as signal  # the C module: `signal` would import enum (~30 ms at start)
 
 _GRACEFUL = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 HELD = "COCKPIT_HELD_"
@@ -128,8 +133,8 @@ def main() -> None:
         except OSError as exc:
             os.write(2, f"cannot run {argv[0]}: {exc.strerror or exc}\n".encode())
         os._exit(127)
-    for sig in list(_asked):  # asked to stop before the command existed: stop it now
-        _kill(command, sig)
+    for asked in list(_asked):  # asked to stop before the command existed: stop it now
+        _kill(command, asked)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)

@@ -153,6 +153,10 @@ class Scope:
             return
         self._signal(signal.SIGKILL, group=True)
 
+    def kill_group(self) -> None:
+        """Kill the scope's process group now (its holder did not end the scope in time)."""
+        self._signal(signal.SIGKILL, group=True)
+
     def sweep(self) -> list[int]:
         """Kill and reap what is left of the scope below the cockpit once its holder is gone
         (see the module docstring); the pids killed. Cheap when nothing is left."""
@@ -237,7 +241,7 @@ async def end_scope(scope: Scope, proc: asyncio.subprocess.Process, *,
         try:
             await asyncio.wait_for(asyncio.shield(proc.wait()), wait)
         except TimeoutError:
-            scope._signal(signal.SIGKILL, group=True)
+            scope.kill_group()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(proc.wait()), wait)
     await asyncio.to_thread(scope.sweep)

@@ -17,16 +17,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import NamedTuple, Protocol
 
-from engine_adapter.events import EVENT_ADAPTER, BaseEvent
+from engine_adapter.events import EVENT_ADAPTER, BaseEvent, HarnessEvent, ModelUpdate
 from engine_adapter.journal import TYPE_CODES, Chunk, code_of, parse_other
 from engine_adapter.view import Change, DeferredText, RunFold
 
-if TYPE_CHECKING:
-    from engine_adapter.journal import JournalIndex
+__all__ = ["JournalText", "LineSource", "OnChange", "fold_chunk"]
 
-__all__ = ["JournalText", "OnChange", "fold_chunk"]
+
+class LineSource(Protocol):
+    """Where folded lines are read back from (a `JournalIndex`, or the reader of a part)."""
+
+    def read(self, begin: int, end: int) -> bytes:
+        """The file's bytes `[begin, end)`."""
+        ...
+
+    def parse(self, position: int, raw: bytes) -> BaseEvent | None:
+        """The line at `position`, `raw`, as an event (`None`: not one)."""
+        ...
+
 
 OnChange = Callable[[int, Change], None]
 """`on_change(position, change)`: what folding the line at `position` changed."""
@@ -43,7 +53,8 @@ _INT = rb"-?(?:0|[1-9]\d*)"
 _STREAM_HEAD = re.compile(rb'\{"type":"model_update","session_id":"[^"\\]*","seq":(%s),'
                           rb'"ts":(%s(?:\.\d+)?(?:[eE][-+]?\d+)?),"turn":(%s|null),"text":"'
                           % (_INT, _INT, _INT))
-_VALIDATE = EVENT_ADAPTER.validator.validate_json  # (the union's own, without a wrapper)
+# The union's own validator, without the adapter's wrapper (pydantic-core types it as `Any`).
+_VALIDATE: Callable[[bytes], HarnessEvent] = EVENT_ADAPTER.validator.validate_json
 
 
 class _Fold(NamedTuple):
@@ -51,12 +62,12 @@ class _Fold(NamedTuple):
 
     fold: RunFold
     chunk: Chunk
-    index: JournalIndex
+    source: LineSource
     codes: bytearray | None  # each position's code, from `chunk.first` on (when wanted)
     on_change: OnChange | None
 
 
-def fold_chunk(fold: RunFold, chunk: Chunk, index: JournalIndex, *,
+def fold_chunk(fold: RunFold, chunk: Chunk, index: LineSource, *,
                codes: bytearray | None = None, on_change: OnChange | None = None,
                at: tuple[int, int] | None = None, stop: int | None = None) -> tuple[int, int]:
     """Fold the chunk's parts into `fold` (from `at`, a part and its position, as this
@@ -160,7 +171,7 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
     newlines = (data.count(b"\\n", first.end(), newline)
                 + data.count(b"\\n", last.end(), end)) * count // 2
     base = to.chunk.base
-    text = JournalText(to.index, position, position + count, base + start, base + end,
+    text = JournalText(to.source, position, position + count, base + start, base + end,
                        max(0, int(stop - start - count * overhead)), newlines)
     change = to.fold.apply_stream(_Update(int(first[1]), float(first[2]), turn, name),
                                   _Update(int(last[1]), float(last[2]), turn, name),
@@ -180,16 +191,16 @@ class JournalText(DeferredText):
 
     __slots__ = ("begin", "end", "index", "start", "stop")
 
-    def __init__(self, index: JournalIndex, start: int, stop: int, begin: int, end: int,
+    def __init__(self, index: LineSource, start: int, stop: int, begin: int, end: int,
                  chars: int, newlines: int) -> None:
         super().__init__(chars, newlines)
         self.index, self.start, self.stop, self.begin, self.end = index, start, stop, begin, end
 
     def __str__(self) -> str:
-        texts: list[Any] = []
+        texts: list[str] = []
         data = self.index.read(self.begin, self.end)
         for position, raw in enumerate(data.split(b"\n"), self.start):
             event = self.index.parse(position, raw)
-            if event is not None and event.type == "model_update":
-                texts.append(event.text)  # type: ignore[attr-defined]
+            if isinstance(event, ModelUpdate):
+                texts.append(event.text)
         return "".join(texts)

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from engine_adapter.events import BaseEvent
 from engine_adapter.journal import Chunk, JournalIndex
 from engine_adapter.replay.fold_lines import OnChange, fold_chunk
-from engine_adapter.view import RunFold, RunView
+from engine_adapter.view import MessageItem, RunFold, RunView
 
 __all__ = ["JournalReplay"]
 
@@ -149,7 +149,7 @@ class JournalReplay:
     def _fold_new(self, chunk: Chunk) -> bytes:
         """Fold new lines into the pass (the index's `classify`), taking checkpoints on the
         way; returns their codes."""
-        codes = bytearray(chunk.count)
+        codes = bytearray(chunk.positions)
         self._space_checkpoints(chunk.first + len(codes), chunk.base + len(chunk.data))
         with _collector_paused():
             self._fold_parts(chunk, codes)
@@ -199,8 +199,9 @@ class JournalReplay:
         # share that string instead of each holding a list of thousands of small ones.
         items = self._fold.view.items
         for i in range(max(0, self._joined - 1), len(items)):
-            if items[i].kind == "message":
-                items[i].compact()  # type: ignore[attr-defined]
+            item = items[i]
+            if isinstance(item, MessageItem):
+                item.compact()
         self._joined = len(items)
 
     def _checkpoint(self, position: int) -> None:

@@ -11,7 +11,7 @@ alone, so the views that show it must not show them as the run's.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from engine_adapter.events import BaseEvent
 from engine_adapter.journal import STREAM_HEAD, Chunk, JournalIndex, is_blank, parse_line, segments
@@ -38,22 +38,6 @@ class Tail(NamedTuple):
     def whole(self) -> bool:
         """Whether the part is the whole file (then the view is exact)."""
         return self.begin == 0
-
-
-class _PartFold(RunFold):
-    """A fold that notes the tool rows first seen at their end (their start lies earlier)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.cut: list[int] = []
-
-    def _tool_row(self, e: Any, call_id: str, tool: str, tool_input: dict[str, Any],
-                  tier: int) -> tuple[ToolCallItem, Any]:
-        new = call_id not in self.view.call_rows
-        row, change = super()._tool_row(e, call_id, tool, tool_input, tier)
-        if new and e.type == "tool_end":
-            self.cut.append(change.item)
-        return row, change
 
 
 class _PartReader:
@@ -87,7 +71,7 @@ def fold_tail(index: JournalIndex, max_bytes: int = TAIL_BYTES) -> Tail | None:
         parts = [p for p in parts if p[2] or not is_blank(body[p[0]:p[1]])]
     if not parts:
         return None
-    fold = _PartFold()
+    fold = RunFold()
     view = fold.view
     whole = start + skip == 0
     if not whole:
@@ -96,16 +80,15 @@ def fold_tail(index: JournalIndex, max_bytes: int = TAIL_BYTES) -> Tail | None:
                             "rows of its last part, and a row near the top may lack its start",
                             "warning")
         notice.seqs = []
-        fold._add(notice)
+        fold.add_row(notice)
     chunk = Chunk(0, body, start + skip, parts)
-    reader: Any = _PartReader(index)
-    fold_chunk(fold, chunk, reader)
+    fold_chunk(fold, chunk, _PartReader(index))
     if not whole:
-        _mark_cut(view, fold.cut, body.startswith(STREAM_HEAD))
+        _mark_cut(view, fold.rows_from_end, body.startswith(STREAM_HEAD))
     end_part = parts[-1]
     last_line = body[body.rfind(b"\n", 0, end_part[1]) + 1:end_part[1]]
     event = parse_line(last_line)
-    return Tail(view, start + skip, start + last, chunk.count,
+    return Tail(view, start + skip, start + last, chunk.positions,
                 event.type if event is not None else "")
 
 
@@ -113,12 +96,11 @@ def _mark_cut(view: RunView, cut: list[int], starts_in_stream: bool) -> None:
     """Say so on the rows the part's start cut: tool rows seen first at their end, and a
     message whose first words lie before the part."""
     for index in cut:
-        row: Any = view.items[index]
-        row.title = CUT_TITLE
+        row = view.items[index]
+        if isinstance(row, ToolCallItem):
+            row.title = CUT_TITLE
     if starts_in_stream and len(view.items) > 1 and isinstance(view.items[1], MessageItem):
-        message = view.items[1]
-        message.parts.insert(0, "⋯ ")
-        message._text = None
+        view.items[1].prepend("⋯ ")
 
 
 def tail_label(tail: Tail, read: int, size: int) -> str:

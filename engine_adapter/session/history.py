@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar, overload
 
 __all__ = ["EventLog"]
@@ -60,7 +60,7 @@ class EventLog(Sequence[T], Generic[T]):
                 raise IndexError("log index out of range")
         return self._get(index)
 
-    def __iter__(self):  # noqa: ANN204 - iterates what the log holds now
+    def __iter__(self) -> Iterator[T]:  # what the log holds now
         return (self._get(i) for i in range(len(self._items)))
 
     def _get(self, index: int) -> T:
@@ -112,12 +112,14 @@ class EventLog(Sequence[T], Generic[T]):
             loop.call_soon_threadsafe(_settle, waiter)
 
     # Reading -----------------------------------------------------------------------------------
-    def cursor(self, start: int = 0, is_last=None) -> AsyncIterator[T]:  # noqa: ANN001
+    def cursor(self, start: int = 0,
+               is_last: Callable[[T], bool] | None = None) -> AsyncIterator[T]:
         """A new independent stream from index `start`. The position is fixed now, at call
         time, so a reader created before the first append sees every item."""
         return self._follow(start, is_last)
 
-    async def _follow(self, position: int, is_last) -> AsyncIterator[T]:  # noqa: ANN001
+    async def _follow(self, position: int,
+                      is_last: Callable[[T], bool] | None) -> AsyncIterator[T]:
         items, get = self._items, self._get
         while True:
             if position < len(items):

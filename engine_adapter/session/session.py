@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Protocol, cast
 
 from engine_adapter.events import (
     EVENT_ADAPTER,
@@ -52,6 +52,15 @@ log = logging.getLogger(__name__)
 
 _JOURNAL_WRITE = JsonlEventJournal.write
 """The journal write that also takes the line the Session already serialised (`line=`)."""
+
+
+class EventJournal(Protocol):
+    """Where the Session writes each event before anyone sees it (`JsonlEventJournal`, or a
+    caller's own)."""
+
+    def write(self, event: BaseEvent) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def _is_agent_end(event: BaseEvent) -> bool:
@@ -110,7 +119,7 @@ class Session(ApprovalPlane):
         state: TaskState,
         *,
         session_id: str | None = None,
-        journal: JsonlEventJournal | None = None,
+        journal: EventJournal | None = None,
         grants: list[ApprovalGrant] | None = None,
         unattended: bool = False,
         approval_timeout: float | None = None,
@@ -129,7 +138,7 @@ class Session(ApprovalPlane):
         self.runner = runner
         self.state = state
         self.session_id = session_id or uuid.uuid4().hex[:12]
-        self._journal: Any = None
+        self._journal: EventJournal | None = None
         self._line_journal: JsonlEventJournal | None = None
         self.journal = journal
         self.grants: list[ApprovalGrant] = grants if grants is not None else []
@@ -158,18 +167,18 @@ class Session(ApprovalPlane):
         self._cancellation_seen = False
 
     @property
-    def journal(self) -> Any:
+    def journal(self) -> EventJournal | None:
         """The write-ahead journal (any object with `write(event)` and `close()`), or None."""
         return self._journal
 
     @journal.setter
-    def journal(self, journal: Any) -> None:
+    def journal(self, journal: EventJournal | None) -> None:
         self._journal = journal
         # Our own journal, its `write` not overridden, also takes the line emit has already
         # serialised; anything else gets the documented `write(event)`.
         write = getattr(journal, "write", None)
-        self._line_journal = journal if getattr(write, "__func__", None) is _JOURNAL_WRITE \
-            else None
+        self._line_journal = journal if isinstance(journal, JsonlEventJournal) and getattr(
+            write, "__func__", None) is _JOURNAL_WRITE else None
 
     # Observation plane ---------------------------------------------------------------------
     @property
@@ -202,9 +211,10 @@ class Session(ApprovalPlane):
         the event still reaches observers.
         """
         if self.journal_error is not None:
-            event = _after_journal_failure(event, self.journal_error)
-            if event is None:
+            after = _after_journal_failure(event, self.journal_error)
+            if after is None:
                 return
+            event = after
         with self._lock:
             seq = self._emitted
             self._emitted = seq + 1
@@ -213,17 +223,18 @@ class Session(ApprovalPlane):
             # Serialised once: the journal line is also the compact form history keeps. Deep or
             # huge parts are cut (visibly) so that every line reads back.
             event, line = bounded_line(event)
-            journal = self._journal
+            journal, line_journal = self._journal, self._line_journal
             if journal is not None and self.journal_error is None:
                 try:
-                    if journal is self._line_journal:  # ours, `write` as it is: take the line
-                        journal.write(event, line=line)  # type: ignore[call-arg]
+                    if line_journal is not None:  # ours, `write` as it is: take the line
+                        line_journal.write(event, line=line)
                     else:  # a caller's journal, or a subclass: the documented signature only
                         journal.write(event)
                 except Exception as exc:  # any journal, ours or a caller's: record, then stop
                     self.journal_error = f"journal write failed: {str(exc) or type(exc).__name__}"
                     log.info("%s", self.journal_error)  # the run's end says it, once
-            self._log.append(line, event)
+            # Every event class is one of the union's (a line of any other would not read back).
+            self._log.append(line, cast(HarnessEvent, event))
             etype = event.type
         if etype == "agent_end":
             self._ended = True

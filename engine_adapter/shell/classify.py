@@ -247,9 +247,9 @@ def _runs_code(family: str, name: str, args: list[Word], ctx: Context, *,
                 return _tier4(f"runs a {family} line (not shell syntax the classifier reads)")
             return _lines(lines, ctx, f"runs a {family} line known only when it runs")
     if family in SHELL_PROGRAMS:
-        found = _shell_line(family, args, ctx)
-        if found is not None:
-            return found
+        shell_line = _shell_line(family, args, ctx)
+        if shell_line is not None:
+            return shell_line
     inline = _inline_code(family, args)
     if inline is not None:
         return _tier4(f"runs inline {family} code ({inline})")

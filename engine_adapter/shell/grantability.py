@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from engine_adapter.shell.prefix import COMMAND_KEYS, UNGRANTABLE_TOOLS, explain_prefix
 
@@ -32,14 +32,15 @@ class Grantability(NamedTuple):
     reason: str | None
 
 
-def grantability(tool: str, tool_input: Mapping[str, Any], tier: int) -> Grantability:
+def grantability(tool: object, tool_input: object, tier: object) -> Grantability:
     """Decide whether a call of `tool` with `tool_input` at `tier` can be granted, and why not.
 
     Not grantable: an `UNGRANTABLE_TOOLS` tool ("alter_verification is never granted"), a tier
     above `MAX_GRANTABLE_TIER` ("tier 4: destructive commands are asked every time"), or a blank
     `grant_prefix` (the reason says what about this call: "chains two commands with &&",
     "sets GIT_EXTERNAL_DIFF in the environment", …). Takes the input rather than the prefix so
-    that the reason for a blank prefix is this call's own. Never raises.
+    that the reason for a blank prefix is this call's own. Never raises: the values come from
+    engines and agents, so any value is answered (not grantable), hence `object`.
     """
     verdict = explain_prefix(tool, tool_input)
     if isinstance(tool, str) and tool in UNGRANTABLE_TOOLS:
@@ -58,8 +59,8 @@ OFFLOAD_CHARS = 4096
 """Inputs carrying more text than this are read in a worker thread, never on the event loop."""
 
 
-async def grantability_off_loop(tool: str, tool_input: Mapping[str, Any],
-                                tier: int) -> Grantability:
+async def grantability_off_loop(tool: object, tool_input: object,
+                                tier: object) -> Grantability:
     """`grantability`, in a worker thread when the input carries a long command: reading a
     hostile 16 KB line costs milliseconds that must not be the event loop's."""
     if input_chars(tool_input) > OFFLOAD_CHARS:
@@ -80,7 +81,7 @@ def input_chars(tool_input: object) -> int:
     return total
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -97,13 +98,15 @@ class ApprovalGrant:
     prefix: str
     tier: int
 
-    def matches(self, tool: str, program: str, tier: int) -> bool:
-        """Whether this grant allows a call of `tool` with prefix `program` at `tier`."""
+    def matches(self, tool: object, program: object, tier: object) -> bool:
+        """Whether this grant allows a call of `tool` with prefix `program` at `tier` (any other
+        kind of value than a string, a string and an int matches nothing)."""
         if not (isinstance(tool, str) and isinstance(program, str)):
             return False
         if not (_is_int(tier) and _is_int(self.tier)):
             return False
-        if not isinstance(self.prefix, str) or not self.prefix.strip():
+        prefix: object = self.prefix  # a grant a script built may hold anything
+        if not isinstance(prefix, str) or not prefix.strip():
             return False
         if tool in UNGRANTABLE_TOOLS or self.tool in UNGRANTABLE_TOOLS:
             return False

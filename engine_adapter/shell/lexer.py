@@ -200,13 +200,19 @@ class _Lexer:
 
     def _expand_body(self, body: str) -> None:
         inner = _Lexer(body)
-        while (found := _BODY_SPECIAL.search(body, inner.i)) is not None:
-            inner.i = found.start()
-            if body[inner.i] == "\\":
-                inner.i += 2
-            else:
-                inner._expansion(quoted=True)
+        inner.read_body_expansions()
         self.nested.extend(inner.nested)
+
+    def read_body_expansions(self) -> None:
+        """Read the expansions of a heredoc body (this lexer's whole text), as inside double
+        quotes: what they run goes to `nested`."""
+        body = self.text
+        while (found := _BODY_SPECIAL.search(body, self.i)) is not None:
+            self.i = found.start()
+            if body[self.i] == "\\":
+                self.i += 2
+            else:
+                self._expansion(quoted=True)
 
     # quoting and expansions -------------------------------------------------------------------
     def _double_quoted(self) -> None:

@@ -76,7 +76,7 @@ def grant_prefix(tool: str, tool_input: Mapping[str, Any]) -> str:
     return explain_prefix(tool, tool_input).prefix
 
 
-def explain_prefix(tool: str, tool_input: Mapping[str, Any]) -> PrefixVerdict:
+def explain_prefix(tool: object, tool_input: object) -> PrefixVerdict:
     """`grant_prefix` and, when it is `""`, the specific reason ("runs python3, an interpreter",
     "chains two commands with &&", "sets GIT_EXTERNAL_DIFF in the environment"). Never raises."""
     try:

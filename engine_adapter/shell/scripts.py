@@ -9,6 +9,7 @@ file, or one the parser cannot read, counts as dangerous: the human never saw it
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from engine_adapter.shell.lexer import Word
 
@@ -17,12 +18,24 @@ __all__ = ["awk_danger", "sed_danger", "sed_edits"]
 _UNKNOWN = Word("", "", True)
 
 
-def _option_scripts(args: list[Word], code_letters: str, code_longs: tuple[str, ...],
-                    file_letters: str, file_longs: tuple[str, ...], value_letters: str,
-                    value_longs: tuple[str, ...], attached_letters: str = ""
-                    ) -> tuple[list[Word], bool, list[Word]]:
-    """The code given with options, whether code comes from a file, and the operands.
-    `attached_letters` take only a value glued to them (sed's `-i.bak`)."""
+class _Options(NamedTuple):
+    """A program's options that give it code (`code_*`), make it read code from a file
+    (`file_*`), or take a value (`value_*`); `attached_letters` take only a value glued to
+    them (sed's `-i.bak`)."""
+
+    code_letters: str
+    code_longs: tuple[str, ...]
+    file_letters: str
+    file_longs: tuple[str, ...]
+    value_letters: str
+    value_longs: tuple[str, ...]
+    attached_letters: str = ""
+
+
+def _option_scripts(args: list[Word], spec: _Options) -> tuple[list[Word], bool, list[Word]]:
+    """The code given with options, whether code comes from a file, and the operands."""
+    (code_letters, code_longs, file_letters, file_longs, value_letters, value_longs,
+     attached_letters) = spec
     scripts: list[Word] = []
     from_file = False
     operands: list[Word] = []
@@ -62,18 +75,18 @@ def _option_scripts(args: list[Word], code_letters: str, code_longs: tuple[str, 
     return scripts, from_file, operands
 
 
-def _code(args: list[Word], spec: dict[str, object]) -> tuple[list[Word], bool]:
+def _code(args: list[Word], spec: _Options) -> tuple[list[Word], bool]:
     """The code a sed or awk call runs: the option-given scripts, else the first operand; and
     whether code is read from a file (or loaded) instead."""
-    scripts, from_file, operands = _option_scripts(args, **spec)  # type: ignore[arg-type]
+    scripts, from_file, operands = _option_scripts(args, spec)
     return (scripts or operands[:1]), from_file
 
 
 # -- sed -----------------------------------------------------------------------------------------
 
-_SED = {"code_letters": "e", "code_longs": ("expression",), "file_letters": "f",
-        "file_longs": ("file",), "value_letters": "l", "value_longs": ("line-length",),
-        "attached_letters": "i"}
+_SED = _Options(code_letters="e", code_longs=("expression",), file_letters="f",
+                file_longs=("file",), value_letters="l", value_longs=("line-length",),
+                attached_letters="i")
 
 
 def sed_danger(args: list[Word]) -> str | None:
@@ -98,7 +111,7 @@ def sed_edits(args: list[Word]) -> list[Word]:
             w.text) for w in args)
     if not in_place:
         return []
-    scripts, _, operands = _option_scripts(args, **_SED)  # type: ignore[arg-type]
+    scripts, _, operands = _option_scripts(args, _SED)
     return operands if scripts else operands[1:]
 
 
@@ -241,9 +254,9 @@ _PRINT_TO_FILE = re.compile(r"\bprintf?\b[^;{}\n]*>")
 _SYSTEM = re.compile(r"\bsystem\s*\(")
 
 
-_AWK = {"code_letters": "e", "code_longs": ("source",), "file_letters": "fEil",
-        "file_longs": ("file", "exec", "include", "load"), "value_letters": "vF",
-        "value_longs": ("assign", "field-separator")}
+_AWK = _Options(code_letters="e", code_longs=("source",), file_letters="fEil",
+                file_longs=("file", "exec", "include", "load"), value_letters="vF",
+                value_longs=("assign", "field-separator"))
 
 
 def awk_danger(args: list[Word]) -> str | None:

@@ -213,7 +213,7 @@ def _approval_requested(e: ApprovalRequested) -> Description:
         always = f"[a] always would allow: {e.prefix}"
     else:
         always = "[a] always: cannot be granted" + (f": {why}" if why else "")
-    what = input_line(e.tool_input) if isinstance(e.tool_input, dict) else ""
+    what = input_line(e.tool_input)
     text = (f"{e.approval_id} {e.tool} [tier {e.tier}] " + (f"{what} — " if what else "")
             + f"{e.reason} · {always}")
     return Description("ask ?", text, "warn", "?")

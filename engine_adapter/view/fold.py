@@ -12,7 +12,7 @@ no call uses (`switch_to_editing`, say) gets a row of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from engine_adapter.events import (
     AgentConfig,
@@ -42,7 +42,6 @@ from engine_adapter.events import (
     ToolStart,
     TurnEnd,
     TurnStart,
-    VerificationCheck,
     VerificationEnd,
     VerificationPlanFrozen,
     VerificationStart,
@@ -61,7 +60,14 @@ from engine_adapter.view.items import (
     ToolCallItem,
     input_diff,
 )
-from engine_adapter.view.records import ApprovalView, CheckView, CommandView, GrantView, TurnView
+from engine_adapter.view.records import (
+    ApprovalView,
+    CheckView,
+    CommandView,
+    GrantLike,
+    GrantView,
+    TurnView,
+)
 from engine_adapter.view.run_view import (
     APPROVALS,
     COMMANDS,
@@ -75,23 +81,40 @@ from engine_adapter.view.run_view import (
     RunView,
 )
 
-__all__ = ["NOTHING", "RunFold", "fold_events"]
+__all__ = ["NOTHING", "RunFold", "StreamEdge", "fold_events"]
 
 NOTHING = Change(0)
 
 _Row = TypeVar("_Row", bound=Item)
 
 
+class StreamEdge(Protocol):
+    """What `RunFold.apply_stream` reads of the outer two events of a stream: a `ModelUpdate`,
+    or replay's lighter stand-in for one read off its journal line."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def ts(self) -> float: ...
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def channel(self) -> str: ...
+
+
 class RunFold:
     """Folds events into a `RunView`. `apply` is pure with respect to the view it owns."""
 
-    def __init__(self, grants: Iterable[Any] = (), view: RunView | None = None) -> None:
+    def __init__(self, grants: Iterable[GrantLike] = (), view: RunView | None = None) -> None:
         self.view = view if view is not None else RunView()
         for grant in grants:  # standing grants from earlier tasks, saved grants in force
             self.view.grants.append(GrantView.of(grant))
-        # Each event type's handler, bound to this fold (the table is `_HANDLERS`, below).
+        self.rows_from_end: list[int] = []
+        """Tool rows made by their `tool_end`: their start lies before what was folded (replay's
+        view of a journal's last part says so on them), or is missing."""
+        # Each event type's handler, bound to this fold (the table is `HANDLERS`, below).
         self._handlers: dict[str, Callable[[Any], Change]] = {
-            event_type: handler.__get__(self) for event_type, handler in _HANDLERS.items()}
+            event_type: handler.__get__(self) for event_type, handler in self.HANDLERS.items()}
 
     def apply(self, event: BaseEvent) -> Change:
         """Fold one event; returns what changed. Unknown event types change nothing."""
@@ -103,7 +126,7 @@ class RunFold:
             return NOTHING
         return handler(event)
 
-    def set_grants(self, grants: Iterable[Any]) -> Change:
+    def set_grants(self, grants: Iterable[GrantLike]) -> Change:
         """The grants in force as the live cockpit knows them now (one was revoked, or another
         cockpit saved one): not an event, the one fact events cannot carry."""
         found = [GrantView.of(grant) for grant in grants]
@@ -119,7 +142,7 @@ class RunFold:
             apply(event)
         return self.view
 
-    def apply_stream(self, first: ModelUpdate, last: ModelUpdate, count: int,
+    def apply_stream(self, first: StreamEdge, last: StreamEdge, count: int,
                      text: str | DeferredText) -> Change:
         """Fold `count` consecutive `model_update` events in one step, the same as applying each:
         `first` and `last` are the outer two; all share a turn and a channel, their seqs run
@@ -129,6 +152,10 @@ class RunFold:
         view.events += count
         view.last_ts = last.ts
         return self._stream(first.turn, first.channel, first.seq, last.seq + 1, text)
+
+    def add_row(self, item: Item) -> Change:
+        """Add a row no event makes (replay's notice that a view shows only part of a run)."""
+        return self._add(item)
 
     # helpers ---------------------------------------------------------------------------------
     def _add(self, item: Item) -> Change:
@@ -300,7 +327,10 @@ class RunFold:
 
     def _tool_end(self, e: ToolEnd) -> Change:
         # An end without a start (a torn or filtered journal) still gets a row.
+        new = e.call_id not in self.view.call_rows
         row, change = self._tool_row(e, e.call_id, e.tool, {}, 0)
+        if new:
+            self.rows_from_end.append(change.item)
         row.status = "failed" if went_badly(e) else "ok"
         row.output, row.error, row.duration_ms = e.output, e.error, e.duration_ms
         row.exit_code = e.exit_code
@@ -371,7 +401,6 @@ class RunFold:
         old = v.checks
         checks: dict[str, CheckView] = {}
         for check in e.checks:
-            check = check if isinstance(check, VerificationCheck) else VerificationCheck(**check)
             before = old.get(check.id)
             if before is not None and before.name == check.name and before.command == check.command:
                 checks[check.id] = before
@@ -477,45 +506,44 @@ class RunFold:
         item.set_tool(e.call_id, f"{e.title or e.tool}{status}")
         return change
 
+    # Each event type's handler, keyed by its class's `type` (a test holds every handler's
+    # parameter to the class it is listed with, and every event type to a handler). Built in
+    # the class body, where the handlers are plain functions.
+    HANDLERS: ClassVar[dict[str, Callable[[RunFold, Any], Change]]] = {
+        event_class.model_fields["type"].default: handler for event_class, handler in (
+            (AgentStart, _agent_start),
+            (AgentEnd, _agent_end),
+            (TurnStart, _turn_start),
+            (TurnEnd, _turn_end),
+            (PhaseChanged, _phase_changed),
+            (DeclarationRequired, _declaration_required),
+            (ModelDecisionEvent, _model_decision),
+            (ModelUpdate, _model_update),
+            (ToolStart, _tool_start),
+            (ToolEnd, _tool_end),
+            (ApprovalRequested, _approval_requested),
+            (ApprovalResolved, _approval_resolved),
+            (DecisionError, _decision_error),
+            (ModelUsage, _model_usage),
+            (VerificationPlanFrozen, _plan_frozen),
+            (VerificationStart, _verification_start),
+            (VerificationEnd, _verification_end),
+            (CancellationObserved, _cancellation_observed),
+            (TaskEscalated, _task_escalated),
+            (ModelRetry, _model_retry),
+            (QuestionAsked, _question_asked),
+            (QuestionAnswered, _question_answered),
+            (CommandsAvailable, _commands_available),
+            (PromptNote, _prompt_note),
+            (AgentNotice, _agent_notice),
+            (AgentConfig, _agent_config),
+            (SessionInfoChanged, _session_info),
+            (HistoryMessage, _history_message),
+            (HistoryTool, _history_tool),
+        )
+    }
 
 
-def fold_events(events: Iterable[BaseEvent], grants: Iterable[Any] = ()) -> RunView:
+def fold_events(events: Iterable[BaseEvent], grants: Iterable[GrantLike] = ()) -> RunView:
     """Fold a whole sequence of events into a fresh view."""
     return RunFold(grants).apply_all(events)
-
-
-_HANDLERS: dict[str, Callable[[RunFold, Any], Change]] = {
-    event_class.model_fields["type"].default: handler for event_class, handler in (
-    (AgentStart, RunFold._agent_start),
-    (AgentEnd, RunFold._agent_end),
-    (TurnStart, RunFold._turn_start),
-    (TurnEnd, RunFold._turn_end),
-    (PhaseChanged, RunFold._phase_changed),
-    (DeclarationRequired, RunFold._declaration_required),
-    (ModelDecisionEvent, RunFold._model_decision),
-    (ModelUpdate, RunFold._model_update),
-    (ToolStart, RunFold._tool_start),
-    (ToolEnd, RunFold._tool_end),
-    (ApprovalRequested, RunFold._approval_requested),
-    (ApprovalResolved, RunFold._approval_resolved),
-    (DecisionError, RunFold._decision_error),
-    (ModelUsage, RunFold._model_usage),
-    (VerificationPlanFrozen, RunFold._plan_frozen),
-    (VerificationStart, RunFold._verification_start),
-    (VerificationEnd, RunFold._verification_end),
-    (CancellationObserved, RunFold._cancellation_observed),
-    (TaskEscalated, RunFold._task_escalated),
-    (ModelRetry, RunFold._model_retry),
-    (QuestionAsked, RunFold._question_asked),
-    (QuestionAnswered, RunFold._question_answered),
-    (CommandsAvailable, RunFold._commands_available),
-    (PromptNote, RunFold._prompt_note),
-    (AgentNotice, RunFold._agent_notice),
-    (AgentConfig, RunFold._agent_config),
-    (SessionInfoChanged, RunFold._session_info),
-    (HistoryMessage, RunFold._history_message),
-    (HistoryTool, RunFold._history_tool),
-    )
-}
-"""Each event type's handler, keyed by its class's `type` (a test holds every handler's
-parameter to the class it is listed with, and every event type to a handler)."""

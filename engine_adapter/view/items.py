@@ -109,7 +109,7 @@ class MessageItem(Item):
         if self._text is None:
             parts = self.parts
             try:
-                self._text = "".join(parts)  # type: ignore[arg-type]
+                self._text = "".join(parts)  # type: ignore[arg-type]  # a DeferredText raises
             except TypeError:  # deferred parts: read them now
                 self._text = "".join(map(str, parts))
             self.parts = [self._text]
@@ -127,6 +127,11 @@ class MessageItem(Item):
             seqs.append(seq)
         else:
             self.seqs = _join_seqs(seqs, seq, stop)
+
+    def prepend(self, text: str) -> None:
+        """Put `text` before the text so far (replay's mark of a message cut at its start)."""
+        self.parts.insert(0, text)
+        self._text = None
 
     def compact(self) -> None:
         """Join the deltas into one string, unless some are deferred (those stay unread)."""

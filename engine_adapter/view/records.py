@@ -5,7 +5,7 @@ view's copy may share them (see `run_view`).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 __all__ = ["ApprovalView", "CheckView", "CommandView", "GrantView", "TurnView"]
 
@@ -56,6 +56,16 @@ class CheckView(NamedTuple):
     duration_ms: float | None = None
 
 
+class GrantLike(Protocol):
+    """What every kind of grant has: a session grant (`ApprovalGrant`), a saved grant or deny
+    rule, a gate's `GrantEntry`; `GrantView.of` reads the rest where there is one."""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def prefix(self) -> str: ...
+
+
 class GrantView(NamedTuple):
     """A standing grant in force (or, `deny`, a deny rule), in its scope: `session`, or a saved
     one (`project`, `user`, with its id)."""
@@ -68,7 +78,7 @@ class GrantView(NamedTuple):
     deny: bool = False
 
     @classmethod
-    def of(cls, grant: Any) -> GrantView:
+    def of(cls, grant: GrantLike) -> GrantView:
         """The view of a session grant (`ApprovalGrant`), a saved grant or deny rule, or a
         grants-screen entry."""
         tier = getattr(grant, "max_tier", None)

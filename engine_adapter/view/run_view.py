@@ -14,10 +14,11 @@ may share, puts a copy of the row in its place (`RunView.own_row`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
-from engine_adapter.view.items import Item, ToolCallItem
-from engine_adapter.view.records import CheckView, GrantView, TurnView
+from engine_adapter.events import AgentOption
+from engine_adapter.view.items import Item, QuestionItem, ToolCallItem
+from engine_adapter.view.records import CheckView, CommandView, GrantView, TurnView
 
 __all__ = [
     "APPROVALS",
@@ -86,15 +87,18 @@ _Row = TypeVar("_Row", bound=Item)
 
 class RowMap(Mapping[str, _Row], Generic[_Row]):
     """Ids (of calls, approvals, questions) to their transcript rows, read through the rows'
-    positions."""
+    positions (each of a row of `kind`)."""
 
-    __slots__ = ("_items", "_positions")
+    __slots__ = ("_items", "_kind", "_positions")
 
-    def __init__(self, items: list[Item], positions: dict[str, int]) -> None:
-        self._items, self._positions = items, positions
+    def __init__(self, items: list[Item], positions: dict[str, int], kind: type[_Row]) -> None:
+        self._items, self._positions, self._kind = items, positions, kind
 
     def __getitem__(self, key: str) -> _Row:
-        return self._items[self._positions[key]]  # type: ignore[return-value]
+        row = self._items[self._positions[key]]
+        if not isinstance(row, self._kind):  # the fold keeps each map to rows of one kind
+            raise TypeError(f"{key!r} is a {type(row).__name__}, not a {self._kind.__name__}")
+        return row
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._positions)
@@ -119,7 +123,7 @@ class RunView:
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
         self.title: str | None = None  # the agent's name for its session, when it gave one
-        self.options: tuple[Any, ...] = ()  # the agent's settings (`AgentOption`s)
+        self.options: tuple[AgentOption, ...] = ()  # the agent's settings
         self.sandbox: str | None = None  # where the run's commands go, and why there is none
         self.sandbox_network: bool | None = None
         self.sandbox_note: str | None = None
@@ -135,7 +139,7 @@ class RunView:
         self.grants: list[GrantView] = []
         self.checks: dict[str, CheckView] = {}
         self.question_rows: dict[str, int] = {}  # open question id -> its row's position
-        self.commands: tuple[Any, ...] = ()  # what the agent offers now (`CommandView`s)
+        self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -160,18 +164,18 @@ class RunView:
     @property
     def tool_calls(self) -> RowMap[ToolCallItem]:
         """This task's tool calls by call id (their rows)."""
-        return RowMap(self.items, self.call_rows)
+        return RowMap(self.items, self.call_rows, ToolCallItem)
 
     @property
     def pending(self) -> RowMap[ToolCallItem]:
         """Approvals waiting for a decision by approval id (their rows), oldest first."""
-        return RowMap(self.items, self.pending_rows)
+        return RowMap(self.items, self.pending_rows, ToolCallItem)
 
     @property
-    def questions(self) -> RowMap[Any]:
+    def questions(self) -> RowMap[QuestionItem]:
         """The agent's open questions by question id (their `QuestionItem` rows), oldest
         first."""
-        return RowMap(self.items, self.question_rows)
+        return RowMap(self.items, self.question_rows, QuestionItem)
 
     def own_row(self, index: int) -> Item:
         """The row at `index`, this view's own to change: a row a copy may share is replaced

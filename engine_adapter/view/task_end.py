@@ -90,7 +90,7 @@ def task_changes(items: Sequence[Item], task: int | None = None) -> list[FileCha
     for item in items:
         if (type(item) is ToolCallItem and item.diff and item.status == "ok"
                 and (task is None or item.task == task)):
-            path = item.tool_input.get("path") if isinstance(item.tool_input, dict) else None
+            path = item.tool_input.get("path")
             changes += changed_files(item.diff, path if isinstance(path, str) else None)
     return merge_changes(changes)
 

@@ -3,7 +3,12 @@ how a run's end reads (the error first, never the reply in its place)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: the wording loads no event model)
+    from engine_adapter.events import ApprovalResolved
+    from engine_adapter.view.items import ToolCallItem
+    from engine_adapter.view.records import ApprovalView
 
 __all__ = ["approval_verdict", "call_timing", "duration_text", "end_lines", "timing_text",
            "verdict_text"]
@@ -30,14 +35,14 @@ def timing_text(duration_ms: float | None, waited_ms: float | None = None,
     return " · ".join(parts)
 
 
-def call_timing(call: Any, human: str = "you") -> str:
+def call_timing(call: ToolCallItem, human: str = "you") -> str:
     """A tool call's timing (a fold `ToolCallItem`): how long it ran, the wait for an answer
     left out, and the wait apart when a human was asked (or nobody answered for a second or
     more): `0.4 s · waited 12 s for you`."""
     approval = call.approval
     waited = approval.waited_ms if approval is not None else None
-    if waited is not None and not (approval.via == "human"
-                                   or (approval.via == "auto" and waited >= 1_000)):
+    if approval is not None and waited is not None and not (
+            approval.via == "human" or (approval.via == "auto" and waited >= 1_000)):
         waited = None  # answered by a rule at once: nobody waited
     return timing_text(call.work_ms, waited, human)
 
@@ -78,7 +83,8 @@ def verdict_text(state: str, via: str | None, remember: bool = False, *,
     return f"{verdict} {who}".strip()
 
 
-def approval_verdict(approval: Any, *, human: str = "you", full: bool = True) -> str:
+def approval_verdict(approval: ApprovalView | ApprovalResolved, *, human: str = "you",
+                     full: bool = True) -> str:
     """`verdict_text` of a fold `ApprovalView` (or an `approval_resolved` event, `allowed`
     for its state), with whatever it records of what decided; `full=False` leaves out the id
     and the rule (a row's badge)."""

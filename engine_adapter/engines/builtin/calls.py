@@ -1,16 +1,16 @@
 """One tool call of the built-in engine as the loop handles it (`Call`), a tool that ran and
-failed (`Failed`), and how long a call or a check took (`_ms_since`)."""
+failed (`Failed`), and how long a call or a check took (`ms_since`)."""
 
 from __future__ import annotations
 
 import asyncio
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine_adapter.engines.builtin.models import ToolResult
 
-__all__ = ["Call", "Failed"]
+__all__ = ["Call", "Failed", "ms_since"]
 
 
 class Call:
@@ -34,8 +34,9 @@ class Call:
             return f"{self.tool} {i.get('path', '.')}"
         return self.tool.replace("_", " ")
 
-    def result(self, status: str, *, output: str = "", error: str | None = None) -> ToolResult:
-        return ToolResult(self.id, self.tool, status, output, error)  # type: ignore[arg-type]
+    def result(self, status: Literal["ok", "failed", "denied"], *, output: str = "",
+               error: str | None = None) -> ToolResult:
+        return ToolResult(self.id, self.tool, status, output, error)
 
 
 @dataclass(frozen=True)
@@ -47,5 +48,6 @@ class Failed:
     blocked: str | None = None  # what the sandbox stopped, if it did
 
 
-def _ms_since(started: float) -> float:
+def ms_since(started: float) -> float:
+    """Milliseconds since `started` (a reading of the running loop's clock)."""
     return round((asyncio.get_running_loop().time() - started) * 1000, 3)

@@ -31,17 +31,11 @@ class ShellRequest:
 def shell_request(tool_input: Mapping[str, Any], root: str | Path,
                   sandbox: Sandbox) -> ShellRequest:
     """Check a `shell` call's input and decide its tier and reason; `ToolError` if malformed."""
-    command, argv = tool_input.get("command"), tool_input.get("argv")
-    if (command is None) == (argv is None):
-        raise ToolError("give either 'command' (a shell line) or 'argv'")
-    if argv is not None and (not argv or not all(isinstance(a, str) for a in argv)):
-        raise ToolError("'argv' must be a non-empty list of strings")
-    if command is not None and not command.strip():
-        raise ToolError("'command' is empty")
+    command = _command_of(tool_input)
     wanted = tool_input.get("sandbox", True)
     if not isinstance(wanted, bool):
         raise ToolError("'sandbox' must be true or false")
-    found = classify_command(command if command is not None else argv, root)
+    found = classify_command(command, root)
     tier, reason = found.tier, found.reason
     if tier >= DESTRUCTIVE:
         reason = f"destructive: {reason}"
@@ -51,8 +45,24 @@ def shell_request(tool_input: Mapping[str, Any], root: str | Path,
         tier = DESTRUCTIVE
         reason = ("run OUTSIDE the sandbox, with your full access to files and network "
                   f"(the model asked with \"sandbox\": false); {reason}")
-    args = shell_argv(command) if command is not None else list(argv)
+    args = shell_argv(command) if isinstance(command, str) else command
     return ShellRequest(args, tier, reason, outside)
+
+
+def _command_of(tool_input: Mapping[str, Any]) -> str | list[str]:
+    """A `shell` call's shell line (`command`) or its words (`argv`); `ToolError` if malformed."""
+    command, argv = tool_input.get("command"), tool_input.get("argv")
+    if (command is None) == (argv is None):
+        raise ToolError("give either 'command' (a shell line) or 'argv'")
+    if argv is not None:
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ToolError("'argv' must be a non-empty list of strings")
+        return list(argv)
+    if not isinstance(command, str):  # (the tool's schema already says so)
+        raise ToolError("'command' must be a shell line")
+    if not command.strip():
+        raise ToolError("'command' is empty")
+    return command
 
 
 def blocked_hint(blocked: str, sandbox: Sandbox) -> str:

@@ -14,8 +14,8 @@ every check passed. A malformed decision is a `decision_error` the model is told
 in a row end the run `failed`. Cancel closes the model's stream at once (see `reply`), is seen at
 every turn boundary and before every tool, and kills a running command at once.
 
-The verification plan's tools and its checks are `verification.VerificationSteps`, a base of
-the run (`_Run`).
+The verification plan and its checks are `verification.VerificationSteps`, which the run
+(`_Run`) owns: it says what a plan call proposes and runs the checks; the run gates the calls.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.builtin.calls import Call, Failed, _ms_since
+from engine_adapter.engines.builtin.calls import Call, Failed, ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
 from engine_adapter.engines.builtin.models import (
     Decision,
@@ -40,7 +40,7 @@ from engine_adapter.engines.builtin.models import (
     UserMessage,
 )
 from engine_adapter.engines.builtin.process import run_process
-from engine_adapter.engines.builtin.reply import raw_text, read_reply, sort_decisions
+from engine_adapter.engines.builtin.reply import Reply, raw_text, read_reply, sort_decisions
 from engine_adapter.engines.builtin.tools import (
     EDIT_TOOLS,
     TOOLS,
@@ -51,7 +51,7 @@ from engine_adapter.engines.builtin.tools import (
     read_file,
     search,
 )
-from engine_adapter.engines.builtin.verification import VerificationSteps
+from engine_adapter.engines.builtin.verification import PlanChange, VerificationSteps
 from engine_adapter.engines.builtin.workspace import Workspace
 from engine_adapter.events import (
     AgentEnd,
@@ -61,12 +61,12 @@ from engine_adapter.events import (
     DeclarationRequired,
     ModelDecisionEvent,
     PhaseChanged,
+    RunStatus,
     TaskEscalated,
     ToolEnd,
     ToolStart,
     TurnEnd,
     TurnStart,
-    VerificationCheck,
 )
 from engine_adapter.files import FileRefused, off_loop
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
@@ -126,17 +126,19 @@ class BuiltinRunner:
 
 
 @dataclass
-class _Outcome:
-    """How a turn ended: its stop reason, and the finish decision or failure that ends the run."""
+class _TurnResult:
+    """How a turn of the loop ended: its stop reason, and the finish decision or failure that
+    ends the run."""
 
     stop: str
     finish: Decision | None = None
     failure: str | None = None
 
 
-class _Run(VerificationSteps):
-    """One run's mutable state: phase, plan, transcript, turn; `ctx` is the shared context
-    (events, approvals, cancel)."""
+class _Run:
+    """One run's mutable state: phase, transcript, turn; its verification plan is
+    `verification`, a collaborator with its own state; `ctx` is the shared context (events,
+    approvals, cancel)."""
 
     def __init__(self, engine: BuiltinRunner, state: TaskState) -> None:
         self.engine = engine
@@ -144,9 +146,11 @@ class _Run(VerificationSteps):
         self.workspace = engine.workspace
         self.sandbox: Sandbox = engine.sandbox
         self.ctx = RunContext.of(engine, cwd=str(engine.workspace.root), sandbox=engine.sandbox)
+        self.verification = VerificationSteps(self.ctx, self.workspace, self.sandbox,
+                                              check_timeout=engine.check_timeout,
+                                              output_cap=engine.output_cap)
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
-        self.plan: list[VerificationCheck] | None = None
         self.transcript: list[TranscriptEntry] = [UserMessage(state.task)]
         self.turn = 0
         self.errors_in_a_row = 0
@@ -181,19 +185,24 @@ class _Run(VerificationSteps):
                 return self._end("failed", error=f"the model made {self.errors_in_a_row} "
                                  "malformed decisions in a row")
 
-    async def _take_turn(self) -> _Outcome:
+    async def _take_turn(self) -> _TurnResult:
         request = ModelRequest(
             task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
                 self.transcript), tools=tuple(TOOLS.values()),
-            plan=tuple(c.model_dump() for c in self.plan or ()))
+            plan=tuple(c.model_dump() for c in self.verification.plan or ()))
         try:
             reply = await read_reply(self.engine.model, request, self.ctx, self.ctx.token)
         except ModelError as exc:  # said in the model's words: the server's message, a hint
-            return _Outcome("error", failure=str(exc))
+            return _TurnResult("error", failure=str(exc))
         except Exception as exc:  # a real model's network error, say: the run fails cleanly
-            return _Outcome("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
+            return _TurnResult("error", failure=f"the model failed: {type(exc).__name__}: {exc}")
         if self.cancelled:
-            return _Outcome("cancelled")
+            return _TurnResult("cancelled")
+        return await self._act_on(reply)
+
+    async def _act_on(self, reply: Reply) -> _TurnResult:
+        """Record the model's reply and run its decisions, in order, until one is denied or the
+        run is cancelled (the later ones are answered as not run)."""
         found = sort_decisions(reply.raws, TOOLS)
         self.transcript.append(reply.entry())
         if found.errors:
@@ -202,7 +211,7 @@ class _Run(VerificationSteps):
                 self.ctx.emit(DecisionError(turn=self.turn, error=error, raw=raw_text(
                     [raw] if raw is not None else reply.raws)))
             self.transcript += found.feedback
-            return _Outcome("decision_error")
+            return _TurnResult("decision_error")
         self.errors_in_a_row = 0
         stopped: str | None = None  # why the reply's later calls do not run
         for index, (raw, decision) in enumerate(zip(reply.raws, found.decisions, strict=True)):
@@ -215,7 +224,7 @@ class _Run(VerificationSteps):
                 tool_input=dict(decision.tool_input) if decision.action == "tool" else None,
                 rationale=decision.rationale or decision.result))
             if decision.action == "finish":
-                return _Outcome("finish", finish=decision)
+                return _TurnResult("finish", finish=decision)
             result = await self._call_tool(decision, index)
             self.transcript.append(replace(result, model_call_id=raw.call_id))
             if self.cancelled:
@@ -223,7 +232,7 @@ class _Run(VerificationSteps):
             elif result.status == "denied":
                 stopped = (f"not run: the {result.tool} call before it was denied; decide "
                            "again with that answer in mind")
-        return _Outcome("cancelled" if self.cancelled else "tool_use")
+        return _TurnResult("cancelled" if self.cancelled else "tool_use")
 
     # -- tools ---------------------------------------------------------------------------------
     async def _call_tool(self, decision: Decision, index: int = 0) -> ToolResult:
@@ -254,19 +263,19 @@ class _Run(VerificationSteps):
                                  tool_input=dict(shown_input or call.input), title=call.title,
                                  sandbox=sandbox, sandbox_network=network))
         started = asyncio.get_running_loop().time()
+        done: str | Failed
         try:
             if self.cancelled:  # e.g. the journal could not record the start: do not act
                 raise ToolError("cancelled before it started")
-            output, error = await work(), None
+            done = await work()
         except (ToolError, FileRefused) as exc:
-            output, error = "", str(exc)
+            done = Failed("", str(exc))
         except Exception as exc:  # an OSError from the file system, say
-            output, error = "", f"{type(exc).__name__}: {exc}"
-        blocked = None
-        if isinstance(output, Failed):
-            output, error, blocked = output.output, output.error, output.blocked
+            done = Failed("", f"{type(exc).__name__}: {exc}")
+        output, error, blocked = ((done.output, done.error, done.blocked)
+                                  if isinstance(done, Failed) else (done, None, None))
         self.ctx.emit(ToolEnd(call_id=call.id, tool=call.tool, ok=error is None, output=output,
-                               error=error, duration_ms=_ms_since(started), sandbox=sandbox,
+                               error=error, duration_ms=ms_since(started), sandbox=sandbox,
                                sandbox_blocked=blocked))
         if blocked:  # the model learns how to ask for a run outside the sandbox
             error = f"{error}\n{blocked_hint(blocked, self.sandbox)}"
@@ -294,7 +303,7 @@ class _Run(VerificationSteps):
         if self.phase != "edit":
             return await self._refuse(call, f"{call.tool} is allowed only in the edit phase; "
                                       "ask with switch_to_editing first")
-        if self.plan is None:
+        if self.verification.plan is None:
             reason = ("declare the verification plan (declare_verification) before the first "
                       "edit")
             self.ctx.emit(DeclarationRequired(turn=self.turn, reason=reason))
@@ -335,6 +344,24 @@ class _Run(VerificationSteps):
         state = sandbox.state_of(request.outside)
         return await self._run_tool(call, execute, sandbox=state)
 
+    async def _declare_verification(self, call: Call) -> ToolResult:
+        return await self._change_plan(call, self.verification.declaration)
+
+    async def _alter_verification(self, call: Call) -> ToolResult:
+        return await self._change_plan(call, self.verification.alteration)
+
+    async def _change_plan(self, call: Call,
+                           propose: Callable[[Mapping[str, Any]], PlanChange]) -> ToolResult:
+        """Ask the human about the plan `call` proposes (refused if it cannot be one) and,
+        allowed, freeze it."""
+        try:
+            change = propose(call.input)
+        except ToolError as exc:
+            return await self._refuse(call, str(exc))
+        if not await self._ask(call, change.question, commands=True):
+            return call.result("denied", error="denied")
+        return await self._run_tool(call, lambda: self.verification.freeze(change.checks))
+
     async def _switch_to_editing(self, call: Call) -> ToolResult:
         if self.phase == "edit":
             return await self._refuse(call, "already in the edit phase")
@@ -356,14 +383,15 @@ class _Run(VerificationSteps):
     async def _conclude(self, decision: Decision) -> TaskState:
         if not decision.success:
             return self._end("failed", error=decision.result)
-        if self.plan is None:
+        plan = self.verification.plan
+        if plan is None:
             return self._end("completed", result=decision.result)
         self._set_phase("verify")
         failed = []
-        for check in self.plan:
+        for check in plan:
             if self.cancelled:
                 return self._end_cancelled()
-            passed, detail = await self._verify(check)
+            passed, detail = await self.verification.verify(check)
             if not passed:
                 failed.append(f"{check.name} ({detail})")
         if self.cancelled:
@@ -372,11 +400,11 @@ class _Run(VerificationSteps):
             return self._end("failed", error="verification failed: " + ", ".join(failed))
         return self._end("completed", result=decision.result)
 
-    def _end(self, status: str, *, result: str | None = None,
+    def _end(self, status: RunStatus, *, result: str | None = None,
              error: str | None = None) -> TaskState:
         self.ctx.emit(AgentEnd(status=status, result=result, error=error))
         state = self.state
-        state.status, state.result, state.error = status, result, error  # type: ignore[assignment]
+        state.status, state.result, state.error = status, result, error
         return state
 
     def _end_cancelled(self) -> TaskState:

@@ -105,7 +105,8 @@ async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, o
     reader = asyncio.ensure_future(read())
     finished = asyncio.ensure_future(asyncio.gather(reader, proc.wait()))
     cancelled = asyncio.ensure_future(wait_cancelled(cancel_token)) if cancel_token else None
-    waiting = {finished} if cancelled is None else {finished, cancelled}
+    waiting: set[asyncio.Future[tuple[None, int]] | asyncio.Future[None]] = (
+        {finished} if cancelled is None else {finished, cancelled})
     timed_out = was_cancelled = False
     try:
         done, _ = await asyncio.wait(waiting, timeout=timeout,

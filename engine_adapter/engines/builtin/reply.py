@@ -16,7 +16,7 @@ import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
 from engine_adapter.context import wait_cancelled
 from engine_adapter.engines.builtin.models import (
@@ -131,13 +131,13 @@ class _Coalescer:
     only until the reader next yields to the event loop (a `call_soon` flush). A slow stream
     still shows each delta at once; a buffered burst costs one event, not hundreds."""
 
-    def __init__(self, sink: Any, turn: int) -> None:
+    def __init__(self, sink: EventSink, turn: int) -> None:
         self.sink, self.turn = sink, turn
         self.parts: list[str] = []
-        self.channel = "message"
+        self.channel: Literal["message", "thought"] = "message"
         self.scheduled = False
 
-    def add(self, text: str, channel: str) -> None:
+    def add(self, text: str, channel: Literal["message", "thought"]) -> None:
         if self.parts and channel != self.channel:
             self.flush()
         self.channel = channel
@@ -150,8 +150,7 @@ class _Coalescer:
         self.scheduled = False
         if self.parts:
             text, self.parts = "".join(self.parts), []
-            self.sink.emit(ModelUpdate(turn=self.turn, text=text,
-                                       channel=self.channel))  # type: ignore[arg-type]
+            self.sink.emit(ModelUpdate(turn=self.turn, text=text, channel=self.channel))
 
 
 @dataclass(frozen=True)

@@ -237,9 +237,9 @@ def parse_decision(raw: Any, tools: Mapping[str, ToolSpec]) -> Decision:
         if key not in tool_input:
             raise DecisionParseError(f"{name} needs {key!r} ({_type_name(kind)})")
     for key, value in tool_input.items():
-        kind = spec.required.get(key) or spec.optional.get(key)
-        if kind is None:
+        expected = spec.required.get(key) or spec.optional.get(key)
+        if expected is None:
             raise DecisionParseError(f"{name} takes no {key!r}")
-        if not _check_type(value, kind):
-            raise DecisionParseError(f"{name}: {key!r} must be {a_or_an(_type_name(kind))}")
+        if not _check_type(value, expected):
+            raise DecisionParseError(f"{name}: {key!r} must be {a_or_an(_type_name(expected))}")
     return Decision("tool", tool=name, tool_input=dict(tool_input), rationale=rationale)

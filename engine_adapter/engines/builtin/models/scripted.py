@@ -34,7 +34,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from engine_adapter.engines.builtin.models.base import (
     DecisionFeedback,
@@ -171,7 +171,7 @@ def _step(index: int, raw: Mapping[str, Any], values: Mapping[str, str]) -> Step
         raise ScenarioError(f"step {step_id!r}: tokens must be [input, output]")
     return Step(
         id=step_id, decision=decision, say=raw.get("say", ""), thought=raw.get("thought", ""),
-        think=raw.get("think"), tokens=tuple(tokens) if tokens else None,  # type: ignore[arg-type]
+        think=raw.get("think"), tokens=tuple(tokens) if tokens else None,
         on_denied=_reaction(raw.get("on_denied"), _GIVE_UP),
         on_failed=_reaction(raw.get("on_failed"), _NEXT))
 
@@ -203,9 +203,11 @@ class ScriptedModel:
         await self._pause(pacing.think if step is None or step.think is None else step.think)
         thought = step.thought if step else ""
         message = " ".join(t for t in (preface, step.say if step else "") if t)
-        for text, channel in ((thought, "thought"), (message, "message")):
+        said: tuple[tuple[str, Literal["message", "thought"]], ...] = (
+            (thought, "thought"), (message, "message"))
+        for text, channel in said:
             for chunk in _chunks(text, pacing.chunk_words):
-                yield TextDelta(chunk, channel)  # type: ignore[arg-type]
+                yield TextDelta(chunk, channel)
                 await self._pause(pacing.chunk_delay)
         if step is not None and step.tokens is not None:
             yield Usage(step.tokens[0], step.tokens[1], 0.0)

@@ -245,10 +245,10 @@ class OpenAIModel:
                 assembler: ReplyAssembler) -> Iterator[ModelOutput]:
         """Usage, then the decisions of a complete reply."""
         usage = assembler.usage or {}
-        given, made = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        reported = isinstance(given, int) and not isinstance(given, bool)
-        if reported:
-            input_tokens = max(0, int(given))
+        given, made = _count(usage.get("prompt_tokens")), usage.get("completion_tokens")
+        reported = given is not None
+        if given is not None:
+            input_tokens = max(0, given)
             output_tokens = max(0, int(made)) if isinstance(made, int) else 0
             if input_tokens > 0:
                 self.chars_per_token = min(8.0, max(1.5, prompt.chars / input_tokens))
@@ -326,3 +326,8 @@ async def _ask_window(client: openai.AsyncOpenAI, model: str) -> int | None:
     except Exception:  # a server without /models, or one that answers oddly: no window known
         return None
     return None
+
+
+def _count(value: object) -> int | None:
+    """A token count the server reported, or None (missing, or not a whole number)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
