@@ -1,5 +1,7 @@
-"""The Session's approval plane: gated calls announced, answered (by rules, grants, policies, a
-human, or automatically) and journaled, with what is still pending and the human's reasons."""
+"""`ApprovalDesk`: the approval half of a Session's control plane. Gated calls announced,
+answered (by rules, grants, policies, a human, or automatically) and journaled, with what is
+still pending and the human's reasons. The Session owns one and answers through it, as it does
+its questions through a `QuestionDesk`."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from engine_adapter.shell import grantability, grantability_off_loop
 from engine_adapter.text import cap
 
 __all__ = ["AUTO_APPROVE_MAX_TIER", "REASON_LIMIT", "UNSANDBOXED_AUTO_APPROVE_MAX_TIER",
-           "ApprovalPlane", "PendingApproval", "Policy"]
+           "ApprovalDesk", "PendingApproval", "Policy"]
 
 Policy = Literal["deny", "approve"]
 
@@ -46,34 +48,43 @@ class PendingApproval:
     asked_as: str = ""
 
 
-class ApprovalPlane:
-    """The approval half of the `Session`'s control plane (the Session is one): it announces a
-    gated call, waits for its answer and journals it. It works on the state `Session.__init__`
-    sets up, declared below, and emits through `Session.emit`."""
+class ApprovalDesk:
+    """The approvals of one Session: it announces a gated call, waits for its answer and
+    journals it (through `emit`, the Session's sink).
 
-    session_id: str
-    gate: ApprovalGate
-    cancel_token: SessionCancelToken
-    unattended: bool
-    approval_timeout: float | None
-    amendment_policy: Policy
-    escalation_policy: Policy
-    auto_approve: bool
-    emit: Callable[[BaseEvent], None]
-    _pending: dict[str, PendingApproval]
-    _saving: set[asyncio.Task[None]]  # `[a] always` grants being written
-    _answered: set[str]
-    _ids: set[str]  # every approval id this session's events have used
-    _reasons: dict[str, str]  # approval id -> the human's words with the answer
-    _ended: bool
+    Args:
+        emit: The Session's `emit`.
+        gate: What answers before anyone is asked (deny rules, the policy, grants).
+        cancel_token: The run's token: once tripped, nothing is asked and grants are not used.
+        session_id: Named in the note of a grant saved from the approval bar.
+        unattended, approval_timeout, amendment_policy, escalation_policy, auto_approve: as
+            `Session` takes them.
+        ended: Whether the run has ended (a grant written after it answers nothing).
+    """
+
+    def __init__(self, emit: Callable[[BaseEvent], None], gate: ApprovalGate,
+                 cancel_token: SessionCancelToken, *, session_id: str, unattended: bool,
+                 approval_timeout: float | None, amendment_policy: Policy,
+                 escalation_policy: Policy, auto_approve: bool,
+                 ended: Callable[[], bool]) -> None:
+        self.emit, self.gate, self.cancel_token = emit, gate, cancel_token
+        self.session_id = session_id
+        self.unattended, self.approval_timeout = unattended, approval_timeout
+        self.amendment_policy, self.escalation_policy = amendment_policy, escalation_policy
+        self.auto_approve = auto_approve
+        self._ended = ended
+        self._pending: dict[str, PendingApproval] = {}
+        self._saving: set[asyncio.Task[None]] = set()  # `[a] always` grants being written
+        self._answered: set[str] = set()
+        self._ids: set[str] = set()  # every approval id this session's events have used
+        self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
 
     @property
-    def pending_approvals(self) -> list[PendingApproval]:
+    def pending(self) -> list[PendingApproval]:
         """Approvals waiting for a human, oldest first."""
         return list(self._pending.values())
 
-    # Control plane -------------------------------------------------------------------------
-    async def request_approval(
+    async def request(
         self,
         approval_id: str,
         tool: str,
@@ -154,8 +165,7 @@ class ApprovalPlane:
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call and no deny rule stops it: what
-        `request_approval` would find (here nothing is emitted and nobody is asked). Makes
-        the Session a `GrantAwareController`."""
+        `request` would find (here nothing is emitted and nobody is asked)."""
         return self.gate.covered(tool, tool_input, grantability(tool, tool_input, tier), tier)
 
     def _decide_unasked(self, approval_id: str, tool: str, tool_input: dict[str, Any],
@@ -174,11 +184,11 @@ class ApprovalPlane:
                                    via="auto", remember=False))
         return allowed
 
-    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
-                         scope: Scope = "session", reason: str | None = None) -> None:
+    def resolve(self, approval_id: str, *, allow: bool, remember: bool = False,
+                scope: Scope = "session", reason: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
-        `approval_id` is the id the session's events carry (see `request_approval`).
+        `approval_id` is the id the session's events carry (see `request`).
         `allow and remember` keeps a standing grant for the call's prefix when the request's
         verdict said it is grantable (otherwise it is allow-once), in `scope`: "session" (in
         memory, for the conversation), "project" or "user" (saved by the grant store; the
@@ -215,7 +225,7 @@ class ApprovalPlane:
         note = f"allowed from the approval bar (session {self.session_id})"
         kept, grant_id = await asyncio.to_thread(self.gate.save_grant, scope, pending.tool,
                                                  pending.prefix, pending.tier, note)
-        if self._ended:
+        if self._ended():
             return  # the run ended while the grant was written: nothing waits for the answer
         self._resolved(pending, True, True, kept, grant_id)
 
@@ -230,6 +240,26 @@ class ApprovalPlane:
 
     def denial_reason(self, approval_id: str) -> str | None:
         """The human's words given with the answer to `approval_id` (the events' id, or the id
-        the engine asked with: its latest answer), or `None`. Makes the Session a
-        `ReasonAwareController`."""
+        the engine asked with: its latest answer), or `None`."""
         return self._reasons.get(approval_id)
+
+    def deny_all(self) -> None:
+        """Deny every pending approval, journaled (the run is being cancelled)."""
+        for pending in list(self._pending.values()):
+            self._pending.pop(pending.approval_id, None)
+            self._decide_auto(pending.approval_id, pending.tool, False)
+            if not pending.future.done():
+                pending.future.set_result(False)
+
+    def release(self) -> None:
+        """The run is over: whoever still waits for an answer gets a denial (nothing more is
+        journaled)."""
+        for pending in list(self._pending.values()):
+            self._pending.pop(pending.approval_id, None)
+            if not pending.future.done():
+                pending.future.set_result(False)
+
+    async def settle(self) -> None:
+        """Let the `[a] always` grants still being written land."""
+        if self._saving:
+            await asyncio.gather(*self._saving, return_exceptions=True)

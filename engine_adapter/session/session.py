@@ -6,8 +6,8 @@ answers a gated call (a denial may carry the human's reason), `answer_question()
 agent's question, `cancel()` stops the run. An event may announce that approval or an answer is
 needed; only the control methods decide it.
 
-The approval part of the control plane is `session_approvals.ApprovalPlane`, which `Session`
-extends.
+The control plane's two desks are the Session's own collaborators: its approvals
+(`approvals.ApprovalDesk`) and its questions (`question_desk.QuestionDesk`).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from engine_adapter.events import (
     bounded_line,
     stamped,
 )
-from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore
+from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore, Scope
 from engine_adapter.journal import JsonlEventJournal
 from engine_adapter.runner import AgentRunner
 from engine_adapter.session.approvals import AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER
-from engine_adapter.session.approvals import REASON_LIMIT, ApprovalPlane, PendingApproval, Policy
+from engine_adapter.session.approvals import REASON_LIMIT, ApprovalDesk, PendingApproval, Policy
 from engine_adapter.session.approvals import (
     UNSANDBOXED_AUTO_APPROVE_MAX_TIER as UNSANDBOXED_AUTO_APPROVE_MAX_TIER,
 )
@@ -81,7 +81,7 @@ def _after_journal_failure(event: BaseEvent, journal_error: str) -> BaseEvent | 
     return event.model_copy(update={"status": "failed", "error": error})
 
 
-class Session(ApprovalPlane):
+class Session:
     """A live, interruptible run of one task by one engine.
 
     Args:
@@ -143,11 +143,6 @@ class Session(ApprovalPlane):
         self.journal = journal
         self.grants: list[ApprovalGrant] = grants if grants is not None else []
         self.gate = ApprovalGate(self.grants, grant_store, approval_policy)
-        self.unattended = unattended
-        self.approval_timeout = approval_timeout
-        self.amendment_policy = amendment_policy
-        self.escalation_policy = escalation_policy
-        self.auto_approve = auto_approve
         self.cancel_token = SessionCancelToken()
         self.journal_error: str | None = None
         # History holds each event as its journal line (bytes: compact, and never walked by the
@@ -155,11 +150,11 @@ class Session(ApprovalPlane):
         self._log: EventLog[HarnessEvent] = EventLog(EVENT_ADAPTER.validate_json)
         self._lock = threading.Lock()
         self._emitted = 0  # events emitted so far: the next one's `seq`
-        self._pending: dict[str, PendingApproval] = {}
-        self._saving: set[asyncio.Task[None]] = set()  # `[a] always` grants being written
-        self._answered: set[str] = set()
-        self._ids: set[str] = set()  # every approval id this session's events have used
-        self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
+        self._approvals = ApprovalDesk(
+            self.emit, self.gate, self.cancel_token, session_id=self.session_id,
+            unattended=unattended, approval_timeout=approval_timeout,
+            amendment_policy=amendment_policy, escalation_policy=escalation_policy,
+            auto_approve=auto_approve, ended=lambda: self._ended)
         self._questions = QuestionDesk(
             self.emit, lambda: self.cancel_token.cancelled or self._ended)
         self._started = False
@@ -191,6 +186,26 @@ class Session(ApprovalPlane):
         `agent_end`. It subscribes now, at call time: create it before `run()` and it misses
         nothing. A stream that is never read costs the run nothing."""
         return self._log.cursor(0, _is_agent_end)
+
+    @property
+    def unattended(self) -> bool:
+        """No human is present: approvals are answered by rules, questions declined."""
+        return self._approvals.unattended
+
+    @property
+    def approval_timeout(self) -> float | None:
+        """Seconds an attended approval (or question) waits before it is denied (declined)."""
+        return self._approvals.approval_timeout
+
+    @property
+    def auto_approve(self) -> bool:
+        """Unattended: calls of tier 3 or lower are allowed at once (tier 4 never)."""
+        return self._approvals.auto_approve
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """Approvals waiting for a human, oldest first."""
+        return self._approvals.pending
 
     @property
     def pending_questions(self) -> list[PendingQuestion]:
@@ -243,6 +258,38 @@ class Session(ApprovalPlane):
         if self.journal_error is not None and not self.cancel_token.cancelled:
             self.cancel(self.journal_error)  # the engine stops; the run ends `failed`, see above
 
+    # Approvals -------------------------------------------------------------------------------
+    async def request_approval(self, approval_id: str, tool: str, reason: str,
+                               tool_input: dict[str, Any], *, tier: int = 3,
+                               sandboxed: bool | None = None) -> bool:
+        """Announce a gated call and wait for its decision: True iff it may go ahead (see
+        `ApprovalDesk.request`: deny rules, the policy and grants answer first; unattended, the
+        rules of `unattended`, `auto_approve` and the two policies; attended, the human's
+        `resolve_approval`, or a deny after `approval_timeout`). Makes the Session an
+        `ApprovalController`; `sandboxed=False` (a `SandboxAwareController`) says the call's
+        commands would have run in a sandbox but will not."""
+        return await self._approvals.request(approval_id, tool, reason, tool_input, tier=tier,
+                                             sandboxed=sandboxed)
+
+    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
+                         scope: Scope = "session", reason: str | None = None) -> None:
+        """Answer a pending approval by the id its events carry (see `ApprovalDesk.resolve`):
+        `allow and remember` keeps a grant in `scope` when the call is grantable; `reason` is
+        the human's words. A stale or unknown id with nothing (or several) pending does
+        nothing."""
+        self._approvals.resolve(approval_id, allow=allow, remember=remember, scope=scope,
+                                reason=reason)
+
+    def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
+        """Whether a standing grant covers this call and no deny rule stops it, asking nobody.
+        Makes the Session a `GrantAwareController`."""
+        return self._approvals.is_granted(tool, tool_input, tier)
+
+    def denial_reason(self, approval_id: str) -> str | None:
+        """The human's words given with the answer to `approval_id`, or `None`. Makes the
+        Session a `ReasonAwareController`."""
+        return self._approvals.denial_reason(approval_id)
+
     # Questions -------------------------------------------------------------------------------
     async def ask_question(self, question_id: str, message: str, fields: list[Any], *,
                            call_id: str | None = None) -> Answer:
@@ -271,11 +318,7 @@ class Session(ApprovalPlane):
             return
         self.cancel_token.trip(reason)
         self._questions.cancel_all()
-        for pending in list(self._pending.values()):
-            self._pending.pop(pending.approval_id, None)
-            self._decide_auto(pending.approval_id, pending.tool, False)
-            if not pending.future.done():
-                pending.future.set_result(False)
+        self._approvals.deny_all()
 
     # Running -------------------------------------------------------------------------------
     async def run(self) -> TaskState:
@@ -304,10 +347,7 @@ class Session(ApprovalPlane):
             log.debug("engine raised", exc_info=True)
             self._end_if_needed(f"{type(exc).__name__}: {exc}")
         finally:
-            for pending in list(self._pending.values()):
-                self._pending.pop(pending.approval_id, None)
-                if not pending.future.done():
-                    pending.future.set_result(False)
+            self._approvals.release()
             self._questions.release()
             self._close_journal()
             self._log.close()
@@ -315,8 +355,7 @@ class Session(ApprovalPlane):
         end = next((e for e in reversed(self._log) if e.type == "agent_end"), None)
         if isinstance(end, AgentEnd):
             state.status, state.result, state.error = end.status, end.result, end.error
-        if self._saving:  # `[a] always` grants still being written: let them land
-            await asyncio.gather(*self._saving, return_exceptions=True)
+        await self._approvals.settle()  # `[a] always` grants still being written land
         if self.gate.used_saved():  # when saved grants were last used, into their files
             await asyncio.to_thread(self.gate.save_usage)
         return state
