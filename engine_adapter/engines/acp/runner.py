@@ -15,10 +15,15 @@ replayed history (`history_*`), notices, `agent_config` and `phase_changed` (the
 settings and mode, when it opened), `turn_start`, the mapped updates (see `mapping`), approvals,
 `model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
 `agent_end`. Failures end the run `failed` with the agent's own words and the last lines of its
-stderr. Between tasks, `set_option` and `set_mode` change the session's settings.
+stderr.
 
-Starting and stopping the agent is `connection.AgentConnection`; the session's settings are
-`controls.SessionControls`: both are bases of `AcpRunner`.
+Besides sending tasks, the human can list the agent's sessions (`list_sessions`) and read and
+change the session's settings (`settings`, `set_option`, `set_mode`), between or during tasks. A
+change is sent to the agent at once and announced as an event (into the live run, else at the
+start of the next one); it is also kept in the runner's `setup`, so an agent that restarts gets
+it again.
+
+Starting and stopping the agent is `agent.AgentConnection`, a base of `AcpRunner`.
 """
 
 from __future__ import annotations
@@ -33,11 +38,22 @@ import acp
 from acp import RequestError
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.acp.agent import AgentProcess, AgentSession, Opened, SessionSetup
+from engine_adapter.engines.acp.agent import (
+    AgentProcess,
+    AgentSession,
+    ListedSession,
+    Opened,
+    SessionOpener,
+    SessionSetup,
+    SettingError,
+    Step,
+    Wanted,
+    apply_step,
+    plan_settings,
+)
 from engine_adapter.engines.acp.agent.connection import AgentConnection, _Cancelled
-from engine_adapter.engines.acp.catalogue import AgentSpec
+from engine_adapter.engines.acp.catalogue import AgentSpec, agent_env
 from engine_adapter.engines.acp.client import AcpClient
-from engine_adapter.engines.acp.controls import SessionControls
 from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import cap
 from engine_adapter.events import (
@@ -65,7 +81,7 @@ _STOP_REASONS = {
 }
 
 
-class AcpRunner(AgentConnection, SessionControls):
+class AcpRunner(AgentConnection):
     """Drives an ACP agent as a cockpit engine (see the module docstring).
 
     Args:
@@ -127,6 +143,67 @@ class AcpRunner(AgentConnection, SessionControls):
         self._opened: Opened | None = None  # the session just opened, to announce
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
+
+    # the session's controls: its list, its settings ----------------------------------------------
+    async def list_sessions(self, cwd: str | None = None) -> list[ListedSession]:
+        """The agent's own list of its sessions (`session/list`, in `cwd` when given), starting
+        the agent if it is not running. Raises `SessionsNotOffered` when it has no list, and
+        `AgentFailure` saying why when the agent cannot be asked."""
+        workspace = os.path.realpath(self.cwd or os.getcwd())
+        cancel = asyncio.Event()
+        async with self._lock:
+            try:
+                if self.process is None or self.init is None:
+                    await self.close(let_exit=False)
+                    env = await self._connect(workspace, cancel)
+                else:
+                    env = agent_env(self.spec, self.extra_env)
+                return await SessionOpener(self, cancel, env).list_sessions(cwd)
+            except AgentFailure as exc:
+                raise AgentFailure(self._with_stderr(str(exc))) from None
+
+    @property
+    def settings(self) -> tuple[list[Any], list[AgentMode], str | None]:
+        """The open session's settings (`AgentOption`s), its modes and the current mode."""
+        session, client = self.agent_session, self.client
+        if session is None or client is None or not self.alive:
+            return [], [], None
+        return list(session.options), list(session.modes), client.mapper.mode
+
+    async def set_option(self, option_id: str, value: str | bool) -> None:
+        """Set one of the session's settings now (kept for a restarted agent too). Raises
+        `SettingError` listing the valid values, or `AgentFailure` if the agent refused."""
+        text = value if isinstance(value, str) else ("true" if value else "false")
+        options, modes, _mode = self.settings
+        steps = plan_settings(Wanted(options=((option_id, text),)), options, modes)
+        await self._apply(steps[0])
+        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
+                                  self.setup.wanted.with_option(steps[0].id, text))
+
+    async def set_mode(self, mode_id: str) -> None:
+        """Switch the session's mode now (its mode setting where it has one, else
+        `session/set_mode`); errors as for `set_option`."""
+        options, modes, _mode = self.settings
+        wanted = self.setup.wanted
+        steps = plan_settings(Wanted(mode=mode_id), options, modes)
+        await self._apply(steps[0])
+        step = steps[0]  # kept as the value it set, for a restarted agent
+        mode = step.id if step.kind == "mode" else str(step.value)
+        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
+                                  Wanted(wanted.model, mode, wanted.options))
+
+    async def _apply(self, step: Step) -> None:
+        session, conn, sid = self.agent_session, self.conn, self.acp_session_id
+        if session is None or conn is None or sid is None:
+            raise SettingError("the agent is not running: settings apply once a task started it")
+        try:
+            options = await asyncio.wait_for(apply_step(conn, sid, step), self.startup_timeout)
+        except Exception as exc:
+            raise await self._failure(exc, f"the setting ({step.asked})") from None
+        if options is not None:
+            session.set_options(options)
+        if step.kind == "mode" or step.mode is not None:
+            session.set_mode(step.mode or step.id)
 
     # running a task --------------------------------------------------------------------------
     async def run(self, state: TaskState) -> TaskState:
