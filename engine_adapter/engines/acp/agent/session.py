@@ -13,13 +13,17 @@ while `session/load` replays it — the earlier conversation, marked as history.
 - otherwise `session_info_update` and `config_option_update` keep the title and settings up to
   date and are announced as `session_info` / `agent_config` events: into the live run, or, when
   no task runs, queued for the next one (`flush`); so is a mode change between tasks.
+
+`Opened` is the session as `opening` opened it: `AgentSession.opened` keeps its settings and
+`announce_opened` tells the first run what came with it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from acp.schema import SessionNotification
 from pydantic import ValidationError
@@ -41,10 +45,7 @@ from engine_adapter.events import (
 )
 from engine_adapter.text import plural
 
-if TYPE_CHECKING:
-    from engine_adapter.engines.acp.agent.opening import Opened
-
-__all__ = ["AgentSession"]
+__all__ = ["AgentSession", "Opened"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,21 @@ JOIN_LIMIT = 64 * 1024  # characters of one joined history_message
 _ROLES = {"user_message_chunk": "user", "agent_message_chunk": "agent",
           "agent_thought_chunk": "thought"}
 _PAST = {"plan", "usage_update"}  # of the past: not replayed as this task's activity
+
+
+@dataclass
+class Opened:
+    """The session as it opened (see `opening`): its id, how (None: new; else the method that
+    reopened it), its modes and settings, the history a load replayed, and what the human
+    should be told."""
+
+    session_id: str
+    resumed: str | None = None
+    modes: list[AgentMode] = field(default_factory=list)
+    mode: str | None = None
+    options: list[AgentOption] = field(default_factory=list)
+    history: list[Any] = field(default_factory=list)
+    notices: list[AgentNotice] = field(default_factory=list)
 
 
 class AgentSession:

@@ -14,15 +14,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import acp
+from acp.client.connection import ClientSideConnection
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import PromptNote
 
-__all__ = ["STEERING_METHOD", "DenialNotes", "note_text", "offers_steering"]
+__all__ = ["STEERING_METHOD", "DenialNotes", "SteeringTarget", "note_text", "offers_steering"]
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,17 @@ STEERING_METHOD = "session/steering"  # the SDK's `ext_method` adds the leading 
 STEER_TIMEOUT = 10.0  # seconds the agent may take to take a note inside its turn
 
 Steer = Callable[[str], Awaitable[bool]]
+
+
+class SteeringTarget(Protocol):
+    """Where a steered note goes: the agent's connection and its current ACP session, as they
+    stand when the note is sent (None while there is none)."""
+
+    @property
+    def conn(self) -> ClientSideConnection | None: ...
+
+    @property
+    def session_id(self) -> str | None: ...
 
 
 def note_text(what: str, reason: str) -> str:
@@ -58,12 +70,12 @@ class DenialNotes:
         self._waiting: list[tuple[str | None, str]] = []
         self._sending: set[asyncio.Task[None]] = set()
 
-    def use_steering(self, runner: Any) -> None:
-        """The agent takes notes inside a turn: deliver them over `runner`'s connection to its
-        current ACP session (`runner.conn`, `runner.acp_session_id`)."""
+    def use_steering(self, target: SteeringTarget) -> None:
+        """The agent takes notes inside a turn: deliver them over `target`'s connection to its
+        current ACP session."""
 
         async def steer(text: str) -> bool:
-            conn, session_id = runner.conn, runner.acp_session_id
+            conn, session_id = target.conn, target.session_id
             if conn is None or session_id is None:
                 return False
             # `promptRequired`: an agent with no turn running must not start one on its own.
