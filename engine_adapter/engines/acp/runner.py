@@ -302,7 +302,7 @@ class AcpRunner:
             assert client is not None
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
-            client.announce_commands(again=True)
+            client.commands.announce(again=True)
             if not state.task.strip():  # open the session only (`cockpit resume` with no task)
                 context.end(AgentEnd(status="completed", result=(
                     f"the agent's session {self.connection.session_id} is open: send a task "
@@ -367,7 +367,7 @@ class AcpRunner:
             done, _ = await asyncio.wait({prompt}, timeout=self.cancel_grace)
             if not done:
                 prompt.cancel()
-                await client.stop_terminals("cancelled")
+                await client.terminal_calls.stop_all("cancelled")
                 # It already ignored the cancel: a short SIGTERM grace, then SIGKILL, so the
                 # whole cancel stays within a few seconds.
                 await self.close(grace=min(connection.stop_grace, 0.5), let_exit=False)
@@ -394,7 +394,7 @@ class AcpRunner:
             message = self.connection.with_stderr(str(error or "the agent stopped answering"))
             stderr = self.connection.stderr_tail()
             client.mapper.close_open_calls("the agent failed")
-            await client.stop_terminals("the agent failed")
+            await client.terminal_calls.stop_all("the agent failed")
             context.emit(TurnEnd(turn=turn, stop_reason=None))
             context.end(AgentEnd(status="failed", error=message, stderr=stderr,
                                  result=reply or None))
@@ -403,7 +403,7 @@ class AcpRunner:
             return
         stop = response.stop_reason
         client.mapper.close_open_calls(f"the turn ended ({stop})")
-        await client.stop_terminals("the turn ended")
+        await client.terminal_calls.stop_all("the turn ended")
         usage = self._usage_event(response.usage)
         if usage is not None:
             context.emit(usage)
@@ -419,7 +419,7 @@ class AcpRunner:
         """End a turn the cockpit (or the agent itself) cancelled."""
         client.mapper.close_open_calls("the turn was cancelled")
         if not answer.killed:
-            await client.stop_terminals("the turn was cancelled")
+            await client.terminal_calls.stop_all("the turn was cancelled")
         reason = context.cancel_reason if context.cancelled else "the agent cancelled the turn"
         if answer.killed:
             reason = (f"{reason}; the agent did not stop within {self.cancel_grace:g} s, so "

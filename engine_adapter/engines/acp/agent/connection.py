@@ -123,7 +123,7 @@ class AgentConnection:
         self.client = self.conn = self.process = None
         self.session_id = None
         if client is not None:
-            await client.stop_terminals("the agent was stopped")
+            await client.terminal_calls.stop_all("the agent was stopped")
         if process is not None:
             await process.stop(self.stop_grace if grace is None else grace,
                                exit_grace=self.stop_grace if let_exit else 0.0)
