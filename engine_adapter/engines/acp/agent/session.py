@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.agent.settings import options_from_acp
-from engine_adapter.engines.acp.client.mapping import UpdateMapper, _block_text
+from engine_adapter.engines.acp.client import UpdateMapper, block_text
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import (
     AgentConfig,
@@ -246,7 +246,7 @@ class AgentSession:
         role = _ROLES.get(kind or "")
         if role is not None:
             content = update.content
-            text = clean(content.text if content.type == "text" else _block_text(content),
+            text = clean(content.text if content.type == "text" else block_text(content),
                          JOIN_LIMIT)
             if not text:
                 return
@@ -273,7 +273,7 @@ class AgentSession:
         self._tools[call_id] = (kind, title, status)
         output = ""
         if status in ("completed", "failed"):
-            texts = [_block_text(c.content) for c in update.content or []
+            texts = [block_text(c.content) for c in update.content or []
                      if getattr(c, "type", None) == "content"]
             output = clean("\n".join(texts), 2000)
         self._keep(HistoryTool(call_id=call_id, tool=clean(kind, 100), title=title,

@@ -12,7 +12,14 @@
 
 from engine_adapter.engines.acp.client.client import AcpClient, client_capabilities
 from engine_adapter.engines.acp.client.files import Workspace
-from engine_adapter.engines.acp.client.mapping import UpdateMapper
+from engine_adapter.engines.acp.client.mapping import UpdateMapper, block_text
 from engine_adapter.engines.acp.client.notes import offers_steering
 
-__all__ = ["AcpClient", "UpdateMapper", "Workspace", "client_capabilities", "offers_steering"]
+__all__ = [
+    "AcpClient",
+    "UpdateMapper",
+    "Workspace",
+    "block_text",
+    "client_capabilities",
+    "offers_steering",
+]

@@ -36,7 +36,8 @@ from engine_adapter.events import (
 )
 from engine_adapter.files import unified_diff
 
-__all__ = ["OUTPUT_LIMIT", "RenderedDiff", "ToolCallState", "UpdateMapper", "render_content"]
+__all__ = ["OUTPUT_LIMIT", "RenderedDiff", "ToolCallState", "UpdateMapper", "block_text",
+           "render_content"]
 
 OUTPUT_LIMIT = 64 * 1024  # characters of a tool's output kept in its tool_end
 TITLE_LIMIT = 300
@@ -89,7 +90,9 @@ class ToolCallState:
         return data
 
 
-def _block_text(block: Any) -> str:
+def block_text(block: Any) -> str:
+    """A content block as plain text: its text, else a short mark of what it is (`[image
+    image/png]`, `[name: uri]` for a link)."""
     kind = getattr(block, "type", None)
     if kind == "text":
         return block.text
@@ -122,7 +125,7 @@ def render_content(items: list[Any], terminal_output: TerminalOutput | None = No
     for item in items:
         kind = getattr(item, "type", None)
         if kind == "content":
-            parts.append(_block_text(item.content))
+            parts.append(block_text(item.content))
         elif kind == "rendered_diff":
             diffs.append(item.text)
         elif kind == "diff":  # the client renders diffs off the loop first; this is the rest
@@ -208,12 +211,12 @@ class UpdateMapper:
 
     def _message(self, update: Any) -> None:
         content = update.content
-        self.text_chunk(content.text if content.type == "text" else _block_text(content),
+        self.text_chunk(content.text if content.type == "text" else block_text(content),
                         "message")
 
     def _thought(self, update: Any) -> None:
         content = update.content
-        self.text_chunk(content.text if content.type == "text" else _block_text(content),
+        self.text_chunk(content.text if content.type == "text" else block_text(content),
                         "thought")
 
     # tool calls ------------------------------------------------------------------------------
