@@ -12,11 +12,12 @@
 
 from engine_adapter.engines.acp.client.client import AcpClient, client_capabilities
 from engine_adapter.engines.acp.client.files import Workspace
-from engine_adapter.engines.acp.client.mapping import UpdateMapper, block_text
+from engine_adapter.engines.acp.client.mapping import SessionUpdate, UpdateMapper, block_text
 from engine_adapter.engines.acp.client.notes import offers_steering
 
 __all__ = [
     "AcpClient",
+    "SessionUpdate",
     "UpdateMapper",
     "Workspace",
     "block_text",
