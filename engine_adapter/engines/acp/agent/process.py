@@ -49,7 +49,7 @@ class PipeTransport:
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.on_notification: Callable[[str, Any], bool | Awaitable[None]] | None = None
+        self.on_notification: Callable[[str, object], bool | Awaitable[None]] | None = None
         self._reader = reader
         self._writer = writer
         self._lines: deque[str] = deque()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from acp.schema import (
     AgentMessageChunk,
@@ -175,7 +175,7 @@ class AgentSession:
         self.mapper.mode = None
 
     # session/update --------------------------------------------------------------------------
-    def take(self, params: Any) -> bool | None:
+    def take(self, params: object) -> bool | None:
         """Handle one `session/update`'s params if it is ours (True), else None: the client
         maps it as usual."""
         update = params.get("update") if isinstance(params, dict) else None

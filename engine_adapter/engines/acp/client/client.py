@@ -24,20 +24,23 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from acp import Agent, RequestError
 from acp.schema import (
     AllowedOutcome,
     AuthCapabilities,
+    AvailableCommandsUpdate,
     ClientCapabilities,
     CreateElicitationResponse,
     CreateTerminalResponse,
     DeniedOutcome,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
+    ElicitationMode,
     EnvVariable,
+    FileEditToolCallContent,
     FileSystemCapabilities,
     KillTerminalResponse,
     PermissionOption,
@@ -46,6 +49,8 @@ from acp.schema import (
     RequestPermissionResponse,
     SessionNotification,
     TerminalOutputResponse,
+    ToolCallProgress,
+    ToolCallStart,
     ToolCallUpdate,
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
@@ -56,7 +61,13 @@ from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.client.commands import OfferedCommands
 from engine_adapter.engines.acp.client.elicitation import ElicitationCalls
 from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
-from engine_adapter.engines.acp.client.mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
+from engine_adapter.engines.acp.client.mapping import (
+    OUTPUT_LIMIT,
+    RenderedDiff,
+    SessionUpdate,
+    ToolCallContent,
+    UpdateMapper,
+)
 from engine_adapter.engines.acp.client.notes import DenialNotes
 from engine_adapter.engines.acp.client.operations import Operations
 from engine_adapter.engines.acp.client.permissions import (
@@ -107,7 +118,7 @@ class AcpClient:
         self.run: RunContext | None = None
         # Sees each `session/update`'s params first (the agent session's title, settings and
         # replayed history, see `agent.session`): True handled it, None leaves it to us.
-        self.session_hook: Callable[[Any], bool | None] | None = None
+        self.session_hook: Callable[[object], bool | None] | None = None
         self.permits = Permits()
         self.notes = DenialNotes()  # a denial's reason, on its way to the agent
         self.operations = Operations(self._live, agent_ids=self._agent_ids)
@@ -140,30 +151,35 @@ class AcpClient:
         self.mapper.start_turn(turn)
 
     # session/update --------------------------------------------------------------------------
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+    async def session_update(self, session_id: str, update: SessionUpdate,
+                             **kwargs: Any) -> None:
         """Map the update to events now, before any other await (keeps arrival order). Only
         reached if `take_notification` is not installed on the transport."""
-        if getattr(update, "session_update", None) == "available_commands_update":
+        if isinstance(update, AvailableCommandsUpdate):
             self.commands.take(update)
             return
         run = self.run
         if run is None or not run.live:
             return
-        if _has_diffs(update):
-            await self._map_rendered(update)
+        with_diffs = _with_diffs(update)
+        if with_diffs is not None:
+            await self._map_rendered(with_diffs)
         else:
             self.mapper.on_update(update)
 
-    async def _map_rendered(self, update: Any) -> None:
+    async def _map_rendered(self, update: ToolCallStart | ToolCallProgress) -> None:
         """Render the update's diffs in a worker thread (a diff of a big file takes a while),
         then map it. The transport reads no further message meanwhile, so order holds."""
         content = [RenderedDiff(await self._diff_text([item]))
-                   if getattr(item, "type", None) == "diff" else item for item in update.content]
+                   if isinstance(item, FileEditToolCallContent) else item
+                   for item in update.content or []]
         run = self.run
         if run is not None and run.live:
+            # `model_copy` does not validate: each rendered diff stands where the SDK's diff
+            # item was, and the mapper knows it apart (see `mapping.RenderedDiff`).
             self.mapper.on_update(update.model_copy(update={"content": content}))
 
-    def take_notification(self, method: str, params: Any) -> bool | Awaitable[None]:
+    def take_notification(self, method: str, params: object) -> bool | Awaitable[None]:
         """Handle `session/update` as the transport reads it (install as the transport's
         `on_notification`); other notifications go on to the SDK.
 
@@ -190,11 +206,11 @@ class AcpClient:
             return True
         # The bulk of a stream is plain text deltas: two fields, checked here directly (the
         # schema's union validation would cost more than the rest of the chunk's path).
-        update = params.get("update") if isinstance(params, dict) else None
-        if isinstance(update, dict):
-            kind = update.get("sessionUpdate")
+        raw = params.get("update") if isinstance(params, dict) else None
+        if isinstance(raw, dict):
+            kind = raw.get("sessionUpdate")
             if kind == "agent_message_chunk" or kind == "agent_thought_chunk":
-                content = update.get("content")
+                content = raw.get("content")
                 if isinstance(content, dict) and content.get("type") == "text":
                     text = content.get("text")
                     if isinstance(text, str):
@@ -206,12 +222,14 @@ class AcpClient:
         except ValidationError as exc:
             log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
             return True
-        if notification.update.session_update == "available_commands_update":
-            self.commands.take(notification.update)
+        update = notification.update
+        if isinstance(update, AvailableCommandsUpdate):
+            self.commands.take(update)
             return True
-        if _has_diffs(notification.update):
-            return self._map_rendered(notification.update)
-        self.mapper.on_update(notification.update)
+        with_diffs = _with_diffs(update)
+        if with_diffs is not None:
+            return self._map_rendered(with_diffs)
+        self.mapper.on_update(update)
         return True
 
     # session/request_permission --------------------------------------------------------------
@@ -243,12 +261,12 @@ class AcpClient:
         why = destructive_reason(raw, self.workspace.root)
         if why:
             reason += f" (destructive: {why})"
-        if run.token.cancelled or not run.live:
+        if _over(run):
             return cancelled
         approval_id = self.operations.approval_id(call_id)
         allowed = await run.controller.request_approval(approval_id, kind, reason, tool_input,
                                                         tier=tier)
-        if run.token.cancelled or not run.live:
+        if _over(run):
             return cancelled
         said = None if allowed else run.denial_reason(approval_id)
         if said:
@@ -263,12 +281,12 @@ class AcpClient:
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected",
                                                                 option_id=option.option_id))
 
-    async def _diff_text(self, content: list[Any]) -> str:
+    async def _diff_text(self, content: Sequence[ToolCallContent | RenderedDiff]) -> str:
         """The diffs among a tool call's content, rendered in a worker thread (each cut to fit
         a tool row's output, so the note saying it was cut survives)."""
         parts = []
-        for item in content or []:
-            if getattr(item, "type", None) == "diff":
+        for item in content:
+            if isinstance(item, FileEditToolCallContent):
                 name = clean(self._display_path(item.path), 1000).lstrip("/")
                 parts.append(await unified_diff_async(item.old_text, item.new_text, name,
                                                       limit=OUTPUT_LIMIT - 1024))
@@ -370,7 +388,7 @@ class AcpClient:
         return self.terminal_calls.release(terminal_id)
 
     # elicitation/* (see `elicitation`) -------------------------------------------------------
-    async def create_elicitation(self, message: str, mode: Any,
+    async def create_elicitation(self, message: str, mode: ElicitationMode,
                                  **kwargs: Any) -> CreateElicitationResponse:
         """Put the agent's question to the human (form mode); links are declined."""
         return await self.elicitation.create(message, mode)
@@ -391,7 +409,15 @@ class AcpClient:
         """Nothing to do: the connection is kept by whoever made it (`AgentConnection`)."""
 
 
-def _has_diffs(update: Any) -> bool:
-    content = getattr(update, "content", None)
-    return isinstance(content, list) and any(getattr(c, "type", None) == "diff"
-                                             for c in content)
+def _with_diffs(update: SessionUpdate) -> ToolCallStart | ToolCallProgress | None:
+    """`update` if it is a tool call whose content carries diffs (rendered off the loop before
+    it is mapped), else None."""
+    if isinstance(update, ToolCallStart | ToolCallProgress) and any(
+            isinstance(item, FileEditToolCallContent) for item in update.content or []):
+        return update
+    return None
+
+
+def _over(run: RunContext) -> bool:
+    """Whether the run was cancelled or has ended (looked at again after each await)."""
+    return bool(run.token.cancelled) or not run.live

@@ -11,9 +11,8 @@ them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from acp.schema import AvailableCommandsUpdate
+from acp.schema import AvailableCommand, AvailableCommandsUpdate
 from pydantic import ValidationError
 
 from engine_adapter.context import RunContext
@@ -28,7 +27,7 @@ DESCRIPTION_LIMIT = 1_000
 HINT_LIMIT = 200
 
 
-def agent_commands(available: list[Any]) -> tuple[AgentCommand, ...]:
+def agent_commands(available: list[AvailableCommand]) -> tuple[AgentCommand, ...]:
     """The agent's `AvailableCommand`s as events' `AgentCommand`s (cleaned, capped, named
     commands only, the first of a repeated name)."""
     commands: list[AgentCommand] = []
@@ -38,8 +37,7 @@ def agent_commands(available: list[Any]) -> tuple[AgentCommand, ...]:
         if not name or name in seen:
             continue
         seen.add(name)
-        given = command.input.root if command.input is not None else None
-        hint = getattr(given, "hint", None)
+        hint = command.input.root.hint if command.input is not None else None
         commands.append(AgentCommand(name=name,
                                      description=clean(command.description, DESCRIPTION_LIMIT),
                                      hint=clean(hint, HINT_LIMIT) if hint else None))
@@ -55,7 +53,7 @@ class OfferedCommands:
         self.offered: tuple[AgentCommand, ...] | None = None
         self.announced: tuple[AgentCommand, ...] | None = None
 
-    def keep_update(self, params: Any) -> bool:
+    def keep_update(self, params: object) -> bool:
         """Keep the list if `params` is a `session/update` carrying one; True if it did.
         (Called for updates that arrive while no task runs.)"""
         update = params.get("update") if isinstance(params, dict) else None

@@ -16,12 +16,15 @@ task runs, or after a cancel, is answered `cancel`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from acp.schema import (
     AcceptElicitationResponse,
     CancelElicitationResponse,
     DeclineElicitationResponse,
+    ElicitationFormSessionMode,
+    ElicitationMode,
+    ElicitationUrlRequestMode,
+    ElicitationUrlSessionMode,
 )
 
 from engine_adapter.context import RunContext
@@ -58,22 +61,22 @@ class ElicitationCalls:
                                   reason=why))
         return DeclineElicitationResponse(action="decline")
 
-    async def create(self, message: str, mode: Any) -> Response:
+    async def create(self, message: str, mode: ElicitationMode) -> Response:
         """Ask the human the agent's question (form mode); see the module docstring."""
         run = self._run()
         if run is None or not run.live or run.token.cancelled:
             return CancelElicitationResponse(action="cancel")
         question_id = self._question_id()
         text = clean(message, MESSAGE_LIMIT)
-        call_id = getattr(mode, "tool_call_id", None)
-        call_id = clean(call_id, 200) if isinstance(call_id, str) else None
-        schema = getattr(mode, "requested_schema", None)
-        if schema is None:
-            url = clean(str(getattr(mode, "url", "") or ""), 2_000)
+        call_id = mode.tool_call_id if isinstance(
+            mode, ElicitationFormSessionMode | ElicitationUrlSessionMode) else None
+        call_id = clean(call_id, 200) if call_id is not None else None
+        if isinstance(mode, ElicitationUrlSessionMode | ElicitationUrlRequestMode):
+            url = clean(str(mode.url), 2_000)
             return self._declined(run, question_id, f"{text}\n(link: {url})" if url else text,
                                   "the cockpit does not open links for an agent", call_id)
         try:
-            fields, left_out = fields_from_schema(schema)
+            fields, left_out = fields_from_schema(mode.requested_schema)
         except UnsupportedForm as exc:
             return self._declined(run, question_id, text, f"the cockpit cannot show this "
                                   f"form: {exc}", call_id)

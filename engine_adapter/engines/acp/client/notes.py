@@ -14,10 +14,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import acp
 from acp.client.connection import ClientSideConnection
+from acp.schema import InitializeResponse, TextContentBlock
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.text import clean
@@ -50,11 +51,11 @@ def note_text(what: str, reason: str) -> str:
             f"My reason: {reason}")
 
 
-def offers_steering(init: Any) -> bool:
+def offers_steering(init: InitializeResponse) -> bool:
     """Whether an `initialize` answer says the agent takes prompts inside a running turn (the
     `steering` extension, in `_meta` of the answer or of its capabilities)."""
-    for meta in (getattr(init, "field_meta", None),
-                 getattr(getattr(init, "agent_capabilities", None), "field_meta", None)):
+    caps = init.agent_capabilities
+    for meta in (init.field_meta, caps.field_meta if caps is not None else None):
         steering = meta.get("steering") if isinstance(meta, dict) else None
         if isinstance(steering, dict) and steering.get("supported") is True:
             return True
@@ -79,7 +80,8 @@ class DenialNotes:
             if conn is None or session_id is None:
                 return False
             # `promptRequired`: an agent with no turn running must not start one on its own.
-            answer = await conn.ext_method(STEERING_METHOD, {
+            # Whatever JSON the agent answers (the SDK's annotation says a dict).
+            answer: object = await conn.ext_method(STEERING_METHOD, {
                 "sessionId": session_id, "prompt": [{"type": "text", "text": text}],
                 "_meta": {"steering": {"idleBehavior": "promptRequired"}}})
             return isinstance(answer, dict) and answer.get("outcome") == "injected"
@@ -120,7 +122,7 @@ class DenialNotes:
         waiting, self._waiting = self._waiting, []
         return waiting
 
-    async def for_prompt(self, run: RunContext) -> list[Any]:
+    async def for_prompt(self, run: RunContext) -> list[TextContentBlock]:
         """The waiting notes as the text blocks that go ahead of the next task's prompt, each
         journaled (`prompt_note`, "with_prompt") as it is taken."""
         await self.settle()  # a note still being steered lands, or waits for this prompt
