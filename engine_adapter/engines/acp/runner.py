@@ -177,10 +177,8 @@ class AcpRunner:
             raise await connection.failure(exc, "opening the session") from None
         self.setup = SessionSetup(resume=None, mcp_servers=setup.mcp_servers,
                                   wanted=setup.wanted)  # reopened once: later, by `conversation`
-        connection.session_id = self.conversation = opened.session_id
-        assert connection.client is not None and connection.session is not None
-        connection.client.agent_name = self._agent_name(title=True)
-        connection.session.opened(opened)
+        self.conversation = opened.session_id
+        connection.opened(opened, agent_name=self._agent_name(title=True))
         self.turn = 0
         self._usage_totals = {}
         self.modes = list(opened.modes)

@@ -4,7 +4,8 @@
 keeps its session's state, and has it answer `initialize`; `close` stops it whole. Meanwhile
 `race` waits on the agent with the run's cancel and a timeout, `failure` puts what went wrong in
 the agent's own terms, and `with_stderr` adds the last lines it wrote to its stderr. Opening a
-session on the connection is `opening.SessionOpener`'s; running tasks on it is the runner's.
+session on the connection is `opening.SessionOpener`'s (the connection is told with `opened`);
+running tasks on it is the runner's.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from acp.schema import Implementation, InitializeResponse
 from pydantic import ValidationError
 
 from engine_adapter.engines.acp.agent.process import AgentProcess, AgentStartError
-from engine_adapter.engines.acp.agent.session import AgentSession
+from engine_adapter.engines.acp.agent.session import AgentSession, Opened
 from engine_adapter.engines.acp.catalogue import AgentSpec, agent_env
 from engine_adapter.engines.acp.client import (
     AcpClient,
@@ -98,13 +99,13 @@ class AgentConnection:
         self.process: AgentProcess | None = None
         self.client: AcpClient | None = None
         self.conn: ClientSideConnection | None = None
-        self.session_id: str | None = None  # the ACP session open on it (set once opened)
+        self.session_id: str | None = None  # the ACP session open on it (see `opened`)
         self.env: dict[str, str] = {}  # the environment the agent runs with
         # What the agent said of itself, kept after `close` (a failed start names it).
         self.init: InitializeResponse | None = None  # its `initialize` answer
         self.agent_info: AgentInfo | None = None
         self.logged_in: str | None = None  # the login method the cockpit used, if any
-        self.session: AgentSession | None = None
+        self.session: AgentSession | None = None  # what the cockpit keeps of its session
 
     @property
     def alive(self) -> bool:
@@ -112,6 +113,14 @@ class AgentConnection:
         process = self.process
         return (process is not None and process.returncode is None and self.conn is not None
                 and self.session_id is not None and process.transport.garbage is None)
+
+    def opened(self, opened: Opened, *, agent_name: str) -> None:
+        """The session `opened` is now the one on this connection; `agent_name` is what the
+        client calls the agent in approval reasons from now on."""
+        assert self.client is not None and self.session is not None  # connected first
+        self.session_id = opened.session_id
+        self.client.agent_name = agent_name
+        self.session.opened(opened)
 
     # stopping --------------------------------------------------------------------------------
     async def close(self, *, grace: float | None = None, let_exit: bool = True) -> None:

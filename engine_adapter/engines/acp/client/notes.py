@@ -5,7 +5,7 @@ agent that accepts steering (codex-acp advertises `_meta.steering.supported` and
 `_session/steering` extension) takes it at once, inside the turn it is working on; for any other
 agent, or when steering did not land, the note goes with the next task's prompt, ahead of the
 task. Either way the note is journaled (`prompt_note`) when it is sent, with how. (A denied file
-write or command carries the reason in its error answer as well: see `AcpClient._gate`.)
+write or command carries the reason in its error answer as well: see `Operations.gate`.)
 """
 
 from __future__ import annotations
