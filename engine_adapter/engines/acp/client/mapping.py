@@ -13,6 +13,9 @@ emitting before any `await` is what keeps arrival order.
     usage_update (cost grew)       -> model_usage (the cost since the last one)
     user_message_chunk, available_commands_update, config_option_update,
     session_info_update            -> nothing
+
+The SDK's shapes of what it maps are named here once: `SessionUpdate`, `ContentBlock`,
+`ToolCallContent`.
 """
 
 from __future__ import annotations
