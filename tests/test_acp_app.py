@@ -82,9 +82,9 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
             await _until_event(third, "agent_end", stream)
             assert third.state.status == "cancelled"
             assert any(item.kind == "message" for item in app.view.items)
-            pid = runner.process.pid
+            pid = runner.connection.process.pid
             await pilot.press("ctrl+q")  # quitting closes the agent (the factory's aclose)
-            assert runner.process is None
+            assert runner.connection.process is None
         return pid
 
     pid = asyncio.run(main())

@@ -47,7 +47,7 @@ def test_codex_answers_initialize_and_its_auth_error_reaches_the_user(tmp_path, 
         try:
             state, events = await drive(runner, "say hello", tmp_path / "j.jsonl")
         finally:
-            pgid = runner.process.pgid if runner.process else None
+            pgid = runner.connection.process.pgid if runner.connection.process else None
             await runner.close()
         return state, events, pgid
 

@@ -38,7 +38,7 @@ def _same_as_captured(runner: AcpRunner, captured: str) -> None:
     dump = {"mode": "json", "by_alias": True, "exclude_none": True}
     answer = InitializeResponse.model_validate_json((ANSWERS / captured).read_text()
                                                     ).model_dump(**dump)
-    live = runner.init.model_dump(**dump)
+    live = runner.connection.init.model_dump(**dump)
     if live["agentInfo"]["version"] != answer["agentInfo"]["version"]:
         pytest.skip(f"installed {live['agentInfo']['version']}, captured "
                     f"{answer['agentInfo']['version']}: capture the new answer")
@@ -56,7 +56,7 @@ def _open(runner: AcpRunner, journal: Path, check=None):
             if check is not None:
                 await check(runner)
         finally:
-            pgid = runner.process.pgid if runner.process else None
+            pgid = runner.connection.process.pgid if runner.connection.process else None
             await runner.close()
         return events, pgid
 
@@ -155,7 +155,7 @@ def test_codex_logs_in_with_its_api_key_method_and_takes_a_mode(tmp_path, monkey
     async def check(runner):
         _same_as_captured(runner, "codex-acp-2.6.0.json")
         seen["listed"] = await runner.list_sessions(None)
-        seen["env"] = [env for _, env in group_processes(runner.process.pgid)]
+        seen["env"] = [env for _, env in group_processes(runner.connection.process.pgid)]
 
     runner = AcpRunner(spec, cwd=tmp_path, env={"CODEX_HOME": str(home / ".codex"),
                                                 "COCKPIT_ON_PURPOSE": "yes"},
@@ -177,7 +177,7 @@ def test_gemini_gets_trust_its_model_at_launch_and_no_session_list(tmp_path, mon
 
     async def check(runner):
         _same_as_captured(runner, "gemini-cli-0.61.0.json")
-        seen["processes"] = group_processes(runner.process.pgid)
+        seen["processes"] = group_processes(runner.connection.process.pgid)
         with pytest.raises(SessionsNotOffered):
             await runner.list_sessions(None)
 

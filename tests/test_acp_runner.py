@@ -51,7 +51,7 @@ def shared(tmp_path_factory):
     runner = AcpRunner(agent_argv("--log", log), cwd=workspace)
     shared = Shared(runner, loop, workspace, log, base)
     yield shared
-    pgid = runner.process.pgid if runner.process else None
+    pgid = runner.connection.process.pgid if runner.connection.process else None
     loop.run_until_complete(runner.close())
     loop.close()
     assert pgid is None or group_gone(pgid)
@@ -84,10 +84,10 @@ def test_hello_maps_start_turn_text_and_end(shared):
 
 
 def test_further_tasks_reuse_the_agent_and_its_session(shared):
-    first_pid = shared.runner.process.pid
+    first_pid = shared.runner.connection.process.pid
     _, before = shared.run("hello", "hello-before")
     _, events = shared.run("hello", "hello-again")
-    assert shared.runner.process.pid == first_pid
+    assert shared.runner.connection.process.pid == first_pid
     agent_pid = _end(before).result.rsplit("pid ", 1)[1]
     assert _end(events).result.endswith(f"pid {agent_pid}")  # the same agent answered
     assert "phase_changed" not in types(events)  # the mode carries over: not a new session
@@ -178,12 +178,12 @@ def test_a_grant_answers_the_next_tasks_request(shared):
     assert resolved.via == "grant" and resolved.allowed
     assert _end(second).result == "selected allow_once"
     # forward_always: the human's "always" reaches the agent as allow_always.
-    shared.runner.client.forward_always = True
+    shared.runner.connection.client.forward_always = True
     try:
         _, third = shared.run(f"permission {ALL_KINDS} git status", "grant-3",
                               grants=conversation.grants)
     finally:
-        shared.runner.client.forward_always = False
+        shared.runner.connection.client.forward_always = False
     assert _end(third).result == "selected allow_always"
 
 
@@ -242,7 +242,7 @@ def test_terminal_commands_ask_and_report(shared):
 
 
 def test_cancel_while_streaming_is_graceful(shared):
-    pid = shared.runner.process.pid
+    pid = shared.runner.connection.process.pid
 
     def cancel_on_first_chunk(session, event):
         if event.type == "model_update":
@@ -256,7 +256,7 @@ def test_cancel_while_streaming_is_graceful(shared):
     assert "cancel" in [e["event"] for e in agent_log(shared.log)]
     # The agent stopped by itself, so it lives on for the next task.
     _, events = shared.run("hello", "after-cancel")
-    assert shared.runner.process.pid == pid and _end(events).status == "completed"
+    assert shared.runner.connection.process.pid == pid and _end(events).status == "completed"
 
 
 def test_cancel_answers_pending_permission_cancelled(shared):
@@ -294,7 +294,7 @@ def test_crash_mid_turn_fails_with_exit_and_stderr(tmp_path):
     async def main():
         async with _fresh(tmp_path) as runner:
             state, events = await drive(runner, "crash", tmp_path / "j.jsonl")
-            pgid = runner.process.pgid if runner.process else None
+            pgid = runner.connection.process.pgid if runner.connection.process else None
             return state, events, pgid, runner.alive
 
     state, events, pgid, alive = asyncio.run(main())
@@ -312,7 +312,7 @@ def test_hang_on_cancel_kills_the_whole_group(tmp_path):
 
         def cancel_when_hanging(session, event):
             if event.type == "model_update" and event.text == "hanging":
-                holder["pgid"] = runner.process.pgid
+                holder["pgid"] = runner.connection.process.pgid
                 session.cancel("escape escape")
 
         state, events = await drive(runner, "hang", tmp_path / "j.jsonl",
@@ -333,7 +333,7 @@ def test_garbage_on_stdout_fails_and_stops_the_agent(tmp_path):
     async def main():
         runner = _fresh(tmp_path)
         state, events = await drive(runner, "garbage", tmp_path / "j.jsonl")
-        pgid = runner.process.pgid if runner.process else None
+        pgid = runner.connection.process.pgid if runner.connection.process else None
         await runner.close()
         return state, events, pgid
 
@@ -386,7 +386,7 @@ async def main():
     asyncio.ensure_future(session.run())
     async for event in session.events():
         if event.type == "model_update":
-            print(runner.process.pid, flush=True)
+            print(runner.connection.process.pid, flush=True)
             os.kill(os.getpid(), 9)  # the cockpit dies without a chance to clean up
 
 asyncio.run(main())
@@ -410,9 +410,10 @@ def test_agent_dies_with_a_killed_cockpit(tmp_path):
 def test_eof_on_stdout_fails_and_stops_the_agent(tmp_path):
     async def main():
         runner = _fresh(tmp_path)
-        runner.exit_wait = 0.1  # it never exits by itself: no use waiting the full two seconds
+        # It never exits by itself: no use waiting the full two seconds.
+        runner.connection.exit_wait = 0.1
         state, events = await drive(runner, "eof", tmp_path / "j.jsonl")
-        pgid = runner.process.pgid if runner.process else None
+        pgid = runner.connection.process.pgid if runner.connection.process else None
         await runner.close()
         return state, events, pgid
 
@@ -428,7 +429,7 @@ def test_an_agent_that_never_answers_times_out(tmp_path):
     async def main():
         runner = AcpRunner(["sleep", "30"], cwd=tmp_path, startup_timeout=0.3)
         state, events = await drive(runner, "hello", tmp_path / "j.jsonl")
-        return state, events, runner.process
+        return state, events, runner.connection.process
 
     state, events, process = asyncio.run(main())
     assert state.status == "failed"

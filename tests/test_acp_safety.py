@@ -248,9 +248,10 @@ def test_our_own_ids_never_take_an_agent_id(agent):
     client = AcpClient(Workspace(agent.workspace), env={}, agent_name="t")
     client.start_turn(1)
     client.mapper.tool_calls["fs-write-1"] = object()  # type: ignore[assignment]
-    taken = {client._approval_id("fs-write-2"), client._approval_id("t-1")}
-    assert client._op_id("fs-write") == "fs-write-3"
-    assert client._approval_id("t-1") == "t-1~2"
+    ops = client.operations
+    taken = {ops.approval_id("fs-write-2"), ops.approval_id("t-1")}
+    assert ops.op_id("fs-write") == "fs-write-3"
+    assert ops.approval_id("t-1") == "t-1~2"
     assert taken == {"fs-write-2", "t-1"}
 
 

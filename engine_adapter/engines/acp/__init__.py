@@ -7,10 +7,11 @@
         await Session(runner, TaskState(task="fix the failing test")).run()
         await Session(runner, TaskState(task="now add a test")).run()  # same ACP session
 
-Modules: `runner` (the engine), `process` (the agent's process group and pipes), `mapping`
-(updates → events), `permissions` (approval tiers, inputs and answers), `client` (what the
-cockpit serves the agent: permissions, `fs/*`, `terminal/*`), `workspace` and `terminals` (the
-confinement behind them), `catalogue` (`agents.toml`: the agents known by name).
+Modules: `runner` (the engine: `AcpRunner`, which owns one `agent.AgentConnection`),
+`catalogue` (`agents.toml`: the agents known by name), `text` (an agent's text made safe to
+show), `errors` (`AgentFailure`). Two packages by protocol role: `agent` (the process we drive:
+started, connected, logged in, its session opened and kept) and `client` (what we answer: the
+agent's updates, permissions, `fs/*`, `terminal/*`, questions and commands).
 """
 
 from engine_adapter.engines.acp.catalogue import (

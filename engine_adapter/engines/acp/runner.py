@@ -15,10 +15,17 @@ replayed history (`history_*`), notices, `agent_config` and `phase_changed` (the
 settings and mode, when it opened), `turn_start`, the mapped updates (see `mapping`), approvals,
 `model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
 `agent_end`. Failures end the run `failed` with the agent's own words and the last lines of its
-stderr. Between tasks, `set_option` and `set_mode` change the session's settings.
+stderr.
 
-Starting and stopping the agent is `connection.AgentConnection`; the session's settings are
-`controls.SessionControls`: both are bases of `AcpRunner`.
+Besides sending tasks, the human can list the agent's sessions (`list_sessions`) and read and
+change the session's settings (`settings`, `set_option`, `set_mode`), between or during tasks. A
+change is sent to the agent at once and announced as an event (into the live run, else at the
+start of the next one); it is also kept in the runner's `setup`, so an agent that restarts gets
+it again.
+
+The runner owns one `agent.AgentConnection` (the agent's process, its ACP connection and the
+client answering it): it asks it to start the agent, opens the session on it
+(`agent.SessionOpener`) and sends the prompts over it; the connection knows nothing of runs.
 """
 
 from __future__ import annotations
@@ -27,23 +34,34 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import NamedTuple
 
 import acp
 from acp import RequestError
+from acp.schema import PromptResponse, TextContentBlock, Usage
 
 from engine_adapter.context import RunContext
-from engine_adapter.engines.acp.agent import AgentProcess, AgentSession, Opened, SessionSetup
-from engine_adapter.engines.acp.agent.connection import AgentConnection, _Cancelled
+from engine_adapter.engines.acp.agent import (
+    AgentConnection,
+    ListedSession,
+    Opened,
+    SessionOpener,
+    SessionSetup,
+    SettingError,
+    Step,
+    WaitCancelled,
+    Wanted,
+    apply_step,
+    plan_settings,
+)
 from engine_adapter.engines.acp.catalogue import AgentSpec
 from engine_adapter.engines.acp.client import AcpClient
-from engine_adapter.engines.acp.controls import SessionControls
 from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import cap
 from engine_adapter.events import (
     AgentEnd,
-    AgentInfo,
     AgentMode,
+    AgentOption,
     AgentStart,
     CancellationObserved,
     ModelUsage,
@@ -65,7 +83,17 @@ _STOP_REASONS = {
 }
 
 
-class AcpRunner(AgentConnection, SessionControls):
+class _Answer(NamedTuple):
+    """How a prompt ended: its response, or the failure, or the agent killed after a cancel
+    (`recoverable`: the agent refused the prompt but still runs)."""
+
+    response: PromptResponse | None = None
+    error: AgentFailure | None = None
+    killed: bool = False
+    recoverable: bool = False
+
+
+class AcpRunner:
     """Drives an ACP agent as a cockpit engine (see the module docstring).
 
     Args:
@@ -77,6 +105,8 @@ class AcpRunner(AgentConnection, SessionControls):
             stop reason before its process group is killed (then SIGTERM, and SIGKILL half a
             second later: a cancel takes at most about `cancel_grace` + 0.5 s).
         startup_timeout: Seconds the agent may take to answer `initialize` and `session/new`.
+        stop_grace: Seconds a stopped agent may take to exit on its own, and then to end after
+            SIGTERM (see `close`).
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
         setup: Which session to open (`resume`: an earlier one), the MCP servers to give the
@@ -85,9 +115,6 @@ class AcpRunner(AgentConnection, SessionControls):
             or settings for one over the workspace (default: `workspace-write`, no network).
             The agent process itself is not sandboxed.
     """
-
-    exit_wait = 2.0
-    """Seconds a broken connection waits for the agent to exit, to report how it ended."""
 
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
@@ -103,30 +130,121 @@ class AcpRunner(AgentConnection, SessionControls):
             self.spec = AgentSpec(name=os.path.basename(argv[0]), command=argv[0],
                                   args=tuple(argv[1:]), known=False)
         self.cwd = os.fspath(cwd) if cwd is not None else None
-        self.extra_env = dict(env or {})
         self.cancel_grace = cancel_grace
-        self.startup_timeout = startup_timeout
-        self.stop_grace = stop_grace
-        self.forward_always = forward_always
-        self.sandbox = sandbox
+        self.connection = AgentConnection(self.spec, extra_env=env or {},
+                                          startup_timeout=startup_timeout,
+                                          stop_grace=stop_grace, forward_always=forward_always,
+                                          sandbox=sandbox)
         self.event_sink: EventSink | None = None
         self.approval_controller: ApprovalController | None = None
         self.cancel_token: CancelToken | None = None
-        self.process: AgentProcess | None = None
-        self.client: AcpClient | None = None
-        self.conn: Any = None
-        self.acp_session_id: str | None = None
-        self.agent_info: AgentInfo | None = None
         self.modes: list[AgentMode] = []
         self.turn = 0
         self.setup = setup or SessionSetup()
-        self.init: Any = None  # the agent's `initialize` answer
-        self.logged_in: str | None = None  # the login method the cockpit used, if any
-        self.agent_session: AgentSession | None = None
         self.conversation: str | None = None  # the ACP session id, kept across agent restarts
         self._opened: Opened | None = None  # the session just opened, to announce
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
+
+    # the agent's lifetime --------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        """Whether the agent process and its ACP session are up and usable."""
+        return self.connection.alive
+
+    async def close(self, *, grace: float | None = None, let_exit: bool = True) -> None:
+        """Stop the agent: its commands, its connection, its whole process group (see
+        `AgentConnection.close` for `grace` and `let_exit`)."""
+        await self.connection.close(grace=grace, let_exit=let_exit)
+
+    async def __aenter__(self) -> AcpRunner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
+        """Start the agent and open its ACP session (raises AgentFailure or WaitCancelled)."""
+        connection = self.connection
+        await connection.connect(workspace, cancel, model=self.setup.wanted.model)
+        previous = self.conversation  # set: the agent died; reopen its conversation if it can
+        setup = self.setup
+        try:
+            opened = await SessionOpener(connection, cancel).open(workspace, setup, previous)
+        except (WaitCancelled, AgentFailure):
+            raise
+        except Exception as exc:
+            raise await connection.failure(exc, "opening the session") from None
+        self.setup = SessionSetup(resume=None, mcp_servers=setup.mcp_servers,
+                                  wanted=setup.wanted)  # reopened once: later, by `conversation`
+        self.conversation = opened.session_id
+        connection.opened(opened, agent_name=self._agent_name(title=True))
+        self.turn = 0
+        self._usage_totals = {}
+        self.modes = list(opened.modes)
+        self._opened = opened
+
+    # the session's controls: its list, its settings ----------------------------------------------
+    async def list_sessions(self, cwd: str | None = None) -> list[ListedSession]:
+        """The agent's own list of its sessions (`session/list`, in `cwd` when given), starting
+        the agent if it is not running. Raises `SessionsNotOffered` when it has no list, and
+        `AgentFailure` saying why when the agent cannot be asked."""
+        workspace = os.path.realpath(self.cwd or os.getcwd())
+        cancel = asyncio.Event()
+        connection = self.connection
+        async with self._lock:
+            try:
+                if connection.process is None or connection.init is None:
+                    await self.close(let_exit=False)
+                    await connection.connect(workspace, cancel, model=self.setup.wanted.model)
+                return await SessionOpener(connection, cancel).list_sessions(cwd)
+            except AgentFailure as exc:
+                raise AgentFailure(connection.with_stderr(str(exc))) from None
+
+    @property
+    def settings(self) -> tuple[list[AgentOption], list[AgentMode], str | None]:
+        """The open session's settings, its modes and the current mode."""
+        session, client = self.connection.session, self.connection.client
+        if session is None or client is None or not self.alive:
+            return [], [], None
+        return list(session.options), list(session.modes), client.mapper.mode
+
+    async def set_option(self, option_id: str, value: str | bool) -> None:
+        """Set one of the session's settings now (kept for a restarted agent too). Raises
+        `SettingError` listing the valid values, or `AgentFailure` if the agent refused."""
+        text = value if isinstance(value, str) else ("true" if value else "false")
+        options, modes, _mode = self.settings
+        steps = plan_settings(Wanted(options=((option_id, text),)), options, modes)
+        await self._apply(steps[0])
+        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
+                                  self.setup.wanted.with_option(steps[0].id, text))
+
+    async def set_mode(self, mode_id: str) -> None:
+        """Switch the session's mode now (its mode setting where it has one, else
+        `session/set_mode`); errors as for `set_option`."""
+        options, modes, _mode = self.settings
+        wanted = self.setup.wanted
+        steps = plan_settings(Wanted(mode=mode_id), options, modes)
+        await self._apply(steps[0])
+        step = steps[0]  # kept as the value it set, for a restarted agent
+        mode = step.id if step.kind == "mode" else str(step.value)
+        self.setup = SessionSetup(self.setup.resume, self.setup.mcp_servers,
+                                  Wanted(wanted.model, mode, wanted.options))
+
+    async def _apply(self, step: Step) -> None:
+        connection = self.connection
+        session, conn, sid = connection.session, connection.conn, connection.session_id
+        if session is None or conn is None or sid is None:
+            raise SettingError("the agent is not running: settings apply once a task started it")
+        try:
+            options = await asyncio.wait_for(apply_step(conn, sid, step),
+                                             connection.startup_timeout)
+        except Exception as exc:
+            raise await connection.failure(exc, f"the setting ({step.asked})") from None
+        if options is not None:
+            session.set_options(options)
+        if step.kind == "mode" or step.mode is not None:
+            session.set_mode(step.mode or step.id)
 
     # running a task --------------------------------------------------------------------------
     async def run(self, state: TaskState) -> TaskState:
@@ -137,7 +255,7 @@ class AcpRunner(AgentConnection, SessionControls):
 
     def _agent_name(self, *, title: bool = False) -> str:
         """How the agent calls itself (its title first, with `title`), else the spec's name."""
-        info = self.agent_info
+        info = self.connection.agent_info
         if info is None:
             return self.spec.name
         return (title and info.title) or info.name or self.spec.name
@@ -149,17 +267,18 @@ class AcpRunner(AgentConnection, SessionControls):
         started = fresh is not None
         opened, self._opened = (self._opened, None) if fresh else (None, self._opened)
         name = self.spec.name if self.spec.known else self._agent_name()  # catalogue's first
-        session, client = self.agent_session, self.client
+        connection = self.connection
+        session, client, sandbox = connection.session, connection.client, connection.sandbox
         mode = opened.mode if opened is not None else (
             client.mapper.mode if started and client is not None else None)
         context.emit(AgentStart(
             task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
-            agent=self.agent_info, command=self.spec.display,
+            agent=connection.agent_info, command=self.spec.display,
             modes=list(self.modes) if started else None,
-            acp_session_id=self.acp_session_id if started else None,
+            acp_session_id=connection.session_id if started else None,
             new_session=fresh and (opened is None or opened.resumed is None),
             resumed=opened.resumed if opened is not None else None, mode=mode,
-            **(self.sandbox.start_fields() if isinstance(self.sandbox, Sandbox) else {})))
+            **(sandbox.start_fields() if isinstance(sandbox, Sandbox) else {})))
         if not started or session is None or client is None:
             return
         if opened is not None:
@@ -175,28 +294,17 @@ class AcpRunner(AgentConnection, SessionControls):
         unwatch = context.on_cancel(cancel.set)
         try:
             fresh = not self.alive
-            if fresh:
-                await self.close(let_exit=False)  # whatever is left of a dead agent
-                try:
-                    await self._start(workspace, cancel)
-                except (_Cancelled, AgentFailure) as exc:
-                    message = self._with_stderr(str(exc)) if isinstance(exc, AgentFailure) \
-                        else None
-                    stderr = self.process.stderr_tail() if self.process else []
-                    await self.close(let_exit=False)
-                    self._agent_start(context, state, workspace, fresh=None)
-                    if message is not None:
-                        context.end(AgentEnd(status="failed", error=message, stderr=stderr))
-                    return state  # cancelled: the Session reports it
-            client = self.client
+            if fresh and not await self._started(context, state, workspace, cancel):
+                return state
+            client = self.connection.client
             assert client is not None
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
-            client.announce_commands(again=True)
+            client.commands.announce(again=True)
             if not state.task.strip():  # open the session only (`cockpit resume` with no task)
                 context.end(AgentEnd(status="completed", result=(
-                    f"the agent's session {self.acp_session_id} is open: send a task to "
-                    "continue the conversation")))
+                    f"the agent's session {self.connection.session_id} is open: send a task "
+                    "to continue the conversation")))
                 return state
             if context.cancelled:
                 context.close()
@@ -208,20 +316,41 @@ class AcpRunner(AgentConnection, SessionControls):
             await self._turn(state, client, context, cancel, turn)
             return state
         except asyncio.CancelledError:
-            self._kill_now()
+            self.connection.kill_now()
             raise
         finally:
             unwatch()
             context.close()
-            if self.client is not None:
-                self.client.run = None
+            if self.connection.client is not None:
+                self.connection.client.run = None
 
-    async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
-                    cancel: asyncio.Event, turn: int) -> None:
-        blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
-        prompt = asyncio.ensure_future(self.conn.prompt(
-            session_id=self.acp_session_id, prompt=[*blocks, acp.text_block(state.task)]))
-        killed = False
+    async def _started(self, context: RunContext, state: TaskState, workspace: str,
+                       cancel: asyncio.Event) -> bool:
+        """Start a fresh agent for this run; False (the run ended, failed or cancelled) if it
+        could not be started."""
+        connection = self.connection
+        await self.close(let_exit=False)  # whatever is left of a dead agent
+        try:
+            await self._start(workspace, cancel)
+        except (WaitCancelled, AgentFailure) as exc:
+            message = connection.with_stderr(str(exc)) if isinstance(exc, AgentFailure) \
+                else None
+            stderr = connection.stderr_tail()
+            await self.close(let_exit=False)
+            self._agent_start(context, state, workspace, fresh=None)
+            if message is not None:
+                context.end(AgentEnd(status="failed", error=message, stderr=stderr))
+            return False  # cancelled: the Session reports it
+        return True
+
+    async def _prompt(self, client: AcpClient, blocks: list[TextContentBlock],
+                      cancel: asyncio.Event) -> _Answer:
+        """Send the prompt and wait for its answer, or for a cancel: then ask the agent to
+        stop, and kill it when it does not within `cancel_grace` seconds."""
+        connection = self.connection
+        conn, session_id = connection.conn, connection.session_id
+        assert conn is not None and session_id is not None
+        prompt = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=list(blocks)))
         waiter = asyncio.ensure_future(cancel.wait())
         try:
             await asyncio.wait({prompt, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -232,64 +361,74 @@ class AcpRunner(AgentConnection, SessionControls):
             waiter.cancel()
         if not prompt.done():  # cancelled by the cockpit while the agent works
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.conn.cancel(session_id=self.acp_session_id), 1.0)
+                await asyncio.wait_for(conn.cancel(session_id=session_id), 1.0)
             done, _ = await asyncio.wait({prompt}, timeout=self.cancel_grace)
             if not done:
-                killed = True
                 prompt.cancel()
-                await client.stop_terminals("cancelled")
+                await client.terminal_calls.stop_all("cancelled")
                 # It already ignored the cancel: a short SIGTERM grace, then SIGKILL, so the
                 # whole cancel stays within a few seconds.
-                await self.close(grace=min(self.stop_grace, 0.5), let_exit=False)
-        response, error, recoverable = None, None, False
-        if not killed:
-            try:
-                response = prompt.result()
-            except asyncio.CancelledError:
-                killed = True
-            except Exception as exc:
-                error = await self._failure(exc, "session/prompt")
-                recoverable = isinstance(exc, RequestError)  # the agent said no, but lives
-        reply = "".join(client.mapper.reply)
+                await self.close(grace=min(connection.stop_grace, 0.5), let_exit=False)
+                return _Answer(killed=True)
+        try:
+            return _Answer(response=prompt.result())
+        except asyncio.CancelledError:
+            return _Answer(killed=True)
+        except Exception as exc:
+            # A RequestError: the agent said no, but lives.
+            return _Answer(error=await connection.failure(exc, "session/prompt"),
+                           recoverable=isinstance(exc, RequestError))
+
+    async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
+                    cancel: asyncio.Event, turn: int) -> None:
+        blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
+        answer = await self._prompt(client, [*blocks, acp.text_block(state.task)], cancel)
+        response, error = answer.response, answer.error
+        reply = cap("".join(client.mapper.reply), RESULT_LIMIT)
         if context.cancelled or (response is not None and response.stop_reason == "cancelled"):
-            client.mapper.close_open_calls("the turn was cancelled")
-            if not killed:
-                await client.stop_terminals("the turn was cancelled")
-            reason = context.cancel_reason if context.cancelled else "the agent cancelled the turn"
-            if killed:
-                reason = (f"{reason}; the agent did not stop within {self.cancel_grace:g} s, so "
-                          "its processes were killed")
-            context.emit(TurnEnd(turn=turn, stop_reason="cancelled" if not killed else "killed"))
-            context.emit(CancellationObserved(reason=reason or "cancelled", turn=turn))
-            context.end(AgentEnd(status="cancelled", result=cap(reply, RESULT_LIMIT) or None))
-            if error is not None and self.process is not None:
-                await self.close(let_exit=False)  # it died on the way out: start afresh next time
+            await self._cancelled(client, context, turn, answer, reply)
             return
         if error is not None or response is None:
-            message = self._with_stderr(str(error or "the agent stopped answering"))
-            stderr = self.process.stderr_tail() if self.process else []
+            message = self.connection.with_stderr(str(error or "the agent stopped answering"))
+            stderr = self.connection.stderr_tail()
             client.mapper.close_open_calls("the agent failed")
-            await client.stop_terminals("the agent failed")
+            await client.terminal_calls.stop_all("the agent failed")
             context.emit(TurnEnd(turn=turn, stop_reason=None))
             context.end(AgentEnd(status="failed", error=message, stderr=stderr,
-                                 result=cap(reply, RESULT_LIMIT) or None))
-            if not (recoverable and self.alive):
+                                 result=reply or None))
+            if not (answer.recoverable and self.alive):
                 await self.close(let_exit=False)
             return
         stop = response.stop_reason
         client.mapper.close_open_calls(f"the turn ended ({stop})")
-        await client.stop_terminals("the turn ended")
+        await client.terminal_calls.stop_all("the turn ended")
         usage = self._usage_event(response.usage)
         if usage is not None:
             context.emit(usage)
         context.emit(TurnEnd(turn=turn, stop_reason=stop))
         if stop == "end_turn":
-            context.end(AgentEnd(status="completed", result=cap(reply, RESULT_LIMIT)))
+            context.end(AgentEnd(status="completed", result=reply))
         else:
-            context.end(AgentEnd(status="failed", result=cap(reply, RESULT_LIMIT) or None,
+            context.end(AgentEnd(status="failed", result=reply or None,
                                  error=_STOP_REASONS.get(stop, f"the agent stopped: {stop}")))
 
-    def _usage_event(self, usage: Any) -> ModelUsage | None:
+    async def _cancelled(self, client: AcpClient, context: RunContext, turn: int,
+                         answer: _Answer, reply: str) -> None:
+        """End a turn the cockpit (or the agent itself) cancelled."""
+        client.mapper.close_open_calls("the turn was cancelled")
+        if not answer.killed:
+            await client.terminal_calls.stop_all("the turn was cancelled")
+        reason = context.cancel_reason if context.cancelled else "the agent cancelled the turn"
+        if answer.killed:
+            reason = (f"{reason}; the agent did not stop within {self.cancel_grace:g} s, so "
+                      "its processes were killed")
+        context.emit(TurnEnd(turn=turn, stop_reason="killed" if answer.killed else "cancelled"))
+        context.emit(CancellationObserved(reason=reason or "cancelled", turn=turn))
+        context.end(AgentEnd(status="cancelled", result=reply or None))
+        if answer.error is not None and self.connection.process is not None:
+            await self.close(let_exit=False)  # it died on the way out: start afresh next time
+
+    def _usage_event(self, usage: Usage | None) -> ModelUsage | None:
         """This turn's tokens: the prompt response reports session totals, we report deltas."""
         if usage is None:
             return None
@@ -305,4 +444,3 @@ class AcpRunner(AgentConnection, SessionControls):
                           cost_usd=None, thought_tokens=delta["thought"],
                           cached_read_tokens=delta["cached_read"],
                           cached_write_tokens=delta["cached_write"])
-

@@ -1,22 +1,21 @@
 """The process we drive: the agent started, connected, logged in, and its session opened.
 
-- `process`: the agent's process group and pipes, stopped whole; `connection`: starting and
-  stopping it, `initialize`, waiting on it with cancel and timeouts.
+- `process`: the agent's process group and pipes, stopped whole; `connection`: the process and
+  its ACP connection (started, `initialize`d, stopped), waiting on it with cancel and timeouts.
 - `opening`: its session opened (new, loaded, resumed) once it answered `initialize`; `auth`: the
   login methods the cockpit can satisfy; `mcp`: the MCP servers handed to it.
 - `session`: what the cockpit keeps of its session between turns; `settings`: its settings and
   modes; `setup`: what the human asked for when the session opens.
 """
 
-from engine_adapter.engines.acp.agent.connection import AgentConnection
+from engine_adapter.engines.acp.agent.connection import AgentConnection, WaitCancelled, race
 from engine_adapter.engines.acp.agent.opening import (
     ListedSession,
-    Opened,
     SessionOpener,
     SessionsNotOffered,
 )
 from engine_adapter.engines.acp.agent.process import AgentProcess
-from engine_adapter.engines.acp.agent.session import AgentSession
+from engine_adapter.engines.acp.agent.session import AgentSession, Opened
 from engine_adapter.engines.acp.agent.settings import SettingError, Step, apply_step, plan_settings
 from engine_adapter.engines.acp.agent.setup import McpServer, SessionSetup, Wanted
 
@@ -32,7 +31,9 @@ __all__ = [
     "SessionsNotOffered",
     "SettingError",
     "Step",
+    "WaitCancelled",
     "Wanted",
     "apply_step",
     "plan_settings",
+    "race",
 ]

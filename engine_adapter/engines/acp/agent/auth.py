@@ -18,12 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, TerminalAuthMethod
+
 from engine_adapter.engines.acp.catalogue import AgentSpec
 from engine_adapter.engines.acp.text import clean
 
 __all__ = ["AuthChoice", "auth_hint", "choose_auth_method", "method_variables"]
 
 _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:KEY|TOKEN)\b")
+
+AuthMethod = EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent
 
 
 @dataclass(frozen=True)
@@ -35,28 +39,26 @@ class AuthChoice:
     variable: str
 
 
-def _meta(method: Any) -> dict[str, Any]:
-    meta = getattr(method, "field_meta", None)
+def _meta(method: AuthMethod) -> dict[str, Any]:
+    meta = method.field_meta
     if meta is None:
-        extra = getattr(method, "model_extra", None) or {}
+        extra = method.model_extra or {}
         meta = extra.get("_meta")
     return meta if isinstance(meta, dict) else {}
 
 
-def method_variables(method: Any, spec: AgentSpec) -> tuple[str, ...]:
+def method_variables(method: AuthMethod, spec: AgentSpec) -> tuple[str, ...]:
     """The environment variables that satisfy `method` (empty: none does, e.g. a browser or
     terminal login). Any one of them suffices, except for an `env_var` method, which needs all
     its required ones."""
-    kind = getattr(method, "type", None)
-    if kind == "env_var":
-        return tuple(clean(v.name, 100) for v in getattr(method, "vars", None) or []
-                     if not getattr(v, "optional", False))
-    if kind == "terminal":
+    if isinstance(method, EnvVarAuthMethod):
+        return tuple(clean(v.name, 100) for v in method.vars if not v.optional)
+    if isinstance(method, TerminalAuthMethod):
         return ()
-    known = spec.auth_vars.get(getattr(method, "id", ""))
+    known = spec.auth_vars.get(method.id)
     if known:
         return known
-    named = tuple(dict.fromkeys(_VARIABLE.findall(getattr(method, "description", None) or "")))
+    named = tuple(dict.fromkeys(_VARIABLE.findall(method.description or "")))
     if named:
         return named
     if "api-key" in _meta(method):  # an API-key method of an agent the catalogue does not know
@@ -64,17 +66,18 @@ def method_variables(method: Any, spec: AgentSpec) -> tuple[str, ...]:
     return ()
 
 
-def choose_auth_method(init: Any, env: Mapping[str, str], spec: AgentSpec) -> AuthChoice | None:
+def choose_auth_method(init: InitializeResponse, env: Mapping[str, str],
+                       spec: AgentSpec) -> AuthChoice | None:
     """The first method the agent declares whose variables are set in `env` (an `env_var`
     method first: the standard way), or None."""
-    methods = list(getattr(init, "auth_methods", None) or [])
-    methods.sort(key=lambda m: getattr(m, "type", None) != "env_var")
+    methods = list(init.auth_methods or [])
+    methods.sort(key=lambda m: not isinstance(m, EnvVarAuthMethod))
     for method in methods:
         variables = method_variables(method, spec)
         if not variables:
             continue
         present = [v for v in variables if env.get(v)]
-        enough = len(present) == len(variables) if getattr(method, "type", None) == "env_var" \
+        enough = len(present) == len(variables) if isinstance(method, EnvVarAuthMethod) \
             else bool(present)
         if enough:
             return AuthChoice(clean(method.id, 200), clean(method.name, 200), present[0])
@@ -86,27 +89,27 @@ def _one_line(arg: object) -> str:
     return clean(str(arg), 200).replace("\n", "\\n").replace("\t", "\\t")
 
 
-def _terminal_command(method: Any, spec: AgentSpec) -> str:
+def _terminal_command(method: TerminalAuthMethod, spec: AgentSpec) -> str:
     """The login command a terminal method stands for: the agent's own program with the
     method's arguments (never a program the agent names: that is shown, not trusted)."""
-    args = [_one_line(a) for a in (getattr(method, "args", None) or [])][:20]
+    args = [_one_line(a) for a in (method.args or [])][:20]
     return shlex.join([*spec.argv, *args])
 
 
-def auth_hint(init: Any, spec: AgentSpec) -> str:
+def auth_hint(init: InitializeResponse, spec: AgentSpec) -> str:
     """What the human can do when the agent asks to log in: each method it declares with what
     satisfies it, and the variables the agent reads."""
     lines = []
-    for method in list(getattr(init, "auth_methods", None) or [])[:10]:
-        name = clean(getattr(method, "name", "") or method.id, 200)
-        description = clean(getattr(method, "description", None) or "", 300).strip()
+    for method in list(init.auth_methods or [])[:10]:
+        name = clean(method.name or method.id, 200)
+        description = clean(method.description or "", 300).strip()
         what = f"{name}" + (f" ({description})" if description else "")
         variables = method_variables(method, spec)
-        if getattr(method, "type", None) == "terminal":
+        if isinstance(method, TerminalAuthMethod):
             what += (f": log in in a terminal with: {_terminal_command(method, spec)} (then run "
                      "again)")
         elif variables:
-            joiner = " and " if getattr(method, "type", None) == "env_var" else " or "
+            joiner = " and " if isinstance(method, EnvVarAuthMethod) else " or "
             what += f": set {joiner.join(variables)}"
         else:
             what += ": log in with the agent's own CLI first"

@@ -1,8 +1,11 @@
-"""Starting and stopping an ACP agent: its process, its connection and `initialize`, the session
-it opens, waiting on it with cancel and timeouts, and the words for what went wrong.
+"""`AgentConnection`: the agent's process and its ACP connection, one of each, owned by `AcpRunner`.
 
-`AgentConnection` is a part of `AcpRunner` (its base class, like `SessionControls`), kept here
-so the runner stays about running tasks.
+`connect` starts the agent, makes the `AcpClient` that answers it and the `AgentSession` that
+keeps its session's state, and has it answer `initialize`; `close` stops it whole. Meanwhile
+`race` waits on the agent with the run's cancel and a timeout, `failure` puts what went wrong in
+the agent's own terms, and `with_stderr` adds the last lines it wrote to its stderr. Opening a
+session on the connection is `opening.SessionOpener`'s (the connection is told with `opened`);
+running tasks on it is the runner's.
 """
 
 from __future__ import annotations
@@ -10,19 +13,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Awaitable, Mapping
+from typing import TypeVar
 
 import acp
 from acp import RequestError
-from acp.schema import Implementation
+from acp.client.connection import ClientSideConnection
+from acp.schema import Implementation, InitializeResponse
 from pydantic import ValidationError
 
-from engine_adapter.engines.acp.agent.opening import SessionOpener
 from engine_adapter.engines.acp.agent.process import AgentProcess, AgentStartError
-from engine_adapter.engines.acp.agent.session import AgentSession
-from engine_adapter.engines.acp.agent.setup import SessionSetup
-from engine_adapter.engines.acp.catalogue import agent_env
+from engine_adapter.engines.acp.agent.session import AgentSession, Opened
+from engine_adapter.engines.acp.catalogue import AgentSpec, agent_env
 from engine_adapter.engines.acp.client import (
     AcpClient,
     Workspace,
@@ -32,18 +34,15 @@ from engine_adapter.engines.acp.client import (
 from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentInfo
-from engine_adapter.sandbox import Sandbox
+from engine_adapter.sandbox import Sandbox, SandboxSettings
 
-if TYPE_CHECKING:
-    from engine_adapter.engines.acp.runner import AcpRunner
-
-__all__ = ["AgentConnection"]
+__all__ = ["AgentConnection", "WaitCancelled", "race"]
 
 T = TypeVar("T")
 
 
-class _Cancelled(Exception):
-    """The cancel token tripped while we waited on the agent."""
+class WaitCancelled(Exception):
+    """The run was cancelled while we waited on the agent."""
 
 
 def _version() -> str:
@@ -54,27 +53,86 @@ def _version() -> str:
     return __version__
 
 
-class AgentConnection:
-    """The agent's process and connection (mixed into `AcpRunner`; see the module docstring)."""
+async def race(awaitable: Awaitable[T], cancel: asyncio.Event, timeout: float | None,
+               what: str) -> T:
+    """`awaitable`'s result, unless `cancel` is set first (raises `WaitCancelled`) or `timeout`
+    seconds pass (raises `AgentFailure`: the agent did not answer `what` in time)."""
+    task = asyncio.ensure_future(awaitable)
+    waiter = asyncio.ensure_future(cancel.wait())
+    try:
+        done, _ = await asyncio.wait({task, waiter}, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        waiter.cancel()
+    if task in done:
+        return task.result()
+    task.cancel()
+    if cancel.is_set():
+        raise WaitCancelled
+    raise AgentFailure(f"the agent did not answer {what} within {timeout:g} s")
 
-    # lifecycle -------------------------------------------------------------------------------
+
+class AgentConnection:
+    """The agent's process and connection (see the module docstring).
+
+    `spec` is the agent to start, with `extra_env` on top of `agent_env(spec)`; it has
+    `startup_timeout` seconds to answer each call that opens it; `stop_grace` seconds to exit
+    when stopped. `forward_always` and `sandbox` are handed to the client (see `AcpClient`;
+    `sandbox` settings become a checked `Sandbox` over the workspace once connected).
+    """
+
+    exit_wait = 2.0
+    """Seconds a broken connection waits for the agent to exit, to report how it ended."""
+
+    def __init__(self, spec: AgentSpec, *, extra_env: Mapping[str, str],
+                 startup_timeout: float, stop_grace: float, forward_always: bool,
+                 sandbox: Sandbox | SandboxSettings | None) -> None:
+        self.spec = spec
+        self.extra_env = dict(extra_env)
+        self.startup_timeout = startup_timeout
+        self.stop_grace = stop_grace
+        self.forward_always = forward_always
+        self.sandbox = sandbox
+        self.process: AgentProcess | None = None
+        self.client: AcpClient | None = None
+        self.conn: ClientSideConnection | None = None
+        self.session_id: str | None = None  # the ACP session open on it (see `opened`)
+        self.env: dict[str, str] = {}  # the environment the agent runs with
+        # What the agent said of itself, kept after `close` (a failed start names it).
+        self.init: InitializeResponse | None = None  # its `initialize` answer
+        self.agent_info: AgentInfo | None = None
+        self.logged_in: str | None = None  # the login method the cockpit used, if any
+        self.session: AgentSession | None = None  # what the cockpit keeps of its session
+
     @property
-    def alive(self: AcpRunner) -> bool:
+    def alive(self) -> bool:
         """Whether the agent process and its ACP session are up and usable."""
         process = self.process
         return (process is not None and process.returncode is None and self.conn is not None
-                and self.acp_session_id is not None and process.transport.garbage is None)
+                and self.session_id is not None and process.transport.garbage is None)
 
-    async def close(self: AcpRunner, *, grace: float | None = None, let_exit: bool = True) -> None:
+    def opened(self, opened: Opened, *, agent_name: str) -> None:
+        """The session `opened` is now the one on this connection; `agent_name` is what the
+        client calls the agent in approval reasons from now on."""
+        assert self.client is not None and self.session is not None  # connected first
+        self.session_id = opened.session_id
+        self.client.agent_name = agent_name
+        self.session.opened(opened)
+
+    # stopping --------------------------------------------------------------------------------
+    async def close(self, *, grace: float | None = None, let_exit: bool = True) -> None:
         """Stop the agent: its commands, its connection, its whole process group. Its stdin is
         closed first and, with `let_exit`, it gets `stop_grace` seconds to exit on its own (an
         agent may save its state); then SIGTERM, then SIGKILL after `grace` seconds
         (`stop_grace` by default). Failure paths pass `let_exit=False`."""
         client, conn, process = self.client, self.conn, self.process
         self.client = self.conn = self.process = None
-        self.acp_session_id = None
+        self.session_id = None
         if client is not None:
-            await client.stop_terminals("the agent was stopped")
+            await client.terminal_calls.stop_all("the agent was stopped")
         if process is not None:
             await process.stop(self.stop_grace if grace is None else grace,
                                exit_grace=self.stop_grace if let_exit else 0.0)
@@ -82,41 +140,15 @@ class AgentConnection:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 5.0)
 
-    async def __aenter__(self: AcpRunner) -> AcpRunner:
-        return self
-
-    async def __aexit__(self: AcpRunner, *exc: object) -> None:
-        await self.close()
-
-    def _kill_now(self: AcpRunner) -> None:
-        """Synchronous last resort (our task is being cancelled): SIGKILL the group now; `close`
-        reaps it later."""
+    def kill_now(self) -> None:
+        """Synchronous last resort (the run's task is being cancelled): SIGKILL the group now;
+        `close` reaps it later."""
         if self.process is not None:
             self.process.kill_group()
-        self.acp_session_id = None
+        self.session_id = None
 
-    # waiting with cancel and timeouts --------------------------------------------------------
-    async def _race(self: AcpRunner, awaitable: Awaitable[T], cancel: asyncio.Event,
-                    timeout: float | None, what: str) -> T:
-        task = asyncio.ensure_future(awaitable)
-        waiter = asyncio.ensure_future(cancel.wait())
-        try:
-            done, _ = await asyncio.wait({task, waiter}, timeout=timeout,
-                                         return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        finally:
-            waiter.cancel()
-        if task in done:
-            return task.result()
-        task.cancel()
-        if cancel.is_set():
-            raise _Cancelled
-        raise AgentFailure(f"the agent did not answer {what} within {timeout:g} s")
-
-    # starting --------------------------------------------------------------------------------
-    async def _failure(self: AcpRunner, exc: BaseException, what: str) -> AgentFailure:
+    # words for what went wrong ---------------------------------------------------------------
+    async def failure(self, exc: BaseException, what: str) -> AgentFailure:
         """Words for what went wrong, in the agent's own terms where it gave any."""
         if isinstance(exc, AgentFailure):
             return exc
@@ -128,10 +160,10 @@ class AgentConnection:
                 message += f" {clean(data, 4000)}"
             return AgentFailure(message)
         if isinstance(exc, ValidationError):
-            first = exc.errors(include_url=False)[0] if exc.error_count() else {}
-            where = ".".join(str(p) for p in first.get("loc", ()))
-            return AgentFailure(f"the agent's answer to {what} is not valid ACP: "
-                                f"{where}: {first.get('msg', exc)}")
+            errors = exc.errors(include_url=False)
+            where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
+            said = errors[0]["msg"] if errors else str(exc)
+            return AgentFailure(f"the agent's answer to {what} is not valid ACP: {where}: {said}")
         process = self.process
         if process is not None and process.transport.garbage is not None:
             return AgentFailure("the agent wrote something that is not JSON-RPC on stdout (ACP "
@@ -144,48 +176,54 @@ class AgentConnection:
             return AgentFailure(f"the agent closed its connection during {what}")
         return AgentFailure(f"{what} failed: {clean(str(exc), 2000)}")
 
-    def _with_stderr(self: AcpRunner, message: str) -> str:
-        tail = self.process.stderr_tail() if self.process is not None else []
+    def stderr_tail(self) -> list[str]:
+        """The last lines the agent wrote to its stderr (none once it is closed)."""
+        return self.process.stderr_tail() if self.process is not None else []
+
+    def with_stderr(self, message: str) -> str:
+        """`message` followed by the last lines the agent wrote to its stderr, if any."""
+        tail = self.stderr_tail()
         if not tail:
             return message
         lines = "\n".join(f"  {line}" for line in tail[-20:])
         return f"{message}\nlast lines the agent wrote to stderr:\n{lines}"
 
-    async def _connect(self: AcpRunner, workspace: str, cancel: asyncio.Event) -> dict[str, str]:
-        """Start the agent and have it answer `initialize` (raises AgentFailure or _Cancelled);
-        returns the environment it runs with."""
-        env = agent_env(self.spec, self.extra_env)
+    # starting --------------------------------------------------------------------------------
+    async def connect(self, workspace: str, cancel: asyncio.Event, *,
+                      model: str | None) -> None:
+        """Start the agent in `workspace` (with `model` on its command line where the catalogue
+        says how) and have it answer `initialize`; raises `AgentFailure` or `WaitCancelled`."""
+        self.env = agent_env(self.spec, self.extra_env)
         self.agent_info = self.init = self.logged_in = None
         try:
-            self.process = await AgentProcess.start(self.spec.launch_argv(
-                self.setup.wanted.model), cwd=workspace, env=env)
+            self.process = await AgentProcess.start(self.spec.launch_argv(model), cwd=workspace,
+                                                    env=self.env)
         except AgentStartError as exc:
             hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
             raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
         sandbox = self.sandbox if isinstance(self.sandbox, Sandbox) else Sandbox(
             self.sandbox, workspace=workspace)
         self.sandbox = await sandbox.acheck()
-        self.client = AcpClient(Workspace(workspace), env=env, agent_name=self.spec.name,
-                                forward_always=self.forward_always, sandbox=sandbox)
-        client = self.client
-        self.agent_session = AgentSession(client.mapper, lambda: client.run)
-        client.session_hook = self.agent_session.take
+        client = self.client = AcpClient(Workspace(workspace), env=self.env,
+                                         agent_name=self.spec.name,
+                                         forward_always=self.forward_always, sandbox=sandbox)
+        session = self.session = AgentSession(client.mapper, lambda: client.run)
+        client.session_hook = session.take
         self.process.transport.on_notification = client.take_notification
         # The SDK's unstable protocol: without it, `elicitation/create` (an agent's question)
         # is answered "method not found" whatever the client offers.
-        self.conn = acp.connect_to_agent(client, self.process.transport,
-                                         use_unstable_protocol=True)
-        caps = client_capabilities()
+        conn = self.conn = acp.connect_to_agent(client, self.process.transport,
+                                                use_unstable_protocol=True)
         try:
-            init = await self._race(self.conn.initialize(
-                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps,
+            init = await race(conn.initialize(
+                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=client_capabilities(),
                 client_info=Implementation(name="cockpit", title="cockpit",
                                            version=_version())),
                 cancel, self.startup_timeout, "initialize")
-        except (_Cancelled, AgentFailure):
+        except (WaitCancelled, AgentFailure):
             raise
         except Exception as exc:
-            raise await self._failure(exc, "initialize") from None
+            raise await self.failure(exc, "initialize") from None
         self.init = init
         info = init.agent_info
         self.agent_info = AgentInfo(
@@ -195,26 +233,3 @@ class AgentConnection:
             protocol_version=init.protocol_version)
         if offers_steering(init):
             client.notes.use_steering(self)
-        return env
-
-    async def _start(self: AcpRunner, workspace: str, cancel: asyncio.Event) -> None:
-        """Start the agent and open its ACP session (raises AgentFailure or _Cancelled)."""
-        env = await self._connect(workspace, cancel)
-        previous = self.conversation  # set: the agent died; reopen its conversation if it can
-        setup = self.setup
-        try:
-            opened = await SessionOpener(self, cancel, env).open(workspace, setup, previous)
-        except (_Cancelled, AgentFailure):
-            raise
-        except Exception as exc:
-            raise await self._failure(exc, "opening the session") from None
-        self.setup = SessionSetup(resume=None, mcp_servers=setup.mcp_servers,
-                                  wanted=setup.wanted)  # reopened once: later, by `conversation`
-        self.acp_session_id = self.conversation = opened.session_id
-        assert self.client is not None and self.agent_session is not None
-        self.client.agent_name = self._agent_name(title=True)
-        self.agent_session.opened(opened)
-        self.turn = 0
-        self._usage_totals = {}
-        self.modes = list(opened.modes)
-        self._opened = opened

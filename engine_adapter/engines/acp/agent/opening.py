@@ -15,14 +15,24 @@ to a new session with a warning: "the agent restarted; its earlier conversation 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
 from acp import RequestError
+from acp.client.connection import ClientSideConnection
+from acp.schema import (
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    ResumeSessionResponse,
+)
 
 from engine_adapter.engines.acp.agent.auth import auth_hint, choose_auth_method
-from engine_adapter.engines.acp.agent.mcp import acp_servers
+from engine_adapter.engines.acp.agent.connection import AgentConnection, race
+from engine_adapter.engines.acp.agent.mcp import AgentMcpServer, acp_servers
+from engine_adapter.engines.acp.agent.session import AgentSession, Opened
 from engine_adapter.engines.acp.agent.settings import (
     SettingError,
     apply_step,
@@ -33,18 +43,18 @@ from engine_adapter.engines.acp.agent.settings import (
 from engine_adapter.engines.acp.agent.setup import SessionSetup, Wanted
 from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import clean
-from engine_adapter.events import AgentMode, AgentNotice, AgentOption
+from engine_adapter.events import AgentNotice
 
-if TYPE_CHECKING:
-    from engine_adapter.engines.acp.runner import AcpRunner
-
-__all__ = ["AUTH_REQUIRED", "ListedSession", "Opened", "SessionOpener", "SessionsNotOffered"]
+__all__ = ["AUTH_REQUIRED", "ListedSession", "SessionOpener", "SessionsNotOffered"]
 
 T = TypeVar("T")
 
 AUTH_REQUIRED = -32000
 MAX_PAGES = 20  # pages of `session/list` read (an agent whose cursor never ends is cut off)
 GONE = "the agent restarted; its earlier conversation is gone"
+
+# What opening a session answers (`session/load` may answer nothing at all).
+SessionAnswer = NewSessionResponse | ResumeSessionResponse | LoadSessionResponse | None
 
 
 class SessionsNotOffered(Exception):
@@ -61,60 +71,53 @@ class ListedSession:
     updated_at: str | None = None
 
 
-@dataclass
-class Opened:
-    """The session that opened: its id, how (None: new; else the method that reopened it), its
-    modes and settings, and what the human should be told."""
-
-    session_id: str
-    resumed: str | None = None
-    modes: list[AgentMode] = field(default_factory=list)
-    mode: str | None = None
-    options: list[AgentOption] = field(default_factory=list)
-    history: list[Any] = field(default_factory=list)
-    notices: list[AgentNotice] = field(default_factory=list)
-
-
 class SessionOpener:
-    """Opens (or lists) the sessions of `runner`'s connected agent; `cancel` ends a wait."""
+    """Opens (or lists) the sessions of the agent on `connection`, which has answered
+    `initialize`; `cancel` ends a wait."""
 
-    def __init__(self, runner: AcpRunner, cancel: asyncio.Event, env: Mapping[str, str]) -> None:
-        self.runner = runner
+    def __init__(self, connection: AgentConnection, cancel: asyncio.Event) -> None:
+        conn, init, session = connection.conn, connection.init, connection.session
+        if conn is None or init is None or session is None:
+            raise AgentFailure("the agent is not connected")
+        self.connection = connection
+        self.conn: ClientSideConnection = conn
+        self.init: InitializeResponse = init
+        self.session: AgentSession = session  # keeps the history a `session/load` replays
         self.cancel = cancel
-        self.env = env
         self.notices: list[AgentNotice] = []
 
     # every call ------------------------------------------------------------------------------
     async def call(self, make: Callable[[], Awaitable[T]], stage: str) -> T:
         """`make()` answered within the startup timeout, logging in first if the agent asks."""
-        runner = self.runner
+        connection = self.connection
+        timeout = connection.startup_timeout
         try:
-            return await runner._race(make(), self.cancel, runner.startup_timeout, stage)
+            return await race(make(), self.cancel, timeout, stage)
         except RequestError as exc:
-            if exc.code != AUTH_REQUIRED or runner.logged_in is not None:
+            if exc.code != AUTH_REQUIRED or connection.logged_in is not None:
                 raise await self._failed(exc, stage) from None
-            choice = choose_auth_method(runner.init, self.env, runner.spec)
+            choice = choose_auth_method(self.init, connection.env, connection.spec)
             if choice is None:
                 raise await self._failed(exc, stage) from None
             login = f"authenticate ({choice.method_id})"
             try:
-                await runner._race(runner.conn.authenticate(method_id=choice.method_id),
-                                   self.cancel, runner.startup_timeout, login)
+                await race(self.conn.authenticate(method_id=choice.method_id), self.cancel,
+                           timeout, login)
             except RequestError as failed:
                 raise await self._failed(failed, login, hint=True) from None
-            runner.logged_in = choice.method_id
+            connection.logged_in = choice.method_id
             self.notices.append(AgentNotice(text=(
                 f"logged in to the agent with its {choice.name!r} method ({choice.variable} is "
                 "set)")))
         try:
-            return await runner._race(make(), self.cancel, runner.startup_timeout, stage)
+            return await race(make(), self.cancel, timeout, stage)
         except RequestError as exc:
             raise await self._failed(exc, stage) from None
 
     async def _failed(self, exc: RequestError, stage: str, *, hint: bool = False) -> Exception:
-        failure = await self.runner._failure(exc, stage)
+        failure = await self.connection.failure(exc, stage)
         if hint or exc.code == AUTH_REQUIRED:
-            return AgentFailure(str(failure) + auth_hint(self.runner.init, self.runner.spec))
+            return AgentFailure(str(failure) + auth_hint(self.init, self.connection.spec))
         return failure
 
     # opening ---------------------------------------------------------------------------------
@@ -122,8 +125,7 @@ class SessionOpener:
         """Open the session: `setup.resume` (the human's choice) or `previous` (the conversation
         of an agent that died) if either is given and the agent can reopen it, else a new one;
         then make `setup.wanted` true. Raises `AgentFailure` saying what went wrong."""
-        runner = self.runner
-        servers, skipped = acp_servers(setup.mcp_servers, runner.init)
+        servers, skipped = acp_servers(setup.mcp_servers, self.init)
         self.notices += [AgentNotice(level="warning", text=text) for text in skipped]
         target = setup.resume or previous
         opened: Opened | None = None
@@ -138,58 +140,60 @@ class SessionOpener:
                 self.notices.append(AgentNotice(text=(
                     f"the agent restarted; the conversation was reopened ({opened.resumed})")))
         if opened is None:
-            new = await self.call(lambda: runner.conn.new_session(
-                cwd=workspace, mcp_servers=servers), "session/new")
+            conn = self.conn
+            new = await self.call(lambda: conn.new_session(cwd=workspace, mcp_servers=servers),
+                                  "session/new")
             opened = self._opened(new.session_id, None, new)
         opened.notices = self.notices
         await self._settle(opened, setup.wanted)
         return opened
 
-    def _opened(self, session_id: str, how: str | None, answer: Any) -> Opened:
-        modes, mode = modes_from_acp(getattr(answer, "modes", None))
+    def _opened(self, session_id: str, how: str | None, answer: SessionAnswer) -> Opened:
+        modes, mode = modes_from_acp(answer.modes if answer is not None else None)
         return Opened(session_id=clean(session_id, 200), resumed=how, modes=modes, mode=mode,
-                      options=options_from_acp(getattr(answer, "config_options", None)))
+                      options=options_from_acp(answer.config_options if answer is not None
+                                               else None))
 
     async def _reopen(self, workspace: str, target: str,
-                      servers: list[Any]) -> tuple[Opened | None, str]:
+                      servers: list[AgentMcpServer]) -> tuple[Opened | None, str]:
         """`target` reopened by resume, else load (with its history), or None and why not."""
-        runner = self.runner
-        caps = getattr(runner.init, "agent_capabilities", None)
-        session_caps = getattr(caps, "session_capabilities", None)
+        conn = self.conn
+        caps = self.init.agent_capabilities
+        session_caps = caps.session_capabilities if caps is not None else None
         why = ""
-        if getattr(session_caps, "resume", None) is not None:
+        if session_caps is not None and session_caps.resume is not None:
             try:
-                answer = await self.call(lambda: runner.conn.resume_session(
+                answer = await self.call(lambda: conn.resume_session(
                     session_id=target, cwd=workspace, mcp_servers=servers), "session/resume")
                 return self._opened(target, "session/resume", answer), ""
             except AgentFailure as exc:
                 why = str(exc)
-        if getattr(caps, "load_session", False):
-            history = runner.agent_session
+        if caps is not None and caps.load_session:
+            history = self.session
             history.start_replay()
             try:
-                answer = await self.call(lambda: runner.conn.load_session(
+                loaded = await self.call(lambda: conn.load_session(
                     session_id=target, cwd=workspace, mcp_servers=servers), "session/load")
             except AgentFailure as exc:
                 history.end_replay()
                 return None, f"{why}; then {exc}" if why else str(exc)  # both answers count
-            opened = self._opened(target, "session/load", answer)
+            opened = self._opened(target, "session/load", loaded)
             opened.history = history.end_replay()
             return opened, ""
         return None, why or "the agent offers neither session/resume nor session/load"
 
     async def _settle(self, opened: Opened, wanted: Wanted) -> None:
         """Make the human's settings true, or fail listing what the agent offers."""
-        if self.runner.spec.model_args and wanted.model is not None:
+        if self.connection.spec.model_args and wanted.model is not None:
             wanted = Wanted(None, wanted.mode, wanted.options)  # chosen at launch
         try:
             steps = plan_settings(wanted, opened.options, opened.modes)
         except SettingError as exc:
             raise AgentFailure(str(exc)) from None
-        conn = self.runner.conn
+        conn = self.conn
         for step in steps:
             method = "session/set_mode" if step.kind == "mode" else "session/set_config_option"
-            options = await self.call(lambda step=step: apply_step(conn, opened.session_id, step),
+            options = await self.call(partial(apply_step, conn, opened.session_id, step),
                                       f"{method} ({step.asked})")
             if options is not None:
                 opened.options = options
@@ -200,16 +204,15 @@ class SessionOpener:
     async def list_sessions(self, cwd: str | None) -> list[ListedSession]:
         """The agent's sessions (in `cwd` when given), all pages; `SessionsNotOffered` if it
         has no `session/list`."""
-        runner = self.runner
-        caps = getattr(getattr(runner.init, "agent_capabilities", None), "session_capabilities",
-                       None)
-        if getattr(caps, "list", None) is None:
+        caps = self.init.agent_capabilities
+        session_caps = caps.session_capabilities if caps is not None else None
+        if session_caps is None or session_caps.list is None:
             raise SessionsNotOffered
         found: list[ListedSession] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
-            page = await self.call(lambda cursor=cursor: runner.conn.list_sessions(
-                cwd=cwd, cursor=cursor), "session/list")
+            page = await self.call(partial(self.conn.list_sessions, cwd=cwd, cursor=cursor),
+                                   "session/list")
             for info in page.sessions:
                 found.append(ListedSession(
                     session_id=clean(info.session_id, 200), cwd=clean(info.cwd, 1000),

@@ -49,7 +49,7 @@ class PipeTransport:
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.on_notification: Callable[[str, Any], bool | Awaitable[None]] | None = None
+        self.on_notification: Callable[[str, object], bool | Awaitable[None]] | None = None
         self._reader = reader
         self._writer = writer
         self._lines: deque[str] = deque()
@@ -183,6 +183,8 @@ class AgentProcess:
                 self.kill_group()
                 # Close the pipes while the loop still runs; left to the garbage collector,
                 # asyncio would try to close them on a closed loop (and say so on stderr).
+                # asyncio's Process offers no public handle on its transport, and closing
+                # stdin through its stream is not enough: the read pipes fail the same way.
                 transport = getattr(self.proc, "_transport", None)
                 with contextlib.suppress(Exception):
                     if transport is not None:

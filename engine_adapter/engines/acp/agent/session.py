@@ -13,20 +13,35 @@ while `session/load` replays it — the earlier conversation, marked as history.
 - otherwise `session_info_update` and `config_option_update` keep the title and settings up to
   date and are announced as `session_info` / `agent_config` events: into the live run, or, when
   no task runs, queued for the next one (`flush`); so is a mode change between tasks.
+
+`Opened` is the session as `opening` opened it: `AgentSession.opened` keeps its settings and
+`announce_opened` tells the first run what came with it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Literal
 
-from acp.schema import SessionNotification
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ConfigOptionUpdate,
+    ContentToolCallContent,
+    CurrentModeUpdate,
+    SessionInfoUpdate,
+    SessionNotification,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
 from pydantic import ValidationError
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.agent.settings import options_from_acp
-from engine_adapter.engines.acp.client.mapping import UpdateMapper, _block_text
+from engine_adapter.engines.acp.client import SessionUpdate, UpdateMapper, block_text
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import (
     AgentConfig,
@@ -41,18 +56,35 @@ from engine_adapter.events import (
 )
 from engine_adapter.text import plural
 
-if TYPE_CHECKING:
-    from engine_adapter.engines.acp.agent.opening import Opened
-
-__all__ = ["AgentSession"]
+__all__ = ["AgentSession", "Opened"]
 
 log = logging.getLogger(__name__)
 
 HISTORY_LIMIT = 100_000  # replayed events kept of one load; the rest are counted, not kept
 JOIN_LIMIT = 64 * 1024  # characters of one joined history_message
-_ROLES = {"user_message_chunk": "user", "agent_message_chunk": "agent",
-          "agent_thought_chunk": "thought"}
+Role = Literal["user", "agent", "thought"]
+_ROLES: dict[str, Role] = {"user_message_chunk": "user", "agent_message_chunk": "agent",
+                           "agent_thought_chunk": "thought"}
 _PAST = {"plan", "usage_update"}  # of the past: not replayed as this task's activity
+
+Replayed = BaseEvent | SessionUpdate
+"""What a replay keeps, in order: history events to emit, and updates to map once a run is
+live (a mode, a title, the agent's commands)."""
+
+
+@dataclass
+class Opened:
+    """The session as it opened (see `opening`): its id, how (None: new; else the method that
+    reopened it), its modes and settings, the history a load replayed, and what the human
+    should be told."""
+
+    session_id: str
+    resumed: str | None = None
+    modes: list[AgentMode] = field(default_factory=list)
+    mode: str | None = None
+    options: list[AgentOption] = field(default_factory=list)
+    history: list[Replayed] = field(default_factory=list)
+    notices: list[AgentNotice] = field(default_factory=list)
 
 
 class AgentSession:
@@ -68,9 +100,9 @@ class AgentSession:
         self.options: list[AgentOption] = []
         self.modes: list[AgentMode] = []
         self.queued: list[BaseEvent] = []
-        self._replay: list[BaseEvent | Any] | None = None
+        self._replay: list[Replayed] | None = None
         self._tools: dict[str, tuple[str, str | None, str | None]] = {}
-        self._text: tuple[str, list[str]] | None = None  # the replayed message being joined
+        self._text: tuple[Role, list[str]] | None = None  # the replayed message being joined
         self._text_size = 0
         self._dropped = 0
 
@@ -143,7 +175,7 @@ class AgentSession:
         self.mapper.mode = None
 
     # session/update --------------------------------------------------------------------------
-    def take(self, params: Any) -> bool | None:
+    def take(self, params: object) -> bool | None:
         """Handle one `session/update`'s params if it is ours (True), else None: the client
         maps it as usual."""
         update = params.get("update") if isinstance(params, dict) else None
@@ -162,23 +194,22 @@ class AgentSession:
             log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
             return True
         if replaying:
-            self._replayed(kind, parsed)
-        elif not self._own_update(parsed):
+            self._replayed(parsed)
+        elif not self._own_update(parsed) and isinstance(parsed, CurrentModeUpdate):
             self.set_mode(clean(parsed.current_mode_id, 200))
         return True
 
-    def _own_update(self, update: Any) -> bool:
+    def _own_update(self, update: SessionUpdate) -> bool:
         """Keep a title or the settings an update brings (True), else leave it (False)."""
-        kind = getattr(update, "session_update", None)
-        if kind == "session_info_update":
+        if isinstance(update, SessionInfoUpdate):
             self._info(update)
-        elif kind == "config_option_update":
+        elif isinstance(update, ConfigOptionUpdate):
             self.set_options(options_from_acp(update.config_options))
         else:
             return False
         return True
 
-    def _info(self, update: Any) -> None:
+    def _info(self, update: SessionInfoUpdate) -> None:
         fields = update.model_fields_set
         title = self.title
         if "title" in fields:
@@ -197,7 +228,7 @@ class AgentSession:
         self._replay, self._tools, self._dropped = [], {}, 0
         self._text, self._text_size = None, 0
 
-    def end_replay(self) -> list[BaseEvent | Any]:
+    def end_replay(self) -> list[Replayed]:
         """Stop replaying; returns what came, in order: history events to emit, and other
         updates to map once the run is live."""
         self._join()
@@ -214,9 +245,9 @@ class AgentSession:
         if self._text is not None:
             role, parts = self._text
             self._text, self._text_size = None, 0
-            self._keep(HistoryMessage(role=role, text="".join(parts)))  # type: ignore[arg-type]
+            self._keep(HistoryMessage(role=role, text="".join(parts)))
 
-    def _keep(self, item: BaseEvent | Any) -> None:
+    def _keep(self, item: Replayed) -> None:
         if self._text is not None:
             self._join()
         replay = self._replay
@@ -226,12 +257,10 @@ class AgentSession:
         else:
             replay.append(item)
 
-    def _replayed(self, kind: str | None, update: Any) -> None:
-        role = _ROLES.get(kind or "")
-        if role is not None:
-            content = update.content
-            text = clean(content.text if content.type == "text" else _block_text(content),
-                         JOIN_LIMIT)
+    def _replayed(self, update: SessionUpdate) -> None:
+        if isinstance(update, UserMessageChunk | AgentMessageChunk | AgentThoughtChunk):
+            role = _ROLES[update.session_update]
+            text = clean(block_text(update.content), JOIN_LIMIT)
             if not text:
                 return
             if self._text is not None and (self._text[0] != role
@@ -241,12 +270,12 @@ class AgentSession:
                 self._text = (role, [])
             self._text[1].append(text)
             self._text_size += len(text)
-        elif kind in ("tool_call", "tool_call_update"):
+        elif isinstance(update, ToolCallStart | ToolCallProgress):
             self._tool(update)
-        elif kind not in _PAST:
+        elif update.session_update not in _PAST:
             self._keep(update)
 
-    def _tool(self, update: Any) -> None:
+    def _tool(self, update: ToolCallStart | ToolCallProgress) -> None:
         call_id = clean(update.tool_call_id, 200)
         kind, title, status = self._tools.get(call_id, ("other", None, None))
         kind = update.kind or kind
@@ -257,8 +286,8 @@ class AgentSession:
         self._tools[call_id] = (kind, title, status)
         output = ""
         if status in ("completed", "failed"):
-            texts = [_block_text(c.content) for c in update.content or []
-                     if getattr(c, "type", None) == "content"]
+            texts = [block_text(c.content) for c in update.content or []
+                     if isinstance(c, ContentToolCallContent)]
             output = clean("\n".join(texts), 2000)
         self._keep(HistoryTool(call_id=call_id, tool=clean(kind, 100), title=title,
                                status=status, output=output))

@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from acp.client.connection import ClientSideConnection
+from acp.schema import (
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
+    SessionConfigSelectGroup,
+    SessionConfigSelectOption,
+    SessionModeState,
+)
 
 from engine_adapter.engines.acp.agent.setup import Wanted
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentChoice, AgentMode, AgentOption
 
 __all__ = [
+    "ConfigOption",
     "SettingError",
     "Step",
     "apply_step",
@@ -26,6 +36,9 @@ __all__ = [
     "parse_bool",
     "plan_settings",
 ]
+
+ConfigOption = SessionConfigOptionSelect | SessionConfigOptionBoolean
+"""One of an agent's `configOptions`, as the SDK reads it."""
 
 MAX_OPTIONS = 64  # settings kept of one agent's answer
 MAX_CHOICES = 500  # values kept of one select setting
@@ -38,36 +51,36 @@ class SettingError(ValueError):
     it does offer."""
 
 
-def _choices(raw: Any) -> list[AgentChoice]:
+def _choices(raw: list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+             ) -> list[AgentChoice]:
     found: list[AgentChoice] = []
-    for entry in raw or []:
-        inner = getattr(entry, "options", None)  # a group of values
-        for choice in inner if inner is not None else [entry]:
-            value = getattr(choice, "value", None)
-            if isinstance(value, str) and len(found) < MAX_CHOICES:
-                found.append(AgentChoice(value=clean(value, 200),
-                                         name=clean(getattr(choice, "name", "") or "", 200)))
+    for entry in raw:
+        group = entry.options if isinstance(entry, SessionConfigSelectGroup) else [entry]
+        for choice in group:
+            if len(found) < MAX_CHOICES:
+                found.append(AgentChoice(value=clean(choice.value, 200),
+                                         name=clean(choice.name or "", 200)))
     return found
 
 
-def options_from_acp(config_options: Iterable[Any] | None) -> list[AgentOption]:
+def options_from_acp(config_options: Iterable[ConfigOption] | None) -> list[AgentOption]:
     """The agent's `configOptions` (select and boolean ones) as `AgentOption`s."""
     options = []
     for raw in list(config_options or [])[:MAX_OPTIONS]:
-        kind = getattr(raw, "type", "select")
-        category = getattr(raw, "category", None)
-        value = getattr(raw, "current_value", None)
-        options.append(AgentOption(
-            id=clean(raw.id, 200), name=clean(getattr(raw, "name", "") or "", 200),
-            kind="boolean" if kind == "boolean" else "select",
-            category=clean(category, 100) if isinstance(category, str) else None,
-            value=value if isinstance(value, bool) else (
-                clean(value, 200) if isinstance(value, str) else None),
-            choices=_choices(getattr(raw, "options", None)) if kind != "boolean" else []))
+        option_id, name = clean(raw.id, 200), clean(raw.name or "", 200)
+        # A category the SDK does not know is not a word (it reads it as a dict): dropped.
+        category = clean(raw.category, 100) if isinstance(raw.category, str) else None
+        if isinstance(raw, SessionConfigOptionBoolean):
+            options.append(AgentOption(id=option_id, name=name, kind="boolean",
+                                       category=category, value=raw.current_value))
+        else:
+            options.append(AgentOption(id=option_id, name=name, kind="select",
+                                       category=category, value=clean(raw.current_value, 200),
+                                       choices=_choices(raw.options)))
     return options
 
 
-def modes_from_acp(modes: Any) -> tuple[list[AgentMode], str | None]:
+def modes_from_acp(modes: SessionModeState | None) -> tuple[list[AgentMode], str | None]:
     """The agent's session modes and the current one (`([], None)` when it has none)."""
     if modes is None:
         return [], None
@@ -153,7 +166,8 @@ def _mode_step(wanted: str, options: Sequence[AgentOption], modes: Sequence[Agen
             if mode is None:
                 raise
         else:
-            same = step.value if any(m.id == step.value for m in modes) else None
+            same = step.value if isinstance(step.value, str) and any(
+                m.id == step.value for m in modes) else None
             return Step("option", step.id, step.value, asked, mode=same)
     if mode is not None:
         return Step("mode", mode.id, mode.id, asked)
@@ -189,7 +203,8 @@ def plan_settings(wanted: Wanted, options: Sequence[AgentOption],
     return steps
 
 
-async def apply_step(conn: Any, session_id: str, step: Step) -> list[AgentOption] | None:
+async def apply_step(conn: ClientSideConnection, session_id: str,
+                     step: Step) -> list[AgentOption] | None:
     """Make one setting; returns the agent's settings as they now stand when it says (a mode
     change returns None: the agent reports it with `current_mode_update`)."""
     if step.kind == "mode":
@@ -197,4 +212,4 @@ async def apply_step(conn: Any, session_id: str, step: Step) -> list[AgentOption
         return None
     response = await conn.set_config_option(config_id=step.id, session_id=session_id,
                                             value=step.value)
-    return options_from_acp(response.config_options) if response is not None else None
+    return options_from_acp(response.config_options)

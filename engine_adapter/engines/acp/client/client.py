@@ -1,47 +1,58 @@
 """The client side of ACP: what the cockpit answers when the agent calls it.
 
 `AcpClient` is the object the SDK calls for `session/update`, `session/request_permission`,
-`fs/read_text_file`, `fs/write_text_file` and `terminal/*`. Updates go through the
-`UpdateMapper` to the current run's event sink; permissions, writes and commands go through the
-run's approval controller (the `Session`), so grants, unattended mode and timeouts apply.
+`fs/read_text_file`, `fs/write_text_file`, `terminal/*` and `elicitation/*`. Updates go through
+the `UpdateMapper` to the current run's event sink; permissions, writes and commands go through
+the run's approval controller (the `Session`), so grants, unattended mode and timeouts apply.
+
+It answers permissions and `fs/*` itself and hands the rest to what it owns: `terminal/*` to
+`TerminalCalls`, `elicitation/*` to `ElicitationCalls`, the agent's commands to
+`OfferedCommands`; ids, the approval gate and the rows of its own operations are `Operations`'.
 
 Reads inside the workspace are tier 1 and need no approval. A write or a command needs one,
 unless the agent already got permission for exactly that in the current turn (see
 `permissions.Permits`); each such permission covers one operation. A write's approval and its
 row carry its diff; a command's approval carries the whole request (argv, env, cwd, output
 limit). A refused request (outside the workspace, not a regular file, …) is journaled as a
-failed row, like any other call. File I/O and diffs run in worker threads (`fileio.off_loop`),
+failed row, like any other call. File I/O and diffs run in worker threads (`files.off_loop`),
 never on the event loop; a `session/update` carrying diffs is rendered there too, before the
-next message is read, so order holds.
-
-Approval ids are unique within a turn: an agent chooses its own tool call ids and may reuse one
-(or pick one of ours, `fs-write-1`), so a second request with an id already in use gets a
-suffix (`t-1~2`): each request waits on its own answer, and the human's answer goes to the
-request shown.
+next message is read, so order holds. Approval ids are unique within a turn (see
+`operations`).
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from acp import RequestError
+from acp import Agent, RequestError
 from acp.schema import (
     AllowedOutcome,
     AuthCapabilities,
+    AvailableCommandsUpdate,
     ClientCapabilities,
+    CreateElicitationResponse,
+    CreateTerminalResponse,
     DeniedOutcome,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
+    ElicitationMode,
+    EnvVariable,
+    FileEditToolCallContent,
     FileSystemCapabilities,
+    KillTerminalResponse,
     PermissionOption,
     ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
     SessionNotification,
+    TerminalOutputResponse,
+    ToolCallProgress,
+    ToolCallStart,
     ToolCallUpdate,
+    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 from pydantic import ValidationError
@@ -50,8 +61,15 @@ from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.client.commands import OfferedCommands
 from engine_adapter.engines.acp.client.elicitation import ElicitationCalls
 from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
-from engine_adapter.engines.acp.client.mapping import OUTPUT_LIMIT, RenderedDiff, UpdateMapper
+from engine_adapter.engines.acp.client.mapping import (
+    OUTPUT_LIMIT,
+    RenderedDiff,
+    SessionUpdate,
+    ToolCallContent,
+    UpdateMapper,
+)
 from engine_adapter.engines.acp.client.notes import DenialNotes
+from engine_adapter.engines.acp.client.operations import Operations
 from engine_adapter.engines.acp.client.permissions import (
     PERMISSION_DENIED,
     Permits,
@@ -61,9 +79,8 @@ from engine_adapter.engines.acp.client.permissions import (
     tier_for,
 )
 from engine_adapter.engines.acp.client.terminal_calls import TerminalCalls
-from engine_adapter.engines.acp.client.terminals import Terminals
 from engine_adapter.engines.acp.text import clean
-from engine_adapter.events import BaseEvent, ToolEnd, ToolStart
+from engine_adapter.events import ToolStart
 from engine_adapter.files import FileRefused, off_loop, unified_diff_async
 from engine_adapter.sandbox import Sandbox
 from engine_adapter.text import plural
@@ -85,7 +102,7 @@ def client_capabilities() -> ClientCapabilities:
         auth=AuthCapabilities(terminal=True))
 
 
-class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
+class AcpClient:
     """Serves one ACP session's calls into the cockpit (see the module docstring).
 
     `env` is the environment commands run with; `agent_name` names the agent in approval
@@ -96,22 +113,30 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
     def __init__(self, workspace: Workspace, *, env: dict[str, str], agent_name: str,
                  forward_always: bool = False, sandbox: Sandbox | None = None) -> None:
         self.workspace = workspace
-        self.env = env
-        self.sandbox = sandbox
         self.agent_name = agent_name
         self.forward_always = forward_always
         self.run: RunContext | None = None
         # Sees each `session/update`'s params first (the agent session's title, settings and
-        # replayed history, see `agent_session`): True handled it, None leaves it to us.
-        self.session_hook: Callable[[Any], bool | None] | None = None
-        self.terminals = Terminals(on_exit=self._terminal_exited)
-        self.mapper = UpdateMapper(self._emit, terminal_output=self._terminal_text,
-                                   display_path=self._display_path, workspace=workspace.root)
+        # replayed history, see `agent.session`): True handled it, None leaves it to us.
+        self.session_hook: Callable[[object], bool | None] | None = None
         self.permits = Permits()
         self.notes = DenialNotes()  # a denial's reason, on its way to the agent
-        self._ids_in_use: set[str] = set()  # approval ids given out this turn
-        self._ops = itertools.count(1)
-        self._terminal_calls: dict[str, tuple[str, float]] = {}  # terminal id -> (call id, t0)
+        self.operations = Operations(self._live, agent_ids=self._agent_ids)
+        self.terminal_calls = TerminalCalls(self.operations, workspace, env=env,
+                                            sandbox=sandbox, permits=self.permits,
+                                            agent_name=lambda: self.agent_name)
+        self.elicitation = ElicitationCalls(self._live)
+        self.commands = OfferedCommands(self._live)
+        self.mapper = UpdateMapper(self.operations.emit,
+                                   terminal_output=self.terminal_calls.output_text,
+                                   display_path=self._display_path, workspace=workspace.root)
+
+    def _live(self) -> RunContext | None:
+        return self.run
+
+    def _agent_ids(self, call_id: str) -> bool:
+        """Whether the agent uses `call_id` for one of its tool calls of this turn."""
+        return call_id in self.mapper.tool_calls or call_id in self.mapper.finished
 
     def _display_path(self, path: str) -> str:
         try:
@@ -119,72 +144,42 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         except WorkspaceError:
             return path
 
-    # plumbing --------------------------------------------------------------------------------
-    def _emit(self, event: BaseEvent) -> None:
-        run = self.run
-        if run is not None and run.live:
-            run.sink.emit(event)
-
     def start_turn(self, turn: int) -> None:
         """A new prompt: permissions of the last one no longer cover anything."""
         self.permits.clear()
-        self._ids_in_use.clear()
+        self.operations.start_turn()
         self.mapper.start_turn(turn)
 
-    def _approval_id(self, wanted: str) -> str:
-        """`wanted`, or `wanted~N` if that id is already in use this turn (by an earlier
-        request, one of our own operations, or a tool call of the agent's)."""
-        taken = self._ids_in_use
-        approval_id, n = wanted, 1
-        while approval_id in taken or (approval_id != wanted and (
-                approval_id in self.mapper.tool_calls or approval_id in self.mapper.finished)):
-            n += 1
-            approval_id = f"{wanted}~{n}"
-        taken.add(approval_id)
-        return approval_id
-
-    def _op_id(self, kind: str) -> str:
-        """A fresh id for one of our own operations, unlike any id the agent used."""
-        while True:
-            op_id = f"{kind}-{next(self._ops)}"
-            if op_id not in self._ids_in_use and op_id not in self.mapper.tool_calls \
-                    and op_id not in self.mapper.finished:
-                return self._approval_id(op_id)
-
-    def _active(self) -> RunContext:
-        run = self.run
-        if run is None or not run.live:
-            raise RequestError(PERMISSION_DENIED, "no cockpit task is running; the request was "
-                               "refused")
-        if run.token.cancelled:
-            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
-        return run
-
     # session/update --------------------------------------------------------------------------
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+    async def session_update(self, session_id: str, update: SessionUpdate,
+                             **kwargs: Any) -> None:
         """Map the update to events now, before any other await (keeps arrival order). Only
         reached if `take_notification` is not installed on the transport."""
-        if getattr(update, "session_update", None) == "available_commands_update":
-            self.take_commands(update)
+        if isinstance(update, AvailableCommandsUpdate):
+            self.commands.take(update)
             return
         run = self.run
         if run is None or not run.live:
             return
-        if _has_diffs(update):
-            await self._map_rendered(update)
+        with_diffs = _with_diffs(update)
+        if with_diffs is not None:
+            await self._map_rendered(with_diffs)
         else:
             self.mapper.on_update(update)
 
-    async def _map_rendered(self, update: Any) -> None:
+    async def _map_rendered(self, update: ToolCallStart | ToolCallProgress) -> None:
         """Render the update's diffs in a worker thread (a diff of a big file takes a while),
         then map it. The transport reads no further message meanwhile, so order holds."""
         content = [RenderedDiff(await self._diff_text([item]))
-                   if getattr(item, "type", None) == "diff" else item for item in update.content]
+                   if isinstance(item, FileEditToolCallContent) else item
+                   for item in update.content or []]
         run = self.run
         if run is not None and run.live:
+            # `model_copy` does not validate: each rendered diff stands where the SDK's diff
+            # item was, and the mapper knows it apart (see `mapping.RenderedDiff`).
             self.mapper.on_update(update.model_copy(update={"content": content}))
 
-    def take_notification(self, method: str, params: Any) -> bool | Awaitable[None]:
+    def take_notification(self, method: str, params: object) -> bool | Awaitable[None]:
         """Handle `session/update` as the transport reads it (install as the transport's
         `on_notification`); other notifications go on to the SDK.
 
@@ -207,15 +202,15 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         run = self.run
         if run is None or not run.live:
             # Between tasks nobody is told, but the agent's commands are kept for the next one.
-            self.keep_commands_update(params)
+            self.commands.keep_update(params)
             return True
         # The bulk of a stream is plain text deltas: two fields, checked here directly (the
         # schema's union validation would cost more than the rest of the chunk's path).
-        update = params.get("update") if isinstance(params, dict) else None
-        if isinstance(update, dict):
-            kind = update.get("sessionUpdate")
+        raw = params.get("update") if isinstance(params, dict) else None
+        if isinstance(raw, dict):
+            kind = raw.get("sessionUpdate")
             if kind == "agent_message_chunk" or kind == "agent_thought_chunk":
-                content = update.get("content")
+                content = raw.get("content")
                 if isinstance(content, dict) and content.get("type") == "text":
                     text = content.get("text")
                     if isinstance(text, str):
@@ -227,12 +222,14 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         except ValidationError as exc:
             log.warning("ignoring an invalid session/update: %s", exc.errors()[:1])
             return True
-        if notification.update.session_update == "available_commands_update":
-            self.take_commands(notification.update)
+        update = notification.update
+        if isinstance(update, AvailableCommandsUpdate):
+            self.commands.take(update)
             return True
-        if _has_diffs(notification.update):
-            return self._map_rendered(notification.update)
-        self.mapper.on_update(notification.update)
+        with_diffs = _with_diffs(update)
+        if with_diffs is not None:
+            return self._map_rendered(with_diffs)
+        self.mapper.on_update(update)
         return True
 
     # session/request_permission --------------------------------------------------------------
@@ -264,12 +261,12 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         why = destructive_reason(raw, self.workspace.root)
         if why:
             reason += f" (destructive: {why})"
-        if run.token.cancelled or not run.live:
+        if _over(run):
             return cancelled
-        approval_id = self._approval_id(call_id)
+        approval_id = self.operations.approval_id(call_id)
         allowed = await run.controller.request_approval(approval_id, kind, reason, tool_input,
                                                         tier=tier)
-        if run.token.cancelled or not run.live:
+        if _over(run):
             return cancelled
         said = None if allowed else run.denial_reason(approval_id)
         if said:
@@ -284,117 +281,143 @@ class AcpClient(TerminalCalls, ElicitationCalls, OfferedCommands):
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected",
                                                                 option_id=option.option_id))
 
-    async def _diff_text(self, content: list[Any]) -> str:
+    async def _diff_text(self, content: Sequence[ToolCallContent | RenderedDiff]) -> str:
         """The diffs among a tool call's content, rendered in a worker thread (each cut to fit
         a tool row's output, so the note saying it was cut survives)."""
         parts = []
-        for item in content or []:
-            if getattr(item, "type", None) == "diff":
+        for item in content:
+            if isinstance(item, FileEditToolCallContent):
                 name = clean(self._display_path(item.path), 1000).lstrip("/")
                 parts.append(await unified_diff_async(item.old_text, item.new_text, name,
                                                       limit=OUTPUT_LIMIT - 1024))
         return "".join(parts)
 
-    async def _gate(self, run: RunContext, op_id: str, tool: str, reason: str,
-                    tool_input: dict[str, Any], tier: int, permit: object | None, *,
-                    sandboxed: bool | None = None) -> None:
-        """Ask unless a permit covers the operation; raise if the answer is no, or if the task
-        was cancelled meanwhile (with a permit too: nothing acts after a cancel). `sandboxed`:
-        see `Session.request_approval`."""
-        if run.token.cancelled:
-            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
-        if permit is not None:
-            return
-        allowed = await run.request_approval(op_id, tool, reason, tool_input, tier=tier,
-                                             sandboxed=sandboxed)
-        if run.token.cancelled:
-            raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
-        if not allowed:
-            said = run.denial_reason(op_id)
-            raise RequestError(PERMISSION_DENIED, f"the cockpit denied this: {reason}" + (
-                f". The user's reason: {said}" if said else ""))
-
     # fs/* ------------------------------------------------------------------------------------
-    def _refused(self, op_id: str, tool: str, exc: Exception, tool_input: dict[str, Any],
-                 title: str, *, tier: int = 1, code: int = -32602) -> RequestError:
-        """Journal a request refused before it ran (a failed row saying why) and return the
-        error that answers the agent."""
-        error = clean(str(exc), 500)
-        self._emit(ToolStart(call_id=op_id, tool=tool, tool_input=tool_input, tier=tier,
-                             title=clean(title, 1000), source="client"))
-        self._emit(ToolEnd(call_id=op_id, tool=tool, ok=False, output="", error=error,
-                           duration_ms=0.0))
-        return RequestError(code, error)
-
-    def _ended(self, op_id: str, tool: str, started: float, *, error: str | None = None,
-               output: str = "") -> None:
-        self._emit(ToolEnd(call_id=op_id, tool=tool, ok=error is None, output=output,
-                           error=error, duration_ms=(time.monotonic() - started) * 1000))
-
     async def read_text_file(self, session_id: str, path: str, line: int | None = None,
                              limit: int | None = None, **kwargs: Any) -> ReadTextFileResponse:
         """Read a regular file inside the workspace (tier 1: no approval), in a worker
         thread."""
-        self._active()
-        op_id = self._op_id("fs-read")
+        ops = self.operations
+        ops.active()
+        op_id = ops.op_id("fs-read")
         started = time.monotonic()
         try:
             real = self.workspace.resolve(path)
         except WorkspaceError as exc:
             shown = clean(path, 1000)
-            raise self._refused(op_id, "read", exc, {"path": shown}, f"read {shown}") from None
+            raise ops.refused(op_id, "read", exc, {"path": shown}, f"read {shown}") from None
         shown = self.workspace.display(real)
-        self._emit(ToolStart(call_id=op_id, tool="read", tool_input={"path": shown},
-                             tier=1, title=f"read {shown}", source="client"))
+        ops.emit(ToolStart(call_id=op_id, tool="read", tool_input={"path": shown},
+                           tier=1, title=f"read {shown}", source="client"))
         try:
             text = await off_loop(lambda: self.workspace.read(real, line, limit),
                                   what=f"reading {shown}")
         except (WorkspaceError, FileRefused) as exc:  # started already: end that row
-            self._ended(op_id, "read", started, error=clean(str(exc), 500))
+            ops.ended(op_id, "read", started, error=clean(str(exc), 500))
             raise RequestError(-32602, clean(str(exc), 500)) from None
-        self._ended(op_id, "read", started, output=plural(len(text), "character"))
+        ops.ended(op_id, "read", started, output=plural(len(text), "character"))
         return ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str,
                               **kwargs: Any) -> WriteTextFileResponse:
         """Write a regular file inside the workspace, after an approval (showing the diff)
         unless an `edit` permission of this turn covers it; file I/O in worker threads."""
-        run = self._active()
-        op_id = self._op_id("fs-write")
+        ops = self.operations
+        run = ops.active()
+        op_id = ops.op_id("fs-write")
         try:
             real = self.workspace.resolve(path)
         except WorkspaceError as exc:
             shown = clean(path, 1000)
-            raise self._refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
+            raise ops.refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         shown = self.workspace.display(real)
         try:
             diff = await off_loop(lambda: self.workspace.prepare_write(real, content),
                                   what=f"preparing the write of {shown}")
         except (WorkspaceError, FileRefused) as exc:
-            raise self._refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
+            raise ops.refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         tool_input = {"path": shown, "diff": clean(diff)}
         permit = self.permits.take_write(real)
-        await self._gate(run, op_id, "edit", f"{self.agent_name} asks to write {shown}",
-                         tool_input, 3, permit)
+        await ops.gate(run, op_id, "edit", f"{self.agent_name} asks to write {shown}",
+                       tool_input, 3, permit)
         started = time.monotonic()
-        self._emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=3,
-                             title=f"write {shown}", source="client",
-                             permitted_by="agent permission" if permit else None))
+        ops.emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=3,
+                           title=f"write {shown}", source="client",
+                           permitted_by="agent permission" if permit else None))
         if run.token.cancelled:  # e.g. the journal could not record the start: do not act
-            self._ended(op_id, "edit", started, error="cancelled before it ran")
+            ops.ended(op_id, "edit", started, error="cancelled before it ran")
             raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         try:
             await off_loop(lambda: self.workspace.write(real, content),
                            what=f"writing {shown}")
         except (WorkspaceError, FileRefused) as exc:
-            self._ended(op_id, "edit", started, error=clean(str(exc), 500))
+            ops.ended(op_id, "edit", started, error=clean(str(exc), 500))
             raise RequestError(-32603, clean(str(exc), 500)) from None
         wrote = plural(len(content), "character")
-        self._ended(op_id, "edit", started, output=f"wrote {wrote} to {shown}")
+        ops.ended(op_id, "edit", started, output=f"wrote {wrote} to {shown}")
         return WriteTextFileResponse()
 
+    # terminal/* (see `terminal_calls`) -------------------------------------------------------
+    async def create_terminal(self, session_id: str, command: str,
+                              args: list[str] | None = None,
+                              env: list[EnvVariable] | None = None, cwd: str | None = None,
+                              output_byte_limit: int | None = None,
+                              **kwargs: Any) -> CreateTerminalResponse:
+        """Start a command in the workspace, after an approval of the whole request unless an
+        `execute` permission of this turn covers it."""
+        return await self.terminal_calls.create(command, args, env, cwd, output_byte_limit)
 
-def _has_diffs(update: Any) -> bool:
-    content = getattr(update, "content", None)
-    return isinstance(content, list) and any(getattr(c, "type", None) == "diff"
-                                             for c in content)
+    async def terminal_output(self, session_id: str, terminal_id: str,
+                              **kwargs: Any) -> TerminalOutputResponse:
+        """The output so far, whether it was cut, and the exit status once exited."""
+        return self.terminal_calls.output(terminal_id)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
+                                     **kwargs: Any) -> WaitForTerminalExitResponse:
+        """Wait for the command to exit."""
+        return await self.terminal_calls.wait_for_exit(terminal_id)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str,
+                            **kwargs: Any) -> KillTerminalResponse:
+        """Kill the command (the terminal stays readable until released)."""
+        return self.terminal_calls.kill(terminal_id)
+
+    async def release_terminal(self, session_id: str, terminal_id: str,
+                               **kwargs: Any) -> ReleaseTerminalResponse:
+        """Kill the command if it still runs and forget the terminal."""
+        return self.terminal_calls.release(terminal_id)
+
+    # elicitation/* (see `elicitation`) -------------------------------------------------------
+    async def create_elicitation(self, message: str, mode: ElicitationMode,
+                                 **kwargs: Any) -> CreateElicitationResponse:
+        """Put the agent's question to the human (form mode); links are declined."""
+        return await self.elicitation.create(message, mode)
+
+    async def complete_elicitation(self, elicitation_id: str, **kwargs: Any) -> None:
+        """A link question finished on the agent's side: nothing to do (none are opened)."""
+        self.elicitation.complete(elicitation_id)
+
+    # what else the SDK's `Client` has --------------------------------------------------------
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """No extension methods are served (the same answer as leaving this out)."""
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        """Extension notifications are ignored."""
+
+    def on_connect(self, conn: Agent) -> None:
+        """Nothing to do: the connection is kept by whoever made it (`AgentConnection`)."""
+
+
+def _with_diffs(update: SessionUpdate) -> ToolCallStart | ToolCallProgress | None:
+    """`update` if it is a tool call whose content carries diffs (rendered off the loop before
+    it is mapped), else None."""
+    if isinstance(update, ToolCallStart | ToolCallProgress) and any(
+            isinstance(item, FileEditToolCallContent) for item in update.content or []):
+        return update
+    return None
+
+
+def _over(run: RunContext) -> bool:
+    """Whether the run was cancelled or has ended (looked at again after each await)."""
+    return bool(run.token.cancelled) or not run.live

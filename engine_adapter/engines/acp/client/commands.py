@@ -1,24 +1,23 @@
 """The commands an ACP agent offers (`available_commands_update`), kept and announced.
 
 Agents send their list right after `session/new` — before any task runs — and again whenever it
-changes. `OfferedCommands` (mixed into `AcpClient`) keeps the latest list whenever it arrives and
-announces it as `commands_available` in every task that runs (once at its start, and again on
-each change), so each task's journal says what the human could type. Names and descriptions are
-the agent's words: cleaned and capped here, at most `MAX_COMMANDS` of them.
+changes. `OfferedCommands` (owned by `AcpClient`, which hands it each list) keeps the latest
+list whenever it arrives and announces it as `commands_available` in every task that runs (once
+at its start, and again on each change), so each task's journal says what the human could type.
+Names and descriptions are the agent's words: cleaned and capped here, at most `MAX_COMMANDS` of
+them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
-from acp.schema import AvailableCommandsUpdate
+from acp.schema import AvailableCommand, AvailableCommandsUpdate
 from pydantic import ValidationError
 
+from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentCommand, CommandsAvailable
-
-if TYPE_CHECKING:
-    from engine_adapter.engines.acp.client.client import AcpClient
 
 __all__ = ["MAX_COMMANDS", "OfferedCommands", "agent_commands"]
 
@@ -28,7 +27,7 @@ DESCRIPTION_LIMIT = 1_000
 HINT_LIMIT = 200
 
 
-def agent_commands(available: list[Any]) -> tuple[AgentCommand, ...]:
+def agent_commands(available: list[AvailableCommand]) -> tuple[AgentCommand, ...]:
     """The agent's `AvailableCommand`s as events' `AgentCommand`s (cleaned, capped, named
     commands only, the first of a repeated name)."""
     commands: list[AgentCommand] = []
@@ -38,8 +37,7 @@ def agent_commands(available: list[Any]) -> tuple[AgentCommand, ...]:
         if not name or name in seen:
             continue
         seen.add(name)
-        given = command.input.root if command.input is not None else None
-        hint = getattr(given, "hint", None)
+        hint = command.input.root.hint if command.input is not None else None
         commands.append(AgentCommand(name=name,
                                      description=clean(command.description, DESCRIPTION_LIMIT),
                                      hint=clean(hint, HINT_LIMIT) if hint else None))
@@ -47,13 +45,15 @@ def agent_commands(available: list[Any]) -> tuple[AgentCommand, ...]:
 
 
 class OfferedCommands:
-    """`available_commands_update` for `AcpClient`: the latest list (`offered_commands`) and
-    the last one announced (`announced_commands`)."""
+    """The agent's commands for one client: the latest list (`offered`) and the last one
+    announced (`announced`); `run()` gives the live run's context, or None between tasks."""
 
-    offered_commands: tuple[AgentCommand, ...] | None = None
-    announced_commands: tuple[AgentCommand, ...] | None = None
+    def __init__(self, run: Callable[[], RunContext | None]) -> None:
+        self._run = run
+        self.offered: tuple[AgentCommand, ...] | None = None
+        self.announced: tuple[AgentCommand, ...] | None = None
 
-    def keep_commands_update(self: AcpClient, params: Any) -> bool:
+    def keep_update(self, params: object) -> bool:
         """Keep the list if `params` is a `session/update` carrying one; True if it did.
         (Called for updates that arrive while no task runs.)"""
         update = params.get("update") if isinstance(params, dict) else None
@@ -64,21 +64,21 @@ class OfferedCommands:
             parsed = AvailableCommandsUpdate.model_validate(update)
         except ValidationError:
             return False
-        self.take_commands(parsed)
+        self.take(parsed)
         return True
 
-    def take_commands(self: AcpClient, update: Any) -> None:
+    def take(self, update: AvailableCommandsUpdate) -> None:
         """The agent's new list: kept, and announced in the running task if there is one."""
-        self.offered_commands = agent_commands(update.available_commands)
-        self.announce_commands()
+        self.offered = agent_commands(update.available_commands)
+        self.announce()
 
-    def announce_commands(self: AcpClient, *, again: bool = False) -> None:
+    def announce(self, *, again: bool = False) -> None:
         """Tell the running task the agent's commands (once per list; `again`: a new task)."""
-        commands = self.offered_commands
-        run = self.run
+        commands = self.offered
+        run = self._run()
         if commands is None or run is None or not run.live:
             return
-        if not again and self.announced_commands == commands:
+        if not again and self.announced == commands:
             return
-        self.announced_commands = commands
+        self.announced = commands
         run.emit(CommandsAvailable(commands=list(commands)))

@@ -1,8 +1,9 @@
 """The `elicitation/create` half of the ACP client: an agent's questions, put to the human.
 
-`ElicitationCalls` is mixed into `AcpClient` (the SDK calls `create_elicitation` on the client
-object; the client advertises form elicitation in its capabilities, and the connection is made
-with the SDK's unstable protocol switched on, without which the SDK answers "method not found").
+`ElicitationCalls` answers them for `AcpClient`, whose `create_elicitation` and
+`complete_elicitation` (the methods the SDK calls) hand over to it; it numbers the questions.
+The client advertises form elicitation in its capabilities, and the connection is made with the
+SDK's unstable protocol switched on, without which the SDK answers "method not found".
 
 A form question goes through the run's control plane (`RunContext.ask_question`: the Session
 journals it, asks the human or declines at once when none is present, checks the answer against
@@ -14,21 +15,22 @@ task runs, or after a cancel, is answered `cancel`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from acp.schema import (
     AcceptElicitationResponse,
     CancelElicitationResponse,
     DeclineElicitationResponse,
+    ElicitationFormSessionMode,
+    ElicitationMode,
+    ElicitationUrlRequestMode,
+    ElicitationUrlSessionMode,
 )
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.client.questions import UnsupportedForm, fields_from_schema
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import QuestionAnswered, QuestionAsked
-
-if TYPE_CHECKING:
-    from engine_adapter.engines.acp.client.client import AcpClient
 
 __all__ = ["ElicitationCalls"]
 
@@ -38,14 +40,16 @@ Response = AcceptElicitationResponse | DeclineElicitationResponse | CancelElicit
 
 
 class ElicitationCalls:
-    """`elicitation/*` for `AcpClient` (which provides the current run)."""
+    """`elicitation/*` for one client; `run()` gives the live run's context, or None between
+    tasks."""
 
-    questions_asked = 0
+    def __init__(self, run: Callable[[], RunContext | None]) -> None:
+        self._run = run
+        self.asked = 0  # questions put so far (they are numbered `q-1`, `q-2`, …)
 
     def _question_id(self) -> str:
-        """`q-1`, `q-2`, … for this client's questions."""
-        self.questions_asked += 1
-        return f"q-{self.questions_asked}"
+        self.asked += 1
+        return f"q-{self.asked}"
 
     @staticmethod
     def _declined(run: RunContext, question_id: str, message: str, why: str,
@@ -57,23 +61,22 @@ class ElicitationCalls:
                                   reason=why))
         return DeclineElicitationResponse(action="decline")
 
-    async def create_elicitation(self: AcpClient, message: str, mode: Any,
-                                 **kwargs: Any) -> Response:
+    async def create(self, message: str, mode: ElicitationMode) -> Response:
         """Ask the human the agent's question (form mode); see the module docstring."""
-        run = self.run
+        run = self._run()
         if run is None or not run.live or run.token.cancelled:
             return CancelElicitationResponse(action="cancel")
         question_id = self._question_id()
         text = clean(message, MESSAGE_LIMIT)
-        call_id = getattr(mode, "tool_call_id", None)
-        call_id = clean(call_id, 200) if isinstance(call_id, str) else None
-        schema = getattr(mode, "requested_schema", None)
-        if schema is None:
-            url = clean(str(getattr(mode, "url", "") or ""), 2_000)
+        call_id = mode.tool_call_id if isinstance(
+            mode, ElicitationFormSessionMode | ElicitationUrlSessionMode) else None
+        call_id = clean(call_id, 200) if call_id is not None else None
+        if isinstance(mode, ElicitationUrlSessionMode | ElicitationUrlRequestMode):
+            url = clean(str(mode.url), 2_000)
             return self._declined(run, question_id, f"{text}\n(link: {url})" if url else text,
                                   "the cockpit does not open links for an agent", call_id)
         try:
-            fields, left_out = fields_from_schema(schema)
+            fields, left_out = fields_from_schema(mode.requested_schema)
         except UnsupportedForm as exc:
             return self._declined(run, question_id, text, f"the cockpit cannot show this "
                                   f"form: {exc}", call_id)
@@ -87,6 +90,6 @@ class ElicitationCalls:
             return DeclineElicitationResponse(action="decline")
         return CancelElicitationResponse(action="cancel")
 
-    async def complete_elicitation(self: AcpClient, elicitation_id: str, **kwargs: Any) -> None:
+    def complete(self, elicitation_id: str) -> None:
         """A link question finished on the agent's side: nothing to do (none are opened)."""
         return None

@@ -39,7 +39,7 @@ class Workspace:
     def resolve(self, path: str) -> str:
         """The real path of `path` (relative paths are taken from the root), or
         `WorkspaceError` if it is outside the workspace."""
-        if not isinstance(path, str) or not path or "\x00" in path:
+        if not path or "\x00" in path:
             raise WorkspaceError("not a valid path")
         try:
             full = os.path.realpath(os.path.join(self.root, os.path.expanduser(path)))

@@ -5,7 +5,7 @@ agent that accepts steering (codex-acp advertises `_meta.steering.supported` and
 `_session/steering` extension) takes it at once, inside the turn it is working on; for any other
 agent, or when steering did not land, the note goes with the next task's prompt, ahead of the
 task. Either way the note is journaled (`prompt_note`) when it is sent, with how. (A denied file
-write or command carries the reason in its error answer as well: see `AcpClient._gate`.)
+write or command carries the reason in its error answer as well: see `Operations.gate`.)
 """
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Protocol
 
 import acp
+from acp.client.connection import ClientSideConnection
+from acp.schema import InitializeResponse, TextContentBlock
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import PromptNote
 
-__all__ = ["STEERING_METHOD", "DenialNotes", "note_text", "offers_steering"]
+__all__ = ["STEERING_METHOD", "DenialNotes", "SteeringTarget", "note_text", "offers_steering"]
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +34,28 @@ STEER_TIMEOUT = 10.0  # seconds the agent may take to take a note inside its tur
 Steer = Callable[[str], Awaitable[bool]]
 
 
+class SteeringTarget(Protocol):
+    """Where a steered note goes: the agent's connection and its current ACP session, as they
+    stand when the note is sent (None while there is none)."""
+
+    @property
+    def conn(self) -> ClientSideConnection | None: ...
+
+    @property
+    def session_id(self) -> str | None: ...
+
+
 def note_text(what: str, reason: str) -> str:
     """The note the agent reads: which request was denied, and the human's words."""
     return (f"[note from the user] I denied your request to {clean(what, 300)}. "
             f"My reason: {reason}")
 
 
-def offers_steering(init: Any) -> bool:
+def offers_steering(init: InitializeResponse) -> bool:
     """Whether an `initialize` answer says the agent takes prompts inside a running turn (the
     `steering` extension, in `_meta` of the answer or of its capabilities)."""
-    for meta in (getattr(init, "field_meta", None),
-                 getattr(getattr(init, "agent_capabilities", None), "field_meta", None)):
+    caps = init.agent_capabilities
+    for meta in (init.field_meta, caps.field_meta if caps is not None else None):
         steering = meta.get("steering") if isinstance(meta, dict) else None
         if isinstance(steering, dict) and steering.get("supported") is True:
             return True
@@ -58,16 +71,17 @@ class DenialNotes:
         self._waiting: list[tuple[str | None, str]] = []
         self._sending: set[asyncio.Task[None]] = set()
 
-    def use_steering(self, runner: Any) -> None:
-        """The agent takes notes inside a turn: deliver them over `runner`'s connection to its
-        current ACP session (`runner.conn`, `runner.acp_session_id`)."""
+    def use_steering(self, target: SteeringTarget) -> None:
+        """The agent takes notes inside a turn: deliver them over `target`'s connection to its
+        current ACP session."""
 
         async def steer(text: str) -> bool:
-            conn, session_id = runner.conn, runner.acp_session_id
+            conn, session_id = target.conn, target.session_id
             if conn is None or session_id is None:
                 return False
             # `promptRequired`: an agent with no turn running must not start one on its own.
-            answer = await conn.ext_method(STEERING_METHOD, {
+            # Whatever JSON the agent answers (the SDK's annotation says a dict).
+            answer: object = await conn.ext_method(STEERING_METHOD, {
                 "sessionId": session_id, "prompt": [{"type": "text", "text": text}],
                 "_meta": {"steering": {"idleBehavior": "promptRequired"}}})
             return isinstance(answer, dict) and answer.get("outcome") == "injected"
@@ -108,7 +122,7 @@ class DenialNotes:
         waiting, self._waiting = self._waiting, []
         return waiting
 
-    async def for_prompt(self, run: RunContext) -> list[Any]:
+    async def for_prompt(self, run: RunContext) -> list[TextContentBlock]:
         """The waiting notes as the text blocks that go ahead of the next task's prompt, each
         journaled (`prompt_note`, "with_prompt") as it is taken."""
         await self.settle()  # a note still being steered lands, or waits for this prompt

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from acp.schema import PermissionOption
+
 from engine_adapter.engines.acp.text import clean, clean_json
 from engine_adapter.shell import DESTRUCTIVE, classify_command
 
@@ -137,8 +139,8 @@ def same_command(a: str | Sequence[str], b: str | Sequence[str]) -> bool:
     return left is not None and left == right
 
 
-def choose_option(options: Sequence[Any], *, allowed: bool, remembered: bool,
-                  forward_always: bool = False) -> Any | None:
+def choose_option(options: Sequence[PermissionOption], *, allowed: bool, remembered: bool,
+                  forward_always: bool = False) -> PermissionOption | None:
     """The agent's option that carries the cockpit's decision, chosen by kind, or `None`.
 
     Allowed: `allow_once` — or `allow_always` when the human granted "always" and
@@ -149,9 +151,9 @@ def choose_option(options: Sequence[Any], *, allowed: bool, remembered: bool,
     never allow more than the human did.
     Denied: `reject_once`, else `reject_always` (refusing more is always safe); else `None`.
     """
-    by_kind: dict[str, Any] = {}
+    by_kind: dict[str, PermissionOption] = {}
     for option in options:
-        by_kind.setdefault(getattr(option, "kind", None), option)
+        by_kind.setdefault(option.kind, option)
     if allowed:
         if remembered and forward_always and "allow_always" in by_kind:
             return by_kind["allow_always"]

@@ -12,7 +12,20 @@ out, saying so in the message).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
+
+from acp.schema import (
+    ElicitationBooleanPropertySchema,
+    ElicitationIntegerPropertySchema,
+    ElicitationMultiSelectPropertySchema,
+    ElicitationNumberPropertySchema,
+    ElicitationOtherPropertySchema,
+    ElicitationSchema,
+    ElicitationStringPropertySchema,
+    OtherMultiSelectItems,
+    StringMultiSelectItems,
+    TitledMultiSelectItems,
+)
 
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import QuestionField, QuestionOption
@@ -26,63 +39,75 @@ TITLE_LIMIT = 300
 DESCRIPTION_LIMIT = 1_000
 
 
+PropertySchema = (ElicitationStringPropertySchema | ElicitationNumberPropertySchema
+                  | ElicitationIntegerPropertySchema | ElicitationBooleanPropertySchema
+                  | ElicitationMultiSelectPropertySchema | ElicitationOtherPropertySchema)
+"""One property of an elicitation's form, as the SDK reads it."""
+Items = StringMultiSelectItems | OtherMultiSelectItems | TitledMultiSelectItems
+"""The options of an array property."""
+
+
 class UnsupportedForm(Exception):
     """The agent's form cannot be shown as it is; the message says why."""
 
 
-def _option(value: Any, label: Any = "") -> QuestionOption:
-    return QuestionOption(value=str(value), label=clean(str(label or ""), TITLE_LIMIT))
+class _Common(TypedDict):
+    """What every kind of field is given."""
+
+    name: str
+    required: bool
+    title: str
+    description: str
 
 
-def _options(prop: Any) -> list[QuestionOption] | None:
+def _option(value: str, label: str = "") -> QuestionOption:
+    return QuestionOption(value=value, label=clean(label, TITLE_LIMIT))
+
+
+def _options(prop: ElicitationStringPropertySchema | Items) -> list[QuestionOption] | None:
     """The options a string property or an array's items offer, or `None`."""
-    one_of = getattr(prop, "one_of", None) or getattr(prop, "any_of", None)
-    if one_of:
-        return [_option(o.const, o.title) for o in one_of]
-    enum = getattr(prop, "enum", None)
-    if enum:
-        return [_option(value) for value in enum]
-    return None
+    if isinstance(prop, TitledMultiSelectItems):
+        return [_option(o.const, o.title) for o in prop.any_of] if prop.any_of else None
+    if isinstance(prop, OtherMultiSelectItems):
+        return None
+    if isinstance(prop, ElicitationStringPropertySchema) and prop.one_of:
+        return [_option(o.const, o.title) for o in prop.one_of]
+    return [_option(value) for value in prop.enum] if prop.enum else None
 
 
-def _field(name: str, prop: Any, required: bool) -> QuestionField | None:
+def _field(name: str, prop: PropertySchema, required: bool) -> QuestionField | None:
     """One property as a field (`None`: a kind the cockpit does not know)."""
-    kind = getattr(prop, "type", None)
-    common: dict[str, Any] = {
-        "name": name, "required": required,
-        "title": clean(getattr(prop, "title", None) or "", TITLE_LIMIT),
-        "description": clean(getattr(prop, "description", None) or "", DESCRIPTION_LIMIT)}
-    default = getattr(prop, "default", None)
-    if kind == "string":
+    if isinstance(prop, ElicitationOtherPropertySchema):
+        return None
+    common = _Common(name=name, required=required, title=clean(prop.title or "", TITLE_LIMIT),
+                     description=clean(prop.description or "", DESCRIPTION_LIMIT))
+    if isinstance(prop, ElicitationStringPropertySchema):
         options = _options(prop)
         if options is not None:
-            valid = default if default in {o.value for o in options} else None
+            valid = prop.default if prop.default in {o.value for o in options} else None
             return QuestionField(kind="choice", options=options, default=valid, **common)
-        return QuestionField(kind="text", default=default, minimum=prop.min_length,
+        return QuestionField(kind="text", default=prop.default, minimum=prop.min_length,
                              maximum=prop.max_length,
                              format=clean(prop.format, 40) if prop.format else None, **common)
-    if kind in ("number", "integer"):
-        return QuestionField(kind=kind, default=default, minimum=prop.minimum,
+    if isinstance(prop, ElicitationNumberPropertySchema | ElicitationIntegerPropertySchema):
+        return QuestionField(kind=prop.type, default=prop.default, minimum=prop.minimum,
                              maximum=prop.maximum, **common)
-    if kind == "boolean":
-        return QuestionField(kind="boolean", default=default, **common)
-    if kind == "array":
-        items = prop.items
-        options = _options(items)
-        if options is None:
-            return None
-        offered = {o.value for o in options}
-        chosen = [value for value in default or [] if value in offered] or None
-        return QuestionField(kind="multi", options=options, default=chosen,
-                             minimum=prop.min_items, maximum=prop.max_items, **common)
-    return None
+    if isinstance(prop, ElicitationBooleanPropertySchema):
+        return QuestionField(kind="boolean", default=prop.default, **common)
+    options = _options(prop.items)
+    if options is None:
+        return None
+    offered = {o.value for o in options}
+    chosen = [value for value in prop.default or [] if value in offered] or None
+    return QuestionField(kind="multi", options=options, default=chosen,
+                         minimum=prop.min_items, maximum=prop.max_items, **common)
 
 
-def fields_from_schema(schema: Any) -> tuple[list[QuestionField], list[str]]:
+def fields_from_schema(schema: ElicitationSchema) -> tuple[list[QuestionField], list[str]]:
     """The fields of an elicitation's `requestedSchema`, and the names of optional fields of
     an unknown kind that were left out. Raises `UnsupportedForm` (see the module docstring)."""
-    properties = dict(getattr(schema, "properties", None) or {})
-    required = set(getattr(schema, "required", None) or [])
+    properties = dict(schema.properties or {})
+    required = set(schema.required or [])
     if len(properties) > MAX_FIELDS:
         raise UnsupportedForm(f"the form has {len(properties)} fields (at most {MAX_FIELDS} "
                               "can be shown)")
@@ -96,7 +121,7 @@ def fields_from_schema(schema: Any) -> tuple[list[QuestionField], list[str]]:
             if name in required:
                 raise UnsupportedForm(f"the required field {clean(name, 60)!r} asks for a kind "
                                       f"of answer the cockpit cannot take "
-                                      f"({clean(str(getattr(prop, 'type', '?')), 40)})")
+                                      f"({clean(prop.type, 40)})")
             left_out.append(clean(name, 60))
             continue
         if field.options is not None and len(field.options) > MAX_OPTIONS:
