@@ -91,12 +91,19 @@ def test_a_root_import_of_the_apps_is_lazy_and_replay_never_loads_the_live_app(t
 # reaches under engines/acp/ (main drops that exclusion after merging); main's cli/ seam
 # (LAYOUT.md) removes the private helpers that the two cockpit files below import.
 PRIVATE_NAMES_CHECKED = ("cockpit", "engine_adapter")
-PRIVATE_NAMES_NOT_YET = ("engine_adapter/engines/acp/",)
+PRIVATE_NAMES_NOT_YET: tuple[str, ...] = ()
 PRIVATE_IMPORTS_NOT_YET = ("cockpit/cli/conversations.py", "cockpit/launch/resume.py")
 # Underscored names that are public API: NamedTuple's methods (any tuple's), and `os._exit`
 # (the documented exit without clean-up, for a forked child).
 NAMEDTUPLE_METHODS = frozenset({"_replace", "_asdict", "_fields", "_make"})
 PUBLIC_UNDERSCORED = frozenset({("os", "_exit")})
+KNOWN_REACHES = {
+    ("engine_adapter/engines/acp/agent/process.py", "_transport"):
+        "asyncio's Process offers no public handle on its transport, and only closing it while "
+        "the loop still runs keeps an agent killed at the loop's end from printing 'Event loop "
+        "is closed' at exit (its stdin stream alone is not enough)",
+}
+"""The private names production code reaches for on purpose, each with the reason."""
 
 
 def _private(name: object) -> bool:
@@ -137,7 +144,10 @@ def test_production_code_reaches_into_no_private_attributes() -> None:
     reaches = [r for where in _production_files(PRIVATE_NAMES_CHECKED, PRIVATE_NAMES_NOT_YET)
                for r in _private_reaches((ROOT / where).read_text(encoding="utf-8"), where,
                                          imports=where not in PRIVATE_IMPORTS_NOT_YET)]
-    assert reaches == []
+    where_what = [(r.split(":")[0], r.split(" ", 1)[1].lstrip(".")) for r in reaches]
+    assert [r for r, key in zip(reaches, where_what, strict=True)
+            if key not in KNOWN_REACHES] == []
+    assert set(KNOWN_REACHES) <= set(where_what)  # (an exception no longer needed goes)
 
 
 def test_the_private_reach_check_sees_each_form_and_allows_public_api() -> None:
@@ -157,7 +167,7 @@ def test_the_private_reach_check_sees_each_form_and_allows_public_api() -> None:
 # (`# type: ignore[attr-defined]  # pydantic sets it in __init__`). Main widens the list as the
 # owners explain theirs: cockpit's, and the acp worker's under engines/acp/.
 TYPE_IGNORES_EXPLAINED_IN = ("engine_adapter", "cockpit")
-TYPE_IGNORES_NOT_YET = ("engine_adapter/engines/acp/", "cockpit/cli/", "cockpit/launch/",
+TYPE_IGNORES_NOT_YET = ("cockpit/cli/", "cockpit/launch/",
                         "cockpit/notify.py")
 _TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(?P<code>\[[\w-]+(?:,\s*[\w-]+)*\])?(?P<after>.*)")
 _REASON = re.compile(r"\s*#\s*\w")
