@@ -22,7 +22,7 @@ from textual.theme import Theme
 
 from cockpit.config import load_config, save_theme
 from cockpit.keys import bindings, unknown_keymap_ids
-from cockpit.notify import Attention, TerminalWriter, writer_driver
+from cockpit.notify import Attention, TerminalWriter
 from cockpit.screens import PagerScreen
 from cockpit.terminate import on_terminate
 from cockpit.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
@@ -38,7 +38,7 @@ from cockpit.widgets import (
 from engine_adapter.events import BaseEvent
 from engine_adapter.view import Item, ToolCallItem
 
-__all__ = ["EventLookup", "ThemedApp", "item_title"]
+__all__ = ["EventLookup", "ThemedApp", "item_title", "writer_driver"]
 
 # The event with a given `seq`, or None when it cannot be had.
 EventLookup = Callable[[int], BaseEvent | None]
@@ -49,6 +49,19 @@ def item_title(item: Item) -> str:
     if isinstance(item, ToolCallItem):
         return f"{clean_line(item.tool, 60)} call {clean_line(item.call_id, 60)}"
     return f"{item.kind} #{item.index}"
+
+
+def writer_driver(base: type[Driver], writer: TerminalWriter) -> type[Driver]:
+    """`base` (the driver class Textual chose), whose instances hand their public `write` to
+    `writer` when created."""
+
+    class WriterDriver(base):  # type: ignore[valid-type, misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            writer.attach(self.write)
+
+    WriterDriver.__name__ = WriterDriver.__qualname__ = f"Writer{base.__name__}"
+    return WriterDriver
 
 
 class ThemedApp(App[Any]):

@@ -16,11 +16,13 @@ are skipped only when the terminal has reported that the window has focus (Textu
 reporting on; a focus-in seen and no focus-out since): a terminal that sends no focus reports
 always gets them. The title is a state, not an interruption: it is set whatever the focus.
 
-Sequences go through the running driver's public `write` (`writer_driver` wraps the driver class
-`App.get_driver_class` returns, so the app gets hold of it without private API), in the event
-loop, so they never land inside a frame. Textual ends its own OSC sequences with BEL, so the
-bell is a separate BEL (`App.bell()`), never the end of an OSC. Text in a sequence is untrusted
-(a tool name, a task): every control character is dropped and it is capped.
+Sequences go through the running driver's public `write` (`cockpit.base_app.writer_driver`
+wraps the driver class `App.get_driver_class` returns, so the app gets hold of it without
+private API), in the event loop, so they never land inside a frame. Textual ends its own OSC
+sequences with BEL, so the bell is a separate BEL (`App.bell()`), never the end of an OSC. Text
+in a sequence is untrusted (a tool name, a task): every control character is dropped and it is
+capped. Nothing here imports Textual (`cockpit.config` reads these settings for the command
+line).
 """
 
 from __future__ import annotations
@@ -29,13 +31,9 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # (config.py reads the settings: the command line never loads Textual)
-    from textual.driver import Driver
 
 __all__ = ["ALERT_KINDS", "Attention", "NotifySettings", "TerminalWriter", "notification",
-           "parse_notify", "title_sequence", "writer_driver"]
+           "parse_notify", "title_sequence"]
 
 ALERT_KINDS = ("approval", "question", "done", "failed")
 DEFAULT_KINDS = frozenset({"approval", "failed"})
@@ -122,8 +120,9 @@ def title_sequence(title: str) -> str:
 
 
 class TerminalWriter:
-    """Where escape sequences go: the running driver's `write`, once `writer_driver` has handed
-    it over; nowhere before that (or headless, where there is no terminal)."""
+    """Where escape sequences go: the running driver's `write`, once
+    `cockpit.base_app.writer_driver` has handed it over; nowhere before that (or headless,
+    where there is no terminal)."""
 
     def __init__(self) -> None:
         self._write: Callable[[str], None] | None = None
@@ -140,19 +139,6 @@ class TerminalWriter:
     def __call__(self, data: str) -> None:
         if self._write is not None:
             self._write(data)
-
-
-def writer_driver(base: type[Driver], writer: TerminalWriter) -> type[Driver]:
-    """`base` (the driver class Textual chose), whose instances hand their public `write` to
-    `writer` when created."""
-
-    class WriterDriver(base):  # type: ignore[valid-type, misc]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            writer.attach(self.write)
-
-    WriterDriver.__name__ = WriterDriver.__qualname__ = f"Writer{base.__name__}"
-    return WriterDriver
 
 
 class Attention:

@@ -12,6 +12,7 @@ from test_layout import reply
 from textual import events
 from textual.driver import Driver
 
+from cockpit.base_app import writer_driver
 from cockpit.config import load_config
 from cockpit.notify import (
     POP_TITLE,
@@ -22,7 +23,6 @@ from cockpit.notify import (
     notification,
     parse_notify,
     title_sequence,
-    writer_driver,
 )
 
 
