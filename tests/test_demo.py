@@ -14,7 +14,8 @@ import pytest
 from conftest import run
 from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 
-from cockpit.launch.factory import RunOptions, demo_factory, start_demo
+from cockpit.launch.demo import demo_factory, start_demo
+from cockpit.launch.factory import RunOptions
 from engine_adapter import Session, read_journal
 from engine_adapter.engines.builtin import make_workspace
 from engine_adapter.events import EVENT_TYPES

@@ -32,7 +32,7 @@ _HOMES: dict[str, str] = {
     "check_theme": "cockpit.launch.checks",
     "config_problems": "cockpit.launch.agents",
     "config_warnings": "cockpit.launch.models",
-    "engine_factory": "cockpit.launch.factory",
+    "engine_factory": "cockpit.launch.user_engine",
     "journal_sessions": "cockpit.launch.resume",
     "list_models": "cockpit.launch.models",
     "model_factory": "cockpit.launch.models",
@@ -43,7 +43,7 @@ _HOMES: dict[str, str] = {
     "resume_problem": "cockpit.launch.resume",
     "safe_output": "cockpit.launch.checks",
     "session_lines": "cockpit.launch.resume",
-    "start_demo": "cockpit.launch.factory",
+    "start_demo": "cockpit.launch.demo",
     "use_tui": "cockpit.launch.factory",
     "workspace": "cockpit.launch.agents",
 }
@@ -87,6 +87,9 @@ if TYPE_CHECKING:
     from cockpit.launch.checks import (
         safe_output as safe_output,
     )
+    from cockpit.launch.demo import (
+        start_demo as start_demo,
+    )
     from cockpit.launch.factory import (
         EXIT_SETUP as EXIT_SETUP,
     )
@@ -97,13 +100,7 @@ if TYPE_CHECKING:
         SetupError as SetupError,
     )
     from cockpit.launch.factory import (
-        engine_factory as engine_factory,
-    )
-    from cockpit.launch.factory import (
         present as present,
-    )
-    from cockpit.launch.factory import (
-        start_demo as start_demo,
     )
     from cockpit.launch.factory import (
         use_tui as use_tui,
@@ -140,6 +137,9 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.resume import (
         session_lines as session_lines,
+    )
+    from cockpit.launch.user_engine import (
+        engine_factory as engine_factory,
     )
 
 __getattr__, __dir__ = lazy_face(__name__, _HOMES)

@@ -1,10 +1,11 @@
-"""Building runs from the command line's options, and presenting them.
+"""The Sessions of one conversation, from the options a run was asked for.
 
+- `RunOptions`: the journal, approval and sandbox options of a run; `SetupError`: what stops a
+  run before it starts (one line for the user).
 - `SessionFactory` builds the Sessions of one conversation: the same session id, the same
   grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
   with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
-- `demo_factory` / `start_demo` — the built-in engine and its scripted model in a fresh
-  copy of the sample project; `engine_factory` / `load_engine` — a user's `module:factory`.
+- `make_sandbox`: where a conversation's commands run.
 - `present(session, headless=…)` — shows the run and returns the exit code.
 """
 
@@ -12,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import inspect
 import os
-import shutil
 import sys
 import uuid
 from collections.abc import Callable
@@ -25,10 +24,7 @@ from typing import Any
 
 from cockpit.paths import config_dir, data_dir, grants_dir, new_journal_path
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
-from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
-from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 from engine_adapter.sandbox import Sandbox, SandboxSettings
-from engine_adapter.text import a_or_an
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -38,13 +34,9 @@ __all__ = [
     "RunOptions",
     "SessionFactory",
     "SetupError",
-    "demo_factory",
-    "engine_factory",
     "exit_code",
-    "load_engine",
     "make_sandbox",
     "present",
-    "start_demo",
     "use_tui",
 ]
 
@@ -172,89 +164,6 @@ class SessionFactory:
             close = getattr(runner, "close", None)
             if close is not None and inspect.iscoroutinefunction(close):
                 await close()
-
-
-# -- the demo -----------------------------------------------------------------------------------
-
-def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
-                 workspace: str | Path | None = None) -> SessionFactory:
-    """The demo's sessions: the sample project copied into a fresh temporary directory (or
-    `workspace`, used as it is), the built-in engine playing "fix the failing test" for the first
-    task and a short follow-up script for any later one. `speed` scales the pacing (0: none)."""
-    if speed < 0:
-        raise SetupError("--speed must be 0 (no pauses) or more")
-    root = Path(workspace) if workspace is not None else make_workspace()
-    sandbox = make_sandbox(options, root)
-
-    def make_runner(task: str, index: int) -> Any:
-        return demo_runner(root, speed=speed, sandbox=sandbox,
-                           scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
-
-    return SessionFactory(make_runner, cwd=root, options=options, sandbox=sandbox)
-
-
-def start_demo(*, speed: float = 1.0,
-               options: RunOptions = RunOptions()) -> tuple[SessionFactory, Session]:
-    """The demo's factory (for later tasks) and its first Session, ready to run, in a fresh
-    workspace (`session.state.cwd`) — removed again if the Session cannot be made."""
-    factory = demo_factory(speed=speed, options=options)
-    try:
-        return factory, factory(demo_task())
-    except BaseException:
-        shutil.rmtree(factory.cwd, ignore_errors=True)
-        raise
-
-
-# -- a user's engine ----------------------------------------------------------------------------
-
-def load_engine(spec: str, *, cwd: str | Path, task: str) -> Any:
-    """The runner built by a `module:factory` spec: `factory(cwd=..., task=...)`.
-
-    The module is imported as `import module` would from the current directory. Raises
-    `SetupError` naming what is wrong: the spec, the module, the attribute, the call, or a
-    result that is not an `AgentRunner` (it needs an async `run(state)` method).
-    """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise SetupError(f"--engine {spec!r}: expected module:factory, e.g. my_engine:make")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name or module_name.startswith(f"{exc.name}."):
-            raise SetupError(f"--engine {spec!r}: no module named {exc.name!r}") from None
-        raise SetupError(f"--engine {spec!r}: importing {module_name} failed: {exc}") from None
-    except Exception as exc:
-        raise SetupError(f"--engine {spec!r}: importing {module_name} failed: "
-                         f"{type(exc).__name__}: {exc}") from None
-    factory: Any = module
-    for part in attr.split("."):
-        if not hasattr(factory, part):
-            raise SetupError(f"--engine {spec!r}: {module_name} has no attribute {attr!r}")
-        factory = getattr(factory, part)
-    if not callable(factory):
-        raise SetupError(f"--engine {spec!r}: {attr} is not callable")
-    try:
-        runner = factory(cwd=str(cwd), task=task)
-    except Exception as exc:
-        raise SetupError(f"--engine {spec!r}: {attr}(cwd=..., task=...) failed: "
-                         f"{type(exc).__name__}: {exc}") from None
-    if not callable(getattr(runner, "run", None)):
-        raise SetupError(f"--engine {spec!r}: {attr}() returned {a_or_an(type(runner).__name__)}, "
-                         "not an AgentRunner (it needs an async run(state) method)")
-    return runner
-
-
-def engine_factory(spec: str, *, cwd: str | Path | None = None,
-                   options: RunOptions = RunOptions()) -> SessionFactory:
-    """The sessions of `cockpit run --engine module:factory` in `cwd` (default: here)."""
-    root = Path(cwd) if cwd is not None else Path.cwd()
-    if not root.is_dir():
-        raise SetupError(f"--cwd {str(root)!r} is not a directory")
-    root = root.resolve()
-    return SessionFactory(lambda task, _index: load_engine(spec, cwd=root, task=task), cwd=root,
-                          options=options)
 
 
 # -- presenting ---------------------------------------------------------------------------------

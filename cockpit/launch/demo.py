@@ -1,0 +1,45 @@
+"""The demo's sessions: the built-in engine and its offline scripted model in a fresh copy of the
+sample project, playing "fix the failing test" (real tool calls that ask for approval) and a
+short follow-up for any later task."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from cockpit.launch.factory import RunOptions, SessionFactory, SetupError, make_sandbox
+from engine_adapter import Session
+from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
+
+__all__ = ["demo_factory", "start_demo"]
+
+
+def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
+                 workspace: str | Path | None = None) -> SessionFactory:
+    """The demo's sessions: the sample project copied into a fresh temporary directory (or
+    `workspace`, used as it is), the built-in engine playing "fix the failing test" for the first
+    task and a short follow-up script for any later one. `speed` scales the pacing (0: none)."""
+    if speed < 0:
+        raise SetupError("--speed must be 0 (no pauses) or more")
+    root = Path(workspace) if workspace is not None else make_workspace()
+    sandbox = make_sandbox(options, root)
+
+    def make_runner(task: str, index: int) -> Any:
+        return demo_runner(root, speed=speed, sandbox=sandbox,
+                           scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
+
+    return SessionFactory(make_runner, cwd=root, options=options, sandbox=sandbox)
+
+
+def start_demo(*, speed: float = 1.0,
+               options: RunOptions = RunOptions()) -> tuple[SessionFactory, Session]:
+    """The demo's factory (for later tasks) and its first Session, ready to run, in a fresh
+    workspace (`session.state.cwd`) — removed again if the Session cannot be made."""
+    factory = demo_factory(speed=speed, options=options)
+    try:
+        return factory, factory(demo_task())
+    except BaseException:
+        shutil.rmtree(factory.cwd, ignore_errors=True)
+        raise
