@@ -8,6 +8,7 @@ and the replay viewer's picker.
   the agent and its session (id, working directory, title), and the tokens and cost spent. Only
   the few lines that carry these are parsed (`agent_start`, `session_info`, `model_usage`), found
   by a byte search for their start, so a journal of streamed text is skimmed, not folded.
+- `printable`: a value as one cell of a listing's line (`cockpit journals`, `cockpit sessions`).
 
 Journal contents are untrusted: every value is type-checked here and escaped where shown.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,7 @@ from pathlib import Path
 from cockpit.paths import journal_dir
 from engine_adapter.events import is_valid_ts
 from engine_adapter.journal import decode_json, writer_alive
+from engine_adapter.text import escaped
 
 __all__ = [
     "CRASHED",
@@ -35,6 +38,7 @@ __all__ = [
     "list_journals",
     "looks_live",
     "open_status",
+    "printable",
     "read_facts",
     "scan_facts",
     "summarize",
@@ -197,6 +201,19 @@ class JournalSummary:
     size: int
     facts: JournalFacts = field(default_factory=lambda: JournalFacts(complete=False))
     """The agent, its session's title, tokens and cost (see `journal_facts`)."""
+
+
+_SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
+
+
+def printable(text: str, width: int | None = None) -> str:
+    """`text` for one line of a listing: unsafe characters escaped (`\\x1b`, `\\u200b`, see
+    `engine_adapter.text`), runs of spaces and line breaks as one space, cut to `width` with
+    `…`."""
+    text = _SPACES.sub(" ", escaped(text)).strip()
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
 
 
 def describe_length(summary: JournalSummary) -> str:

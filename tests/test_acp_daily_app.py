@@ -12,9 +12,11 @@ import shlex
 from acp_agent.helpers import agent_argv, agent_log
 from test_acp_app import _next_task, _settle, _until_event
 
-from cockpit.launch import ResumeRequest, RunOptions, agent_factory
+from cockpit.cli.journals import resume_problem
+from cockpit.launch import RunOptions, agent_factory
 from cockpit.live import CockpitApp
-from cockpit.replay import ReplayApp
+from cockpit.replay import ReplayApp, ResumeRequest
+from cockpit.replay.picker import NO_RESUME
 from cockpit.widgets import StatusLine, Transcript
 from engine_adapter import JsonlEventJournal
 from engine_adapter.events import AgentEnd, AgentStart, SessionInfoChanged
@@ -137,7 +139,8 @@ def test_the_picker_and_the_viewer_resume_the_run_they_show(tmp_path, monkeypatc
     _journal(tmp_path / "custom.jsonl", "acp:my-own-agent")
 
     async def picker() -> object:
-        app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False)
+        app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False,
+                        resume_check=resume_problem)  # (what `cockpit replay` hands it)
         async with app.run_test(size=(120, 30), headless=True) as pilot:
             await pilot.press("r")
             await pilot.pause()
@@ -147,7 +150,8 @@ def test_the_picker_and_the_viewer_resume_the_run_they_show(tmp_path, monkeypatc
     assert result == ResumeRequest(folder / "codex.jsonl")
 
     async def viewer() -> tuple[object, list[str]]:
-        app = ReplayApp(tmp_path / "custom.jsonl", theme="cockpit-dark", remember_theme=False)
+        app = ReplayApp(tmp_path / "custom.jsonl", theme="cockpit-dark", remember_theme=False,
+                        resume_check=resume_problem)
         async with app.run_test(size=(120, 30), headless=True) as pilot:
             await _settle(app, pilot, lambda: app.replay_screen is not None
                           and app.replay_screen.replay is not None)
@@ -162,3 +166,23 @@ def test_the_picker_and_the_viewer_resume_the_run_they_show(tmp_path, monkeypatc
     assert "resume it with `cockpit resume JOURNAL --agent`" in messages[0]
     assert json.loads((tmp_path / "custom.jsonl").read_text().splitlines()[0])["engine"] == \
         "acp:my-own-agent"
+
+
+def test_a_viewer_handed_no_resume_check_never_exits_to_resume(tmp_path, monkeypatch):
+    # `ReplayApp(path)` from Python: resuming starts an agent, which only the command line does.
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "journals"
+    folder.mkdir()
+    _journal(folder / "codex.jsonl", "acp:codex")
+
+    async def picker() -> tuple[object, list[str]]:
+        app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False)
+        async with app.run_test(size=(120, 30), headless=True) as pilot:
+            await pilot.press("r")
+            await _settle(app, pilot, lambda: bool(app._notifications))
+            messages = [n.message for n in app._notifications]
+            await pilot.press("q")
+        return app.return_value, messages
+
+    result, messages = asyncio.run(picker())
+    assert result is None and messages == [NO_RESUME]

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
+from cockpit.cli.preflight import theme_names
 from cockpit.journals import CRASHED, STALE_AFTER, open_status, summarize
-from cockpit.launch.checks import theme_names
 from engine_adapter import AgentEnd, AgentStart, JsonlEventJournal, ToolEnd, ToolStart
 from engine_adapter.journal import writer_alive
 

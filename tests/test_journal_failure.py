@@ -13,7 +13,7 @@ from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
-from cockpit.launch.factory import EXIT_CANCELLED, EXIT_FAILED, EXIT_JOURNAL_FAILED, exit_code
+from cockpit.cli.run import EXIT_CANCELLED, EXIT_FAILED, EXIT_JOURNAL_FAILED, exit_code
 from engine_adapter import (
     JournalError,
     JsonlEventJournal,

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.style import Style
 
-from cockpit.cli.journals import _printable
 from cockpit.export.html import _html
 from cockpit.export.markdown import _visible
 from cockpit.headless import LinePrinter, sanitize
+from cockpit.journals import printable
 from cockpit.widgets.safe_text import MARKER_STYLE, clean, clean_line, styled, styled_line
 from engine_adapter.engines.acp.text import clean as acp_clean
 from engine_adapter.text import escape, has_unsafe, marker, unsafe_at
@@ -82,8 +82,8 @@ VIEWS: dict[str, tuple[Callable[[str], str], Callable[[str], str]]] = {
     "acp journal boundary": (acp_clean, lambda t: crlf(spec(t, escape))),
     "export markdown": (_visible, lambda t: spec(t, escape)),
     "export html": (_html, html_spec),
-    "cockpit journals": (_printable,
-                         lambda t: re.sub(r"[ \t\r\n]+", " ", spec(t, escape)).strip()),
+    "cockpit journals": (printable,
+                        lambda t: re.sub(r"[ \t\r\n]+", " ", spec(t, escape)).strip()),
 }
 
 

@@ -1,24 +1,17 @@
-"""The commands about an agent's earlier conversations: `cockpit sessions` and `cockpit resume`
-(registered on the one typer app of `cli`, which imports this module)."""
+"""The commands about an agent's earlier conversations: `cockpit sessions` (and the lines it
+prints) and `cockpit resume` (and `resume_in_cockpit`, the replay viewer's `r`).
+
+Light at import (`cockpit --help` loads it): the ACP engine is imported when an agent is asked.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cockpit.cli.main import (
-    _agent_choices,
-    _checked,
-    _no_choices,
-    _options,
-    _present,
-    _user_errors,
-    _warn_agent_config,
-    _warn_sandbox,
-    app,
-)
 from cockpit.cli.options import (
     AGENT_FLAGS,
     RUN_FLAGS,
@@ -29,9 +22,23 @@ from cockpit.cli.options import (
     SandboxOption,
     option_groups,
 )
+from cockpit.cli.preflight import (
+    EXIT_SETUP,
+    agent_choices,
+    checked,
+    run_options,
+    user_errors,
+    warn_agent_config,
+    warn_sandbox,
+)
+from cockpit.cli.run import present, present_and_exit, use_tui
+
+if TYPE_CHECKING:
+    from cockpit.launch import KnownSession
+
+__all__ = ["resume", "resume_in_cockpit", "session_lines", "sessions"]
 
 
-@app.command()
 def sessions(
     agent: Annotated[str | None, typer.Option(
         "--agent", metavar="NAME|\"COMMAND ARGS\"", help="Ask this agent for its sessions "
@@ -46,18 +53,18 @@ def sessions(
     """List agent sessions to resume: updated, agent, session id, title, directory.
 
     Continue one with `cockpit resume --agent NAME --session ID [TASK]`."""
-    from cockpit.launch import agent_sessions, journal_sessions, session_lines
+    from cockpit.launch import agent_sessions, journal_sessions
 
-    with _user_errors():
+    with user_errors():
         found = None
         name = None
         if agent is not None:
-            from cockpit.launch import agent_runner, agent_spec, workspace
+            from cockpit.launch import AgentChoices, agent_runner, agent_spec, workspace
 
             spec = agent_spec(agent)
             name = spec.name
             root = workspace(cwd)
-            found = agent_sessions(spec, agent_runner(spec, root, _no_choices()),
+            found = agent_sessions(spec, agent_runner(spec, root, AgentChoices()),
                                    str(root) if cwd is not None else None)
             if found is None and not as_json:
                 typer.echo(f"{name} offers no session list (session/list); these are the "
@@ -71,7 +78,6 @@ def sessions(
         typer.echo(line)
 
 
-@app.command()
 @option_groups
 def resume(
     target: Annotated[str | None, typer.Argument(
@@ -100,13 +106,13 @@ def resume(
     By session/resume where the agent offers it, else session/load, whose replay of the
     conversation is shown (and journaled) as history. Without TASK it opens the conversation:
     in the cockpit, type the next task."""
-    from cockpit.launch import SetupError, agent_factory, agent_spec, resumable, use_tui
+    from cockpit.launch import SetupError, agent_factory, agent_spec, resumable
 
     tui = use_tui(flags.headless)
-    with _checked(flags), _user_errors():
-        options = _options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                           sandbox_network=sandbox_network)
-        choices = _agent_choices(model, agent_flags)
+    with checked(flags), user_errors():
+        options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
+                              sandbox_network=sandbox_network)
+        choices = agent_choices(model, agent_flags)
         if session is not None:
             if task is not None:
                 raise SetupError("with --session ID, give at most one argument: the TASK")
@@ -121,10 +127,47 @@ def resume(
             if target is None:
                 typer.echo(f"resuming {found.journal}", err=True)
         assert agent is not None
-        _warn_agent_config()
+        warn_agent_config()
         factory = agent_factory(agent_spec(agent), cwd=where, options=options, choices=choices,
                                 resume=session_id)
         typer.echo(f"resuming {agent}'s session {session_id} in {factory.cwd}", err=True)
         first = factory(task or "")
-    _warn_sandbox(factory)
-    _present(factory, first, tui=tui, theme=flags.theme)
+    warn_sandbox(factory)
+    present_and_exit(factory, first, tui=tui, theme=flags.theme)
+
+
+def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:
+    """Open the live cockpit on the conversation of `journal` (no task yet: the human types
+    it); returns the exit code. Setup problems are printed as one line (exit code 2)."""
+    from cockpit.launch import RunOptions, SetupError, agent_factory, agent_spec, resumable
+
+    try:
+        found = resumable(journal, None)
+        factory = agent_factory(agent_spec(found.require_agent()), cwd=found.workspace(),
+                                options=RunOptions(), resume=found.session_id)
+        first = factory("")
+    except (SetupError, OSError) as exc:
+        print(f"cockpit: error: {exc}", file=sys.stderr)
+        return EXIT_SETUP
+    code = present(first, headless=False, next_session=factory, theme=theme)
+    for path in factory.journals:
+        print(f"journal: {path}")
+    return code
+
+
+def session_lines(found: list[KnownSession], *, as_json: bool) -> list[str]:
+    """The lines `cockpit sessions` prints: one a session (text, escaped), or one JSON array."""
+    if as_json:
+        import json
+        from dataclasses import asdict
+
+        return [json.dumps([asdict(s) for s in found], ensure_ascii=False, indent=1)]
+    from cockpit.journals import printable
+
+    lines = []
+    for s in found:
+        updated = printable((s.updated or "")[:19].replace("T", " "), 19)
+        lines.append(f"{updated:<19}  {printable(s.agent, 18):<18} "
+                     f"{printable(s.session_id, 40):<40}  {printable(s.title or '-', 50):<50}"
+                     f"  {printable(s.cwd or '', 80)}")
+    return lines

@@ -1,43 +1,49 @@
-"""`cockpit grants …`: list, revoke, deny and clear saved grants from the command line.
+"""`cockpit grants …`: list, revoke, deny and clear saved grants from the command line (the
+commands, registered under `grants` in `cockpit.cli.main`).
 
 Saved grants live in the user's config directory (`cockpit.paths.grants_dir()`), never in a
 project: `user.toml` for every project, `projects/…` for one. Session grants live only inside a
 running cockpit (its grants screen, key `g`, lists and revokes them).
+
+Light at import (`cockpit --help` loads it): the grant store is imported by each command.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from cockpit.paths import grants_dir
-from engine_adapter.grants import SCOPES, GrantEntry, GrantFileError, GrantStore, Scope
-from engine_adapter.grants.gate import ApprovalGate
+if TYPE_CHECKING:
+    from engine_adapter.grants import GrantEntry, GrantStore, Scope
 
-__all__ = ["grants_app", "listing"]
+__all__ = ["HELP", "clear", "deny", "list_grants", "listing", "revoke"]
 
-grants_app = typer.Typer(
-    name="grants",
-    help="Saved grants and deny rules: what `a` (always allow) kept in the project or user "
-    "scope. They live in your config directory, never in a project.",
-    no_args_is_help=True,
-)
+HELP = ("Saved grants and deny rules: what `a` (always allow) kept in the project or user "
+        "scope. They live in your config directory, never in a project.")
+"""The help of `cockpit grants`."""
 
 CwdOption = Annotated[Path | None, typer.Option(
     "--cwd", metavar="DIR", help="The project (default: the current directory).")]
 
 
 def _store(cwd: Path | None) -> GrantStore:
+    from cockpit.paths import grants_dir
+    from engine_adapter.grants import GrantStore
+
     project = os.path.abspath(cwd) if cwd is not None else os.getcwd()
     return GrantStore(grants_dir(), project=project, workspace=project)
 
 
-def _scope(value: str | None, *, allowed: tuple[str, ...] = SCOPES) -> Scope | None:
+def _scope(value: str | None, *, allowed: tuple[str, ...] | None = None) -> Scope | None:
+    """The scope `--scope` names (one of `allowed`, default every scope), or exit 2."""
+    from engine_adapter.grants import SCOPES
+
     if value is None:
         return None
+    allowed = SCOPES if allowed is None else allowed
     if value not in allowed:
         _fail(f"--scope {value!r}: one of {', '.join(allowed)}")
     return value  # type: ignore[return-value]
@@ -74,7 +80,6 @@ def listing(entries: list[GrantEntry]) -> list[str]:
             + "  " + row[-1] for row in rows]
 
 
-@grants_app.command("list")
 def list_grants(
     scope: Annotated[str | None, typer.Option(
         "--scope", help="Only this scope: project or user (session grants live in a running "
@@ -82,6 +87,8 @@ def list_grants(
     cwd: CwdOption = None,
 ) -> None:
     """List saved grants and deny rules in force here: ID, scope, tool, prefix, last use."""
+    from engine_adapter.grants.gate import ApprovalGate
+
     chosen = _scope(scope)
     store = _store(cwd)
     _warn_problems(store)
@@ -104,12 +111,13 @@ def list_grants(
         typer.echo(line.rstrip())
 
 
-@grants_app.command()
 def revoke(
     entry_id: Annotated[str, typer.Argument(metavar="ID", help="The id `grants list` shows.")],
     cwd: CwdOption = None,
 ) -> None:
     """Remove one saved grant or deny rule by its id (from this project's file or yours)."""
+    from engine_adapter.grants import GrantFileError
+
     store = _store(cwd)
     try:
         entry = store.revoke(entry_id)
@@ -120,7 +128,6 @@ def revoke(
                f"`{_visible(entry.prefix)}`")
 
 
-@grants_app.command()
 def deny(
     tool: Annotated[str, typer.Argument(help="The tool (shell, …), or * for every tool.")],
     prefix: Annotated[str, typer.Argument(help='The program prefix, quoted: "git push".')],
@@ -133,6 +140,8 @@ def deny(
 
     It matches any command the call may run that starts with the prefix: in a chain, in
     `bash -c '…'`, after sudo/env/xargs, at any path (`/usr/bin/git push`)."""
+    from engine_adapter.grants import GrantFileError
+
     chosen = _scope(scope, allowed=("project", "user"))
     assert chosen is not None
     store = _store(cwd)
@@ -145,13 +154,14 @@ def deny(
                f"(id {rule.id}; `cockpit grants revoke {rule.id}` lifts it)")
 
 
-@grants_app.command()
 def clear(
     scope: Annotated[str, typer.Option(
         "--scope", help="project (this one) or user (every project).")],
     cwd: CwdOption = None,
 ) -> None:
     """Remove every saved allow grant of a scope (deny rules stay: revoke them by id)."""
+    from engine_adapter.grants import GrantFileError
+
     chosen = _scope(scope, allowed=("project", "user"))
     assert chosen is not None
     store = _store(cwd)

@@ -1,46 +1,83 @@
-"""What `cockpit replay`, `cockpit journals` and `cockpit export` do, behind the typer layer.
+"""The commands that read journals: `cockpit replay`, `cockpit journals` and `cockpit export`,
+and what they do behind the typer layer.
 
 Each returns the process exit code and prints any problem as one line on stderr: the exit code
-is non-zero only when nothing at all could be read.
+is non-zero only when nothing at all could be read. Light at import (`cockpit --help` loads
+it): the journal readers, the viewer and the exporters are imported by the command using them.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from cockpit.journals import (
-    CRASHED,
-    CRASHED_LEGEND,
-    CRASHED_TEXT,
-    JournalSummary,
-    describe_length,
-    list_journals,
-    open_status,
-)
-from cockpit.paths import journal_dir
-from engine_adapter import JournalError
-from engine_adapter.events import format_ts
-from engine_adapter.journal import JournalIndex
-from engine_adapter.text import escaped, plural
+import typer
 
-__all__ = ["STATUSES", "check_journal", "list_recent", "matches", "print_lines", "run_export",
+from cockpit.cli.preflight import check_theme, user_errors
+
+if TYPE_CHECKING:
+    from cockpit.journals import JournalSummary
+
+__all__ = ["EXPORT_HELP", "REPLAY_HELP", "STATUSES", "check_journal", "export", "journals",
+           "list_recent", "matches", "print_lines", "replay", "resume_problem", "run_export",
            "run_replay"]
 
 
-_SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
+REPLAY_HELP = (
+    "Review a run from its journal: step, jump, search and filter its events. A journal that "
+    "is still being written is followed live (watch a running agent from a second terminal). "
+    "Without JOURNAL: pick from recent journals. Keys: space play/pause, +/- speed, ←/→ one "
+    "event, [ ] tool calls, { } approvals, e/E errors, home/end, / search (n/N), f filter, "
+    "enter raw event, ? help, q quit.")
+"""The help of `cockpit replay` (one paragraph: typer keeps a docstring's line breaks)."""
+
+EXPORT_HELP = (
+    "Write a readable report of a run: task, turns, tool calls (outputs trimmed), approvals "
+    "with who decided, verification and usage. Exits non-zero only when nothing could be read.")
+"""The help of `cockpit export`."""
 
 
-def _printable(text: str, width: int | None = None) -> str:
-    """`text` for one line of a listing: unsafe characters escaped (`\\x1b`, `\\u200b`, see
-    `engine_adapter.text`), runs of spaces and line breaks as one space, cut to `width` with
-    `…`."""
-    text = _SPACES.sub(" ", escaped(text)).strip()
-    if width is not None and len(text) > width:
-        text = text[: width - 1] + "…"
-    return text
+def replay(
+    journal: str | None = typer.Argument(
+        None, help="The journal file (.jsonl). Without one: pick from recent journals."),
+    theme: str | None = typer.Option(None, help="Theme name (default: the remembered one)."),
+) -> None:
+    """Review a run from its journal (its help text, one paragraph: `REPLAY_HELP`)."""
+    with user_errors():
+        check_theme(theme)
+    raise typer.Exit(run_replay(journal, theme=theme))
+
+
+def journals(
+    limit: int = typer.Option(20, help="How many to list (newest first); 0 lists all."),
+    agent: str | None = typer.Option(
+        None, "--agent", metavar="NAME", help="Only runs of this agent (codex, claude, gemini, "
+        "an agent's own name) or engine."),
+    status: str | None = typer.Option(
+        None, "--status", metavar="STATUS", help="Only runs that ended so: completed, failed, "
+        "cancelled; running (no end yet), or crashed (no end, nothing writes it)."),
+    search: str | None = typer.Option(
+        None, "--search", metavar="TEXT", help="Only runs whose task, session title or path "
+        "holds TEXT (any case)."),
+) -> None:
+    """List recent journals: start, status, agent, tokens, cost, title, task, events, path."""
+    from cockpit.launch import check_limit
+
+    with user_errors():
+        check_limit("--limit", limit)
+    raise typer.Exit(list_recent(limit, agent=agent, status=status, search=search))
+
+
+def export(
+    journal: str = typer.Argument(..., help="The journal file (.jsonl) to report on."),
+    format: str = typer.Option("markdown", "--format", "-f",
+                               help="markdown or html."),
+    output: str | None = typer.Option(None, "--output", "-o",
+                                      help="Write here instead of standard output."),
+) -> None:
+    """Write a report of a run (its help text, one paragraph: `EXPORT_HELP`)."""
+    raise typer.Exit(run_export(journal, format, output))
 
 
 def _error(message: str) -> None:
@@ -52,6 +89,9 @@ def check_journal(path: str) -> str | None:
 
     A journal with some good events and some bad lines is readable: the viewer marks the gaps.
     """
+    from engine_adapter import JournalError
+    from engine_adapter.journal import JournalIndex
+
     file = Path(path).expanduser()
     if not file.exists():
         return f"no journal at {path!r}; check the path, or run `cockpit journals` to list " \
@@ -84,6 +124,7 @@ def print_lines(path: str, out: TextIO | None = None) -> int:
     """Print the run in `path` one line per event, as `--headless` shows a live run (for a pipe
     or a file: `cockpit replay J | less`). Returns the exit code."""
     from cockpit.headless import LinePrinter, use_color
+    from cockpit.journals import CRASHED, CRASHED_TEXT, open_status
     from engine_adapter.journal import read_journal
 
     out = out if out is not None else sys.stdout
@@ -131,7 +172,7 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
 
     Without a terminal (`cockpit replay J | cat`) the run is printed as lines instead, and
     without a path the recent journals are listed."""
-    from cockpit.launch import use_tui
+    from cockpit.cli.run import use_tui
 
     if path is not None:
         problem = check_journal(path)
@@ -144,21 +185,28 @@ def run_replay(path: str | None, *, theme: str | None = None) -> int:
                    "`cockpit replay PATH`")
             return list_recent()
         return print_lines(path)
-    from cockpit.replay import ReplayApp
+    from cockpit.replay import ReplayApp, ResumeRequest
 
     try:
-        app = ReplayApp(Path(path).expanduser() if path else None, theme=theme)
+        app = ReplayApp(Path(path).expanduser() if path else None, theme=theme,
+                        resume_check=resume_problem)
     except ValueError as exc:  # an unknown theme
         _error(str(exc))
         return 2
     result = app.run()
-    from cockpit.launch import ResumeRequest
-
     if isinstance(result, ResumeRequest):  # `r`: continue the run shown, in the cockpit
-        from cockpit.launch import resume_in_cockpit
+        from cockpit.cli.conversations import resume_in_cockpit
 
         return resume_in_cockpit(result.journal, theme=theme)
     return 0
+
+
+def resume_problem(journal: Path) -> str | None:
+    """Why the viewer cannot resume the run of `journal` (one line), or None: the resume check
+    the viewer is handed (launch, which knows, is loaded only when `r` is pressed)."""
+    from cockpit.launch import resume_problem as problem
+
+    return problem(journal)
 
 
 STATUSES = ("completed", "failed", "cancelled", "running", "crashed")
@@ -199,6 +247,17 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
                 search: str | None = None) -> int:
     """Print recent journals (those passing the filters), newest first: start, status, agent,
     tokens and cost, the session's title or the task, path."""
+    from cockpit.journals import (
+        CRASHED,
+        CRASHED_LEGEND,
+        describe_length,
+        list_journals,
+        printable,
+    )
+    from cockpit.paths import journal_dir
+    from engine_adapter.events import format_ts
+    from engine_adapter.text import plural
+
     if status is not None and status not in STATUSES:
         _error(f"--status {status!r}: use one of {', '.join(STATUSES)}")
         return 2
@@ -225,9 +284,9 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         what = s.task or ""
         if facts.title:
             what = f"{facts.title} — {what}" if what else facts.title
-        name = _printable(_agent_name(facts.agent), 18) or "-"
-        print(f"{started}  {_printable(s.status, 10):<10} {name:<18} {spent:>13} {cost:>9} "
-              f"{events:>16}  {_printable(what, 60):<60}  {_printable(str(s.path))}")
+        name = printable(_agent_name(facts.agent), 18) or "-"
+        print(f"{started}  {printable(s.status, 10):<10} {name:<18} {spent:>13} {cost:>9} "
+              f"{events:>16}  {printable(what, 60):<60}  {printable(str(s.path))}")
     if any(s.status == CRASHED for s in summaries):
         print(CRASHED_LEGEND)
     return 0
@@ -236,6 +295,7 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
 def run_export(path: str, fmt: str, output: str | None) -> int:
     """Write the report to `output` (or stdout)."""
     from cockpit.export import FORMATS, export_journal
+    from engine_adapter.text import plural
 
     if fmt not in FORMATS:
         _error(f"unknown format {fmt!r}; use --format markdown or --format html")

@@ -1,12 +1,15 @@
-"""From the command line's options to a `Session`: no typer, no Textual.
+"""From the options a run was asked for to its `Session`s: no typer, no Textual, nothing above.
 
 - `factory`: `RunOptions` (what a run was asked for) and `SessionFactory` (the Sessions of one
   conversation); `SetupError`, what stops a run before it starts.
-- `agents`: `--agent NAME|"COMMAND"` to an ACP runner; `agent_config`: what `config.toml` says
+- `demo`: the built-in engine's offline demo; `user_engine`: a user's `module:factory`;
+  `agents`: `--agent NAME|"COMMAND"` to an ACP runner; `agent_config`: what `config.toml` says
   about agents; `models`: `--model` to a real model (providers, servers, prices); `resume`: an
-  agent's earlier conversations; `checks`: the options checked before anything is created.
+  agent's earlier conversations; `checks`: a run's options checked before anything is created.
 
 Each name loads its module on first use: `cockpit demo` never loads the ACP or OpenAI SDKs.
+How a run is shown and ends (the live cockpit, the headless view, exit codes) is the command
+line's: `cockpit.cli.run`.
 """
 
 from __future__ import annotations
@@ -17,36 +20,31 @@ from engine_adapter.lazy import lazy_face
 
 _HOMES: dict[str, str] = {
     "AgentChoices": "cockpit.launch.agents",
-    "EXIT_SETUP": "cockpit.launch.factory",
-    "ResumeRequest": "cockpit.launch.resume",
+    "KnownSession": "cockpit.launch.resume",
     "RunOptions": "cockpit.launch.factory",
+    "SessionFactory": "cockpit.launch.factory",
     "SetupError": "cockpit.launch.factory",
     "agent_factory": "cockpit.launch.agents",
     "agent_runner": "cockpit.launch.agents",
     "agent_sessions": "cockpit.launch.resume",
     "agent_spec": "cockpit.launch.agents",
-    "agents_listing": "cockpit.launch.agents",
     "check_journal_path": "cockpit.launch.checks",
     "check_limit": "cockpit.launch.checks",
     "check_seconds": "cockpit.launch.checks",
-    "check_theme": "cockpit.launch.checks",
     "config_problems": "cockpit.launch.agents",
     "config_warnings": "cockpit.launch.models",
+    "demo_factory": "cockpit.launch.demo",
     "engine_factory": "cockpit.launch.user_engine",
     "journal_sessions": "cockpit.launch.resume",
     "list_models": "cockpit.launch.models",
     "model_factory": "cockpit.launch.models",
-    "present": "cockpit.launch.factory",
     "resolve_server": "cockpit.launch.models",
     "resumable": "cockpit.launch.resume",
-    "resume_in_cockpit": "cockpit.launch.resume",
     "resume_problem": "cockpit.launch.resume",
-    "safe_output": "cockpit.launch.checks",
-    "session_lines": "cockpit.launch.resume",
     "start_demo": "cockpit.launch.demo",
-    "use_tui": "cockpit.launch.factory",
     "workspace": "cockpit.launch.agents",
 }
+"""Each name of the face, and the module it is imported from on first use."""
 
 __all__ = list(_HOMES)
 
@@ -64,9 +62,6 @@ if TYPE_CHECKING:
         agent_spec as agent_spec,
     )
     from cockpit.launch.agents import (
-        agents_listing as agents_listing,
-    )
-    from cockpit.launch.agents import (
         config_problems as config_problems,
     )
     from cockpit.launch.agents import (
@@ -81,29 +76,20 @@ if TYPE_CHECKING:
     from cockpit.launch.checks import (
         check_seconds as check_seconds,
     )
-    from cockpit.launch.checks import (
-        check_theme as check_theme,
-    )
-    from cockpit.launch.checks import (
-        safe_output as safe_output,
+    from cockpit.launch.demo import (
+        demo_factory as demo_factory,
     )
     from cockpit.launch.demo import (
         start_demo as start_demo,
     )
     from cockpit.launch.factory import (
-        EXIT_SETUP as EXIT_SETUP,
-    )
-    from cockpit.launch.factory import (
         RunOptions as RunOptions,
     )
     from cockpit.launch.factory import (
+        SessionFactory as SessionFactory,
+    )
+    from cockpit.launch.factory import (
         SetupError as SetupError,
-    )
-    from cockpit.launch.factory import (
-        present as present,
-    )
-    from cockpit.launch.factory import (
-        use_tui as use_tui,
     )
     from cockpit.launch.models import (
         config_warnings as config_warnings,
@@ -118,7 +104,7 @@ if TYPE_CHECKING:
         resolve_server as resolve_server,
     )
     from cockpit.launch.resume import (
-        ResumeRequest as ResumeRequest,
+        KnownSession as KnownSession,
     )
     from cockpit.launch.resume import (
         agent_sessions as agent_sessions,
@@ -130,13 +116,7 @@ if TYPE_CHECKING:
         resumable as resumable,
     )
     from cockpit.launch.resume import (
-        resume_in_cockpit as resume_in_cockpit,
-    )
-    from cockpit.launch.resume import (
         resume_problem as resume_problem,
-    )
-    from cockpit.launch.resume import (
-        session_lines as session_lines,
     )
     from cockpit.launch.user_engine import (
         engine_factory as engine_factory,

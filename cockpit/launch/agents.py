@@ -1,4 +1,4 @@
-"""The ACP agents on the command line: `cockpit agents` and `cockpit run --agent NAME|"COMMAND"`.
+"""The ACP agents of `cockpit run --agent NAME|"COMMAND"` and `cockpit resume`: their runners.
 
 `agent_factory` builds the Sessions of one conversation with one `AcpRunner`: every task of the
 conversation goes to the same agent process and ACP session. The agent's process group is
@@ -21,13 +21,12 @@ from engine_adapter.engines.acp import (
     AcpRunner,
     AgentSpec,
     AgentSpecError,
-    load_catalogue,
     resolve_agent,
 )
 from engine_adapter.engines.acp.agent import McpServer, SessionSetup, Wanted
 
-__all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "agents_listing",
-           "config_problems", "workspace"]
+__all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "config_problems",
+           "workspace"]
 
 
 @dataclass(frozen=True)
@@ -149,35 +148,3 @@ def agent_factory(agent: str | AgentSpec, *, cwd: str | Path | None = None,
     runner = agent_runner(spec, root, choices, resume, sandbox=sandbox)
     return SessionFactory(lambda _task, _index: runner, cwd=root, options=options,
                           sandbox=sandbox)
-
-
-def _auth_note(spec: AgentSpec) -> str:
-    if not spec.env:
-        return ""
-    present = [name for name in spec.env if os.environ.get(name)]
-    if present:
-        return "key set: " + ", ".join(present)
-    names = " or ".join(spec.env[:2]) + (", …" if len(spec.env) > 2 else "")
-    return f"no key set ({names}), unless logged in with its own CLI"
-
-
-def agents_listing(catalogue: dict[str, AgentSpec] | None = None) -> list[str]:
-    """The lines `cockpit agents` prints: each known agent, whether it is installed (and where),
-    its authentication variables, and how to install it."""
-    agents = load_catalogue() if catalogue is None else catalogue
-    lines = []
-    for name, spec in sorted(agents.items()):
-        path = spec.installed()
-        lines.append(f"{name:<8} {spec.title}")
-        lines.append(f"         command: {spec.display}")
-        if path:
-            lines.append(f"         installed: {path}")
-        else:
-            lines.append(f"         not installed: {spec.install}")
-        note = _auth_note(spec)
-        if note:
-            lines.append(f"         auth: {note}")
-    lines.append("")
-    lines.append('Run one:  cockpit run --agent NAME "TASK"   (or --agent "COMMAND ARGS" for any '
-                 "other ACP agent)")
-    return lines

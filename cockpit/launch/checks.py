@@ -1,7 +1,5 @@
-"""Checks of the command line's options, made before anything is created (no workspace, no
-journal, no folder): each raises `SetupError` with one line saying what is wrong and what to do.
-Also `safe_output`, so that a terminal or pipe whose encoding cannot show a character never
-makes a command fail."""
+"""Checks of a run's options, made before anything is created (no workspace, no journal, no
+folder): each raises `SetupError` with one line saying what is wrong and what to do."""
 
 from __future__ import annotations
 
@@ -9,8 +7,6 @@ import math
 import os
 import shutil
 import stat
-import sys
-from contextlib import suppress
 from pathlib import Path
 
 from cockpit.launch.factory import SetupError
@@ -21,22 +17,9 @@ __all__ = [
     "check_journal_path",
     "check_limit",
     "check_seconds",
-    "check_theme",
-    "safe_output",
-    "theme_names",
 ]
 
 _HEAD = 64 << 10  # bytes of an existing file read to see whether it is a journal
-
-
-def safe_output() -> None:
-    """Make stdout and stderr replace a character their encoding cannot show (`?`) rather than
-    raise: `PYTHONIOENCODING=ascii`, a C locale, a lone surrogate in an agent's text."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
-            with suppress(ValueError, OSError):  # closed or detached: nothing to protect
-                reconfigure(errors="replace")
 
 
 def check_seconds(option: str, value: float | None, *, hint: str) -> None:
@@ -52,28 +35,6 @@ def check_limit(option: str, value: int) -> None:
     """A count of things to show: 0 (all) or more."""
     if value < 0:
         raise SetupError(f"{option} {value}: give 0 or more (0 lists all)")
-
-
-def theme_names() -> list[str]:
-    """Every theme a live cockpit or the replay viewer can use, as the command palette offers
-    them: the cockpit's own and the user's (`load_themes`), then Textual's built-in ones."""
-    from textual.theme import BUILTIN_THEMES
-
-    from cockpit.themes import load_themes
-
-    own = sorted(load_themes())
-    return own + sorted(name for name in BUILTIN_THEMES if name not in own)
-
-
-def check_theme(name: str | None) -> None:
-    """`--theme NAME` must be one `theme_names` lists (checked whether or not the TUI runs: a
-    typo is reported, never silently ignored)."""
-    if name is None:
-        return
-    names = theme_names()
-    if name not in names:
-        raise SetupError(f"--theme {name!r}: no such theme; available: {', '.join(names)} "
-                         "(or add one to <config dir>/themes, see README)")
 
 
 def _is_journal(path: Path) -> bool:

@@ -6,16 +6,13 @@
   grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
   with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
 - `make_sandbox`: where a conversation's commands run.
-- `present(session, headless=…)` — shows the run and returns the exit code.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import os
-import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,25 +24,11 @@ from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState,
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
 __all__ = [
-    "EXIT_CANCELLED",
-    "EXIT_FAILED",
-    "EXIT_JOURNAL_FAILED",
-    "EXIT_SETUP",
     "RunOptions",
     "SessionFactory",
     "SetupError",
-    "exit_code",
     "make_sandbox",
-    "present",
-    "use_tui",
 ]
-
-# The exit codes of `cockpit run` and `cockpit demo` (README: "Exit codes"); 0 is `completed`.
-EXIT_FAILED = 1  # the run ended `failed`
-EXIT_SETUP = 2  # it could not start: a bad option, engine, directory or journal path
-EXIT_JOURNAL_FAILED = 74  # its journal could not be written (sysexits' EX_IOERR): the run was
-# stopped, since what it did next could not be recorded
-EXIT_CANCELLED = 130  # the run ended `cancelled` (Ctrl-C, escape), as a shell reports SIGINT
 
 # Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
 RunnerMaker = Callable[[str, int], Any]
@@ -164,48 +147,3 @@ class SessionFactory:
             close = getattr(runner, "close", None)
             if close is not None and inspect.iscoroutinefunction(close):
                 await close()
-
-
-# -- presenting ---------------------------------------------------------------------------------
-
-def use_tui(headless: bool) -> bool:
-    """Whether the live cockpit shows the run (else the headless line view, with no human)."""
-    return not headless and sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def exit_code(status: str, *, journal_failed: bool = False) -> int:
-    """The process exit code for how a run ended: 0 completed, 130 cancelled, 1 otherwise; 74
-    whenever a journal could not be written (the run was stopped, or its record is incomplete)."""
-    if journal_failed:
-        return EXIT_JOURNAL_FAILED
-    return {"completed": 0, "cancelled": EXIT_CANCELLED}.get(status, EXIT_FAILED)
-
-
-def present(session: Session, *, headless: bool,
-            next_session: SessionFactory | None = None,
-            theme: str | None = None) -> int:
-    """Run `session` in front of the user and return the exit code (0: completed).
-
-    The headless view prints one line per event; otherwise the live cockpit shows it
-    (`CockpitApp`, which runs the session itself; `next_session` offers a next task). Either
-    way the factory's agents are closed in the run's event loop before it ends.
-    """
-    if not headless:
-        from cockpit.live import CockpitApp
-
-        app = CockpitApp(session, theme=theme, next_session=next_session)
-        app.run()
-        sessions = app.sessions or [session]
-        return exit_code(sessions[-1].state.status,
-                         journal_failed=any(s.journal_error for s in sessions))
-    from cockpit.headless import run_headless
-
-    async def run_then_close() -> Any:
-        try:
-            return await run_headless(session)
-        finally:
-            if next_session is not None:
-                await next_session.aclose()
-
-    state = asyncio.run(run_then_close())
-    return exit_code(state.status, journal_failed=bool(session.journal_error))

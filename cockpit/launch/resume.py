@@ -1,6 +1,7 @@
-"""An agent's earlier conversations: `cockpit sessions` (the agent's own list where it offers
-`session/list`, else the sessions the local journals know) and what `cockpit resume` continues
-(a journal's agent session, or an id the human names).
+"""An agent's earlier conversations: the sessions `cockpit sessions` lists (the agent's own list
+where it offers `session/list`, else the sessions the local journals know) and what `cockpit
+resume` continues (a journal's agent session, or an id the human names); `resume_problem`, why
+the replay viewer cannot resume a journal's run.
 
 A journal is untrusted: `resume` takes from it only the session id and the workspace, and the
 agent only by its catalogue name. A command line written in a journal is never started — the
@@ -10,8 +11,7 @@ human names the agent (`--agent`) for anything the catalogue does not know.
 from __future__ import annotations
 
 import asyncio
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,13 +26,10 @@ if TYPE_CHECKING:  # the ACP engine (and its SDK) is imported only when an agent
 __all__ = [
     "KnownSession",
     "Resumable",
-    "ResumeRequest",
     "agent_sessions",
     "journal_sessions",
     "resumable",
-    "resume_in_cockpit",
     "resume_problem",
-    "session_lines",
 ]
 
 SCAN = 2000  # journals looked at, newest first
@@ -81,13 +78,6 @@ class Resumable:
         return path if path.is_absolute() and path.is_dir() else None
 
 
-@dataclass(frozen=True)
-class ResumeRequest:
-    """What the replay viewer returns when the human asked to resume the run it shows."""
-
-    journal: Path
-
-
 def resume_problem(journal: Path) -> str | None:
     """Why the run of `journal` cannot be resumed from the viewer (one line), or None."""
     try:
@@ -96,28 +86,6 @@ def resume_problem(journal: Path) -> str | None:
         return str(exc).replace("name it with --agent", "resume it with `cockpit resume "
                                 "JOURNAL --agent`, giving")
     return None
-
-
-def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:
-    """Open the live cockpit on the conversation of `journal` (no task yet: the human types
-    it); returns the exit code. Setup problems are printed as one line (exit code 2)."""
-    import sys
-
-    from cockpit.launch.agents import agent_factory, agent_spec
-    from cockpit.launch.factory import RunOptions, present
-
-    try:
-        found = resumable(journal, None)
-        factory = agent_factory(agent_spec(found.require_agent()), cwd=found.workspace(),
-                                options=RunOptions(), resume=found.session_id)
-        first = factory("")
-    except (SetupError, OSError) as exc:
-        print(f"cockpit: error: {exc}", file=sys.stderr)
-        return 2
-    code = present(first, headless=False, next_session=factory, theme=theme)
-    for path in factory.journals:
-        print(f"journal: {path}")
-    return code
 
 
 def _own_journal(path: Path) -> bool:
@@ -184,21 +152,6 @@ def agent_sessions(spec: AgentSpec, runner: AcpRunner,
                              journal=known.get(s.session_id)) for s in listed]
 
     return asyncio.run(ask())
-
-
-def session_lines(sessions: list[KnownSession], *, as_json: bool) -> list[str]:
-    """The lines `cockpit sessions` prints: one a session (text, escaped), or one JSON array."""
-    if as_json:
-        return [json.dumps([asdict(s) for s in sessions], ensure_ascii=False, indent=1)]
-    from cockpit.cli.journals import _printable
-
-    lines = []
-    for s in sessions:
-        updated = _printable((s.updated or "")[:19].replace("T", " "), 19)
-        lines.append(f"{updated:<19}  {_printable(s.agent, 18):<18} "
-                     f"{_printable(s.session_id, 40):<40}  {_printable(s.title or '-', 50):<50}"
-                     f"  {_printable(s.cwd or '', 80)}")
-    return lines
 
 
 def resumable(journal: Path | None, agent: str | None) -> Resumable:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cockpit.base_app import EventLookup, ThemedApp
-from cockpit.replay.picker import PickerScreen
+from cockpit.replay.picker import PickerScreen, ResumeCheck
 from cockpit.replay.screen import POLL, ReplayScreen
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import Item
@@ -23,6 +23,9 @@ class ReplayApp(ThemedApp):
     Args:
         path: A journal file.
         theme: A theme name; `None` = the remembered one.
+        resume_check: Why a journal's run cannot be resumed, or None when it can (`r`, in the
+            picker and the viewer: the app then exits with a `ResumeRequest`); without one,
+            `r` says to use `cockpit resume`.
         journal_dir: Where the picker looks (default: where runs write their journals).
         remember_theme: Whether a theme switch is saved to `config.toml`.
         poll: Seconds between looks at a followed journal.
@@ -31,10 +34,12 @@ class ReplayApp(ThemedApp):
     TITLE = "cockpit replay"
 
     def __init__(self, path: str | Path | None = None, *, theme: str | None = None,
+                 resume_check: ResumeCheck | None = None,
                  journal_dir: str | Path | None = None, remember_theme: bool = True,
                  poll: float = POLL) -> None:
         super().__init__(theme=theme, remember_theme=remember_theme)
         self.path = Path(path) if path is not None else None
+        self.resume_check = resume_check
         self.journal_dir = journal_dir
         self.poll = poll
 

@@ -1,7 +1,12 @@
-"""The journal picker: recent runs (newest first) to open in the viewer."""
+"""The journal picker: recent runs (newest first) to open in the viewer; and how the viewer
+asks for a run to be resumed (`request_resume`: the app exits with a `ResumeRequest` once the
+resume check it was handed finds no problem).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -23,7 +28,18 @@ from cockpit.paths import journal_dir
 from cockpit.widgets import clean_line, styled_line
 from engine_adapter.events import format_ts
 
-__all__ = ["PickerScreen", "describe_length", "request_resume"]
+__all__ = ["PickerScreen", "ResumeCheck", "ResumeRequest", "describe_length", "request_resume"]
+
+ResumeCheck = Callable[[Path], str | None]
+"""Why the run of a journal cannot be resumed (one line), or None when it can: what the command
+line hands the viewer (`ReplayApp(resume_check=…)`), since resuming starts an agent."""
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """What the replay viewer exits with when the human asked to resume the run it shows."""
+
+    journal: Path
 
 
 class PickerScreen(Screen[Path | None]):
@@ -81,11 +97,14 @@ class PickerScreen(Screen[Path | None]):
         request_resume(self.app, self.journals[table.cursor_row].path)
 
 
-def request_resume(app: App[object], path: Path) -> None:
-    """Close `app` asking for the run of `path` to be resumed, or say why it cannot be."""
-    from cockpit.launch import ResumeRequest, resume_problem
+NO_RESUME = "resuming needs the command line here: `cockpit resume JOURNAL`"
 
-    problem = resume_problem(path)
+
+def request_resume(app: App[object], path: Path) -> None:
+    """Close `app` asking for the run of `path` to be resumed, or say why it cannot be (the
+    app's `resume_check`; an app that was handed none cannot resume)."""
+    check: ResumeCheck | None = getattr(app, "resume_check", None)
+    problem = NO_RESUME if check is None else check(path)
     if problem is not None:
         app.notify(problem, severity="warning", markup=False, timeout=8)
         return
