@@ -17,6 +17,8 @@ from pathlib import Path
 
 from textual.app import App
 
+from cockpit import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,8 +37,38 @@ def fresh(code: str, tmp_path: Path, *args: str) -> dict:
             "code": result.returncode}
 
 
+def loaded(run: dict, package: str) -> bool:
+    return any(m == package or m.startswith(f"{package}.") for m in run["modules"])
+
+
 def textual_loaded(run: dict) -> bool:
-    return any(m == "textual" or m.startswith("textual.") for m in run["modules"])
+    return loaded(run, "textual")
+
+
+def test_version_loads_nothing_it_does_not_print(tmp_path) -> None:
+    # The console script answers `version` and `--version` before typer is imported...
+    for argv in (["version"], ["--version"]):
+        run = fresh(f"import sys\nsys.argv = ['cockpit', *{argv!r}]\n"
+                    "from cockpit.cli import main\nmain()", tmp_path)
+        assert run["code"] == 0 and run["stdout"] == "cockpit " + __version__ + "\n", run
+        assert not loaded(run, "typer") and not loaded(run, "pydantic"), argv
+    # ... and the typer app's own `version` loads neither the event models nor Textual.
+    run = fresh("import sys\nsys.argv = ['cockpit', 'version']\n"
+                "from cockpit.cli.main import main\nmain()", tmp_path)
+    assert run["code"] == 0 and run["stdout"] == "cockpit " + __version__ + "\n", run
+    assert not loaded(run, "engine_adapter.events") and not textual_loaded(run)
+    assert not {m for m in run["modules"] if m.startswith("engine_adapter.")} - {
+        "engine_adapter.lazy", "engine_adapter.version"}
+
+
+def test_dash_dash_version_prints_what_version_prints_and_is_in_the_help() -> None:
+    from typer.testing import CliRunner
+
+    from cockpit.cli.main import app
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["--version"]).output == runner.invoke(app, ["version"]).output
+    assert "--version" in runner.invoke(app, ["--help"]).output
 
 
 def test_both_apps_import_from_the_package_root() -> None:
@@ -66,6 +98,9 @@ def test_the_package_and_help_do_not_load_textual(tmp_path) -> None:
     assert run["code"] == 0 and "demo" in run["stdout"], run["stderr"]
     assert "cockpit.cli.main" in run["modules"]
     assert not textual_loaded(run)
+    assert not loaded(run, "engine_adapter.events")  # the event models: ~0.3 s to build
+    assert not {m for m in run["modules"] if m.startswith("engine_adapter.")} - {
+        "engine_adapter.lazy", "engine_adapter.version"}
 
 
 def test_the_headless_printer_does_not_load_textual(tmp_path) -> None:
@@ -76,6 +111,19 @@ def test_the_headless_printer_does_not_load_textual(tmp_path) -> None:
     assert run["code"] == 0, run["stderr"]
     assert "cockpit.headless" in run["modules"] and journal.exists()
     assert not textual_loaded(run)
+    assert not loaded(run, "acp") and not loaded(run, "openai")
+
+
+def test_the_demo_in_the_cockpit_loads_neither_the_acp_nor_the_openai_sdk(tmp_path) -> None:
+    # What `cockpit demo` imports on its way to the live cockpit (the command, the demo's
+    # Sessions, the app), without a terminal to draw on.
+    run = fresh("import cockpit.cli.main, cockpit.cli.run, cockpit.launch\n"
+                "cockpit.launch.start_demo\nimport cockpit.live", tmp_path)
+    assert run["code"] == 0, run["stderr"]
+    assert "cockpit.launch.demo" in run["modules"] and "cockpit.live.app" in run["modules"]
+    assert not loaded(run, "acp") and not loaded(run, "openai")
+    assert not loaded(run, "engine_adapter.engines.acp")
+    assert not loaded(run, "engine_adapter.engines.builtin.models.openai")
 
 
 def test_a_root_import_of_the_apps_is_lazy_and_replay_never_loads_the_live_app(tmp_path) -> None:
@@ -85,6 +133,16 @@ def test_a_root_import_of_the_apps_is_lazy_and_replay_never_loads_the_live_app(t
     assert "cockpit.live.app" not in run["modules"]
     assert "cockpit.launch.factory" not in run["modules"]
     assert not textual_loaded(fresh("import cockpit", tmp_path))
+
+
+def test_the_replay_command_loads_no_launch_until_a_resume_is_asked(tmp_path) -> None:
+    # The viewer is handed its resume check (`ReplayApp(resume_check=...)`): it imports nothing
+    # of launch, and the command line's check loads launch only when `r` is pressed.
+    run = fresh("from cockpit.cli.journals import replay, resume_problem, run_replay\n"
+                "from cockpit.replay import ReplayApp\n"
+                "ReplayApp(None, resume_check=resume_problem)", tmp_path)
+    assert run["code"] == 0, run["stderr"]
+    assert not loaded(run, "cockpit.launch") and not loaded(run, "cockpit.live")
 
 
 # Production code held to its own names, and the parts not held yet: the acp worker removes the

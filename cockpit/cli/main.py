@@ -14,8 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cockpit import __version__
-from cockpit.cli import catalogue, conversations, grants, journals, run
+from cockpit.cli import catalogue, conversations, grants, journals, run, version_line
 
 __all__ = ["app", "main", "safe_output", "version"]
 
@@ -31,7 +30,7 @@ app = typer.Typer(
 
 def version() -> None:
     """Print the cockpit version."""
-    typer.echo(f"cockpit {__version__}")
+    typer.echo(version_line())
 
 
 def _version_option(given: bool) -> None:
@@ -80,6 +79,7 @@ def safe_output() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the typer app on the command line (`cockpit.cli.main()` answers `version` before
+    this, without typer)."""
     safe_output()
     app()
