@@ -185,6 +185,20 @@ def measure_pass(path: str) -> dict:
     return out
 
 
+def on_frames(app_class, seen):
+    """`app_class` calling `seen(app)` after each frame it composes: Textual calls `_display`
+    once per composed frame, also headless (private API: Textual is pinned). bench_start.py
+    times the first frames of `cockpit demo` and `cockpit replay` with it."""
+
+    class Timed(app_class):
+        def _display(self, screen, renderable) -> None:
+            super()._display(screen, renderable)
+            seen(self)
+
+    Timed.__name__ = Timed.__qualname__ = f"Timed{app_class.__name__}"
+    return Timed
+
+
 def measure_app(path: str) -> dict:
     """The viewer, headless: first frame, then `end` until the last event is on screen."""
     import asyncio
@@ -195,12 +209,12 @@ def measure_app(path: str) -> dict:
     # (when displayed, the event it showed, whether the view was a provisional end)
     frames: list[tuple[float, int, bool]] = []
 
-    class TimedReplay(ReplayApp):
-        def _display(self, screen, renderable) -> None:
-            super()._display(screen, renderable)
-            navigator = getattr(self.replay_screen, "navigator", None)
-            frames.append((time.perf_counter(), self.position_shown,
-                           getattr(navigator, "provisional", None) is not None))
+    def seen(app) -> None:
+        navigator = getattr(app.replay_screen, "navigator", None)
+        frames.append((time.perf_counter(), app.position_shown,
+                       getattr(navigator, "provisional", None) is not None))
+
+    TimedReplay = on_frames(ReplayApp, seen)
 
     async def shown(app, target: int | None, since: float) -> float:
         """When the first frame after `since` showing event `target` (None: any) was

@@ -1,5 +1,5 @@
 """`python -m cockpit`: the same command line as the `cockpit` script."""
 
-from cockpit.cli import main
+from cockpit.cli import entry
 
-main()
+entry()

@@ -49,7 +49,7 @@ def test_version_loads_nothing_it_does_not_print(tmp_path) -> None:
     # The console script answers `version` and `--version` before typer is imported...
     for argv in (["version"], ["--version"]):
         run = fresh(f"import sys\nsys.argv = ['cockpit', *{argv!r}]\n"
-                    "from cockpit.cli import main\nmain()", tmp_path)
+                    "from cockpit.cli import entry\nentry()", tmp_path)
         assert run["code"] == 0 and run["stdout"] == "cockpit " + __version__ + "\n", run
         assert not loaded(run, "typer") and not loaded(run, "pydantic"), argv
     # ... and the typer app's own `version` loads neither the event models nor Textual.

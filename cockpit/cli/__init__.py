@@ -9,16 +9,17 @@
   `cockpit models`; `journals`: `cockpit replay`, `cockpit journals` and `cockpit export`;
   `grants`: `cockpit grants …`.
 
-`main()` here is the console script: `cockpit version` (and `--version`) answer before typer is
-imported, since typer's dispatch of any command costs more than the whole answer (its help
-option is coerced through pydantic); every other command line goes to the typer app.
+`entry()` here is the console script (and `python -m cockpit`): `cockpit version` and
+`cockpit --version` answer before typer is imported, since typer's dispatch of any command
+costs more than the whole answer (its help option is coerced through pydantic); every other
+command line goes to the typer app.
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["main", "version_line"]
+__all__ = ["entry", "version_line"]
 
 
 def version_line() -> str:
@@ -28,8 +29,8 @@ def version_line() -> str:
     return f"cockpit {__version__}"
 
 
-def main() -> None:
-    """Console-script entry point."""
+def entry() -> None:
+    """The `cockpit` console script. (Not named `main`: that is the typer app's module.)"""
     if sys.argv[1:] in (["version"], ["--version"]):
         print(version_line())
         return

@@ -79,7 +79,7 @@ def safe_output() -> None:
 
 
 def main() -> None:
-    """Run the typer app on the command line (`cockpit.cli.main()` answers `version` before
-    this, without typer)."""
+    """Run the typer app on the command line (the console script, `cockpit.cli.entry`, answers
+    `version` before this, without typer)."""
     safe_output()
     app()
