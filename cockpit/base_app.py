@@ -55,7 +55,7 @@ def writer_driver(base: type[Driver], writer: TerminalWriter) -> type[Driver]:
     """`base` (the driver class Textual chose), whose instances hand their public `write` to
     `writer` when created."""
 
-    class WriterDriver(base):  # type: ignore[valid-type, misc]
+    class WriterDriver(base):  # type: ignore[valid-type, misc]  # a class chosen at run time
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             writer.attach(self.write)

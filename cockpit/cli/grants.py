@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, cast
 
 import typer
 
@@ -46,7 +46,7 @@ def _scope(value: str | None, *, allowed: tuple[str, ...] | None = None) -> Scop
     allowed = SCOPES if allowed is None else allowed
     if value not in allowed:
         _fail(f"--scope {value!r}: one of {', '.join(allowed)}")
-    return value  # type: ignore[return-value]
+    return cast("Scope", value)  # (one of `allowed`, the scopes: checked above)
 
 
 def _fail(message: str) -> NoReturn:
@@ -98,7 +98,7 @@ def list_grants(
         return
     said = set(store.problems)  # one line per reason (grants all off: one reason for both)
     for saved in ("project", "user"):
-        why = store.unavailable(saved)  # type: ignore[arg-type]
+        why = store.unavailable(saved)
         if why and chosen in (None, saved) and why not in said:
             said.add(why)
             typer.echo(f"cockpit: note: {why}", err=True)

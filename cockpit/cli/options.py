@@ -154,6 +154,7 @@ def option_groups(command: F) -> F:
             given[name] = group(**{f.name: given.pop(f.name) for f in fields(group)})
         return command(**given)
 
-    expanded.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    signature = signature.replace(parameters=params)
+    expanded.__signature__ = signature  # type: ignore[attr-defined]  # what typer reads
     expanded.__annotations__ = {p.name: p.annotation for p in params}
-    return expanded  # type: ignore[return-value]
+    return expanded  # type: ignore[return-value]  # it stands for `command`, groups expanded
