@@ -186,7 +186,7 @@ def report(found: dict[bool, dict[str, list[float]]], runs: int, events: int) ->
                for busy, got in found.items()}
     print(f"\nStart-up: medians of {runs} fresh processes; load average at the end "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
-    print(f"{'measure':<40} {'idle':>8} {'busy':>8}   target: share of the budget (idle / busy)")
+    print(f"{'measure':<44} {'idle':>8} {'busy':>8}   target: share of the budget (idle / busy)")
 
     def row(name: str, key: str, target: str = "",
             budget: Callable[[bool], float | None] = lambda busy: None) -> None:
@@ -199,7 +199,7 @@ def report(found: dict[bool, dict[str, list[float]]], runs: int, events: int) ->
             limit = budget(busy) if value is not None else None
             if limit is not None:
                 checks.append(f"{'busy' if busy else 'idle'} {verdict(value, limit)}")
-        print(f"{name:<40} {cells[0]:>8} {cells[1]:>8}   {target}"
+        print(f"{name:<44} {cells[0]:>8} {cells[1]:>8}   {target}"
               + (f": {'; '.join(checks)}" if checks else ""))
 
     def base(busy: bool, key: str) -> float:
@@ -214,7 +214,7 @@ def report(found: dict[bool, dict[str, list[float]]], runs: int, events: int) ->
         lambda busy: 1.5 * base(busy, "typer"))
     row("cockpit demo: first frame", "demo", "<= the textual import + 0.3 s, idle",
         lambda busy: None if busy else base(busy, "textual") + 0.3)
-    row(f"cockpit replay ({events:,} events): 1st frame", "replay",
+    row(f"cockpit replay, {events:,} events: 1st frame", "replay",
         "<= the textual import + 0.3 s idle, <= 1.5 s busy",
         lambda busy: 1.5 if busy else base(busy, "textual") + 0.3)
     for busy, got in found.items():
