@@ -1,8 +1,29 @@
-"""Screens shown over the cockpit: help, pager, raw-event inspector, quit confirmation, grants."""
+"""Screens shown over the cockpit: help, pager (and the raw-event inspector), quit confirmation,
+grants.
 
-from cockpit.screens.grants import GrantsScreen
-from cockpit.screens.help import HelpScreen
-from cockpit.screens.pager import PagerScreen
-from cockpit.screens.quit import QuitScreen
+Each loads on first use: the replay viewer never pays for the grants screen (and the saved
+grants behind it) it does not show.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine_adapter.lazy import lazy_face
+
+_HOMES = {
+    "GrantsScreen": "cockpit.screens.grants",
+    "HelpScreen": "cockpit.screens.help",
+    "PagerScreen": "cockpit.screens.pager",
+    "QuitScreen": "cockpit.screens.quit",
+}
 
 __all__ = ["GrantsScreen", "HelpScreen", "PagerScreen", "QuitScreen"]
+
+if TYPE_CHECKING:
+    from cockpit.screens.grants import GrantsScreen as GrantsScreen
+    from cockpit.screens.help import HelpScreen as HelpScreen
+    from cockpit.screens.pager import PagerScreen as PagerScreen
+    from cockpit.screens.quit import QuitScreen as QuitScreen
+
+__getattr__, __dir__ = lazy_face(__name__, _HOMES)

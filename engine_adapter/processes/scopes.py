@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import secrets
 import shutil
@@ -46,9 +47,11 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def _find_prctl() -> Any:
-    # Resolved here, in the parent: loading anything between fork and exec could deadlock on a
-    # lock another thread held at the fork.
+@functools.cache
+def _prctl() -> Any:
+    # Resolved in the parent, the first time a scope is made (never at import: ctypes costs
+    # ~15 ms of a viewer's start that starts no command): loading anything between fork and exec
+    # could deadlock on a lock another thread held at the fork.
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -59,9 +62,12 @@ def _find_prctl() -> Any:
         return None
 
 
-_PRCTL = _find_prctl()
-_USE_HOLDER = (_PRCTL is not None and bool(sys.executable) and HOLDER.is_file()
-               and os.path.isdir("/proc/self"))
+@functools.cache
+def _use_holder() -> bool:
+    return (_prctl() is not None and bool(sys.executable) and HOLDER.is_file()
+            and os.path.isdir("/proc/self"))
+
+
 _subreaper = False
 
 
@@ -69,18 +75,20 @@ def become_subreaper() -> bool:
     """Make this process a child subreaper (Linux), once: orphans of the commands it starts
     come to it, not to init. True if it is one."""
     global _subreaper
-    if not _subreaper and _PRCTL is not None:
-        _subreaper = _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    prctl = _prctl()
+    if not _subreaper and prctl is not None:
+        _subreaper = prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     return _subreaper
 
 
 def _holder_preexec() -> None:  # pragma: no cover - runs in the child, between fork and exec
-    _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    _PRCTL(_PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
+    prctl = _prctl()  # (cached in the parent by `Scope.preexec`: nothing is loaded here)
+    prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    prctl(_PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
 
 
 def _plain_preexec() -> None:  # pragma: no cover - runs in the child, between fork and exec
-    _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _prctl()(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def resolve_program(program: str, env: Mapping[str, str], cwd: str | os.PathLike[str]) -> None:
@@ -104,7 +112,7 @@ class Scope:
 
     def __init__(self) -> None:
         self.marker = secrets.token_hex(8)
-        self.held = _USE_HOLDER
+        self.held = _use_holder()
         self.pid: int | None = None
         self.proc: asyncio.subprocess.Process | None = None
 
@@ -125,7 +133,7 @@ class Scope:
     def preexec(self) -> Callable[[], None] | None:
         """What the child runs between fork and exec (Linux): the holder becomes a subreaper
         and dies with the cockpit; a command without a holder just dies with it."""
-        if _PRCTL is None:
+        if _prctl() is None:
             return None
         return _holder_preexec if self.held else _plain_preexec
 

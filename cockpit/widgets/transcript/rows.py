@@ -4,9 +4,10 @@ which rows of an item changed between two renderings."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -15,6 +16,9 @@ from textual.strip import Strip
 from cockpit.styles import Palette
 from cockpit.widgets.safe_text import clean
 from engine_adapter.text import Cut
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 __all__ = ["changed_rows", "lines_note", "markdown", "one", "warn_style", "wrapped"]
 
@@ -70,6 +74,8 @@ def lines_note(hidden: int, hint: str = "") -> str:
 def markdown(text: str) -> Markdown:
     """`text` (cleaned: unsafe characters as markers) as Markdown whose single line breaks stay
     line breaks: a model writes lines, and CommonMark would join them into one paragraph."""
+    from rich.markdown import Markdown  # (markdown-it, ~25 ms: loaded at the first reply drawn)
+
     rendered = Markdown(clean(text), hyperlinks=False)
     for token in rendered.parsed:
         for child in token.children or ():
