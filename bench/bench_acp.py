@@ -3,7 +3,7 @@ beside a bare SDK client driving the same agent in the same run.
 
 Run:  .venv/bin/python bench/bench_acp.py [--chunks 50000] [--repeat 5] [--no-app]
 
-- stream: the test agent (tests/acp_agent/agent.py, `stream N`) sends N `agent_message_chunk`
+- stream: the test agent (tests/fakes/acp_agent/agent.py, `stream N`) sends N `agent_message_chunk`
   updates. Timed from sending `session/prompt` to the end of the turn, the agent already
   started (spawn and `initialize` excluded on both sides):
     bare     the SDK's `connect_to_agent` over the agent's pipes; `session_update` keeps the text
@@ -40,7 +40,7 @@ os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
 import acp  # noqa: E402
 from acp.schema import ClientCapabilities, Implementation  # noqa: E402
-from acp_agent.helpers import agent_argv  # noqa: E402
+from fakes.acp_agent.helpers import agent_argv  # noqa: E402
 
 from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
 from engine_adapter.engines.acp import AcpRunner  # noqa: E402

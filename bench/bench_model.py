@@ -5,7 +5,7 @@ same stream in the same run.
 Run:  .venv/bin/python bench/bench_model.py [--repeat 5] [--pace-ms 2] [--key-runs 3]
           [--busy both|no|only] [--no-app] [--no-read]
 
-- stream: the fake server (tests/openai_fake, in its own process on 127.0.0.1) answers with a
+- stream: the fake server (tests/fakes/openai_fake, in its own process on 127.0.0.1) answers with a
   2,000-chunk reply: reasoning, text, and 20 parallel tool calls whose ids, names and
   arguments are cut into pieces, then usage. Timed from the request to the end of the reply:
     bare     `AsyncOpenAI(...).chat.completions.create(stream=True)` reading every chunk and
@@ -54,7 +54,7 @@ os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
 import openai  # noqa: E402
 from cpu_burner import burner  # noqa: E402 (bench/, the script's own folder)
-from openai_fake.server import FakeOpenAI, Stream, chunks  # noqa: E402
+from fakes.openai_fake.server import FakeOpenAI, Stream, chunks  # noqa: E402
 
 from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
 from engine_adapter.engines.builtin import BuiltinRunner  # noqa: E402

@@ -7,42 +7,14 @@ from __future__ import annotations
 import asyncio
 import shlex
 
-from acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
+from fakes.acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
+from support.live_app import next_task, until_event, until_shown
 from textual import events
 
 from cockpit.launch import RunOptions, agent_factory
 from cockpit.live import CockpitApp
-from engine_adapter import Session
 
 ASK = "permission allow_once,allow_always,reject_once,reject_always git status"
-
-
-async def _until_event(session: Session, kind: str, stream=None) -> None:
-    """Wait for the session to emit an event of `kind` (on the event itself, not a clock)."""
-    async for event in stream if stream is not None else session.events():
-        if event.type == kind:
-            return
-    raise AssertionError(f"the run ended without {kind}")
-
-
-async def _settle(app: CockpitApp, pilot, predicate) -> None:
-    # The fold reaches the screen a frame after the event: let the app run until it has.
-    for _ in range(200):
-        if predicate():
-            return
-        await pilot.pause()
-    raise AssertionError("the cockpit never showed it")
-
-
-async def _next_task(app: CockpitApp, pilot, task: str) -> Session:
-    await _settle(app, pilot, lambda: app.session.done and app.query_one("#next-task").display)
-    box = app.query_one("#next-task")
-    box.focus()
-    box.value = task
-    before = len(app.sessions)
-    await pilot.press("enter")
-    await _settle(app, pilot, lambda: len(app.sessions) > before)
-    return app.session
 
 
 def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
@@ -59,27 +31,27 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
                          remember_theme=False, clock=None)
         async with app.run_test(size=(120, 40), headless=True) as pilot:
-            await _until_event(first, "approval_requested")
-            await _settle(app, pilot, lambda: bool(app.view.pending))
+            await until_event(first, "approval_requested")
+            await until_shown(pilot, lambda: bool(app.view.pending))
             await pilot.press("a", "s")  # allow, and grant `git status` for the session
-            await _until_event(first, "agent_end")
+            await until_event(first, "agent_end")
             assert first.state.status == "completed"
             assert app.view.grants[0].prefix == "git status"
             # The next task goes to the same agent and ACP session; the grant answers it.
-            second = await _next_task(app, pilot, ASK)
-            await _until_event(second, "agent_end")
+            second = await next_task(app, pilot, ASK)
+            await until_event(second, "agent_end")
             assert [e.via for e in second.history if e.type == "approval_resolved"] == ["grant"]
             assert second.state.result == "selected allow_once"
             # Streamed text, then escape twice cancels.
-            third = await _next_task(app, pilot, "slow 100000 0.01")
+            third = await next_task(app, pilot, "slow 100000 0.01")
             stream = third.events()
-            await _until_event(third, "model_update", stream)
-            await _settle(app, pilot, lambda: app.view.live)
+            await until_event(third, "model_update", stream)
+            await until_shown(pilot, lambda: app.view.live)
             # Two escapes straight into the app's queue: `pilot.press` waits for the app to be
             # idle between keys, which a streaming run may not be for the two-second window.
             app.post_message(events.Key("escape", None))
             app.post_message(events.Key("escape", None))
-            await _until_event(third, "agent_end", stream)
+            await until_event(third, "agent_end", stream)
             assert third.state.status == "cancelled"
             assert any(item.kind == "message" for item in app.view.items)
             pid = runner.connection.process.pid

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
+from fakes.acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app

@@ -17,8 +17,8 @@ import asyncio
 import os
 
 import pytest
-from acp_agent.helpers import drive, group_gone
-from acp_agent.real import installed
+from fakes.acp_agent.helpers import drive, group_gone
+from fakes.acp_agent.real import installed
 
 from engine_adapter.engines.acp import AcpRunner, load_catalogue
 

@@ -9,8 +9,8 @@ import asyncio
 import json
 import shlex
 
-from acp_agent.helpers import agent_argv, agent_log
-from test_acp_app import _next_task, _settle, _until_event
+from fakes.acp_agent.helpers import agent_argv, agent_log
+from support.live_app import next_task, until_event, until_shown
 
 from cockpit.cli.journals import resume_problem
 from cockpit.launch import RunOptions, agent_factory
@@ -64,10 +64,10 @@ def test_a_resumed_conversation_shows_its_history_title_and_settings(tmp_path, m
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
                          remember_theme=False, clock=None)
         async with app.run_test(size=(200, 40), headless=True) as pilot:  # room for all
-            await _until_event(first, "agent_end")
-            await _settle(app, pilot, lambda: app.view.title == "Parser work")
+            await until_event(first, "agent_end")
+            await until_shown(pilot, lambda: app.view.title == "Parser work")
             transcript = app.query_one(Transcript)
-            await _settle(app, pilot, lambda: "earlier conversation" in _screen_text(transcript))
+            await until_shown(pilot, lambda: "earlier conversation" in _screen_text(transcript))
             text = _screen_text(transcript)
             assert "⟲ earlier conversation, replayed by the agent: 4 messages" in text
             assert "│ you: title Parser work" in text and "│ agent: titled" in text
@@ -79,13 +79,13 @@ def test_a_resumed_conversation_shows_its_history_title_and_settings(tmp_path, m
                 await pilot.press("ctrl+p")
                 await pilot.press(*command)
                 await pilot.press("enter")
-                await _settle(app, pilot, lambda c=command: any(
+                await until_shown(pilot, lambda c=command: any(
                     c in n.message for n in app._notifications))
             # The next task continues the same conversation, with the new settings.
-            second = await _next_task(app, pilot, "settings")
-            await _until_event(second, "agent_end")
+            second = await next_task(app, pilot, "settings")
+            await until_event(second, "agent_end")
             assert second.state.result == "model=smart effort=low verbose=False mode=code"
-            await _settle(app, pilot, lambda: app.view.model == "smart")
+            await until_shown(pilot, lambda: app.view.model == "smart")
             assert app.view.phase == "code"
             await pilot.press("ctrl+q")
 
@@ -108,11 +108,11 @@ def test_a_dead_agents_lost_conversation_is_said_so(tmp_path, monkeypatch):
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
                          remember_theme=False, clock=None)
         async with app.run_test(size=(120, 40), headless=True) as pilot:
-            await _until_event(first, "agent_end")
-            second = await _next_task(app, pilot, "hello")
-            await _until_event(second, "agent_end")
+            await until_event(first, "agent_end")
+            second = await next_task(app, pilot, "hello")
+            await until_event(second, "agent_end")
             transcript = app.query_one(Transcript)
-            await _settle(app, pilot, lambda: "conversation is gone" in _screen_text(transcript))
+            await until_shown(pilot, lambda: "conversation is gone" in _screen_text(transcript))
             assert "the agent restarted; its earlier conversation is gone" in \
                 _screen_text(transcript)
             await pilot.press("ctrl+q")
@@ -153,10 +153,10 @@ def test_the_picker_and_the_viewer_resume_the_run_they_show(tmp_path, monkeypatc
         app = ReplayApp(tmp_path / "custom.jsonl", theme="cockpit-dark", remember_theme=False,
                         resume_check=resume_problem)
         async with app.run_test(size=(120, 30), headless=True) as pilot:
-            await _settle(app, pilot, lambda: app.replay_screen is not None
+            await until_shown(pilot, lambda: app.replay_screen is not None
                           and app.replay_screen.replay is not None)
             await pilot.press("r")
-            await _settle(app, pilot, lambda: bool(app._notifications))
+            await until_shown(pilot, lambda: bool(app._notifications))
             messages = [n.message for n in app._notifications]
             await pilot.press("q")
         return app.return_value, messages
@@ -179,7 +179,7 @@ def test_a_viewer_handed_no_resume_check_never_exits_to_resume(tmp_path, monkeyp
         app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False)
         async with app.run_test(size=(120, 30), headless=True) as pilot:
             await pilot.press("r")
-            await _settle(app, pilot, lambda: bool(app._notifications))
+            await until_shown(pilot, lambda: bool(app._notifications))
             messages = [n.message for n in app._notifications]
             await pilot.press("q")
         return app.return_value, messages

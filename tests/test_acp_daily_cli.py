@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp_agent.helpers import agent_argv, agent_log
+from fakes.acp_agent.helpers import agent_argv, agent_log
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app

@@ -1,5 +1,5 @@
 """Issue 12's pieces on their own: login methods as the real agents declare them (their
-`initialize` answers, captured from the npm packages into tests/acp_agent/initialize/),
+`initialize` answers, captured from the npm packages into tests/fakes/acp_agent/initialize/),
 settings checked against what an agent offers, MCP servers and agent environments from
 config.toml, what a journal says of its run, and the history item of the fold."""
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from acp.schema import InitializeResponse, NewSessionResponse
+from fakes.acp_agent.real import ANSWERS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,8 +39,6 @@ from engine_adapter.events import (
     dump_event,
 )
 from engine_adapter.view import HistoryItem, RunFold
-
-ANSWERS = Path(__file__).parent / "acp_agent" / "initialize"
 
 
 def _answer(name: str) -> InitializeResponse:

@@ -5,8 +5,8 @@ and mode set and a model it lacks refused with its real choices; Codex logs in w
 method and takes a mode; Gemini gets workspace trust, its model on the command line and no more
 of the shell's environment than the filter and the human allow.
 
-Each agent is skipped when it is not installed (see tests/acp_agent/real.py). Every start takes
-seconds (node), so each test starts an agent as few times as it can.
+Each agent is skipped when it is not installed (see tests/fakes/acp_agent/real.py). Every start
+takes seconds (node), so each test starts an agent as few times as it can.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from acp.schema import InitializeResponse
-from acp_agent.helpers import drive, group_gone
-from acp_agent.real import claude_transcript, group_processes, offline_env, require
+from fakes.acp_agent.helpers import drive, group_gone
+from fakes.acp_agent.real import ANSWERS, claude_transcript, group_processes, offline_env, require
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -26,8 +26,6 @@ from cockpit.paths import journal_dir
 from engine_adapter import read_journal
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.engines.acp.agent import SessionSetup, SessionsNotOffered, Wanted
-
-ANSWERS = Path(__file__).parent / "acp_agent" / "initialize"
 
 pytestmark = pytest.mark.slow
 

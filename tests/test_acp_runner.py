@@ -1,7 +1,7 @@
-"""The ACP runner against the SDK test agent (tests/acp_agent/agent.py), through a real Session,
-with assertions on the journal. One agent process serves the well-behaved scenarios (which is
-also the test that later tasks reuse the ACP session); the ones that kill or break the agent get
-their own."""
+"""The ACP runner against the SDK test agent (tests/fakes/acp_agent/agent.py), through a real
+Session, with assertions on the journal. One agent process serves the well-behaved scenarios
+(which is also the test that later tasks reuse the ACP session); the ones that kill or break the
+agent get their own."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from acp_agent.helpers import (
+from fakes.acp_agent.helpers import (
     agent_argv,
     agent_log,
     approve,
@@ -19,6 +19,7 @@ from acp_agent.helpers import (
     types,
     wait_exited,
 )
+from support.paths import ROOT, TESTS
 
 from engine_adapter import ApprovalGrant, SessionState, grant_prefix
 from engine_adapter.engines.acp import AcpRunner
@@ -376,7 +377,7 @@ def test_missing_program_fails_clearly(tmp_path):
 COCKPIT_KILLED_MIDRUN = """
 import asyncio, os, sys
 sys.path[:0] = {paths!r}
-from acp_agent.helpers import agent_argv
+from fakes.acp_agent.helpers import agent_argv
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.acp import AcpRunner
 
@@ -397,8 +398,7 @@ def test_agent_dies_with_a_killed_cockpit(tmp_path):
     import subprocess
     import sys
 
-    tests = str(Path(__file__).parent)
-    code = COCKPIT_KILLED_MIDRUN.format(paths=[tests, str(Path(tests).parent)],
+    code = COCKPIT_KILLED_MIDRUN.format(paths=[str(TESTS), str(ROOT)],
                                         cwd=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)

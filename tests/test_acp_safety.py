@@ -1,6 +1,6 @@
-"""The ACP engine against a hostile agent (the SDK test agent, tests/acp_agent/agent.py) through
-a real Session and journal: fs calls on special files are refused, journaled and never block;
-nothing is written through a hard link; big diffs are rendered off the loop and cut; a
+"""The ACP engine against a hostile agent (the SDK test agent, tests/fakes/acp_agent/agent.py)
+through a real Session and journal: fs calls on special files are refused, journaled and never
+block; nothing is written through a hard link; big diffs are rendered off the loop and cut; a
 terminal/create is approved as the whole request; permissions cover no more than they showed;
 duplicate ids are answered as shown; nothing an agent or its terminals start outlives them."""
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_agent.helpers import agent_argv, approve, drive
-from hostile import alive, fifo_guard, gone, plant, read_pids, while_ticking
+from fakes.acp_agent.helpers import agent_argv, approve, drive
+from support.hostile import alive, fifo_guard, gone, plant, read_pids, while_ticking
 
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.sandbox import SandboxSettings

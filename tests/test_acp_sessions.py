@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from acp_agent.helpers import agent_argv, agent_log, approve, drive, types
+from fakes.acp_agent.helpers import agent_argv, agent_log, approve, drive, types
 
 from engine_adapter.engines.acp import AcpRunner, AgentFailure, AgentSpec
 from engine_adapter.engines.acp.agent import (
@@ -356,8 +356,8 @@ SESSION_KINDS = ("agent_notice", "agent_config", "history_message", "history_too
 @pytest.mark.parametrize("kind", SESSION_KINDS)
 def test_a_disk_that_fills_up_at_the_sessions_events_fails_the_run_before_any_prompt(tmp_path,
                                                                                       kind):
-    from conftest import run
-    from test_journal_failure import ENOSPC, DiskFillsUp, first_of
+    from support.event_loop import run
+    from support.journal_faults import ENOSPC, DiskFillsUp, first_of
 
     from engine_adapter import Session, TaskState, read_journal
 

@@ -8,8 +8,8 @@ import shlex
 
 import pytest
 from acp.schema import ElicitationSchema
-from acp_agent.helpers import agent_argv, agent_log, drive
-from conftest import run
+from fakes.acp_agent.helpers import agent_argv, agent_log, drive
+from support.event_loop import run
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -265,7 +265,7 @@ def test_json_of_the_form_round_trips_through_the_journal(tmp_path):
 # -- replay and export ----------------------------------------------------------------------------
 
 def test_questions_and_reasons_replay_and_export(tmp_path):
-    from test_replay_app import opened, until
+    from support.replay_app import opened, until
 
     from cockpit.export import export_journal
     from cockpit.replay import ReplayApp

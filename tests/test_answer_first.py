@@ -8,8 +8,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from conftest import run
-from test_app_support import gated, make_app, pending, plain, settle, turn
+from support.event_loop import run
+from support.live_app import gated, make_app, pending, plain, settle, turn
 
 from cockpit.live.answer_first import FLOOD_ITEMS, AnswerFirst
 from cockpit.widgets import ApprovalBar, RunDisplay

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run
-from test_app_support import gated, make_app, pending, plain, settle, turn
+from support.event_loop import run
+from support.live_app import gated, make_app, pending, plain, settle, turn
 
 from cockpit.live import CockpitApp
 from cockpit.screens import HelpScreen, PagerScreen, QuitScreen
@@ -130,7 +130,7 @@ def test_escape_twice_cancels_and_once_does_not():
 
 def test_quit_during_a_live_run_asks_then_cancels_and_closes_the_journal(tmp_path):
     async def main():
-        from conftest import StepRunner
+        from support.steps import StepRunner
         journal = JsonlEventJournal(tmp_path / "run.jsonl")
         runner = StepRunner(turn(1), gated("c1", "shell", {"command": "git status"}))
         session = Session(runner, TaskState(task="t"), journal=journal)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from test_app_support import (
+from support.live_app import (
     DIFF,
     gated,
     hold,

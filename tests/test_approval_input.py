@@ -8,10 +8,10 @@ import io
 import re
 
 import pytest
-from conftest import run
 from rich.text import Text
-from test_app_support import gated, make_app, pending, settle, turn
-from test_journal_index import fixture_events, write
+from support.event_loop import run
+from support.journals import fixture_events, write
+from support.live_app import gated, make_app, pending, settle, turn
 from textual.widgets import Input
 
 from cockpit.export import export_journal

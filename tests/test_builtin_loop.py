@@ -7,8 +7,8 @@ import asyncio
 import sys
 
 import pytest
-from builtin_helpers import end, of_type, run_steps, runner, tool_ends
-from conftest import run
+from support.builtin_runs import end, of_type, run_steps, runner, tool_ends
+from support.event_loop import run
 
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.builtin import BuiltinRunner, RawDecision, TextDelta, Usage

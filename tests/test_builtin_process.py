@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from builtin_helpers import end, of_type, runner, tool_ends
-from conftest import run
+from support.builtin_runs import end, of_type, runner, tool_ends
+from support.event_loop import run
 
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.builtin.process import run_process

@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from builtin_helpers import end, runner, tool_ends
-from hostile import alive, fifo_guard, gone, plant, read_pids, while_ticking
+from support.builtin_runs import end, runner, tool_ends
+from support.hostile import alive, fifo_guard, gone, plant, read_pids, while_ticking
 
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.builtin.process import run_process

@@ -7,8 +7,8 @@ import shlex
 import sys
 
 import pytest
-from builtin_helpers import end, of_type, run_steps, scenario
-from conftest import run
+from support.builtin_runs import end, of_type, run_steps, scenario
+from support.event_loop import run
 
 from engine_adapter.engines.builtin import ScenarioError, ScriptedModel, load_scenario
 from engine_adapter.engines.builtin.models import (

@@ -4,7 +4,7 @@ workspace and by every file tool of the engine."""
 from __future__ import annotations
 
 import pytest
-from builtin_helpers import run_steps, tool_ends
+from support.builtin_runs import run_steps, tool_ends
 
 from engine_adapter.engines.builtin.workspace import Workspace, WorkspaceError
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 
-from conftest import StepRunner, run
+from support.event_loop import run
+from support.steps import StepRunner
 
 from engine_adapter import ModelUpdate, Session, TaskState
 from engine_adapter.session.history import EventLog

@@ -7,9 +7,9 @@ import sys
 import tempfile
 
 import pytest
-from openai_fake.helpers import closed_port
-from openai_fake.server import Error, FakeOpenAI, sample_fix_replies
-from test_app_support import pending, settle
+from fakes.openai_fake.helpers import closed_port
+from fakes.openai_fake.server import Error, FakeOpenAI, sample_fix_replies
+from support.live_app import pending, settle
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app

@@ -8,7 +8,7 @@ import tempfile
 import textwrap
 
 import pytest
-from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
+from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import run
-from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
+from support.event_loop import run
+from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES
 
 from cockpit.launch.demo import demo_factory, start_demo
 from cockpit.launch.factory import RunOptions

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from test_events import MINIMAL
+from support.event_samples import MINIMAL
 
 from cockpit.headless import LinePrinter, format_event
 from engine_adapter import parse_event

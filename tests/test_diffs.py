@@ -8,9 +8,9 @@ import difflib
 import random
 import re
 
-from hostile import while_ticking
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.hostile import while_ticking
 
 from engine_adapter.files.diffs import MAX_DIFF_LINES, unified_diff, unified_diff_async
 

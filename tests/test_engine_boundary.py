@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_agent.helpers import agent_argv, agent_log, approve, drive
-from builtin_helpers import runner
-from conftest import run
+from fakes.acp_agent.helpers import agent_argv, agent_log, approve, drive
+from support.builtin_runs import runner
+from support.event_loop import run
 
 from engine_adapter import (
     ApprovalController,
@@ -356,7 +356,7 @@ def test_status_line_row_headless_and_export_show_them(tmp_path) -> None:
 def test_every_event_type_has_a_fold_handler_and_a_description() -> None:
     """Adding an event type to `HarnessEvent` is three places: the model, its fold handler and
     its one line for headless output. This fails until the other two exist."""
-    from test_events import MINIMAL
+    from support.event_samples import MINIMAL
 
     from cockpit.headless import format_event
     from engine_adapter import parse_event

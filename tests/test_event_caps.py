@@ -8,9 +8,10 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from conftest import StepRunner, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.event_loop import run
+from support.steps import StepRunner
 
 from engine_adapter import (
     AgentEnd,

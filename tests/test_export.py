@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_journal_index import fixture_events, write
+from support.journals import fixture_events, write
 from typer.testing import CliRunner
 
 from cockpit.cli.journals import check_journal

@@ -9,7 +9,7 @@ import socket
 import stat
 
 import pytest
-from hostile import while_ticking
+from support.hostile import while_ticking
 
 from engine_adapter.files import FileRefused, check_writable, off_loop, read_regular, write_regular
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import run
-from test_app_support import hold, make_app, settle, turn
+from support.event_loop import run
+from support.live_app import hold, make_app, settle, turn
 from textual.geometry import Region
 from textual.strip import Strip
 

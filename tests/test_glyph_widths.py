@@ -7,12 +7,10 @@ the terminal, and the row's last cell keeps whatever was drawn there before.
 
 from __future__ import annotations
 
-import pathlib
 import unicodedata
 
 from rich.cells import cell_len
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from support.paths import ROOT
 
 
 def _literals() -> dict[str, set[str]]:

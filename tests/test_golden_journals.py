@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from support.paths import TESTS
 
 from cockpit.export import export_journal
 from engine_adapter import read_journal
@@ -22,7 +23,7 @@ from engine_adapter.view import (
     fold_events,
 )
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = TESTS / "golden"
 JOURNALS = sorted(GOLDEN.glob("*.jsonl"))
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from test_journal_index import write
+from support.journals import write
 
 from cockpit.export import export_journal
 from cockpit.headless import format_event

@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import StepRunner, run
-from test_app_support import gated, pending, settle, turn
+from support.event_loop import run
+from support.live_app import gated, pending, settle, turn
+from support.steps import StepRunner
 
 from cockpit.live import CockpitApp
 from cockpit.screens import GrantsScreen

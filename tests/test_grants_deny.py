@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import StepRunner, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.event_loop import run
+from support.steps import StepRunner
 
 from engine_adapter import ApprovalGrant, Session, TaskState
 from engine_adapter.grants import GrantStore

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StepRunner, run
+from support.event_loop import run
+from support.steps import StepRunner
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app as cli

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import StepRunner, run, until
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_shell_grantability import PAIRS
-from test_shell_grants import FRAGMENTS, NEGATIVE, POSITIVE, plain_commands
+from support.event_loop import run, until
+from support.shell_tables import FRAGMENTS, NEGATIVE, PAIRS, POSITIVE, plain_commands
+from support.steps import StepRunner
 
 from engine_adapter import ApprovalGrant, Session, TaskState
 from engine_adapter.grants import SCOPES, GrantFileError, GrantStore, SavedGrant

@@ -7,16 +7,15 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-from conftest import StepRunner, run
+from support.event_loop import run
+from support.paths import ROOT
+from support.steps import StepRunner
 
 from engine_adapter import Session, TaskState
 from engine_adapter.grants import GrantFileError, GrantStore, project_identity
 from engine_adapter.grants.grant_file import read_grant_file
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import io
 import tempfile
 
 import pytest
-from conftest import run
+from support.event_loop import run
 
 from cockpit.headless import (
     ASK_LINE,
@@ -213,7 +213,7 @@ class _StalledOut(io.StringIO):
 def test_a_reader_that_stops_reading_never_blocks_the_run() -> None:
     import asyncio
 
-    from conftest import StepRunner
+    from support.steps import StepRunner
 
     from cockpit.headless import run_headless
     from engine_adapter import ModelUpdate, Session, TaskState

@@ -8,8 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import StepRunner, run
-from test_events import AGENT_DIALOGUE, AGENT_SESSION_TYPES
+from support.event_loop import run
+from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES
+from support.journal_faults import ENOSPC, DiskFillsUp, first_of
+from support.steps import StepRunner
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -25,7 +27,6 @@ from engine_adapter import (
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.events import EVENT_TYPES
 
-ENOSPC = "No space left on device"
 # the demo never emits these (the dialogue kinds come from ACP agents: test_questions covers a
 # journal that fails at a question; test_acp_sessions fills the disk at each session kind)
 NOT_IN_DEMO = {"cancellation_observed", "model_retry", *AGENT_DIALOGUE, *AGENT_SESSION_TYPES}
@@ -36,29 +37,6 @@ def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under `root` (caches included: a command that ran would leave some)."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file()}
-
-
-class DiskFillsUp(JsonlEventJournal):
-    """A real journal file whose disk fills up at the first event `fails_at(event)` picks: from
-    then on its descriptor is /dev/full, so `os.write` itself fails with ENOSPC."""
-
-    def __init__(self, path: Path, fails_at, on_full=lambda: None) -> None:
-        super().__init__(path)
-        self.fails_at, self.on_full = fails_at, on_full
-        self.failed_event = None
-
-    def write(self, event, *, line=None) -> None:
-        if self.failed_event is None and self.fails_at(event):
-            self.failed_event = event
-            full = os.open("/dev/full", os.O_WRONLY)
-            os.dup2(full, self._fd)
-            os.close(full)
-            self.on_full()
-        super().write(event, line=line)
-
-
-def first_of(kind: str):
-    return lambda event: event.type == kind
 
 
 def demo_session(tmp_path: Path, fails_at) -> tuple[Session, DiskFillsUp, dict]:

@@ -11,8 +11,8 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_journal_index import fixture_events
-from test_replay_app import until
+from support.journals import fixture_events
+from support.replay_app import until
 from typer.testing import CliRunner
 
 from cockpit.cli.journals import check_journal

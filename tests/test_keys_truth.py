@@ -9,14 +9,14 @@ import re
 from collections import Counter
 
 import pytest
-from conftest import run
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from test_app_support import gated, make_app, pending, settle, turn
-from test_journal_index import fixture_events, write
-from test_notify import write_config
-from test_replay_app import opened, until
+from support.event_loop import run
+from support.journals import fixture_events, write
+from support.live_app import gated, make_app, pending, settle, turn
+from support.replay_app import opened, until
+from support.user_config import write_config
 from textual.widgets import Static
 
 from cockpit.keys import KEYS, help_rows, key_label, unknown_keymap_ids

@@ -8,34 +8,34 @@ import asyncio
 import os
 
 import pytest
-from conftest import run
 from rich.text import Text
-from test_app_support import gated, hold, make_app, pending, plain, settle, turn, verify
+from support.event_loop import run
+from support.live_app import (
+    LONG_REPLY,
+    gated,
+    hold,
+    make_app,
+    pending,
+    plain,
+    reply,
+    settle,
+    turn,
+    verify,
+)
 from textual import events
 
 from cockpit.keys import key_label
 from cockpit.widgets import EndPanel, Transcript
 from cockpit.widgets.panels import StatusLine, short_path, side_summary
 from cockpit.widgets.scroll_box import ScrollBox
-from engine_adapter import AgentEnd, ModelUpdate
 from engine_adapter.view import RunView
 
 SIZES = [(160, 48), (80, 24), (40, 12)]
-LONG_REPLY = ("This reply is long and has many lines. " * 5 + "\n") * 22  # ~4.3 KB
 
 
 @pytest.fixture(autouse=True)
 def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-
-
-def reply(text: str, status: str = "completed", error: str | None = None):
-    """The agent's reply, then the end of the run."""
-    async def step(r) -> None:
-        r.emit(ModelUpdate(turn=1, text=text))
-        r.emit(AgentEnd(status=status, result=text if status == "completed" else None,
-                        error=error))
-    return step
 
 
 def ask(call_id: str, reason: str, command: str = "git status --short"):

@@ -5,8 +5,19 @@ error (update with `pytest tests/test_layout_snapshots.py --snapshot-update`).""
 from __future__ import annotations
 
 import pytest
-from test_app_support import DIFF, gated, make_app, pending, phase, plain, settle, turn, verify
-from test_layout import LONG_REPLY, reply
+from support.live_app import (
+    DIFF,
+    LONG_REPLY,
+    gated,
+    make_app,
+    pending,
+    phase,
+    plain,
+    reply,
+    settle,
+    turn,
+    verify,
+)
 from textual.widgets import Input
 
 SIZES = [(160, 48), (80, 24), (40, 12)]

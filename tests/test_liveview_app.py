@@ -6,8 +6,8 @@ diffs."""
 from __future__ import annotations
 
 import pytest
-from test_app_support import make_app, pending, settle, turn
-from test_journal_index import write
+from support.journals import write
+from support.live_app import make_app, pending, settle, turn
 from textual.widgets import Input, Static
 
 from cockpit.replay import ReplayApp
@@ -146,7 +146,7 @@ def test_a_journal_write_failure_says_so_in_every_place() -> None:
             pass
 
     async def main() -> None:
-        from conftest import StepRunner
+        from support.steps import StepRunner
 
         async def keep_going(r) -> None:
             for n in range(1, 20):

@@ -11,7 +11,7 @@ import re
 import pytest
 from rich.console import Console
 from rich.style import Style
-from test_journal_index import write
+from support.journals import write
 
 from cockpit.export import export_journal
 from cockpit.headless import LinePrinter

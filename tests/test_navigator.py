@@ -9,8 +9,14 @@ from __future__ import annotations
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_journal_index import fixture_events, summary, write
-from test_replay_adversarial import SETTINGS, _events, _prefix_summaries, _stored, journals
+from support.journal_strategies import (
+    SETTINGS,
+    journals,
+    parsed_events,
+    prefix_summaries,
+    stored_views,
+)
+from support.journals import fixture_events, summary, write
 
 from engine_adapter.journal import TYPE_CODES
 from engine_adapter.journal import index as journal_index_module
@@ -91,7 +97,7 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
     data = b"".join(line + b"\n" for line in lines)
     path = tmp_path / "nav.jsonl"
     path.write_bytes(b"")
-    expected = _prefix_summaries(_events(lines))
+    expected = prefix_summaries(parsed_events(lines))
     written = 0
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal_index_module, "_CHUNK", chunk)
@@ -153,7 +159,7 @@ def test_any_sequence_of_operations_shows_the_fold_of_the_prefix(
                     frame = navigator.arrived(asked, result)
                     assert frame is None or navigator.cursor + 1 == asked.target
                 show(frame)
-            for position, view in zip(replay.checkpoints, _stored(replay), strict=True):
+            for position, view in zip(replay.checkpoints, stored_views(replay), strict=True):
                 assert summary(view) == expected[position]  # nothing folded into a checkpoint
             # The timeline's span: at least what is known, exactly it once all is read.
             assert navigator.span >= navigator.total
@@ -183,7 +189,7 @@ def assert_the_fold_of_the_part(written: bytes, part: Tail) -> None:
     the fold of the part alone makes them."""
     assert 0 < part.begin < part.end == written.rfind(b"\n") + 1
     assert written[part.begin - 1:part.begin] == b"\n"
-    events = [e for e in _events(written[part.begin:part.end].split(b"\n")[:-1]) if e]
+    events = [e for e in parsed_events(written[part.begin:part.end].split(b"\n")[:-1]) if e]
     want = fold_events(events)
     view = part.view
     notice, *rows = view.items

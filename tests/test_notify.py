@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import run
-from test_app_support import gated, make_app, pending, settle, turn
-from test_layout import reply
+from support.event_loop import run
+from support.live_app import gated, make_app, pending, reply, settle, turn
+from support.user_config import write_config
 from textual import events
 from textual.driver import Driver
 
@@ -29,13 +29,6 @@ from cockpit.notify import (
 @pytest.fixture(autouse=True)
 def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-
-
-def write_config(tmp_path, text: str) -> None:
-    """`text` as the user's config.toml (under the test's COCKPIT_HOME)."""
-    folder = tmp_path / "home" / "config"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.toml").write_text(text, encoding="utf-8")
 
 
 class Recorder:
@@ -316,7 +309,7 @@ def test_no_timeout_no_countdown():
 
 def test_a_question_alerts_even_when_it_reuses_an_approvals_id(tmp_path):
     # An agent chooses its own ids: a question "q-1" after an approval "q-1" is still news.
-    from test_steer_app import asks
+    from support.live_app import asks
 
     write_config(tmp_path, '[notify]\ntitle = ["approval", "question"]\n')
 

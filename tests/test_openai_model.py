@@ -1,5 +1,5 @@
 """The built-in engine with a real model: whole runs through the official `openai` SDK against a
-real HTTP server on 127.0.0.1 (the fake in tests/openai_fake) — streaming, tool calls, usage,
+real HTTP server on 127.0.0.1 (the fake in tests/fakes/openai_fake) — streaming, tool calls, usage,
 retries, errors, cancel and the context."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import json
 import sys
 
 import pytest
-from builtin_helpers import end, of_type, tool_ends
-from openai_fake.helpers import closed_port, model_for, run_against
-from openai_fake.server import Error, FakeOpenAI, Stream, chunks, sample_fix_replies
+from fakes.openai_fake.helpers import closed_port, model_for, run_against
+from fakes.openai_fake.server import Error, FakeOpenAI, Stream, chunks, sample_fix_replies
+from support.builtin_runs import end, of_type, tool_ends
 
 from engine_adapter import JsonlEventJournal, Session, TaskState, read_journal
 from engine_adapter.engines.builtin import BuiltinRunner, make_workspace

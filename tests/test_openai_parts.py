@@ -8,9 +8,9 @@ import json
 import httpx2
 import openai
 import pytest
+from fakes.openai_fake.server import chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from openai_fake.server import chunks
 
 from engine_adapter.engines.builtin.models import (
     DecisionFeedback,

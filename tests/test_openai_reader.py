@@ -7,8 +7,8 @@ import asyncio
 import threading
 
 import pytest
-from openai_fake.helpers import run_against
-from openai_fake.server import Stream, chunks
+from fakes.openai_fake.helpers import run_against
+from fakes.openai_fake.server import Stream, chunks
 
 from engine_adapter.engines.builtin.models.openai import stream as openai_stream
 from engine_adapter.engines.builtin.models.openai.reader import ModelIO, shared_io

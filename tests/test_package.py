@@ -15,11 +15,10 @@ import sys
 import tokenize
 from pathlib import Path
 
+from support.paths import ROOT
 from textual.app import App
 
 from cockpit import __version__
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def fresh(code: str, tmp_path: Path, *args: str) -> dict:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run
+from support.event_loop import run
 from textual.app import App, ComposeResult
 
 from cockpit.screens import PagerScreen

@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import StepRunner, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.event_loop import run
+from support.steps import StepRunner
 
 from engine_adapter import (
     JsonlEventJournal,

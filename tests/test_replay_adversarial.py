@@ -13,57 +13,33 @@ Cases marked `xfail(strict=True)` are known limits, kept on purpose (each says w
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_journal_index import summary
+from support.journal_strategies import (
+    SETTINGS,
+    journals,
+    parsed_events,
+    prefix_summaries,
+    stamp,
+    stored_views,
+)
+from support.journals import summary
 
 from engine_adapter import (
     AgentEnd,
     AgentStart,
-    ApprovalRequested,
     ApprovalResolved,
-    CancellationObserved,
-    DecisionError,
     ModelUpdate,
-    ModelUsage,
-    PhaseChanged,
-    TaskEscalated,
     ToolEnd,
-    ToolStart,
-    TurnEnd,
     TurnStart,
     VerificationEnd,
-    VerificationPlanFrozen,
-    VerificationStart,
 )
-from engine_adapter.events import HistoryMessage, QuestionAnswered, QuestionAsked, dump_event
+from engine_adapter.events import dump_event
 from engine_adapter.journal import index as journal_index_module
 from engine_adapter.journal.index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import RunFold
-
-SETTINGS = settings(max_examples=int(os.environ.get("ADVERSARIAL_EXAMPLES", "120")), deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow,
-                                           HealthCheck.data_too_large])
-
-# Texts aimed at the byte counts of the stream check and at the line scanner.
-TRICKY = [
-    '","channel":"message"}', '","channel":"thought"}', ',"turn":1,"text":"',
-    ',"turn":2,"text":"', ',"turn":null,"text":"', ',"turn":3,"text":"', "\\", '"', '\\"',
-    "\\n", "\n", "\r\n", "\u2028", "\u2029", "é—✓", "𝄞", "\x00", "\x1b[31m",
-    '\n{"type":"agent_end","status":"failed"}', '{"type":"model_update"', '"ok":false',
-    '"status":"failed"', "x" * 300,
-]
-texts = st.one_of(st.text(max_size=8), st.sampled_from(TRICKY))
-
-
-def stamp(event, seq: int, session: str = "s"):
-    return event.model_copy(update={"seq": seq, "ts": 1000.0 + seq, "session_id": session})
 
 
 def _state(index: JournalIndex) -> tuple:
@@ -205,140 +181,10 @@ def test_settle_then_crlf_keeps_line_numbers(tmp_path) -> None:
 
 # 2. folding streams in one step ------------------------------------------------------------
 
-CALL_IDS = ["c1", "c2", "c3"]
-CHECK_IDS = ["k1", "k2", "k3"]
-
-
-@st.composite
-def journals(draw) -> list[bytes]:
-    """Raw lines of a journal: tasks (call ids reused), streams in tricky shapes, tools,
-    approvals (some never resolved), re-planned checks, junk lines, seq gaps and sessions
-    concatenated (seq restarting)."""
-    lines: list[bytes] = []
-    seq, session, turn = 0, "s1", 1
-
-    def emit(event, *, raw=None):
-        nonlocal seq
-        lines.append(raw(stamp(event, seq, session)) if raw else dump_event(stamp(event, seq,
-                                                                                session)))
-        seq += 1
-
-    kinds = ["stream"] * 4 + ["task", "tool", "approval", "pending", "end", "turn", "plan",
-                              "check", "misc", "junk", "gap", "question", "history"]
-    for _ in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(kinds))
-        if kind == "task":
-            if draw(st.booleans()):  # another session appended to the same file
-                seq, session = draw(st.integers(0, 3)), session + "x"
-            emit(AgentStart(task=draw(texts), engine="e", model=draw(st.none() | texts)))
-            turn = 1
-            emit(TurnStart(turn=turn))
-        elif kind == "stream":
-            channel = draw(st.sampled_from(["message", "thought"]))
-            stream_turn = draw(st.sampled_from([turn, turn, None, turn + 1]))
-            shape = draw(st.sampled_from(["pydantic"] * 4 + ["extra", "reordered"]))
-            for text in draw(st.lists(texts, min_size=1, max_size=12)):
-                event = ModelUpdate(text=text, turn=stream_turn, channel=channel)
-                if shape == "extra":  # a newer writer's extra field (no nested event)
-                    event = ModelUpdate(text=text, turn=stream_turn, channel=channel,
-                                        meta={"n": 1, "s": "x"})
-                    emit(event)
-                elif shape == "reordered":  # another writer's field order
-                    order = draw(st.permutations(["type", "session_id", "seq", "ts", "turn",
-                                                  "text", "channel"]))
-
-                    def reorder(e, order=order):
-                        data = json.loads(dump_event(e))
-                        return json.dumps({k: data[k] for k in order}, separators=(",", ":"),
-                                          ensure_ascii=False).encode()
-                    emit(event, raw=reorder)
-                else:
-                    emit(event)
-        elif kind == "tool":
-            call = draw(st.sampled_from(CALL_IDS))
-            emit(ToolStart(call_id=call, tool="shell", tool_input={"command": "ls"}))
-            if draw(st.booleans()):
-                emit(ToolEnd(call_id=call, tool="shell", ok=draw(st.booleans()),
-                             output=draw(texts)))
-        elif kind in ("approval", "pending"):
-            call = draw(st.sampled_from(CALL_IDS))
-            emit(ApprovalRequested(approval_id=call, tool="shell", reason="r",
-                                   tool_input={"command": "rm"},
-                                   prefix=draw(st.sampled_from(["", "rm"]))))
-            if kind == "approval":
-                allowed = draw(st.booleans())
-                emit(ApprovalResolved(approval_id=call, tool="shell", allowed=allowed,
-                                      via=draw(st.sampled_from(["human", "grant", "auto"])),
-                                      remember=draw(st.booleans())))
-                if allowed and draw(st.booleans()):
-                    emit(ToolStart(call_id=call, tool="shell", tool_input={}))
-                    emit(ToolEnd(call_id=call, tool="shell", ok=draw(st.booleans())))
-        elif kind == "end":
-            emit(AgentEnd(status=draw(st.sampled_from(["completed", "failed", "cancelled"])),
-                          result=draw(st.none() | texts)))
-        elif kind == "turn":
-            emit(TurnEnd(turn=turn, stop_reason=draw(st.none() | texts)))
-            turn += 1
-            emit(TurnStart(turn=turn))
-        elif kind == "plan":
-            ids = draw(st.lists(st.sampled_from(CHECK_IDS), unique=True, max_size=3))
-            emit(VerificationPlanFrozen(checks=[
-                {"id": i, "name": i + draw(st.sampled_from(["", "'"])),
-                 "command": draw(st.sampled_from([None, "make"]))} for i in ids]))
-        elif kind == "check":
-            check = draw(st.sampled_from(CHECK_IDS))
-            emit(VerificationStart(check_id=check, name=check))
-            if draw(st.booleans()):
-                emit(VerificationEnd(check_id=check, name=check, passed=draw(st.booleans()),
-                                     output=draw(texts)))
-        elif kind == "question":  # an agent's question, answered or left open
-            question = draw(st.sampled_from(CALL_IDS))
-            emit(QuestionAsked(question_id=question, message=draw(texts)))
-            if draw(st.booleans()):
-                emit(QuestionAnswered(question_id=question,
-                                      action=draw(st.sampled_from(["accept", "decline"])),
-                                      values={"a": draw(texts)}))
-        elif kind == "history":  # a conversation replayed when opened again
-            for text in draw(st.lists(texts, min_size=1, max_size=3)):
-                emit(HistoryMessage(role=draw(st.sampled_from(["user", "agent"])), text=text))
-        elif kind == "misc":
-            emit(draw(st.sampled_from([
-                PhaseChanged(phase="p", previous="q"), ModelUsage(input_tokens=3, cost_usd=0.5,
-                                                                  model="m"),
-                DecisionError(error="e", turn=turn), TaskEscalated(reason="r", target="t"),
-                CancellationObserved(reason="r", turn=None)])))
-        elif kind == "junk":  # not events: never positions, or positions that fold nothing
-            lines.append(draw(st.sampled_from([b"", b"  ", b"not json", b'{"a":1}',
-                                               b'{"type":"from_the_future","seq":7}',
-                                               b'{"type":"tool_end"', b"\xff"])))
-        else:
-            seq += draw(st.integers(1, 3))
-    return lines
-
-
-def _events(lines: list[bytes]) -> list:
-    """For each position, the event the slow path parses there (None: not an event)."""
-    return [parse_line(line) for line in lines if line.strip()]
-
-
-def _prefix_summaries(events: list) -> list[tuple]:
-    fold = RunFold()
-    out = [summary(fold.view)]
-    for event in events:
-        if event is not None:
-            fold.apply(event)
-        out.append(summary(fold.view))
-    return out
-
 
 def _write(path, lines: list[bytes], crlf: bool) -> None:
     end = b"\r\n" if crlf else b"\n"
     path.write_bytes(b"".join(line + end for line in lines))
-
-
-def _stored(replay: JournalReplay) -> list:
-    tail = [replay._tail[1]] if replay._tail is not None else []
-    return [*replay._views, *tail]
 
 
 @SETTINGS
@@ -352,8 +198,8 @@ def test_the_view_at_every_position_equals_folding_each_event(tmp_path, lines, s
                                                                most, chunk) -> None:
     path = tmp_path / "run.jsonl"
     _write(path, lines, crlf)
-    events = _events(lines)
-    expected = _prefix_summaries(events)
+    events = parsed_events(lines)
+    expected = prefix_summaries(events)
     n = len(events)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(journal_index_module, "_READ_BLOCK", block)
@@ -367,7 +213,7 @@ def test_the_view_at_every_position_equals_folding_each_event(tmp_path, lines, s
                     replay.advance(max_bytes=(piece) * 60)
                 replay.advance()
             assert len(replay) == n
-            stored = [(id(v), summary(v)) for v in _stored(replay)]
+            stored = [(id(v), summary(v)) for v in stored_views(replay)]
             for position, view in zip(replay._positions, replay._views, strict=True):
                 assert summary(view) == expected[position]
             previous = None
@@ -397,7 +243,7 @@ def test_the_view_at_every_position_equals_folding_each_event(tmp_path, lines, s
                     assert summary(copy) == expected[later]
                     previous = (n, view)
             # stored checkpoints never change
-            assert [(id(v), summary(v)) for v in _stored(replay)] == stored
+            assert [(id(v), summary(v)) for v in stored_views(replay)] == stored
         finally:
             replay.close()
 
@@ -425,14 +271,14 @@ def test_follow_mode_growth_and_an_unterminated_last_line(tmp_path, lines, split
             replay.index.settle()
             replay.advance()
         n1 = len(replay)
-        expected = _prefix_summaries(_events(lines))
+        expected = prefix_summaries(parsed_events(lines))
         early = [replay.state_at(k) for k in range(n1 + 1)]
         for k, view in enumerate(early):
             assert summary(view) == expected[k]
         with path.open("ab") as f:
             f.write(rest)
         replay.advance()
-        assert len(replay) == len(_events(lines))
+        assert len(replay) == len(parsed_events(lines))
         for k in range(len(replay) + 1):
             assert summary(replay.state_at(k)) == expected[k], k
         for k, view in enumerate(early):  # views handed out earlier are untouched
@@ -448,8 +294,8 @@ def test_follow_mode_growth_and_an_unterminated_last_line(tmp_path, lines, split
                                                                       "compact"]),
                                                      st.integers(0, 100)), max_size=60))
 def test_copies_and_originals_never_see_each_others_folds(lines, actions) -> None:
-    events = [e for e in _events(lines) if e is not None]
-    expected = _prefix_summaries(events)
+    events = [e for e in parsed_events(lines) if e is not None]
+    expected = prefix_summaries(events)
     folds: list[list] = [[RunFold(), 0]]  # each: a fold and how many events it folded
     for action, pick in actions:
         entry = folds[pick % len(folds)]
@@ -481,7 +327,7 @@ def _one_step_vs_each(tmp_path, lines: list[bytes]) -> tuple:
         fast = summary(replay.state_at(len(replay)))
     finally:
         replay.close()
-    events = [e for e in _events(lines) if e is not None]
+    events = [e for e in parsed_events(lines) if e is not None]
     return fast, summary(RunFold().apply_all(events))
 
 
@@ -529,7 +375,7 @@ def test_partial_passes_with_an_odd_max_checkpoints(tmp_path) -> None:
     lines = _turns(13)
     path = tmp_path / "odd.jsonl"
     _write(path, lines, crlf=False)
-    expected = _prefix_summaries(_events(lines))
+    expected = prefix_summaries(parsed_events(lines))
     replay = JournalReplay(path, spacing=1, max_checkpoints=3)
     try:
         replay.advance(max_bytes=(3) * 60)
@@ -546,7 +392,7 @@ def test_follow_mode_with_an_odd_max_checkpoints(tmp_path) -> None:
     lines = _turns(14)
     path = tmp_path / "odd.jsonl"
     _write(path, lines[:13], crlf=False)
-    expected = _prefix_summaries(_events(lines))
+    expected = prefix_summaries(parsed_events(lines))
     replay = JournalReplay(path, spacing=1, max_checkpoints=5)
     try:
         replay.advance()

@@ -5,26 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_journal_index import fixture_events, summary, write
+from support.journals import fixture_events, write
+from support.replay_app import opened, shown_equals_fold, until
 
 from cockpit.replay import ReplayApp
 from engine_adapter import JsonlEventJournal
 from engine_adapter.journal import TYPE_CODES
-from engine_adapter.view import RunFold
-
-
-async def until(pilot, predicate, *, limit: int = 2_000) -> None:
-    """Let the app run until `predicate()` holds (the worker thread reports by messages)."""
-    for _ in range(limit):
-        if predicate():
-            return
-        await pilot.pause()
-    raise AssertionError("condition never became true")
-
-
-def opened(app) -> bool:
-    screen = app.replay_screen
-    return screen is not None and screen.complete and app.position_shown >= 0
 
 
 @pytest.fixture
@@ -33,11 +19,6 @@ def journal(tmp_path):
     path = tmp_path / "run.jsonl"
     write(path, events)
     return path, events
-
-
-def shown_equals_fold(app, events, cursor: int) -> bool:
-    screen = app.replay_screen
-    return summary(screen.view) == summary(RunFold().apply_all(events[:cursor + 1]))
 
 
 def test_opens_at_the_first_event_and_steps(journal) -> None:

@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_journal_index import summary
+from support.journals import summary
 
 from engine_adapter import (
     AgentEnd,
@@ -216,7 +216,7 @@ def test_read_through_reports_progress_and_honours_a_stop(tmp_path) -> None:
 
 def test_the_inspector_finds_events_by_seq_when_positions_are_shifted(tmp_path) -> None:
     """A corrupt line shifts positions against seqs: events are still found by their seq."""
-    from test_journal_index import fixture_events
+    from support.journals import fixture_events
 
     events = fixture_events()
     lines = [dump_event(e) for e in events]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_journal_index import fixture_events, write
-from test_replay_app import opened, until
+from support.journals import fixture_events, write
+from support.replay_app import opened, until
 
 from cockpit.replay import ReplayApp
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from test_journal_index import summary, write
-from test_replay_app import shown_equals_fold, until
+from support.journals import summary, write
+from support.replay_app import shown_equals_fold, until
 
 from engine_adapter.events import (
     AgentEnd,

@@ -11,10 +11,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from builtin_helpers import of_type, run_steps, tool_ends
-from conftest import StepRunner, run
 from hypothesis import given
 from hypothesis import strategies as st
+from support.builtin_runs import of_type, run_steps, tool_ends
+from support.event_loop import run
+from support.steps import StepRunner
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app

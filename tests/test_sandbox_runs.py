@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_agent.helpers import agent_argv, approve, drive
-from builtin_helpers import end, of_type, run_steps, scenario, tool_ends
-from conftest import run
-from openai_fake.server import FakeOpenAI, sample_fix_replies
+from fakes.acp_agent.helpers import agent_argv, approve, drive
+from fakes.openai_fake.server import FakeOpenAI, sample_fix_replies
+from support.builtin_runs import end, of_type, run_steps, scenario, tool_ends
+from support.event_loop import run
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app

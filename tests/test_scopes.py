@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile import alive, gone, read_pids
+from support.hostile import alive, gone, read_pids
+from support.paths import ROOT
 
 from engine_adapter.processes.scopes import MARKER, end_scope, start_in_scope
 
@@ -142,8 +143,7 @@ asyncio.run(main())
 
 def test_nothing_survives_a_killed_cockpit(tmp_path):
     """The cockpit dies without cleaning up: the holder's parent-death signal ends its scope."""
-    root = str(Path(__file__).resolve().parents[1])
-    code = COCKPIT_DIES.format(root=root, cwd=str(tmp_path))
+    code = COCKPIT_DIES.format(root=str(ROOT), cwd=str(tmp_path))
     cockpit = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         cockpit.stdout.readline()

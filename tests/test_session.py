@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import StepRunner, run, until
+from support.event_loop import run, until
+from support.steps import StepRunner
 
 from engine_adapter import (
     ApprovalGrant,

@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from conftest import StepRunner, run, until
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.event_loop import run, until
+from support.steps import StepRunner
 
 from engine_adapter import (
     ApprovalGrant,

@@ -8,8 +8,8 @@ import asyncio
 import shlex
 
 import pytest
-from acp_agent.helpers import agent_argv, agent_log
-from test_acp_app import _settle, _until_event
+from fakes.acp_agent.helpers import agent_argv, agent_log
+from support.live_app import until_event, until_shown
 
 from cockpit.launch import RunOptions, agent_factory
 from cockpit.live import CockpitApp
@@ -42,14 +42,14 @@ def test_a_queued_message_and_a_deny_reason_reach_the_agent(tmp_path):
     async def main():
         async with app.run_test(size=(120, 40), headless=True) as pilot:
             first = app.session
-            await _until_event(first, "approval_requested")
-            await _settle(app, pilot, lambda: bool(app.view.pending))
+            await until_event(first, "approval_requested")
+            await until_shown(pilot, lambda: bool(app.view.pending))
             await pilot.press("t", *"hello", "enter")  # queued: the agent is working
             assert app.steering.queue.items == ("hello",)
             await pilot.press("escape", "n", *"use the staging remote", "enter")
-            await _until_event(first, "agent_end")
-            await _settle(app, pilot, lambda: len(app.sessions) == 2)
-            await _until_event(app.session, "agent_end")
+            await until_event(first, "agent_end")
+            await until_shown(pilot, lambda: len(app.sessions) == 2)
+            await until_event(app.session, "agent_end")
             assert app.session.state.result.startswith("Hello, world: prompt 2")
             await pilot.press("ctrl+q")
 
@@ -66,26 +66,26 @@ def test_commands_complete_from_the_agent_and_ctrl_j_sends_at_once(tmp_path):
 
     async def main():
         async with app.run_test(size=(120, 40), headless=True) as pilot:
-            await _until_event(app.session, "agent_end")
-            await _settle(app, pilot, lambda: bool(app.view.commands))
+            await until_event(app.session, "agent_end")
+            await until_shown(pilot, lambda: bool(app.view.commands))
             await pilot.press("slash", *"mem")
             rows = [str(o.prompt) for o in app.query_one("#commands").options]
             assert rows == ["/memory show  Show what it remembers"]
             await pilot.press("tab", "enter")
-            await _settle(app, pilot, lambda: len(app.sessions) == 2)
-            await _until_event(app.session, "agent_end")
+            await until_shown(pilot, lambda: len(app.sessions) == 2)
+            await until_event(app.session, "agent_end")
             assert app.session.state.result == "ran /memory show"
             # a long turn, stopped by a message sent at once
             await pilot.press("t")
             app.composer.box.value = "slow 100000 0.01"
             await pilot.press("enter")
-            await _settle(app, pilot, lambda: len(app.sessions) == 3)
-            await _until_event(app.session, "model_update")
-            await _settle(app, pilot, lambda: app.view.live)
+            await until_shown(pilot, lambda: len(app.sessions) == 3)
+            await until_event(app.session, "model_update")
+            await until_shown(pilot, lambda: app.view.live)
             await pilot.press("t", *"hello", "ctrl+j")
-            await _until_event(app.sessions[2], "agent_end")
-            await _settle(app, pilot, lambda: len(app.sessions) == 4)
-            await _until_event(app.session, "agent_end")
+            await until_event(app.sessions[2], "agent_end")
+            await until_shown(pilot, lambda: len(app.sessions) == 4)
+            await until_event(app.session, "agent_end")
             assert app.sessions[2].state.status == "cancelled"
             assert app.session.state.result.startswith("Hello, world: prompt 4")
             await pilot.press("ctrl+q")
@@ -101,11 +101,11 @@ def test_an_agents_question_is_answered_by_keys(tmp_path):
 
     async def main():
         async with app.run_test(size=(120, 40), headless=True) as pilot:
-            await _until_event(app.session, "question_asked")
-            await _settle(app, pilot, lambda: app.focused is not None
+            await until_event(app.session, "question_asked")
+            await until_shown(pilot, lambda: app.focused is not None
                           and app.focused.id == "qf-0")
             await pilot.press("space", "tab", "down", "space", "ctrl+s")
-            await _until_event(app.session, "agent_end")
+            await until_event(app.session, "agent_end")
             await pilot.press("ctrl+q")
 
     asyncio.run(main())

@@ -7,30 +7,19 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import StepRunner, run
-from test_app_support import gated, hold, make_app, pending, settle, turn
+from support.event_loop import run
+from support.live_app import FORM_FIELDS, asks, gated, hold, make_app, pending, settle, turn
+from support.steps import StepRunner
 from textual.widgets import Input
 
 from cockpit.live.steering import PromptQueue
 from cockpit.widgets.composer import command_token, matching_commands
-from engine_adapter import AgentCommand, CommandsAvailable, QuestionField, QuestionOption
+from engine_adapter import AgentCommand, CommandsAvailable, QuestionField
 from engine_adapter.context import RunContext
 from engine_adapter.view import CommandView
 
 SIZE = (120, 36)
 
-FIELDS = [
-    QuestionField(name="name", kind="text", title="Your name", required=True,
-                  description="as it should appear in the changelog"),
-    QuestionField(name="budget", kind="number", title="Budget", minimum=0),
-    QuestionField(name="tests", kind="boolean", title="Run the tests", default=True),
-    QuestionField(name="db", kind="choice", title="Database", required=True,
-                  options=[QuestionOption(value="dev", label="Development"),
-                           QuestionOption(value="staging", label="Staging")]),
-    QuestionField(name="targets", kind="multi", title="Targets",
-                  options=[QuestionOption(value="linux", label="Linux"),
-                           QuestionOption(value="mac", label="macOS")]),
-]
 COMMANDS = [AgentCommand(name="review", description="Review the changes", hint="focus"),
             AgentCommand(name="compact", description="Summarize the conversation"),
             AgentCommand(name="$imagegen", description="Make a picture")]
@@ -39,15 +28,6 @@ COMMANDS = [AgentCommand(name="review", description="Review the changes", hint="
 @pytest.fixture(autouse=True)
 def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-
-
-def asks(fields=FIELDS, answers=None, message="Which database should I use?"):
-    """A step that asks the human a question and records the answer."""
-    async def step(r: StepRunner) -> None:
-        answer = await RunContext.of(r).ask_question("q-1", message, fields)
-        if answers is not None:
-            answers.append(answer)
-    return step
 
 
 class Gate:
@@ -316,7 +296,7 @@ def test_a_question_waits_while_the_human_types_a_message():
             await settle(pilot, lambda: app.view.live)
             await pilot.press("t", *"half a thought")
             runner = app.session.runner
-            app.run_worker(RunContext.of(runner).ask_question("q-9", "quick one?", FIELDS[:1]))
+            app.run_worker(RunContext.of(runner).ask_question("q-9", "quick one?", FORM_FIELDS[:1]))
             await settle(pilot, lambda: bool(app.view.questions))
             await pilot.pause()
             assert app.focused is app.composer.box  # not taken away mid-sentence

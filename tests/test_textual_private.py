@@ -13,9 +13,8 @@ import importlib
 import inspect
 import textwrap
 from functools import cache
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 @cache

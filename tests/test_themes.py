@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run
-from test_app_support import make_app, settle, turn
+from support.event_loop import run
+from support.live_app import make_app, settle, turn
 
 from cockpit.config import load_config, save_theme
 from cockpit.styles import Palette

@@ -4,8 +4,8 @@ escape sequence reaching the terminal, no freeze. One test per case."""
 from __future__ import annotations
 
 import pytest
-from conftest import run
-from test_app_support import gated, hold, make_app, plain, settle, turn
+from support.event_loop import run
+from support.live_app import gated, hold, make_app, plain, settle, turn
 
 from cockpit.widgets import Transcript, clean, clean_line
 from engine_adapter import ModelUpdate

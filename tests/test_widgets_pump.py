@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import run
-from test_app_support import hold, make_app, settle, turn
+from support.event_loop import run
+from support.live_app import hold, make_app, settle, turn
 
 from cockpit.live.pump import FramePump
 from cockpit.widgets import Transcript

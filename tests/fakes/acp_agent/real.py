@@ -24,6 +24,8 @@ import pytest
 
 from engine_adapter.engines.acp import AgentSpec, load_catalogue
 
+ANSWERS = Path(__file__).with_name("initialize")
+"""The agents' `initialize` answers, captured from the npm packages (one JSON file a version)."""
 AGENTS_BIN = Path(os.environ.get("COCKPIT_TEST_AGENTS_BIN",
                                  "/tmp/acp-agents/node_modules/.bin"))
 
@@ -49,7 +51,7 @@ def require(name: str, *, checked: bool = False) -> AgentSpec:
     own files, whose format is the agent's to change)."""
     path = installed(name)
     if path is None:
-        pytest.skip(f"{name} is not installed: see tests/acp_agent/real.py")
+        pytest.skip(f"{name} is not installed: see tests/fakes/acp_agent/real.py")
     wanted, found = load_catalogue()[name].version, package_version(path)
     if checked and found != wanted:
         pytest.skip(f"{name} {found} is installed; this test is for {wanted}")

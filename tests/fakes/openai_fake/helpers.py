@@ -10,7 +10,7 @@ from typing import Any
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.builtin import BuiltinRunner
 from engine_adapter.engines.builtin.models.openai import OpenAIModel
-from openai_fake.server import FakeOpenAI, Reply
+from fakes.openai_fake.server import FakeOpenAI, Reply
 
 NO_WAIT = (0.0, 0.0, 0.0)  # retries without pauses
 

@@ -1,6 +1,6 @@
 """An ACP test agent written with the official SDK, for cockpit's tests and benchmark.
 
-Run: `python tests/acp_agent/agent.py [--mode auth] [--log FILE]` (it speaks ACP on stdio).
+Run: `python tests/fakes/acp_agent/agent.py [--mode auth] [--log FILE]` (it speaks ACP on stdio).
 
 The prompt's first word picks what it does (the rest are arguments):
 
@@ -120,7 +120,7 @@ from acp.schema import (
 try:  # run as a script (the agent's process) or imported as the test package's module
     from sessions import SessionFeatures
 except ImportError:  # pragma: no cover
-    from acp_agent.sessions import SessionFeatures
+    from fakes.acp_agent.sessions import SessionFeatures
 
 COMMANDS = [
     AvailableCommand(name="review", description="Review the uncommitted changes",

@@ -9,7 +9,7 @@ leaves a stream before its end.
 
 As a script it plays a whole run that fixes the sample project (for a look in a terminal):
 
-    python tests/openai_fake/server.py --port 8765 [--pace 0.02]
+    python tests/fakes/openai_fake/server.py --port 8765 [--pace 0.02]
     cockpit run "Fix the failing test" --model fake-model --base-url http://127.0.0.1:8765/v1 \
         --cwd <a copy of the sample project>
 """

@@ -1,12 +1,11 @@
-"""Scripted runs for the app tests and snapshots (no tests here): `StepRunner` steps that play
-the moments worth seeing — a shell approval, an edit with its diff, a tier-4 prompt,
-verification passing or failing — and helpers to drive a `CockpitApp` to them."""
+"""Scripted runs for the live cockpit's tests and snapshots: `StepRunner` steps that play the
+moments worth seeing — a shell approval, an edit with its diff, a tier-4 prompt, verification
+passing or failing, a reply, a question — and helpers to drive a `CockpitApp` to them (or to an
+event of its session)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from conftest import StepRunner
 
 from cockpit.live import CockpitApp
 from engine_adapter import (
@@ -15,6 +14,8 @@ from engine_adapter import (
     ModelUpdate,
     ModelUsage,
     PhaseChanged,
+    QuestionField,
+    QuestionOption,
     Session,
     SessionState,
     TaskState,
@@ -27,6 +28,8 @@ from engine_adapter import (
     VerificationPlanFrozen,
     VerificationStart,
 )
+from engine_adapter.context import RunContext
+from support.steps import StepRunner
 
 DIFF = "\n".join([
     "--- a/app.py",
@@ -142,3 +145,69 @@ def hold():
     async def step(r: StepRunner) -> None:
         await r.cancel_token.wait()
     return step
+
+
+LONG_REPLY = ("This reply is long and has many lines. " * 5 + "\n") * 22  # ~4.3 KB
+
+
+def reply(text: str, status: str = "completed", error: str | None = None):
+    """The agent's reply, then the end of the run."""
+    async def step(r) -> None:
+        r.emit(ModelUpdate(turn=1, text=text))
+        r.emit(AgentEnd(status=status, result=text if status == "completed" else None,
+                        error=error))
+    return step
+
+
+FORM_FIELDS = [  # a form with a field of every kind
+    QuestionField(name="name", kind="text", title="Your name", required=True,
+                  description="as it should appear in the changelog"),
+    QuestionField(name="budget", kind="number", title="Budget", minimum=0),
+    QuestionField(name="tests", kind="boolean", title="Run the tests", default=True),
+    QuestionField(name="db", kind="choice", title="Database", required=True,
+                  options=[QuestionOption(value="dev", label="Development"),
+                           QuestionOption(value="staging", label="Staging")]),
+    QuestionField(name="targets", kind="multi", title="Targets",
+                  options=[QuestionOption(value="linux", label="Linux"),
+                           QuestionOption(value="mac", label="macOS")]),
+]
+
+
+def asks(fields=FORM_FIELDS, answers=None, message="Which database should I use?"):
+    """A step that asks the human a question and records the answer."""
+    async def step(r: StepRunner) -> None:
+        answer = await RunContext.of(r).ask_question("q-1", message, fields)
+        if answers is not None:
+            answers.append(answer)
+    return step
+
+
+async def until_event(session: Session, kind: str, stream=None) -> None:
+    """Wait for the session to emit an event of `kind` (on the event itself, not a clock)."""
+    async for event in stream if stream is not None else session.events():
+        if event.type == kind:
+            return
+    raise AssertionError(f"the run ended without {kind}")
+
+
+async def until_shown(pilot, predicate) -> None:
+    """Let the app run until `predicate()` holds: the fold reaches the screen a frame after the
+    event."""
+    for _ in range(200):
+        if predicate():
+            return
+        await pilot.pause()
+    raise AssertionError("the cockpit never showed it")
+
+
+async def next_task(app: CockpitApp, pilot, task: str) -> Session:
+    """Once the run is done, type `task` in the next-task box and send it; the new Session."""
+    await until_shown(pilot, lambda: app.session.done and app.query_one("#next-task").display)
+    box = app.query_one("#next-task")
+    box.focus()
+    box.value = task
+    before = len(app.sessions)
+    await pilot.press("enter")
+    await until_shown(pilot, lambda: len(app.sessions) > before)
+    return app.session
+

@@ -1,0 +1,2 @@
+"""What the tests run against as real processes and servers: an ACP agent written with the SDK
+(`acp_agent/`) and an OpenAI-compatible server (`openai_fake/`). The benchmarks use them too."""
