@@ -27,8 +27,8 @@ from engine_adapter import (
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.events import EVENT_TYPES
 
-# the demo never emits these (the dialogue kinds come from ACP agents: test_questions covers a
-# journal that fails at a question; test_acp_sessions fills the disk at each session kind)
+# the demo never emits these (the dialogue kinds come from ACP agents: test_session_questions
+# covers a journal that fails at a question; test_acp_sessions fills the disk at each session kind)
 NOT_IN_DEMO = {"cancellation_observed", "model_retry", *AGENT_DIALOGUE, *AGENT_SESSION_TYPES}
 DEMO_KINDS = sorted(set(EVENT_TYPES) - NOT_IN_DEMO)
 

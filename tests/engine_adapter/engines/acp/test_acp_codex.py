@@ -5,7 +5,7 @@ Skipped unless it is installed: in COCKPIT_TEST_AGENTS_BIN (default
 
     npm install --prefix /tmp/acp-agents @agentclientprotocol/codex-acp
     export COCKPIT_TEST_CODEX_ACP=/tmp/acp-agents/node_modules/.bin/codex-acp
-    pytest tests/test_acp_codex.py
+    pytest tests/engine_adapter/engines/acp/test_acp_codex.py
 
 Without network or an API key it still answers `initialize`; `session/new` then fails with its
 own "Authentication required", which must reach the user verbatim (agent_end and journal).
