@@ -1,5 +1,5 @@
 """Snapshots of the screens that matter (pytest-textual-snapshot; update with
-`pytest tests/test_app_snapshots.py --snapshot-update`)."""
+`pytest tests/cockpit/live/test_app_snapshots.py --snapshot-update`)."""
 
 from __future__ import annotations
 

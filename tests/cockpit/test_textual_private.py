@@ -4,7 +4,7 @@ pinned exactly), and assigning a name Textual uses clobbers its state (the pager
 overwrote `Widget._odd`, which Textual's `:odd` selector reads).
 
 A private name of a Textual class is one that class defines (in its body) or sets on `self` in
-its source; `tests/test_package.py` checks every other object's private attributes."""
+its source; `tests/cockpit/test_package.py` checks every other object's private attributes."""
 
 from __future__ import annotations
 

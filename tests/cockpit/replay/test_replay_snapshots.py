@@ -1,5 +1,5 @@
 """Snapshots of the replay viewer at a few positions of a fixture journal (update with
-`pytest tests/test_replay_snapshots.py --snapshot-update`)."""
+`pytest tests/cockpit/replay/test_replay_snapshots.py --snapshot-update`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Snapshots of the moments that matter at 160x48, 80x24 and 40x12: a pending approval with its
 diff (and a timeout counting down), a finished run with a long reply, a failed run with its
-error (update with `pytest tests/test_layout_snapshots.py --snapshot-update`)."""
+error (update with `pytest tests/cockpit/live/test_layout_snapshots.py --snapshot-update`)."""
 
 from __future__ import annotations
 

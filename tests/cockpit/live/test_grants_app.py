@@ -1,7 +1,7 @@
 """The live cockpit's side of saved grants: `a` offers the scope (s/p/u, each saying what it
 would allow), `g` lists every grant in force and `delete` revokes, and the side panel marks saved
 grants apart from session ones. Snapshots of the scope step and the grants screen at 160x48 and
-80x24 (update with `pytest tests/test_grants_app.py --snapshot-update`)."""
+80x24 (update with `pytest tests/cockpit/live/test_grants_app.py --snapshot-update`)."""
 
 from __future__ import annotations
 
