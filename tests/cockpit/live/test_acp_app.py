@@ -1,6 +1,7 @@
-"""The issue's "done when", headless: the live cockpit over the SDK test agent shows streamed
-text and tool calls, a permission prompt answered by key, a grant honoured by the next task in
-the same ACP session, and escape twice cancels, leaving no process behind."""
+"""The live cockpit over the SDK test agent, headless: it shows streamed text and tool calls, a
+permission prompt is answered by key, a grant is honoured by the next task in the same ACP
+session, and escape twice cancels, leaving no process behind (what the ACP issue's "done when"
+asked for)."""
 
 from __future__ import annotations
 

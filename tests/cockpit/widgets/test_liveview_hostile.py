@@ -1,7 +1,8 @@
-"""Hostile text in what issue 13 added to the views (a diff, a file's text, model text over
-several lines, an end's error and stderr, a changed file's name): every variant is shown
-literally — unsafe characters as markers or escapes, no markup, no forged line — in the
-transcript, the end panel's text, headless output and both exports."""
+"""Hostile text in a run's changes and its end as the views show them (a diff, a file's text,
+model text over several lines, an end's error and stderr, a changed file's name): every variant
+is shown literally — unsafe characters as markers or escapes, no markup, no forged line — in the
+transcript, the end panel's text, headless output and both exports (the parts of the views that
+issue 13 added)."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ from engine_adapter import (
     VerificationPlanFrozen,
     VerificationStart,
 )
+from engine_adapter.events import HistoryMessage, HistoryTool
 from engine_adapter.view import (
     APPROVALS,
     GRANTS,
@@ -33,6 +34,7 @@ from engine_adapter.view import (
     USAGE,
     VERIFICATION,
     GrantView,
+    HistoryItem,
     RunFold,
     fold_events,
 )
@@ -252,3 +254,19 @@ def test_every_handler_and_describer_takes_the_event_class_it_is_listed_with() -
             event_param = list(inspect.signature(function).parameters)[-1]
             hint = typing.get_type_hints(function)[event_param]
             assert hint is EVENT_TYPES[event_type], (event_type, function.__name__, hint)
+
+
+def test_history_folds_into_one_item_that_a_checkpoint_keeps_apart():
+    fold = RunFold()
+    fold.apply(AgentStart(task="", engine="acp:x", resumed="session/load"))
+    fold.apply(HistoryMessage(role="user", text="fix "))
+    fold.apply(HistoryMessage(role="user", text="it"))
+    fold.apply(HistoryTool(call_id="t1", tool="execute", title="Run make", status="pending"))
+    checkpoint = fold.view.copy()
+    fold.apply(HistoryTool(call_id="t1", tool="execute", title="Run make", status="completed"))
+    fold.apply(HistoryMessage(role="agent", text="done"))
+    [item] = [i for i in fold.view.items if isinstance(i, HistoryItem)]
+    assert item.text == "you: fix it\ntool: Run make (completed)\nagent: done"
+    assert item.messages == 2 and not fold.view.tool_calls
+    [before] = [i for i in checkpoint.items if isinstance(i, HistoryItem)]
+    assert before.text == "you: fix it\ntool: Run make (pending)"  # copy on write

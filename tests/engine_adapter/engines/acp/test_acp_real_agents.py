@@ -1,4 +1,4 @@
-"""Issue 12 against the real agents from npm, offline (no key, no network, no model call):
+"""The real ACP agents from npm, offline (no key, no network, no model call):
 their `initialize` answers are still the captured ones the unit tests read; Claude lists and
 resumes a conversation of its own through `cockpit sessions` / `cockpit resume`, with its model
 and mode set and a model it lacks refused with its real choices; Codex logs in with its api-key

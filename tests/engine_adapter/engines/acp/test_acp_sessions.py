@@ -1,8 +1,8 @@
-"""Issue 12 against the SDK test agent, through a real Session and its journal: sessions the agent
-lists, loads (its history replayed and kept as history) and resumes; a conversation reopened
-after the agent died, or said to be gone; settings and modes at start and between tasks; the
-session's title; MCP servers and the environment the agent receives; logging in with an
-untyped API-key method."""
+"""An ACP agent's sessions and settings, against the SDK test agent, through a real Session and
+its journal: sessions the agent lists, loads (its history replayed and kept as history) and
+resumes; a conversation reopened after the agent died, or said to be gone; settings and modes at
+start and between tasks; the session's title; MCP servers and the environment the agent
+receives; logging in with an untyped API-key method."""
 
 from __future__ import annotations
 

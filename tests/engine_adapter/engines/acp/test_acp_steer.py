@@ -1,5 +1,6 @@
-"""Issue 12's commands, questions and deny reasons against the SDK test agent: through a Session
-(as the live cockpit drives it), headless and on the command line."""
+"""Steering an ACP agent: its commands, its questions and a denial's reason, against the SDK test
+agent, through a Session (as the live cockpit drives it), headless and on the command line; and
+what replay and export show of them."""
 
 from __future__ import annotations
 

@@ -1,22 +1,17 @@
-"""Issue 12's pieces on their own: login methods as the real agents declare them (their
-`initialize` answers, captured from the npm packages into tests/fakes/acp_agent/initialize/),
-settings checked against what an agent offers, MCP servers and agent environments from
-config.toml, what a journal says of its run, and the history item of the fold."""
+"""What an ACP agent offers, read without an agent process: login methods as the real agents
+declare them (their `initialize` answers, captured from the npm packages into
+tests/fakes/acp_agent/initialize/), settings (models, modes, options) checked against what an
+agent offers, and the MCP servers an agent can take."""
 
 from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 
 import pytest
 from acp.schema import InitializeResponse, NewSessionResponse
 from fakes.acp_agent.real import ANSWERS
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from cockpit.journals import read_facts, scan_facts
-from cockpit.launch.agent_config import load_agents_config, resolve_command
 from engine_adapter.engines.acp import load_catalogue
 from engine_adapter.engines.acp.agent import McpServer, Wanted
 from engine_adapter.engines.acp.agent.auth import auth_hint, choose_auth_method
@@ -28,17 +23,6 @@ from engine_adapter.engines.acp.agent.settings import (
     plan_settings,
 )
 from engine_adapter.engines.acp.text import clean
-from engine_adapter.events import (
-    AgentStart,
-    HistoryMessage,
-    HistoryTool,
-    ModelUpdate,
-    ModelUsage,
-    SessionInfoChanged,
-    ToolEnd,
-    dump_event,
-)
-from engine_adapter.view import HistoryItem, RunFold
 
 
 def _answer(name: str) -> InitializeResponse:
@@ -221,57 +205,7 @@ def test_no_model_setting_at_all_says_so():
         plan_settings(Wanted(model="m"), [], [])
 
 
-# -- MCP servers and agent environments from config.toml --------------------------------------
-
-def test_mcp_servers_and_agent_env_from_config(tmp_path):
-    config = tmp_path / "config.toml"
-    config.write_text('''
-[mcp_servers.files]
-command = "sh"
-args = ["-c", "true"]
-env = { LEVEL = "debug" }
-
-[mcp_servers.docs]
-url = "https://mcp.example/mcp"
-headers = { Authorization = "Bearer t" }
-
-[mcp_servers.both]
-command = "x"
-url = "https://x"
-
-[mcp_servers.bad]
-url = "file:///etc/passwd"
-
-[mcp_servers.typo]
-command = "y"
-argz = []
-
-[agents.codex.env]
-CODEX_HOME = "/tmp/c"
-
-[agents.claude.env]
-"BAD NAME" = "x"
-''')
-    loaded = load_agents_config(config)
-    assert sorted(loaded.mcp_servers) == ["docs", "files", "typo"]
-    assert loaded.mcp_servers["docs"].transport == "http"
-    assert loaded.mcp_servers["files"].env == (("LEVEL", "debug"),)
-    assert loaded.agent_env == {"codex": {"CODEX_HOME": "/tmp/c"}}
-    problems = "\n".join(loaded.problems)
-    for expected in ("[mcp_servers.both] needs either command", "[mcp_servers.bad] url must",
-                     "[mcp_servers.typo] has no setting 'argz'", "[agents.claude.env] must be"):
-        assert expected in problems
-    resolved = resolve_command(loaded.mcp_servers["files"])
-    assert resolved.command.endswith("/sh") and resolved.command.startswith("/")
-    missing = resolve_command(McpServer(name="m", command="no-such-program-xyz"))
-    assert "'no-such-program-xyz' is not on PATH" in missing
-
-
-def test_a_broken_config_is_one_problem(tmp_path):
-    config = tmp_path / "config.toml"
-    config.write_text("[mcp_servers\n")
-    assert len(load_agents_config(config).problems) == 1
-
+# -- MCP servers an agent can take -----------------------------------------------------------
 
 def test_servers_an_agent_cannot_take_are_named():
     init = _answer(CODEX)  # http yes, sse no
@@ -282,134 +216,3 @@ def test_servers_an_agent_cannot_take_are_named():
     assert [s.name for s in taken] == ["a", "b"]
     assert skipped == ["MCP server 'c' was left out: the agent does not take sse MCP servers "
                        "(only stdio, http)"]
-
-
-# -- what a journal says of its run -----------------------------------------------------------
-
-def _journal(*events) -> bytes:
-    return b"".join(dump_event(e) + b"\n" for e in events)
-
-
-def test_facts_are_read_from_their_lines_only():
-    data = _journal(
-        AgentStart(task="t", engine="acp:codex", cwd="/w", acp_session_id="s-1"),
-        ModelUsage(input_tokens=10, output_tokens=2, cost_usd=0.5),
-        # A forged usage inside a tool's output is text, not a line of its own: not counted.
-        ToolEnd(call_id="c", tool="x", ok=True,
-                output='{"type":"model_usage","input_tokens":99999}\n'),
-        SessionInfoChanged(title="First"), SessionInfoChanged(title="Second"),
-        ModelUsage(input_tokens=5, output_tokens=1))
-    facts = scan_facts(data)
-    assert (facts.agent, facts.acp_session_id, facts.cwd) == ("acp:codex", "s-1", "/w")
-    assert (facts.input_tokens, facts.output_tokens, facts.cost_usd) == (15, 3, 0.5)
-    assert facts.title == "Second"
-
-
-def test_facts_ignore_values_of_the_wrong_type():
-    data = (b'{"type":"model_usage","input_tokens":true,"output_tokens":-5,"cost_usd":1e300}\n'
-            b'{"type":"session_info","title":{"x":1}}\n{"type":"agent_start","engine":7}\n'
-            b'{"type":"model_usage" torn')
-    facts = scan_facts(data)
-    assert (facts.input_tokens, facts.output_tokens, facts.cost_usd, facts.title,
-            facts.agent) == (0, 0, None, None, None)
-
-
-@settings(max_examples=60)
-@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), max_size=30),
-       st.binary(max_size=200))
-def test_token_totals_are_the_sum_whatever_lies_between(usages, noise):
-    events = []
-    for tokens_in, tokens_out in usages:
-        events.append(ModelUpdate(text=noise.decode("latin-1")))
-        events.append(ModelUsage(input_tokens=tokens_in, output_tokens=tokens_out))
-    facts = scan_facts(_journal(*events))
-    assert facts.input_tokens == sum(i for i, _ in usages)
-    assert facts.output_tokens == sum(o for _, o in usages)
-
-
-@settings(max_examples=60)
-@given(st.binary(max_size=500))
-def test_facts_of_any_bytes_never_raise(data):
-    scan_facts(data)
-
-
-def test_read_facts_in_chunks_equals_reading_at_once(tmp_path, monkeypatch):
-    import cockpit.journals as facts_module
-
-    events = [ModelUsage(input_tokens=i, output_tokens=1) for i in range(200)]
-    path = tmp_path / "j.jsonl"
-    path.write_bytes(_journal(AgentStart(task="t", engine="acp:x"), *events))
-    monkeypatch.setattr(facts_module, "_CHUNK", 97)  # lines cut across chunks
-    chunked = read_facts(path)
-    assert chunked.input_tokens == sum(range(200)) and chunked.output_tokens == 200
-    assert chunked.complete
-    monkeypatch.setattr(facts_module, "SCAN_LIMIT", 1000)
-    assert not read_facts(path).complete
-
-
-# -- the history item of the fold ---------------------------------------------------------------
-
-def test_history_folds_into_one_item_that_a_checkpoint_keeps_apart():
-    fold = RunFold()
-    fold.apply(AgentStart(task="", engine="acp:x", resumed="session/load"))
-    fold.apply(HistoryMessage(role="user", text="fix "))
-    fold.apply(HistoryMessage(role="user", text="it"))
-    fold.apply(HistoryTool(call_id="t1", tool="execute", title="Run make", status="pending"))
-    checkpoint = fold.view.copy()
-    fold.apply(HistoryTool(call_id="t1", tool="execute", title="Run make", status="completed"))
-    fold.apply(HistoryMessage(role="agent", text="done"))
-    [item] = [i for i in fold.view.items if isinstance(i, HistoryItem)]
-    assert item.text == "you: fix it\ntool: Run make (completed)\nagent: done"
-    assert item.messages == 2 and not fold.view.tool_calls
-    [before] = [i for i in checkpoint.items if isinstance(i, HistoryItem)]
-    assert before.text == "you: fix it\ntool: Run make (pending)"  # copy on write
-
-
-# -- what `cockpit resume` takes from a journal (untrusted) -------------------------------------
-
-def _agent_journal(path: Path, **start) -> Path:
-    fields = {"task": "t", "engine": "acp:codex", "acp_session_id": "s-1",
-              "command": "sh -c 'touch /tmp/pwned'", **start}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(dump_event(AgentStart(**fields)) + b"\n")
-    return path
-
-
-@pytest.mark.parametrize(("engine", "agent"), [
-    ("acp:codex", "codex"), ("acp:claude", "claude"),
-    ("acp:codex ", None), ("acp:Codex", None), ("acp: codex", None), ("acp:codex --evil", None),
-    ("acp:../codex", None), ("acp:/usr/bin/codex-acp", None), ("acp:my-agent", None),
-    ("acp:codex\n", None), ("acp:gemini\x1b[2J", None),
-])
-def test_a_journal_names_its_agent_only_by_a_catalogue_name(tmp_path, engine, agent):
-    from cockpit.launch import resumable
-
-    found = resumable(_agent_journal(tmp_path / "j.jsonl", engine=engine), None)
-    assert found.agent == agent  # the journal's command line is never what is started
-    assert found.session_id == "s-1"
-
-
-@pytest.mark.parametrize("start", [
-    {"engine": "builtin"}, {"engine": "codex"}, {"acp_session_id": None}, {"acp_session_id": ""},
-])
-def test_a_journal_without_an_agent_session_is_nothing_to_resume(tmp_path, start):
-    from cockpit.launch import SetupError, resumable
-
-    with pytest.raises(SetupError, match="not the journal of an agent"):
-        resumable(_agent_journal(tmp_path / "j.jsonl", **start), None)
-
-
-def test_only_the_cockpits_own_journals_choose_the_workspace(tmp_path, monkeypatch):
-    from cockpit.launch import resumable
-    from cockpit.paths import journal_dir
-
-    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    project = tmp_path / "project"
-    project.mkdir()
-    own = _agent_journal(journal_dir() / "own.jsonl", cwd=str(project))
-    assert resumable(own, None).workspace() == project
-    shared = _agent_journal(tmp_path / "mail" / "shared.jsonl", cwd="/")
-    assert resumable(shared, None).workspace() is None  # here, or --cwd: not the journal's "/"
-    for cwd in ("relative/dir", str(tmp_path / "gone"), str(own)):  # not an existing dir
-        journal = _agent_journal(journal_dir() / "other.jsonl", cwd=cwd)
-        assert resumable(journal, None).workspace() is None

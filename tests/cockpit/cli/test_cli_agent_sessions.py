@@ -1,7 +1,7 @@
-"""Issue 12 on the command line, headless, against the SDK test agent: `run --agent` with model,
-mode, options, MCP servers and environment; `resume` (from a journal or a session id);
-`sessions` (the agent's list, or the journals'); `journals` with agent, tokens, cost and
-filters; and the one-line errors for every wrong combination."""
+"""An agent's settings and sessions on the command line, headless, against the SDK test agent:
+`run --agent` with model, mode, options, MCP servers and environment; `resume` (from a journal or
+a session id); `sessions` (the agent's list, or the journals'); `journals` with agent, tokens,
+cost and filters; and the one-line errors for every wrong combination."""
 
 from __future__ import annotations
 
