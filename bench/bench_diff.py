@@ -6,7 +6,7 @@ Run:  .venv/bin/python bench/bench_diff.py [--lines 50000] [--seconds 6] [--no-d
 The diffing engine does what the engines do for a write, through their own code: the built-in
 `write_file` check (`tools.prepare_write`: read the file, diff it) and the ACP write check
 (`acp.workspace.Workspace.prepare_write`), each in a worker thread as the engines run them
-(`fileio.off_loop`), one after the other for `--seconds`, over a file of `--lines` lines replaced
+(`files.off_loop`), one after the other for `--seconds`, over a file of `--lines` lines replaced
 by the same lines permuted (odd lines first: the input that makes `difflib` quadratic, minutes
 for 50,000 lines, all on the event loop before). Meanwhile it asks for an approval every ~50 ms
 and the benchmark presses `y` through the driver, timing key → the next composed frame (see

@@ -200,7 +200,7 @@ class JournalSummary:
     exact: bool  # whether `events` is a count (else an estimate from the size)
     size: int
     facts: JournalFacts = field(default_factory=lambda: JournalFacts(complete=False))
-    """The agent, its session's title, tokens and cost (see `journal_facts`)."""
+    """The agent, its session's title, tokens and cost (see `read_facts`)."""
 
 
 _SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped

@@ -9,7 +9,7 @@ file with `os.pread`.
 Where lines start is kept for every line except those inside a run of streamed text: a run is one
 entry (its first line), and a line inside it is found, when wanted, by counting newlines from
 there. That is what lets a chunk be indexed without a Python step per streamed line (see
-`journal_scan`). What kind each line is comes from parsing it, so the index does not depend on
+`scan`). What kind each line is comes from parsing it, so the index does not depend on
 how the writer laid the JSON out; the parsing is the caller's (replay passes its fold as
 `classify`, which parses each line once for both).
 
@@ -67,7 +67,7 @@ __all__ = [
 
 class Chunk(NamedTuple):
     """Whole lines of a journal in memory: `data` (from file offset `base`, ending with a
-    newline) holds the positions from `first` on, as `parts` (see `journal_scan.Part`; blank
+    newline) holds the positions from `first` on, as `parts` (see `scan.Part`; blank
     lines left out)."""
 
     first: int

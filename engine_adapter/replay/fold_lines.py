@@ -1,6 +1,6 @@
 """Folding a journal's lines: each event parsed and applied, and runs of streamed text in one step.
 
-Most of a long journal is streamed text: runs of `model_update` lines (`journal_scan` finds them
+Most of a long journal is streamed text: runs of `model_update` lines (`journal.scan` finds them
 in bulk). A run the cockpit itself wrote is folded in one step (`RunFold.apply_stream`) when byte
 checks over it say it is one stream: one event a line, one channel, one turn, and the outer two
 lines, read by a regex for pydantic's compact layout, say the seqs run on without a gap. Its text

@@ -16,7 +16,7 @@ live, and whether playback is running. Each operation (`grew`, `seek`, `step`, `
 
 Whatever the sequence of operations, a frame's view is the fold of the events up to its cursor,
 except a provisional one: `end` asked before the pass has read the whole journal shows the fold
-of the file's last part alone (`journal_tail`), marked as such (`Frame.provisional`, and the
+of the file's last part alone (`tail`), marked as such (`Frame.provisional`, and the
 navigator's `provisional`), until the pass reaches the end and the exact view replaces it.
 The journal itself is read by another thread (`JournalReplay.read_through`, then `follow`),
 which tells the navigator with `grew()`; any thread may run `fold()`.

@@ -2,7 +2,7 @@
 
 `JournalReplay` pairs a `JournalIndex` with checkpoints. One pass reads the journal once from the
 start, chunk by chunk, in one thread: each chunk's lines are indexed and folded together (the
-fold parses each line once, and that also gives the index its codes; see `journal_fold`), and
+fold parses each line once, and that also gives the index its codes; see `fold_lines`), and
 copies of the fold's `RunView` are kept as checkpoints. The view after the first `k` positions is
 the nearest checkpoint at or before `k`, copied, plus the lines up to `k` folded on the spot. It
 is the same `RunFold` the live cockpit uses, so what replay shows at `k` is what the live view

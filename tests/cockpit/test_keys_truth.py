@@ -15,7 +15,8 @@ from rich.text import Text
 from support.event_loop import run
 from support.journals import fixture_events, write
 from support.live_app import gated, make_app, pending, settle, turn
-from support.replay_app import opened, until
+from support.pilot import until_shown
+from support.replay_app import opened
 from support.user_config import write_config
 from textual.widgets import Static
 
@@ -138,10 +139,10 @@ def test_replays_approval_bar_shows_no_answer_keys(tmp_path):
     async def main():
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 34)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("right_curly_bracket")  # the next approval request
             screen = app.replay_screen
-            await until(pilot, lambda: screen.query_one("#approval").approval_id is not None)
+            await until_shown(pilot, lambda: screen.query_one("#approval").approval_id is not None)
             await pilot.pause()
             keys = plain(screen.query_one("#approval-keys"))
             assert "[y]" not in keys and "[n]" not in keys and "[a]" not in keys
@@ -151,7 +152,7 @@ def test_replays_approval_bar_shows_no_answer_keys(tmp_path):
             hints = plain(screen.query_one("KeyHints"))
             assert "allow once" not in hints and "deny" not in hints
             await pilot.press("q")
-            await until(pilot, lambda: not app.is_running)
+            await until_shown(pilot, lambda: not app.is_running)
 
     asyncio.run(main())
 

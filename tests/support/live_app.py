@@ -29,6 +29,7 @@ from engine_adapter import (
     VerificationStart,
 )
 from engine_adapter.context import RunContext
+from support.pilot import until_shown
 from support.steps import StepRunner
 
 DIFF = "\n".join([
@@ -188,16 +189,6 @@ async def until_event(session: Session, kind: str, stream=None) -> None:
         if event.type == kind:
             return
     raise AssertionError(f"the run ended without {kind}")
-
-
-async def until_shown(pilot, predicate) -> None:
-    """Let the app run until `predicate()` holds: the fold reaches the screen a frame after the
-    event."""
-    for _ in range(200):
-        if predicate():
-            return
-        await pilot.pause()
-    raise AssertionError("the cockpit never showed it")
 
 
 async def next_task(app: CockpitApp, pilot, task: str) -> Session:

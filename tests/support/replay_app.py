@@ -6,15 +6,6 @@ from engine_adapter.view import RunFold
 from support.journals import summary
 
 
-async def until(pilot, predicate, *, limit: int = 2_000) -> None:
-    """Let the app run until `predicate()` holds (the worker thread reports by messages)."""
-    for _ in range(limit):
-        if predicate():
-            return
-        await pilot.pause()
-    raise AssertionError("condition never became true")
-
-
 def opened(app) -> bool:
     screen = app.replay_screen
     return screen is not None and screen.complete and app.position_shown >= 0

@@ -99,8 +99,8 @@ def _resolve(workspace: Workspace, path: Any) -> Path:
 
 
 def _read_text(path: Path, shown: str, *, missing_ok: bool = False) -> str | None:
-    """The text of a regular file (see `fileio`: a FIFO, device or socket is refused, never
-    opened in a way that blocks); `None` for a missing file with `missing_ok`."""
+    """The text of a regular file (see `engine_adapter.files`: a FIFO, device or socket is refused,
+    never opened in a way that blocks); `None` for a missing file with `missing_ok`."""
     try:
         data = read_regular(str(path), shown, max_bytes=_MAX_READ, missing_ok=missing_ok)
     except FileRefused as exc:
@@ -191,8 +191,9 @@ class PreparedWrite:
     created: bool
 
     def apply(self) -> str:
-        """Write it (in a worker thread: this does file I/O). Refused like `fileio` says: only
-        a regular file, never through a hard link or a symbolic link swapped in meanwhile."""
+        """Write it (in a worker thread: this does file I/O). Refused like `engine_adapter.files`
+        says: only a regular file, never through a hard link or a symbolic link swapped in
+        meanwhile."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

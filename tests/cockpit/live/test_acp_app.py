@@ -9,7 +9,8 @@ import asyncio
 import shlex
 
 from fakes.acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
-from support.live_app import next_task, until_event, until_shown
+from support.live_app import next_task, until_event
+from support.pilot import until_shown
 from textual import events
 
 from cockpit.launch import RunOptions, agent_factory

@@ -9,7 +9,8 @@ import shlex
 
 import pytest
 from fakes.acp_agent.helpers import agent_argv, agent_log
-from support.live_app import until_event, until_shown
+from support.live_app import until_event
+from support.pilot import until_shown
 
 from cockpit.launch import RunOptions, agent_factory
 from cockpit.live import CockpitApp

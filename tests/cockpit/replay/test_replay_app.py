@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 from support.journals import fixture_events, write
-from support.replay_app import opened, shown_equals_fold, until
+from support.pilot import until_shown
+from support.replay_app import opened, shown_equals_fold
 
 from cockpit.replay import ReplayApp
 from engine_adapter import JsonlEventJournal
@@ -27,7 +28,7 @@ def test_opens_at_the_first_event_and_steps(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             assert app.position_shown == 0
             await pilot.press("right", "right", "right")
             assert app.position_shown == 3 and shown_equals_fold(app, events, 3)
@@ -55,7 +56,7 @@ def test_jumps_between_tool_calls_approvals_and_errors(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("right_square_bracket")
             assert app.position_shown == tools[0]
             await pilot.press("right_square_bracket")
@@ -86,7 +87,7 @@ def test_search_with_match_count_and_n_N(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("slash", *"thinking 3", "enter")
             screen = app.replay_screen
             assert app.position_shown == hits[0]
@@ -108,7 +109,7 @@ def test_typing_in_the_search_box_is_not_taken_as_keys(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("slash", "e", "n", "f", "right", "escape")
             assert app.position_shown == 0
             assert not app.replay_screen.query_one("#search").has_class("-shown")
@@ -123,7 +124,7 @@ def test_filter_limits_stepping_to_chosen_types(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("f")
             from textual.widgets import SelectionList
 
@@ -154,7 +155,7 @@ def test_enter_inspects_the_raw_event(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("enter")
             from cockpit.screens import PagerScreen
 
@@ -173,9 +174,9 @@ def test_enter_expands_a_selected_transcript_item_as_in_the_live_view(journal) -
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("end")
-            await until(pilot, lambda: app.position_shown == len(events) - 1)
+            await until_shown(pilot, lambda: app.position_shown == len(events) - 1)
             transcript = app.replay_screen.query_one(Transcript)
             await pilot.press("up")  # select the last row
             selected = transcript.selected
@@ -193,14 +194,14 @@ def test_play_advances_by_timestamps_and_stops_at_the_end(journal) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("space")  # at 1x the first one-second gap is still running
             screen = app.replay_screen
             assert screen.playing and screen.timeline.state.playing
             for _ in range(8):
                 await pilot.press("plus")
             assert screen.speed == 256
-            await until(pilot, lambda: not screen.playing)
+            await until_shown(pilot, lambda: not screen.playing)
             assert app.position_shown == len(events) - 1
 
     asyncio.run(main())
@@ -218,7 +219,7 @@ def test_follow_mode_shows_events_as_a_writer_adds_them(tmp_path) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False, poll=0.01)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: app.position_shown == 4)
+            await until_shown(pilot, lambda: app.position_shown == 4)
             screen = app.replay_screen
             assert screen.timeline.state.following
 
@@ -229,7 +230,7 @@ def test_follow_mode_shows_events_as_a_writer_adds_them(tmp_path) -> None:
                 journal.close()
 
             await writer()
-            await until(pilot, lambda: app.position_shown == len(events) - 1)
+            await until_shown(pilot, lambda: app.position_shown == len(events) - 1)
             assert shown_equals_fold(app, events, len(events) - 1)
             assert screen.view.status == "completed"
 
@@ -247,7 +248,7 @@ def test_bad_input_reports_in_the_viewer(tmp_path) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             problems = app.replay_screen.timeline.state.problems
             assert "1 corrupt line skipped (line 5)" in problems
             assert "1 event of an unknown type" in problems
@@ -295,7 +296,7 @@ def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> No
             title = str(app.screen.query_one("#picker-title").render())
             assert "crashed? = ended without a final event" in title
             await pilot.press("down", "enter")
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             assert app.replay_screen.path.name == "20260101-000000-a.jsonl"
 
     asyncio.run(main())
@@ -307,7 +308,7 @@ def test_i_shows_the_raw_events_behind_a_transcript_row_and_help_lists_replay_ke
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("end", "up", "i")  # the last transcript row: the run's end
             from cockpit.screens import HelpScreen, PagerScreen
 
@@ -316,7 +317,7 @@ def test_i_shows_the_raw_events_behind_a_transcript_row_and_help_lists_replay_ke
             await pilot.press("escape", "question_mark")
             assert isinstance(app.screen, HelpScreen)
             await pilot.press("escape", "q")
-            await until(pilot, lambda: not app.is_running)
+            await until_shown(pilot, lambda: not app.is_running)
 
     asyncio.run(main())
 
@@ -329,12 +330,12 @@ def test_a_jump_to_the_end_shows_the_bottom_of_the_transcript(tmp_path) -> None:
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             await pilot.press("end")
             from cockpit.widgets import Transcript
 
             transcript = app.replay_screen.query_one(Transcript)
-            await until(pilot, lambda: transcript.max_scroll_y > 0
+            await until_shown(pilot, lambda: transcript.max_scroll_y > 0
                         and transcript.scroll_y == transcript.max_scroll_y)
 
     asyncio.run(main())
@@ -415,7 +416,7 @@ def test_a_journal_read_a_little_at_a_time_shows_the_same(tmp_path, monkeypatch)
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.press("end")
-            await until(pilot, lambda: app.position_shown == len(events) - 1)
+            await until_shown(pilot, lambda: app.position_shown == len(events) - 1)
             assert shown_equals_fold(app, events, len(events) - 1)
             await pilot.press("home", "right", "right", "right")
             assert shown_equals_fold(app, events, 3)

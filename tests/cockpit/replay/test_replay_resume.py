@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from support.live_app import until_shown
+from support.pilot import until_shown
 
 from cockpit.cli.journals import resume_problem
 from cockpit.replay import ReplayApp, ResumeRequest

@@ -7,7 +7,8 @@ import time
 
 import pytest
 from support.journals import fixture_events, write
-from support.replay_app import opened, until
+from support.pilot import until_shown
+from support.replay_app import opened
 
 from cockpit.replay import ReplayApp
 
@@ -33,7 +34,7 @@ def journal(tmp_path):
 
 def _after(*keys):
     async def run_before(pilot):
-        await until(pilot, lambda: opened(pilot.app))
+        await until_shown(pilot, lambda: opened(pilot.app))
         if keys:
             await pilot.press(*keys)
         await pilot.pause()

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.journals import fixture_events
-from support.replay_app import until
+from support.pilot import until_shown
 from typer.testing import CliRunner
 
 from cockpit.cli.journals import check_journal
@@ -315,7 +315,7 @@ def test_the_viewer_steps_through_hostile_lines_and_inspects_them(tmp_path, case
     async def main() -> None:
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: app.replay_screen.complete
+            await until_shown(pilot, lambda: app.replay_screen.complete
                         and app.position_shown >= 0)
             problems = app.replay_screen.timeline.state.problems
             assert f"{len(numbers)} corrupt lines skipped" in problems

@@ -7,7 +7,8 @@ import asyncio
 import threading
 
 from support.journals import summary, write
-from support.replay_app import shown_equals_fold, until
+from support.pilot import until_shown
+from support.replay_app import shown_equals_fold
 
 from engine_adapter.events import (
     AgentEnd,
@@ -151,9 +152,9 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
         try:
             async with app.run_test(size=(150, 36)) as pilot:
                 screen = app.replay_screen
-                await until(pilot, lambda: app.position_shown == 0)
+                await until_shown(pilot, lambda: app.position_shown == 0)
                 await pilot.press("end")
-                await until(pilot, lambda: screen.navigator.provisional is not None)
+                await until_shown(pilot, lambda: screen.navigator.provisional is not None)
                 await pilot.pause()
                 status = str(screen.display_widget.status_line.render())
                 assert "⋯ reading the whole journal: " in status
@@ -166,7 +167,7 @@ def test_the_viewer_shows_a_provisional_end_and_then_the_exact_one(tmp_path, mon
                 await pilot.press("left")  # needs the exact view: says why it waits
                 assert any("provisional" in n.message for n in app._notifications)
                 go_on.set()
-                await until(pilot, lambda: app.position_shown == len(events) - 1)
+                await until_shown(pilot, lambda: app.position_shown == len(events) - 1)
                 assert screen.navigator.provisional is None
                 assert shown_equals_fold(app, events, len(events) - 1)
                 await pilot.pause()

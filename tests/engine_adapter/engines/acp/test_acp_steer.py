@@ -266,7 +266,8 @@ def test_json_of_the_form_round_trips_through_the_journal(tmp_path):
 # -- replay and export ----------------------------------------------------------------------------
 
 def test_questions_and_reasons_replay_and_export(tmp_path):
-    from support.replay_app import opened, until
+    from support.pilot import until_shown
+    from support.replay_app import opened
 
     from cockpit.export import export_journal
     from cockpit.replay import ReplayApp
@@ -294,15 +295,15 @@ def test_questions_and_reasons_replay_and_export(tmp_path):
     async def main():
         app = ReplayApp(path, remember_theme=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: opened(app))
+            await until_shown(pilot, lambda: opened(app))
             app.replay_screen.seek(asked_at)
-            await until(pilot, lambda: app.position_shown == asked_at)
+            await until_shown(pilot, lambda: app.position_shown == asked_at)
             form = app.replay_screen.query_one("#question")
-            await until(pilot, lambda: form.has_class("-open"))
+            await until_shown(pilot, lambda: form.has_class("-open"))
             assert not form.answerable and not form.check_action("send_answer", ())
             assert all(w.disabled for w in form.query("#qf-0"))
             await pilot.press("end")
-            await until(pilot, lambda: not form.has_class("-open"))
+            await until_shown(pilot, lambda: not form.has_class("-open"))
             row = next(i for i in app.replay_screen.view.items if i.kind == "question")
             assert row.state == "accept" and row.values == {"choice": "dev"}
 

@@ -10,7 +10,7 @@ from a known price and the server's own counts. A rate limit, a server error, a 
 cut stream is tried again after a pause, each retry announced (`Retrying`); anything else ends
 the run with the server's words (`ModelError`). The SDK's own retries are off: every retry is
 one the human sees. The requests are made and the streams read and parsed on the model's own I/O
-thread (`openai_reader`): the caller's loop, the screen's, gets the parsed deltas in batches.
+thread (`reader`): the caller's loop, the screen's, gets the parsed deltas in batches.
 """
 
 from __future__ import annotations

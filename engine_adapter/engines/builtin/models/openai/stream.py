@@ -1,7 +1,7 @@
 """One streamed Chat Completions reply, put together chunk by chunk.
 
 Chunks come as the JSON the server sent (decoded, not turned into the SDK's typed models: see
-`openai_model`), and anything of an unexpected shape is ignored rather than trusted.
+`model`), and anything of an unexpected shape is ignored rather than trusted.
 `ReplyAssembler.feed(chunk)` returns the text deltas to show at once (message and thought) and
 keeps the rest: tool calls assembled from their deltas (ids, names and argument fragments may be
 split anywhere; parallel calls interleave by `index`), the finish reason and the usage. Reasoning
