@@ -35,6 +35,7 @@ from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentInfo
 from engine_adapter.sandbox import Sandbox, SandboxSettings
+from engine_adapter.version import __version__
 
 __all__ = ["AgentConnection", "WaitCancelled", "race"]
 
@@ -43,14 +44,6 @@ T = TypeVar("T")
 
 class WaitCancelled(Exception):
     """The run was cancelled while we waited on the agent."""
-
-
-def _version() -> str:
-    try:
-        from engine_adapter.version import __version__
-    except ImportError:  # pragma: no cover - the package always has one
-        return "0"
-    return __version__
 
 
 async def race(awaitable: Awaitable[T], cancel: asyncio.Event, timeout: float | None,
@@ -218,7 +211,7 @@ class AgentConnection:
             init = await race(conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=client_capabilities(),
                 client_info=Implementation(name="cockpit", title="cockpit",
-                                           version=_version())),
+                                           version=__version__)),
                 cancel, self.startup_timeout, "initialize")
         except (WaitCancelled, AgentFailure):
             raise
