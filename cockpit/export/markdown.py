@@ -54,7 +54,7 @@ from engine_adapter.view import (
     task_end_of,
 )
 
-__all__ = ["FORMATS", "ExportResult", "export_journal", "render_html", "render_markdown"]
+__all__ = ["FORMATS", "export_journal", "render_markdown"]
 
 FORMATS = ("markdown", "html")
 

@@ -29,8 +29,7 @@ from typing import Any
 
 from engine_adapter.view import ChangeSet, RunFold, RunView
 
-__all__ = ["FRAME_SECONDS", "HOLD_SECONDS", "KEY_SECONDS", "KEY_WAITS", "ChangeSet",
-           "FramePump"]
+__all__ = ["FRAME_SECONDS", "HOLD_SECONDS", "KEY_SECONDS", "KEY_WAITS", "FramePump"]
 
 FRAME_SECONDS = 1 / 60
 HOLD_SECONDS = 0.05  # the longest a key's frame keeps the stream's deliveries back

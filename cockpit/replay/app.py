@@ -14,7 +14,7 @@ from cockpit.replay.screen import POLL, ReplayScreen
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import Item
 
-__all__ = ["ReplayApp", "ReplayScreen"]
+__all__ = ["ReplayApp"]
 
 
 class ReplayApp(ThemedApp):

@@ -28,7 +28,7 @@ from cockpit.paths import journal_dir
 from cockpit.widgets import clean_line, styled_line
 from engine_adapter.events import format_ts
 
-__all__ = ["PickerScreen", "ResumeCheck", "ResumeRequest", "describe_length", "request_resume"]
+__all__ = ["PickerScreen", "ResumeCheck", "ResumeRequest", "request_resume"]
 
 ResumeCheck = Callable[[Path], str | None]
 """Why the run of a journal cannot be resumed (one line), or None when it can: what the command

@@ -30,7 +30,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
-from engine_adapter.events.schema import BaseEvent, dump_event
+from engine_adapter.events.base import BaseEvent
+from engine_adapter.events.schema import dump_event
 
 __all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "bounded_line", "line_depth"]
 

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from engine_adapter.events.schema import AnswerValue, QuestionField
+from engine_adapter.events.agent import AnswerValue, QuestionField
 from engine_adapter.text import cap
 
 __all__ = [

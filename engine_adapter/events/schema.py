@@ -6,7 +6,7 @@ without them; the `Session` stamps all three as it emits.
 
 The classes live by family (`base`: the fields every event carries; `run`: the run's course,
 model and verification; `tools`: tool calls and approvals; `agent`: an external agent's
-session) and are all importable from here and from the package `engine_adapter.events`.
+session) and are all importable from the package `engine_adapter.events`.
 
 Every field an engine of this package writes is declared there, typed (the optional ones an
 engine fills only when it knows them, e.g. an ACP agent's command and version). Unknown extra
@@ -14,8 +14,9 @@ fields are still kept when reading (forward compatibility: a newer writer's fiel
 trip through an older reader); an unknown `type` is a validation error.
 
 `HarnessEvent` is the one list of event types: `EVENT_TYPES` is derived from it, and a test holds
-`__all__` (written out, so a type checker reads it) to it. A new event type is its class (joined
-in the union here and named in `__all__`), its fold handler and its one description.
+the package face's `__all__` (written out, so a type checker reads it) to it. A new event type is
+its class (joined in the union here and exported by the face), its fold handler and its one
+description.
 """
 
 from __future__ import annotations
@@ -25,27 +26,19 @@ from typing import Annotated, Any, TypeVar, get_args
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from engine_adapter.events.agent import (
-    AgentChoice,
-    AgentCommand,
     AgentConfig,
     AgentNotice,
-    AgentOption,
-    AnswerValue,
     CommandsAvailable,
     HistoryMessage,
     HistoryTool,
     PromptNote,
     QuestionAnswered,
     QuestionAsked,
-    QuestionField,
-    QuestionOption,
     SessionInfoChanged,
 )
 from engine_adapter.events.base import BaseEvent
 from engine_adapter.events.run import (
     AgentEnd,
-    AgentInfo,
-    AgentMode,
     AgentStart,
     CancellationObserved,
     DecisionError,
@@ -58,12 +51,10 @@ from engine_adapter.events.run import (
     TaskEscalated,
     TurnEnd,
     TurnStart,
-    VerificationCheck,
     VerificationEnd,
     VerificationPlanFrozen,
     VerificationStart,
 )
-from engine_adapter.events.run import RunStatus as RunStatus
 from engine_adapter.events.tools import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
 
 HarnessEvent = Annotated[
@@ -114,47 +105,8 @@ __all__ = [
     "EVENT_ADAPTER",
     "EVENT_CLASSES",
     "EVENT_TYPES",
-    "AgentChoice",
-    "AgentCommand",
-    "AgentConfig",
-    "AgentEnd",
-    "AgentInfo",
-    "AgentMode",
-    "AgentNotice",
-    "AgentOption",
-    "AgentStart",
-    "AnswerValue",
-    "ApprovalRequested",
-    "ApprovalResolved",
-    "BaseEvent",
-    "CancellationObserved",
-    "CommandsAvailable",
-    "DecisionError",
-    "DeclarationRequired",
     "EventParseError",
     "HarnessEvent",
-    "HistoryMessage",
-    "HistoryTool",
-    "ModelDecisionEvent",
-    "ModelRetry",
-    "ModelUpdate",
-    "ModelUsage",
-    "PhaseChanged",
-    "PromptNote",
-    "QuestionAnswered",
-    "QuestionAsked",
-    "QuestionField",
-    "QuestionOption",
-    "SessionInfoChanged",
-    "TaskEscalated",
-    "ToolEnd",
-    "ToolStart",
-    "TurnEnd",
-    "TurnStart",
-    "VerificationCheck",
-    "VerificationEnd",
-    "VerificationPlanFrozen",
-    "VerificationStart",
     "dump_event",
     "parse_error_text",
     "parse_event",

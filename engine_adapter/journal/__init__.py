@@ -6,18 +6,7 @@
 - `line_kinds`: the kind of one line (its event type and flags); `scan`: the lines of a chunk.
 """
 
-from engine_adapter.journal.index import (
-    BAD_OUTCOME,
-    CODE_NAMES,
-    CORRUPT,
-    FLAGS,
-    TYPE_CODES,
-    TYPE_MASK,
-    Chunk,
-    JournalIndex,
-    code_of,
-    parse_other,
-)
+from engine_adapter.journal.index import Chunk, JournalIndex
 from engine_adapter.journal.jsonl import (
     BOM,
     JournalError,
@@ -27,7 +16,17 @@ from engine_adapter.journal.jsonl import (
     read_journal,
     writer_alive,
 )
-from engine_adapter.journal.line_kinds import parse_line
+from engine_adapter.journal.line_kinds import (
+    BAD_OUTCOME,
+    CODE_NAMES,
+    CORRUPT,
+    FLAGS,
+    TYPE_CODES,
+    TYPE_MASK,
+    code_of,
+    parse_line,
+    parse_other,
+)
 from engine_adapter.journal.scan import STREAM_HEAD, segments
 
 __all__ = [

@@ -35,35 +35,14 @@ from typing import NamedTuple
 from engine_adapter.events import BaseEvent, HarnessEvent
 from engine_adapter.journal.jsonl import JournalError, is_blank
 from engine_adapter.journal.line_kinds import (
-    BAD_OUTCOME,
-    CODE_NAMES,
     CORRUPT,
-    FLAGS,
-    TYPE_CODES,
-    TYPE_MASK,
     UNKNOWN,
     code_of,
     parse_line,
-    parse_other,
 )
 from engine_adapter.journal.scan import Part, segments
 
-__all__ = [
-    "BAD_OUTCOME",
-    "CODE_NAMES",
-    "CORRUPT",
-    "FLAGS",
-    "TYPE_CODES",
-    "TYPE_MASK",
-    "UNKNOWN",
-    "Chunk",
-    "Classify",
-    "JournalIndex",
-    "classify_lines",
-    "code_of",
-    "parse_line",
-    "parse_other",
-]
+__all__ = ["Chunk", "Classify", "JournalIndex", "classify_lines"]
 
 class Chunk(NamedTuple):
     """Whole lines of a journal in memory: `data` (from file offset `base`, ending with a

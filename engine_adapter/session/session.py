@@ -34,19 +34,14 @@ from engine_adapter.events import (
 from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore, Scope
 from engine_adapter.journal import JsonlEventJournal
 from engine_adapter.runner import AgentRunner
-from engine_adapter.session.approvals import AUTO_APPROVE_MAX_TIER as AUTO_APPROVE_MAX_TIER
-from engine_adapter.session.approvals import REASON_LIMIT, ApprovalDesk, PendingApproval, Policy
-from engine_adapter.session.approvals import (
-    UNSANDBOXED_AUTO_APPROVE_MAX_TIER as UNSANDBOXED_AUTO_APPROVE_MAX_TIER,
-)
+from engine_adapter.session.approvals import ApprovalDesk, PendingApproval, Policy
 from engine_adapter.session.cancel import SessionCancelToken
 from engine_adapter.session.history import EventLog
 from engine_adapter.session.question_desk import PendingQuestion, QuestionDesk
 from engine_adapter.shell import ApprovalGrant
 from engine_adapter.state import TaskState
 
-__all__ = ["REASON_LIMIT", "PendingApproval", "PendingQuestion", "Session",
-           "SessionCancelToken"]
+__all__ = ["Session"]
 
 log = logging.getLogger(__name__)
 

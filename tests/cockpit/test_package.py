@@ -254,3 +254,57 @@ def test_the_type_ignore_check_wants_a_code_and_a_reason() -> None:
               "e = '# type: ignore'  # a string is not a comment\n")
     assert [line.split()[0] for line in _unexplained_ignores(source, "x.py")] == [
         "x.py:1", "x.py:2"]
+
+
+# -- the layout's shape ------------------------------------------------------------------------
+
+MAX_MODULES = 16
+"""Modules one folder may hold directly: a family that outgrows it is split into rooms."""
+
+
+def test_no_folder_holds_more_than_sixteen_modules() -> None:
+    crowded = {str(folder.relative_to(ROOT)): count
+               for top in ("engine_adapter", "cockpit")
+               for folder in [ROOT / top, *(ROOT / top).rglob("*/")]
+               if "__pycache__" not in folder.parts and "sample_project" not in folder.parts
+               and (count := sum(1 for p in folder.glob("*.py") if p.name != "__init__.py"))
+               > MAX_MODULES}
+    assert crowded == {}
+
+
+def _exported_not_defined(path: Path) -> list[str]:
+    """The names a module's `__all__` lists that it does not define itself (it imports them)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined: set[str] = set()
+    listed: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        defined.add(name.id)
+                if (isinstance(target, ast.Name) and target.id == "__all__"
+                        and isinstance(node.value, ast.List | ast.Tuple)):
+                    listed = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    return [name for name in listed if name not in defined]
+
+
+def test_only_a_package_face_re_exports() -> None:
+    """A module's `__all__` names what it defines; only a face (`__init__.py`) re-exports,
+    so grep finds where a thing lives, and no old path is kept alive by an import."""
+    found = {where: names for top in ("engine_adapter", "cockpit")
+             for path in sorted((ROOT / top).rglob("*.py"))
+             if path.name != "__init__.py" and "sample_project" not in path.parts
+             and (names := _exported_not_defined(path))
+             and (where := path.relative_to(ROOT).as_posix())}
+    assert found == {}
+
+
+def test_the_re_export_check_sees_a_re_export(tmp_path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("from x import y\nz = 1\n\n\ndef f():\n    pass\n\n\n"
+                      '__all__ = ["f", "y", "z"]\n')
+    assert _exported_not_defined(module) == ["y"]

@@ -24,7 +24,7 @@ from engine_adapter import (
 from engine_adapter.context import RunContext, on_cancel, wait_cancelled
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.runner import GrantAwareController, WatchableCancelToken
-from engine_adapter.session.session import SessionCancelToken
+from engine_adapter.session.cancel import SessionCancelToken
 
 
 class ListSink:

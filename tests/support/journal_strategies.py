@@ -30,7 +30,7 @@ from engine_adapter import (
     VerificationStart,
 )
 from engine_adapter.events import HistoryMessage, QuestionAnswered, QuestionAsked, dump_event
-from engine_adapter.journal.index import parse_line
+from engine_adapter.journal.line_kinds import parse_line
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import RunFold
 from support.journals import summary

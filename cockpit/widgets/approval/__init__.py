@@ -4,7 +4,7 @@
   `scope`: after `a`, what each scope of a grant would allow.
 """
 
-from cockpit.widgets.approval.bar import ApprovalBar, always_text
-from cockpit.widgets.approval.scope import ScopeChoice, project_label
+from cockpit.widgets.approval.bar import ApprovalBar
+from cockpit.widgets.approval.scope import ScopeChoice, always_text, project_label
 
 __all__ = ["ApprovalBar", "ScopeChoice", "always_text", "project_label"]

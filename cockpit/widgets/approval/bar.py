@@ -37,7 +37,7 @@ from cockpit.widgets.safe_text import styled_line
 from cockpit.widgets.scroll_box import ScrollBox
 from engine_adapter.view import ApprovalView, RunView, ToolCallItem
 
-__all__ = ["ApprovalBar", "always_text"]
+__all__ = ["ApprovalBar"]
 
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 MIN_INPUT_ROWS = 8  # ... on a terminal too small for 3 (the box scrolls)

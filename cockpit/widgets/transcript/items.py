@@ -32,9 +32,6 @@ from cockpit.widgets.transcript.question_rows import question_rows, question_tex
 from cockpit.widgets.transcript.rows import markdown, one, warn_style, wrapped
 from cockpit.widgets.transcript.stream_rows import streaming_line_rows
 from cockpit.widgets.transcript.tool_rows import (
-    EXPANDED_LINES,
-    PREVIEW_LINES,
-    tool_icon,
     tool_needs_pager,
     tool_row_count,
     tool_rows,
@@ -57,9 +54,7 @@ from engine_adapter.view import (
 )
 
 __all__ = [
-    "EXPANDED_LINES",
     "MARKDOWN_LIMIT",
-    "PREVIEW_LINES",
     "STREAM_STEP",
     "STREAM_TAIL",
     "estimate_rows",
@@ -68,7 +63,6 @@ __all__ = [
     "render_item",
     "row_count",
     "stream_tail",
-    "tool_icon",
 ]
 
 GUTTER = 2  # columns left of every item: the selection marker

@@ -21,7 +21,8 @@ from engine_adapter.engines.acp.catalogue import (
     load_catalogue,
     resolve_agent,
 )
-from engine_adapter.engines.acp.runner import AcpRunner, AgentFailure
+from engine_adapter.engines.acp.errors import AgentFailure
+from engine_adapter.engines.acp.runner import AcpRunner
 
 __all__ = [
     "AcpRunner",

@@ -72,7 +72,7 @@ from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.state import TaskState
 
-__all__ = ["AcpRunner", "AgentFailure"]
+__all__ = ["AcpRunner"]
 
 RESULT_LIMIT = 4000
 _STOP_REASONS = {

@@ -13,13 +13,8 @@ from engine_adapter import (
     JournalError,
 )
 from engine_adapter.events import dump_event
-from engine_adapter.journal.index import (
-    BAD_OUTCOME,
-    CORRUPT,
-    TYPE_CODES,
-    UNKNOWN,
-    JournalIndex,
-)
+from engine_adapter.journal.index import JournalIndex
+from engine_adapter.journal.line_kinds import BAD_OUTCOME, CORRUPT, TYPE_CODES, UNKNOWN
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import RunFold, RunView
 

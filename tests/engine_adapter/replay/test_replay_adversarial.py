@@ -37,7 +37,8 @@ from engine_adapter import (
 )
 from engine_adapter.events import dump_event
 from engine_adapter.journal import index as journal_index_module
-from engine_adapter.journal.index import CORRUPT, UNKNOWN, JournalIndex, code_of, parse_line
+from engine_adapter.journal.index import JournalIndex
+from engine_adapter.journal.line_kinds import CORRUPT, UNKNOWN, code_of, parse_line
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import RunFold
 

@@ -37,7 +37,7 @@ from engine_adapter.engines.builtin import load_scenario as load
 from engine_adapter.engines.builtin.process import ProcessResult, run_process, shell_argv
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.sandbox.bwrap import bwrap_argv
-from engine_adapter.session.session import SessionCancelToken
+from engine_adapter.session.cancel import SessionCancelToken
 
 HERE = Sandbox(SandboxSettings(), workspace="/").check()
 pytestmark = pytest.mark.skipif(

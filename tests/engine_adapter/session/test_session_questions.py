@@ -22,7 +22,7 @@ from engine_adapter import (
 )
 from engine_adapter.context import RunContext
 from engine_adapter.events import Answer, AnswerError, answer_text, check_answer, fields_text
-from engine_adapter.session.session import REASON_LIMIT
+from engine_adapter.session.approvals import REASON_LIMIT
 
 FIELDS = [
     QuestionField(name="name", kind="text", title="Your name", required=True, minimum=1),

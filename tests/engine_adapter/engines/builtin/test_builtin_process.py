@@ -13,7 +13,7 @@ from support.event_loop import run
 from engine_adapter import Session, TaskState
 from engine_adapter.engines.builtin.process import run_process
 from engine_adapter.sandbox import SandboxSettings
-from engine_adapter.session.session import SessionCancelToken
+from engine_adapter.session.cancel import SessionCancelToken
 
 PY = sys.executable
 

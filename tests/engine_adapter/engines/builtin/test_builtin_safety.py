@@ -178,7 +178,7 @@ def test_exit_status_passes_through_the_scope(tmp_path):
 
 
 def test_a_cancelled_call_ends_its_setsid_children_too(tmp_path):
-    from engine_adapter.session.session import SessionCancelToken
+    from engine_adapter.session.cancel import SessionCancelToken
 
     async def main():
         token = SessionCancelToken()
