@@ -18,7 +18,7 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # "off" for it, once, here — as a user on such a machine would; the sandbox tests (which pass
 # their settings explicitly) check the fallback itself, and the ones that need a sandbox skip.
 os.environ.pop(ENV_VARIABLE, None)
-SANDBOX_HERE = Sandbox(SandboxSettings(), workspace="/").check()
+SANDBOX_HERE = Sandbox(SandboxSettings(), workspace=os.path.dirname(__file__)).check()
 if not SANDBOX_HERE.active:
     os.environ[ENV_VARIABLE] = "off"
 

@@ -4,6 +4,12 @@
 - `holder`: the scope holder, the small process that ends what a command started.
 """
 
-from engine_adapter.processes.scopes import Scope, end_scope, resolve_program, start_in_scope
+from engine_adapter.processes.scopes import (
+    Scope,
+    end_scope,
+    keep_holder_outside,
+    resolve_program,
+    start_in_scope,
+)
 
-__all__ = ["Scope", "end_scope", "resolve_program", "start_in_scope"]
+__all__ = ["Scope", "end_scope", "keep_holder_outside", "resolve_program", "start_in_scope"]

@@ -1,6 +1,7 @@
 """The scope holder: runs one command and, when it ends, ends everything the command started.
 
-Started by `engine_adapter.processes.scopes` as `python -I -S holder.py -- PROGRAM ARGS...`, already
+Started by `engine_adapter.processes.scopes` as `python -I -S -c SOURCE -- PROGRAM ARGS...` (this
+file's text, read once: a command that rewrites the file changes no later holder), already
 a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`, set between fork and exec), so every process
 below it that loses its parent — a background job, a double fork, a `setsid` daemon — is
 re-parented to the holder, never to init. The holder runs the command as its child, hands it

@@ -27,6 +27,7 @@ import secrets
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,8 +35,8 @@ from typing import Any
 
 from engine_adapter.processes.holder import below, process_table
 
-__all__ = ["MARKER", "Scope", "become_subreaper", "end_scope", "resolve_program",
-           "start_in_scope"]
+__all__ = ["MARKER", "Scope", "become_subreaper", "end_scope", "keep_holder_outside",
+           "resolve_program", "start_in_scope"]
 
 MARKER = "COCKPIT_SCOPE"
 """The environment variable that names a command's scope (inherited by what it starts)."""
@@ -62,10 +63,55 @@ def _prctl() -> Any:
         return None
 
 
-@functools.cache
-def _use_holder() -> bool:
-    return (_prctl() is not None and bool(sys.executable) and HOLDER.is_file()
-            and os.path.isdir("/proc/self"))
+_avoid: list[str] = []  # writable roots (real paths): no holder interpreter may lie below one
+_holder_lock = threading.Lock()
+_chosen: list[tuple[str, str] | None] = []  # the interpreter and source, once resolved
+
+
+def _outside(path: str) -> bool:
+    return not any(path == root or path.startswith(root.rstrip("/") + "/") for root in _avoid)
+
+
+def _interpreters() -> list[str]:
+    """Where a holder interpreter may come from, best first (real paths: a link in a venv is
+    followed to the interpreter it names)."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    names = [sys.executable, os.path.join(sys.base_exec_prefix, "bin", version),
+             *(shutil.which(name, path="/usr/bin:/bin:/usr/local/bin") or ""
+               for name in (version, "python3"))]
+    return [os.path.realpath(name) for name in names if name and os.path.isfile(name)]
+
+
+def keep_holder_outside(roots: Sequence[str | os.PathLike[str]]) -> str | None:
+    """Never run a scope holder from below `roots` (the sandbox's writable roots: a command
+    there could replace the interpreter, which the next scope starts outside the sandbox).
+    Returns the holder's interpreter, or None when every candidate lies below a root (then
+    commands start without a holder: the sandbox's PID namespace still ends them whole)."""
+    with _holder_lock:
+        _avoid.extend(real for root in roots if (real := os.path.realpath(root)) not in _avoid)
+        if _chosen and _chosen[0] is not None and not _outside(_chosen[0][0]):
+            _chosen.clear()
+    chosen = _holder()
+    return chosen[0] if chosen else None
+
+
+def _holder() -> tuple[str, str] | None:
+    """The holder's interpreter and source, resolved at the first start and kept: the source is
+    read once and passed with `-c`, so a command that rewrites holder.py (an editable install
+    in the workspace) changes nothing the cockpit runs."""
+    with _holder_lock:
+        if not _chosen:
+            picked: tuple[str, str] | None = None
+            if _prctl() is not None and os.path.isdir("/proc/self"):
+                try:
+                    source = HOLDER.read_text(encoding="utf-8")
+                except OSError:
+                    source = ""
+                interpreter = next((path for path in _interpreters() if _outside(path)), None)
+                if source and interpreter:
+                    picked = (interpreter, source)
+            _chosen.append(picked)
+        return _chosen[0]
 
 
 _subreaper = False
@@ -112,15 +158,17 @@ class Scope:
 
     def __init__(self) -> None:
         self.marker = secrets.token_hex(8)
-        self.held = _use_holder()
+        self.holder = _holder()  # (interpreter, source), or None: no holder
+        self.held = self.holder is not None
         self.pid: int | None = None
         self.proc: asyncio.subprocess.Process | None = None
 
     def argv(self, argv: Sequence[str]) -> list[str]:
         """What to start for `argv` in this scope."""
-        if not self.held:
+        if self.holder is None:
             return list(argv)
-        return [sys.executable, "-I", "-S", str(HOLDER), "--", *argv]
+        interpreter, source = self.holder
+        return [interpreter, "-I", "-S", "-c", source, "--", *argv]
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
         """`env` with the scope's marker (and, under a holder, the variables that would change

@@ -1,5 +1,6 @@
 """Telling from a failed command's output that the sandbox stopped it: a write refused outside
-the writable places ("write to /etc/x"), or a network that is not there ("network").
+the writable places ("write to /etc/x"), a read of a masked place ("read ~/.ssh/id_rsa"), a
+unix socket ("connect to /tmp/tmux-0/default"), or a network that is not there ("network").
 
 Read only for a command that ran sandboxed and failed. The words are what the tools print for
 EROFS (`Read-only file system`, which inside the sandbox can only be the sandbox), for EACCES and
@@ -30,6 +31,7 @@ _NETWORK = tuple(words.lower() for words in (  # what resolvers and connects say
 # A path in a line: quoted ('…', ‘…’, "…", `…'), or a bare word that starts like a path.
 _QUOTED = re.compile(r"""'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"|`([^'`\n]+)'""")
 _BARE = re.compile(r"(?<![\w.])((?:~|\.\.?)?/[^\s:'\"`,;]*)")
+_SOCKET = re.compile(r"socket|connect", re.IGNORECASE)
 _REMOVE = re.compile(r"cannot remove|unlink|rmdir|remove", re.IGNORECASE)
 _PATH_CHARS = 300
 
@@ -68,11 +70,13 @@ def _clip(path: str) -> str:
 
 
 def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
-                       network: bool) -> str | None:
+                       network: bool, masked: Sequence[str] = ()) -> str | None:
     """What the sandbox stopped, judging by `output` ("write to /etc/x", "delete /x/y",
-    "a write outside the workspace", "network"), or None when nothing points to it.
+    "read /home/u/.ssh/id_rsa", "connect to a unix socket", "a write outside the workspace",
+    "network"), or None when nothing points to it.
 
-    `writable`: the places that were writable (absolute); `network`: whether it was allowed."""
+    `writable`: the places that were writable (absolute); `masked`: the places hidden (reads
+    fail there); `network`: whether it was allowed."""
     text = output[-_SCAN_CHARS:]
     looked = 0
     errors = (_EROFS, _BUSY, *_DENIED)
@@ -88,6 +92,10 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
         at = line.index(words)
         raw = _path_in(line, at, at + len(words))
         where = _where(raw, cwd) if raw else None
+        if not erofs and where is not None and _inside(where, masked):
+            return f"read {_clip(where)}"
+        if words == _DENIED[1] and _SOCKET.search(line):
+            return f"connect to {_clip(where)}" if where else "connect to a unix socket"
         if not erofs and (where is None or _inside(where, writable)):
             continue  # an ordinary permission problem, the same without a sandbox
         verb = "delete" if _REMOVE.search(line) else "write to"

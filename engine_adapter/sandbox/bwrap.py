@@ -17,6 +17,13 @@ The flags, and why (each trap below was measured with bubblewrap 0.8, as root):
   dies with the scope holder that runs it (`engine_adapter.processes.scopes`). Never
   `--new-session`: it moves the command out of the process group the runner kills.
 - `--unshare-net` unless the network is allowed; `--unshare-ipc`.
+- `--seccomp FD`: the filter of `engine_adapter.sandbox.seccomp` (no unix socket can be made).
+- Masks last: an empty folder or file that nobody may read (mode 000; with every capability
+  dropped, root cannot read it either) bound read-only over each credential place and socket
+  directory, so a read fails with "Permission denied" and a rename of the place with "Device or
+  resource busy". Binds, not tmpfs: a tmpfs would be writable and read as empty.
+- `bwrap` itself is resolved once to a real path outside every writable root
+  (`engine_adapter.sandbox.install.pick_bwrap`), never looked up on `$PATH` per command.
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ _USERNS_WORDS = ("uid map", "namespace", "Operation not permitted", "Permission 
 
 
 def find_bwrap(path: str | None = None) -> str | None:
-    """The `bwrap` program on `path` (default: `$PATH`), or None."""
+    """The `bwrap` program on `path` (default: `$PATH`), or None (see `install.pick_bwrap`
+    for the one the sandbox runs)."""
     return shutil.which("bwrap", path=path if path is not None else os.environ.get("PATH"))
 
 
@@ -53,25 +61,40 @@ def _base_flags(bwrap: str, *, network: bool) -> list[str]:
 
 
 def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, workspace: str,
-               cwd: str, tmpdir: str, read_only: Sequence[str] = ()) -> list[str]:
+               cwd: str, tmpdir: str, read_only: Sequence[str] = (),
+               mask_dirs: Sequence[str] = (), mask_files: Sequence[str] = (),
+               mask_dir: str = "", mask_file: str = "",
+               seccomp_fd: int | None = None) -> list[str]:
     """The command line that runs `argv` in `cwd` inside the sandbox: everything read-only but
-    `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it)."""
+    `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it);
+    the empty, unreadable `mask_dir` / `mask_file` bound over each of `mask_dirs` /
+    `mask_files`; under the seccomp filter in `seccomp_fd` when given."""
     args = _base_flags(bwrap, network=network)
     if mode == WORKSPACE_WRITE:
         args += ["--bind", workspace, workspace]
         for path in read_only:
             args += ["--ro-bind", path, path]
-    args += ["--bind", tmpdir, tmpdir, "--chdir", cwd, "--", *argv]
+    args += ["--bind", tmpdir, tmpdir]
+    for path in mask_dirs:
+        args += ["--ro-bind", mask_dir, path]
+    for path in mask_files:
+        args += ["--ro-bind", mask_file, path]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    args += ["--chdir", cwd, "--", *argv]
     return args
 
 
-def probe_bwrap(bwrap: str) -> str | None:
-    """Run `true` in the sandbox once: None if it works here, else why not and the fix (one
-    line). A kernel or container without user namespaces fails here, not at the first call."""
+def probe_bwrap(bwrap: str, seccomp_fd: int | None = None) -> str | None:
+    """Run `true` in the sandbox once (under the seccomp filter in `seccomp_fd`, if given):
+    None if it works here, else why not and the fix (one line). A kernel or container without
+    user namespaces fails here, not at the first call."""
     true = shutil.which("true") or "/bin/true"
+    filter_args = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
     try:
-        done = subprocess.run([*_base_flags(bwrap, network=False), "--", true],
+        done = subprocess.run([*_base_flags(bwrap, network=False), *filter_args, "--", true],
                               stdin=subprocess.DEVNULL, capture_output=True,
+                              pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
                               timeout=_PROBE_TIMEOUT, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{bwrap} cannot be run ({exc}); {INSTALL_HINT}"

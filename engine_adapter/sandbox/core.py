@@ -10,25 +10,44 @@ clear the environment): inside, the holder cannot even be seen.
 When a sandbox is wanted but missing (`state == "unavailable"`), commands run as before, but
 the approval policy learns it (`approval_flag()` is False): grants and `--auto-approve` then do
 not cover them, so every command asks — never a silent downgrade.
+
+What a sandboxed command meets, beyond "read-only but the workspace and its temp dir":
+
+- no unix socket at all (`seccomp`), the socket directories masked and the variables that name
+  sockets (`TMUX`, `SSH_AUTH_SOCK`, …) left out of its environment (`hidden`);
+- the whole git dir read-only, and a `.git` it cannot create at the workspace's top (`gitdirs`);
+- credential places unreadable (`hidden.credential_paths`, adjusted by `read_deny`/`read_allow`);
+- the cockpit's own install read-only, and `bwrap` and the scope holder's interpreter resolved
+  once, at `check()`, to real paths outside the workspace (`install`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.processes import resolve_program
+from engine_adapter.processes import keep_holder_outside, resolve_program
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
-from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, find_bwrap, probe_bwrap
+from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, probe_bwrap
+from engine_adapter.sandbox.gitdirs import git_entries
+from engine_adapter.sandbox.hidden import (
+    credential_paths,
+    expand_setting,
+    socket_dirs,
+    socket_variable,
+)
+from engine_adapter.sandbox.install import below, own_install, pick_bwrap
 from engine_adapter.sandbox.seatbelt import find_sandbox_exec, seatbelt_argv
+from engine_adapter.sandbox.seccomp import filter_fd, filter_program
 from engine_adapter.sandbox.settings import (
     BYPASSED,
     OFF,
@@ -47,7 +66,7 @@ _PROTECTED_HOME = (".ssh", ".gnupg", ".aws", ".netrc", ".bashrc", ".bash_profile
                    ".zshrc", ".zprofile")
 """Kept read-only too when the workspace holds the home directory."""
 
-_probes: dict[str, str | None] = {}  # backend program -> None (works) or the problem
+_probes: dict[tuple[str, bool], str | None] = {}  # (program, filter) -> None or the problem
 _probe_lock = threading.Lock()
 
 
@@ -63,7 +82,11 @@ class Wrapped:
     cwd: str
     writable: tuple[str, ...] = ()
     tmpdir: str | None = None
+    masked: tuple[str, ...] = ()  # what reads fail on (credential places, socket folders)
+    pass_fds: tuple[int, ...] = ()  # give these to the child (the seccomp filter)
     closed: bool = field(default=False, repr=False)
+    base: str | None = field(default=None, repr=False)  # removed by close(): tmpdir, masks
+    on_close: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     @property
     def sandboxed(self) -> bool:
@@ -76,13 +99,22 @@ class Wrapped:
         if not self.sandboxed:
             return None
         return blocked_by_sandbox(output, cwd=self.cwd, writable=self.writable,
-                                  network=self.network)
+                                  network=self.network, masked=self.masked)
 
     def close(self) -> None:
-        """Remove the private temp dir (once the command and all it started are gone)."""
-        if self.tmpdir is not None and not self.closed:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
+        """Remove the private temp dir (once the command and all it started are gone) and
+        close the filter's descriptor."""
+        if self.closed:
+            return
         self.closed = True
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        removed = self.base or self.tmpdir
+        if removed is not None:
+            shutil.rmtree(removed, ignore_errors=True)
+        for done in self.on_close:
+            done()
 
 
 class Sandbox:
@@ -106,6 +138,12 @@ class Sandbox:
         self._checked = False
         self.backend: str | None = None  # the program: bwrap or sandbox-exec
         self.problem: str | None = None  # why there is no sandbox, and the fix
+        self.notes: list[str] = []  # what is weaker than it should be here, and why
+        self.seccomp: bytes | None = None  # the filter commands run under (Linux)
+        self._masks: list[str] = []  # resolved at check(): credential places, socket dirs
+        self._nested_git: list[str] = []  # nested repositories' .git, found at check()
+        self._live = 0  # commands wrapped and not yet closed
+        self._live_lock = threading.Lock()
 
     # -- what this machine offers ---------------------------------------------------------------
     def check(self) -> Sandbox:
@@ -118,18 +156,72 @@ class Sandbox:
             self.backend = find_sandbox_exec()
             self.problem = None if self.backend else "sandbox-exec not found in /usr/bin"
         else:
-            self.backend = find_bwrap(self._path)
-            if self.backend is None:
+            self.backend, refused = pick_bwrap(self._path, [self.workspace])
+            if refused:
+                self.notes.append("bwrap not run from the workspace, where a command could "
+                                  "replace it: " + "; ".join(refused))
+            if self.backend is None and refused:
+                self.problem = ("bwrap (bubblewrap) found only in the workspace, where a "
+                                f"command could replace it ({'; '.join(refused)}); "
+                                f"{INSTALL_HINT}")
+            elif self.backend is None:
                 self.problem = f"bwrap (bubblewrap) not found on PATH; {INSTALL_HINT}"
             elif not sys.platform.startswith("linux"):
                 self.problem = f"no sandbox for {sys.platform}"
             else:
-                with _probe_lock:
-                    if self.backend not in _probes:
-                        _probes[self.backend] = probe_bwrap(self.backend)
-                    self.problem = _probes[self.backend]
+                self._probe(self.backend)
+        if self.problem is None:
+            if keep_holder_outside([self.workspace]) is None and sys.platform != "darwin":
+                self.notes.append("every Python interpreter found lies in the workspace: "
+                                  "commands start without a scope holder")
+            self._resolve_masks()
         self._checked = True
         return self
+
+    def _probe(self, backend: str) -> None:
+        program = filter_program()
+        if program is None:
+            self.notes.append("no seccomp filter for this architecture: unix sockets outside "
+                              "the masked socket folders stay reachable from commands")
+        with _probe_lock:
+            for wanted in ((program,) if program is None else (program, None)):
+                key = (backend, wanted is not None)
+                if key not in _probes:
+                    fd = filter_fd(wanted) if wanted is not None else None
+                    try:
+                        _probes[key] = probe_bwrap(backend, fd)
+                    finally:
+                        if fd is not None:
+                            os.close(fd)
+                if _probes[key] is None or wanted is None:
+                    break
+            self.problem = _probes[key]
+        if program is not None and key[1]:
+            self.seccomp = program
+        elif program is not None and self.problem is None:
+            self.notes.append(f"bwrap refused the seccomp filter ({_probes[(backend, True)]}):"
+                              " unix sockets outside the masked socket folders stay reachable")
+
+    def _resolve_masks(self) -> None:
+        """The places to hide, once (a walk and a few globs: kept off the event loop by
+        `acheck`); each command binds those that still exist."""
+        home = os.path.expanduser("~")
+        settings = self.settings
+        masks = credential_paths(home, self.workspace)
+        masks += expand_setting(settings.read_deny, home=home)
+        allowed = expand_setting(settings.read_allow, home=home)
+        masks = [path for path in masks if not below(os.path.normpath(path), allowed)]
+        masks += socket_dirs(os.environ)
+        keep = [self.workspace, *own_install()]
+        found: list[str] = []
+        for real in sorted({os.path.realpath(path) for path in masks}):
+            # Never over a place a command must reach (the workspace or the cockpit itself),
+            # nor inside another mask (its folder is unreadable: bwrap could not get there).
+            if any(below(root, [real]) for root in keep) or below(real, found):
+                continue
+            found.append(real)
+        self._masks = found
+        self._nested_git = git_entries(self.workspace)
 
     async def acheck(self) -> Sandbox:
         """`check`, off the event loop."""
@@ -175,9 +267,11 @@ class Sandbox:
 
     def warning(self) -> str | None:
         """What to tell the user at start when the sandbox is wanted but missing, with the fix
-        and what happens meanwhile; None otherwise."""
+        and what happens meanwhile, or when it is weaker than it should be here (see
+        `notes`); None otherwise."""
         if self.state != UNAVAILABLE:
-            return None
+            return ("sandbox: " + "; ".join(self.notes)) if self.notes and self.active \
+                else None
         return (f"no sandbox: {self.problem}. Until then every command asks before it runs "
                 "(--auto-approve covers tiers 1-2 only, grants do not cover commands); "
                 "--sandbox off runs commands without one on purpose.")
@@ -200,18 +294,59 @@ class Sandbox:
         assert self.backend is not None  # active: checked, found
         mode, network = self.settings.mode, self.settings.network
         read_only = self._read_only() if mode == WORKSPACE_WRITE else []
-        tmpdir = tempfile.mkdtemp(prefix="cockpit-sandbox-")
-        if sys.platform == "darwin":
-            wrapped = seatbelt_argv(self.backend, argv, mode=mode, network=network,
-                                    workspace=self.workspace, tmpdir=tmpdir, read_only=read_only)
-        else:
-            wrapped = bwrap_argv(self.backend, argv, mode=mode, network=network,
-                                 workspace=self.workspace, cwd=real_cwd, tmpdir=tmpdir,
-                                 read_only=read_only)
+        base = tempfile.mkdtemp(prefix="cockpit-sandbox-")
+        tmpdir = os.path.join(base, "tmp")
+        os.mkdir(tmpdir, 0o700)
+        reach = [self.workspace, tmpdir, real_cwd]
+        masked = [path for path in self._masks
+                  if os.path.lexists(path) and not any(below(root, [path]) for root in reach)]
+        # No .git at the top: an empty, unreadable folder on the name, so that the command
+        # cannot make one that a later git run in the workspace would follow.
+        top_git = os.path.join(self.workspace, ".git")
+        shut_git = mode == WORKSPACE_WRITE and not os.path.lexists(top_git)
+        if shut_git:
+            masked.append(top_git)
+        fd = filter_fd(self.seccomp) if self.seccomp is not None and sys.platform != "darwin" \
+            else None
+        try:
+            if sys.platform == "darwin":
+                wrapped = seatbelt_argv(self.backend, argv, mode=mode, network=network,
+                                        workspace=self.workspace, tmpdir=tmpdir,
+                                        read_only=read_only, masked=masked)
+            else:
+                mask_dir, mask_file = os.path.join(base, "dir"), os.path.join(base, "file")
+                os.mkdir(mask_dir, 0)
+                os.close(os.open(mask_file, os.O_CREAT | os.O_WRONLY, 0))
+                dirs = [path for path in masked if path == top_git or os.path.isdir(path)]
+                files = [path for path in masked if path not in dirs]
+                wrapped = bwrap_argv(self.backend, argv, mode=mode, network=network,
+                                     workspace=self.workspace, cwd=real_cwd, tmpdir=tmpdir,
+                                     read_only=read_only, mask_dirs=dirs, mask_files=files,
+                                     mask_dir=mask_dir, mask_file=mask_file, seccomp_fd=fd)
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            shutil.rmtree(base, ignore_errors=True)
+            raise
         writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []))
-        run_env = {**env, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir}
+        run_env = {name: value for name, value in env.items() if not socket_variable(name)}
+        run_env.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
+        with self._live_lock:
+            self._live += 1
         return Wrapped(wrapped, run_env, mode, network=network, cwd=real_cwd,
-                       writable=writable, tmpdir=tmpdir)
+                       writable=writable, tmpdir=tmpdir, masked=tuple(masked),
+                       pass_fds=() if fd is None else (fd,), base=base,
+                       on_close=[lambda: self._closed(top_git if shut_git else None)])
+
+    def _closed(self, made_git: str | None) -> None:
+        """One wrapped command is done; once none runs, remove the empty `.git` mount point
+        bwrap made (never earlier: removing it would unmount it under a running command)."""
+        with self._live_lock:
+            self._live -= 1
+            if self._live or made_git is None:
+                return
+            with contextlib.suppress(OSError):
+                os.rmdir(made_git)  # only while empty: whatever else is there stays
 
     def _read_only(self) -> list[str]:
         """The existing paths inside the workspace to keep read-only (real paths, parents
@@ -221,6 +356,8 @@ class Sandbox:
         wanted = [os.path.join(root, name) for name in PROTECTED_NAMES]
         wanted += [os.path.join(home, name) for name in _PROTECTED_HOME]
         wanted += self.read_only
+        wanted += git_entries(root, walk=False) + self._nested_git
+        wanted += own_install()
         found: set[str] = set()
         for path in wanted:
             real = os.path.realpath(path)

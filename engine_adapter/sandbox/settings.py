@@ -18,6 +18,7 @@ __all__ = [
     "SandboxSettings",
     "default_settings",
     "is_sandboxed",
+    "path_list_problem",
     "sandbox_label",
 ]
 
@@ -45,14 +46,43 @@ NO_SANDBOX = " — no sandbox on this machine: it runs with your full access"
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """What the user asked for: a mode (`MODES`) and whether commands may use the network."""
+    """What the user asked for: a mode (`MODES`), whether commands may use the network, and
+    the paths to hide from commands beyond the default credential places (`read_deny`) or to
+    show them after all (`read_allow`): absolute, or below the home directory (`~/…`)."""
 
     mode: str = WORKSPACE_WRITE
     network: bool = False
+    read_deny: tuple[str, ...] = ()
+    read_allow: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"sandbox mode {self.mode!r}: use one of {', '.join(MODES)}")
+        for key in ("read_deny", "read_allow"):
+            problem = path_list_problem(key, getattr(self, key))
+            if problem:
+                raise ValueError(problem)
+            object.__setattr__(self, key, tuple(getattr(self, key)))
+
+
+def path_list_problem(key: str, values: object) -> str | None:
+    """What is wrong with a `read_deny` / `read_allow` value (a list of absolute or `~/…`
+    paths), in one line that says what to write instead; None when it is right."""
+    example = f'{key} = ["~/.config/secret-tool", "/srv/keys"]'
+    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+        return f"[sandbox] {key} must be a list of paths, e.g. {example}"
+    for value in values:
+        if not isinstance(value, str) or not value.strip():
+            return f"[sandbox] {key}: {value!r} is not a path; e.g. {example}"
+        if "\0" in value or not value.isprintable():
+            return f"[sandbox] {key}: {value!r} holds characters a path cannot have"
+        if not (value.startswith("/") or value == "~" or value.startswith("~/")):
+            return (f"[sandbox] {key}: {value!r} is not an absolute path; write it from / "
+                    f"or from your home directory as ~/…")
+        if key == "read_deny" and value.rstrip("/") in ("", "~"):
+            return (f"[sandbox] {key}: {value!r} would hide every file; name the folders "
+                    "or files themselves")
+    return None
 
 
 def default_settings() -> SandboxSettings:

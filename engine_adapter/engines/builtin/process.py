@@ -86,7 +86,7 @@ async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, o
         proc, scope = await start_in_scope(
             wrapped.argv if wrapped else argv, cwd=cwd, env=wrapped.env if wrapped else env,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT)
+            stderr=asyncio.subprocess.STDOUT, pass_fds=wrapped.pass_fds if wrapped else ())
     except BaseException:
         if wrapped:
             wrapped.close()

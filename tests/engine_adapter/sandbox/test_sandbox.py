@@ -246,7 +246,8 @@ def test_a_bwrap_that_cannot_make_namespaces_names_the_fix(tmp_path) -> None:
     fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
                     "exit 1\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    sandbox = Sandbox(SandboxSettings(), workspace=tmp_path, path=str(folder))
+    (tmp_path / "ws").mkdir()  # (a bwrap in the workspace itself would not even be tried)
+    sandbox = Sandbox(SandboxSettings(), workspace=tmp_path / "ws", path=str(folder))
     assert sandbox.state == UNAVAILABLE
     assert "uid map" in sandbox.problem and "apparmor_restrict_unprivileged_userns" in \
         sandbox.problem

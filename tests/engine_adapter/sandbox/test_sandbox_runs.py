@@ -39,7 +39,7 @@ from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.sandbox.bwrap import bwrap_argv
 from engine_adapter.session.cancel import SessionCancelToken
 
-HERE = Sandbox(SandboxSettings(), workspace="/").check()
+HERE = Sandbox(SandboxSettings(), workspace=Path(__file__).parent).check()
 pytestmark = pytest.mark.skipif(
     not HERE.active, reason=f"no sandbox on this machine ({HERE.problem}): install bubblewrap "
     "(`apt-get install bubblewrap`) to run the sandbox tests")
@@ -153,14 +153,17 @@ def test_ssh_keys_are_not_writable_even_with_home_as_the_workspace(tmp_path, mon
 
 
 def test_git_hooks_and_config_stay_read_only_in_the_workspace(ws) -> None:
-    assert sandboxed("git init -q . && echo ok", ws).output == "ok\n"  # git works inside
+    done = sandboxed("git init -q . && echo ok", ws)  # no .git of its own making at the top
+    assert done.exit_code != 0 and done.blocked and not (ws / ".git").exists(), done.output
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
     for command in ("echo 'rm -rf ~' > .git/hooks/pre-commit", "echo '[core] x=1' >> "
                     ".git/config", "git config core.fsmonitor 'touch ../outside/pwned'"):
         done = sandboxed(command, ws)
         assert done.exit_code != 0 and done.blocked, command
     assert not (ws / ".git/hooks/pre-commit").exists() and intact(ws)
-    assert sandboxed("git add notes.txt && git -c user.name=a -c user.email=a@b commit -qm x "
-                     "&& echo ok", ws).output == "ok\n"
+    assert sandboxed("git status --short && echo ok", ws).output == "?? notes.txt\nok\n"
+    done = sandboxed("git add notes.txt", ws)  # the whole git dir is read-only: ask to commit
+    assert done.exit_code != 0 and done.blocked and ".git" in done.blocked, done.output
 
 
 def test_the_cockpits_own_files_stay_read_only(ws) -> None:

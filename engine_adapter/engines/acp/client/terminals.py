@@ -184,7 +184,8 @@ class Terminals:
                 wrapped.argv if wrapped else prepared.argv, cwd=prepared.cwd,
                 env=wrapped.env if wrapped else prepared.env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT)
+                stderr=asyncio.subprocess.STDOUT,
+                pass_fds=wrapped.pass_fds if wrapped else ())
         except OSError as exc:
             prepared.discard()
             raise _start_error(prepared.argv, exc) from None
