@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,7 @@ _PROTECTED_HOME = (".ssh", ".gnupg", ".aws", ".netrc", ".bashrc", ".bash_profile
                    ".zshrc", ".zprofile")
 """Kept read-only too when the workspace holds the home directory."""
 
+_AROUND_ENTRIES = 200  # a folder with more entries around the cockpit's install is left as is
 _probes: dict[tuple[str, bool], str | None] = {}  # (program, filter) -> None or the problem
 _probe_lock = threading.Lock()
 
@@ -85,7 +87,6 @@ class Wrapped:
     masked: tuple[str, ...] = ()  # what reads fail on (credential places, socket folders)
     pass_fds: tuple[int, ...] = ()  # give these to the child (the seccomp filter)
     closed: bool = field(default=False, repr=False)
-    base: str | None = field(default=None, repr=False)  # removed by close(): tmpdir, masks
     on_close: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     @property
@@ -110,11 +111,31 @@ class Wrapped:
         for fd in self.pass_fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        removed = self.base or self.tmpdir
-        if removed is not None:
-            shutil.rmtree(removed, ignore_errors=True)
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
         for done in self.on_close:
             done()
+
+
+def _around(path: str, keep: Sequence[str]) -> list[str]:
+    """`path` to mask, or, when it holds a place a command must reach (the workspace, the
+    cockpit's own install: another user's home holding the interpreter, say), the entries
+    around that place, down to it; nothing when `path` is such a place or lies inside one."""
+    if below(path, keep):
+        return []
+    inner = [root for root in keep if below(root, [path])]
+    if not inner:
+        return [path]
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return []  # cannot look inside: leave it (it is read-only all the same)
+    if len(names) > _AROUND_ENTRIES:
+        return []
+    out: list[str] = []
+    for name in names:
+        out += _around(os.path.join(path, name), keep)
+    return out
 
 
 class Sandbox:
@@ -142,6 +163,8 @@ class Sandbox:
         self.seccomp: bytes | None = None  # the filter commands run under (Linux)
         self._masks: list[str] = []  # resolved at check(): credential places, socket dirs
         self._nested_git: list[str] = []  # nested repositories' .git, found at check()
+        self._install: list[str] = []  # the cockpit's own install, found at check()
+        self._mask_root: str | None = None
         self._live = 0  # commands wrapped and not yet closed
         self._live_lock = threading.Lock()
 
@@ -212,14 +235,13 @@ class Sandbox:
         allowed = expand_setting(settings.read_allow, home=home)
         masks = [path for path in masks if not below(os.path.normpath(path), allowed)]
         masks += socket_dirs(os.environ)
-        keep = [self.workspace, *own_install()]
+        self._install = own_install()
+        keep = [self.workspace, *self._install]
         found: list[str] = []
         for real in sorted({os.path.realpath(path) for path in masks}):
-            # Never over a place a command must reach (the workspace or the cockpit itself),
-            # nor inside another mask (its folder is unreadable: bwrap could not get there).
-            if any(below(root, [real]) for root in keep) or below(real, found):
-                continue
-            found.append(real)
+            # Not inside another mask (its folder is unreadable: bwrap could not get there).
+            if not below(real, found):
+                found += _around(real, keep)
         self._masks = found
         self._nested_git = git_entries(self.workspace)
 
@@ -294,9 +316,7 @@ class Sandbox:
         assert self.backend is not None  # active: checked, found
         mode, network = self.settings.mode, self.settings.network
         read_only = self._read_only() if mode == WORKSPACE_WRITE else []
-        base = tempfile.mkdtemp(prefix="cockpit-sandbox-")
-        tmpdir = os.path.join(base, "tmp")
-        os.mkdir(tmpdir, 0o700)
+        tmpdir = tempfile.mkdtemp(prefix="cockpit-sandbox-")
         reach = [self.workspace, tmpdir, real_cwd]
         masked = [path for path in self._masks
                   if os.path.lexists(path) and not any(below(root, [path]) for root in reach)]
@@ -314,9 +334,7 @@ class Sandbox:
                                         workspace=self.workspace, tmpdir=tmpdir,
                                         read_only=read_only, masked=masked)
             else:
-                mask_dir, mask_file = os.path.join(base, "dir"), os.path.join(base, "file")
-                os.mkdir(mask_dir, 0)
-                os.close(os.open(mask_file, os.O_CREAT | os.O_WRONLY, 0))
+                mask_dir, mask_file = self._mask_sources()
                 dirs = [path for path in masked if path == top_git or os.path.isdir(path)]
                 files = [path for path in masked if path not in dirs]
                 wrapped = bwrap_argv(self.backend, argv, mode=mode, network=network,
@@ -326,7 +344,7 @@ class Sandbox:
         except BaseException:
             if fd is not None:
                 os.close(fd)
-            shutil.rmtree(base, ignore_errors=True)
+            shutil.rmtree(tmpdir, ignore_errors=True)
             raise
         writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []))
         run_env = {name: value for name, value in env.items() if not socket_variable(name)}
@@ -335,8 +353,19 @@ class Sandbox:
             self._live += 1
         return Wrapped(wrapped, run_env, mode, network=network, cwd=real_cwd,
                        writable=writable, tmpdir=tmpdir, masked=tuple(masked),
-                       pass_fds=() if fd is None else (fd,), base=base,
+                       pass_fds=() if fd is None else (fd,),
                        on_close=[lambda: self._closed(top_git if shut_git else None)])
+
+    def _mask_sources(self) -> tuple[str, str]:
+        """The empty folder and file that nobody may read (mode 000), bound over what is
+        masked: made once per sandbox, outside every writable root, removed at exit."""
+        if self._mask_root is None:
+            root = tempfile.mkdtemp(prefix="cockpit-masks-")
+            os.mkdir(os.path.join(root, "dir"), 0)
+            os.close(os.open(os.path.join(root, "file"), os.O_CREAT | os.O_WRONLY, 0))
+            weakref.finalize(self, shutil.rmtree, root, True)
+            self._mask_root = root
+        return os.path.join(self._mask_root, "dir"), os.path.join(self._mask_root, "file")
 
     def _closed(self, made_git: str | None) -> None:
         """One wrapped command is done; once none runs, remove the empty `.git` mount point
@@ -357,7 +386,7 @@ class Sandbox:
         wanted += [os.path.join(home, name) for name in _PROTECTED_HOME]
         wanted += self.read_only
         wanted += git_entries(root, walk=False) + self._nested_git
-        wanted += own_install()
+        wanted += self._install
         found: set[str] = set()
         for path in wanted:
             real = os.path.realpath(path)

@@ -14,9 +14,11 @@ working directory, or the cockpit's own install (`core.Sandbox` drops such a mas
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
+import stat
 from collections.abc import Iterable, Mapping
 
 __all__ = ["CREDENTIAL_NAMES", "SOCKET_VARIABLES", "credential_paths", "expand_setting",
@@ -53,10 +55,12 @@ _SOCKET_DIRS = ("/run/user", "/var/run/user", "/run/dbus", "/var/run/dbus", "/ru
                 "/var/run/docker.sock", "/run/systemd/private", "/run/systemd/userdb",
                 "/run/systemd/io.system.ManagedOOM", "/run/libvirt", "/run/user-runtime",
                 "/tmp/.X11-unix", "/tmp/.ICE-unix", "/tmp/.XIM-unix", "/tmp/.font-unix")
-_SOCKET_GLOBS = ("/tmp/tmux-*", "/tmp/screen*", "/tmp/ssh-*", "/tmp/zellij-*",
-                 "/tmp/nvim*", "/tmp/vscode-*.sock", "/tmp/vscode-ipc-*", "/tmp/emacs*",
-                 "/tmp/.s.PGSQL.*", "/tmp/mysql.sock", "/tmp/kitty-*", "/tmp/wezterm-*",
-                 "/run/screen", "/var/run/screen", "/run/tmux", "/tmp/gpg-*", "/tmp/dbus-*")
+_SOCKET_GLOBS = ("/tmp/tmux-[0-9]*", "/tmp/screens", "/tmp/uscreens", "/run/screen",
+                 "/var/run/screen", "/tmp/ssh-*", "/tmp/zellij-[0-9]*", "/tmp/nvim.*",
+                 "/tmp/nvim*/*", "/tmp/vscode-*.sock", "/tmp/vscode-ipc-*", "/tmp/emacs[0-9]*",
+                 "/tmp/.s.PGSQL.*", "/tmp/mysql*.sock", "/tmp/kitty-*", "/tmp/wezterm-*",
+                 "/tmp/gpg-*", "/tmp/dbus-*", "/tmp/*.sock", "/tmp/*.socket")
+"""Matched only by folders and sockets (an ordinary file named like them stays)."""
 
 
 def socket_variable(name: str) -> bool:
@@ -67,12 +71,20 @@ def socket_variable(name: str) -> bool:
             or upper.startswith(_SOCKET_PREFIXES))
 
 
+def _folder_or_socket(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISDIR(mode) or stat.S_ISSOCK(mode)
+
+
 def socket_dirs(env: Mapping[str, str]) -> list[str]:
     """The existing socket directories (and socket files) to mask: the usual places, and those
     that `env`'s variables name (`XDG_RUNTIME_DIR`, the directory of `TMUX`'s socket, …)."""
     found = [path for path in _SOCKET_DIRS if os.path.lexists(path)]
     for pattern in _SOCKET_GLOBS:
-        found += glob.glob(pattern)
+        found += [path for path in glob.glob(pattern) if _folder_or_socket(path)]
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime):
         found.append(runtime)
@@ -90,15 +102,10 @@ def socket_dirs(env: Mapping[str, str]) -> list[str]:
 
 
 def _homes_of_others(home: str) -> list[str]:
-    others: set[str] = set()
-    for entry in glob.glob("/home/*"):
-        others.add(entry)
-    try:
-        for user in pwd.getpwall():
-            if user.pw_dir.startswith("/home/") or user.pw_dir == "/root":
-                others.add(user.pw_dir)
-    except OSError:
-        pass
+    others = set(glob.glob("/home/*"))
+    with contextlib.suppress(OSError):
+        others.update(user.pw_dir for user in pwd.getpwall()
+                      if user.pw_dir.startswith("/home/"))
     if os.geteuid() != 0:
         others.add("/root")
     real_home = os.path.realpath(home)
