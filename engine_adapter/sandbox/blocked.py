@@ -27,11 +27,12 @@ _NETWORK = tuple(words.lower() for words in (  # what resolvers and connects say
     "Name or service not known", "No address associated with hostname", "getaddrinfo",
     "nodename nor servname", "unable to resolve", "EAI_AGAIN", "ENOTFOUND", "ENETUNREACH",
     "Connection refused", "ECONNREFUSED", "No route to host",
-    "Failed to establish a new connection"))
+    "Failed to establish a new connection", "Couldn't connect to server"))
 # A path in a line: quoted ('…', ‘…’, "…", `…'), or a bare word that starts like a path.
 _QUOTED = re.compile(r"""'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"|`([^'`\n]+)'""")
 _BARE = re.compile(r"(?<![\w.])((?:~|\.\.?)?/[^\s:'\"`,;]*)")
 _SOCKET = re.compile(r"socket|connect", re.IGNORECASE)
+_EPERM_CONNECT = re.compile(r"\bconnect E(?:PERM|ACCES) (\S+)")
 _REMOVE = re.compile(r"cannot remove|unlink|rmdir|remove", re.IGNORECASE)
 _PATH_CHARS = 300
 
@@ -80,10 +81,13 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
     text = output[-_SCAN_CHARS:]
     looked = 0
     errors = (_EROFS, _BUSY, *_DENIED)
-    lines = text.splitlines() if any(words in text for words in errors) else []
-    for line in lines:
+    lines = text.splitlines() if any(words in text for words in (*errors, "EPERM")) else []
+    for index, line in enumerate(lines):
         words = next((w for w in errors if w in line), None)
         if words is None:
+            refused = _EPERM_CONNECT.search(line)  # node: "connect EPERM /tmp/x.sock"
+            if refused:
+                return f"connect to {_clip(refused.group(1))}"
             continue
         looked += 1
         if looked > _SCAN_LINES:
@@ -96,6 +100,8 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
             return f"read {_clip(where)}"
         if words == _DENIED[1] and _SOCKET.search(line):
             return f"connect to {_clip(where)}" if where else "connect to a unix socket"
+        if words == _DENIED[1] and _SOCKET.search(" ".join(lines[max(0, index - 2):index])):
+            return "connect to a unix socket"  # a traceback names the call a line above
         if not erofs and (where is None or _inside(where, writable)):
             continue  # an ordinary permission problem, the same without a sandbox
         verb = "delete" if _REMOVE.search(line) else "write to"
