@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.event_loop import run
 
 from engine_adapter.engines.builtin.process import ProcessResult, run_process, shell_argv
 from engine_adapter.sandbox import Sandbox, SandboxSettings
+from support.event_loop import run
 
 HERE = Sandbox(SandboxSettings(), workspace=Path(__file__).parent).check()
 needs_sandbox = pytest.mark.skipif(
