@@ -22,6 +22,7 @@ _SCAN_LINES = 20  # error lines looked at closely (each costs a few regex passes
 _EROFS = "Read-only file system"
 _BUSY = "Device or resource busy"  # a rename onto a file kept read-only by a bind mount
 _DENIED = ("Permission denied", "Operation not permitted")
+_IN_THE_WAY = ("File exists", "Is a directory")  # making a file where a mask stands
 _NETWORK = tuple(words.lower() for words in (  # what resolvers and connects say, lower case
     "Network is unreachable", "Temporary failure in name resolution", "Could not resolve",
     "Name or service not known", "No address associated with hostname", "getaddrinfo",
@@ -54,6 +55,11 @@ def _distance(start: int, stop: int, at: int, end: int) -> int:
     return at - stop if stop <= at else max(0, start - end)
 
 
+def _named(line: str, relative: str) -> bool:
+    """Whether `line` names `relative` (`.git`) as a word of its own (not `.gitignore`)."""
+    return re.search(rf"(?<![\w./-]){re.escape(relative)}(?![\w.-])", line) is not None
+
+
 def _inside(path: str, roots: Sequence[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
@@ -80,7 +86,7 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
     fail there); `network`: whether it was allowed."""
     text = output[-_SCAN_CHARS:]
     looked = 0
-    errors = (_EROFS, _BUSY, *_DENIED)
+    errors = (_EROFS, _BUSY, *_DENIED, *(_IN_THE_WAY if masked else ()))
     lines = text.splitlines() if any(words in text for words in (*errors, "EPERM")) else []
     for index, line in enumerate(lines):
         words = next((w for w in errors if w in line), None)
@@ -96,6 +102,13 @@ def blocked_by_sandbox(output: str, *, cwd: str, writable: Sequence[str],
         at = line.index(words)
         raw = _path_in(line, at, at + len(words))
         where = _where(raw, cwd) if raw else None
+        if words in _IN_THE_WAY:  # a mask in the way of a new file: only on a masked path
+            named = where if where is not None and _inside(where, masked) else next(
+                (path for path in masked if path in line
+                 or _named(line, os.path.relpath(path, cwd))), None)
+            if named is not None:
+                return f"write to {_clip(named)}"
+            continue
         if not erofs and where is not None and _inside(where, masked):
             return f"read {_clip(where)}"
         if words == _DENIED[1] and _SOCKET.search(line):
