@@ -25,6 +25,8 @@ bell = ["approval", "failed"]
 [sandbox]                     # where commands run (`--sandbox`, `--sandbox-network` win)
 mode = "workspace-write"      # or "read-only", or "off"
 network = false
+read_deny = ["~/.config/secret-tool", "/srv/keys"]  # hidden from commands, beside the defaults
+read_allow = ["~/.npmrc"]     # a default credential place commands may read after all
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -79,6 +81,8 @@ class Config:
     notify: NotifySettings = field(default_factory=NotifySettings)
     sandbox_mode: str | None = None  # `[sandbox] mode`, checked
     sandbox_network: bool | None = None
+    sandbox_read_deny: tuple[str, ...] = ()  # `[sandbox] read_deny`, checked
+    sandbox_read_allow: tuple[str, ...] = ()
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
@@ -111,9 +115,11 @@ def load_config(path: Path | None = None) -> Config:
     notify, notify_problems = parse_notify(raw.get("notify"))
     problems += notify_problems
     mode, network = _sandbox(raw, problems)
+    read_deny, read_allow = _sandbox_paths(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
                   providers=providers, models=models, notify=notify, sandbox_mode=mode,
-                  sandbox_network=network, problems=problems)
+                  sandbox_network=network, sandbox_read_deny=read_deny,
+                  sandbox_read_allow=read_allow, problems=problems)
 
 
 def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool | None]:
@@ -126,7 +132,7 @@ def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool
         return None, None
     mode, network = table.get("mode"), table.get("network")
     for key in table:
-        if key not in ("mode", "network"):
+        if key not in ("mode", "network", "read_deny", "read_allow"):
             problems.append(f"[sandbox] has no setting {key!r}")
     if mode is not None and mode not in MODES:
         problems.append(f"[sandbox] mode must be one of {', '.join(MODES)}")
@@ -135,6 +141,24 @@ def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool
         problems.append("[sandbox] network must be true or false")
         network = None
     return mode, network
+
+
+def _sandbox_paths(raw: dict[str, Any],
+                   problems: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`[sandbox] read_deny` and `read_allow`; a bad list is skipped whole, with a problem
+    noted that says what to write (a deny list half read would hide less than asked)."""
+    from engine_adapter.sandbox import path_list_problem
+
+    table = raw.get("sandbox", {})
+    lists: list[tuple[str, ...]] = []
+    for key in ("read_deny", "read_allow"):
+        values = table.get(key, []) if isinstance(table, dict) else []
+        problem = path_list_problem(key, values)
+        if problem:
+            problems.append(problem)
+            values = []
+        lists.append(tuple(values))
+    return lists[0], lists[1]
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {

@@ -79,7 +79,7 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
                 sandbox: str | None = None, sandbox_network: bool = False) -> RunOptions:
     """The `RunOptions` a command's flags ask for, the sandbox settled (`--sandbox`, else
     `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise."""
-    from cockpit.config import load_config
+    from cockpit.config import config_path, load_config
     from cockpit.launch import RunOptions, SetupError
     from engine_adapter.grants import PolicyError, load_policy
     from engine_adapter.sandbox import ENV_VARIABLE, MODES, SandboxSettings
@@ -90,8 +90,15 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     variable = os.environ.get(ENV_VARIABLE, "").strip()
     if variable and variable not in MODES:
         raise SetupError(f"{ENV_VARIABLE}={variable!r}: use one of {', '.join(MODES)}")
+    # A deny list that cannot be read must stop the run: running with less hidden than the
+    # user asked for is the silent downgrade the sandbox never makes.
+    bad_paths = [problem for problem in config.problems if problem.startswith("[sandbox] read_")]
+    if bad_paths:
+        raise SetupError(f"{config_path()}: {bad_paths[0]}")
     settings = SandboxSettings(mode=sandbox or variable or config.sandbox_mode or MODES[0],
-                               network=sandbox_network or bool(config.sandbox_network))
+                               network=sandbox_network or bool(config.sandbox_network),
+                               read_deny=config.sandbox_read_deny,
+                               read_allow=config.sandbox_read_allow)
     policy = flags.policy
     try:
         loaded = load_policy(policy) if policy is not None else None

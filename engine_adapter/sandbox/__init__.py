@@ -1,10 +1,14 @@
 """The sandbox every command the cockpit runs goes through: the built-in engine's `shell` calls
 and verification checks, and the commands ACP agents run through `terminal/create`.
 
-- `settings` — `SandboxSettings` (mode, network), the modes and the states an event records;
+- `settings` — `SandboxSettings` (mode, network, read_deny, read_allow), the modes and the
+  states an event records;
 - `core` — `Sandbox` (what this machine offers, the approval policy's flag, `wrap()` for one
   command) and `Wrapped`;
-- `bwrap` (Linux) and `seatbelt` (macOS) — the command lines; `blocked` — telling from a failed
+- `bwrap` (Linux) and `seatbelt` (macOS) — the command lines; `seccomp` — the filter that
+  leaves commands no unix socket; `hidden` — what is masked (credentials, socket folders) and
+  the variables left out; `gitdirs` — the git dirs kept read-only; `install` — bwrap and the
+  cockpit's own install, resolved outside the workspace; `blocked` — telling from a failed
   command's output what the sandbox stopped.
 """
 
@@ -22,6 +26,7 @@ from engine_adapter.sandbox.settings import (
     SandboxSettings,
     default_settings,
     is_sandboxed,
+    path_list_problem,
     sandbox_label,
 )
 
@@ -41,5 +46,6 @@ __all__ = [
     "blocked_by_sandbox",
     "default_settings",
     "is_sandboxed",
+    "path_list_problem",
     "sandbox_label",
 ]

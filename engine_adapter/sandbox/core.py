@@ -117,11 +117,12 @@ class Wrapped:
             done()
 
 
-def _around(path: str, keep: Sequence[str]) -> list[str]:
-    """`path` to mask, or, when it holds a place a command must reach (the workspace, the
-    cockpit's own install: another user's home holding the interpreter, say), the entries
-    around that place, down to it; nothing when `path` is such a place or lies inside one."""
-    if below(path, keep):
+def _around(path: str, keep: Sequence[str], install: Sequence[str]) -> list[str]:
+    """`path` to mask, or, when it holds a place a command must reach (`keep`: the workspace,
+    the cockpit's own install: another user's home holding the interpreter, say), the entries
+    around that place, down to it; nothing when `path` is such a place or lies inside the
+    `install` (a credential place inside the workspace is masked all the same)."""
+    if path in keep or below(path, install):
         return []
     inner = [root for root in keep if below(root, [path])]
     if not inner:
@@ -134,7 +135,7 @@ def _around(path: str, keep: Sequence[str]) -> list[str]:
         return []
     out: list[str] = []
     for name in names:
-        out += _around(os.path.join(path, name), keep)
+        out += _around(os.path.join(path, name), keep, install)
     return out
 
 
@@ -241,7 +242,7 @@ class Sandbox:
         for real in sorted({os.path.realpath(path) for path in masks}):
             # Not inside another mask (its folder is unreadable: bwrap could not get there).
             if not below(real, found):
-                found += _around(real, keep)
+                found += _around(real, keep, self._install)
         self._masks = found
         self._nested_git = git_entries(self.workspace)
 
