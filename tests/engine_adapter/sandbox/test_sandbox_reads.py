@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.sandboxed import needs_sandbox, sandboxed
 from typer.testing import CliRunner
 
@@ -200,3 +202,10 @@ def test_good_path_lists_are_read(tmp_path) -> None:
     assert loaded.problems == []
     assert loaded.sandbox_read_deny == ("~/.config/x", "/srv/keys")
     assert loaded.sandbox_read_allow == ("~/.npmrc",)
+
+
+@given(st.text(max_size=400))
+def test_blocked_with_masks_on_any_text_is_short_printable_or_none(text: str) -> None:
+    said = blocked_by_sandbox(text, cwd="/w", writable=["/w"], network=False,
+                              masked=["/h/.ssh", "/w/.git", "/run/user"])
+    assert said is None or (len(said) <= 320 and said.isprintable())
