@@ -37,6 +37,7 @@ from pathlib import Path
 
 from engine_adapter.shell.context import Context, has_long, non_options, option_values, outside
 from engine_adapter.shell.lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
+from engine_adapter.shell.program_code import program_code
 from engine_adapter.shell.programs import (
     ENV_PATH_LISTS,
     LINE_OPTIONS,
@@ -206,7 +207,7 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
         found = _find_exec(args, ctx)
         if found is not None:
             return found
-    reason = destructive(family, args, ctx)
+    reason = destructive(family, args, ctx) or program_code(family, args, stdin_code=stdin_code)
     if reason is not None:
         return _tier4(reason)
     if family in REMOVERS:
@@ -245,7 +246,11 @@ def _runs_code(family: str, name: str, args: list[Word], ctx: Context, *,
         if lines:
             if family in NON_POSIX_SHELLS:
                 return _tier4(f"runs a {family} line (not shell syntax the classifier reads)")
-            return _lines(lines, ctx, f"runs a {family} line known only when it runs")
+            found = _lines(lines, ctx, f"runs a {family} line known only when it runs")
+            if family in RUNS_ARGV:  # `env vim -S x`: the option may be the program's own
+                return _worst(found, _wrapper(family, name, args, ctx, stdin_code=stdin_code,
+                                              unwrap=unwrap))
+            return found
     if family in SHELL_PROGRAMS:
         shell_line = _shell_line(family, args, ctx)
         if shell_line is not None:
