@@ -22,9 +22,10 @@ NEXT = {"then": "next"}
 
 
 def _snapshot(root: Path) -> dict[str, str]:
-    """Every file under `root` (links not followed) and a hash of its bytes."""
+    """Every file and folder under `root` (links not followed) and a hash of each file."""
     found = {}
     for folder, dirs, files in os.walk(root):
+        found.update({os.path.relpath(os.path.join(folder, d), root): "dir" for d in dirs})
         for name in files:
             path = os.path.join(folder, name)
             if not os.path.islink(path):
@@ -58,7 +59,7 @@ def test_writes_that_run_later_ask_at_tier_4_and_auto_approve_denies_them(ws) ->
     resolved = [e for e in of_type(session, "approval_resolved") if e.tool == "write_file"]
     assert [e.allowed for e in resolved] == [False] * len(RUNS_LATER)
     assert all(e.via == "auto" for e in resolved)
-    assert _snapshot(ws) == before  # nothing was written, no directory made a file
+    assert _snapshot(ws) == before  # nothing was written, no folder made
 
 
 def test_ordinary_writes_still_run_at_once(ws) -> None:
