@@ -37,6 +37,7 @@ from pathlib import Path
 
 from engine_adapter.shell.context import Context, has_long, non_options, option_values, outside
 from engine_adapter.shell.lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
+from engine_adapter.shell.outside_run import outside_run
 from engine_adapter.shell.program_code import program_code
 from engine_adapter.shell.programs import (
     ENV_PATH_LISTS,
@@ -195,6 +196,10 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
         return _tier4(f"runs on another machine ({family})")
     if family in SCHEDULERS:
         return _tier4(f"runs a command outside this run ({family})")
+    if family in RUNS_ARGV:  # `nsenter`, `gdb -p`: a wrapper may itself act outside this run
+        elsewhere = outside_run(family, args)
+        if elsewhere is not None:
+            return _tier4(elsewhere)
     if family in _DECLARERS:
         for word in args:
             danger = _env_danger(word, ctx)

@@ -201,6 +201,14 @@ def _killer(family: str, args: list[Word]) -> str | None:
     return f"{family} signals processes outside this run"
 
 
+def _attacher(family: str, args: list[Word]) -> str | None:
+    if has_short(args, "p") or has_long(args, "--pid", "--attach", "--attach-pid",
+                                        "--attach-name") or any(
+            w.text.startswith("-attach") for w in args):
+        return f"{family} attaches to a process outside this run (it can read or change it)"
+    return None
+
+
 # -- containers and clusters -------------------------------------------------------------------
 
 _DOCKER_GLOBAL_VALUES = frozenset({"-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"})
@@ -341,6 +349,10 @@ _RULES: dict[str, Callable[[str, list[Word]], str | None]] = {
     "ydotool": _always("types or clicks into other windows"),
     "wtype": _always("types into other windows"),
     "xte": _always("types or clicks into other windows"),
+    "nsenter": _always("enters another process's namespaces (outside this run's sandbox)"),
+    "reptyr": _always("takes over a process outside this run"),
+    "gcore": _always("dumps the memory of a process outside this run"),
+    "gdb": _attacher, "lldb": _attacher, "strace": _attacher, "ltrace": _attacher,
     "kill": _killer, "pkill": _killer, "killall": _killer, "skill": _killer,
     "xkill": _killer,
     "docker": _docker, "docker-compose": _docker,

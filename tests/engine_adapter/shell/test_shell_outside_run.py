@@ -128,6 +128,16 @@ SERVICES = [
     "kill -9 -1",
     "kill 1234",
     "kill -s TERM 1234",
+    "nsenter -t 1 -m -u -i -n -p sh",
+    "nsenter --target=1 --mount ls",
+    "gdb -p 1234",
+    "gdb --pid=1234 -batch -ex 'call system(\"id\")'",
+    "lldb --attach-pid 1234",
+    "strace -p 1234",
+    "strace -f -p1234 -e read",
+    "ltrace -p 1234",
+    "reptyr 1234",
+    "gcore 1234",
 ]
 SERVICE_READS = ["systemctl status x", "systemctl --user status x", "systemctl",
                  "systemctl list-units --type=service", "systemctl is-active x",
@@ -137,7 +147,8 @@ SERVICE_READS = ["systemctl status x", "systemctl --user status x", "systemctl",
                  "gdbus introspect --session --dest org.x --object-path /x",
                  "gsettings get org.x k", "dconf read /org/x", "xdotool getactivewindow",
                  "kill -l", "kill %1", "kill -9 %2", "pgrep -f x", "journalctl -u x",
-                 "loginctl list-sessions"]
+                 "loginctl list-sessions",
+                 "strace -f ls", "gdb ./a.out", "ltrace ./a.out"]
 
 CONTAINERS = [
     "docker run -v /:/host alpine sh",
