@@ -7,7 +7,7 @@
 """
 
 from engine_adapter.files.diffs import unified_diff, unified_diff_async
-from engine_adapter.files.runs_later import runs_later
+from engine_adapter.files.runs_later import runs_later, runs_later_by_name
 from engine_adapter.files.safe_io import (
     FileRefused,
     check_writable,
@@ -24,6 +24,7 @@ __all__ = [
     "off_loop",
     "read_regular",
     "runs_later",
+    "runs_later_by_name",
     "unified_diff",
     "unified_diff_async",
     "write_regular",

@@ -40,7 +40,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-__all__ = ["runs_later"]
+__all__ = ["runs_later", "runs_later_by_name"]
 
 _START_UP = frozenset({
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
@@ -160,19 +160,29 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
+def runs_later_by_name(root: str | os.PathLike[str], *paths: str) -> str | None:
+    """`runs_later`'s rules that need no file I/O: the names (the git dir's, start-up files',
+    hook managers') of absolute `paths` below `root`. The shell classifier uses it for the
+    files a command writes (a redirection, `cp`, `tee`, `sed -i`)."""
+    root = os.path.realpath(root)
+    for path in paths:
+        parts = _parts(root, os.path.normpath(path))
+        if parts:
+            reason = _by_name(parts)
+            if reason is not None:
+                return reason
+    return None
+
+
 def runs_later(root: str | os.PathLike[str], given: str, real: str | os.PathLike[str]
                ) -> str | None:
     """Why writing `real` (the resolved path; `given` as the caller wrote it, relative to
     `root`) writes a file that runs later by itself, or None. See the module for the list."""
     root = os.path.realpath(root)
     real = os.fspath(real)
-    lexical = os.path.normpath(os.path.join(root, given))
-    for path in (real, lexical):
-        parts = _parts(root, path)
-        if parts:
-            reason = _by_name(parts)
-            if reason is not None:
-                return reason
+    reason = runs_later_by_name(root, real, os.path.join(root, given))
+    if reason is not None:
+        return reason
     git_dirs = [os.path.join(root, ".git")]
     for directory in _ancestors(root, real):
         if _looks_like_git_dir(directory, real):

@@ -35,7 +35,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine_adapter.shell.context import Context, has_long, non_options, option_values, outside
+from engine_adapter.shell.context import (
+    Context,
+    has_long,
+    non_options,
+    option_values,
+    outside,
+    runs_later_target,
+)
 from engine_adapter.shell.lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
 from engine_adapter.shell.outside_run import outside_run
 from engine_adapter.shell.program_code import program_code
@@ -154,6 +161,9 @@ def _classify_command(command: SimpleCommand, ctx: Context) -> Classification:
     for target in command.writes_to:
         if outside(target, ctx, opens_for_write=True):
             return _tier4(f"writes outside the workspace (> {target.text or '…'})")
+        later = runs_later_target(target, ctx)
+        if later is not None:
+            return _tier4(f"{later} (> {target.text})")
     if not command.words:
         return Classification(ASK, "redirects output inside the workspace")
     return _classify_words(command.words, ctx, stdin_code=command.stdin_code)

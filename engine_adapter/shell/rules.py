@@ -8,6 +8,8 @@ options force, delete or discard. Paths are judged against the workspace in `Con
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine_adapter.shell.context import (
     Context,
     has_long,
@@ -15,6 +17,7 @@ from engine_adapter.shell.context import (
     non_options,
     option_values,
     outside,
+    runs_later_target,
 )
 from engine_adapter.shell.git_rules import git_destructive
 from engine_adapter.shell.lexer import Word
@@ -161,21 +164,37 @@ def _runs_or_wipes(family: str, args: list[Word]) -> str | None:
 
 
 def _writes_outside(family: str, args: list[Word], ctx: Context) -> str | None:
+    """A write outside the workspace, or into a file that runs later (the git dir, …)."""
+    reason = _writes_where(family, args, ctx, lambda word, write: outside(
+        word, ctx, opens_for_write=write))
+    if reason is None:
+        later = _writes_where(family, args, ctx, lambda word, write: runs_later_target(
+            word, ctx) is not None)
+        if later is not None:
+            return later.replace("outside the workspace", "a file that runs later by itself "
+                                 "(the git dir, hooks, start-up files)").replace(
+                "writes a file", "writes into a file")
+    return reason
+
+
+def _writes_where(family: str, args: list[Word], ctx: Context,
+                  bad: Callable[[Word, bool], bool]) -> str | None:
+    """The reason a write lands where `bad(word, opens_for_write)` says it must not."""
     spec = _OUTPUT_OPTIONS.get(family)
     if spec is not None:
         for word in option_values(args, *spec):
-            if outside(word, ctx, opens_for_write=True):
+            if bad(word, True):
                 return f"writes outside the workspace ({word.text or '…'})"
     if family == "sed":
         for word in sed_edits(args):
-            if outside(word, ctx):
+            if bad(word, False):
                 return f"edits a file outside the workspace ({word.text or '…'})"
     position = _POSITIONAL_WRITES.get(family)
     if position is not None:
         operands = non_options(args)
         if len(operands) > max(position, 0) and len(operands) > 1:
             target = operands[position]
-            if outside(target, ctx, opens_for_write=True):
+            if bad(target, True):
                 return f"writes outside the workspace ({target.text or '…'})"
     if family in _WRITERS or family in _OPEN_WRITERS:
         for word in args:
@@ -186,6 +205,6 @@ def _writes_outside(family: str, args: list[Word], ctx: Context) -> str | None:
                 word = Word(text[2:], "", word.opaque)
             elif text.startswith("-") and text != "-":
                 continue
-            if outside(word, ctx, opens_for_write=family in _OPEN_WRITERS):
+            if bad(word, family in _OPEN_WRITERS):
                 return f"writes outside the workspace ({text})"
     return None
