@@ -35,8 +35,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine_adapter.shell.context import Context, has_long, non_options, option_values, outside
+from engine_adapter.shell.context import (
+    Context,
+    has_long,
+    non_options,
+    option_values,
+    outside,
+    runs_later_target,
+)
 from engine_adapter.shell.lexer import ShellSyntaxError, SimpleCommand, Word, lex, simple_commands
+from engine_adapter.shell.outside_run import outside_run
+from engine_adapter.shell.program_code import program_code
 from engine_adapter.shell.programs import (
     ENV_PATH_LISTS,
     LINE_OPTIONS,
@@ -152,6 +161,9 @@ def _classify_command(command: SimpleCommand, ctx: Context) -> Classification:
     for target in command.writes_to:
         if outside(target, ctx, opens_for_write=True):
             return _tier4(f"writes outside the workspace (> {target.text or '…'})")
+        later = runs_later_target(target, ctx)
+        if later is not None:
+            return _tier4(f"{later} (> {target.text})")
     if not command.words:
         return Classification(ASK, "redirects output inside the workspace")
     return _classify_words(command.words, ctx, stdin_code=command.stdin_code)
@@ -194,6 +206,10 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
         return _tier4(f"runs on another machine ({family})")
     if family in SCHEDULERS:
         return _tier4(f"runs a command outside this run ({family})")
+    if family in RUNS_ARGV:  # `nsenter`, `gdb -p`: a wrapper may itself act outside this run
+        elsewhere = outside_run(family, args)
+        if elsewhere is not None:
+            return _tier4(elsewhere)
     if family in _DECLARERS:
         for word in args:
             danger = _env_danger(word, ctx)
@@ -206,7 +222,7 @@ def _classify_words(words: list[Word], ctx: Context, *, stdin_code: bool,
         found = _find_exec(args, ctx)
         if found is not None:
             return found
-    reason = destructive(family, args, ctx)
+    reason = destructive(family, args, ctx) or program_code(family, args, stdin_code=stdin_code)
     if reason is not None:
         return _tier4(reason)
     if family in REMOVERS:
@@ -245,7 +261,11 @@ def _runs_code(family: str, name: str, args: list[Word], ctx: Context, *,
         if lines:
             if family in NON_POSIX_SHELLS:
                 return _tier4(f"runs a {family} line (not shell syntax the classifier reads)")
-            return _lines(lines, ctx, f"runs a {family} line known only when it runs")
+            found = _lines(lines, ctx, f"runs a {family} line known only when it runs")
+            if family in RUNS_ARGV:  # `env vim -S x`: the option may be the program's own
+                return _worst(found, _wrapper(family, name, args, ctx, stdin_code=stdin_code,
+                                              unwrap=unwrap))
+            return found
     if family in SHELL_PROGRAMS:
         shell_line = _shell_line(family, args, ctx)
         if shell_line is not None:

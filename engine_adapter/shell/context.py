@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_adapter.files import runs_later_by_name
 from engine_adapter.shell.lexer import Word
 
-__all__ = ["Context", "has_long", "has_short", "non_options", "option_values", "outside"]
+__all__ = ["Context", "has_long", "has_short", "non_options", "option_values", "outside",
+           "runs_later_target"]
 
 # Work (characters lexed, words judged) one call may cost before it counts as unreadable:
 # wrappers and nested lines are read again at every word that may start a command, so a
@@ -79,6 +81,19 @@ def outside(word: Word, ctx: Context, *, opens_for_write: bool = False) -> bool:
     ctx.spend(_REALPATH_COST)  # a file-system walk: counted, so a hostile line stays cheap
     real = Path(os.path.realpath(os.path.join(base, text)))
     return not (real == ctx.root or real.is_relative_to(ctx.root))
+
+
+def runs_later_target(word: Word, ctx: Context) -> str | None:
+    """Why a path a command writes lands in a file that runs later by itself (the git dir, a
+    start-up file, `.envrc`: `engine_adapter.files.runs_later_by_name`), or None. A path
+    known only when it runs is `outside`'s to judge."""
+    text = word.text
+    if word.opaque or not text or text.startswith("~") or (
+            ctx.base is None and not text.startswith("/")):
+        return None
+    ctx.spend(_REALPATH_COST)
+    joined = os.path.join(ctx.base or ctx.root, text)
+    return runs_later_by_name(ctx.root, os.path.realpath(joined), joined)
 
 
 def has_short(words: Sequence[Word], letters: str) -> bool:

@@ -1,6 +1,8 @@
 """The classifier's rules for git: what makes a git call destructive (tier 4).
 
-Forced pushes, hard resets, discarded changes, recursive or forced `git rm`, `git clean`;
+Forced pushes, hard resets, discarded changes (`checkout -f`, `restore`, `read-tree -u`,
+`checkout-index -f`), deleted refs and objects (`update-ref`, `symbolic-ref -d`, `prune`,
+`gc --prune=now`, `reflog expire`), recursive or forced `git rm`, `git clean`;
 options that run another program (`-c`, `--upload-pack`, `grep -O`, `rebase --exec`);
 settings that make later git calls run programs (`git config core.fsmonitor …`, aliases,
 `--global` writes); and writes outside the workspace (`--output=`, `-o`, `--output-directory`,
@@ -240,6 +242,48 @@ def _config(rest: list[Word], ctx: Context) -> str | None:
     return None
 
 
+def _read_tree(rest: list[Word], ctx: Context) -> str | None:
+    if has_short(rest, "u") or has_long(rest, "--reset"):
+        return "git read-tree -u/--reset overwrites the work tree or index (discards changes)"
+    return None
+
+
+def _checkout_index(rest: list[Word], ctx: Context) -> str | None:
+    if has_short(rest, "f") or has_long(rest, "--force"):
+        return "git checkout-index -f overwrites files (discards uncommitted changes)"
+    return None
+
+
+def _symbolic_ref(rest: list[Word], ctx: Context) -> str | None:
+    if has_short(rest, "d") or has_long(rest, "--delete"):
+        return "git symbolic-ref -d deletes a ref"
+    return None
+
+
+def _prune(rest: list[Word], ctx: Context) -> str | None:
+    if has_short(rest, "n") or has_long(rest, "--dry-run"):
+        return None
+    return "git prune deletes unreachable objects (lost commits can no longer be recovered)"
+
+
+def _gc(rest: list[Word], ctx: Context) -> str | None:
+    for word in rest:
+        name, _, value = word.text.partition("=")
+        if has_long([Word(name, name, False)], "--prune") and (
+                word.opaque or value.lower() in ("now", "all")):
+            return "git gc --prune=now deletes unreachable objects (lost commits are gone)"
+    return None
+
+
+def _submodule(rest: list[Word], ctx: Context) -> str | None:
+    if any(w.text == "foreach" for w in rest):
+        return "git submodule foreach runs a command"
+    if any(w.text == "deinit" for w in rest) and (has_short(rest, "f") or has_long(
+            rest, "--force", "--all")):
+        return "git submodule deinit -f removes submodule work trees (discards changes)"
+    return None
+
+
 _SUBCOMMANDS: dict[str, Callable[[list[Word], Context], str | None]] = {
     "push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "switch": _switch,
     "restore": _restore, "rm": _rm, "stash": _stash, "branch": _branch, "apply": _apply,
@@ -249,8 +293,9 @@ _SUBCOMMANDS: dict[str, Callable[[list[Word], Context], str | None]] = {
     "filter-branch": _runs("git filter-branch runs filter commands and rewrites history"),
     "bisect": lambda rest, ctx: ("git bisect run runs a command" if rest
                                  and rest[0].text == "run" else None),
-    "submodule": lambda rest, ctx: ("git submodule foreach runs a command" if any(
-        w.text == "foreach" for w in rest) else None),
+    "submodule": _submodule, "read-tree": _read_tree, "checkout-index": _checkout_index,
+    "update-ref": _runs("git update-ref rewrites or deletes a ref (commits can be lost)"),
+    "symbolic-ref": _symbolic_ref, "prune": _prune, "gc": _gc,
     "send-email": _runs("git send-email runs programs and sends files"),
     "daemon": _runs("git daemon serves the repository"),
     "instaweb": _runs("git instaweb runs a web server and browser"),

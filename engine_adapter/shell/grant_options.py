@@ -142,6 +142,7 @@ _DESTROY_SHORT: dict[str | tuple[str, str], str] = {
     "rm": "rRfd", "cp": "f", "mv": "f", "ln": "f", "install": "f", "shred": "fuz",
     "chmod": "R", "chown": "R", "chgrp": "R", "npm": "f", "pnpm": "f", "gem": "f", "brew": "f",
     "gzip": "f", "gunzip": "f", "bzip2": "f", "xz": "f", "zstd": "f", "unzip": "o",
+    "fallocate": "pczi",
     ("git", "push"): "fd", ("git", "checkout"): "fB", ("git", "switch"): "fC",
     ("git", "clean"): "fxXd", ("git", "add"): "f", ("git", "branch"): "fDMCd",
     ("git", "tag"): "fd", ("git", "rm"): "rf", ("git", "mv"): "f", ("git", "fetch"): "f",
@@ -157,6 +158,7 @@ _DESTROY_LONG_FOR: dict[str | tuple[str, str], tuple[str, ...]] = {
     "rm": ("recursive", "no-preserve-root", "dir"), "chmod": ("recursive",),
     "chown": ("recursive",), "chgrp": ("recursive",), ("git", "push"): ("mirror", "prune"),
     ("git", "clean"): ("force",),
+    "fallocate": ("punch-hole", "collapse-range", "zero-range", "insert-range"),
 }
 _UPLOADERS = frozenset({"curl", "http", "https", "xh", "httpie", "wget"})
 _UPLOAD_OPTIONS = frozenset({"form", "form-string", "upload-file", "post-file", "body-file",

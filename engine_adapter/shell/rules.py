@@ -8,6 +8,8 @@ options force, delete or discard. Paths are judged against the workspace in `Con
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine_adapter.shell.context import (
     Context,
     has_long,
@@ -15,10 +17,13 @@ from engine_adapter.shell.context import (
     non_options,
     option_values,
     outside,
+    runs_later_target,
 )
 from engine_adapter.shell.git_rules import git_destructive
 from engine_adapter.shell.lexer import Word
+from engine_adapter.shell.outside_run import outside_run
 from engine_adapter.shell.programs import WIPERS
+from engine_adapter.shell.remote_removal import remote_removal
 from engine_adapter.shell.scripts import awk_danger, sed_danger, sed_edits
 
 __all__ = ["destructive"]
@@ -64,6 +69,8 @@ _OUTPUT_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "openssl": ("", ("out", "keyout")), "ssh-keygen": ("f", ()), "docker": ("o", ("output",)),
     "find": ("", ("fprint", "fprint0", "fprintf", "fls")), "cmake": ("B", ()),
     "script": ("", ("log-out", "log-io", "log-timing")),
+    "psql": ("oL", ("output", "log-file")), "make": ("C", ("directory",)),
+    "less": ("oO", ("log-file", "LOG-FILE")),
 }
 _RSYNC_DELETES = ("--delete", "--del", "--delete-before", "--delete-during", "--delete-delay",
                   "--delete-after", "--delete-excluded", "--delete-missing-args",
@@ -76,6 +83,10 @@ _GCC_RUNS = ("-wrapper", "-fplugin", "-specs", "--specs", "-B", "-fuse-ld=", "--
 def destructive(family: str, args: list[Word], ctx: Context) -> str | None:
     """The tier-4 reason for one program and its arguments, if any."""
     reason = _removal(family, args, ctx)
+    if reason is None:
+        reason = remote_removal(family, args)
+    if reason is None:
+        reason = outside_run(family, args)
     if reason is None:
         reason = _runs_or_wipes(family, args)
     if reason is None:
@@ -108,8 +119,33 @@ def _removal(family: str, args: list[Word], ctx: Context) -> str | None:
         if has_short(args, "r") or has_long(args, "--reference") or any(
                 not size.text.startswith("+") or size.opaque for size in sizes):
             return "truncate cuts files to a smaller size"
+    if family == "fallocate":
+        return fallocate_discards(args)
     if family == "git":
         return git_destructive(args, ctx)
+    return None
+
+
+_FALLOCATE_DISCARDS = ("--punch-hole", "--collapse-range", "--zero-range", "--insert-range")
+
+
+def fallocate_discards(args: list[Word]) -> str | None:
+    """Why a `fallocate` call destroys or shifts a file's data, or None (it only reserves
+    space, or digs holes where the data is zeros already: `-d`). Short letters are read up to
+    the first one that takes a value (`-o`, `-l`): `-l10p` is `-l 10p`, not `-p`."""
+    for word in args:
+        text = word.text
+        if word.opaque and text.startswith("-"):
+            return "fallocate option known only when it runs"
+        if text.startswith("--"):
+            if has_long([word], *_FALLOCATE_DISCARDS) and len(text.split("=")[0]) >= 3:
+                return f"fallocate {text} discards or shifts the file's data"
+        elif text.startswith("-"):
+            for letter in text[1:]:
+                if letter in "pczi":
+                    return f"fallocate -{letter} discards or shifts the file's data"
+                if letter in "ol":
+                    break
     return None
 
 
@@ -128,21 +164,37 @@ def _runs_or_wipes(family: str, args: list[Word]) -> str | None:
 
 
 def _writes_outside(family: str, args: list[Word], ctx: Context) -> str | None:
+    """A write outside the workspace, or into a file that runs later (the git dir, …)."""
+    reason = _writes_where(family, args, ctx, lambda word, write: outside(
+        word, ctx, opens_for_write=write))
+    if reason is None:
+        later = _writes_where(family, args, ctx, lambda word, write: runs_later_target(
+            word, ctx) is not None)
+        if later is not None:
+            return later.replace("outside the workspace", "a file that runs later by itself "
+                                 "(the git dir, hooks, start-up files)").replace(
+                "writes a file", "writes into a file")
+    return reason
+
+
+def _writes_where(family: str, args: list[Word], ctx: Context,
+                  bad: Callable[[Word, bool], bool]) -> str | None:
+    """The reason a write lands where `bad(word, opens_for_write)` says it must not."""
     spec = _OUTPUT_OPTIONS.get(family)
     if spec is not None:
         for word in option_values(args, *spec):
-            if outside(word, ctx, opens_for_write=True):
+            if bad(word, True):
                 return f"writes outside the workspace ({word.text or '…'})"
     if family == "sed":
         for word in sed_edits(args):
-            if outside(word, ctx):
+            if bad(word, False):
                 return f"edits a file outside the workspace ({word.text or '…'})"
     position = _POSITIONAL_WRITES.get(family)
     if position is not None:
         operands = non_options(args)
         if len(operands) > max(position, 0) and len(operands) > 1:
             target = operands[position]
-            if outside(target, ctx, opens_for_write=True):
+            if bad(target, True):
                 return f"writes outside the workspace ({target.text or '…'})"
     if family in _WRITERS or family in _OPEN_WRITERS:
         for word in args:
@@ -153,6 +205,6 @@ def _writes_outside(family: str, args: list[Word], ctx: Context) -> str | None:
                 word = Word(text[2:], "", word.opaque)
             elif text.startswith("-") and text != "-":
                 continue
-            if outside(word, ctx, opens_for_write=family in _OPEN_WRITERS):
+            if bad(word, family in _OPEN_WRITERS):
                 return f"writes outside the workspace ({text})"
     return None

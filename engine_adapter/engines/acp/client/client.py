@@ -23,6 +23,7 @@ next message is read, so order holds. Approval ids are unique within a turn (see
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -81,11 +82,16 @@ from engine_adapter.engines.acp.client.permissions import (
 from engine_adapter.engines.acp.client.terminal_calls import TerminalCalls
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import ToolStart
-from engine_adapter.files import FileRefused, off_loop, unified_diff_async
+from engine_adapter.files import FileRefused, off_loop, runs_later, unified_diff_async
 from engine_adapter.sandbox import Sandbox
+from engine_adapter.shell import DESTRUCTIVE
 from engine_adapter.text import plural
 
 __all__ = ["AcpClient", "client_capabilities"]
+
+# Input keys (lower-cased, without `_`) that name a file a tool call writes.
+_PATH_KEYS = frozenset({"path", "filepath", "file", "filename", "notebookpath", "target",
+                        "destination", "dest", "newpath", "oldpath", "source"})
 
 log = logging.getLogger(__name__)
 
@@ -261,6 +267,11 @@ class AcpClient:
         why = destructive_reason(raw, self.workspace.root)
         if why:
             reason += f" (destructive: {why})"
+        later = await off_loop(lambda: self._runs_later(raw, locations, content),
+                               what="checking the paths of a permission request")
+        if later is not None:  # the agent may write it itself once allowed: ask every time
+            tier = DESTRUCTIVE
+            reason += f" ({later})"
         if _over(run):
             return cancelled
         approval_id = self.operations.approval_id(call_id)
@@ -280,6 +291,26 @@ class AcpClient:
             return cancelled
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected",
                                                                 option_id=option.option_id))
+
+    def _runs_later(self, raw: Any, locations: Sequence[str],
+                    content: Sequence[ToolCallContent | RenderedDiff]) -> str | None:
+        """Why a path a permission request names (its locations, its input's path keys, its
+        diffs) is a file that runs later by itself, or None. File I/O: off the loop."""
+        paths = list(locations)
+        if isinstance(raw, dict):
+            paths += [v for k, v in raw.items() if isinstance(v, str) and k.lower().replace(
+                "_", "") in _PATH_KEYS]
+        paths += [item.path for item in content if isinstance(item, FileEditToolCallContent)]
+        for path in paths[:64]:
+            try:
+                real = self.workspace.resolve(path)
+            except WorkspaceError:
+                continue  # outside the workspace: the write itself is refused
+            shown = os.path.relpath(path, self.workspace.root) if os.path.isabs(path) else path
+            found = runs_later(self.workspace.root, shown, real)
+            if found is not None:
+                return f"{clean(self.workspace.display(real), 200)} {found}"
+        return None
 
     async def _diff_text(self, content: Sequence[ToolCallContent | RenderedDiff]) -> str:
         """The diffs among a tool call's content, rendered in a worker thread (each cut to fit
@@ -332,16 +363,22 @@ class AcpClient:
             raise ops.refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         shown = self.workspace.display(real)
         try:
-            diff = await off_loop(lambda: self.workspace.prepare_write(real, content),
-                                  what=f"preparing the write of {shown}")
+            diff, later = await off_loop(
+                lambda: (self.workspace.prepare_write(real, content),
+                         runs_later(self.workspace.root, path, real)),
+                what=f"preparing the write of {shown}")
         except (WorkspaceError, FileRefused) as exc:
             raise ops.refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         tool_input = {"path": shown, "diff": clean(diff)}
-        permit = self.permits.take_write(real)
-        await ops.gate(run, op_id, "edit", f"{self.agent_name} asks to write {shown}",
-                       tool_input, 3, permit)
+        reason = f"{self.agent_name} asks to write {shown}"
+        tier = 3
+        if later is not None:  # a file that runs by itself: asked every time, no permit
+            reason, tier, permit = f"{reason}: {later}", DESTRUCTIVE, None
+        else:
+            permit = self.permits.take_write(real)
+        await ops.gate(run, op_id, "edit", reason, tool_input, tier, permit)
         started = time.monotonic()
-        ops.emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=3,
+        ops.emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=tier,
                            title=f"write {shown}", source="client",
                            permitted_by="agent permission" if permit else None))
         if run.token.cancelled:  # e.g. the journal could not record the start: do not act

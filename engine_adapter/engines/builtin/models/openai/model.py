@@ -45,6 +45,7 @@ from engine_adapter.engines.builtin.models.openai.errors import (
 from engine_adapter.engines.builtin.models.openai.messages import Prompt, build_messages
 from engine_adapter.engines.builtin.models.openai.reader import shared_io
 from engine_adapter.engines.builtin.models.openai.schema import FINISH, function_tools
+from engine_adapter.engines.builtin.models.openai.sse import CappedStream, ReplyLimit
 from engine_adapter.engines.builtin.models.openai.stream import AssembledCall, ReplyAssembler
 
 __all__ = ["DEFAULT_RETRY_DELAYS", "OpenAIModel", "Price", "default_system_prompt",
@@ -199,8 +200,10 @@ class OpenAIModel:
             # The SDK's request, errors and SSE decoding, but each chunk left as its decoded
             # JSON: building the typed chunk models costs about a millisecond a chunk
             # (measured here), more than everything else the cockpit does with it.
+            # Read through `CappedStream`: every line, the reply's bytes, names, ids and the
+            # number of calls capped (the SDK's own decoder has no limit at all).
             stream = await client.post("/chat/completions", body=body, cast_to=object,
-                                       stream=True, stream_cls=openai.AsyncStream[object])
+                                       stream=True, stream_cls=CappedStream)
             try:
                 feed = assembler.feed
                 async for chunk in stream:
@@ -208,8 +211,10 @@ class OpenAIModel:
                     if deltas:
                         put(deltas)
                     if assembler.chars > _MAX_REPLY_CHARS:
-                        raise ModelError(f"{self.base_url} sent a reply of more than "
-                                         f"{_MAX_REPLY_CHARS:,} characters; stopped reading it")
+                        raise ReplyLimit(f"sent a reply of more than {_MAX_REPLY_CHARS:,} "
+                                         "characters")
+            except ReplyLimit as exc:
+                raise ModelError(f"{self.base_url} {exc}; stopped reading it") from None
             finally:
                 with contextlib.suppress(Exception):
                     await stream.close()

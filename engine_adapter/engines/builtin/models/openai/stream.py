@@ -3,11 +3,12 @@
 Chunks come as the JSON the server sent (decoded, not turned into the SDK's typed models: see
 `model`), and anything of an unexpected shape is ignored rather than trusted.
 `ReplyAssembler.feed(chunk)` returns the text deltas to show at once (message and thought) and
-keeps the rest: tool calls assembled from their deltas (ids, names and argument fragments may be
-split anywhere; parallel calls interleave by `index`), the finish reason and the usage. Reasoning
-arrives as `reasoning_content` (llama.cpp, vLLM, DeepSeek), `reasoning` (Ollama, OpenRouter) or
-inline `<think>…</think>` in the content (local servers without a reasoning parser); all of it
-goes to the thought channel.
+keeps the rest, each capped (a tool call's name and id, the number of calls: beyond a cap it
+raises `ReplyLimit`): tool calls assembled from their deltas (ids, names and argument fragments
+may be split anywhere; parallel calls interleave by `index`), the finish reason and the usage.
+Reasoning arrives as `reasoning_content` (llama.cpp, vLLM, DeepSeek), `reasoning` (Ollama,
+OpenRouter) or inline `<think>…</think>` in the content (local servers without a reasoning
+parser); all of it goes to the thought channel.
 """
 
 from __future__ import annotations
@@ -17,8 +18,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine_adapter.engines.builtin.models.base import TextDelta
+from engine_adapter.engines.builtin.models.openai.sse import ReplyLimit
 
-__all__ = ["AssembledCall", "ReplyAssembler", "ThinkSplitter"]
+__all__ = ["MAX_CALLS", "MAX_ID", "MAX_NAME", "AssembledCall", "ReplyAssembler",
+           "ThinkSplitter"]
+
+MAX_NAME = 256
+"""Characters of a tool call's function name (OpenAI allows 64)."""
+MAX_ID = 256
+"""Characters of a tool call's id."""
+MAX_CALLS = 128
+"""Tool calls in one reply."""
+_USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 _OPEN, _CLOSE = "<think>", "</think>"
 
@@ -32,11 +43,14 @@ class AssembledCall:
     arguments: str
 
 
-def _join(current: str, fragment: str) -> str:
+def _join(current: str, fragment: str, cap: int, what: str) -> str:
     """An id or a name from its pieces. Some servers repeat the whole value in every delta
-    instead of sending it once: a piece equal to what is there already is that repetition."""
+    instead of sending it once: a piece equal to what is there already is that repetition.
+    Longer than `cap` characters: `ReplyLimit`."""
     if not fragment or fragment == current:
         return current
+    if len(current) + len(fragment) > cap:
+        raise ReplyLimit(f"sent a tool-call {what} of more than {cap:,} characters")
     return current + fragment
 
 
@@ -126,8 +140,8 @@ class ReplyAssembler:
         if not isinstance(chunk, dict):
             return []
         usage = chunk.get("usage")
-        if isinstance(usage, dict):
-            self.usage = usage
+        if isinstance(usage, dict):  # only the counts are kept, whatever else it holds
+            self.usage = {k: usage[k] for k in _USAGE_KEYS if isinstance(usage.get(k), int)}
         out: list[TextDelta] = []
         choices = chunk.get("choices")
         for choice in choices if isinstance(choices, list) else ():
@@ -147,7 +161,7 @@ class ReplyAssembler:
                 if isinstance(calls, list):
                     self._feed_calls(calls)
             if isinstance(choice.get("finish_reason"), str):
-                self.finish_reason = choice["finish_reason"]
+                self.finish_reason = choice["finish_reason"][:64]
         return out
 
     def flush(self) -> list[TextDelta]:
@@ -164,15 +178,17 @@ class ReplyAssembler:
                 index = len(self._partials) if call_id or self._last is None else self._last
             partial = self._partials.get(index)
             if partial is None:
+                if len(self._partials) >= MAX_CALLS:
+                    raise ReplyLimit(f"sent more than {MAX_CALLS} tool calls in one reply")
                 partial = self._partials[index] = _Partial()
             self._last = index
             if call_id:
-                partial.id = _join(partial.id, call_id)
+                partial.id = _join(partial.id, call_id, MAX_ID, "id")
             function = delta.get("function")
             if isinstance(function, dict):
                 name, arguments = function.get("name"), function.get("arguments")
                 if isinstance(name, str) and name:
-                    partial.name = _join(partial.name, name)
+                    partial.name = _join(partial.name, name, MAX_NAME, "name")
                 if isinstance(arguments, str) and arguments:
                     self.chars += len(arguments)
                     partial.arguments.append(arguments)

@@ -1,0 +1,82 @@
+"""`runs_later`: which writes land in a file git, the shell or an editor runs by itself later
+(issue 24 §B), on real repositories made with git: the git dir in every spelling a case-
+insensitive, Windows or HFS+ file system folds to it, through symlinks and `..`, nested and
+separate git dirs, bare repositories, `core.hooksPath`, hook managers and start-up files."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.runs_later import ORDINARY, RUNS_LATER, plant
+
+from engine_adapter.files import runs_later
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return plant(tmp_path_factory.mktemp("runs-later") / "ws")
+
+
+def _judge(workspace, path: str) -> str | None:
+    return runs_later(workspace, path, os.path.realpath(os.path.join(workspace, path)))
+
+
+@pytest.mark.parametrize("path", RUNS_LATER)
+def test_files_that_run_later_are_named(workspace, path) -> None:
+    assert _judge(workspace, path), path
+
+
+@pytest.mark.parametrize("path", ORDINARY)
+def test_ordinary_files_are_not(workspace, path) -> None:
+    assert _judge(workspace, path) is None
+
+
+def test_writing_head_into_a_dir_with_a_config_makes_a_git_dir(workspace) -> None:
+    (workspace / "fake").mkdir(exist_ok=True)
+    (workspace / "fake" / "config").write_text("[core]\n")
+    assert _judge(workspace, "fake/HEAD")  # the write that would complete a git dir
+    assert _judge(workspace, "fake/config") is None  # no HEAD yet: a config alone is data
+    (workspace / "fake" / "config").unlink()
+    assert _judge(workspace, "fake/HEAD") is None
+
+
+def test_a_gitdir_file_names_a_git_dir_anywhere(tmp_path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "wt").mkdir(parents=True)
+    (ws / "elsewhere").mkdir()
+    (ws / "wt" / ".git").write_text("gitdir: ../elsewhere\n")
+    assert _judge(ws, "elsewhere/config") is None  # no HEAD: git would not use it...
+    (ws / "wt" / "inner").mkdir()
+    assert _judge(ws, "wt/inner/x") is None
+    (ws / "elsewhere" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert _judge(ws, "elsewhere/config")  # ...but with HEAD it does
+
+
+def test_a_relative_hooks_path_in_the_users_config_counts(tmp_path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert _judge(ws, ".githooks/pre-commit")
+    assert _judge(ws, "githooks/pre-commit") is None
+
+
+_CASES = st.sampled_from([".git", ".GIT", ".Git", ".gIt", ".git.", ".git ", "git~1", "GIT~1",
+                          ".git::$INDEX_ALLOCATION", ".g\u200bit", "\u200e.git", ".git\ufeff"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(prefix=st.lists(st.sampled_from(["a", "src", "sub", "x.y", "deep"]), max_size=3),
+       git=_CASES, rest=st.lists(st.sampled_from(["config", "hooks", "pre-commit", "HEAD",
+                                                  "modules", "info"]), min_size=1, max_size=3))
+def test_every_folded_spelling_of_a_git_dir_anywhere_is_named(tmp_path_factory, prefix, git,
+                                                               rest) -> None:
+    ws = tmp_path_factory.getbasetemp() / "fold-ws"
+    ws.mkdir(exist_ok=True)
+    assert _judge(ws, "/".join([*prefix, git, *rest]))
