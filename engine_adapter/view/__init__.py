@@ -72,16 +72,19 @@ from engine_adapter.view.task_end import (
     task_end_of,
 )
 from engine_adapter.view.wording import (
+    INPUT_CHANGED,
     approval_verdict,
     call_timing,
     duration_text,
     end_lines,
+    input_changed_text,
     timing_text,
     verdict_text,
 )
 
 __all__ = [
     "APPROVALS",
+    "INPUT_CHANGED",
     "COMMANDS",
     "COMMAND_SIGILS",
     "DESCRIBERS",
@@ -131,6 +134,7 @@ __all__ = [
     "fold_events",
     "input_diff",
     "input_fields",
+    "input_changed_text",
     "input_line",
     "input_text",
     "line_kinds",

@@ -28,9 +28,10 @@ The prompt's first word picks what it does (the rest are arguments):
                         shuffled (a big diff the client renders)
   spawn SHELL-LINE      runs SHELL-LINE with sh (it may leave processes behind), waits for it
   dup-permission        two permission requests at once with the same tool call id
-  permit KIND PATH [diff]
+  permit KIND PATH [diff|other]
                         a KIND permission naming PATH (with the edit's diff as its content if
-                        "diff" is given), then a write to PATH
+                        "diff" is given; "other": a diff to other content than it then
+                        writes), then a write to PATH
   terminal-json JSON    terminal/create with the JSON object's command/args/env/cwd/
                         outputByteLimit; replies with the exit or the error
   permit-terminal JSON  an `execute` permission for the JSON's command and args, then
@@ -572,8 +573,9 @@ class TestAgent(SessionFeatures):
         kind, path = args[0], self.path(args[1])
         content = None
         if len(args) > 2:  # show the edit the permission is for, as a diff
+            shown = "via permit\n" if args[2] == "diff" else "harmless\n"  # "other": a bait
             with open(path, encoding="utf-8") as handle:
-                content = [tool_diff_content(path, "via permit\n", handle.read())]
+                content = [tool_diff_content(path, shown, handle.read())]
         chosen = await self.ask(sid, f"permit-{kind}", ["allow_once", "reject_once"],
                                 kind=kind, raw_input={"path": path}, content=content)
         try:

@@ -71,11 +71,14 @@ from engine_adapter.engines.acp.client.mapping import (
 from engine_adapter.engines.acp.client.notes import DenialNotes
 from engine_adapter.engines.acp.client.operations import Operations
 from engine_adapter.engines.acp.client.permissions import (
+    EMPTY_INPUT,
     PERMISSION_DENIED,
     Permits,
     approval_input,
     choose_option,
+    content_hash,
     destructive_reason,
+    is_empty_input,
     tier_for,
 )
 from engine_adapter.engines.acp.client.terminal_calls import TerminalCalls
@@ -130,6 +133,7 @@ class AcpClient:
         self.mapper = UpdateMapper(self.operations.emit,
                                    terminal_output=self.terminal_calls.output_text,
                                    display_path=self._display_path, workspace=workspace.root)
+        self.mapper.on_changed = self.permits.revoke  # an input changed after it was allowed
 
     def _live(self) -> RunContext | None:
         return self.run
@@ -170,7 +174,8 @@ class AcpClient:
     async def _map_rendered(self, update: ToolCallStart | ToolCallProgress) -> None:
         """Render the update's diffs in a worker thread (a diff of a big file takes a while),
         then map it. The transport reads no further message meanwhile, so order holds."""
-        content = [RenderedDiff(await self._diff_text([item]))
+        content = [RenderedDiff(await self._diff_text([item]), path=item.path,
+                                new_hash=content_hash(item.new_text))
                    if isinstance(item, FileEditToolCallContent) else item
                    for item in update.content or []]
         run = self.run
@@ -245,8 +250,9 @@ class AcpClient:
         known = self.mapper.tool_calls.get(call_id)
         kind = tool_call.kind or (known.kind if known else None) or "other"
         title = clean(tool_call.title or (known.title if known else "") or kind, 300)
-        raw = tool_call.raw_input if tool_call.raw_input is not None else (
-            known.raw_input if known else None)
+        # The input as it stands: the request's own, else what the call's updates sent.
+        raw = tool_call.raw_input if not is_empty_input(tool_call.raw_input) else (
+            known.raw_input if known else tool_call.raw_input)
         locations = [clean(loc.path, 1000) for loc in tool_call.locations or []] or (
             known.locations if known else [])
         tool_input = approval_input(raw, locations=locations, workspace=self.workspace.root)
@@ -256,13 +262,16 @@ class AcpClient:
             diff = await self._diff_text(content)
             if diff:
                 tool_input["diff"] = diff
-        tier = tier_for(kind, raw, self.workspace.root)
+        tier = tier_for(kind, raw, self.workspace.root, asking=True)
         reason = f"{self.agent_name} asks to {kind}: {title}"
-        why = destructive_reason(raw, self.workspace.root)
-        if why:
+        why = destructive_reason(raw, self.workspace.root, asking=True)
+        if why == EMPTY_INPUT:
+            reason += f" ({why})"
+        elif why:
             reason += f" (destructive: {why})"
         if _over(run):
             return cancelled
+        asked = self.mapper.input_of(call_id)
         approval_id = self.operations.approval_id(call_id)
         allowed = await run.controller.request_approval(approval_id, kind, reason, tool_input,
                                                         tier=tier)
@@ -272,7 +281,9 @@ class AcpClient:
         if said:
             self.notes.denied(run, approval_id, f"{kind}: {title}", said)
         if allowed:
-            self.permits.add(kind, raw, locations, self.workspace.resolve)
+            self.permits.add(kind, raw, locations, self.workspace.resolve,
+                             shown=_shown_contents(content), call_id=call_id)
+            self.mapper.approved(call_id, raw, tool_input, asked=asked)
         remembered = allowed and run.is_granted(kind, tool_input, tier)
         option = choose_option(options, allowed=allowed, remembered=remembered,
                                forward_always=self.forward_always)
@@ -286,7 +297,9 @@ class AcpClient:
         a tool row's output, so the note saying it was cut survives)."""
         parts = []
         for item in content:
-            if isinstance(item, FileEditToolCallContent):
+            if isinstance(item, RenderedDiff):  # the call's update had it rendered already
+                parts.append(item.text)
+            elif isinstance(item, FileEditToolCallContent):
                 name = clean(self._display_path(item.path), 1000).lstrip("/")
                 parts.append(await unified_diff_async(item.old_text, item.new_text, name,
                                                       limit=OUTPUT_LIMIT - 1024))
@@ -337,7 +350,7 @@ class AcpClient:
         except (WorkspaceError, FileRefused) as exc:
             raise ops.refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         tool_input = {"path": shown, "diff": clean(diff)}
-        permit = self.permits.take_write(real)
+        permit = self.permits.take_write(real, content)
         await ops.gate(run, op_id, "edit", f"{self.agent_name} asks to write {shown}",
                        tool_input, 3, permit)
         started = time.monotonic()
@@ -416,6 +429,18 @@ def _with_diffs(update: SessionUpdate) -> ToolCallStart | ToolCallProgress | Non
             isinstance(item, FileEditToolCallContent) for item in update.content or []):
         return update
     return None
+
+
+def _shown_contents(content: Sequence[ToolCallContent | RenderedDiff]) -> list[tuple[str, str]]:
+    """`(path, hash of the new content)` of each diff a permission showed (an edit permit
+    covers a write of exactly that content)."""
+    shown = []
+    for item in content:
+        if isinstance(item, FileEditToolCallContent):
+            shown.append((item.path, content_hash(item.new_text)))
+        elif isinstance(item, RenderedDiff) and item.path:
+            shown.append((item.path, item.new_hash))
+    return shown
 
 
 def _over(run: RunContext) -> bool:

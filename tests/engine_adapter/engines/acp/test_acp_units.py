@@ -27,6 +27,7 @@ from engine_adapter.engines.acp.client import UpdateMapper
 from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
 from engine_adapter.engines.acp.client.permissions import (
     approval_input,
+    content_hash,
     choose_option,
     destructive_reason,
     same_command,
@@ -383,7 +384,8 @@ def test_a_permitted_write_does_not_act_after_a_cancel(tmp_path, cancel_at):
     sink = Sink()
     client.run = RunContext(sink, None, token)  # type: ignore[arg-type]
     client.start_turn(1)
-    client.permits.add("edit", {"path": str(target)}, [], client.workspace.resolve)
+    client.permits.add("edit", {"path": str(target)}, [], client.workspace.resolve,
+                       shown=[(str(target), content_hash("new\n"))])
     token.cancelled = cancel_at == "before"
     with pytest.raises(RequestError):
         asyncio.run(client.write_text_file("s", str(target), "new\n"))
