@@ -84,11 +84,11 @@ from engine_adapter.view.wording import (
 
 __all__ = [
     "APPROVALS",
-    "INPUT_CHANGED",
     "COMMANDS",
     "COMMAND_SIGILS",
     "DESCRIBERS",
     "GRANTS",
+    "INPUT_CHANGED",
     "ITEMS",
     "NOTHING",
     "QUESTIONS",
@@ -132,9 +132,9 @@ __all__ = [
     "duration_text",
     "end_lines",
     "fold_events",
+    "input_changed_text",
     "input_diff",
     "input_fields",
-    "input_changed_text",
     "input_line",
     "input_text",
     "line_kinds",

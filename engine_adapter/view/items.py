@@ -175,8 +175,8 @@ class ToolCallItem(Item):
     """
 
     __slots__ = ("approval", "approved_input", "call_id", "diff", "duration_ms", "error",
-                 "exit_code", "output", "permitted_by", "sandbox", "sandbox_blocked", "sandbox_network", "started_ts",
-                 "status", "tier", "title", "tool", "tool_input")
+                 "exit_code", "output", "permitted_by", "sandbox", "sandbox_blocked",
+                 "sandbox_network", "started_ts", "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:

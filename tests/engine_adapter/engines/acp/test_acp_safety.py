@@ -234,7 +234,7 @@ def test_an_edit_permission_never_covers_content_the_human_did_not_see(agent, sh
             seen.append(event)
             session.resolve_approval(event.approval_id, allow=len(seen) == 1)
 
-    reply, events, _ = agent.run(f"permit edit {target.name}{shown}", answer=answer)
+    reply, _events, _ = agent.run(f"permit edit {target.name}{shown}", answer=answer)
     assert [a.tool for a in seen] == ["edit", "edit"]  # the write asked again...
     assert "+via permit" in seen[1].tool_input["diff"]  # ...showing what it would write
     assert reply.startswith("allow_once; write error:")

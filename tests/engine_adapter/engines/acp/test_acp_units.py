@@ -27,8 +27,8 @@ from engine_adapter.engines.acp.client import UpdateMapper
 from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
 from engine_adapter.engines.acp.client.permissions import (
     approval_input,
-    content_hash,
     choose_option,
+    content_hash,
     destructive_reason,
     same_command,
     tier_for,
