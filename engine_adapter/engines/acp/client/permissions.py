@@ -1,8 +1,9 @@
 """How an ACP permission request becomes a cockpit approval, and the answer goes back.
 
 - The tool is the call's kind (`execute`, `edit`, `read`, …), so a grant given for an agent's
-  `execute` of `git status` also covers the same command asked for later, or run through
-  `terminal/create`.
+  `execute` of `git status` covers the same command asked for later — run by the agent itself.
+  It never covers a `terminal/create`, which the cockpit runs in its sandbox as the tool
+  `terminal` (see `terminal_calls`), nor the other way round: a grant names what it covers.
 - The tier never comes from the agent's `kind` alone: the kind's tier (read/search/think 1,
   fetch/switch_mode 2, edit/delete/move/execute and anything unknown 3) and, for every command
   the input carries under any likely key (`command`, `cmd`, `argv`, `script`, `commandLine`,

@@ -178,7 +178,7 @@ def test_a_permission_for_a_command_does_not_cover_an_env_or_cwd_it_never_showed
         request["cwd"] = str(agent.workspace / extra["cwd"])
     reply, events, _ = _terminal(agent, request, scenario="permit-terminal")
     asked = _of(events, "approval_requested")
-    assert [a.tool for a in asked] == ["execute", "execute"]  # the permission, then the run
+    assert [a.tool for a in asked] == ["execute", "terminal"]  # the permission, then the run
     assert set(extra) <= set(asked[1].tool_input)
     assert reply.startswith("exit 0: ") and reply.endswith("hi\n")
 
