@@ -74,6 +74,7 @@ from engine_adapter.engines.acp.client.permissions import (
     EMPTY_INPUT,
     PERMISSION_DENIED,
     Permits,
+    agent_auto_max_tier,
     approval_input,
     choose_option,
     content_hash,
@@ -110,7 +111,10 @@ class AcpClient:
 
     `env` is the environment commands run with; `agent_name` names the agent in approval
     reasons; `forward_always` lets a human's "always" reach the agent as `allow_always`;
-    `sandbox` is where `terminal/create` commands run (None: no sandbox).
+    `sandbox` is where `terminal/create` commands run (None: no sandbox). `agent_sandboxed`:
+    the agent process itself runs in the sandbox, so what it runs of its own is contained and
+    `--auto-approve` may answer its permissions as any other call (see
+    `permissions.agent_auto_max_tier`); False until the agent sandbox exists.
     """
 
     def __init__(self, workspace: Workspace, *, env: dict[str, str], agent_name: str,
@@ -118,6 +122,7 @@ class AcpClient:
         self.workspace = workspace
         self.agent_name = agent_name
         self.forward_always = forward_always
+        self.agent_sandboxed = False
         self.run: RunContext | None = None
         # Sees each `session/update`'s params first (the agent session's title, settings and
         # replayed history, see `agent.session`): True handled it, None leaves it to us.
@@ -273,8 +278,9 @@ class AcpClient:
             return cancelled
         asked = self.mapper.input_of(call_id)
         approval_id = self.operations.approval_id(call_id)
-        allowed = await run.controller.request_approval(approval_id, kind, reason, tool_input,
-                                                        tier=tier)
+        allowed = await run.request_approval(
+            approval_id, kind, reason, tool_input, tier=tier,
+            auto_max_tier=agent_auto_max_tier(agent_sandboxed=self.agent_sandboxed))
         if _over(run):
             return cancelled
         said = None if allowed else run.denial_reason(approval_id)

@@ -46,6 +46,7 @@ __all__ = [
     "PERMISSION_DENIED",
     "Permit",
     "Permits",
+    "agent_auto_max_tier",
     "approval_input",
     "choose_option",
     "command_of",
@@ -178,6 +179,14 @@ def destructive_reason(raw_input: Any, workspace: str, *, asking: bool = False) 
         return EMPTY_INPUT
     tier, reason = _command_tier(raw_input, workspace)
     return reason if tier >= DESTRUCTIVE else None
+
+
+def agent_auto_max_tier(*, agent_sandboxed: bool) -> int | None:
+    """The highest tier `--auto-approve` may allow for a permission the agent asks about its
+    own tool (which the agent then runs itself): None (the Session's usual rule, tiers up to 3)
+    once the agent process runs in the sandbox, else 1 — reads only: what an agent outside the
+    sandbox executes or edits itself is never auto-approved. The one switch for later work."""
+    return None if agent_sandboxed else 1
 
 
 def in_workspace(path: str, workspace: str) -> bool:

@@ -147,7 +147,7 @@ def test_resolve_agent_names_commands_and_errors():
     assert resolve_agent("codex").command == "codex-acp"
     custom = resolve_agent(f"{os.sys.executable} agent.py --flag")
     assert custom.argv == [os.sys.executable, "agent.py", "--flag"] and not custom.known
-    assert "OPENAI_API_KEY" in custom.env  # the well-known keys reach a custom agent
+    assert custom.env == ()  # a command-line agent gets no provider key unless passed
     with pytest.raises(AgentSpecError, match="unknown agent 'nope'"):
         resolve_agent("nope")
     with pytest.raises(AgentSpecError, match="needs an agent name"):
