@@ -276,7 +276,6 @@ class AcpClient:
             reason += f" (destructive: {why})"
         if _over(run):
             return cancelled
-        asked = self.mapper.input_of(call_id)
         approval_id = self.operations.approval_id(call_id)
         allowed = await run.request_approval(
             approval_id, kind, reason, tool_input, tier=tier,
@@ -289,7 +288,7 @@ class AcpClient:
         if allowed:
             self.permits.add(kind, raw, locations, self.workspace.resolve,
                              shown=_shown_contents(content), call_id=call_id)
-            self.mapper.approved(call_id, raw, tool_input, asked=asked)
+            self.mapper.approved(call_id, raw, tool_input)
         remembered = allowed and run.is_granted(kind, tool_input, tier)
         option = choose_option(options, allowed=allowed, remembered=remembered,
                                forward_always=self.forward_always)

@@ -57,7 +57,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from engine_adapter.engines.acp.client.permissions import tier_for
+from engine_adapter.engines.acp.client.permissions import is_empty_input, tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json
 from engine_adapter.events import (
     BaseEvent,
@@ -325,21 +325,16 @@ class UpdateMapper:
                             title=state.title or None, revision=state.revision or None,
                             approved_input=approved[1] if changed and approved else None))
 
-    def input_of(self, call_id: str) -> str | None:
-        """The call's input as it stands (canonical text), or None for a call not seen."""
-        state = self.tool_calls.get(call_id)
-        return None if state is None else input_key(state.raw_input)
-
-    def approved(self, call_id: str, raw_input: Any, shown: dict[str, Any], *,
-                 asked: str | None) -> None:
-        """The call was approved for `raw_input` (showing `shown`); `asked` is `input_of` when
-        it was asked. A later different input is journaled as changed after approval — at
-        once, if an update changed it while the human was deciding."""
+    def approved(self, call_id: str, raw_input: Any, shown: dict[str, Any]) -> None:
+        """The call was approved for `raw_input` (showing `shown`). A later different input is
+        journaled as changed after approval — at once, if the call already stands for another
+        one (an update changed it while the human was deciding); not when its updates have
+        sent none yet (the request carried it)."""
         key = input_key(raw_input)
         self.approvals[call_id] = (key, shown)
-        now = self.input_of(call_id)
-        if now is not None and now != asked and now != key:
-            state = self.tool_calls[call_id]
+        state = self.tool_calls.get(call_id)
+        if state is not None and not is_empty_input(state.raw_input) and \
+                input_key(state.raw_input) != key:
             state.revision += 1
             self._announce(state)
 
