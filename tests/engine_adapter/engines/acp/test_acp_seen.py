@@ -294,7 +294,7 @@ def test_an_execute_permission_still_covers_its_one_terminal_in_the_same_turn(fr
     """The agent's permission for `true` (by a grant here) covers the one terminal/create of
     it that follows in the turn: the sandboxed run of what was allowed, nothing more."""
     fresh.grants.append(ApprovalGrant(tool="execute", prefix="true", tier=3))
-    reply, events, _ = fresh.script([{"ask": _call("x-4", raw={"command": "true"})},
+    reply, _events, _ = fresh.script([{"ask": _call("x-4", raw={"command": "true"})},
                                      {"terminal": {"command": "true"}},
                                      {"terminal": {"command": "true"}}],
                                     answer=approve(False))
