@@ -74,6 +74,7 @@ _LIKELY_KEYS = frozenset({"command", "commands", "cmd", "cmds", "cmdline", "comm
                           "shellcommand", "bash", "sh", "zsh", "exec", "execute", "run",
                           "program", "code"})
 _KEY_NOISE = re.compile(r"[_\-\s]")
+_LINE_CHARS = re.compile(r"[\s;|&<>$`()]")
 _MAX_DEPTH = 4
 _MAX_COMMANDS = 32  # beyond this many, the input is judged tier 4 unread
 _MAX_COMMAND_CHARS = 16_384  # a longer command is judged tier 4 unread (never on the loop)
@@ -99,7 +100,8 @@ def likely_commands(raw_input: Any) -> list[str | list[str]] | None:
             words = [v for v in value if isinstance(v, str)]
             if likely and words:
                 found.append(words)
-                found.extend(w for w in words if w.strip())  # `["ls", "rm -rf ~"]`: lines too
+                # `["ls", "rm -rf ~"]`: a word that reads as a line of its own is judged so too
+                found.extend(w for w in words if _LINE_CHARS.search(w))
             return all(walk(v, depth + 1, likely) for v in value if not isinstance(v, str))
         if likely and isinstance(value, str) and value.strip():
             found.append(value)
