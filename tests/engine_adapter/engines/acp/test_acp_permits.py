@@ -50,7 +50,7 @@ def test_a_destructive_command_under_any_likely_key_is_tier_4_whatever_the_kind(
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
                     lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.sampled_from(KEYS + ["path", "url", "q"]), inner,
+                    | st.dictionaries(st.sampled_from([*KEYS, "path", "url", "q"]), inner,
                                       max_size=4), max_leaves=12)
 
 
