@@ -77,7 +77,9 @@ _KEY_NOISE = re.compile(r"[_\-\s]")
 _LINE_CHARS = re.compile(r"[\s;|&<>$`()]")
 _MAX_DEPTH = 4
 _MAX_COMMANDS = 32  # beyond this many, the input is judged tier 4 unread
-_MAX_COMMAND_CHARS = 16_384  # a longer command is judged tier 4 unread (never on the loop)
+# A longer command is judged tier 4 unread: the mapper judges on the event loop, where reading
+# a hostile 16 KB line would cost tens of milliseconds (the grant check offloads above this).
+_MAX_COMMAND_CHARS = 4_096
 
 EMPTY_INPUT = "its input is empty: what it will do is not known yet"
 """The reason a permission asking with an empty input is tier 4 (asked every time)."""
@@ -164,7 +166,7 @@ def _command_tier(raw_input: Any, workspace: str) -> tuple[int, str | None]:
     """The highest classifier tier among the input's commands (0: none), and its reason."""
     commands = likely_commands(raw_input)
     if commands is None:
-        return DESTRUCTIVE, "its input carries more commands than can be read here"
+        return DESTRUCTIVE, "its input carries more (or longer) commands than are read here"
     tier, reason = 0, None
     for command in commands:
         verdict = classify_command(command, workspace)
