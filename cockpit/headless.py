@@ -162,7 +162,8 @@ class LinePrinter:
                 self._diffs, self._changes = {}, []
         elif kind in ("tool_start", "approval_requested"):
             if kind == "tool_start":
-                self._started[event.call_id] = event.ts
+                if not getattr(event, "revision", None):  # a new input is not a new start
+                    self._started[event.call_id] = event.ts
             else:
                 self._asked[event.approval_id] = event.ts
             diff = event.tool_input.get("diff") if isinstance(event.tool_input, dict) else None

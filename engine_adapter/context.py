@@ -49,6 +49,11 @@ def _nothing() -> None:
 def _takes_sandboxed(controller: ApprovalController) -> TypeGuard[SandboxAwareController]:
     """Whether `controller.request_approval` takes `sandboxed` (a `SandboxAwareController`: a
     protocol cannot check a keyword, the signature can)."""
+    return _takes(controller, "sandboxed")
+
+
+def _takes(controller: ApprovalController, keyword: str) -> bool:
+    """Whether `controller.request_approval` takes `keyword`."""
     method = getattr(controller, "request_approval", None)
     if method is None:
         return False
@@ -56,7 +61,7 @@ def _takes_sandboxed(controller: ApprovalController) -> TypeGuard[SandboxAwareCo
         parameters = inspect.signature(method).parameters
     except (TypeError, ValueError):  # not a callable, or one without a signature
         return False
-    return "sandboxed" in parameters or any(
+    return keyword in parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
@@ -100,8 +105,8 @@ class RunContext:
     emitted into an ended run.
     """
 
-    __slots__ = ("_grants", "_questions", "_reasons", "_sandboxed", "controller", "cwd", "live",
-                 "sandbox", "sink", "token")
+    __slots__ = ("_capped", "_grants", "_questions", "_reasons", "_sandboxed", "controller",
+                 "cwd", "live", "sandbox", "sink", "token")
 
     def __init__(self, sink: EventSink, controller: ApprovalController, token: CancelToken, *,
                  cwd: str | None = None, sandbox: Sandbox | None = None) -> None:
@@ -115,6 +120,7 @@ class RunContext:
         self._questions = controller if isinstance(controller, QuestionController) else None
         self._reasons = controller if isinstance(controller, ReasonAwareController) else None
         self._sandboxed = controller if _takes_sandboxed(controller) else None
+        self._capped = self._sandboxed is not None and _takes(controller, "auto_max_tier")
 
     @classmethod
     def of(cls, runner: AgentRunner, *, cwd: str | None = None,
@@ -147,12 +153,18 @@ class RunContext:
     # approvals ------------------------------------------------------------------------------
     async def request_approval(self, approval_id: str, tool: str, reason: str,
                                tool_input: dict[str, Any], *, tier: int = 3,
-                               sandboxed: bool | None = None) -> bool:
+                               sandboxed: bool | None = None,
+                               auto_max_tier: int | None = None) -> bool:
         """Ask whether a gated call may go ahead (a grant, a human, the unattended rules).
-        `sandboxed`: see `SandboxAwareController`; a controller that does not take it is asked
-        without it (the engine's reason then says there is no sandbox)."""
+        `sandboxed`, `auto_max_tier`: see `SandboxAwareController`; a controller that does not
+        take them is asked without them (the engine's reason then says there is no sandbox;
+        a controller that cannot cap an auto-approval is one that does not auto-approve)."""
         aware = self._sandboxed
-        if sandboxed is not None and aware is not None:
+        if auto_max_tier is not None and aware is not None and self._capped:
+            allowed = await aware.request_approval(
+                approval_id, tool, reason, tool_input, tier=tier, sandboxed=sandboxed,
+                auto_max_tier=auto_max_tier)
+        elif sandboxed is not None and aware is not None:
             allowed = await aware.request_approval(
                 approval_id, tool, reason, tool_input, tier=tier, sandboxed=sandboxed)
         else:

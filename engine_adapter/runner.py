@@ -63,8 +63,10 @@ class SandboxAwareController(ApprovalController, Protocol):
     """An approval controller whose `request_approval` also takes `sandboxed` (the Session is
     one): False says the call runs commands that would have run in a sandbox but will not (none
     on this machine, or one approved run outside it), so no standing grant and no auto-approval
-    may cover it. A protocol cannot check a keyword: `RunContext` reads the signature once and
-    passes `sandboxed` only to a controller that takes it."""
+    may cover it. `auto_max_tier` caps what an unattended auto-approval may allow for this call
+    (an ACP agent's own tool, run outside any sandbox: reads only). A protocol cannot check a
+    keyword: `RunContext` reads the signature once and passes them only to a controller that
+    takes them."""
 
     async def request_approval(
         self,
@@ -75,6 +77,7 @@ class SandboxAwareController(ApprovalController, Protocol):
         *,
         tier: int = 3,
         sandboxed: bool | None = None,
+        auto_max_tier: int | None = None,
     ) -> bool: ...
 
 

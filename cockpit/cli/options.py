@@ -56,7 +56,8 @@ ThemeOption = Annotated[str | None, typer.Option(
     "nord, …) (default: the one chosen last).")]
 AutoApproveOption = Annotated[bool, typer.Option(
     "--auto-approve", help="With no human present, allow tiers up to 3; tier 4 (destructive) "
-    "stays denied. Without a sandbox on this machine, no command is auto-approved.")]
+    "stays denied. Without a sandbox on this machine, no command is auto-approved; an ACP "
+    "agent's own tools (run by the agent, outside the sandbox): reads only.")]
 SandboxOption = Annotated[str | None, typer.Option(
     "--sandbox", metavar="MODE", help="Where commands run: workspace-write (only the workspace "
     "and a private temp dir are writable, no network), read-only, or off (your full access; "

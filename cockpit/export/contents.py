@@ -18,6 +18,7 @@ from engine_adapter.view import (
     TaskEnd,
     ToolCallItem,
     approval_verdict,
+    input_changed_text,
     input_text,
     task_end_of,
 )
@@ -82,8 +83,9 @@ def when(ts: float | None) -> str:
 def call_input(item: ToolCallItem) -> str:
     """The call's whole input (every key: the command, env, cwd…), capped; its diff is shown
     in a block of its own (`call_diff`)."""
+    # The approval's input, unless the engine reported another one after it: then what ran.
     data = item.approval.tool_input if item.approval and item.approval.tool_input \
-        else item.tool_input
+        and item.approved_input is None else item.tool_input
     if "diff" in data:
         data = {k: v for k, v in data.items() if k != "diff"}
     return trim(input_text(data), lines=INPUT_LINES, chars=INPUT_CHARS)
@@ -111,9 +113,18 @@ def last_end(view: RunView) -> tuple[EndItem | None, TaskEnd | None]:
 
 
 def approval_text(item: ToolCallItem) -> str | None:
-    """Who decided the call, in the views' words, and what `[a] always` would have done (the
+    """Whether the input changed after it was approved (first: it matters most), who decided
+    the call, in the views' words, and what `[a] always` would have done (the
     verdict its request carried); or what covered it when nobody was asked (None: nothing).
     Plain text: each format displays it."""
+    changed = input_changed_text(item.approved_input, limit=500)
+    said = _approval_text(item)
+    if changed is None:
+        return said
+    return f"{changed}; {said}" if said else changed
+
+
+def _approval_text(item: ToolCallItem) -> str | None:
     approval = item.approval
     if approval is None:  # run unasked: say what covered it, when the engine said
         return f"covered by {cap(item.permitted_by, chars=200)}" if item.permitted_by else None

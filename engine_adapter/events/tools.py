@@ -18,6 +18,12 @@ class ToolStart(BaseEvent):
     it run without asking again, e.g. "agent permission": an approval the agent asked for
     earlier in the turn covers it). A command's `sandbox` state (as on `AgentStart`, or
     "bypassed": approved to run outside it) and `sandbox_network`.
+
+    The same call may start more than once: an agent that announces a call with an empty input
+    and sends it later (`tool_call_update`), or changes it, gets a `tool_start` for each input,
+    with `revision` 1, 2, … (None: the first); views show the row's newest input. When the input
+    changed after the call was approved, `approved_input` is the input the approval was given
+    for (the new one is `tool_input`): both are journaled, and the row says so.
     """
 
     type: Literal["tool_start"] = "tool_start"
@@ -31,6 +37,8 @@ class ToolStart(BaseEvent):
     permitted_by: str | None = None
     sandbox: str | None = None
     sandbox_network: bool | None = None
+    revision: int | None = None
+    approved_input: dict[str, Any] | None = None
 
 
 class ToolEnd(BaseEvent):

@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine_adapter.grants.deny import runs_prefix
-from engine_adapter.grants.records import ANY_TOOL, deny_words, text_problem, tool_problem
+from engine_adapter.grants.records import (
+    ANY_TOOL,
+    deny_words,
+    rule_covers_tool,
+    text_problem,
+    tool_problem,
+)
 
 __all__ = ["ApprovalPolicy", "ApprovalRequest", "Decision", "PolicyDecision", "PolicyError",
            "PolicyRule", "TomlPolicy", "load_policy"]
@@ -92,7 +98,9 @@ class PolicyRule:
 
     def matches(self, request: ApprovalRequest) -> bool:
         """Whether this rule decides `request` (see the module docstring)."""
-        if self.tool != ANY_TOOL and request.tool != self.tool:
+        if self.decision == "allow" and self.tool != request.tool:
+            return False  # an allow names its tool exactly (it cannot be `*`)
+        if not rule_covers_tool(self.tool, request.tool):  # deny and ask: read broadly
             return False
         if not self.min_tier <= request.tier <= self.max_tier:
             return False

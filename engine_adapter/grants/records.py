@@ -35,6 +35,7 @@ __all__ = [
     "new_id",
     "now",
     "prefix_problem",
+    "rule_covers_tool",
     "text_problem",
     "tool_problem",
 ]
@@ -47,6 +48,17 @@ SAVED_SCOPES: tuple[Scope, ...] = ("project", "user")
 
 ANY_TOOL = "*"
 """A deny rule (or a policy rule) for every tool; an allow grant always names its tool."""
+
+_RUN_TOOLS = frozenset({"execute", "terminal"})
+# An ACP agent's own `execute` and the cockpit's sandboxed `terminal` both run a program: a
+# deny (or ask) rule for one is meant for both (grants, read narrowly, keep them apart).
+
+
+def rule_covers_tool(rule_tool: str, tool: str) -> bool:
+    """Whether a deny or ask rule naming `rule_tool` applies to a call of `tool`, read
+    broadly: `*`, the same tool, or another tool that runs programs the same way
+    (`execute` and `terminal`). Allow grants match their tool exactly, never through this."""
+    return rule_tool in (ANY_TOOL, tool) or (rule_tool in _RUN_TOOLS and tool in _RUN_TOOLS)
 
 MAX_PREFIX = 1_000
 MAX_NOTE = 1_000

@@ -38,7 +38,6 @@ from engine_adapter.grants.grant_file import (
     update_grant_file,
 )
 from engine_adapter.grants.records import (
-    ANY_TOOL,
     SAVED_SCOPES,
     DenyRule,
     SavedGrant,
@@ -47,6 +46,7 @@ from engine_adapter.grants.records import (
     new_id,
     now,
     prefix_problem,
+    rule_covers_tool,
     text_problem,
     tool_problem,
 )
@@ -205,7 +205,7 @@ class GrantStore:
     def deny_for(self, tool: str, tool_input: Mapping[str, Any]) -> DenyRule | None:
         """The deny rule this call runs into, if any."""
         for rule in self.denies():
-            if rule.tool in (ANY_TOOL, tool) and runs_prefix(tool_input, rule.words):
+            if rule_covers_tool(rule.tool, tool) and runs_prefix(tool_input, rule.words):
                 return rule
         return None
 

@@ -93,6 +93,7 @@ class ApprovalDesk:
         *,
         tier: int = 3,
         sandboxed: bool | None = None,
+        auto_max_tier: int | None = None,
     ) -> bool:
         """Announce a gated call and wait for its decision. True iff it may go ahead.
 
@@ -115,7 +116,8 @@ class ApprovalDesk:
         covers it (a deny rule or a policy's deny still answers) and `auto_approve` stops at
         tier 2, so a human decides — never a silent downgrade. True
         (in the sandbox) and None (no sandbox in play, or a call that runs no command) change
-        nothing.
+        nothing. `auto_max_tier` lowers the tier `auto_approve` stops at for this call (an ACP
+        agent's own tool while the agent runs outside the sandbox: reads only).
         """
         asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
         verdict = await grantability_off_loop(tool, tool_input, tier)
@@ -139,6 +141,8 @@ class ApprovalDesk:
         if self.unattended:
             most = AUTO_APPROVE_MAX_TIER if sandboxed is not False else \
                 UNSANDBOXED_AUTO_APPROVE_MAX_TIER
+            if auto_max_tier is not None:
+                most = min(most, auto_max_tier)
             allowed = ((self.auto_approve and tier <= most)
                        or (tool == "alter_verification" and self.amendment_policy == "approve")
                        or (tool == "switch_to_editing" and self.escalation_policy == "approve"))

@@ -256,15 +256,17 @@ class Session:
     # Approvals -------------------------------------------------------------------------------
     async def request_approval(self, approval_id: str, tool: str, reason: str,
                                tool_input: dict[str, Any], *, tier: int = 3,
-                               sandboxed: bool | None = None) -> bool:
+                               sandboxed: bool | None = None,
+                               auto_max_tier: int | None = None) -> bool:
         """Announce a gated call and wait for its decision: True iff it may go ahead (see
         `ApprovalDesk.request`: deny rules, the policy and grants answer first; unattended, the
         rules of `unattended`, `auto_approve` and the two policies; attended, the human's
         `resolve_approval`, or a deny after `approval_timeout`). Makes the Session an
         `ApprovalController`; `sandboxed=False` (a `SandboxAwareController`) says the call's
-        commands would have run in a sandbox but will not."""
+        commands would have run in a sandbox but will not; `auto_max_tier` caps what
+        `auto_approve` may allow for this call."""
         return await self._approvals.request(approval_id, tool, reason, tool_input, tier=tier,
-                                             sandboxed=sandboxed)
+                                             sandboxed=sandboxed, auto_max_tier=auto_max_tier)
 
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
                          scope: Scope = "session", reason: str | None = None) -> None:

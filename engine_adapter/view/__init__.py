@@ -72,10 +72,12 @@ from engine_adapter.view.task_end import (
     task_end_of,
 )
 from engine_adapter.view.wording import (
+    INPUT_CHANGED,
     approval_verdict,
     call_timing,
     duration_text,
     end_lines,
+    input_changed_text,
     timing_text,
     verdict_text,
 )
@@ -86,6 +88,7 @@ __all__ = [
     "COMMAND_SIGILS",
     "DESCRIBERS",
     "GRANTS",
+    "INPUT_CHANGED",
     "ITEMS",
     "NOTHING",
     "QUESTIONS",
@@ -129,6 +132,7 @@ __all__ = [
     "duration_text",
     "end_lines",
     "fold_events",
+    "input_changed_text",
     "input_diff",
     "input_fields",
     "input_line",

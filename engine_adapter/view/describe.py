@@ -54,7 +54,12 @@ from engine_adapter.sandbox import UNAVAILABLE, sandbox_label
 from engine_adapter.text import plural
 from engine_adapter.view.diff_summary import diff_stats
 from engine_adapter.view.input_fields import input_line
-from engine_adapter.view.wording import approval_verdict, duration_text, end_lines
+from engine_adapter.view.wording import (
+    approval_verdict,
+    duration_text,
+    end_lines,
+    input_changed_text,
+)
 
 __all__ = [
     "COMMAND_SIGILS",
@@ -193,8 +198,14 @@ def _tool_start(e: ToolStart) -> Description:
     summary = _summary(e.tool_input) or e.title or ""
     where = sandbox_label(e.sandbox, e.sandbox_network)  # a command: where it runs
     tier = f"tier {e.tier}" + (f", {where}" if where else "")
-    return Description("tool ▶", f"{e.call_id} {e.tool} [{tier}] {summary}".rstrip(),
-                       "plain", "▶")
+    text = f"{e.call_id} {e.tool} [{tier}] {summary}".rstrip()
+    changed = input_changed_text(e.approved_input)
+    if changed:  # the approval was for another input: say so, with both
+        return Description("tool ▶", f"{text} · {changed}", "warn", "⚠")
+    if e.revision:  # the input as it now stands (sent after the call began)
+        return Description("tool ▶", f"{e.call_id} {e.tool} [{tier}] input now: "
+                           f"{_summary(e.tool_input) or 'an empty input'}", "plain", "▶")
+    return Description("tool ▶", text, "plain", "▶")
 
 
 def _tool_end(e: ToolEnd) -> Description:

@@ -316,6 +316,13 @@ class RunFold:
         self._close_message()
         # A row may exist already (its approval came first): the same row now runs.
         row, change = self._tool_row(e, e.call_id, e.tool, e.tool_input, e.tier)
+        if e.approved_input is not None:
+            row.approved_input = e.approved_input
+        if e.revision:  # the same call's input as it now stands: the row keeps its run
+            row.tool_input, row.tier = e.tool_input, e.tier
+            row.title = e.title or row.title
+            row.diff = input_diff(e.tool_input) or row.diff
+            return change
         row.tool_input, row.tier = e.tool_input or row.tool_input, e.tier
         row.title = e.title
         row.permitted_by = e.permitted_by

@@ -174,9 +174,9 @@ class ToolCallItem(Item):
     `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
     """
 
-    __slots__ = ("approval", "call_id", "diff", "duration_ms", "error", "exit_code", "output",
-                 "permitted_by", "sandbox", "sandbox_blocked", "sandbox_network", "started_ts",
-                 "status", "tier", "title", "tool", "tool_input")
+    __slots__ = ("approval", "approved_input", "call_id", "diff", "duration_ms", "error",
+                 "exit_code", "output", "permitted_by", "sandbox", "sandbox_blocked",
+                 "sandbox_network", "started_ts", "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
                  tool_input: dict[str, Any], tier: int) -> None:
@@ -193,6 +193,9 @@ class ToolCallItem(Item):
         self.sandbox_network: bool | None = None
         self.sandbox_blocked: str | None = None
         self.approval: ApprovalView | None = None
+        # The input an approval was given for, when the engine reported a different one after
+        # it (`ToolStart.approved_input`): the row then says the input changed.
+        self.approved_input: dict[str, Any] | None = None
         self.started_ts: float | None = None  # when it began running
         # The unified diff of the change it makes or made, as the engine put it in the events:
         # the input's `diff` (a write asked about or run), else `ToolEnd.diff` (an agent's edit).

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine_adapter.view.input_fields import input_line
+
 if TYPE_CHECKING:  # (annotations only: the wording loads no event model)
     from engine_adapter.events import ApprovalResolved
     from engine_adapter.view.items import ToolCallItem
     from engine_adapter.view.records import ApprovalView
 
-__all__ = ["approval_verdict", "call_timing", "duration_text", "end_lines", "timing_text",
-           "verdict_text"]
+__all__ = ["INPUT_CHANGED", "approval_verdict", "call_timing", "duration_text", "end_lines",
+           "input_changed_text", "timing_text", "verdict_text"]
+
+INPUT_CHANGED = "⚠ input changed after you approved it"
+"""What a row says when the engine reported another input after the call was approved
+(`ToolStart.approved_input`): the approval (a human's, a grant's, …) was for the other one."""
 
 
 def duration_text(ms: float) -> str:
@@ -95,6 +101,15 @@ def approval_verdict(approval: ApprovalView | ApprovalResolved, *, human: str = 
                         grant_id=getattr(approval, "grant_id", None) if full else None,
                         rule=getattr(approval, "rule", None) if full else None,
                         error=getattr(approval, "error", None))
+
+
+def input_changed_text(approved: dict[str, object] | None, *, limit: int = 300) -> str | None:
+    """`⚠ input changed after you approved it (approved: ls)` for a call whose input changed
+    after it was approved (`approved` is the input the approval was given for), else None."""
+    if approved is None:
+        return None
+    was = input_line(approved, limit=limit) or "an empty input"
+    return f"{INPUT_CHANGED} (approved: {was})"
 
 
 def _lines(text: str | None) -> list[str]:

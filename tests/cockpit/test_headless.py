@@ -308,3 +308,12 @@ def test_a_tool_duration_leaves_out_the_wait_for_you() -> None:
                    duration_ms=12_400.0), 3, 112.5))
     assert lines[2] == "allowed   x1 execute: allowed by you after 12.0 s"
     assert lines[3] == "tool ✔    x1 execute 400 ms: ok"
+
+
+def test_an_input_changed_after_approval_is_printed_with_both() -> None:
+    from support.changed_input import changed_input_events
+
+    lines = printed(*changed_input_events())
+    line = next(line for line in lines if "input changed" in line)
+    assert "⚠ input changed after you approved it (approved: $ ls)" in line
+    assert "rm -rf ~/work" in line

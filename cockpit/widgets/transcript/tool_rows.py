@@ -21,7 +21,14 @@ from cockpit.widgets.transcript.code_rows import Rows, code_rows, diff_preview, 
 from cockpit.widgets.transcript.rows import lines_note, one, warn_style
 from engine_adapter.sandbox import is_sandboxed, sandbox_label
 from engine_adapter.text import cut, line_count, plural
-from engine_adapter.view import ToolCallItem, approval_verdict, call_timing, input_line, input_text
+from engine_adapter.view import (
+    ToolCallItem,
+    approval_verdict,
+    call_timing,
+    input_changed_text,
+    input_line,
+    input_text,
+)
 
 __all__ = [
     "DIFF_PREVIEW_LINES",
@@ -144,6 +151,10 @@ def tool_rows(item: ToolCallItem, expanded: bool, palette: Palette, console: Con
     """The rows of a tool call: head, error, diff, output."""
     warn = warn_style(palette)
     strips = [one(console, _head(item, palette), width)]
+    changed = input_changed_text(item.approved_input)
+    if changed:  # the approval was for another input: never let the row pass for approved
+        strips.append(one(console, Text("  ").append_text(
+            styled_line(changed, palette.warning, limit=400, marker_style=warn)), width))
     if item.error:
         row = Text("  error: ", palette.error_line)
         row.append_text(styled_one_line(item.error, palette.error_line, limit=500,
@@ -177,7 +188,7 @@ def tool_row_count(item: ToolCallItem, expanded: bool) -> int | None:
     than ever reach the screen; the transcript renders only those drawn."""
     if expanded or item.diff:
         return None
-    rows = 2 if item.error else 1
+    rows = (2 if item.error else 1) + (item.approved_input is not None)
     output = _shown_output(item)
     if output:
         piece = cut(output, lines=PREVIEW_LINES)

@@ -1,11 +1,12 @@
 """The shipped catalogue of known ACP agents (`agents.toml`), and how `--agent` picks one.
 
 `resolve_agent("codex")` is the catalogue's entry; `resolve_agent("my-agent --acp")` is any other
-command. `agent_env(spec)` is the environment the agent gets: a small base (home, path, locale,
-terminal, temp dir, proxies and certificates) plus, explicitly, the authentication variables the
-agent reads (API keys) when they are set, and what the catalogue sets for the workspace the
-human chose (Gemini's folder trust) — nothing else of the caller's environment. Whatever else
-the human passes on purpose (`--env`, `--pass-env`, `[agents.NAME.env]`) comes on top.
+command. `agent_env(spec)` is the environment the agent gets: a small base listed by name
+(`BASE_ENV`: home, path, locale, terminal, temp dir, config dirs, proxies and certificates) plus,
+for a catalogue agent, its own authentication variables (API keys) when they are set, and what
+the catalogue sets for the workspace the human chose (Gemini's folder trust) — nothing else of
+the caller's environment. A command-line agent gets no key at all. Whatever else the human
+passes on purpose (`--env`, `--pass-env`, `[agents.NAME.env]`) comes on top.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "BASE_ENV",
     "CATALOGUE_PATH",
     "AgentSpec",
     "AgentSpecError",
@@ -29,11 +31,22 @@ __all__ = [
 
 CATALOGUE_PATH = Path(__file__).with_name("agents.toml")
 
-_BASE_ENV = ("HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM", "LANG", "LANGUAGE", "TMPDIR",
-             "TZ", "COLORTERM", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy",
-             "https_proxy", "no_proxy", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
-             "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "VIRTUAL_ENV")
-_BASE_PREFIXES = ("LC_", "XDG_")
+BASE_ENV = frozenset({
+    # who and where: the agent's home (its login state), its program path, its shell
+    "HOME", "LOGNAME", "USER", "PATH", "SHELL", "TMPDIR", "TZ", "VIRTUAL_ENV",
+    # the terminal and the language it writes in
+    "TERM", "COLORTERM", "NO_COLOR", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+    "LC_COLLATE", "LC_NUMERIC", "LC_TIME", "LC_MONETARY",
+    # where its own configuration lives (not XDG_RUNTIME_DIR: it points at the user's sockets,
+    # the D-Bus session bus and systemd --user, which the agent has no business reaching)
+    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+    # how it reaches its model's API
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+    "no_proxy", "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+})
+"""What every agent gets of the caller's environment, by name (no prefix matching): nothing
+that is a key, a token, or points at a socket."""
 
 
 class AgentSpecError(ValueError):
@@ -155,10 +168,10 @@ def resolve_agent(value: str, catalogue: Mapping[str, AgentSpec] | None = None) 
         names = ", ".join(sorted(catalogue))
         raise AgentSpecError(f"unknown agent {words[0]!r}: not in the catalogue ({names}) and "
                              "not a program on PATH; see `cockpit agents`")
-    # A command of our own: it may read any of the catalogue's well-known key variables.
-    keys = tuple(dict.fromkeys(name for spec in catalogue.values() for name in spec.env))
+    # A command of our own: it gets no provider's key unless the human passes it on purpose
+    # (`--pass-env`, `--env`): which one it needs, only it can say (its `authMethods`).
     return AgentSpec(name=os.path.basename(words[0]), command=words[0], args=tuple(words[1:]),
-                     title="", env=keys, known=False)
+                     title="", env=(), known=False)
 
 
 def agent_env(spec: AgentSpec, extra: Mapping[str, str] | None = None,
@@ -167,8 +180,7 @@ def agent_env(spec: AgentSpec, extra: Mapping[str, str] | None = None,
     authentication variables taken from `environ` (the process environment by default), the
     catalogue's `workspace_env`, then `extra` (what the human passed on purpose) on top."""
     environ = os.environ if environ is None else environ
-    env = {name: value for name, value in environ.items()
-           if name in _BASE_ENV or name.startswith(_BASE_PREFIXES)}
+    env = {name: value for name, value in environ.items() if name in BASE_ENV}
     for name in spec.env:
         if name in environ:
             env[name] = environ[name]

@@ -125,3 +125,14 @@ def test_a_journal_write_failure_reads_as_one(tmp_path) -> None:
     path, _ = _edit_run(tmp_path, AgentEnd(status="failed", error=error))
     text = export_journal(path, "markdown").text
     assert f"- **Status:** failed: {error}" in text and "cancel" not in text
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_an_input_changed_after_approval_is_reported_with_both(tmp_path, fmt) -> None:
+    from support.changed_input import changed_input_events
+
+    path = tmp_path / "changed.jsonl"
+    write(path, changed_input_events())
+    text = export_journal(path, fmt).text
+    assert "⚠ input changed after you approved it (approved: $ ls)" in text
+    assert "rm -rf ~/work" in text  # what ran is the input shown, not the approved one

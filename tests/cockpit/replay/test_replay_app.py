@@ -445,3 +445,29 @@ def test_a_bar_read_in_part_spans_the_whole_file_and_draws_the_unread_part() -> 
     assert strip[-1] == "┃" and strip[0] == "─"
     timeline.state.span, timeline.state.provisional, timeline.state.cursor = 0, False, 99
     assert timeline._strip(50, palette).plain[-1] == "✗"  # read whole: the mark at the end
+
+
+def test_an_input_changed_after_approval_is_marked_on_its_row(tmp_path) -> None:
+    from support.changed_input import changed_input_events
+
+    from cockpit.widgets import Transcript
+
+    path = tmp_path / "changed.jsonl"
+    write(path, changed_input_events())
+
+    def shown(transcript) -> str:
+        return "\n".join("".join(s.text for s in transcript.render_line(y))
+                         for y in range(transcript.size.height))
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(140, 36)) as pilot:
+            await until_shown(pilot, lambda: opened(app))
+            await pilot.press("end")
+            transcript = app.replay_screen.query_one(Transcript)
+            await until_shown(pilot, lambda: "input changed" in shown(transcript))
+            text = shown(transcript)
+            assert "⚠ input changed after you approved it (approved: $ ls)" in text
+            assert "rm -rf ~/work" in text
+
+    asyncio.run(main())

@@ -431,8 +431,8 @@ def _acp(ws: Path, request: dict[str, Any], *, allow: bool = True) -> tuple[str,
 def test_an_acp_terminal_runs_in_the_sandbox_and_the_agent_is_told(ws) -> None:
     reply, events = _acp(ws, {"command": "sh", "args": ["-c", "touch made && touch "
                                                         "../outside/new"]})
-    start = next(e for e in events_of(events, "tool_start") if e.tool == "execute")
-    done = next(e for e in events_of(events, "tool_end") if e.tool == "execute")
+    start = next(e for e in events_of(events, "tool_start") if e.tool == "terminal")
+    done = next(e for e in events_of(events, "tool_end") if e.tool == "terminal")
     assert start.sandbox == "workspace-write" and done.sandbox_blocked.startswith("write to")
     assert "blocked by sandbox" in done.error and "COCKPIT_SANDBOX=off" in reply
     assert (ws / "made").exists() and intact(ws)
@@ -446,7 +446,7 @@ def test_an_acp_terminal_outside_the_sandbox_is_a_tier_4_ask(ws) -> None:
     (ask,) = events_of(events, "approval_requested")
     assert ask.tier == 4 and "OUTSIDE the sandbox" in ask.reason and intact(ws)
     _reply, events = _acp(ws, request, allow=True)
-    start = next(e for e in events_of(events, "tool_start") if e.tool == "execute")
+    start = next(e for e in events_of(events, "tool_start") if e.tool == "terminal")
     assert start.sandbox == "bypassed" and (ws.parent / "outside" / "made").exists()
 
 

@@ -28,9 +28,10 @@ The prompt's first word picks what it does (the rest are arguments):
                         shuffled (a big diff the client renders)
   spawn SHELL-LINE      runs SHELL-LINE with sh (it may leave processes behind), waits for it
   dup-permission        two permission requests at once with the same tool call id
-  permit KIND PATH [diff]
+  permit KIND PATH [diff|other]
                         a KIND permission naming PATH (with the edit's diff as its content if
-                        "diff" is given), then a write to PATH
+                        "diff" is given; "other": a diff to other content than it then
+                        writes), then a write to PATH
   terminal-json JSON    terminal/create with the JSON object's command/args/env/cwd/
                         outputByteLimit; replies with the exit or the error
   permit-terminal JSON  an `execute` permission for the JSON's command and args, then
@@ -42,6 +43,12 @@ The prompt's first word picks what it does (the rest are arguments):
   ask-bad               a form whose required field is of a kind no client knows
   deny-wait CMD         a permission for `execute CMD`; once it is denied, waits up to 5 s
                         for a note inside the turn (steering), then replies what it got
+  script JSON           a hostile agent's turn: a list of steps, each one of
+                        {"update": SESSION-UPDATE} (a raw `session/update`, e.g. a
+                        `tool_call_update` that changes `rawInput`), {"ask": TOOL-CALL,
+                        "options": [KIND…]} (a permission), {"write": {"path", "content"}},
+                        {"terminal": {"command", "args"}}; replies with each step's result
+                        ("allow_once", "write ok", "exit 0", …) joined by "; "
   /NAME [ARGS]          one of the commands it offers (see below): replies "ran /NAME …"
 
 After `session/new` it offers commands (`available_commands_update`): review (with an input
@@ -572,8 +579,9 @@ class TestAgent(SessionFeatures):
         kind, path = args[0], self.path(args[1])
         content = None
         if len(args) > 2:  # show the edit the permission is for, as a diff
+            shown = "via permit\n" if args[2] == "diff" else "harmless\n"  # "other": a bait
             with open(path, encoding="utf-8") as handle:
-                content = [tool_diff_content(path, "via permit\n", handle.read())]
+                content = [tool_diff_content(path, shown, handle.read())]
         chosen = await self.ask(sid, f"permit-{kind}", ["allow_once", "reject_once"],
                                 kind=kind, raw_input={"path": path}, content=content)
         try:
@@ -598,6 +606,46 @@ class TestAgent(SessionFeatures):
 
     async def do_terminal_json(self, sid: str, args: list[str]) -> PromptResponse:
         return await self._run_terminal(sid, json.loads(" ".join(args)))
+
+    async def do_script(self, sid: str, args: list[str]) -> PromptResponse:
+        """A hostile agent's turn, step by step (see the module docstring)."""
+        from acp.schema import SessionNotification
+
+        results = []
+        for step in json.loads(" ".join(args)):
+            if "update" in step:
+                update = SessionNotification.model_validate(
+                    {"sessionId": sid, "update": step["update"]}).update
+                await self.send(sid, update)
+            elif "ask" in step:
+                options = self.options(step.get("options", ["allow_once", "reject_once"]))
+                response = await self.conn.request_permission(
+                    session_id=sid, options=options,
+                    tool_call=ToolCallUpdate.model_validate(step["ask"]))
+                outcome = response.outcome
+                results.append("cancelled" if outcome.outcome == "cancelled" else next(
+                    o.kind for o in options if o.option_id == outcome.option_id))
+            elif "write" in step:
+                try:
+                    await self.conn.write_text_file(session_id=sid, path=self.path(
+                        step["write"]["path"]), content=step["write"]["content"])
+                    results.append("write ok")
+                except RequestError as exc:
+                    results.append(f"write error: {exc}")
+            elif "terminal" in step:
+                request = step["terminal"]
+                try:
+                    term = await self.conn.create_terminal(
+                        session_id=sid, command=request["command"], args=request.get("args"))
+                except RequestError as exc:
+                    results.append(f"terminal error: {exc}")
+                    continue
+                status = await self.conn.wait_for_terminal_exit(session_id=sid,
+                                                                terminal_id=term.terminal_id)
+                await self.conn.release_terminal(session_id=sid, terminal_id=term.terminal_id)
+                results.append(f"exit {status.exit_code}")
+        await self.say(sid, "; ".join(results))
+        return PromptResponse(stop_reason="end_turn")
 
     async def do_refusal(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "I won't.")

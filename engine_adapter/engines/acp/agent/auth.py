@@ -98,7 +98,9 @@ def _terminal_command(method: TerminalAuthMethod, spec: AgentSpec) -> str:
 
 def auth_hint(init: InitializeResponse, spec: AgentSpec) -> str:
     """What the human can do when the agent asks to log in: each method it declares with what
-    satisfies it, and the variables the agent reads."""
+    satisfies it, how to pass the variables it asked for that it does not get by itself, and
+    (a catalogue agent) the variables it gets when they are set. Never a fixed list of other
+    agents' keys."""
     lines = []
     for method in list(init.auth_methods or [])[:10]:
         name = clean(method.name or method.id, 200)
@@ -117,6 +119,13 @@ def auth_hint(init: InitializeResponse, spec: AgentSpec) -> str:
     message = ""
     if lines:
         message += "\nthe agent offers these ways to log in:\n" + "\n".join(lines)
+    # The variables the agent itself asked for that it does not get unasked: say how.
+    asked = dict.fromkeys(v for m in list(init.auth_methods or [])[:10]
+                          for v in method_variables(m, spec))
+    unpassed = [v for v in asked if v not in spec.env]
+    if unpassed:
+        message += (f"\n{spec.name} gets none of {', '.join(unpassed[:10])} unless you pass it: "
+                    f"--pass-env {unpassed[0]} (from your shell) or --env {unpassed[0]}=VALUE")
     if spec.env:
         message += (f"\n{spec.name} reads {', '.join(spec.env)}; a variable set in your shell "
                     "is passed on; else --env NAME=VALUE, --pass-env NAME, or "

@@ -72,11 +72,15 @@ from engine_adapter.engines.acp.client.mapping import (
 from engine_adapter.engines.acp.client.notes import DenialNotes
 from engine_adapter.engines.acp.client.operations import Operations
 from engine_adapter.engines.acp.client.permissions import (
+    EMPTY_INPUT,
     PERMISSION_DENIED,
     Permits,
+    agent_auto_max_tier,
     approval_input,
     choose_option,
+    content_hash,
     destructive_reason,
+    is_empty_input,
     tier_for,
 )
 from engine_adapter.engines.acp.client.terminal_calls import TerminalCalls
@@ -113,7 +117,10 @@ class AcpClient:
 
     `env` is the environment commands run with; `agent_name` names the agent in approval
     reasons; `forward_always` lets a human's "always" reach the agent as `allow_always`;
-    `sandbox` is where `terminal/create` commands run (None: no sandbox).
+    `sandbox` is where `terminal/create` commands run (None: no sandbox). `agent_sandboxed`:
+    the agent process itself runs in the sandbox, so what it runs of its own is contained and
+    `--auto-approve` may answer its permissions as any other call (see
+    `permissions.agent_auto_max_tier`); False until the agent sandbox exists.
     """
 
     def __init__(self, workspace: Workspace, *, env: dict[str, str], agent_name: str,
@@ -121,6 +128,7 @@ class AcpClient:
         self.workspace = workspace
         self.agent_name = agent_name
         self.forward_always = forward_always
+        self.agent_sandboxed = False
         self.run: RunContext | None = None
         # Sees each `session/update`'s params first (the agent session's title, settings and
         # replayed history, see `agent.session`): True handled it, None leaves it to us.
@@ -136,6 +144,7 @@ class AcpClient:
         self.mapper = UpdateMapper(self.operations.emit,
                                    terminal_output=self.terminal_calls.output_text,
                                    display_path=self._display_path, workspace=workspace.root)
+        self.mapper.on_changed = self.permits.revoke  # an input changed after it was allowed
 
     def _live(self) -> RunContext | None:
         return self.run
@@ -176,7 +185,8 @@ class AcpClient:
     async def _map_rendered(self, update: ToolCallStart | ToolCallProgress) -> None:
         """Render the update's diffs in a worker thread (a diff of a big file takes a while),
         then map it. The transport reads no further message meanwhile, so order holds."""
-        content = [RenderedDiff(await self._diff_text([item]))
+        content = [RenderedDiff(await self._diff_text([item]), path=item.path,
+                                new_hash=content_hash(item.new_text))
                    if isinstance(item, FileEditToolCallContent) else item
                    for item in update.content or []]
         run = self.run
@@ -251,8 +261,9 @@ class AcpClient:
         known = self.mapper.tool_calls.get(call_id)
         kind = tool_call.kind or (known.kind if known else None) or "other"
         title = clean(tool_call.title or (known.title if known else "") or kind, 300)
-        raw = tool_call.raw_input if tool_call.raw_input is not None else (
-            known.raw_input if known else None)
+        # The input as it stands: the request's own, else what the call's updates sent.
+        raw = tool_call.raw_input if not is_empty_input(tool_call.raw_input) else (
+            known.raw_input if known else tool_call.raw_input)
         locations = [clean(loc.path, 1000) for loc in tool_call.locations or []] or (
             known.locations if known else [])
         tool_input = approval_input(raw, locations=locations, workspace=self.workspace.root)
@@ -262,10 +273,12 @@ class AcpClient:
             diff = await self._diff_text(content)
             if diff:
                 tool_input["diff"] = diff
-        tier = tier_for(kind, raw, self.workspace.root)
+        tier = tier_for(kind, raw, self.workspace.root, asking=True)
         reason = f"{self.agent_name} asks to {kind}: {title}"
-        why = destructive_reason(raw, self.workspace.root)
-        if why:
+        why = destructive_reason(raw, self.workspace.root, asking=True)
+        if why == EMPTY_INPUT:
+            reason += f" ({why})"
+        elif why:
             reason += f" (destructive: {why})"
         later = await off_loop(lambda: self._runs_later(raw, locations, content),
                                what="checking the paths of a permission request")
@@ -275,15 +288,18 @@ class AcpClient:
         if _over(run):
             return cancelled
         approval_id = self.operations.approval_id(call_id)
-        allowed = await run.controller.request_approval(approval_id, kind, reason, tool_input,
-                                                        tier=tier)
+        allowed = await run.request_approval(
+            approval_id, kind, reason, tool_input, tier=tier,
+            auto_max_tier=agent_auto_max_tier(agent_sandboxed=self.agent_sandboxed))
         if _over(run):
             return cancelled
         said = None if allowed else run.denial_reason(approval_id)
         if said:
             self.notes.denied(run, approval_id, f"{kind}: {title}", said)
         if allowed:
-            self.permits.add(kind, raw, locations, self.workspace.resolve)
+            self.permits.add(kind, raw, locations, self.workspace.resolve,
+                             shown=_shown_contents(content), call_id=call_id)
+            self.mapper.approved(call_id, raw, tool_input)
         remembered = allowed and run.is_granted(kind, tool_input, tier)
         option = choose_option(options, allowed=allowed, remembered=remembered,
                                forward_always=self.forward_always)
@@ -317,7 +333,9 @@ class AcpClient:
         a tool row's output, so the note saying it was cut survives)."""
         parts = []
         for item in content:
-            if isinstance(item, FileEditToolCallContent):
+            if isinstance(item, RenderedDiff):  # the call's update had it rendered already
+                parts.append(item.text)
+            elif isinstance(item, FileEditToolCallContent):
                 name = clean(self._display_path(item.path), 1000).lstrip("/")
                 parts.append(await unified_diff_async(item.old_text, item.new_text, name,
                                                       limit=OUTPUT_LIMIT - 1024))
@@ -375,7 +393,7 @@ class AcpClient:
         if later is not None:  # a file that runs by itself: asked every time, no permit
             reason, tier, permit = f"{reason}: {later}", DESTRUCTIVE, None
         else:
-            permit = self.permits.take_write(real)
+            permit = self.permits.take_write(real, content)
         await ops.gate(run, op_id, "edit", reason, tool_input, tier, permit)
         started = time.monotonic()
         ops.emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=tier,
@@ -453,6 +471,18 @@ def _with_diffs(update: SessionUpdate) -> ToolCallStart | ToolCallProgress | Non
             isinstance(item, FileEditToolCallContent) for item in update.content or []):
         return update
     return None
+
+
+def _shown_contents(content: Sequence[ToolCallContent | RenderedDiff]) -> list[tuple[str, str]]:
+    """`(path, hash of the new content)` of each diff a permission showed (an edit permit
+    covers a write of exactly that content)."""
+    shown = []
+    for item in content:
+        if isinstance(item, FileEditToolCallContent):
+            shown.append((item.path, content_hash(item.new_text)))
+        elif isinstance(item, RenderedDiff) and item.path:
+            shown.append((item.path, item.new_hash))
+    return shown
 
 
 def _over(run: RunContext) -> bool:

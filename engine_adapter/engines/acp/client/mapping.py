@@ -5,7 +5,12 @@ emits them at once, synchronously: the SDK handles each incoming message in its 
 emitting before any `await` is what keeps arrival order.
 
     agent_message_chunk / agent_thought_chunk -> model_update (channel message / thought)
-    tool_call                      -> tool_start (tool = the call's kind, tier from the kind)
+    tool_call                      -> tool_start (tool = the call's kind; tier: see
+                                      `permissions.tier_for`)
+    tool_call_update, a new input or kind
+                                   -> tool_start again, `revision` N (the input as it now
+                                      stands, judged again; `approved_input` when the call
+                                      was approved for another one)
     tool_call_update, status completed/failed
                                    -> tool_end (content and terminal output; diffs in `diff`)
     plan                           -> model_decision (action "plan", the checklist as rationale)
@@ -52,7 +57,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from engine_adapter.engines.acp.client.permissions import tier_for
+from engine_adapter.engines.acp.client.permissions import is_empty_input, tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json
 from engine_adapter.events import (
     BaseEvent,
@@ -74,6 +79,7 @@ __all__ = [
     "ToolCallState",
     "UpdateMapper",
     "block_text",
+    "input_key",
     "render_content",
 ]
 
@@ -101,8 +107,8 @@ ToolCallContent = ContentToolCallContent | FileEditToolCallContent | TerminalToo
 class ToolCallState:
     """What is known so far about one of the agent's tool calls."""
 
-    __slots__ = ("call_id", "content", "kind", "locations", "raw_input", "raw_output", "started",
-                 "status", "title")
+    __slots__ = ("call_id", "content", "kind", "locations", "raw_input", "raw_output",
+                 "revision", "started", "status", "title")
 
     def __init__(self, call_id: str, started: float) -> None:
         self.call_id = call_id
@@ -115,6 +121,7 @@ class ToolCallState:
         self.raw_input: Any = None
         self.raw_output: Any = None
         self.started = started
+        self.revision = 0  # how many times its input changed since its first tool_start
 
     def merge(self, update: ToolCallStart | ToolCallProgress) -> None:
         """Fold a `tool_call` or `tool_call_update` in: fields it carries replace ours."""
@@ -133,6 +140,10 @@ class ToolCallState:
         if update.raw_output is not None:
             self.raw_output = update.raw_output
 
+    def what(self) -> tuple[str, str]:
+        """What the call does, to compare: its kind and its input (canonical JSON)."""
+        return self.kind, input_key(self.raw_input)
+
     def tool_input(self) -> dict[str, Any]:
         """The call's input as the cockpit shows it: the raw input, cleaned and capped."""
         raw = self.raw_input
@@ -141,6 +152,12 @@ class ToolCallState:
         if self.locations and "path" not in data:
             data["locations"] = self.locations
         return data
+
+
+def input_key(raw_input: Any) -> str:
+    """A raw input as canonical text, to tell whether two inputs are the same (cleaned as the
+    views show it: what differs only in characters nobody sees is the same)."""
+    return json.dumps(clean_json(raw_input), sort_keys=True, ensure_ascii=False)
 
 
 def block_text(block: ContentBlock) -> str:
@@ -164,6 +181,8 @@ class RenderedDiff(NamedTuple):
 
     text: str
     type: str = "rendered_diff"
+    path: str = ""  # the file, as the agent named it
+    new_hash: str = ""  # `permissions.content_hash` of its new content (what an edit permit binds)
 
 
 def render_content(items: Sequence[ToolCallContent | RenderedDiff],
@@ -219,6 +238,11 @@ class UpdateMapper:
         self.mode: str | None = None
         self.tool_calls: dict[str, ToolCallState] = {}
         self.finished: set[str] = set()
+        # Per call id: what an approval was given for (its input as canonical text, and the
+        # input the approval showed), to journal a change made after it.
+        self.approvals: dict[str, tuple[str, dict[str, Any]]] = {}
+        # Called with a call id whose input changed after it was approved (its permits go).
+        self.on_changed: Callable[[str], None] | None = None
         self.reply: list[str] = []
         self.cost: float | None = None  # cumulative, as the agent reports it
         self.context: tuple[int, int] | None = None  # (used, size) tokens of the context window
@@ -242,6 +266,7 @@ class UpdateMapper:
         self.turn = turn
         self.reply = []
         self.finished.clear()
+        self.approvals.clear()
 
     def on_update(self, update: SessionUpdate) -> None:
         """Map one update (an SDK model with a `session_update` tag)."""
@@ -276,12 +301,42 @@ class UpdateMapper:
         if state is None:
             state = self.tool_calls[call_id] = ToolCallState(call_id, self.clock())
             state.merge(update)
-            self.emit(ToolStart(call_id=call_id, tool=state.kind, tool_input=state.tool_input(),
-                                tier=tier_for(state.kind, state.raw_input, self.workspace),
-                                title=state.title or None))
+            self._announce(state)
+        elif update.raw_input is not None or update.kind:
+            before = state.what()
+            state.merge(update)
+            if state.what() != before:  # the input (or kind) as it now stands, judged again
+                state.revision += 1
+                self._announce(state)
         else:
             state.merge(update)
         return state
+
+    def _announce(self, state: ToolCallState) -> None:
+        """A `tool_start` for the call as it now stands (`revision` > 0: again), saying so when
+        it changed after it was approved."""
+        approved = self.approvals.get(state.call_id)
+        changed = approved is not None and approved[0] != input_key(state.raw_input)
+        if changed and self.on_changed is not None:
+            self.on_changed(state.call_id)
+        self.emit(ToolStart(call_id=state.call_id, tool=state.kind,
+                            tool_input=state.tool_input(),
+                            tier=tier_for(state.kind, state.raw_input, self.workspace),
+                            title=state.title or None, revision=state.revision or None,
+                            approved_input=approved[1] if changed and approved else None))
+
+    def approved(self, call_id: str, raw_input: Any, shown: dict[str, Any]) -> None:
+        """The call was approved for `raw_input` (showing `shown`). A later different input is
+        journaled as changed after approval — at once, if the call already stands for another
+        one (an update changed it while the human was deciding); not when its updates have
+        sent none yet (the request carried it)."""
+        key = input_key(raw_input)
+        self.approvals[call_id] = (key, shown)
+        state = self.tool_calls.get(call_id)
+        if state is not None and not is_empty_input(state.raw_input) and \
+                input_key(state.raw_input) != key:
+            state.revision += 1
+            self._announce(state)
 
     def _tool_call(self, update: ToolCallStart | ToolCallProgress) -> None:
         if clean(update.tool_call_id, 200) in self.finished:

@@ -44,7 +44,13 @@ from engine_adapter.events import ToolEnd, ToolStart
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox
 from engine_adapter.shell import DESTRUCTIVE
 
-__all__ = ["WORD_LIMIT", "TerminalCalls", "terminal_input"]
+__all__ = ["TERMINAL_TOOL", "WORD_LIMIT", "TerminalCalls", "terminal_input"]
+
+TERMINAL_TOOL = "terminal"
+"""The tool a `terminal/create` is asked, granted and journaled as: a command the cockpit runs,
+in its sandbox. Not `execute`, the agent's own tool (run by the agent, outside it): a grant names
+what it covers, so `[a]` on one never answers the other. (Saved `execute` grants from before the
+split keep covering the agent's own `execute` only: that is the name they give.)"""
 
 WORD_LIMIT = 8192  # characters of one argv word or env value kept in an approval's input
 
@@ -86,7 +92,7 @@ class TerminalCalls:
         try:
             real_cwd = self.workspace.resolve(cwd) if cwd is not None else self.workspace.root
         except WorkspaceError as exc:
-            raise ops.refused(op_id, "execute", exc, tool_input, f"run {shown}",
+            raise ops.refused(op_id, TERMINAL_TOOL, exc, tool_input, f"run {shown}",
                               tier=tier) from None
         if real_cwd == self.workspace.root:
             tool_input.pop("cwd", None)  # the workspace itself: what the human assumes anyway
@@ -96,7 +102,7 @@ class TerminalCalls:
         # Nor does it cover a command the sandbox would have held, on a machine without one.
         plain = "env" not in tool_input and "cwd" not in tool_input and flag is not False
         permit = self.permits.take_command(argv) if plain else None
-        await ops.gate(run, op_id, "execute", reason, tool_input, tier, permit, sandboxed=flag)
+        await ops.gate(run, op_id, TERMINAL_TOOL, reason, tool_input, tier, permit, sandboxed=flag)
         run_env = dict(self.env)
         run_env.update({v.name: v.value for v in env or [] if v.name != OUTSIDE_VARIABLE})
         try:
@@ -104,12 +110,12 @@ class TerminalCalls:
                                               output_limit=output_byte_limit,
                                               sandbox=sandbox, outside=outside)
         except TerminalError as exc:
-            raise ops.refused(op_id, "execute", exc, tool_input, f"run {shown}", tier=tier,
+            raise ops.refused(op_id, TERMINAL_TOOL, exc, tool_input, f"run {shown}", tier=tier,
                               code=-32603) from None
         # Write-ahead: the row is journaled before the command starts, so a crash in between
         # leaves a started row, never a command that ran without one.
         started = time.monotonic()
-        ops.emit(ToolStart(call_id=op_id, tool="execute", tool_input=tool_input, tier=tier,
+        ops.emit(ToolStart(call_id=op_id, tool=TERMINAL_TOOL, tool_input=tool_input, tier=tier,
                            title=f"run {shown}", source="client",
                            terminal_id=prepared.terminal_id,
                            permitted_by="agent permission" if permit else None,
@@ -118,12 +124,12 @@ class TerminalCalls:
                            else None))
         if run.token.cancelled:  # e.g. the journal could not record the start: do not act
             prepared.discard()
-            ops.ended(op_id, "execute", started, error="cancelled before it ran")
+            ops.ended(op_id, TERMINAL_TOOL, started, error="cancelled before it ran")
             raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
         try:
             terminal = await self.terminals.start(prepared)
         except TerminalError as exc:
-            ops.ended(op_id, "execute", started, error=clean(str(exc), 500))
+            ops.ended(op_id, TERMINAL_TOOL, started, error=clean(str(exc), 500))
             raise RequestError(-32603, clean(str(exc), 500)) from None
         self._rows[terminal.terminal_id] = (op_id, started)
         return CreateTerminalResponse(terminal_id=terminal.terminal_id)
@@ -150,7 +156,7 @@ class TerminalCalls:
                                  f"exit code {code}" if code is not None else f"signal {sig}")
         if error and terminal.blocked:
             error += f"; blocked by sandbox: {terminal.blocked}"
-        self.operations.emit(ToolEnd(call_id=op_id, tool="execute", ok=ok,
+        self.operations.emit(ToolEnd(call_id=op_id, tool=TERMINAL_TOOL, ok=ok,
                                      output=clean(terminal.text(), OUTPUT_LIMIT), error=error,
                                      duration_ms=(time.monotonic() - started) * 1000,
                                      exit_code=code, sandbox=terminal.sandbox,
@@ -205,7 +211,7 @@ class TerminalCalls:
         await self.terminals.close()
         for terminal_id in list(self._rows):
             op_id, started = self._rows.pop(terminal_id)
-            self.operations.emit(ToolEnd(call_id=op_id, tool="execute", ok=False, output="",
+            self.operations.emit(ToolEnd(call_id=op_id, tool=TERMINAL_TOOL, ok=False, output="",
                                          error=f"stopped: {why}",
                                          duration_ms=(time.monotonic() - started) * 1000))
 

@@ -225,3 +225,15 @@ def test_every_cut_says_how_much_it_dropped() -> None:
     assert last_rows(view)[-1] == "    └ … 1,231 more lines · enter opens the pager"
     assert last_rows(view, expanded=True)[-1] == \
         "    └ … 1,034 more lines · enter opens the pager"
+
+
+def test_an_input_changed_after_approval_is_marked_under_the_rows_head() -> None:
+    from support.changed_input import changed_input_events
+
+    from cockpit.widgets.transcript.tool_rows import tool_row_count
+
+    view = RunFold().apply_all(changed_input_events()[:-1])  # the row is the last item
+    shown = last_rows(view)
+    assert "rm -rf ~/work" in shown[0] and "T4" in shown[0]  # the head: what it became
+    assert shown[1].strip() == "⚠ input changed after you approved it (approved: $ ls)"
+    assert tool_row_count(view.items[-1], False) == len(shown)

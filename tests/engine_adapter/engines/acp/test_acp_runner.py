@@ -116,7 +116,7 @@ def test_every_update_kind_and_client_capability(shared):
     # The terminal ran under the agent's permission: one approval, not two.
     assert [e.approval_id for e in by_type["approval_requested"]] == ["t-exec"]
     terminal = next(e for e in by_type["tool_start"] if getattr(e, "source", "") == "client"
-                    and e.tool == "execute")
+                    and e.tool == "terminal")
     assert terminal.permitted_by == "agent permission"
     # Cost deltas from cumulative usage updates, then the turn's tokens.
     usage = by_type["model_usage"]

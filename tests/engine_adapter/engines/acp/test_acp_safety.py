@@ -178,7 +178,7 @@ def test_a_permission_for_a_command_does_not_cover_an_env_or_cwd_it_never_showed
         request["cwd"] = str(agent.workspace / extra["cwd"])
     reply, events, _ = _terminal(agent, request, scenario="permit-terminal")
     asked = _of(events, "approval_requested")
-    assert [a.tool for a in asked] == ["execute", "execute"]  # the permission, then the run
+    assert [a.tool for a in asked] == ["execute", "terminal"]  # the permission, then the run
     assert set(extra) <= set(asked[1].tool_input)
     assert reply.startswith("exit 0: ") and reply.endswith("hi\n")
 
@@ -209,22 +209,36 @@ def test_a_non_edit_permission_never_lets_a_write_through_unseen(agent, kind):
     assert target.read_text() == "keep me\n"
 
 
-@pytest.mark.parametrize("shown", [False, True], ids=["no-diff-shown", "diff-shown"])
-def test_an_edit_permission_covers_one_write_whose_row_shows_the_diff(agent, shown):
-    target = agent.workspace / f"victim-edit-{shown}.txt"
+def test_an_edit_permission_covers_one_write_of_the_content_it_showed(agent):
+    target = agent.workspace / "victim-edit-shown.txt"
     target.write_text("keep me\n")
-    reply, events, _ = agent.run(f"permit edit {target.name}" + (" diff" if shown else ""))
+    reply, events, _ = agent.run(f"permit edit {target.name} diff")
     assert reply == "allow_once; write ok"
     (asked,) = _of(events, "approval_requested")
-    assert asked.tool == "edit"
-    if shown:  # the permission's own diff content is in its approval
-        assert asked.tool_input["diff"] == (f"--- a/{target.name}\n+++ b/{target.name}\n"
-                                            "@@ -1 +1 @@\n-keep me\n+via permit\n")
-    else:
-        assert "diff" not in asked.tool_input
+    assert asked.tool == "edit"  # the permission's own diff content is in its approval
+    assert asked.tool_input["diff"] == (f"--- a/{target.name}\n+++ b/{target.name}\n"
+                                        "@@ -1 +1 @@\n-keep me\n+via permit\n")
     start = next(e for e in _of(events, "tool_start") if e.source == "client")
     assert start.permitted_by == "agent permission"
     assert "-keep me" in start.tool_input["diff"] and "+via permit" in start.tool_input["diff"]
+
+
+@pytest.mark.parametrize("shown", ["", " other"], ids=["no-diff-shown", "other-content-shown"])
+def test_an_edit_permission_never_covers_content_the_human_did_not_see(agent, shown):
+    target = agent.workspace / f"victim-edit{shown.strip()}.txt"
+    target.write_text("keep me\n")
+    seen = []
+
+    def answer(session, event):
+        if event.type == "approval_requested":
+            seen.append(event)
+            session.resolve_approval(event.approval_id, allow=len(seen) == 1)
+
+    reply, _events, _ = agent.run(f"permit edit {target.name}{shown}", answer=answer)
+    assert [a.tool for a in seen] == ["edit", "edit"]  # the write asked again...
+    assert "+via permit" in seen[1].tool_input["diff"]  # ...showing what it would write
+    assert reply.startswith("allow_once; write error:")
+    assert target.read_text() == "keep me\n"
 
 
 def test_two_requests_with_one_id_are_each_answered_as_shown(agent):

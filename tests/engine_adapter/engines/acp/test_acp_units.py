@@ -28,6 +28,7 @@ from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
 from engine_adapter.engines.acp.client.permissions import (
     approval_input,
     choose_option,
+    content_hash,
     destructive_reason,
     same_command,
     tier_for,
@@ -146,7 +147,7 @@ def test_resolve_agent_names_commands_and_errors():
     assert resolve_agent("codex").command == "codex-acp"
     custom = resolve_agent(f"{os.sys.executable} agent.py --flag")
     assert custom.argv == [os.sys.executable, "agent.py", "--flag"] and not custom.known
-    assert "OPENAI_API_KEY" in custom.env  # the well-known keys reach a custom agent
+    assert custom.env == ()  # a command-line agent gets no provider key unless passed
     with pytest.raises(AgentSpecError, match="unknown agent 'nope'"):
         resolve_agent("nope")
     with pytest.raises(AgentSpecError, match="needs an agent name"):
@@ -383,7 +384,8 @@ def test_a_permitted_write_does_not_act_after_a_cancel(tmp_path, cancel_at):
     sink = Sink()
     client.run = RunContext(sink, None, token)  # type: ignore[arg-type]
     client.start_turn(1)
-    client.permits.add("edit", {"path": str(target)}, [], client.workspace.resolve)
+    client.permits.add("edit", {"path": str(target)}, [], client.workspace.resolve,
+                       shown=[(str(target), content_hash("new\n"))])
     token.cancelled = cancel_at == "before"
     with pytest.raises(RequestError):
         asyncio.run(client.write_text_file("s", str(target), "new\n"))
