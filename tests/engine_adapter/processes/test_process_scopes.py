@@ -4,6 +4,7 @@ scope or of the test itself — even when the command kills its holder or the co
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,33 @@ def _subtree(root: int) -> list[int]:
             found.append(child)
             stack.append(child)
     return found
+
+
+
+HOLDER_MOVES = """
+import json, os
+from engine_adapter.processes import keep_holder_outside
+from engine_adapter.processes.scopes import Scope
+first = Scope().argv(["true"])[0] if Scope().held else None
+root = os.path.dirname(first) if first else "/nowhere"
+other = keep_holder_outside([root])
+print(json.dumps([first, root, other, Scope().argv(["true"])]))
+"""
+
+
+def test_the_holders_interpreter_never_lies_in_a_writable_root():
+    """A root holding the interpreter in use (a venv made with --copies in the workspace):
+    the holder moves to another interpreter outside it, or goes (never one a command could
+    replace). In a process of its own: the choice is for the process's life."""
+    import json
+
+    done = subprocess.run([sys.executable, "-c", HOLDER_MOVES], cwd=ROOT, capture_output=True,
+                          text=True, check=True, timeout=60)
+    first, root, other, argv = json.loads(done.stdout)
+    if first is None:
+        pytest.skip("no holder on this platform")
+    if other is None:
+        assert argv == ["true"]
+    else:
+        assert not other.startswith(root + "/") and argv[0] == other
+        assert os.path.realpath(other) == other and argv[-2:] == ["--", "true"]

@@ -36,7 +36,7 @@ from engine_adapter.sandbox import (
     sandbox_label,
 )
 from engine_adapter.sandbox.bwrap import bwrap_argv
-from engine_adapter.sandbox.seatbelt import seatbelt_profile
+from engine_adapter.sandbox.seatbelt import seatbelt_argv, seatbelt_profile
 from engine_adapter.view import RunFold
 
 # -- settings and labels ----------------------------------------------------------------------
@@ -112,6 +112,22 @@ def test_seatbelt_profile_denies_writes_but_the_writable_places_and_the_network(
                                                      workspace="/w", tmpdir="/t")
     assert '"/w"' not in seatbelt_profile(mode="read-only", network=False, workspace="/w",
                                           tmpdir="/t")
+
+
+def test_seatbelt_keeps_in_step_no_unix_socket_and_masked_reads() -> None:
+    masked = ["/Users/a/.ssh", "/Users/a/.netrc", "/w/.git"]
+    for network in (False, True):
+        text = seatbelt_profile(mode="workspace-write", network=network, workspace="/w",
+                                tmpdir="/t", read_only=["/w/.git"], masked=masked)
+        assert "(deny network* (remote unix-socket))" in text  # with the network on, too
+        assert "(deny network-bind (local unix-socket))" in text
+        deny = text.index("(deny file-read* file-write*")
+        assert deny > text.index("(allow file-write*")  # later wins: the mask holds
+        assert all(f'(subpath "{path}")' in text[deny:] for path in masked)
+    argv = seatbelt_argv("/usr/bin/sandbox-exec", ["ls"], mode="workspace-write", network=False,
+                         workspace="/w", tmpdir="/t", masked=masked)
+    assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[-1] == "ls"
+    assert '(subpath "/Users/a/.ssh")' in argv[2]
 
 
 # -- what the sandbox stopped ---------------------------------------------------------------------
