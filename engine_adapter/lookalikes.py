@@ -30,16 +30,20 @@ from dataclasses import dataclass
 
 from engine_adapter.text import marked, marker
 
-__all__ = ["CONFUSABLE_SCRIPTS", "SCAN_LIMIT", "LookalikeMark", "OddCharacter", "lookalike_marks",
-           "marks_line", "script_of"]
+__all__ = ["CONFUSABLE_SCRIPTS", "MAX_DISTINCT", "MAX_WORDS", "SCAN_LIMIT", "LookalikeMark",
+           "OddCharacter", "lookalike_marks", "lookalike_scan", "marks_line", "script_of"]
 
 SCAN_LIMIT = 200_000  # characters of one text scanned (the bar shows far fewer)
 MAX_MARKS = 8  # marks reported for one text (then "and N more")
+MAX_WORDS = 5_000  # words beyond ASCII looked at in one text (each costs a µs or two) ...
+MAX_DISTINCT = 300  # ... of which distinct (each costs tens of µs): some 20 ms a text at most
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Where a word ends: spaces and the shell's punctuation (quotes too: `"gіt"` is the word gіt).
 _SEPARATORS = " \t\n\r|;&()<>`'\"$=,:/\\{}[]"
 _WORD = re.compile("[^" + re.escape(_SEPARATORS) + "]+")
+_SEPARATOR_SET = frozenset(_SEPARATORS)
 # What puts the next word in a program's place (`$(` ends in `(`).
 _PROGRAM_AFTER = frozenset("|;&(`\n")
 # Scripts with letters that pass for Latin ones (Unicode's confusables: `і`, `ο`, `օ`, `Ꭺ`, …).
@@ -165,28 +169,61 @@ def lookalike_marks(text: str, *, command: bool = True) -> list[LookalikeMark]:
     (see the module docstring); [] for ASCII text. `command=False` (a path, a diff, a
     message): no word is in a program's place, so a word wholly in one script is never marked
     (a diff in Russian is not suspicious; `gіt` in it still is)."""
+    return lookalike_scan(text, command=command)[0]
+
+
+def lookalike_scan(text: str, *, command: bool = True) -> tuple[list[LookalikeMark], bool]:
+    """`lookalike_marks`, and whether the scan read all of `text`: it stops after
+    `SCAN_LIMIT` characters, `MAX_WORDS` words beyond ASCII or `MAX_DISTINCT` distinct ones (a
+    bounded time on the event loop, whatever an agent sends)."""
+    complete = len(text) <= SCAN_LIMIT or text[SCAN_LIMIT:].isascii()
     text = text[:SCAN_LIMIT]
     if not _NON_ASCII.search(text):
-        return []
+        return [], complete
     marks: list[LookalikeMark] = []
     seen: set[tuple[str, bool]] = set()
-    end = -1  # where the previous word ended (-1: none yet, the next word is a program)
-    for match in _WORD.finditer(text):
-        word, start = match.group(), match.start()
-        program = command and (end < 0 or any(c in _PROGRAM_AFTER for c in text[end:start]))
-        end = match.end()
-        if word.isascii() or (word, program) in seen:
+    end = 0  # where the last word looked at ends
+    looked = 0
+    # Only words holding a character beyond ASCII can be marked: find those characters at C
+    # speed and widen each to its word (each word once, so the whole scan is linear).
+    for found in _NON_ASCII_RUN.finditer(text):
+        at = found.start()
+        if at < end:
+            continue  # in the word just looked at
+        start = at
+        while start > 0 and text[start - 1] not in _SEPARATOR_SET:
+            start -= 1
+        word_end = _WORD.match(text, at)
+        end = word_end.end() if word_end else at + 1
+        looked += 1
+        if looked > MAX_WORDS:
+            return marks, False
+        word = text[start:end]
+        program = command and _in_program_place(text, start)
+        if (word, program) in seen:
             continue
+        if len(seen) >= MAX_DISTINCT:
+            return marks, False
         seen.add((word, program))
         odd = _word_marks(word, program)
         if odd:
             marks.append(LookalikeMark(word, odd))
-    return marks
+    return marks, complete
+
+
+def _in_program_place(text: str, start: int) -> bool:
+    """Whether the word at `start` is where a program is named: the first word, or the first
+    after an operator (`|`, `;`, `&`, `(`, `$(`, a backtick, a new line), quotes and blanks
+    between them skipped."""
+    i = start - 1
+    while i >= 0 and text[i] in " \t\r\"'":
+        i -= 1
+    return i < 0 or text[i] in _PROGRAM_AFTER
 
 
 def marks_line(marks: list[LookalikeMark], limit: int = MAX_MARKS) -> str:
-    """The marks in one line: "look-alike or hidden characters: gіt (і is Cyrillic U+0456)"; "" for
-    none."""
+    """The marks in one line ("" for none): "look-alike or hidden characters: gіt (і is
+    Cyrillic U+0456)"."""
     if not marks:
         return ""
     shown = "; ".join(m.describe() for m in marks[:limit])

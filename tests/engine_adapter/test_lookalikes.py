@@ -12,7 +12,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine_adapter.lookalikes import SCAN_LIMIT, lookalike_marks, marks_line, script_of
+from engine_adapter.lookalikes import (
+    MAX_WORDS,
+    SCAN_LIMIT,
+    lookalike_marks,
+    lookalike_scan,
+    marks_line,
+    script_of,
+)
 from engine_adapter.view import input_lookalikes
 
 
@@ -110,6 +117,10 @@ def test_the_scan_is_capped_and_says_what_it_did_not_check() -> None:
     note = input_lookalikes({"command": hidden})
     assert f"not checked past the first {SCAN_LIMIT:,} characters" in note  # ... and said
     assert input_lookalikes({"command": "x" * (SCAN_LIMIT + 10)}) == ""  # ASCII past it: quiet
+    many = " ".join(f"слово{i}" for i in range(MAX_WORDS + 5)) + " gіt"
+    marks, complete = lookalike_scan(many, command=False)
+    assert not complete and marks == []  # a bounded number of words looked at ...
+    assert "not checked past" in input_lookalikes({"message": many})  # ... and said
 
 
 def test_the_input_names_the_tool_the_keys_and_every_value() -> None:
