@@ -35,7 +35,7 @@ __all__ = ["CONFUSABLE_SCRIPTS", "MAX_DISTINCT", "MAX_WORDS", "SCAN_LIMIT", "Loo
 
 SCAN_LIMIT = 200_000  # characters of one text scanned (the bar shows far fewer)
 MAX_MARKS = 8  # marks reported for one text (then "and N more")
-MAX_WORDS = 5_000  # words beyond ASCII looked at in one text (each costs a µs or two) ...
+MAX_WORDS = 2_000  # words beyond ASCII looked at in one text (each costs a few µs) ...
 MAX_DISTINCT = 300  # ... of which distinct (each costs tens of µs): some 20 ms a text at most
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
