@@ -189,7 +189,9 @@ class TimedCockpit(CockpitApp):
     """The cockpit with frame timing and key→frame latency recording."""
 
     def __init__(self, session: Session) -> None:
-        super().__init__(session, theme="cockpit-dark", remember_theme=False)
+        # Keys are timed on the armed path: a new approval's arming delay (ARM_SECONDS) is a
+        # pause for the human to read, not latency, and `drive` presses once armed.
+        super().__init__(session, theme="cockpit-dark", remember_theme=False, arm_seconds=0.0)
         self.first_frame: float | None = None
         self.key_sent: float | None = None
         self.key_handled = False
@@ -227,7 +229,8 @@ async def drive(app: TimedCockpit, pilot: Any, done: Any) -> int:
     pressed = 0
     driver = app._driver
     while not done():
-        if app.view.pending and app.key_sent is None:
+        if app.view.pending and app.key_sent is None \
+                and app.display_widget.approval_bar.arming.armed():  # drawn, answerable
             app.key_handled = False
             app.key_sent = now()
             driver.send_message(events.Key("y", "y"))

@@ -31,6 +31,7 @@ from cockpit.live.pump import FramePump
 from cockpit.live.steering import Steering
 from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
 from cockpit.widgets import (
+    ARM_SECONDS,
     Composer,
     EndPanel,
     KeyHints,
@@ -82,6 +83,8 @@ class CockpitApp(ThemedApp):
         remember_theme: Whether a theme switch is saved to `config.toml`.
         clock: What the elapsed time ticks by; `None` shows the time up to the last event
             (snapshot tests use that, so the picture does not depend on the wall clock).
+        arm_seconds: How long a newly shown approval ignores its keys (`ARM_SECONDS`).
+        arm_clock: The monotonic clock that arming is timed by (tests pass a fake one).
     """
 
     BINDINGS: ClassVar[list[Any]] = [*bindings("app"), *bindings("steer")]
@@ -90,9 +93,12 @@ class CockpitApp(ThemedApp):
     def __init__(self, session: Session, *, theme: str | None = None,
                  next_session: Callable[[str], Session] | None = None,
                  remember_theme: bool = True,
-                 clock: Callable[[], float] | None = time.time) -> None:
+                 clock: Callable[[], float] | None = time.time,
+                 arm_seconds: float = ARM_SECONDS,
+                 arm_clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(theme=theme, remember_theme=remember_theme)
         self._elapsed_clock = clock
+        self._arming = (arm_seconds, arm_clock)
         self.sessions: list[Session] = [session]
         self.next_session = next_session
         self.fold = RunFold(grants=session.gate.entries())
@@ -137,7 +143,8 @@ class CockpitApp(ThemedApp):
     # Building ----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield RunDisplay(clock=self._elapsed_clock, answerable=True,
-                         approval_timeout=self.session.approval_timeout, id="run")
+                         approval_timeout=self.session.approval_timeout,
+                         arm_seconds=self._arming[0], arm_clock=self._arming[1], id="run")
         yield EndPanel(id="end-panel")
         yield Composer(id="composer")
         yield KeyHints(id="keys")
@@ -256,17 +263,35 @@ class CockpitApp(ThemedApp):
                                       and not self._quitting)
 
     # Approvals -------------------------------------------------------------------------------
+    # A key answers the request the bar showed in the last frame drawn, once armed (see
+    # `KeyArming`), never "the oldest pending one" of a view newer than the screen: two `y`
+    # presses arriving together answer one request; the second says why it answered nothing.
     def _oldest_pending(self) -> ToolCallItem | None:
         pending = self.view.pending
         return next(iter(pending.values()), None) if pending else None
 
-    def _answer(self, allow: bool, remember: bool = False, scope: Scope = "session") -> None:
-        row = self._oldest_pending()
+    def _on_screen(self, key: str) -> ToolCallItem | None:
+        """The pending call a key (by its id in `cockpit.keys`) answers now, or None after
+        saying why it answers nothing (a bell and a note on the keys line)."""
+        bar = self.display_widget.approval_bar
+        target = bar.arming.target()
+        row = self.view.pending.get(target.approval_id) if target.approval_id else None
+        if row is not None and row.approval is not None:
+            return row
+        why = target.why or "its request was already answered"
+        bar.ignored(f"{key_label(self, key)} ignored: {why}")
+        self.bell()
+        return None
+
+    def _answer(self, row: ToolCallItem, allow: bool, remember: bool = False,
+                scope: Scope = "session") -> None:
+        approval = row.approval
         self._set_choosing(None)
-        if row is None or row.approval is None:
+        if approval is None:
             return
         # Answer the request the human is looking at (by id): a stale double press is a no-op.
-        self.session.resolve_approval(row.approval.approval_id, allow=allow, remember=remember,
+        self.display_widget.approval_bar.arming.answered(approval.approval_id)
+        self.session.resolve_approval(approval.approval_id, allow=allow, remember=remember,
                                       scope=scope)
         self.pump.flush()  # its effect is drawn on the next frame, not after the next event
         # The stream's deliveries and the transcript wait for that frame (the key event's own
@@ -276,13 +301,15 @@ class CockpitApp(ThemedApp):
         self.call_after_refresh(self._key_drawn)
 
     def action_approve(self) -> None:
-        """Allow the oldest pending call once."""
-        self._answer(True)
+        """Allow the call on screen once."""
+        row = self._on_screen("approve")
+        if row is not None:
+            self._answer(row, True)
 
     def action_approve_always(self) -> None:
         """Offer the grant's scope (session, project, user); pressed again: this session. On a
         call that cannot be granted, say why (and answer nothing)."""
-        row = self._oldest_pending()
+        row = self._on_screen("approve-always")
         if row is None or row.approval is None:
             return
         if not row.approval.grantable:
@@ -290,21 +317,21 @@ class CockpitApp(ThemedApp):
                         severity="warning", markup=False, timeout=6)
             return
         if self._choosing == row.approval.approval_id:
-            self._answer(True, remember=True, scope="session")
+            self._answer(row, True, remember=True, scope="session")
             return
         self._set_choosing(row.approval.approval_id)
 
     def action_grant_scope(self, name: str) -> None:
         """Allow the call and keep its grant in `scope` (after `a`)."""
-        row = self._oldest_pending()
-        if (row is None or row.approval is None or self._choosing != row.approval.approval_id):
+        row = self._on_screen(f"grant-{grant_scope(name)}")
+        if row is None or row.approval is None or self._choosing != row.approval.approval_id:
             return
         scope = grant_scope(name)
         why = self.session.gate.unavailable(scope)
         if why is not None:
             self.notify(clean(why, 400), severity="warning", markup=False)
             return
-        self._answer(True, remember=True, scope=scope)
+        self._answer(row, True, remember=True, scope=scope)
 
     def _set_choosing(self, approval_id: str | None) -> None:
         """Start (an approval id) or end (None) the scope step of the approval bar."""
@@ -332,9 +359,9 @@ class CockpitApp(ThemedApp):
                 f"{key_label(self, 'deny')} denies it")
 
     def action_deny(self) -> None:
-        """Deny the oldest pending call: first ask for a reason (in the message box; enter
+        """Deny the call on screen: first ask for a reason (in the message box; enter
         denies, with or without one)."""
-        row = self._oldest_pending()
+        row = self._on_screen("deny")
         if row is not None and row.approval is not None:
             self.steering.ask_deny_reason(row.approval.approval_id)
 

@@ -8,7 +8,13 @@ so the live cockpit and the replay viewer share them. Start with `RunDisplay`.
   text is displayed.
 """
 
-from cockpit.widgets.approval import ApprovalBar, ScopeChoice, always_text, project_label
+from cockpit.widgets.approval import (
+    ARM_SECONDS,
+    ApprovalBar,
+    ScopeChoice,
+    always_text,
+    project_label,
+)
 from cockpit.widgets.composer import MESSAGE_LIMIT, Composer
 from cockpit.widgets.end_panel import EndPanel
 from cockpit.widgets.key_hints import KeyHints
@@ -21,6 +27,7 @@ from cockpit.widgets.scroll_box import scroll_panel_target
 from cockpit.widgets.transcript import Transcript, item_text, raw_events_text
 
 __all__ = [
+    "ARM_SECONDS",
     "MESSAGE_LIMIT",
     "ApprovalBar",
     "Composer",

@@ -17,6 +17,7 @@ up, a marker says new output is arriving below (until `end` follows again).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -28,7 +29,7 @@ from textual.widgets import Static
 
 from cockpit.keys import key_label
 from cockpit.styles import palette_for
-from cockpit.widgets.approval import ApprovalBar
+from cockpit.widgets.approval import ARM_SECONDS, ApprovalBar
 from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.transcript import Transcript
@@ -90,8 +91,10 @@ class RunDisplay(Vertical):
 
     def __init__(self, *, clock: Callable[[], float] | None = None,
                  answerable: bool = False, approval_timeout: float | None = None,
+                 arm_seconds: float = ARM_SECONDS, arm_clock: Callable[[], float] = time.monotonic,
                  id: str | None = None) -> None:
         super().__init__(id=id)
+        self._arming = (arm_seconds, arm_clock)  # the approval bar's (see `KeyArming`)
         self._clock = clock
         self._answerable = answerable  # the live cockpit: approvals and questions take answers
         self._approval_timeout = approval_timeout
@@ -108,7 +111,8 @@ class RunDisplay(Vertical):
         # none, and only what it covered or uncovers is drawn. It floats on its own layer and
         # docks, so its place among its siblings changes nothing else.
         yield ApprovalBar(answerable=self._answerable, timeout=self._approval_timeout,
-                          clock=self._clock, id="approval")
+                          clock=self._clock, arm_seconds=self._arming[0],
+                          arm_clock=self._arming[1], id="approval")
         yield StatusLine(clock=self._clock, id="status")
         with Horizontal(id="run-body"):
             yield Static("", id="new-below")

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from engine_adapter.events import ApprovalRequested, ApprovalResolved, BaseEvent
 from engine_adapter.grants import ApprovalGate, ApprovalRequest, Ruling, Scope
+from engine_adapter.lookalikes import lookalike_marks, marks_line
 from engine_adapter.session.cancel import SessionCancelToken
 from engine_adapter.session.question_desk import unique_id
 from engine_adapter.shell import grantability, grantability_off_loop
@@ -227,6 +228,10 @@ class ApprovalDesk:
 
     async def _save_then_resolve(self, pending: PendingApproval, scope: Scope) -> None:
         note = f"allowed from the approval bar (session {self.session_id})"
+        # A grant for a look-alike program (`gіt`) says so where the grants are reviewed.
+        odd = marks_line(lookalike_marks(pending.tool) + lookalike_marks(pending.prefix))
+        if odd:
+            note = f"{note}; ⚠ {cap(odd, chars=700)}"
         kept, grant_id = await asyncio.to_thread(self.gate.save_grant, scope, pending.tool,
                                                  pending.prefix, pending.tier, note)
         if self._ended():

@@ -35,7 +35,14 @@ from engine_adapter.view.diff_summary import (
     preview_start,
 )
 from engine_adapter.view.fold import NOTHING, RunFold, fold_events
-from engine_adapter.view.input_fields import Field, input_fields, input_line, input_text, one_row
+from engine_adapter.view.input_fields import (
+    Field,
+    input_fields,
+    input_line,
+    input_lookalikes,
+    input_text,
+    one_row,
+)
 from engine_adapter.view.items import (
     DecisionItem,
     DeferredText,
@@ -136,6 +143,7 @@ __all__ = [
     "input_diff",
     "input_fields",
     "input_line",
+    "input_lookalikes",
     "input_text",
     "line_kinds",
     "merge_changes",

@@ -48,6 +48,7 @@ from engine_adapter.events import (
     went_badly,
 )
 from engine_adapter.view.describe import describe, sandbox_warning
+from engine_adapter.view.input_fields import input_lookalikes
 from engine_adapter.view.items import (
     DecisionItem,
     DeferredText,
@@ -353,7 +354,9 @@ class RunFold:
         self._close_message()
         row, change = self._tool_row(e, e.approval_id, e.tool, e.tool_input, e.tier)
         row.approval = ApprovalView(e.approval_id, e.tool, e.reason, e.tool_input, e.tier,
-                                    e.prefix, *e.grant_verdict, asked_ts=e.ts)
+                                    e.prefix, *e.grant_verdict, asked_ts=e.ts,
+                                    lookalikes=input_lookalikes(e.tool_input, e.prefix,
+                                                                tool=e.tool))
         row.diff = row.diff or input_diff(e.tool_input)
         row.status = "awaiting"
         self.view.pending_rows[e.approval_id] = change.item

@@ -16,9 +16,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine_adapter.lookalikes import (
+    MAX_WORDS,
+    SCAN_LIMIT,
+    LookalikeMark,
+    lookalike_marks,
+    lookalike_scan,
+    marks_line,
+)
 from engine_adapter.view.diff_summary import diff_stats
 
-__all__ = ["Field", "input_fields", "input_line", "input_text", "one_row"]
+__all__ = ["Field", "input_fields", "input_line", "input_lookalikes", "input_text", "one_row"]
 
 VALUE_LIMIT = 1_000_000  # characters of one value laid out (views cut far below this)
 
@@ -154,3 +162,32 @@ def input_text(tool_input: Mapping[str, Any] | None) -> str:
         else:
             out.append(f"{field.label}: {field.value}")
     return "\n".join(out)
+
+
+def input_lookalikes(tool_input: Mapping[str, Any] | None, prefix: str = "", *,
+                     tool: str = "") -> str:
+    """The look-alike characters of a call's input in one line ("" for none, nearly always):
+    in the command (a program word in any non-ASCII letter, a word mixing scripts, full-width
+    letters, invisibles) and in every other key and value (mixed words, full-width letters,
+    invisibles — a key `cоmmand` with a Cyrillic `о` too), in the grant prefix `prefix`, and
+    in the tool's name (`shеll` is not `shell`: a grant is for a tool and a prefix). A value
+    the scan could not read whole (`lookalike_scan`) says so.
+    See `engine_adapter.lookalikes`."""
+    marks: list[LookalikeMark] = lookalike_marks(tool) if tool else []
+    unchecked = False
+    for field in input_fields(tool_input):
+        command = field.kind == "command"
+        found, complete = lookalike_scan(field.value, command=command)
+        marks += found
+        unchecked = unchecked or not complete
+        if not command:
+            marks += lookalike_marks(field.key, command=False)
+    if prefix:
+        marks += lookalike_marks(prefix)
+    unique = list({mark.describe(): mark for mark in marks}.values())
+    line = marks_line(unique)
+    if unchecked:
+        note = (f"not checked past the first {SCAN_LIMIT:,} characters or {MAX_WORDS:,} "
+                f"words of a value")
+        line = f"{line}; {note}" if line else f"look-alike or hidden characters {note}"
+    return line

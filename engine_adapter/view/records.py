@@ -35,6 +35,8 @@ class ApprovalView(NamedTuple):
     answer_reason: str | None = None  # the human's words with the answer
     asked_ts: float | None = None  # when it was asked (None: a grant allowed it)
     answered_ts: float | None = None
+    # Look-alike characters in the input, in one line ("" for none; `input_lookalikes`).
+    lookalikes: str = ""
 
     @property
     def waited_ms(self) -> float | None:

@@ -61,12 +61,13 @@ def end_turn(n: int):
 
 
 def gated(call_id: str, tool: str, tool_input: dict[str, Any], *, tier: int = 3,
-          output: str = "ok", rationale: str = "need to look"):
-    """A decision, then a gated call that runs (or not) on the human's answer."""
+          output: str = "ok", rationale: str = "need to look", reason: str | None = None):
+    """A decision, then a gated call that runs (or not) on the human's answer (`reason`: the
+    request's, as an engine words it; default "<tool> needs approval")."""
     async def step(r: StepRunner) -> None:
         r.emit(ModelDecisionEvent(action="call_tool", tool=tool, tool_input=tool_input,
                                   rationale=rationale))
-        allowed = await r.ask(call_id, tool, tool_input, tier=tier)
+        allowed = await r.ask(call_id, tool, tool_input, tier=tier, reason=reason)
         if allowed:
             r.emit(ToolStart(call_id=call_id, tool=tool, tool_input=tool_input, tier=tier))
             r.emit(ToolEnd(call_id=call_id, tool=tool, ok=True, output=output, duration_ms=12.0))
@@ -122,6 +123,9 @@ def make_app(*steps, end: bool = True, task: str = "make greet() use an f-string
         def next_session(text: str) -> Session:
             return Session(StepRunner(*next_steps(text)), TaskState(task=text),
                            grants=state.grants, session_id="s1")
+    # Keys answer at once once the request is drawn: the arming delay has its own tests
+    # (tests/cockpit/live/test_approval_arming.py), which drive it by a fake clock.
+    app_kwargs.setdefault("arm_seconds", 0.0)
     app_kwargs.setdefault("remember_theme", False)
     app_kwargs.setdefault("theme", "cockpit-dark")
     return CockpitApp(session, next_session=next_session, **app_kwargs)
@@ -139,6 +143,13 @@ async def settle(pilot, predicate, limit: int = 200) -> None:
 
 def pending(app: CockpitApp) -> list[str]:
     return list(app.view.pending)
+
+
+def answerable(app: CockpitApp, approval_id: str | None = None) -> bool:
+    """Whether an approval key answers now: a request (`approval_id`, or any) is drawn on
+    screen and its keys are armed. What a test waits for before pressing `y`."""
+    arming = app.display_widget.approval_bar.arming
+    return arming.armed() and approval_id in (None, arming.drawn_id)
 
 
 def hold():

@@ -31,9 +31,9 @@ class StepRunner:
         self.event_sink.emit(event)
 
     async def ask(self, approval_id: str, tool: str, tool_input: dict[str, Any], *,
-                  tier: int = 3) -> bool:
+                  tier: int = 3, reason: str | None = None) -> bool:
         allowed = await self.approval_controller.request_approval(
-            approval_id, tool, f"{tool} needs approval", tool_input, tier=tier)
+            approval_id, tool, reason or f"{tool} needs approval", tool_input, tier=tier)
         self.answers.append(allowed)
         return allowed
 

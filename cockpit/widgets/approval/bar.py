@@ -1,21 +1,32 @@
 """The approval bar: the oldest pending approval, in full, and what each key would do.
 
-Shows the tool, its tier (coloured by tier), the reason, the whole input (a coloured diff for
-edits, the command for shell, indented JSON otherwise), and exactly what `[a] always` would
-allow — or why it cannot be granted, as the Session's verdict in the request said (this module
-holds no grant rules). With several pending, the oldest comes first and the count is shown.
-Renders from a `RunView`; the keys themselves belong to the live app.
+Top to bottom: one line with the tool and its tier (coloured by tier); a warning naming any
+look-alike characters of the input (`gіt (і is Cyrillic U+0456)`); the whole input — what
+runs — (the command for shell, a coloured diff for edits, every other key); the model's reason,
+in what room is left; and exactly what `[a] always` would allow — or why it cannot be granted,
+as the Session's verdict in the request said (this module holds no grant rules). With several
+pending, the oldest comes first and the count is shown. Renders from a `RunView`; the keys
+themselves belong to the live app.
 
-Layout at any size: everything but the keys line sits in a `ScrollBox` of limited height (the
-bar covers at most 60% of the screen), so however long the reason or the input, the keys stay on
-screen; a marker says how much is below and which key scrolls. The keys line is one line, named
-from the active bindings (a remapped `approve = "Y"` shows `[Y]`), shows `[a]` only when the call
-can be granted, and, with an approval timeout, counts down. In replay (`answerable=False`) the keys
-are left out: they do nothing there.
+The command comes first because it is what a key allows: a 2,000-character reason once came
+before it, and at 80x24 the bar showed only the reason beside `[y] allow once`. Now the start of
+what runs is always next to the keys, and the reason gets the rows the input leaves, cut with a
+note (`i` shows all of it, with the whole input). Everything but the keys line sits in a
+`ScrollBox` of limited height (the bar covers at most 60% of the screen); the rows are shared
+out so that nothing scrolls on any terminal of at least 80x24 — only a tiny one scrolls, with a
+marker saying so. The input, when cut to its rows, says how much is left and which key shows
+all of it.
+
+The keys line is one line, named from the active bindings (a remapped `approve = "Y"` shows
+`[Y]`), shows `[a]` only when the call can be granted, and, with an approval timeout, counts
+down. A newly shown request's keys are dimmed until they arm (`KeyArming`: a key answers the
+request drawn on screen, after `ARM_SECONDS`); a key that answered nothing says why there. In
+replay (`answerable=False`) the keys are left out: they do nothing there.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.cells import cell_len
@@ -31,7 +42,8 @@ from textual.widgets import Static
 
 from cockpit.keys import key_label
 from cockpit.styles import Palette, palette_for
-from cockpit.widgets.approval.input import fit_input, input_blocks
+from cockpit.widgets.approval.arming import ARM_SECONDS, KeyArming
+from cockpit.widgets.approval.input import fit_input, hard_wrap, input_blocks
 from cockpit.widgets.approval.scope import ScopeChoice, always_text, scope_hint, scope_keys
 from cockpit.widgets.safe_text import styled_line
 from cockpit.widgets.scroll_box import ScrollBox
@@ -41,6 +53,7 @@ __all__ = ["ApprovalBar"]
 
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 MIN_INPUT_ROWS = 8  # ... on a terminal too small for 3 (the box scrolls)
+REASON_LIMIT = 2_000  # characters of the model's reason laid out (the bar shows a few rows)
 
 
 class ApprovalBar(Vertical):
@@ -49,6 +62,8 @@ class ApprovalBar(Vertical):
     `answerable`: whether `y`/`a`/`n` answer it here (the live cockpit) or not (replay).
     `timeout`: the Session's approval timeout in seconds, counted down in the keys line from
     when the request is first shown (by `clock`; without one, the timeout is stated).
+    `arm_seconds`, `arm_clock`: how long a newly drawn request ignores its keys, by which
+    clock (see `KeyArming`; the live app asks `arming` what a key answers).
     """
 
     DEFAULT_CSS = """
@@ -63,13 +78,18 @@ class ApprovalBar(Vertical):
     ApprovalBar.-tier-4 { border-top: thick $error; }
     ApprovalBar #approval-head { height: auto; }
     ApprovalBar #approval-input { width: 100%; background: $surface; }
+    ApprovalBar #approval-why { height: auto; }
     ApprovalBar #approval-always { height: auto; }
     ApprovalBar #approval-keys { height: 1; }
     """
 
     def __init__(self, *, answerable: bool = True, timeout: float | None = None,
-                 clock: Callable[[], float] | None = None, id: str | None = None) -> None:
+                 clock: Callable[[], float] | None = None, arm_seconds: float = ARM_SECONDS,
+                 arm_clock: Callable[[], float] = time.monotonic, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.arming = KeyArming(seconds=arm_seconds, clock=arm_clock)
+        self._arm_timer: Timer | None = None
+        self._note = ""  # why the last key answered nothing (until the keys arm)
         self.answerable = answerable
         self.timeout = timeout
         self.clock = clock
@@ -117,9 +137,9 @@ class ApprovalBar(Vertical):
         return max(1, self._screen_rows() * 6 // 10 - 2)
 
     def input_rows(self, other_rows: int) -> int:
-        """Rows the input may take: what the box has beside the head and the `[a]` line
-        (`other_rows`), never over `MAX_INPUT_ROWS`; when that is under 3 rows (a tiny
-        terminal), `MIN_INPUT_ROWS` and the box scrolls."""
+        """Rows the input may take: what the box has beside the head, the `[a]` line and a
+        row of the reason (`other_rows`), never over `MAX_INPUT_ROWS`; when that is under 3
+        rows (a tiny terminal), `MIN_INPUT_ROWS` and the box scrolls."""
         room = self.body_rows() - other_rows
         return min(MAX_INPUT_ROWS, room if room >= 3 else MIN_INPUT_ROWS)
 
@@ -137,13 +157,14 @@ class ApprovalBar(Vertical):
         blocks = input_blocks(approval.tool_input or row.tool_input, palette)
         shown, self.input_cut = fit_input(blocks, rows=rows, width=width, hint=hint,
                                           palette=palette)
-        self._body_lines = min(rows, sum(max(1, -(-cell_len(line) // width))
-                                         for line in shown.plain.split("\n")))
+        shown = hard_wrap(shown, width)
+        self._body_lines = shown.plain.count("\n") + 1
         self.query_one("#approval-input", Static).update(shown)
 
     def compose(self) -> ComposeResult:
         yield ScrollBox(Static("", id="approval-head"), Static("", id="approval-input"),
-                        Static("", id="approval-always"), id="approval-body")
+                        Static("", id="approval-why"), Static("", id="approval-always"),
+                        id="approval-body")
         yield Static("", id="approval-keys")
 
     @property
@@ -159,6 +180,7 @@ class ApprovalBar(Vertical):
         if row is None or row.approval is None:
             self.approval_id = None
             self.deadline = None
+            self.arming.hidden()
             self._stop_ticking()
             self._shown(False)
             self.remove_class("-tier-4")
@@ -167,6 +189,8 @@ class ApprovalBar(Vertical):
         changed = approval.approval_id != self.approval_id
         self.approval_id = approval.approval_id
         if changed:
+            self.arming.hidden()  # what is on screen is about to change: no key answers yet
+            self._note = ""
             self._start_countdown()
         palette = palette_for(self.app)
         head = self._head(approval, len(pending), palette)
@@ -195,8 +219,17 @@ class ApprovalBar(Vertical):
         # The padding and the box's scrollbar column take three cells.
         width = max(20, (self.size.width or self.app.size.width) - 3)
         wrapped = sum(len(part.wrap(self.app.console, width)) for part in (head, always))
-        self._show_input(row, width, wrapped, palette, changed)
-        body, limit = wrapped + self._body_lines, self.body_rows()
+        reason = approval.reason.strip()
+        # The input first: it gets its rows before the reason, which keeps two at least (its
+        # start and the note saying how much is left) — one, when it fits in one.
+        keep = 0 if not reason else 1 if cell_len(reason) + 5 <= width else 2
+        self._show_input(row, width, wrapped + keep, palette, changed)
+        if keep == 2 and self.input_cut:  # the input needs the row more than the reason does
+            self._show_input(row, width, wrapped + 1, palette, changed)
+        limit = self.body_rows()
+        why_rows = self._show_reason(reason, max(1, limit - wrapped - self._body_lines), width,
+                                     palette)
+        body = wrapped + self._body_lines + why_rows
         overflow = body > limit
         box = self.box
         box.max_rows = limit - 1 if overflow and limit > 1 else limit  # (the marker's row)
@@ -205,6 +238,78 @@ class ApprovalBar(Vertical):
         self._show_keys()
         self.set_class(approval.tier >= 4, "-tier-4")
         self._shown(True)
+        if self.display:  # armed from the frame that shows it, not from now
+            self.call_after_refresh(self._drawn, approval.approval_id)
+        else:  # behind a question: shown again later, and new then
+            self.arming.hidden()
+
+    def _show_reason(self, reason: str, rows: int, width: int, palette: Palette) -> int:
+        """The model's reason in at most `rows` rows as the terminal wraps it (words, not
+        cells: a cell count would under-count and push the `[a]` line out of sight), cut
+        saying how much is left and that `i` shows it whole; the rows it takes."""
+        why = self.query_one("#approval-why", Static)
+        if not reason:
+            why.display = False
+            return 0
+        warn = palette.warning + Style(reverse=True, bold=True)
+        text = Text("why: ", palette.dim)
+        text.append_text(styled_line(reason, palette.text, limit=REASON_LIMIT,
+                                     marker_style=warn))
+        lines = text.wrap(self.app.console, width)
+        if len(lines) > rows == 1:  # one row: its start, and how much is left
+            key = key_label(self.app, "inspect")
+            whole = len(text.plain)
+            longest = f" … ({whole:,} more characters · {key} shows all)"
+            text.truncate(max(5, width - cell_len(longest)))
+            text.rstrip()
+            left = whole - len(text.plain)
+            text.append(f" … ({left:,} more characters · {key} shows all)", palette.warning)
+            lines = text.wrap(self.app.console, width)
+        elif len(lines) > rows:
+            kept = max(0, rows - 1)
+            shown_chars = sum(len(line.plain) for line in lines[:kept])
+            left = len(text.plain) - shown_chars
+            text = Text("\n").join(lines[:kept]) if kept else Text()
+            if kept:
+                text.rstrip()
+                text.append("\n")
+            text.append(f"… {left:,} more characters of the reason · press "
+                        f"{key_label(self.app, 'inspect')} to read it whole", palette.warning)
+            lines = text.wrap(self.app.console, width)
+        why.update(text)
+        why.display = True
+        return len(lines)
+
+    def _drawn(self, approval_id: str) -> None:
+        """A frame showing `approval_id` was drawn: its keys arm `ARM_SECONDS` from now."""
+        if approval_id != self.approval_id or not self.display or not self.is_mounted:
+            return
+        if self.arming.drawn(approval_id) and self.answerable:
+            if self._arm_timer is not None:
+                self._arm_timer.stop()
+                self._arm_timer = None
+            if self.arming.seconds <= 0:
+                self._armed()
+            else:
+                self._arm_timer = self.set_timer(self.arming.seconds, self._armed)
+
+    def _armed(self) -> None:
+        self._arm_timer = None
+        self.redraw_keys()
+
+    def redraw_keys(self) -> None:
+        """Redraw the keys line as the arming now says (the timer does it when they arm);
+        a note about an ignored key goes once they answer."""
+        if self.approval_id is not None:
+            if self.arming.armed():
+                self._note = ""
+            self._show_keys()
+
+    def ignored(self, note: str) -> None:
+        """A key answered nothing: say why on the keys line (until the keys arm)."""
+        self._note = note
+        if self.approval_id is not None:
+            self._show_keys()
 
     def _shown(self, shown: bool) -> None:
         """Show or hide the bar. `display` is set on the bar itself, not by a class: a class
@@ -218,22 +323,38 @@ class ApprovalBar(Vertical):
             self.remove_class("-pending", update=False)
 
     def _head(self, approval: ApprovalView, count: int, palette: Palette) -> Text:
+        """`⚠ approval needed · shell  tier 3` (and the count), then the look-alike warning."""
         head = Text(no_wrap=False)
-        head.append("⚠ approval needed", palette.warning)
-        if count > 1:
-            head.append(f"  (1 of {count} pending, oldest first)", palette.dim)
-        head.append("\n")
+        head.append("⚠ approval needed · ", palette.warning)
         warn = palette.warning + Style(reverse=True, bold=True)
         head.append_text(styled_line(approval.tool, palette.primary, limit=80,
                                      marker_style=warn))
         head.append("  ")
         badge = palette.tier_style(approval.tier) + Style(reverse=True)
         head.append(f" tier {approval.tier} ", badge)
-        if approval.reason:
-            head.append("  ")
-            head.append_text(styled_line(approval.reason, palette.text, limit=2_000,
-                                         marker_style=warn))
+        if count > 1:
+            head.append(f"  (1 of {count} pending, oldest first)", palette.dim)
+        if approval.lookalikes:
+            head.append("\n")
+            head.append_text(self._warning(approval.lookalikes, warn))
         return head
+
+    def _warning(self, line: str, style: Style) -> Text:
+        """The look-alike warning in its rows (one on a short terminal, three at most), cut
+        saying so: the input beside it shows each hidden character as a marker, and `i` shows
+        the whole warning."""
+        text = styled_line(f"⚠ {line}", style, limit=1_000, marker_style=style)
+        width = max(20, (self.size.width or self.app.size.width) - 3)
+        rows = 1 if self.body_rows() < 16 else 3
+        lines = text.wrap(self.app.console, width)
+        if len(lines) <= rows:
+            return text
+        more = f" … ({key_label(self.app, 'inspect')} shows all)"
+        last = lines[rows - 1]
+        last.truncate(max(1, width - cell_len(more)))
+        last.rstrip()
+        last.append(more, style)
+        return Text("\n").join([*lines[:rows - 1], last])
 
     # The keys line ---------------------------------------------------------------------------
     def _show_keys(self) -> None:
@@ -241,9 +362,12 @@ class ApprovalBar(Vertical):
         palette = palette_for(self.app)
         width = max(20, (self.size.width or self.app.size.width) - 2)
         left = self.seconds_left()
+        armed = self.arming.armed()
         for compact in (False, True):
             keys = Text(no_wrap=True, overflow="ellipsis")
-            if self.answerable:
+            if self.answerable and not armed:  # a new request: keys dimmed until they arm
+                self._dim_keys(keys, compact, palette)
+            elif self.answerable:
                 gap = " " if compact else "   "
                 keys.append(f"[{key_label(self.app, 'approve')}]", palette.success)
                 keys.append(" once" if compact else " allow once")
@@ -270,6 +394,23 @@ class ApprovalBar(Vertical):
             if keys.cell_len <= width:
                 break
         self.query_one("#approval-keys", Static).update(keys)
+
+    def _dim_keys(self, keys: Text, compact: bool, palette: Palette) -> None:
+        """The keys while they do not answer yet, and why (or what the last key did)."""
+        gap = " " if compact else "   "
+        keys.append(f"[{key_label(self.app, 'approve')}]{' once' if compact else ' allow once'}",
+                    palette.dim)
+        if self.grantable and not self.choosing:
+            keys.append(gap)
+            keys.append(f"[{key_label(self.app, 'approve-always')}]"
+                        f"{' always' if compact else ' always allow'}", palette.dim)
+        keys.append(gap)
+        keys.append(f"[{key_label(self.app, 'deny')}] deny", palette.dim)
+        keys.append(gap)
+        if self._note:
+            keys.append(f"⊘ {self._note}", palette.warning)
+        else:
+            keys.append("(keys arm in a moment: read the request)", palette.dim)
 
     def _start_countdown(self) -> None:
         self._stop_ticking()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
 from rich.style import Style
 from rich.text import Text
 
@@ -20,7 +20,7 @@ from cockpit.widgets.safe_text import styled
 from engine_adapter.text import Cut, cut, line_count
 from engine_adapter.view import input_fields
 
-__all__ = ["Block", "fit_input", "fit_rows", "input_blocks"]
+__all__ = ["Block", "fit_input", "fit_rows", "hard_wrap", "input_blocks"]
 
 VALUE_LIMIT = 200_000  # characters of one input value laid out (the bar shows a few rows)
 SHORT_ROWS = 4  # a key whose value takes this many rows or fewer always stays in sight
@@ -123,6 +123,25 @@ def fit_rows(body: Text, *, rows: int, width: int, hint: str, palette: Palette) 
     return kept
 
 
+def hard_wrap(body: Text, width: int) -> Text:
+    """`body` broken into rows of at most `width` cells at any character, styles kept: an
+    input is shown as it is, never reflowed at spaces (which would take more rows than the
+    cut counted, and push the keys' neighbours out of the bar)."""
+    width = max(1, width)
+    rows: list[Text] = []
+    for line in body.split("\n", allow_blank=True):
+        plain = line.plain
+        if cell_len(plain) <= width:
+            rows.append(line)
+            continue
+        offsets, at = [], 0
+        for piece in chop_cells(plain, width)[:-1]:
+            at += len(piece)
+            offsets.append(at)
+        rows.extend(line.divide(offsets))
+    return Text("\n").join(rows)
+
+
 def fit_input(blocks: list[Block], *, rows: int, width: int, hint: str,
               palette: Palette) -> tuple[Text, bool]:
     """The blocks within `rows` rows of `width` cells, and whether anything was cut.
@@ -137,9 +156,20 @@ def fit_input(blocks: list[Block], *, rows: int, width: int, hint: str,
     if sum(need) <= rows:
         return joined, False
     long = [block.cuttable or n > SHORT_ROWS for n, block in zip(need, blocks, strict=True)]
-    least = 1 + _rows(Cut("", 10**9, 10**9).note(gone=False, hint=hint), width)
+    # A long part keeps a row and its note (as long as the note for all of that part).
+    least = 1 + max((_rows(Cut("", len(block.text.plain), line_count(block.text.plain))
+                           .note(gone=False, hint=hint), width)
+                     for block, cuttable in zip(blocks, long, strict=True) if cuttable),
+                    default=1)
     left = rows - sum(n for n, cuttable in zip(need, long, strict=True) if not cuttable)
     after = sum(long)
+    if left < least * after:
+        # Too tight to keep every short key whole: every key of more than a row may be cut
+        # (its first row and the note), so no key at the end — an `env` — drops out unsaid.
+        long = [n > 1 or block.cuttable for n, block in zip(need, blocks, strict=True)]
+        least = 1 + _rows(Cut("", 10**6, 10**4).note(gone=False, hint=hint), width)
+        left = rows - sum(n for n, cuttable in zip(need, long, strict=True) if not cuttable)
+        after = sum(long)
     if left < least * after:
         return fit_rows(joined, rows=rows, width=width, hint=hint, palette=palette), True
     shown: list[Text] = []

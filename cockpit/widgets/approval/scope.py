@@ -17,19 +17,25 @@ from rich.text import Text
 from cockpit.keys import key_label
 from cockpit.styles import Palette
 from cockpit.widgets.safe_text import clean_line
+from engine_adapter.lookalikes import lookalike_marks, marks_line
 from engine_adapter.view import ApprovalView
 
 __all__ = ["ScopeChoice", "always_text", "project_label", "scope_hint", "scope_keys",
            "scope_where"]
 
 
-def always_text(approval: ApprovalView, where: str | None = "in this session") -> str:
+def always_text(approval: ApprovalView, where: str | None = "in this session", *,
+                warn: bool = True) -> str:
     """What `[a] always` would do for this call, from the verdict its request carried:
     "always allow shell `git status …` in this session" (`where`: "in ~/src/app", …; None:
-    left out) or "cannot be granted: why"."""
+    left out) or "cannot be granted: why". A prefix with look-alike characters says so
+    (`warn`): the grant allows the look-alike program, not the one it looks like."""
     if approval.grantable:
+        odd = lookalike_marks(approval.tool) + lookalike_marks(approval.prefix)
+        note = f" — ⚠ {clean_line(marks_line(odd), 300)}" if odd and warn else ""
         return (f"always allow {clean_line(approval.tool, 40)} "
-                f"`{clean_line(approval.prefix, 80)} …`" + (f" {where}" if where else ""))
+                f"`{clean_line(approval.prefix, 80)} …`" + (f" {where}" if where else "")
+                + note)
     why = approval.ungrantable_reason
     return "cannot be granted" + (f": {clean_line(why, 300)}" if why else "")
 
@@ -83,7 +89,8 @@ def scope_keys(approval: ApprovalView, choice: ScopeChoice, app: object,
         text.append("\n")
         if why is None:
             text.append(f"[{key}]", palette.success)
-            text.append(f" {always_text(approval, where=scope_where(scope, choice.project))}")
+            where = scope_where(scope, choice.project)
+            text.append(f" {always_text(approval, where=where, warn=False)}")
             text.append(f"  ({_NOTES[scope]})", palette.dim)
         else:
             text.append(f"[{key}] {scope_where(scope, choice.project)}: unavailable — "

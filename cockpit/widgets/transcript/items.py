@@ -366,5 +366,9 @@ def raw_events_text(item: Item, event_at: Callable[[int], BaseEvent | None]) -> 
         # what a human most often opens this for.
         tool_input = (item.approval.tool_input if item.approval and item.approval.tool_input
                       else item.tool_input)
-        blocks[:0] = ["whole input:", input_text(tool_input), "", "raw events:"]
+        why = item.approval.reason if item.approval else ""
+        odd = item.approval.lookalikes if item.approval else ""
+        blocks[:0] = ["whole input:", input_text(tool_input), "",
+                      *([f"⚠ {odd}", ""] if odd else []),
+                      *(["the model's reason:", why, ""] if why else []), "raw events:"]
     return "\n".join(blocks)

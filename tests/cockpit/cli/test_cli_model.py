@@ -9,7 +9,7 @@ import tempfile
 import pytest
 from fakes.openai_fake.helpers import closed_port
 from fakes.openai_fake.server import Error, FakeOpenAI, sample_fix_replies
-from support.live_app import pending, settle
+from support.live_app import answerable, settle
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -183,12 +183,12 @@ def test_the_live_cockpit_runs_a_real_model_with_approvals_by_key(tmp_path) -> N
     async def main(url: str) -> CockpitApp:
         factory = model_factory("fake-model", base_url=url, cwd=workspace)
         cockpit = CockpitApp(factory("Fix the failing test"), next_session=factory,
-                             remember_theme=False, theme="cockpit-dark")
+                             remember_theme=False, theme="cockpit-dark", arm_seconds=0.0)
         async with cockpit.run_test(size=(120, 36)) as pilot:
             answered = 0
             async for event in cockpit.session.events():  # each ask, as it comes
                 if event.type == "approval_requested":
-                    await settle(pilot, lambda e=event: e.approval_id in pending(cockpit))
+                    await settle(pilot, lambda e=event: answerable(cockpit, e.approval_id))
                     await pilot.press("y")
                     answered += 1
             await settle(pilot, lambda: cockpit.view.status == "completed")

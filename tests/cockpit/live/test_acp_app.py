@@ -9,7 +9,7 @@ import asyncio
 import shlex
 
 from fakes.acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
-from support.live_app import next_task, until_event
+from support.live_app import answerable, next_task, until_event
 from support.pilot import until_shown
 from textual import events
 
@@ -31,10 +31,10 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
 
     async def main() -> int:
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
-                         remember_theme=False, clock=None)
+                         remember_theme=False, clock=None, arm_seconds=0.0)
         async with app.run_test(size=(120, 40), headless=True) as pilot:
             await until_event(first, "approval_requested")
-            await until_shown(pilot, lambda: bool(app.view.pending))
+            await until_shown(pilot, lambda: answerable(app))
             await pilot.press("a", "s")  # allow, and grant `git status` for the session
             await until_event(first, "agent_end")
             assert first.state.status == "completed"

@@ -58,7 +58,7 @@ def test_a_resumed_conversation_shows_its_history_title_and_settings(tmp_path, m
 
     async def main() -> None:
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
-                         remember_theme=False, clock=None)
+                         remember_theme=False, clock=None, arm_seconds=0.0)
         async with app.run_test(size=(200, 40), headless=True) as pilot:  # room for all
             await until_event(first, "agent_end")
             await until_shown(pilot, lambda: app.view.title == "Parser work")
@@ -102,7 +102,7 @@ def test_a_dead_agents_lost_conversation_is_said_so(tmp_path, monkeypatch):
 
     async def main() -> None:
         app = CockpitApp(first, theme="cockpit-dark", next_session=factory,
-                         remember_theme=False, clock=None)
+                         remember_theme=False, clock=None, arm_seconds=0.0)
         async with app.run_test(size=(120, 40), headless=True) as pilot:
             await until_event(first, "agent_end")
             second = await next_task(app, pilot, "hello")

@@ -134,7 +134,7 @@ def test_quit_during_a_live_run_asks_then_cancels_and_closes_the_journal(tmp_pat
         journal = JsonlEventJournal(tmp_path / "run.jsonl")
         runner = StepRunner(turn(1), gated("c1", "shell", {"command": "git status"}))
         session = Session(runner, TaskState(task="t"), journal=journal)
-        app = CockpitApp(session, theme="cockpit-dark", remember_theme=False)
+        app = CockpitApp(session, theme="cockpit-dark", remember_theme=False, arm_seconds=0.0)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: bool(pending(app)))
             await pilot.press("ctrl+q")

@@ -72,7 +72,8 @@ def _app(home: Path, *steps, store: GrantStore | None = None, journal: Path | No
                                                     cwd=str(home / "src" / "app")),
                       grants=state.grants, session_id="s1", grant_store=store,
                       journal=JsonlEventJournal(journal) if journal else None)
-    return CockpitApp(session, theme="cockpit-dark", remember_theme=False, clock=None)
+    return CockpitApp(session, theme="cockpit-dark", remember_theme=False, clock=None,
+                      arm_seconds=0.0)
 
 
 def _keys_text(app: CockpitApp) -> str:

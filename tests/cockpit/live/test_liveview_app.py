@@ -158,7 +158,8 @@ def test_a_journal_write_failure_says_so_in_every_place() -> None:
         session = Session(StepRunner(keep_going), TaskState(task="t"), session_id="s1",
                           journal=FullDisk())
         from cockpit.live import CockpitApp
-        app = CockpitApp(session, remember_theme=False, theme="cockpit-dark", clock=None)
+        app = CockpitApp(session, remember_theme=False, theme="cockpit-dark", clock=None,
+                         arm_seconds=0.0)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: session.done)
             text = end_text(app)

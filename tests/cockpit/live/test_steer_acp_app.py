@@ -9,7 +9,7 @@ import shlex
 
 import pytest
 from fakes.acp_agent.helpers import agent_argv, agent_log
-from support.live_app import until_event
+from support.live_app import answerable, until_event
 from support.pilot import until_shown
 
 from cockpit.launch import RunOptions, agent_factory
@@ -29,7 +29,7 @@ def _app(tmp_path, task, *agent_args):
                             options=RunOptions(journal=tmp_path / "run.jsonl"))
     first = factory(task)
     app = CockpitApp(first, theme="cockpit-dark", next_session=factory, remember_theme=False,
-                     clock=None)
+                     clock=None, arm_seconds=0.0)
     return app, log
 
 
@@ -44,7 +44,7 @@ def test_a_queued_message_and_a_deny_reason_reach_the_agent(tmp_path):
         async with app.run_test(size=(120, 40), headless=True) as pilot:
             first = app.session
             await until_event(first, "approval_requested")
-            await until_shown(pilot, lambda: bool(app.view.pending))
+            await until_shown(pilot, lambda: answerable(app))
             await pilot.press("t", *"hello", "enter")  # queued: the agent is working
             assert app.steering.queue.items == ("hello",)
             await pilot.press("escape", "n", *"use the staging remote", "enter")

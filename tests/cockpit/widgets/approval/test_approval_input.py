@@ -102,11 +102,14 @@ def test_a_tiny_bar_still_says_what_it_cut():
             rows = shown.split("\n")
             assert rows[0].startswith("$ git status")
             assert "cmd: rm -rf ~" in shown and "GIT_EXTERNAL_DIFF=/tmp/x.sh" in shown
-            note = next(row for row in rows if row.startswith("… "))
-            counted = re.fullmatch(r"… ([\d,]+) more lines?(?: \(([\d,]+) characters\))? · "
-                                   r"press i to see the whole input", note)
-            assert counted, note  # (with the characters of a line shown in part)
-            assert int(counted.group(1)) + len(rows) - 1 == lines
+            at = next(i for i, row in enumerate(rows) if row.startswith("… "))
+            pattern = (r"… ([\d,]+) more lines?(?: \(([\d,]+) characters\))? · "
+                       r"press i to see the whole input")
+            end = next(end for end in range(at + 1, len(rows) + 1)  # (rows of the bar's width)
+                       if re.fullmatch(pattern, "".join(rows[at:end])))
+            counted = re.fullmatch(pattern, "".join(rows[at:end]))
+            assert counted  # (with the characters of a line shown in part)
+            assert int(counted.group(1)) + len(rows) - (end - at) == lines
     run(main())
 
 
