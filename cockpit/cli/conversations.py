@@ -16,6 +16,7 @@ from cockpit.cli.options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,
+    AllowHomeOption,
     CwdOption,
     RunFlags,
     SandboxNetworkOption,
@@ -94,6 +95,7 @@ def resume(
         "--session", metavar="ID", help="The agent's session id (see `cockpit sessions`).")
     ] = None,
     cwd: CwdOption = None,
+    allow_home: AllowHomeOption = False,
     flags: RunFlags = RUN_FLAGS,
     model: Annotated[str | None, typer.Option(
         "--model", metavar="NAME", help="The agent's model setting.")] = None,
@@ -111,7 +113,7 @@ def resume(
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                              sandbox_network=sandbox_network)
+                              sandbox_network=sandbox_network, allow_home=allow_home)
         choices = agent_choices(model, agent_flags)
         if session is not None:
             if task is not None:

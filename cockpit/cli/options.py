@@ -18,6 +18,7 @@ __all__ = [
     "GROUPS",
     "RUN_FLAGS",
     "AgentFlags",
+    "AllowHomeOption",
     "AutoApproveOption",
     "CwdOption",
     "EnvOption",
@@ -71,6 +72,11 @@ PolicyOption = Annotated[Path | None, typer.Option(
     "allowed by it. With --headless, the way to run an agent in CI (see README).")]
 CwdOption = Annotated[Path | None, typer.Option(
     "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
+AllowHomeOption = Annotated[bool, typer.Option(
+    "--allow-home-workspace", help="Let the workspace be / , your home folder or a folder "
+    "holding it (refused otherwise); shell start-up files, ~/.gitconfig, ~/.ssh, ~/.local/bin, "
+    "systemd units, autostart and the cockpit's settings then stay read-only for commands and "
+    "file tools.")]
 
 # -- what `run --agent` and `resume` ask of an ACP agent beyond the task ------------------------
 ModeOption = Annotated[str | None, typer.Option(

@@ -76,7 +76,8 @@ def check_theme(name: str | None) -> None:
 
 
 def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
-                sandbox: str | None = None, sandbox_network: bool = False) -> RunOptions:
+                sandbox: str | None = None, sandbox_network: bool = False,
+                allow_home: bool = False) -> RunOptions:
     """The `RunOptions` a command's flags ask for, the sandbox settled (`--sandbox`, else
     `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise."""
     from cockpit.config import load_config
@@ -102,7 +103,8 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     project = Path(os.path.abspath(cwd)) if cwd is not None else None
     return RunOptions(journal=flags.journal, unattended=flags.unattended or not tui,
                       approval_timeout=flags.approval_timeout, auto_approve=flags.auto_approve,
-                      policy=loaded, project=project, sandbox=settings)
+                      policy=loaded, project=project, sandbox=settings,
+                      allow_home_workspace=allow_home)
 
 
 def agent_choices(model: str | None, flags: AgentFlags) -> AgentChoices:

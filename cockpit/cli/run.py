@@ -23,6 +23,7 @@ from cockpit.cli.options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,
+    AllowHomeOption,
     CwdOption,
     RunFlags,
     SandboxNetworkOption,
@@ -185,6 +186,7 @@ def run(
         "--api-key-env", metavar="VAR", help="The environment variable holding the key "
         "(default: the provider's, else OPENAI_API_KEY; a local server needs none).")] = None,
     cwd: CwdOption = None,
+    allow_home: AllowHomeOption = False,
     flags: RunFlags = RUN_FLAGS,
     agent_flags: AgentFlags = AGENT_FLAGS,
     sandbox: SandboxOption = None,
@@ -196,7 +198,7 @@ def run(
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                              sandbox_network=sandbox_network)
+                              sandbox_network=sandbox_network, allow_home=allow_home)
         choices = agent_choices(model if agent is not None else None, agent_flags)
         _check_drivers(engine=engine, agent=agent, model=model, choices=choices,
                        server=base_url is not None or api_key_env is not None,

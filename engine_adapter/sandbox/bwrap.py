@@ -53,12 +53,16 @@ def _base_flags(bwrap: str, *, network: bool) -> list[str]:
 
 
 def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, workspace: str,
-               cwd: str, tmpdir: str, read_only: Sequence[str] = ()) -> list[str]:
+               cwd: str, tmpdir: str, read_only: Sequence[str] = (),
+               mounts: Sequence[tuple[str, str]] = ()) -> list[str]:
     """The command line that runs `argv` in `cwd` inside the sandbox: everything read-only but
-    `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it)."""
+    `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it, and
+    what `mounts` keeps: `(flag, path)` pairs of `guards.mount_plan`, each bound onto itself)."""
     args = _base_flags(bwrap, network=network)
     if mode == WORKSPACE_WRITE:
         args += ["--bind", workspace, workspace]
+        for flag, path in mounts:
+            args += [flag, path, path]
         for path in read_only:
             args += ["--ro-bind", path, path]
     args += ["--bind", tmpdir, tmpdir, "--chdir", cwd, "--", *argv]

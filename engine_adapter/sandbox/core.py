@@ -28,6 +28,7 @@ from typing import Any
 from engine_adapter.processes import resolve_program
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
 from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, find_bwrap, probe_bwrap
+from engine_adapter.sandbox.guards import covered, mount_plan, startup_locations
 from engine_adapter.sandbox.seatbelt import find_sandbox_exec, seatbelt_argv
 from engine_adapter.sandbox.settings import (
     BYPASSED,
@@ -43,9 +44,6 @@ __all__ = ["PROTECTED_NAMES", "Sandbox", "Wrapped"]
 
 PROTECTED_NAMES = (".git/hooks", ".git/config")
 """Inside the workspace, kept read-only: what git runs later, outside any sandbox."""
-_PROTECTED_HOME = (".ssh", ".gnupg", ".aws", ".netrc", ".bashrc", ".bash_profile", ".profile",
-                   ".zshrc", ".zprofile")
-"""Kept read-only too when the workspace holds the home directory."""
 
 _probes: dict[str, str | None] = {}  # backend program -> None (works) or the problem
 _probe_lock = threading.Lock()
@@ -102,6 +100,7 @@ class Sandbox:
         self.settings = settings or default_settings()
         self.workspace = os.path.realpath(workspace)
         self.read_only: list[str] = [os.fspath(p) for p in read_only]
+        self._startup: list[str] | None = None
         self._path = path
         self._checked = False
         self.backend: str | None = None  # the program: bwrap or sandbox-exec
@@ -202,24 +201,47 @@ class Sandbox:
         read_only = self._read_only() if mode == WORKSPACE_WRITE else []
         tmpdir = tempfile.mkdtemp(prefix="cockpit-sandbox-")
         if sys.platform == "darwin":
+            # Seatbelt denies writes by path, existing or not: every guarded path is listed.
+            guarded = self.guarded() if mode == WORKSPACE_WRITE else []
             wrapped = seatbelt_argv(self.backend, argv, mode=mode, network=network,
-                                    workspace=self.workspace, tmpdir=tmpdir, read_only=read_only)
+                                    workspace=self.workspace, tmpdir=tmpdir,
+                                    read_only=sorted({*read_only, *guarded}))
         else:
+            mounts = mount_plan(self.workspace, self.guarded()) if mode == WORKSPACE_WRITE else []
             wrapped = bwrap_argv(self.backend, argv, mode=mode, network=network,
                                  workspace=self.workspace, cwd=real_cwd, tmpdir=tmpdir,
-                                 read_only=read_only)
+                                 read_only=read_only, mounts=mounts)
         writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []))
         run_env = {**env, "TMPDIR": tmpdir, "TMP": tmpdir, "TEMP": tmpdir}
         return Wrapped(wrapped, run_env, mode, network=network, cwd=real_cwd,
                        writable=writable, tmpdir=tmpdir)
 
+    def guarded(self) -> list[str]:
+        """What stays read-only with its folders (`engine_adapter.sandbox.guards`), existing or
+        not: the start-up locations of every home the workspace holds (and the system's, for
+        `/`), and the paths given to `read_only`/`protect` (the cockpit's settings, grants and
+        journals). Absolute paths, as named (`mount_plan` resolves them)."""
+        if self._startup is None:
+            self._startup = startup_locations(self.workspace)
+        return [*self._startup, *(os.path.abspath(p) for p in self.read_only)]
+
+    def write_refusal(self, path: str | Path) -> str | None:
+        """Why a write to `path` by a tool running outside the sandbox (the built-in
+        `write_file`/`edit`, an ACP agent's `fs/write_text_file`) is refused, or None: it is or
+        lies in a guarded location, read-only for sandboxed commands too."""
+        real = os.path.realpath(path)
+        for location in self.guarded():
+            found = covered(real, [os.path.abspath(location), os.path.realpath(location)])
+            if found is not None:
+                return (f"{found} is kept read-only (a start-up file, the cockpit's own settings "
+                        "or journal): no tool may write there")
+        return None
+
     def _read_only(self) -> list[str]:
         """The existing paths inside the workspace to keep read-only (real paths, parents
         first, so a later bind never undoes an earlier one)."""
         root = self.workspace
-        home = os.path.expanduser("~")
         wanted = [os.path.join(root, name) for name in PROTECTED_NAMES]
-        wanted += [os.path.join(home, name) for name in _PROTECTED_HOME]
         wanted += self.read_only
         found: set[str] = set()
         for path in wanted:
