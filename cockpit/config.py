@@ -25,6 +25,7 @@ bell = ["approval", "failed"]
 [sandbox]                     # where commands run (`--sandbox`, `--sandbox-network` win)
 mode = "workspace-write"      # or "read-only", or "off"
 network = false
+pass_env = ["GH_TOKEN"]        # variables commands get although they look like secrets
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -79,6 +80,7 @@ class Config:
     notify: NotifySettings = field(default_factory=NotifySettings)
     sandbox_mode: str | None = None  # `[sandbox] mode`, checked
     sandbox_network: bool | None = None
+    sandbox_pass_env: tuple[str, ...] = ()  # `[sandbox] pass_env`, checked
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
@@ -111,9 +113,10 @@ def load_config(path: Path | None = None) -> Config:
     notify, notify_problems = parse_notify(raw.get("notify"))
     problems += notify_problems
     mode, network = _sandbox(raw, problems)
+    pass_env = _pass_env(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
                   providers=providers, models=models, notify=notify, sandbox_mode=mode,
-                  sandbox_network=network, problems=problems)
+                  sandbox_network=network, sandbox_pass_env=pass_env, problems=problems)
 
 
 def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool | None]:
@@ -126,7 +129,7 @@ def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool
         return None, None
     mode, network = table.get("mode"), table.get("network")
     for key in table:
-        if key not in ("mode", "network"):
+        if key not in ("mode", "network", "pass_env"):
             problems.append(f"[sandbox] has no setting {key!r}")
     if mode is not None and mode not in MODES:
         problems.append(f"[sandbox] mode must be one of {', '.join(MODES)}")
@@ -135,6 +138,17 @@ def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool
         problems.append("[sandbox] network must be true or false")
         network = None
     return mode, network
+
+
+def _pass_env(raw: dict[str, Any], problems: list[str]) -> tuple[str, ...]:
+    """`[sandbox] pass_env`: variable names commands get although they look like secrets."""
+    table = raw.get("sandbox", {})
+    names = table.get("pass_env", []) if isinstance(table, dict) else []
+    if not isinstance(names, list) or not all(
+            isinstance(n, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
+        problems.append("[sandbox] pass_env must be a list of variable names")
+        return ()
+    return tuple(names)
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {

@@ -94,8 +94,8 @@ def resume(
     session: Annotated[str | None, typer.Option(
         "--session", metavar="ID", help="The agent's session id (see `cockpit sessions`).")
     ] = None,
-    cwd: CwdOption = None,
     allow_home: AllowHomeOption = False,
+    cwd: CwdOption = None,
     flags: RunFlags = RUN_FLAGS,
     model: Annotated[str | None, typer.Option(
         "--model", metavar="NAME", help="The agent's model setting.")] = None,
@@ -113,7 +113,8 @@ def resume(
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                              sandbox_network=sandbox_network, allow_home=allow_home)
+                              sandbox_network=sandbox_network, allow_home=allow_home,
+                              pass_env=tuple(agent_flags.pass_env or ()))
         choices = agent_choices(model, agent_flags)
         if session is not None:
             if task is not None:

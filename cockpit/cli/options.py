@@ -96,8 +96,10 @@ EnvOption = Annotated[list[str] | None, typer.Option(
     "(repeatable). The agent otherwise gets a filtered environment: the basics, its own key "
     "variables, and config.toml's \\[agents.NAME.env].")]
 PassEnvOption = Annotated[list[str] | None, typer.Option(
-    "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
-    "the agent (repeatable).")]
+    "--pass-env", metavar="NAME", help="Pass this variable of your shell on to the commands "
+    "the run starts, which otherwise get none that looks like a secret (*KEY*, *TOKEN*, "
+    "*SECRET*, *PASSWORD*, cloud credentials, …; also \\[sandbox] pass_env in config.toml), and "
+    "with --agent to the agent too (repeatable).")]
 
 
 @dataclass(frozen=True)

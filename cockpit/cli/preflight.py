@@ -77,7 +77,7 @@ def check_theme(name: str | None) -> None:
 
 def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
                 sandbox: str | None = None, sandbox_network: bool = False,
-                allow_home: bool = False) -> RunOptions:
+                allow_home: bool = False, pass_env: tuple[str, ...] = ()) -> RunOptions:
     """The `RunOptions` a command's flags ask for, the sandbox settled (`--sandbox`, else
     `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise."""
     from cockpit.config import load_config
@@ -91,8 +91,13 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     variable = os.environ.get(ENV_VARIABLE, "").strip()
     if variable and variable not in MODES:
         raise SetupError(f"{ENV_VARIABLE}={variable!r}: use one of {', '.join(MODES)}")
+    for name in pass_env:
+        if name not in os.environ:
+            raise SetupError(f"--pass-env {name}: {name} is not set in this shell")
+    passed = tuple(dict.fromkeys((*config.sandbox_pass_env, *pass_env)))
     settings = SandboxSettings(mode=sandbox or variable or config.sandbox_mode or MODES[0],
-                               network=sandbox_network or bool(config.sandbox_network))
+                               network=sandbox_network or bool(config.sandbox_network),
+                               pass_env=passed)
     policy = flags.policy
     try:
         loaded = load_policy(policy) if policy is not None else None

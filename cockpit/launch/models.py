@@ -15,7 +15,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -187,7 +187,13 @@ def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | 
     root = root.resolve()
     options = options if options is not None else RunOptions()
     check_workspace(root, allowed=options.allow_home_workspace)  # before any key is looked for
-    model = make_model(resolve_model(spec, base_url=base_url, api_key_env=api_key_env))
+    endpoint = resolve_model(spec, base_url=base_url, api_key_env=api_key_env)
+    model = make_model(endpoint)
+    if endpoint.key_variable and options.sandbox is not None:
+        # The key is the cockpit's (its model client has it); a command never gets it, whatever
+        # the variable is called.
+        options = replace(options, sandbox=replace(options.sandbox,
+                                                   withhold_env=(endpoint.key_variable,)))
     sandbox = make_sandbox(options, root)
     return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root, sandbox=sandbox),
                           cwd=root, options=options, sandbox=sandbox)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.processes import resolve_program
+from engine_adapter.processes import command_env, resolve_program
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
 from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, find_bwrap, probe_bwrap
 from engine_adapter.sandbox.guards import covered, mount_plan, startup_locations
@@ -180,6 +180,12 @@ class Sandbox:
         return (f"no sandbox: {self.problem}. Until then every command asks before it runs "
                 "(--auto-approve covers tiers 1-2 only, grants do not cover commands); "
                 "--sandbox off runs commands without one on purpose.")
+
+    def command_env(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The environment a command gets from `environ`: secrets left out
+        (`engine_adapter.processes.environment`), but the ones the user passes on purpose."""
+        return command_env(environ, passed=self.settings.pass_env,
+                           withheld=self.settings.withhold_env)
 
     def protect(self, path: str | Path) -> None:
         """Keep `path` read-only for sandboxed commands too (e.g. a journal in the workspace)."""

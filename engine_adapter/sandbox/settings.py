@@ -45,10 +45,14 @@ NO_SANDBOX = " — no sandbox on this machine: it runs with your full access"
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """What the user asked for: a mode (`MODES`) and whether commands may use the network."""
+    """What the user asked for: a mode (`MODES`) and whether commands may use the network;
+    `pass_env`: variables commands get although they look like secrets (`--pass-env`);
+    `withhold_env`: variables commands never get, whatever their name (the model's key)."""
 
     mode: str = WORKSPACE_WRITE
     network: bool = False
+    pass_env: tuple[str, ...] = ()
+    withhold_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
