@@ -27,6 +27,7 @@ mode = "workspace-write"      # or "read-only", or "off"
 network = false
 read_deny = ["~/.config/secret-tool", "/srv/keys"]  # hidden from commands, beside the defaults
 read_allow = ["~/.npmrc"]     # a default credential place commands may read after all
+pass_env = ["GH_TOKEN"]       # variables commands get although they look like secrets
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -83,6 +84,7 @@ class Config:
     sandbox_network: bool | None = None
     sandbox_read_deny: tuple[str, ...] = ()  # `[sandbox] read_deny`, checked
     sandbox_read_allow: tuple[str, ...] = ()
+    sandbox_pass_env: tuple[str, ...] = ()  # `[sandbox] pass_env`, checked
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
@@ -116,10 +118,11 @@ def load_config(path: Path | None = None) -> Config:
     problems += notify_problems
     mode, network = _sandbox(raw, problems)
     read_deny, read_allow = _sandbox_paths(raw, problems)
+    pass_env = _pass_env(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
                   providers=providers, models=models, notify=notify, sandbox_mode=mode,
                   sandbox_network=network, sandbox_read_deny=read_deny,
-                  sandbox_read_allow=read_allow, problems=problems)
+                  sandbox_read_allow=read_allow, sandbox_pass_env=pass_env, problems=problems)
 
 
 def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool | None]:
@@ -132,7 +135,7 @@ def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool
         return None, None
     mode, network = table.get("mode"), table.get("network")
     for key in table:
-        if key not in ("mode", "network", "read_deny", "read_allow"):
+        if key not in ("mode", "network", "read_deny", "read_allow", "pass_env"):
             problems.append(f"[sandbox] has no setting {key!r}")
     if mode is not None and mode not in MODES:
         problems.append(f"[sandbox] mode must be one of {', '.join(MODES)}")
@@ -159,6 +162,17 @@ def _sandbox_paths(raw: dict[str, Any],
             values = []
         lists.append(tuple(values))
     return lists[0], lists[1]
+
+
+def _pass_env(raw: dict[str, Any], problems: list[str]) -> tuple[str, ...]:
+    """`[sandbox] pass_env`: variable names commands get although they look like secrets."""
+    table = raw.get("sandbox", {})
+    names = table.get("pass_env", []) if isinstance(table, dict) else []
+    if not isinstance(names, list) or not all(
+            isinstance(n, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
+        problems.append("[sandbox] pass_env must be a list of variable names")
+        return ()
+    return tuple(names)
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {

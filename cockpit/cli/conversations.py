@@ -16,6 +16,7 @@ from cockpit.cli.options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,
+    AllowHomeOption,
     CwdOption,
     RunFlags,
     SandboxNetworkOption,
@@ -93,6 +94,7 @@ def resume(
     session: Annotated[str | None, typer.Option(
         "--session", metavar="ID", help="The agent's session id (see `cockpit sessions`).")
     ] = None,
+    allow_home: AllowHomeOption = False,
     cwd: CwdOption = None,
     flags: RunFlags = RUN_FLAGS,
     model: Annotated[str | None, typer.Option(
@@ -111,7 +113,8 @@ def resume(
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                              sandbox_network=sandbox_network)
+                              sandbox_network=sandbox_network, allow_home=allow_home,
+                              pass_env=tuple(agent_flags.pass_env or ()))
         choices = agent_choices(model, agent_flags)
         if session is not None:
             if task is not None:

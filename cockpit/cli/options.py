@@ -18,6 +18,7 @@ __all__ = [
     "GROUPS",
     "RUN_FLAGS",
     "AgentFlags",
+    "AllowHomeOption",
     "AutoApproveOption",
     "CwdOption",
     "EnvOption",
@@ -72,6 +73,11 @@ PolicyOption = Annotated[Path | None, typer.Option(
     "allowed by it. With --headless, the way to run an agent in CI (see README).")]
 CwdOption = Annotated[Path | None, typer.Option(
     "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
+AllowHomeOption = Annotated[bool, typer.Option(
+    "--allow-home-workspace", help="Let the workspace be / , your home folder or a folder "
+    "holding it (refused otherwise); shell start-up files, ~/.gitconfig, ~/.ssh, ~/.local/bin, "
+    "systemd units, autostart and the cockpit's settings then stay read-only for commands and "
+    "file tools.")]
 
 # -- what `run --agent` and `resume` ask of an ACP agent beyond the task ------------------------
 ModeOption = Annotated[str | None, typer.Option(
@@ -91,8 +97,10 @@ EnvOption = Annotated[list[str] | None, typer.Option(
     "(repeatable). The agent otherwise gets a filtered environment: the basics, its own key "
     "variables, and config.toml's \\[agents.NAME.env].")]
 PassEnvOption = Annotated[list[str] | None, typer.Option(
-    "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
-    "the agent (repeatable).")]
+    "--pass-env", metavar="NAME", help="Pass this variable of your shell on to the commands "
+    "the run starts, which otherwise get none that looks like a secret (*KEY*, *TOKEN*, "
+    "*SECRET*, *PASSWORD*, cloud credentials, …; also \\[sandbox] pass_env in config.toml), and "
+    "with --agent to the agent too (repeatable).")]
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,8 @@ def check_theme(name: str | None) -> None:
 
 
 def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
-                sandbox: str | None = None, sandbox_network: bool = False) -> RunOptions:
+                sandbox: str | None = None, sandbox_network: bool = False,
+                allow_home: bool = False, pass_env: tuple[str, ...] = ()) -> RunOptions:
     """The `RunOptions` a command's flags ask for, the sandbox settled (`--sandbox`, else
     `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise."""
     from cockpit.config import config_path, load_config
@@ -95,10 +96,14 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     bad_paths = [problem for problem in config.problems if problem.startswith("[sandbox] read_")]
     if bad_paths:
         raise SetupError(f"{config_path()}: {bad_paths[0]}")
+    for name in pass_env:
+        if name not in os.environ:
+            raise SetupError(f"--pass-env {name}: {name} is not set in this shell")
+    passed = tuple(dict.fromkeys((*config.sandbox_pass_env, *pass_env)))
     settings = SandboxSettings(mode=sandbox or variable or config.sandbox_mode or MODES[0],
                                network=sandbox_network or bool(config.sandbox_network),
                                read_deny=config.sandbox_read_deny,
-                               read_allow=config.sandbox_read_allow)
+                               read_allow=config.sandbox_read_allow, pass_env=passed)
     policy = flags.policy
     try:
         loaded = load_policy(policy) if policy is not None else None
@@ -109,7 +114,8 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     project = Path(os.path.abspath(cwd)) if cwd is not None else None
     return RunOptions(journal=flags.journal, unattended=flags.unattended or not tui,
                       approval_timeout=flags.approval_timeout, auto_approve=flags.auto_approve,
-                      policy=loaded, project=project, sandbox=settings)
+                      policy=loaded, project=project, sandbox=settings,
+                      allow_home_workspace=allow_home)
 
 
 def agent_choices(model: str | None, flags: AgentFlags) -> AgentChoices:

@@ -23,6 +23,7 @@ from cockpit.cli.options import (
     AGENT_FLAGS,
     RUN_FLAGS,
     AgentFlags,
+    AllowHomeOption,
     CwdOption,
     RunFlags,
     SandboxNetworkOption,
@@ -184,6 +185,7 @@ def run(
     api_key_env: Annotated[str | None, typer.Option(
         "--api-key-env", metavar="VAR", help="The environment variable holding the key "
         "(default: the provider's, else OPENAI_API_KEY; a local server needs none).")] = None,
+    allow_home: AllowHomeOption = False,
     cwd: CwdOption = None,
     flags: RunFlags = RUN_FLAGS,
     agent_flags: AgentFlags = AGENT_FLAGS,
@@ -196,7 +198,8 @@ def run(
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                              sandbox_network=sandbox_network)
+                              sandbox_network=sandbox_network, allow_home=allow_home,
+                              pass_env=tuple(agent_flags.pass_env or ()))
         choices = agent_choices(model if agent is not None else None, agent_flags)
         _check_drivers(engine=engine, agent=agent, model=model, choices=choices,
                        server=base_url is not None or api_key_env is not None,
@@ -223,6 +226,8 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
                    choices: AgentChoices, server: bool, sandboxed: bool) -> None:
     """What drives `cockpit run` is exactly one of `--engine`, `--agent` and `--model`, and
     each option goes with the one it applies to; `SetupError` otherwise."""
+    from dataclasses import replace
+
     from cockpit.launch import AgentChoices, SetupError
 
     chosen = [flag for flag, value in (("--engine", engine), ("--agent", agent))
@@ -231,9 +236,11 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
         chosen.append("--model")
     if len(chosen) > 1:
         raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
-    if agent is None and choices != AgentChoices():
-        raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --pass-env go with "
-                         "--agent NAME")
+    if agent is None and replace(choices, pass_env=()) != AgentChoices():
+        raise SetupError("--mode, --option, --mcp, --no-mcp and --env go with --agent NAME")
+    if engine is not None and choices.pass_env:
+        raise SetupError("--pass-env applies to the commands the cockpit runs (--model, "
+                         "--agent); your --engine runs its own")
     if (model is None or agent is not None) and server:
         raise SetupError("--base-url and --api-key-env go with --model NAME for the "
                          "built-in engine (with --agent, the agent reaches its own model)")

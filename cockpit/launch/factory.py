@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import pwd
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,11 +25,16 @@ from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState,
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
 __all__ = [
+    "ALLOW_HOME_FLAG",
     "RunOptions",
     "SessionFactory",
     "SetupError",
+    "check_workspace",
     "make_sandbox",
 ]
+
+ALLOW_HOME_FLAG = "--allow-home-workspace"
+"""The flag that lets a run's workspace be `/`, a home folder or a folder holding one."""
 
 # Makes the runner for a conversation's `index`-th task (1-based) from the task's text.
 RunnerMaker = Callable[[str, int], Any]
@@ -60,12 +66,46 @@ class RunOptions:
     project: Path | None = None
     saved_grants: bool = True
     sandbox: SandboxSettings | None = None
+    allow_home_workspace: bool = False
+
+
+def _homes() -> list[str]:
+    """The user's home folders, real paths: `$HOME` and the account's own."""
+    homes = {os.path.realpath(os.path.expanduser("~"))}
+    with contextlib.suppress(KeyError, OSError):
+        homes.add(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))
+    return sorted(h for h in homes if h)
+
+
+def check_workspace(root: str | Path, *, allowed: bool = False) -> None:
+    """A workspace may not be `/`, your home folder or a folder that holds it (as named or
+    through links) unless `allowed` (`--allow-home-workspace`): a command there could change
+    what runs at your next login. `SetupError` saying what and how otherwise."""
+    if allowed:
+        return
+    real = os.path.realpath(root)
+    shown = str(root)
+    if real == "/":
+        what = "the root of the file system"
+    else:
+        homes = [h for h in _homes() if h == real or h.startswith(real.rstrip("/") + "/")]
+        if not homes:
+            return
+        what = ("your home folder" if homes[0] == real
+                else f"a folder that holds your home folder {homes[0]}")
+    via = f" ({real})" if real != os.path.abspath(shown) else ""
+    raise SetupError(
+        f"the workspace {shown!r}{via} is {what}: commands and file tools could change your "
+        "shell start-up files, git and ssh settings and the cockpit's own; run in a project "
+        f"folder (--cwd DIR), or pass {ALLOW_HOME_FLAG} to work there anyway (start-up files "
+        "and the cockpit's settings then stay read-only)")
 
 
 def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
     """The sandbox of a conversation in `root`, checked: the options' settings, and the
     cockpit's own settings (saved grants among them) and journals read-only even when the
-    workspace holds them."""
+    workspace holds them. Refuses a workspace `check_workspace` refuses."""
+    check_workspace(root, allowed=options.allow_home_workspace)
     own = [config_dir(), grants_dir(), data_dir()]
     workspace = os.path.realpath(root)
     for folder in own:
@@ -75,6 +115,19 @@ def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
             with contextlib.suppress(OSError):
                 folder.mkdir(parents=True, exist_ok=True)
     return Sandbox(options.sandbox, workspace=root, read_only=own).check()
+
+
+def _journal_guard(path: Path, workspace: str) -> Path:
+    """What keeps a journal safe from the run's own commands and file tools: its folder (so it
+    can be neither rewritten, replaced nor moved away with its folder, and no journal of a
+    later task planted beside it) when that lies inside the workspace, else the file alone (a
+    folder that is or holds the workspace must stay writable). The folders above become mount
+    points (`engine_adapter.sandbox.guards.mount_plan`): they cannot be moved away either."""
+    folder = path.absolute().parent
+    root = os.path.realpath(workspace)
+    if os.path.realpath(folder).startswith(root.rstrip(os.sep) + os.sep):
+        return folder
+    return path.absolute()  # in the workspace's own folder, or outside it (read-only anyway)
 
 
 class SessionFactory:
@@ -90,6 +143,7 @@ class SessionFactory:
                  options: RunOptions = RunOptions(),
                  conversation: SessionState | None = None,
                  sandbox: Sandbox | None = None) -> None:
+        check_workspace(cwd, allowed=options.allow_home_workspace)
         self.make_runner = make_runner
         self.cwd = str(cwd)
         self.options = options
@@ -124,7 +178,7 @@ class SessionFactory:
         path = self.journal_path(index, session_id)
         journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
         if self.sandbox is not None:
-            self.sandbox.protect(path)
+            self.sandbox.protect(_journal_guard(path, self.cwd))
         state = TaskState(task=task, cwd=self.cwd)
         options = self.options
         session = Session(runner, state, session_id=session_id, journal=journal,

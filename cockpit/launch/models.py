@@ -15,13 +15,19 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from cockpit.config import Config, ProviderConfig, load_config
-from cockpit.launch.factory import RunOptions, SessionFactory, SetupError, make_sandbox
+from cockpit.launch.factory import (
+    RunOptions,
+    SessionFactory,
+    SetupError,
+    check_workspace,
+    make_sandbox,
+)
 from cockpit.paths import config_dir
 from engine_adapter.engines.builtin import BuiltinRunner
 from engine_adapter.engines.builtin.models.openai import OpenAIModel, Price, window_from_listing
@@ -179,8 +185,15 @@ def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | 
     if not root.is_dir():
         raise SetupError(f"--cwd {str(root)!r} is not a directory")
     root = root.resolve()
-    model = make_model(resolve_model(spec, base_url=base_url, api_key_env=api_key_env))
     options = options if options is not None else RunOptions()
+    check_workspace(root, allowed=options.allow_home_workspace)  # before any key is looked for
+    endpoint = resolve_model(spec, base_url=base_url, api_key_env=api_key_env)
+    model = make_model(endpoint)
+    if endpoint.key_variable and options.sandbox is not None:
+        # The key is the cockpit's (its model client has it); a command never gets it, whatever
+        # the variable is called.
+        options = replace(options, sandbox=replace(options.sandbox,
+                                                   withhold_env=(endpoint.key_variable,)))
     sandbox = make_sandbox(options, root)
     return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root, sandbox=sandbox),
                           cwd=root, options=options, sandbox=sandbox)

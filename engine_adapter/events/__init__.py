@@ -41,6 +41,7 @@ from engine_adapter.events.questions import (
     field_label,
     fields_text,
 )
+from engine_adapter.events.redaction import redacted_event, redacted_line
 from engine_adapter.events.run import (
     AgentEnd,
     AgentInfo,
@@ -151,6 +152,8 @@ __all__ = [
     "line_depth",
     "parse_error_text",
     "parse_event",
+    "redacted_event",
+    "redacted_line",
     "stamped",
     "went_badly",
 ]

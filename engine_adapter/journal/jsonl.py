@@ -104,10 +104,9 @@ class JsonlEventJournal:
                 f"journal path {str(self.path)!r} is a directory; give a file path, "
                 "e.g. --journal run.jsonl", path=str(self.path))
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(
-                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
-                0o644)
+            fd = _open_no_links(self.path)
+        except _LinkRefused as exc:
+            raise JournalError(str(exc), path=str(self.path)) from None
         except OSError as exc:
             raise JournalError(
                 f"cannot open journal {str(self.path)!r} for writing: {exc.strerror or exc}; "
@@ -178,6 +177,60 @@ class JsonlEventJournal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _LinkRefused(Exception):
+    """A journal path that is, or passes through, a symbolic link."""
+
+
+_STREAMS = ("/dev/", "/proc/")  # the system's own streams (/dev/stdout is a link): no repair
+
+
+def _open_no_links(path: Path) -> int:
+    """Open (creating it and its folders) the journal for appending and reading, following no
+    symbolic link: not the file's (`O_NOFOLLOW`), nor any folder's on the way (each is opened
+    relative to the one above, `O_NOFOLLOW | O_DIRECTORY`). A repository's
+    `logs/cockpit.jsonl -> ~/.bash_login` must not become a journal outside the workspace."""
+    flags = os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    full = Path(os.path.abspath(path))
+    if str(full).startswith(_STREAMS):
+        return os.open(full, os.O_WRONLY | flags, 0o644)
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    directory = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow | getattr(
+        os, "O_CLOEXEC", 0)
+    parts = full.parent.parts
+    fd = os.open(parts[0], directory)
+    try:
+        walked = Path(parts[0])
+        for part in parts[1:]:
+            walked = walked / part
+            try:
+                next_fd = os.open(part, directory, dir_fd=fd)
+            except FileNotFoundError:
+                os.mkdir(part, 0o755, dir_fd=fd)
+                next_fd = os.open(part, directory, dir_fd=fd)
+            except OSError as exc:
+                if os.path.islink(walked):
+                    raise _LinkRefused(
+                        f"journal path {str(path)!r}: the folder {str(walked)!r} is a symbolic "
+                        f"link; give the real path ({os.path.realpath(path)!r}) with --journal"
+                    ) from None
+                raise exc
+            os.close(fd)
+            fd = next_fd
+        try:
+            return os.open(full.name, os.O_RDWR | flags | nofollow, 0o644, dir_fd=fd)
+        except PermissionError:
+            return os.open(full.name, os.O_WRONLY | flags | nofollow, 0o644, dir_fd=fd)
+        except OSError:
+            if os.path.islink(full):
+                raise _LinkRefused(
+                    f"journal path {str(path)!r} is a symbolic link (to "
+                    f"{os.readlink(full)!r}); a journal is never written through one: give "
+                    "another path with --journal") from None
+            raise
+    finally:
+        os.close(fd)
 
 
 def _lock(fd: int, path: Path) -> None:
@@ -262,15 +315,15 @@ def _repair_tail(fd: int, path: Path) -> None:
     size = os.fstat(fd).st_size
     if not size:
         return
-    with open(path, "rb") as f:
-        start, tail = size, b""
-        while start > 0:  # walk back until the torn line's start (the previous newline)
-            step = min(start, 1 << 16)
-            start -= step
-            f.seek(start)
-            tail = f.read(step) + tail
-            if tail[:-1].rfind(b"\n") >= 0 or tail.endswith(b"\n"):
-                break
+    # Read through the descriptor opened without links, never by path again (a link swapped in
+    # meanwhile would have its target's last line cut).
+    start, tail = size, b""
+    while start > 0:  # walk back until the torn line's start (the previous newline)
+        step = min(start, 1 << 16)
+        start -= step
+        tail = os.pread(fd, step, start) + tail
+        if tail[:-1].rfind(b"\n") >= 0 or tail.endswith(b"\n"):
+            break
     if tail.endswith(b"\n"):
         return
     line_start = start + tail.rfind(b"\n") + 1

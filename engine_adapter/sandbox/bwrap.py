@@ -64,14 +64,18 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, wor
                cwd: str, tmpdir: str, read_only: Sequence[str] = (),
                mask_dirs: Sequence[str] = (), mask_files: Sequence[str] = (),
                mask_dir: str = "", mask_file: str = "",
-               seccomp_fd: int | None = None) -> list[str]:
+               seccomp_fd: int | None = None,
+               mounts: Sequence[tuple[str, str]] = ()) -> list[str]:
     """The command line that runs `argv` in `cwd` inside the sandbox: everything read-only but
-    `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it);
+    `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it, and
+    what `mounts` keeps: `(flag, path)` pairs of `guards.mount_plan`, each bound onto itself);
     the empty, unreadable `mask_dir` / `mask_file` bound over each of `mask_dirs` /
     `mask_files`; under the seccomp filter in `seccomp_fd` when given."""
     args = _base_flags(bwrap, network=network)
     if mode == WORKSPACE_WRITE:
         args += ["--bind", workspace, workspace]
+        for flag, path in mounts:
+            args += [flag, path, path]
         for path in read_only:
             args += ["--ro-bind", path, path]
     args += ["--bind", tmpdir, tmpdir]

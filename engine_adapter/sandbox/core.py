@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.processes import keep_holder_outside, resolve_program
+from engine_adapter.processes import command_env, keep_holder_outside, resolve_program
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
 from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, probe_bwrap
 from engine_adapter.sandbox.gitdirs import git_entries
+from engine_adapter.sandbox.guards import covered, mount_plan, startup_locations
 from engine_adapter.sandbox.hidden import (
     credential_paths,
     expand_setting,
@@ -63,9 +64,6 @@ __all__ = ["PROTECTED_NAMES", "Sandbox", "Wrapped"]
 
 PROTECTED_NAMES = (".git/hooks", ".git/config")
 """Inside the workspace, kept read-only: what git runs later, outside any sandbox."""
-_PROTECTED_HOME = (".ssh", ".gnupg", ".aws", ".netrc", ".bashrc", ".bash_profile", ".profile",
-                   ".zshrc", ".zprofile")
-"""Kept read-only too when the workspace holds the home directory."""
 
 _AROUND_ENTRIES = 200  # a folder with more entries around the cockpit's install is left as is
 _probes: dict[tuple[str, bool], str | None] = {}  # (program, filter) -> None or the problem
@@ -156,6 +154,7 @@ class Sandbox:
         self.settings = settings or default_settings()
         self.workspace = os.path.realpath(workspace)
         self.read_only: list[str] = [os.fspath(p) for p in read_only]
+        self._startup: list[str] | None = None
         self._path = path
         self._checked = False
         self.backend: str | None = None  # the program: bwrap or sandbox-exec
@@ -299,6 +298,12 @@ class Sandbox:
                 "(--auto-approve covers tiers 1-2 only, grants do not cover commands); "
                 "--sandbox off runs commands without one on purpose.")
 
+    def command_env(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The environment a command gets from `environ`: secrets left out
+        (`engine_adapter.processes.environment`), but the ones the user passes on purpose."""
+        return command_env(environ, passed=self.settings.pass_env,
+                           withheld=self.settings.withhold_env)
+
     def protect(self, path: str | Path) -> None:
         """Keep `path` read-only for sandboxed commands too (e.g. a journal in the workspace)."""
         self.read_only.append(os.fspath(path))
@@ -331,17 +336,22 @@ class Sandbox:
             else None
         try:
             if sys.platform == "darwin":
+                # Seatbelt denies writes by path, existing or not: every guarded path is listed.
+                guarded = self.guarded() if mode == WORKSPACE_WRITE else []
                 wrapped = seatbelt_argv(self.backend, argv, mode=mode, network=network,
                                         workspace=self.workspace, tmpdir=tmpdir,
-                                        read_only=read_only, masked=masked)
+                                        read_only=sorted({*read_only, *guarded}), masked=masked)
             else:
                 mask_dir, mask_file = self._mask_sources()
+                mounts = mount_plan(self.workspace, self.guarded()) \
+                    if mode == WORKSPACE_WRITE else []
                 dirs = [path for path in masked if path == top_git or os.path.isdir(path)]
                 files = [path for path in masked if path not in dirs]
                 wrapped = bwrap_argv(self.backend, argv, mode=mode, network=network,
                                      workspace=self.workspace, cwd=real_cwd, tmpdir=tmpdir,
-                                     read_only=read_only, mask_dirs=dirs, mask_files=files,
-                                     mask_dir=mask_dir, mask_file=mask_file, seccomp_fd=fd)
+                                     read_only=read_only, mounts=mounts, mask_dirs=dirs,
+                                     mask_files=files, mask_dir=mask_dir, mask_file=mask_file,
+                                     seccomp_fd=fd)
         except BaseException:
             if fd is not None:
                 os.close(fd)
@@ -378,13 +388,32 @@ class Sandbox:
             with contextlib.suppress(OSError):
                 os.rmdir(made_git)  # only while empty: whatever else is there stays
 
+    def guarded(self) -> list[str]:
+        """What stays read-only with its folders (`engine_adapter.sandbox.guards`), existing or
+        not: the start-up locations of every home the workspace holds (and the system's, for
+        `/`), and the paths given to `read_only`/`protect` (the cockpit's settings, grants and
+        journals). Absolute paths, as named (`mount_plan` resolves them)."""
+        if self._startup is None:
+            self._startup = startup_locations(self.workspace)
+        return [*self._startup, *(os.path.abspath(p) for p in self.read_only)]
+
+    def write_refusal(self, path: str | Path) -> str | None:
+        """Why a write to `path` by a tool running outside the sandbox (the built-in
+        `write_file`/`edit`, an ACP agent's `fs/write_text_file`) is refused, or None: it is or
+        lies in a guarded location, read-only for sandboxed commands too."""
+        real = os.path.realpath(path)
+        for location in self.guarded():
+            found = covered(real, [os.path.abspath(location), os.path.realpath(location)])
+            if found is not None:
+                return (f"{found} is kept read-only (a start-up file, the cockpit's own settings "
+                        "or journal): no tool may write there")
+        return None
+
     def _read_only(self) -> list[str]:
         """The existing paths inside the workspace to keep read-only (real paths, parents
         first, so a later bind never undoes an earlier one)."""
         root = self.workspace
-        home = os.path.expanduser("~")
         wanted = [os.path.join(root, name) for name in PROTECTED_NAMES]
-        wanted += [os.path.join(home, name) for name in _PROTECTED_HOME]
         wanted += self.read_only
         wanted += git_entries(root, walk=False) + self._nested_git
         wanted += self._install

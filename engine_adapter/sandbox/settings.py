@@ -46,14 +46,18 @@ NO_SANDBOX = " — no sandbox on this machine: it runs with your full access"
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """What the user asked for: a mode (`MODES`), whether commands may use the network, and
-    the paths to hide from commands beyond the default credential places (`read_deny`) or to
-    show them after all (`read_allow`): absolute, or below the home directory (`~/…`)."""
+    """What the user asked for: a mode (`MODES`), whether commands may use the network, the
+    paths to hide from commands beyond the default credential places (`read_deny`) or to show
+    them after all (`read_allow`): absolute, or below the home directory (`~/…`);
+    `pass_env`: variables commands get although they look like secrets (`--pass-env`);
+    `withhold_env`: variables commands never get, whatever their name (the model's key)."""
 
     mode: str = WORKSPACE_WRITE
     network: bool = False
     read_deny: tuple[str, ...] = ()
     read_allow: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()
+    withhold_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

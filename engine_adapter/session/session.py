@@ -29,6 +29,7 @@ from engine_adapter.events import (
     CancellationObserved,
     HarnessEvent,
     bounded_line,
+    redacted_line,
     stamped,
 )
 from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore, Scope
@@ -233,6 +234,9 @@ class Session:
             # Serialised once: the journal line is also the compact form history keeps. Deep or
             # huge parts are cut (visibly) so that every line reads back.
             event, line = bounded_line(event)
+            # Secrets (a key pasted in a task, printed by a tool) never reach the journal or
+            # anyone watching: redacted by their shape, after a one-scan pre-check of the line.
+            event, line = redacted_line(event, line)
             journal, line_journal = self._journal, self._line_journal
             if journal is not None and self.journal_error is None:
                 try:

@@ -106,6 +106,7 @@ class BuiltinRunner:
         self.workspace = Workspace(cwd)
         self.sandbox = sandbox if isinstance(sandbox, Sandbox) else Sandbox(
             sandbox, workspace=self.workspace.root)
+        self.workspace.guard = self.sandbox.write_refusal
         self.shell_timeout = shell_timeout
         self.check_timeout = check_timeout
         self.output_cap = output_cap

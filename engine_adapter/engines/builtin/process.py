@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine_adapter.context import wait_cancelled
-from engine_adapter.processes import end_scope, start_in_scope
+from engine_adapter.processes import command_env, end_scope, start_in_scope
 from engine_adapter.runner import CancelToken
 from engine_adapter.sandbox import Sandbox
 
@@ -80,7 +80,8 @@ async def run_process(argv: Sequence[str], *, cwd: str | Path, timeout: float, o
     found, not executable).
     """
     started = time.monotonic()
-    env = {**os.environ, **_ENV}
+    # Never the cockpit's secrets: the output goes to the model and the journal.
+    env = {**(sandbox.command_env(os.environ) if sandbox else command_env(os.environ)), **_ENV}
     wrapped = sandbox.wrap(argv, cwd=cwd, env=env, bypass=outside) if sandbox else None
     try:
         proc, scope = await start_in_scope(

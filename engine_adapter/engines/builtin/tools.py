@@ -220,6 +220,10 @@ def prepare_write(workspace: Workspace, tool: str, tool_input: Mapping[str, Any]
     shown = tool_input["path"]
     path = _resolve(workspace, shown)
     try:
+        workspace.check_write(path, shown)
+    except WorkspaceError as exc:
+        raise ToolError(str(exc)) from None
+    try:
         check_writable(str(path), shown)
     except FileRefused as exc:
         raise ToolError(str(exc)) from None

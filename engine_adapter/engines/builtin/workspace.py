@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 __all__ = ["Workspace", "WorkspaceError"]
@@ -12,13 +13,22 @@ class WorkspaceError(Exception):
 
 
 class Workspace:
-    """A directory the tools may read and write in, and nothing outside it."""
+    """A directory the tools may read and write in, and nothing outside it. `guard`, when set,
+    says why a resolved path may not be written (`Sandbox.write_refusal`: what the sandbox keeps
+    read-only, the file tools never write either), or None."""
 
     def __init__(self, root: str | Path) -> None:
         path = Path(root).expanduser()
         if not path.is_dir():
             raise WorkspaceError(f"workspace {str(path)!r} is not a directory")
         self.root = path.resolve()
+        self.guard: Callable[[Path], str | None] | None = None
+
+    def check_write(self, real: Path, shown: str) -> None:
+        """Refuse (`WorkspaceError`) a write to a resolved path that `guard` keeps read-only."""
+        why = self.guard(real) if self.guard is not None else None
+        if why:
+            raise WorkspaceError(f"{shown}: {why}")
 
     def resolve(self, path: object) -> Path:
         """The real path of `path` (relative to the workspace), symlinks followed.

@@ -83,8 +83,8 @@ def test_an_offer_the_agent_lacks_is_a_failed_run_listing_the_valid_values(cli):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["run", "hi", "--mode", "x", "--headless"], "--mode, --option, --mcp, --no-mcp, --env and "
-     "--pass-env go with --agent NAME"),
+    (["run", "hi", "--mode", "x", "--headless"], "--mode, --option, --mcp, --no-mcp and --env "
+     "go with --agent NAME"),
     (["run", "hi", "--agent", "codex", "--base-url", "http://x", "--headless"],
      "--base-url and --api-key-env go with --model NAME for the built-in engine"),
     (["run", "hi", "--agent", "{agent}", "--mcp", "a", "--no-mcp", "--headless"],

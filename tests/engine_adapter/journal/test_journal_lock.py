@@ -99,10 +99,11 @@ def test_a_path_reached_another_way_is_the_same_journal(tmp_path, holder) -> Non
     (tmp_path / "sub").mkdir()
     os.symlink(path, tmp_path / "link.jsonl")
     os.link(path, tmp_path / "hard.jsonl")
-    for other in (tmp_path / "link.jsonl", tmp_path / "hard.jsonl",
-                  tmp_path / "sub" / ".." / "run.jsonl"):
+    for other in (tmp_path / "hard.jsonl", tmp_path / "sub" / ".." / "run.jsonl"):
         with pytest.raises(JournalError, match=f"pid {holder.pid}"):
             JsonlEventJournal(other)
+    with pytest.raises(JournalError, match="symbolic link"):  # never through a link at all
+        JsonlEventJournal(tmp_path / "link.jsonl")
 
 
 def test_readers_neither_lock_nor_repair_a_journal_being_written(tmp_path, holder) -> None:

@@ -149,7 +149,8 @@ def test_ssh_keys_are_not_writable_even_with_home_as_the_workspace(tmp_path, mon
         done = sandboxed("echo evil >> ~/.ssh/authorized_keys", workspace)
         assert done.exit_code != 0 and done.blocked, done.output
     assert (home / ".ssh" / "authorized_keys").read_text() == "mine\n"
-    assert sandboxed("touch ~/made && echo ok", home).output == "ok\n"  # the rest of home
+    assert sandboxed("touch ~/project/made && echo ok", home).output == "ok\n"  # the rest
+    assert sandboxed("touch ~/made", home).exit_code != 0  # a new name in home: maybe an rc file
 
 
 def test_git_hooks_and_config_stay_read_only_in_the_workspace(ws) -> None:

@@ -197,7 +197,9 @@ class AgentConnection:
         sandbox = self.sandbox if isinstance(self.sandbox, Sandbox) else Sandbox(
             self.sandbox, workspace=workspace)
         self.sandbox = await sandbox.acheck()
-        client = self.client = AcpClient(Workspace(workspace), env=self.env,
+        files = Workspace(workspace)
+        files.guard = sandbox.write_refusal
+        client = self.client = AcpClient(files, env=self.env,
                                          agent_name=self.spec.name,
                                          forward_always=self.forward_always, sandbox=sandbox)
         session = self.session = AgentSession(client.mapper, lambda: client.run)

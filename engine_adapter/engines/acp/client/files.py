@@ -10,6 +10,7 @@ methods do file I/O and may diff a big file: the client calls them in a worker t
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from engine_adapter.files import (
     FileRefused,
@@ -35,6 +36,14 @@ class Workspace:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = os.path.realpath(root)
+        # Why a resolved path may not be written (`Sandbox.write_refusal`), or None.
+        self.guard: Callable[[str], str | None] | None = None
+
+    def check_write(self, real: str) -> None:
+        """Refuse (`WorkspaceError`) a write to a path the sandbox keeps read-only."""
+        why = self.guard(real) if self.guard is not None else None
+        if why:
+            raise WorkspaceError(f"{self.display(real)}: {why}")
 
     def resolve(self, path: str) -> str:
         """The real path of `path` (relative paths are taken from the root), or
@@ -73,6 +82,7 @@ class Workspace:
         """Check that `content` may be written to the resolved path (refused like `write`
         would be) and return the unified diff of that write, for the human to see."""
         shown = self.display(real)
+        self.check_write(real)
         try:
             check_writable(real, shown)
             data = read_regular(real, shown, max_bytes=MAX_FILE_BYTES, missing_ok=True)
@@ -86,6 +96,7 @@ class Workspace:
         workspace). The path is checked again: a symlink swapped in meanwhile cannot escape."""
         if self.resolve(real) != real:
             raise WorkspaceError(f"{real} changed while the write was being approved")
+        self.check_write(real)
         shown = self.display(real)
         try:
             os.makedirs(os.path.dirname(real), exist_ok=True)

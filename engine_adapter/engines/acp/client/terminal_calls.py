@@ -41,6 +41,7 @@ from engine_adapter.engines.acp.client.terminals import (
 )
 from engine_adapter.engines.acp.text import cap, clean
 from engine_adapter.events import ToolEnd, ToolStart
+from engine_adapter.processes import command_env
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox
 from engine_adapter.shell import DESTRUCTIVE
 
@@ -103,7 +104,9 @@ class TerminalCalls:
         plain = "env" not in tool_input and "cwd" not in tool_input and flag is not False
         permit = self.permits.take_command(argv) if plain else None
         await ops.gate(run, op_id, TERMINAL_TOOL, reason, tool_input, tier, permit, sandboxed=flag)
-        run_env = dict(self.env)
+        # The agent's own environment holds its key: a command's output goes back to it and to
+        # the journal, so secrets are left out (what the agent asks for on purpose is shown).
+        run_env = sandbox.command_env(self.env) if sandbox is not None else command_env(self.env)
         run_env.update({v.name: v.value for v in env or [] if v.name != OUTSIDE_VARIABLE})
         try:
             prepared = self.terminals.prepare(argv, cwd=real_cwd, env=run_env,

@@ -1,0 +1,194 @@
+"""What must stay read-only when the workspace holds a home folder (or is `/`), and the mounts
+that keep it so — including files that do not exist yet, and the folders above them.
+
+Three traps, each measured with bubblewrap as root (`tests/engine_adapter/sandbox/`):
+
+- A read-only bind of a path that does not exist makes bwrap create it on the host as an
+  empty mount point: an empty `~/.bash_profile` would silently stop bash reading `~/.profile`.
+  So a missing location is never bound: its parent folder is *sealed* instead (read-only, each
+  of its existing entries bound writable again, but the protected ones), and nothing new can
+  be made in it.
+- A mount point cannot be renamed or removed (`EBUSY`), but its parent folders can: `mv
+  ~/.config ~/.c && mkdir -p ~/.config/cockpit` writes a new `config.toml` beside the bound one.
+  So every folder between the workspace and a protected path is bound onto itself too.
+- A protected name that is a symbolic link (`~/.bashrc -> dotfiles/bashrc`) could be replaced:
+  its folder is sealed, and its target is protected as well.
+
+`mount_plan` turns protected paths into those mounts (parents first); `startup_locations` lists
+what runs later, outside any sandbox, from a home folder; `homes_in` and `system_locations`
+say whose homes and which system folders a workspace holds.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "HOME_STARTUP",
+    "SYSTEM_STARTUP",
+    "covered",
+    "homes_in",
+    "inside",
+    "mount_plan",
+    "startup_locations",
+    "system_locations",
+]
+
+HOME_STARTUP = (
+    # shells: bash, sh, zsh, ksh, csh/tcsh, fish — what a login or interactive shell reads
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".bashrc.d",
+    ".profile", ".shrc", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".zsh",
+    ".oh-my-zsh", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", ".inputrc",
+    ".config/fish", ".config/zsh",
+    # programs on PATH, and code Python runs at every start (usercustomize, .pth files)
+    ".local/bin", "bin", ".local/lib", ".cargo/bin", ".cargo/env", "go/bin",
+    # git, ssh, and the credentials the sandbox must never let a command rewrite
+    ".gitconfig", ".config/git", ".git-credentials", ".ssh", ".gnupg", ".aws", ".netrc",
+    ".docker", ".kube", ".npmrc", ".pypirc", ".config/gcloud",
+    # the session: systemd user units, autostart, environment, X start-up
+    ".config/systemd", ".config/autostart", ".config/environment.d", ".pam_environment",
+    ".xprofile", ".xinitrc", ".xsession", ".xsessionrc",
+    # editors and terminal multiplexers that run commands from their start-up files
+    ".vimrc", ".vim", ".exrc", ".config/nvim", ".emacs", ".emacs.d", ".tmux.conf",
+    ".config/tmux", ".screenrc",
+)
+"""Inside a home folder, relative: what a shell, a login, git, ssh, an editor or the desktop
+reads or runs later, outside any sandbox."""
+
+SYSTEM_STARTUP = ("/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+                  "/boot", "/opt", "/var/spool")
+"""Kept read-only when the workspace is `/`: the system's programs, libraries and settings."""
+
+_NEVER_REBOUND = frozenset({"/proc", "/dev", "/sys"})
+"""The sandbox's own `/proc` and `/dev` (and the kernel's `/sys`) are never bound over."""
+
+RO, RW, SEAL = "ro", "rw", "seal"  # a protected path; a mount point; a sealed folder
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether `path` lies strictly inside `root` (both absolute and normalised)."""
+    return path != root and path.startswith(root.rstrip("/") + "/")
+
+
+def _real_parent(path: str) -> str:
+    """`path` with its folders resolved but its last name kept: a link stays the link."""
+    head, name = os.path.split(path)
+    return os.path.join(os.path.realpath(head), name)
+
+
+def homes_in(workspace: str, home: str | None = None) -> list[str]:
+    """The real home folders the workspace is or holds: the user's (`home`, else `$HOME`, and
+    the account's own), and every account's whose home lies inside it (`/home`, `/`)."""
+    found: set[str] = set()
+    candidates = [home if home is not None else os.path.expanduser("~")]
+    try:
+        candidates.append(pwd.getpwuid(os.getuid()).pw_dir)
+        candidates += [entry.pw_dir for entry in pwd.getpwall()
+                       if entry.pw_dir.startswith("/") and entry.pw_dir != "/"]
+    except (KeyError, OSError):
+        pass
+    for candidate in candidates:
+        if not candidate or not os.path.isabs(candidate):
+            continue
+        real = os.path.realpath(candidate)
+        if os.path.isdir(real) and (real == workspace or inside(real, workspace)):
+            found.add(real)
+    return sorted(found)
+
+
+def startup_locations(workspace: str, home: str | None = None) -> list[str]:
+    """Every start-up location (existing or not) of every home the workspace holds, and the
+    system's own when the workspace holds them (`/`)."""
+    paths = [os.path.join(root, name) for root in homes_in(workspace, home)
+             for name in HOME_STARTUP]
+    return paths + system_locations(workspace)
+
+
+def system_locations(workspace: str) -> list[str]:
+    """The system folders (`SYSTEM_STARTUP`) that lie in the workspace."""
+    return [path for path in SYSTEM_STARTUP if inside(path, workspace)]
+
+
+def mount_plan(workspace: str, protected: Iterable[str]) -> list[tuple[str, str]]:
+    """The mounts that keep each of `protected` (absolute paths; those outside the workspace are
+    ignored) read-only inside a writable `workspace`, as bwrap flags and paths in the order to
+    give them (parents first): `("--ro-bind", path)` or `("--bind", path)`, each onto itself."""
+    root = os.path.realpath(workspace)
+    modes: dict[str, str] = {}
+    leaves: set[str] = set()
+    todo = [_real_parent(os.path.abspath(p)) for p in protected]
+    seen: set[str] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not inside(path, root):
+            continue
+        seen.add(path)
+        leaves.add(path)
+        if os.path.lexists(path) and not os.path.islink(path):
+            modes[path] = RO
+            _chain(root, os.path.dirname(path), modes)
+            continue
+        # Missing, or a link: nothing may be made or swapped in its place, so its deepest
+        # existing folder is sealed; a link's target is protected too.
+        if os.path.islink(path):
+            todo.append(_real_parent(os.path.realpath(path)))
+        folder = os.path.dirname(path)
+        while folder != root and inside(folder, root) and not os.path.isdir(folder):
+            folder = os.path.dirname(folder)
+        if folder == root or inside(folder, root):
+            if modes.get(folder) != RO:
+                modes[folder] = SEAL
+            _chain(root, os.path.dirname(folder), modes)
+    for folder in [p for p, mode in modes.items() if mode == SEAL]:
+        _reopen(folder, modes, leaves)
+    return _ordered(modes)
+
+
+def _chain(root: str, folder: str, modes: dict[str, str]) -> None:
+    """Each folder from `folder` up to (not including) `root` becomes a mount point."""
+    while inside(folder, root):
+        modes.setdefault(folder, RW)
+        folder = os.path.dirname(folder)
+
+
+def _reopen(folder: str, modes: dict[str, str], leaves: set[str]) -> None:
+    """A sealed folder's existing entries stay writable (bound onto themselves), except the
+    protected ones, links (they cannot be changed in a sealed folder, and a bind would follow
+    them) and what is not a plain file or folder."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        path = entry.path
+        if path in leaves or path in modes or path in _NEVER_REBOUND:
+            continue
+        try:
+            if entry.is_symlink() or not (entry.is_dir(follow_symlinks=False)
+                                          or entry.is_file(follow_symlinks=False)):
+                continue
+        except OSError:
+            continue
+        modes[path] = RW
+
+
+def _ordered(modes: dict[str, str]) -> list[tuple[str, str]]:
+    """The mounts, parents first; nothing writable below a protected path."""
+    protected = sorted(p for p, mode in modes.items() if mode == RO)
+    plan: list[tuple[str, str]] = []
+    for path in sorted(modes, key=lambda p: (p.count("/"), p)):
+        mode = modes[path]
+        if mode != RO and any(inside(path, top) for top in protected):
+            continue  # under a read-only path: already read-only, never reopened
+        plan.append(("--bind" if mode == RW else "--ro-bind", path))
+    return plan
+
+
+def covered(path: str, locations: Sequence[str]) -> str | None:
+    """The location among `locations` that `path` is or lies in, or None."""
+    for location in locations:
+        if path == location or inside(path, location):
+            return location
+    return None
