@@ -166,6 +166,7 @@ class Sandbox:
         self._install: list[str] = []  # the cockpit's own install, found at check()
         self._mask_root: str | None = None
         self._live = 0  # commands wrapped and not yet closed
+        self._made_git: str | None = None  # the empty top .git made as a mount point, if any
         self._live_lock = threading.Lock()
 
     # -- what this machine offers ---------------------------------------------------------------
@@ -329,7 +330,16 @@ class Sandbox:
         # No .git at the top: an empty, unreadable folder on the name, so that the command
         # cannot make one that a later git run in the workspace would follow.
         top_git = os.path.join(self.workspace, ".git")
-        shut_git = mode == WORKSPACE_WRITE and not os.path.lexists(top_git)
+        with self._live_lock:  # counted from here: a command closing now keeps the mount point
+            self._live += 1
+            shut_git = mode == WORKSPACE_WRITE and (top_git == self._made_git
+                                                    or not os.path.lexists(top_git))
+            if shut_git and sys.platform != "darwin" and not os.path.lexists(top_git):
+                # Made here, not by bwrap: a sealed workspace (a home, see guards) is read-only
+                # by the time bwrap would make the mount point. Removed once no command runs.
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(top_git, 0)
+                self._made_git = top_git
         if shut_git:
             masked.append(top_git)
         fd = filter_fd(self.seccomp) if self.seccomp is not None and sys.platform != "darwin" \
@@ -356,16 +366,15 @@ class Sandbox:
             if fd is not None:
                 os.close(fd)
             shutil.rmtree(tmpdir, ignore_errors=True)
+            self._closed()
             raise
         writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []))
         run_env = {name: value for name, value in env.items() if not socket_variable(name)}
         run_env.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
-        with self._live_lock:
-            self._live += 1
         return Wrapped(wrapped, run_env, mode, network=network, cwd=real_cwd,
                        writable=writable, tmpdir=tmpdir, masked=tuple(masked),
                        pass_fds=() if fd is None else (fd,),
-                       on_close=[lambda: self._closed(top_git if shut_git else None)])
+                       on_close=[self._closed])
 
     def _mask_sources(self) -> tuple[str, str]:
         """The empty folder and file that nobody may read (mode 000), bound over what is
@@ -378,15 +387,16 @@ class Sandbox:
             self._mask_root = root
         return os.path.join(self._mask_root, "dir"), os.path.join(self._mask_root, "file")
 
-    def _closed(self, made_git: str | None) -> None:
+    def _closed(self) -> None:
         """One wrapped command is done; once none runs, remove the empty `.git` mount point
-        bwrap made (never earlier: removing it would unmount it under a running command)."""
+        made for them (never earlier: removing it would unmount it under a running command)."""
         with self._live_lock:
             self._live -= 1
-            if self._live or made_git is None:
+            if self._live or self._made_git is None:
                 return
             with contextlib.suppress(OSError):
-                os.rmdir(made_git)  # only while empty: whatever else is there stays
+                os.rmdir(self._made_git)  # only while empty: whatever else is there stays
+            self._made_git = None
 
     def guarded(self) -> list[str]:
         """What stays read-only with its folders (`engine_adapter.sandbox.guards`), existing or

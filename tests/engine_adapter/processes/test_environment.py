@@ -103,7 +103,7 @@ def test_an_acp_terminal_never_sees_the_agents_key(tmp_path) -> None:
             await runner.close()
 
     _state, events = run(main())
-    outputs = " ".join(e.output for e in events if e.type == "tool_end" and e.tool == "execute")
+    outputs = " ".join(e.output for e in events if e.type == "tool_end" and e.tool == "terminal")
     assert "PATH=" in outputs
     assert "sk-agent-own-9" not in outputs and "tok-agent-8" not in outputs
     assert runner.connection.env["OPENAI_API_KEY"] == "sk-agent-own-9"  # the agent has it
