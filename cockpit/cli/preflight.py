@@ -161,9 +161,11 @@ def warn_config() -> None:
     """Say, once a command, what in `config.toml` could not be used: a broken file with the
     line to fix (all of it is then ignored), else each setting skipped. Headless runs say it
     too (in CI a dropped `[sandbox]` or provider would otherwise go unnoticed)."""
-    from cockpit.launch import config_warnings
+    from cockpit.config import load_config  # (not launch's models: they load the SDKs)
 
-    for warning in config_warnings():
+    config = load_config()
+    for warning in [*([config.error] if config.error else []),
+                    *(f"config.toml: {problem} (skipped)" for problem in config.problems)]:
         _say_once(f"cockpit: warning: {warning}")
 
 
