@@ -541,10 +541,7 @@ class CockpitApp(ThemedApp):
         return True
 
     def _task_started(self) -> None:
-        """A next task was started (from the message box): the end panel goes. The focus stays
-        in the box, if it is there (the next message can be typed at once; the approval keys
-        still work from the empty box)."""
+        """A next task was started (from the message box): the end panel goes."""
         self._user_cancelled = False
         self.query_one(EndPanel).hide()
-        if not self.composer.box.has_focus:
-            self.query_one(Transcript).focus()
+        self.query_one(Transcript).focus()
