@@ -53,12 +53,36 @@ def item_title(item: Item) -> str:
 
 def writer_driver(base: type[Driver], writer: TerminalWriter) -> type[Driver]:
     """`base` (the driver class Textual chose), whose instances hand their public `write` to
-    `writer` when created."""
+    `writer` when created, and write nothing once `writer.gone` (the terminal hung up: a write
+    fails there, and the driver's writer thread, dead of one, would block the next write for
+    good, as would joining it at close; a restart on the hang-up's SIGCONT is skipped too)."""
 
     class WriterDriver(base):  # type: ignore[valid-type, misc]  # a class chosen at run time
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             writer.attach(self.write)
+
+        def write(self, data: str) -> None:
+            if not writer.gone:
+                super().write(data)
+
+        def flush(self) -> None:
+            if not writer.gone:
+                super().flush()
+
+        def resume_application_mode(self) -> None:
+            if not writer.gone:
+                super().resume_application_mode()
+
+        def stop_application_mode(self) -> None:
+            if writer.gone:
+                self.disable_input()  # (the input thread ends; the terminal needs no reset)
+            else:
+                super().stop_application_mode()
+
+        def close(self) -> None:
+            if not writer.gone:
+                super().close()
 
     WriterDriver.__name__ = WriterDriver.__qualname__ = f"Writer{base.__name__}"
     return WriterDriver
@@ -113,10 +137,11 @@ class ThemedApp(App[Any]):
             self.notify(clean(problem, 500), severity="warning", markup=False)
         # Subscribing needs a running app; the initial choice above is not a switch to save.
         self.theme_changed_signal.subscribe(self, self._theme_switched)
-        self._forget_terminate = on_terminate(asyncio.get_running_loop(), self.terminated)
+        self._forget_terminate = on_terminate(asyncio.get_running_loop(), self.terminated,
+                                              gone=self.terminal_writer.hang_up, interrupt=True)
 
     def terminated(self, reason: str) -> None:
-        """SIGTERM or SIGHUP (`reason` says which): exit, so the terminal is restored rather
+        """SIGTERM, SIGHUP or SIGINT (`reason` says which): exit, so the terminal is restored rather
         than left in the app's screen mode. The live cockpit cancels its run first."""
         self.exit()
 

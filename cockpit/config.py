@@ -31,12 +31,14 @@ pass_env = ["GH_TOKEN"]       # variables commands get although they look like s
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
-returned for the caller to show). Writing keeps the keys it does not know about.
+returned for the caller to show, with the line to fix). Writing (the theme) edits the file in
+place with `tomlkit`, so comments, layout and every other setting stay; a file that does not
+read is never written.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import re
 import tomllib
@@ -47,10 +49,8 @@ from typing import Any
 from cockpit.notify import NotifySettings, parse_notify
 from cockpit.paths import config_dir
 
-__all__ = ["Config", "ModelConfig", "ProviderConfig", "config_path", "load_config",
+__all__ = ["Config", "ModelConfig", "ProviderConfig", "broken", "config_path", "load_config",
            "save_theme"]
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,11 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     try:
         raw = _read_raw(path)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return Config(error=f"{path}: {exc}")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Config(error=f"{path}: cannot be read ({exc}); every setting in it is ignored "
+                      "and defaults apply")
+    except tomllib.TOMLDecodeError as exc:
+        return Config(error=broken(path, exc))
     theme = raw.get("theme")
     keymap = raw.get("keymap", {})
     keymap = {str(k): v for k, v in keymap.items() if isinstance(v, str)} \
@@ -209,47 +212,84 @@ def _tables(raw: dict[str, Any], name: str, kind: type[ProviderConfig] | type[Mo
     return found
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-        return json.dumps(value, ensure_ascii=False)  # a JSON array of scalars is TOML too
-    return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a valid TOML string
-
-
-def _key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
-
-
-def _dump(raw: dict[str, Any], path: tuple[str, ...] = ()) -> str:
-    """TOML for `raw`: its values, then each table (nested ones as `[a.b]`)."""
-    lines = [f"{_key(k)} = {_toml_value(v)}" for k, v in raw.items()
-             if not isinstance(v, dict)]
-    text = "\n".join(lines) + ("\n" if lines else "")
-    for table, values in raw.items():
-        if isinstance(values, dict):
-            inner = (*path, table)
-            if any(not isinstance(v, dict) for v in values.values()) or not values:
-                text += f"\n[{'.'.join(_key(k) for k in inner)}]\n"
-            text += _dump(values, inner)
-    return text
-
-
 def save_theme(name: str, path: Path | None = None) -> str | None:
-    """Remember `name` as the theme. Returns an error message instead of raising."""
+    """Remember `name` as the theme, editing `config.toml` in place: its comments, layout and
+    every other setting stay as they were. Returns why it did not (the caller keeps the theme
+    for this session only), never raises. A file that cannot be read (broken TOML, not UTF-8,
+    `theme` not a name) is left alone rather than replaced; nothing is written that would not
+    read back; the write is atomic (a temporary file renamed over it, its mode kept) and goes
+    through a symbolic link to the file it names (a dotfiles checkout stays linked)."""
+    import tomlkit
+
     path = path or config_path()
+    unchanged = f"the theme {name!r} applies to this session only"
+    target = path.resolve() if path.is_symlink() else path
     try:
-        raw = _read_raw(path) if path.exists() else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        raw = {}  # a broken file is replaced rather than left to break every start
-    raw["theme"] = name
+        text = target.read_text(encoding="utf-8") if target.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"could not read {path} ({exc}); {unchanged}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".toml.tmp")
-        tmp.write_text(_dump(raw), encoding="utf-8")
-        os.replace(tmp, path)
+        before = tomllib.loads(text)
+        document = tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
+        return f"{broken(path, exc)}; {unchanged}"
+    if before.get("theme") == name:
+        return None
+    if "theme" in before and not isinstance(before["theme"], str):
+        return (f"{path}: `theme` must be a theme's name (it is a "
+                f"{type(before['theme']).__name__}); fix it; {unchanged}")
+    document["theme"] = name
+    new = tomlkit.dumps(document)
+    try:  # never write what would not read back as the same settings with the new theme
+        after = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        after = None
+    if after != {**before, "theme": name}:
+        return f"could not edit {path} safely (please set theme = {name!r} in it); {unchanged}"
+    try:
+        _write_atomically(target, new)
     except OSError as exc:
-        return f"could not save the theme choice to {path}: {exc}"
+        return f"could not save the theme choice to {path}: {exc}; {unchanged}"
     return None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """`text` as `path`'s content, all or nothing: a temporary file beside it, flushed to
+    disk, given the old file's mode (a new one: readable by its owner only), renamed over it."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o600
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+_POSITION = re.compile(r"\s*\(?at line (\d+), column (\d+)\)?\s*$|"
+                       r"\s*at line (\d+) col (\d+)\s*$")
+
+
+def broken(path: Path, error: Exception) -> str:
+    """What is wrong with a `config.toml` that does not parse, where, and what to do."""
+    message = str(error)
+    found = _POSITION.search(message)
+    where = ""
+    if found is not None:
+        line, column = (found.group(1), found.group(2)) if found.group(1) else (
+            found.group(3), found.group(4))
+        where = f" line {line}, column {column}:"
+        message = message[:found.start()]
+    return (f"{path}:{where} {message.strip() or 'not valid TOML'} — fix it (until then "
+            "every setting in it is ignored and defaults apply)")

@@ -147,6 +147,14 @@ KEYS: list[KeySpec] = [
             help="Start typing one of the agent's commands (/review, /compact, …), completed "
                  "with its description."),
     # In the message box.
+    KeySpec("send", "enter", "submit", "send", "composer", show=False,
+            help="Send the message (queued while the agent works), or start the next task; a "
+                 "line that ends in a backslash (\\) becomes a new line instead."),
+    KeySpec("newline", "shift+enter,alt+enter", "newline", "new line", "composer",
+            key_display="shift+enter", show=False,
+            help="A new line in the message (terminals with the kitty keyboard protocol tell "
+                 "shift+enter apart; everywhere else end the line with \\ and press enter, "
+                 "or paste: a paste keeps every line)."),
     KeySpec("send-now", "ctrl+enter", "send_now", "send now", "composer", show=False,
             help="Stop the agent's turn and send the message at once (ctrl+enter reaches the "
                  "cockpit only from terminals with the kitty keyboard protocol: use ctrl+j)."),

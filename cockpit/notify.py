@@ -122,22 +122,28 @@ def title_sequence(title: str) -> str:
 class TerminalWriter:
     """Where escape sequences go: the running driver's `write`, once
     `cockpit.base_app.writer_driver` has handed it over; nowhere before that (or headless,
-    where there is no terminal)."""
+    where there is no terminal), nor once the terminal is gone (`hang_up`)."""
 
     def __init__(self) -> None:
         self._write: Callable[[str], None] | None = None
+        self.gone = False  # the terminal hung up: nothing may be written to it any more
 
     def attach(self, write: Callable[[str], None] | None) -> None:
         """Send to `write` from now on (None: send nowhere)."""
         self._write = write
 
+    def hang_up(self) -> None:
+        """The terminal is gone (its window closed): from now on nothing is sent, and the
+        driver (`cockpit.base_app.writer_driver`) writes nothing either."""
+        self.gone = True
+
     @property
     def attached(self) -> bool:
         """Whether sequences reach a terminal."""
-        return self._write is not None
+        return self._write is not None and not self.gone
 
     def __call__(self, data: str) -> None:
-        if self._write is not None:
+        if self._write is not None and not self.gone:
             self._write(data)
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cockpit.cli.preflight import user_errors
+from cockpit.cli.preflight import user_errors, warn_config
 
 if TYPE_CHECKING:
     from engine_adapter.engines.acp import AgentSpec
@@ -79,10 +79,9 @@ def models(
     """List the models an OpenAI-compatible server offers (for `cockpit run --model`)."""
     import asyncio
 
-    from cockpit.launch import config_warnings, list_models, resolve_server
+    from cockpit.launch import list_models, resolve_server
 
-    for warning in config_warnings():
-        typer.echo(f"cockpit: warning: {warning}", err=True)
+    warn_config()
     with user_errors():
         server = resolve_server(provider, base_url=base_url, api_key_env=api_key_env)
         found = asyncio.run(list_models(server))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import typer
 
-from cockpit.cli.preflight import check_theme, user_errors
+from cockpit.cli.preflight import check_theme, user_errors, warn_config
 
 if TYPE_CHECKING:
     from cockpit.journals import JournalSummary
@@ -46,6 +46,7 @@ def replay(
     """Review a run from its journal (its help text, one paragraph: `REPLAY_HELP`)."""
     with user_errors():
         check_theme(theme)
+    warn_config()
     raise typer.Exit(run_replay(journal, theme=theme))
 
 

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from cockpit.cli import catalogue, conversations, grants, journals, run, version_line
+from cockpit.cli.preflight import new_command
 
 __all__ = ["app", "main", "safe_output", "version"]
 
@@ -46,6 +47,7 @@ def _options(
         help="Print the cockpit version (as `cockpit version` does) and exit.")] = False,
 ) -> None:
     """The options before any command (`--version`)."""
+    new_command()
 
 
 # The commands, in the order `cockpit --help` lists them.

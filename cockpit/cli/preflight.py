@@ -26,10 +26,12 @@ __all__ = [
     "agent_choices",
     "check_theme",
     "checked",
+    "new_command",
     "run_options",
     "theme_names",
     "user_errors",
     "warn_agent_config",
+    "warn_config",
     "warn_sandbox",
 ]
 
@@ -88,6 +90,7 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     if sandbox is not None and sandbox not in MODES:
         raise SetupError(f"--sandbox {sandbox!r}: use one of {', '.join(MODES)}")
     config = load_config()
+    warn_config()
     variable = os.environ.get(ENV_VARIABLE, "").strip()
     if variable and variable not in MODES:
         raise SetupError(f"{ENV_VARIABLE}={variable!r}: use one of {', '.join(MODES)}")
@@ -151,9 +154,41 @@ def warn_sandbox(factory: Any) -> None:
         typer.echo(f"cockpit: warning: {warning}", err=True)
 
 
+_said: set[str] = set()  # what this command has said (several of its steps read the config)
+
+
+def new_command() -> None:
+    """A command starts: nothing said yet (the app's callback calls this; in one process,
+    tests run many commands)."""
+    _said.clear()
+
+
+def _say_once(line: str) -> None:
+    """`line` on stderr, unless this command has said it already."""
+    if line not in _said:
+        _said.add(line)
+        typer.echo(line, err=True)
+
+
+def warn_config() -> None:
+    """Say, once a command, what in `config.toml` could not be used: a broken file with the
+    line to fix (all of it is then ignored), else each setting skipped. Headless runs say it
+    too (in CI a dropped `[sandbox]` or provider would otherwise go unnoticed)."""
+    from cockpit.config import load_config  # (not launch's models: they load the SDKs)
+
+    config = load_config()
+    for warning in [*([config.error] if config.error else []),
+                    *(f"config.toml: {problem} (skipped)" for problem in config.problems)]:
+        _say_once(f"cockpit: warning: {warning}")
+
+
 def warn_agent_config() -> None:
-    """Say what `config.toml` says about agents that was left out, and why."""
+    """Say what `config.toml` says about agents that was left out, and why (a broken file:
+    as `warn_config` says it, once)."""
+    from cockpit.config import config_path
     from cockpit.launch import config_problems
 
+    warn_config()
     for problem in config_problems():
-        typer.echo(f"cockpit: warning: config.toml: {problem} (left out)", err=True)
+        if not problem.startswith(str(config_path())):  # (the broken file: said above)
+            _say_once(f"cockpit: warning: config.toml: {problem} (left out)")

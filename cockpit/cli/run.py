@@ -36,6 +36,7 @@ from cockpit.cli.preflight import (
     run_options,
     user_errors,
     warn_agent_config,
+    warn_config,
     warn_sandbox,
 )
 
@@ -257,9 +258,8 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
 def _model_factory(model: str, *, base_url: str | None, api_key_env: str | None,
                    cwd: Path | None, options: RunOptions) -> SessionFactory:
     """The built-in engine on a real model, after the warnings `config.toml` gives."""
-    from cockpit.launch import config_warnings, model_factory
+    from cockpit.launch import model_factory
 
-    for warning in config_warnings():
-        typer.echo(f"cockpit: warning: {warning}", err=True)
+    warn_config()
     return model_factory(model, base_url=base_url, api_key_env=api_key_env, cwd=cwd,
                          options=options)

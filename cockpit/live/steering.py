@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from textual.app import App
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from cockpit.widgets import MESSAGE_LIMIT, Composer, QuestionForm, Transcript, clean_line
 from engine_adapter import Session
@@ -109,7 +109,7 @@ class Steering:
         """Whether a steering key applies now (None: not a steering key)."""
         if action in ("focus_composer", "start_command"):
             # Typing in a box (the message box, a question's field): these keys are text.
-            offered = self._offered() and not isinstance(self.app.focused, Input)
+            offered = self._offered() and not isinstance(self.app.focused, Input | TextArea)
             return offered and (action == "focus_composer" or bool(self._view().commands))
         if action in ("approve", "deny", "approve_always", "grant_scope") and \
                 self._view().questions:

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from cockpit.keys import bindings, key_label
@@ -32,6 +32,7 @@ MESSAGE_LIMIT = 20_000
 """Characters of one message (a task's text): what the box takes, and what the queue keeps."""
 
 MAX_SHOWN = 8  # rows of the completion list
+MAX_ROWS = 6  # rows the box grows to before it scrolls
 SHORT_SCREEN = 20  # rows: below this the label takes one line
 
 
@@ -53,17 +54,107 @@ def matching_commands(commands: Sequence[CommandView], text: str) -> list[Comman
     return [c for c in commands if command_token(c).lower().startswith(typed)]
 
 
-class ComposerInput(Input):
-    """The box itself: an `Input` with the composer's keys (they apply only while it has the
-    focus, and each only when it can do something: the footer shows just those)."""
+class ComposerInput(TextArea):
+    """The box itself: a multi-line `TextArea` with the composer's keys (they apply only while
+    it has the focus, and each only when it can do something: the footer shows just those).
+
+    `enter` sends (`Submitted`), unless the text before the cursor ends in a backslash, which
+    becomes a new line (the one new-line key every terminal sends); `shift+enter` (and
+    `alt+enter`) insert one where the terminal tells them apart (kitty keyboard protocol). A
+    paste keeps every line; one that would take the message over `MESSAGE_LIMIT` is refused,
+    and the box says so. It grows with its text up to `MAX_ROWS`, then scrolls. `up` and
+    `down` move between lines; on the first line (or with the completion list open) they are
+    the composer's (see `Composer.move`).
+    """
 
     BINDINGS = bindings("composer")
 
+    class Submitted(Message):
+        """Enter: send `value`."""
+
+        def __init__(self, box: ComposerInput, value: str) -> None:
+            super().__init__()
+            self.box = box
+            self.value = value
+
+        @property
+        def control(self) -> ComposerInput:
+            """The box that sent it (what `@on(..., "#id")` matches)."""
+            return self.box
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         highlight_cursor_line=False, compact=True)
+
+    @property
+    def value(self) -> str:
+        """The text in the box."""
+        return self.text
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.load_text(text[:MESSAGE_LIMIT])
+        self.move_cursor(self.document.end)
+
+    @property
+    def cursor_position(self) -> int:
+        """Where the cursor is, as an offset into `value`."""
+        row, column = self.cursor_location
+        lines = self.text.split("\n")
+        return sum(len(line) + 1 for line in lines[:row]) + column
+
+    @cursor_position.setter
+    def cursor_position(self, offset: int) -> None:
+        before = self.text[:max(0, offset)].split("\n")
+        self.move_cursor((len(before) - 1, len(before[-1])))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("complete_move", "submit", "newline"):
+            return True  # (up/down move the cursor when the composer has no use for them)
         composer = self.parent
         if isinstance(composer, Composer):
             return composer.key_applies(action, parameters)
         return True
+
+    async def on_key(self, event: events.Key) -> None:
+        """Enter is the binding's (send), never the text area's own new line."""
+        if event.key == "enter":
+            event.prevent_default()
+
+    async def on_paste(self, event: events.Paste) -> None:
+        """Keep every line of a paste; refuse, and say so, one over the message limit."""
+        start, end = self.selection
+        selected = len(self.get_text_range(start, end)) if start != end else 0
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        room = MESSAGE_LIMIT - (len(self.text) - selected)
+        if len(text) > room:
+            event.prevent_default()
+            event.stop()
+            self.app.notify(
+                f"not pasted: {len(text):,} characters would take the message over its limit "
+                f"of {MESSAGE_LIMIT:,} ({max(room, 0):,} left); paste less, or point the agent "
+                "at a file instead", severity="warning", timeout=8)
+            return
+        event.text = text  # (a terminal's line ends as the box's own; the text area pastes it)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Typing past the limit: the text is cut back to it (a paste never gets here)."""
+        if len(self.text) > MESSAGE_LIMIT:
+            self.value = self.text[:MESSAGE_LIMIT]
+            self.app.bell()
+
+    def action_submit(self) -> None:
+        """Send the text; a backslash just before the cursor becomes a new line instead."""
+        row, column = self.cursor_location
+        if column and self.document[row][column - 1] == "\\" and self.selection.is_empty:
+            self.replace("\n", (row, column - 1), (row, column))
+            return
+        self.post_message(self.Submitted(self, self.text))
+
+    def action_newline(self) -> None:
+        """A new line at the cursor (within the message limit)."""
+        if len(self.text) < MESSAGE_LIMIT:
+            self.insert("\n")
 
     def action_send_now(self) -> None:
         """Stop the agent's turn and send this message at once."""
@@ -71,9 +162,17 @@ class ComposerInput(Input):
             self.parent.send_now()
 
     def action_complete_move(self, step: int) -> None:
-        """Move in the completion list (or, going up, to the queued messages)."""
-        if isinstance(self.parent, Composer):
-            self.parent.move(step)
+        """Move in the completion list, or up into the queued messages from the first line;
+        else the cursor moves a line."""
+        composer = self.parent
+        row = self.cursor_location[0]
+        at_edge = row == 0 if step < 0 else row == self.document.line_count - 1
+        if isinstance(composer, Composer) and at_edge and composer.move(step):
+            return
+        if step < 0:
+            self.action_cursor_up()
+        else:
+            self.action_cursor_down()
 
     def action_complete(self) -> None:
         """Complete the highlighted command."""
@@ -127,7 +226,9 @@ class Composer(Vertical):
     }
     Composer QueueList.-shown, Composer #commands.-shown { display: block; }
     Composer ComposerInput {
-        height: 1;
+        height: auto;
+        min-height: 1;
+        max-height: 6;
         border: none;
         padding: 0 1;
         background: $surface;
@@ -182,7 +283,7 @@ class Composer(Vertical):
         yield QueueList(id="queued")
         yield OptionList(id="commands")
         yield Static("", id="composer-label")
-        yield ComposerInput(id="next-task", max_length=MESSAGE_LIMIT, select_on_focus=False)
+        yield ComposerInput(id="next-task")
 
     def on_mount(self) -> None:
         self.query_one("#commands", OptionList).can_focus = False
@@ -270,11 +371,11 @@ class Composer(Vertical):
             self.box.focus()
 
     # Completion -----------------------------------------------------------------------------
-    @on(Input.Changed, "#next-task")
-    def _changed(self, event: Input.Changed) -> None:
+    @on(TextArea.Changed, "#next-task")
+    def _changed(self, event: TextArea.Changed) -> None:
         event.stop()
         if self.reason_for is None:
-            self._complete_for(event.value)
+            self._complete_for(event.text_area.text)
 
     def _complete_for(self, text: str) -> None:
         matches = [] if text == self._dismissed else matching_commands(self.commands, text)
@@ -296,17 +397,20 @@ class Composer(Vertical):
         listing.set_class(bool(options), "-shown")
         self.refresh_bindings()
 
-    def move(self, step: int) -> None:
-        """Up/down: through the completion list, or up into the queued messages."""
+    def move(self, step: int) -> bool:
+        """Up/down at the box's edge: through the completion list, or up into the queued
+        messages; False when neither applies (the cursor moves instead)."""
         if self._matches:
             listing = self.query_one("#commands", OptionList)
             current = listing.highlighted or 0
             listing.highlighted = max(0, min(len(self._matches) - 1, current + step))
-            return
+            return True
         if step < 0 and self.queued:
             queue = self.query_one(QueueList)
             queue.focus()
             queue.highlighted = len(self.queued) - 1
+            return True
+        return False
 
     def _highlighted(self) -> CommandView | None:
         index = self.query_one("#commands", OptionList).highlighted
@@ -338,8 +442,8 @@ class Composer(Vertical):
         return True
 
     # Sending ----------------------------------------------------------------------------------
-    @on(Input.Submitted, "#next-task")
-    def _submitted(self, event: Input.Submitted) -> None:
+    @on(ComposerInput.Submitted, "#next-task")
+    def _submitted(self, event: ComposerInput.Submitted) -> None:
         event.stop()
         text = event.value.strip()
         if self.reason_for is not None:
