@@ -310,7 +310,8 @@ async def scenario(app_kind: str, size: tuple[int, int], load: str, keys: list[s
     def on_frame(t: float) -> None:
         if app.key_sent is None:
             frame.set()
-            if trace is not None:
+            if trace is not None:  # (the frame's own step: when it was handed to the driver)
+                trace.current.append(("frame>", app.latencies[-1]))
                 trace.done(current[0])
         elif trace is not None:
             trace.mark("frame(before the action ran)")
