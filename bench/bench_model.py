@@ -284,16 +284,6 @@ def key_run(pace: float, total: int = KEY_CHUNKS) -> dict[str, Any]:
     from textual import constants
     from textual import events as textual_events
 
-    from cockpit.widgets import Transcript
-
-    original = Transcript.action_cursor_up
-
-    def cursor_up(self: Any) -> None:  # mark the key as handled for the frame timing
-        original(self)
-        self.app.key_handled = True
-
-    Transcript.action_cursor_up = cursor_up  # type: ignore[method-assign]
-
     async def press_while(app: TimedCockpit, keep_going: Callable[[], bool]) -> list[float]:
         driver, first = app._driver, len(app.latencies)
         while keep_going():

@@ -118,15 +118,22 @@ def tool_mix(i: int, turn: int) -> tuple[Any, int]:
     return ModelUsage(model="flood", input_tokens=100, output_tokens=20), turn
 
 
-MIXES = {"text": text_mix, "tools": tool_mix}
+def stream_mix(i: int, turn: int) -> tuple[Any, int]:
+    """A streaming reply: every event a delta of the model's message (one word)."""
+    return ModelUpdate(turn=turn, text=f"word{i} "), turn
+
+
+MIXES = {"text": text_mix, "tools": tool_mix, "stream": stream_mix}
 
 
 class FloodEngine:
     """Emits `events` events of `mix` at `rate`/s while asking for approval every `every`
     seconds."""
 
-    def __init__(self, events: int, rate: float, every: float = 0.05, mix: str = "text") -> None:
+    def __init__(self, events: int, rate: float, every: float = 0.05, mix: str = "text",
+                 command: str = "git diff --stat HEAD~{n}") -> None:
         self.total, self.rate, self.every = events, rate, every
+        self.command = command  # what each approval asks to run (`{n}`: its number)
         self.mix = MIXES[mix]
         self.event_sink: Any = None
         self.approval_controller: Any = None
@@ -142,7 +149,7 @@ class FloodEngine:
         start = now()
         turn = 1
         i = 0
-        if mix is tool_mix:
+        if mix is not text_mix:
             emit(TurnStart(turn=turn))
         while i < self.total and not self.cancel_token.cancelled:
             for _ in range(per_tick):
@@ -162,7 +169,7 @@ class FloodEngine:
             await asyncio.sleep(self.every)
             call_id = f"a{n}"
             n += 1
-            tool_input = {"command": f"git diff --stat HEAD~{n}"}
+            tool_input = {"command": self.command.format(n=n)}
             allowed = await self.approval_controller.request_approval(
                 call_id, "shell", "flood approval", tool_input, tier=3)
             if allowed:
@@ -200,21 +207,35 @@ class TimedCockpit(CockpitApp):
 
     def _display(self, screen: Any, renderable: Any) -> None:
         super()._display(screen, renderable)
-        if renderable is None:
-            return
-        t = now()
-        if self.first_frame is None:
-            self.first_frame = t
-        if self.key_sent is not None and self.key_handled:
-            self.latencies.append(t - self.key_sent)
-            self.key_sent = None
-        if self.frame_hook is not None:
-            self.frame_hook(t)
+        if renderable is not None:
+            frame_drawn(self, now())
 
-    def action_approve(self) -> None:
-        super().action_approve()
-        if self.key_sent is not None:
-            self.key_handled = True
+    async def run_action(self, action: Any, default_namespace: Any = None,
+                         namespaces: Any = None) -> bool:
+        handled = await super().run_action(action, default_namespace, namespaces)
+        action_ran(self, handled)
+        return handled
+
+
+def action_ran(app: Any, handled: bool) -> None:
+    """A binding's action has run (`App.run_action`, which every key binding goes through):
+    the key being timed was handled, so the next composed frame is its answer."""
+    if handled and app.key_sent is not None:
+        app.key_handled = True
+
+
+def frame_drawn(app: Any, t: float) -> None:
+    """A composed frame at `t` (from `App._display`): the first one, the timed key's answer
+    (key sent -> this frame, once its action ran), and the app's own hook. The one frame timing
+    of the benchmarks (bench_ui, bench_model, bench_keys): `app` has `first_frame`, `key_sent`,
+    `key_handled`, `latencies` and `frame_hook`."""
+    if app.first_frame is None:
+        app.first_frame = t
+    if app.key_sent is not None and app.key_handled:
+        app.latencies.append(t - app.key_sent)
+        app.key_sent = None
+    if app.frame_hook is not None:
+        app.frame_hook(t)
 
 
 def pct(values: list[float], q: float) -> float:
