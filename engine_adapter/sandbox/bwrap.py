@@ -64,11 +64,12 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, wor
                cwd: str, tmpdir: str, read_only: Sequence[str] = (),
                mask_dirs: Sequence[str] = (), mask_files: Sequence[str] = (),
                mask_dir: str = "", mask_file: str = "",
-               seccomp_fd: int | None = None) -> list[str]:
+               seccomp_fd: int | None = None, state: Sequence[str] = ()) -> list[str]:
     """The command line that runs `argv` in `cwd` inside the sandbox: everything read-only but
     `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it);
     the empty, unreadable `mask_dir` / `mask_file` bound over each of `mask_dirs` /
-    `mask_files`; under the seccomp filter in `seccomp_fd` when given."""
+    `mask_files`; under the seccomp filter in `seccomp_fd` when given. `state`: paths made
+    writable last (an agent's own state folder: it wins over the masks and read-only binds)."""
     args = _base_flags(bwrap, network=network)
     if mode == WORKSPACE_WRITE:
         args += ["--bind", workspace, workspace]
@@ -79,6 +80,8 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, wor
         args += ["--ro-bind", mask_dir, path]
     for path in mask_files:
         args += ["--ro-bind", mask_file, path]
+    for path in state:
+        args += ["--bind", path, path]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", cwd, "--", *argv]
