@@ -93,6 +93,11 @@ EnvOption = Annotated[list[str] | None, typer.Option(
 PassEnvOption = Annotated[list[str] | None, typer.Option(
     "--pass-env", metavar="NAME", help="With --agent: pass this variable of your shell on to "
     "the agent (repeatable).")]
+AgentStateOption = Annotated[list[Path] | None, typer.Option(
+    "--agent-state", metavar="DIR", help="With --agent: a folder (or file) the agent keeps its "
+    "own state in, writable for it in the sandbox where the rest of your home is read-only "
+    "(repeatable). A catalogue agent already gets its own (see `cockpit agents`); an agent "
+    "given as a command gets a private home in cockpit's data folder unless this is given.")]
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,7 @@ class AgentFlags:
     no_mcp: NoMcpOption = False
     env: EnvOption = None
     pass_env: PassEnvOption = None
+    agent_state: AgentStateOption = None
 
 
 RUN_FLAGS = RunFlags()

@@ -232,8 +232,8 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
     if len(chosen) > 1:
         raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
     if agent is None and choices != AgentChoices():
-        raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --pass-env go with "
-                         "--agent NAME")
+        raise SetupError("--mode, --option, --mcp, --no-mcp, --env, --pass-env and "
+                         "--agent-state go with --agent NAME")
     if (model is None or agent is not None) and server:
         raise SetupError("--base-url and --api-key-env go with --model NAME for the "
                          "built-in engine (with --agent, the agent reaches its own model)")

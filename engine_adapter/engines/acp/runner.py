@@ -105,8 +105,9 @@ class _PlaceStamp:
         self.connection = connection
 
     def emit(self, event: BaseEvent) -> None:
-        if isinstance(event, ToolStart) and event.agent_sandbox is None:
-            event.agent_sandbox = self.connection.agent_place
+        place = self.connection.agent_place
+        if isinstance(event, ToolStart) and event.agent_sandbox is None and place is not None:
+            event = event.model_copy(update={"agent_sandbox": place})
         self.sink.emit(event)
 
 

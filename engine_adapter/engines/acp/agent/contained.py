@@ -18,9 +18,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine_adapter.sandbox import OFF, UNAVAILABLE, Sandbox, Wrapped, is_sandboxed
+from engine_adapter.sandbox import OFF, Sandbox, Wrapped, agent_place_label
 
-__all__ = ["HOME_VARIABLES", "AgentBox", "agent_place_label", "contain"]
+__all__ = ["HOME_VARIABLES", "AgentBox", "agent_place_label", "contain"]  # label: re-exported
 
 HOME_VARIABLES = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 """Left out when the agent gets a private home: they would point it back at the real one."""
@@ -40,17 +40,6 @@ class AgentBox:
     def paths(self) -> list[str]:
         """Every path the agent may write besides the workspace and its temp dir."""
         return [*self.state, *([self.home] if self.home else [])]
-
-
-def agent_place_label(state: str | None) -> str:
-    """Where the agent process runs, in a few words: "agent: sandbox", "agent: no sandbox
-    (off)", "agent: no sandbox (unavailable)"; "" when unknown (an older journal)."""
-    if not state:
-        return ""
-    if is_sandboxed(state):
-        return "agent: sandbox"
-    why = {OFF: "off", UNAVAILABLE: "unavailable"}.get(state, "unknown")
-    return f"agent: no sandbox ({why})"
 
 
 def _prepare(paths: Sequence[str]) -> None:
