@@ -69,19 +69,20 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, wor
     `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it);
     the empty, unreadable `mask_dir` / `mask_file` bound over each of `mask_dirs` /
     `mask_files`; under the seccomp filter in `seccomp_fd` when given. `state`: paths made
-    writable last (an agent's own state folder: it wins over the masks and read-only binds)."""
+    writable after the workspace's read-only binds (an agent's own state folders; the masks
+    that cover them were left out by the caller, those inside them still apply)."""
     args = _base_flags(bwrap, network=network)
     if mode == WORKSPACE_WRITE:
         args += ["--bind", workspace, workspace]
         for path in read_only:
             args += ["--ro-bind", path, path]
     args += ["--bind", tmpdir, tmpdir]
+    for path in state:  # before the masks: one inside a state folder still hides its place
+        args += ["--bind", path, path]
     for path in mask_dirs:
         args += ["--ro-bind", mask_dir, path]
     for path in mask_files:
         args += ["--ro-bind", mask_file, path]
-    for path in state:
-        args += ["--bind", path, path]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", cwd, "--", *argv]

@@ -312,9 +312,10 @@ class Sandbox:
         cannot be run (checked here: inside the sandbox the error would be only words).
 
         `network` overrides the settings' (an agent process needs its model's API); `state`
-        are existing paths made writable over everything else, masks included (an agent's own
-        state folder: `~/.claude`, say): a mask on or inside one is dropped, a mask holding
-        one is replaced by the entries around it (see `_around`). Only the agent gets those."""
+        are existing paths made writable (an agent's own state folder: `~/.claude`, say),
+        winning over a mask on them: such a mask is dropped, one holding a state path is
+        replaced by the entries around it (see `_around`); a mask inside one stays. Only the
+        agent gets those."""
         if not self.active or bypass:
             return Wrapped(list(argv), dict(env), self.state_of(bypass), network=True,
                            cwd=os.fspath(cwd))
@@ -367,14 +368,15 @@ class Sandbox:
                        on_close=[lambda: self._closed(top_git if shut_git else None)])
 
     def _state_masks(self, state: Sequence[str]) -> list[str]:
-        """The masks with `state` reachable: none on or inside a state path, and one that holds
-        a state path replaced by the entries around it."""
+        """The masks with `state` reachable: none on a state path, one that holds a state path
+        replaced by the entries around it, those inside one kept."""
         if not state:
             return list(self._masks)
         out: list[str] = []
         for path in self._masks:
-            if below(path, state):
+            if path in state:
                 continue  # the agent's own state: it must read and write it
+            # (a mask inside a state folder stays: bound after it, it hides what it hid)
             if any(below(root, [path]) for root in state):
                 out += _around(path, [*state, self.workspace], self._install)
             else:
