@@ -184,9 +184,11 @@ class StatusLine(Widget):
         if view.sandbox:  # kept early, so a narrow screen still shows it; no sandbox stands out
             label = sandbox_label(view.sandbox, view.sandbox_network)
             contained = is_sandboxed(view.sandbox)
-            if view.engine.startswith("acp:"):  # where the agent runs (its terminals too)
+            if view.engine.startswith("acp:") and not view.agent_sandbox:
+                label = f"terminals: {label}"  # a journal from before the agent's own place
+            elif view.engine.startswith("acp:"):  # where the agent runs (its terminals too)
                 # A contained agent's terminals run in the same sandbox: one short label.
-                agent = agent_place_label(view.agent_sandbox or "off")
+                agent = agent_place_label(view.agent_sandbox)
                 contained = contained and is_sandboxed(view.agent_sandbox)
                 label = agent if contained else f"{agent} · terminals: {label}"
             if contained:

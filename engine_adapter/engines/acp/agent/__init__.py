@@ -10,7 +10,7 @@
 """
 
 from engine_adapter.engines.acp.agent.connection import AgentConnection, WaitCancelled, race
-from engine_adapter.engines.acp.agent.contained import AgentBox, agent_place_label
+from engine_adapter.engines.acp.agent.contained import AgentBox
 from engine_adapter.engines.acp.agent.opening import (
     ListedSession,
     SessionOpener,
@@ -36,7 +36,6 @@ __all__ = [
     "Step",
     "WaitCancelled",
     "Wanted",
-    "agent_place_label",
     "apply_step",
     "plan_settings",
     "race",

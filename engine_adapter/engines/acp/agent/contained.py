@@ -18,9 +18,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine_adapter.sandbox import OFF, Sandbox, Wrapped, agent_place_label
+from engine_adapter.sandbox import OFF, Sandbox, Wrapped
 
-__all__ = ["HOME_VARIABLES", "AgentBox", "agent_place_label", "contain"]  # label: re-exported
+__all__ = ["HOME_VARIABLES", "AgentBox", "contain"]
 
 HOME_VARIABLES = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 """Left out when the agent gets a private home: they would point it back at the real one."""
