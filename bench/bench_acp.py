@@ -16,6 +16,12 @@ Run:  .venv/bin/python bench/bench_acp.py [--chunks 50000] [--repeat 5] [--no-ap
   next composed frame (the frame timing of bench/bench_ui.py). Beside it the same app and
   approvals with no stream.
 
+- agent box: the test agent started inside the sandbox (`AgentBox(contain=True)`: bwrap, the
+  seccomp filter, the masks, its own PID namespace) against started as a plain process, runs
+  alternating in the same run: start (spawn to the `initialize` answer) and one turn with a
+  permission round trip (`permission …`, answered by a watcher on `events()`, journaled).
+  Target: start ≤ 1.2×, turn ≤ 1.1× (best of each side; medians beside).
+
 Ratios travel between machines; absolute numbers do not (these machines are shared and noisy).
 """
 
@@ -40,10 +46,12 @@ os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
 import acp  # noqa: E402
 from acp.schema import ClientCapabilities, Implementation  # noqa: E402
-from fakes.acp_agent.helpers import agent_argv  # noqa: E402
+from fakes.acp_agent.helpers import agent_argv, approve, drive  # noqa: E402
 
 from engine_adapter import JsonlEventJournal, Session, TaskState  # noqa: E402
 from engine_adapter.engines.acp import AcpRunner  # noqa: E402
+from engine_adapter.engines.acp.agent import AgentBox  # noqa: E402
+from engine_adapter.sandbox import Sandbox, SandboxSettings  # noqa: E402
 from engine_adapter.view import RunFold  # noqa: E402
 
 now = time.perf_counter
@@ -181,6 +189,54 @@ def key_rows(chunks: int, every: int) -> list[tuple[str, str]]:
     return rows
 
 
+async def _box_once(contain: bool, tmp: str) -> tuple[float, float]:
+    """One agent's start (spawn to `initialize`) and one permission turn, in seconds."""
+    workspace = Path(tmp) / f"ws-{contain}"
+    workspace.mkdir()
+    sandbox = Sandbox(SandboxSettings(), workspace=workspace)
+    await sandbox.acheck()  # once per run in the cockpit too: not timed
+    runner = AcpRunner(agent_argv(), cwd=workspace, sandbox=sandbox,
+                       box=AgentBox(contain=contain, state=(str(workspace / "state"),)))
+    (workspace / "state").mkdir()
+    try:
+        begin = now()
+        await runner.connection.connect(str(workspace), asyncio.Event(), model=None)
+        start = now() - begin
+        await runner.close()
+        await drive(runner, "hello", Path(tmp) / f"warm-{contain}.jsonl")  # open a session
+        turns = []
+        for index in range(5):  # the best of a few turns: one is a few ms, noise is as big
+            begin = now()
+            _state, events = await drive(runner, "permission allow_once,reject_once make",
+                                         Path(tmp) / f"turn-{contain}-{index}.jsonl",
+                                         answer=approve())
+            turns.append(now() - begin)
+            assert events[-1].status == "completed", events[-1]
+            assert (events[0].agent_sandbox == "workspace-write") == contain, events[0]
+        return start, min(turns)
+    finally:
+        await runner.close()
+
+
+def box_rows(repeat: int) -> list[tuple[str, str]]:
+    starts: dict[bool, list[float]] = {False: [], True: []}
+    turns: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(repeat):
+        for contain in (False, True):
+            with tempfile.TemporaryDirectory() as tmp:
+                start, turn = asyncio.run(_box_once(contain, tmp))
+            starts[contain].append(start)
+            turns[contain].append(turn)
+    rows = []
+    for label, table in (("start to initialize", starts), ("turn with a permission", turns)):
+        plain, boxed = min(table[False]), min(table[True])
+        rows.append((f"agent {label} (ms): outside / sandboxed",
+                     f"{plain * 1000:.1f} / {boxed * 1000:.1f}  ({boxed / plain:.2f}×; medians "
+                     f"{statistics.median(table[False]) * 1000:.1f} / "
+                     f"{statistics.median(table[True]) * 1000:.1f})"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=50_000)
@@ -188,9 +244,13 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=2500,
                         help="chunks between permission requests in the key-latency run")
     parser.add_argument("--no-app", action="store_true", help="skip the live-app key latency")
+    parser.add_argument("--box-only", action="store_true",
+                        help="only the agent in the sandbox against outside it")
     args = parser.parse_args()
-    rows = stream_rows(args.chunks, args.repeat)
-    if not args.no_app:
+    rows = box_rows(args.repeat)
+    if not args.box_only:
+        rows = stream_rows(args.chunks, args.repeat) + rows
+    if not args.no_app and not args.box_only:
         rows += key_rows(args.chunks, args.every)
     print(f"\nACP benchmark: {args.chunks:,} streamed chunks from the SDK test agent, "
           f"{args.repeat} runs a side")

@@ -101,6 +101,11 @@ PassEnvOption = Annotated[list[str] | None, typer.Option(
     "the run starts, which otherwise get none that looks like a secret (*KEY*, *TOKEN*, "
     "*SECRET*, *PASSWORD*, cloud credentials, …; also \\[sandbox] pass_env in config.toml), and "
     "with --agent to the agent too (repeatable).")]
+AgentStateOption = Annotated[list[Path] | None, typer.Option(
+    "--agent-state", metavar="DIR", help="With --agent: a folder (or file) the agent keeps its "
+    "own state in, writable for it in the sandbox where the rest of your home is read-only "
+    "(repeatable). A catalogue agent already gets its own (see `cockpit agents`); an agent "
+    "given as a command gets a private home in cockpit's data folder unless this is given.")]
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,7 @@ class AgentFlags:
     no_mcp: NoMcpOption = False
     env: EnvOption = None
     pass_env: PassEnvOption = None
+    agent_state: AgentStateOption = None
 
 
 RUN_FLAGS = RunFlags()

@@ -127,7 +127,8 @@ def agent_choices(model: str | None, flags: AgentFlags) -> AgentChoices:
 
     return AgentChoices(model=model, mode=flags.mode, options=tuple(flags.option or ()),
                         mcp=tuple(flags.mcp or ()), no_mcp=flags.no_mcp,
-                        env=tuple(flags.env or ()), pass_env=tuple(flags.pass_env or ()))
+                        env=tuple(flags.env or ()), pass_env=tuple(flags.pass_env or ()),
+                        state=tuple(str(path) for path in flags.agent_state or ()))
 
 
 @contextmanager
@@ -150,6 +151,12 @@ def warn_sandbox(factory: Any) -> None:
     """Say at start, with the fix, when commands will run without the sandbox wanted."""
     sandbox = getattr(factory, "sandbox", None)
     warning = sandbox.warning() if sandbox is not None else None
+    if getattr(factory, "agent", False) and sandbox is not None and not sandbox.active:
+        # Once, with the rest: where the agent's own tools run is what --auto-approve hangs on.
+        why = "--sandbox off" if sandbox.state == "off" else "there is no sandbox here"
+        note = (f"the agent itself runs outside the sandbox ({why}): what it runs of its own "
+                "is not contained, and --auto-approve answers its own tools for reads only")
+        warning = f"{warning} {note[0].upper()}{note[1:]}." if warning else note
     if warning:
         typer.echo(f"cockpit: warning: {warning}", err=True)
 

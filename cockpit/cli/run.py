@@ -238,7 +238,8 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
     if len(chosen) > 1:
         raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
     if agent is None and replace(choices, pass_env=()) != AgentChoices():
-        raise SetupError("--mode, --option, --mcp, --no-mcp and --env go with --agent NAME")
+        raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --agent-state go "
+                         "with --agent NAME")
     if engine is not None and choices.pass_env:
         raise SetupError("--pass-env applies to the commands the cockpit runs (--model, "
                          "--agent); your --engine runs its own")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cockpit.launch.agent_box import agent_box
 from cockpit.launch.agent_config import ENV_NAME, AgentsConfig, load_agents_config, resolve_command
 from cockpit.launch.checks import check_agent_program
 from cockpit.launch.factory import RunOptions, SessionFactory, SetupError, make_sandbox
@@ -33,7 +34,8 @@ __all__ = ["AgentChoices", "agent_factory", "agent_runner", "agent_spec", "confi
 class AgentChoices:
     """What the command line asks of an agent: `model`, `mode`, `options` ("KEY=VALUE"), MCP
     servers (`mcp` names; `no_mcp`: none; else every configured one), and environment passed
-    on purpose (`env` "KEY=VALUE", `pass_env` names of variables of this shell)."""
+    on purpose (`env` "KEY=VALUE", `pass_env` names of variables of this shell), and the
+    folders the agent keeps its state in (`state`, see `agent_box`)."""
 
     model: str | None = None
     mode: str | None = None
@@ -42,6 +44,7 @@ class AgentChoices:
     no_mcp: bool = False
     env: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
+    state: tuple[str, ...] = ()  # --agent-state: the agent's own folders, writable for it
 
 
 def _pairs(values: tuple[str, ...], flag: str) -> list[tuple[str, str]]:
@@ -110,7 +113,7 @@ def agent_runner(spec: AgentSpec, root: Path, choices: AgentChoices,
                     options=tuple(_pairs(choices.options, "--option")))
     setup = SessionSetup(resume=resume, mcp_servers=_servers(choices, config), wanted=wanted)
     return AcpRunner(spec, cwd=root, env=_environment(spec, choices, config), setup=setup,
-                     sandbox=sandbox)
+                     sandbox=sandbox, box=agent_box(spec, root, choices.state))
 
 
 def agent_spec(agent: str) -> AgentSpec:
@@ -146,5 +149,7 @@ def agent_factory(agent: str | AgentSpec, *, cwd: str | Path | None = None,
     options = options if options is not None else RunOptions()
     sandbox = make_sandbox(options, root)
     runner = agent_runner(spec, root, choices, resume, sandbox=sandbox)
-    return SessionFactory(lambda _task, _index: runner, cwd=root, options=options,
-                          sandbox=sandbox)
+    factory = SessionFactory(lambda _task, _index: runner, cwd=root, options=options,
+                             sandbox=sandbox)
+    factory.agent = True
+    return factory

@@ -148,6 +148,7 @@ class SessionFactory:
         self.cwd = str(cwd)
         self.options = options
         self.sandbox = sandbox
+        self.agent = False  # an external agent's conversation (its process in `sandbox` too)
         self.conversation = conversation if conversation is not None else SessionState()
         self.journals: list[Path] = []
         self.sessions: list[Session] = []  # every Session made, in order

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from cockpit.keys import key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import clean_line, one_line
-from engine_adapter.sandbox import is_sandboxed, sandbox_label
+from engine_adapter.sandbox import agent_place_label, is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 from engine_adapter.view import RunView, options_text
 
@@ -183,9 +183,15 @@ class StatusLine(Widget):
             fields.append((f"task {view.task_index}", palette.dim, 4))
         if view.sandbox:  # kept early, so a narrow screen still shows it; no sandbox stands out
             label = sandbox_label(view.sandbox, view.sandbox_network)
-            if view.engine.startswith("acp:"):  # the agent itself runs outside any sandbox
-                label = f"terminals: {label}"
-            if is_sandboxed(view.sandbox):
+            contained = is_sandboxed(view.sandbox)
+            if view.engine.startswith("acp:") and not view.agent_sandbox:
+                label = f"terminals: {label}"  # a journal from before the agent's own place
+            elif view.engine.startswith("acp:"):  # where the agent runs (its terminals too)
+                # A contained agent's terminals run in the same sandbox: one short label.
+                agent = agent_place_label(view.agent_sandbox)
+                contained = contained and is_sandboxed(view.agent_sandbox)
+                label = agent if contained else f"{agent} · terminals: {label}"
+            if contained:
                 fields.insert(1, (label, palette.dim, 1))
             else:
                 fields.insert(1, (f" ⚠ {label} ", palette.warning + Style(reverse=True, bold=True),

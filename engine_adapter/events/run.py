@@ -43,7 +43,9 @@ class AgentStart(BaseEvent):
     current `mode` (the phase the task starts in).
     An engine whose commands the cockpit runs says where they go: `sandbox` (a state of
     `engine_adapter.sandbox`: "workspace-write", "read-only", "off", "unavailable"),
-    `sandbox_network`, and `sandbox_note` (why there is none, and the fix).
+    `sandbox_network`, and `sandbox_note` (why there is none, and the fix). An external
+    agent's run says where the agent process itself runs: `agent_sandbox` (a state as for
+    `sandbox`; "off" when it runs outside on purpose, "unavailable" when bwrap is missing).
     """
 
     type: Literal["agent_start"] = "agent_start"
@@ -61,6 +63,7 @@ class AgentStart(BaseEvent):
     sandbox: str | None = None
     sandbox_network: bool | None = None
     sandbox_note: str | None = None
+    agent_sandbox: str | None = None
 
 
 class AgentEnd(BaseEvent):

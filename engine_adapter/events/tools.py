@@ -17,7 +17,9 @@ class ToolStart(BaseEvent):
     and reports it), `terminal_id` (the terminal a command runs in) and `permitted_by` (what let
     it run without asking again, e.g. "agent permission": an approval the agent asked for
     earlier in the turn covers it). A command's `sandbox` state (as on `AgentStart`, or
-    "bypassed": approved to run outside it) and `sandbox_network`.
+    "bypassed": approved to run outside it) and `sandbox_network`. `agent_sandbox`: for an
+    external agent's run, where the agent process itself runs (a sandbox state, as on
+    `AgentStart`): what the agent runs of its own is contained only when it is sandboxed.
 
     The same call may start more than once: an agent that announces a call with an empty input
     and sends it later (`tool_call_update`), or changes it, gets a `tool_start` for each input,
@@ -37,6 +39,7 @@ class ToolStart(BaseEvent):
     permitted_by: str | None = None
     sandbox: str | None = None
     sandbox_network: bool | None = None
+    agent_sandbox: str | None = None
     revision: int | None = None
     approved_input: dict[str, Any] | None = None
 

@@ -14,6 +14,7 @@ and verification checks, and the commands ACP agents run through `terminal/creat
 
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
 from engine_adapter.sandbox.core import PROTECTED_NAMES, Sandbox, Wrapped
+from engine_adapter.sandbox.hidden import CREDENTIAL_NAMES
 from engine_adapter.sandbox.settings import (
     BYPASSED,
     ENV_VARIABLE,
@@ -24,6 +25,7 @@ from engine_adapter.sandbox.settings import (
     UNAVAILABLE,
     WORKSPACE_WRITE,
     SandboxSettings,
+    agent_place_label,
     default_settings,
     is_sandboxed,
     path_list_problem,
@@ -32,6 +34,7 @@ from engine_adapter.sandbox.settings import (
 
 __all__ = [
     "BYPASSED",
+    "CREDENTIAL_NAMES",
     "ENV_VARIABLE",
     "MODES",
     "NO_SANDBOX",
@@ -43,6 +46,7 @@ __all__ = [
     "Sandbox",
     "SandboxSettings",
     "Wrapped",
+    "agent_place_label",
     "blocked_by_sandbox",
     "default_settings",
     "is_sandboxed",

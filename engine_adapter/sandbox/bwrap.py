@@ -64,13 +64,15 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, wor
                cwd: str, tmpdir: str, read_only: Sequence[str] = (),
                mask_dirs: Sequence[str] = (), mask_files: Sequence[str] = (),
                mask_dir: str = "", mask_file: str = "",
-               seccomp_fd: int | None = None,
+               seccomp_fd: int | None = None, state: Sequence[str] = (),
                mounts: Sequence[tuple[str, str]] = ()) -> list[str]:
     """The command line that runs `argv` in `cwd` inside the sandbox: everything read-only but
     `tmpdir` and, in `workspace-write` mode, `workspace` (minus the `read_only` paths in it, and
     what `mounts` keeps: `(flag, path)` pairs of `guards.mount_plan`, each bound onto itself);
     the empty, unreadable `mask_dir` / `mask_file` bound over each of `mask_dirs` /
-    `mask_files`; under the seccomp filter in `seccomp_fd` when given."""
+    `mask_files`; under the seccomp filter in `seccomp_fd` when given. `state`: paths made
+    writable after the workspace's read-only binds (an agent's own state folders; the masks
+    that cover them were left out by the caller, those inside them still apply)."""
     args = _base_flags(bwrap, network=network)
     if mode == WORKSPACE_WRITE:
         args += ["--bind", workspace, workspace]
@@ -79,6 +81,8 @@ def bwrap_argv(bwrap: str, argv: Sequence[str], *, mode: str, network: bool, wor
         for path in read_only:
             args += ["--ro-bind", path, path]
     args += ["--bind", tmpdir, tmpdir]
+    for path in state:  # before the masks: one inside a state folder still hides its place
+        args += ["--bind", path, path]
     for path in mask_dirs:
         args += ["--ro-bind", mask_dir, path]
     for path in mask_files:

@@ -311,21 +311,30 @@ class Sandbox:
 
     # -- one command ----------------------------------------------------------------------------
     def wrap(self, argv: Sequence[str], *, cwd: str | Path, env: Mapping[str, str],
-             bypass: bool = False) -> Wrapped:
+             bypass: bool = False, network: bool | None = None,
+             state: Sequence[str] = ()) -> Wrapped:
         """`argv` ready to run in `cwd`: inside the sandbox unless it is off, missing, or
         `bypass` (one approved run outside). Raises `OSError` as exec would when the program
-        cannot be run (checked here: inside the sandbox the error would be only words)."""
+        cannot be run (checked here: inside the sandbox the error would be only words).
+
+        `network` overrides the settings' (an agent process needs its model's API); `state`
+        are existing paths made writable (an agent's own state folder: `~/.claude`, say),
+        winning over a mask on them: such a mask is dropped, one holding a state path is
+        replaced by the entries around it (see `_around`); a mask inside one stays. Only the
+        agent gets those."""
         if not self.active or bypass:
             return Wrapped(list(argv), dict(env), self.state_of(bypass), network=True,
                            cwd=os.fspath(cwd))
         real_cwd = os.path.realpath(cwd)
         resolve_program(argv[0], env, real_cwd)
         assert self.backend is not None  # active: checked, found
-        mode, network = self.settings.mode, self.settings.network
+        mode = self.settings.mode
+        network = self.settings.network if network is None else network
         read_only = self._read_only() if mode == WORKSPACE_WRITE else []
+        state = sorted({os.path.realpath(path) for path in state if os.path.lexists(path)})
         tmpdir = tempfile.mkdtemp(prefix="cockpit-sandbox-")
         reach = [self.workspace, tmpdir, real_cwd]
-        masked = [path for path in self._masks
+        masked = [path for path in self._state_masks(state)
                   if os.path.lexists(path) and not any(below(root, [path]) for root in reach)]
         # No .git at the top: an empty, unreadable folder on the name, so that the command
         # cannot make one that a later git run in the workspace would follow.
@@ -361,20 +370,36 @@ class Sandbox:
                                      workspace=self.workspace, cwd=real_cwd, tmpdir=tmpdir,
                                      read_only=read_only, mounts=mounts, mask_dirs=dirs,
                                      mask_files=files, mask_dir=mask_dir, mask_file=mask_file,
-                                     seccomp_fd=fd)
+                                     seccomp_fd=fd, state=state)
         except BaseException:
             if fd is not None:
                 os.close(fd)
             shutil.rmtree(tmpdir, ignore_errors=True)
             self._closed()
             raise
-        writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []))
+        writable = (tmpdir, *([self.workspace] if mode == WORKSPACE_WRITE else []), *state)
         run_env = {name: value for name, value in env.items() if not socket_variable(name)}
         run_env.update(TMPDIR=tmpdir, TMP=tmpdir, TEMP=tmpdir)
         return Wrapped(wrapped, run_env, mode, network=network, cwd=real_cwd,
                        writable=writable, tmpdir=tmpdir, masked=tuple(masked),
                        pass_fds=() if fd is None else (fd,),
                        on_close=[self._closed])
+
+    def _state_masks(self, state: Sequence[str]) -> list[str]:
+        """The masks with `state` reachable: none on a state path, one that holds a state path
+        replaced by the entries around it, those inside one kept."""
+        if not state:
+            return list(self._masks)
+        out: list[str] = []
+        for path in self._masks:
+            if path in state:
+                continue  # the agent's own state: it must read and write it
+            # (a mask inside a state folder stays: bound after it, it hides what it hid)
+            if any(below(root, [path]) for root in state):
+                out += _around(path, [*state, self.workspace], self._install)
+            else:
+                out.append(path)
+        return out
 
     def _mask_sources(self) -> tuple[str, str]:
         """The empty folder and file that nobody may read (mode 000), bound over what is

@@ -16,6 +16,7 @@ __all__ = [
     "UNAVAILABLE",
     "WORKSPACE_WRITE",
     "SandboxSettings",
+    "agent_place_label",
     "default_settings",
     "is_sandboxed",
     "path_list_problem",
@@ -114,3 +115,14 @@ def sandbox_label(state: str | None, network: bool | None = None) -> str:
     # Never the journal's own words: a state this version does not know is just "unknown".
     why = {OFF: "off", UNAVAILABLE: "unavailable", BYPASSED: "approved"}.get(state, "unknown")
     return f"no sandbox ({why})"
+
+
+def agent_place_label(state: str | None) -> str:
+    """Where the agent process runs, in a few words: "agent: sandbox", "agent: no sandbox
+    (off)", "agent: no sandbox (unavailable)"; "" when unknown (an older journal)."""
+    if not state:
+        return ""
+    if is_sandboxed(state):
+        return "agent: sandbox"
+    why = {OFF: "off", UNAVAILABLE: "unavailable"}.get(state, "unknown")
+    return f"agent: no sandbox ({why})"

@@ -79,7 +79,10 @@ def outside(word: Word, ctx: Context, *, opens_for_write: bool = False) -> bool:
         return True
     base = ctx.base or ctx.root
     ctx.spend(_REALPATH_COST)  # a file-system walk: counted, so a hostile line stays cheap
-    real = Path(os.path.realpath(os.path.join(base, text)))
+    try:
+        real = Path(os.path.realpath(os.path.join(base, text)))
+    except ValueError:  # a NUL in the path: no file has that name, so judge it the worst way
+        return True
     return not (real == ctx.root or real.is_relative_to(ctx.root))
 
 
@@ -93,6 +96,8 @@ def runs_later_target(word: Word, ctx: Context) -> str | None:
         return None
     ctx.spend(_REALPATH_COST)
     joined = os.path.join(ctx.base or ctx.root, text)
+    if "\0" in joined:  # no file has that name (`outside` judges it the worst way)
+        return None
     return runs_later_by_name(ctx.root, os.path.realpath(joined), joined)
 
 

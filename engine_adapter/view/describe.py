@@ -50,7 +50,7 @@ from engine_adapter.events import (
     answer_text,
     fields_text,
 )
-from engine_adapter.sandbox import UNAVAILABLE, sandbox_label
+from engine_adapter.sandbox import UNAVAILABLE, agent_place_label, is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 from engine_adapter.view.diff_summary import diff_stats
 from engine_adapter.view.input_fields import input_line
@@ -67,6 +67,7 @@ __all__ = [
     "SUMMARY_LIMIT",
     "Description",
     "Tone",
+    "agent_sandbox_warning",
     "command_token",
     "describe",
     "option_value_name",
@@ -147,12 +148,25 @@ def sandbox_warning(event: AgentStart) -> str | None:
             "--sandbox off runs them without one on purpose.")
 
 
+def agent_sandbox_warning(event: AgentStart) -> str | None:
+    """What an `agent_start` says when the external agent's process runs outside the sandbox
+    (off on purpose, or none on this machine); None when contained or not an agent's run."""
+    state = getattr(event, "agent_sandbox", None)
+    if not state or is_sandboxed(state):
+        return None
+    return (f"⚠ {agent_place_label(state)}: what the agent runs of its own is not contained; "
+            "--auto-approve answers its own tools for reads only.")
+
+
 def _agent_start(e: AgentStart) -> Description:
     where = sandbox_label(e.sandbox, e.sandbox_network)
+    if e.agent_sandbox:  # an external agent: where it runs, then where its terminals run
+        where = f"{agent_place_label(e.agent_sandbox)} · terminals: {where}" if where \
+            else agent_place_label(e.agent_sandbox)
     about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd, where) if p)
     task = e.task or ("(none: the conversation was opened)" if e.resumed else "")
     warning = sandbox_warning(e)
-    details = tuple(line for line in (about, warning) if line)
+    details = tuple(line for line in (about, warning, agent_sandbox_warning(e)) if line)
     return Description("start", task, "strong", "▶", "task: ", details)
 
 
@@ -197,7 +211,9 @@ def _model_update(e: ModelUpdate) -> Description:
 def _tool_start(e: ToolStart) -> Description:
     summary = _summary(e.tool_input) or e.title or ""
     where = sandbox_label(e.sandbox, e.sandbox_network)  # a command: where it runs
-    tier = f"tier {e.tier}" + (f", {where}" if where else "")
+    agent = agent_place_label(e.agent_sandbox)  # an external agent: where the agent runs
+    tier = "".join((f"tier {e.tier}", f", {where}" if where else "", f", {agent}" if agent
+                    else ""))
     text = f"{e.call_id} {e.tool} [{tier}] {summary}".rstrip()
     changed = input_changed_text(e.approved_input)
     if changed:  # the approval was for another input: say so, with both

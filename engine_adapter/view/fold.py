@@ -47,7 +47,7 @@ from engine_adapter.events import (
     VerificationStart,
     went_badly,
 )
-from engine_adapter.view.describe import describe, sandbox_warning
+from engine_adapter.view.describe import agent_sandbox_warning, describe, sandbox_warning
 from engine_adapter.view.input_fields import input_lookalikes
 from engine_adapter.view.items import (
     DecisionItem,
@@ -226,14 +226,16 @@ class RunFold:
         v.started_ts, v.ended_ts = e.ts, None
         v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
         v.sandbox_note = e.sandbox_note
+        v.agent_sandbox = e.agent_sandbox
         if e.new_session or e.resumed:  # another agent session: its own title and settings
             v.title, v.options = None, ()
         change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
-        warning = sandbox_warning(e)
-        if warning:  # wanted, missing: said at the top of the run, where it is seen
-            added = self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning, "warning"))
-            return change._replace(more=(added.item,))
-        return change
+        more = []
+        for warning in (sandbox_warning(e), agent_sandbox_warning(e)):
+            if warning:  # said at the top of the run, where it is seen
+                more.append(self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning,
+                                                 "warning")).item)
+        return change._replace(more=tuple(more)) if more else change
 
     def _agent_end(self, e: AgentEnd) -> Change:
         v = self.view
@@ -328,6 +330,7 @@ class RunFold:
         row.title = e.title
         row.permitted_by = e.permitted_by
         row.sandbox, row.sandbox_network = e.sandbox, e.sandbox_network
+        row.agent_sandbox = e.agent_sandbox
         row.status = "running"
         row.started_ts = e.ts
         row.diff = input_diff(e.tool_input) or row.diff

@@ -171,11 +171,12 @@ class ToolCallItem(Item):
 
     `status`: "awaiting" (approval pending), "denied", "allowed" (approved, not started),
     "running", "ok", "failed". `sandbox`: the state its command ran in (see
-    `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped.
+    `engine_adapter.sandbox`), `sandbox_blocked` what the sandbox stopped; `agent_sandbox`:
+    where the external agent that made the call runs.
     """
 
-    __slots__ = ("approval", "approved_input", "call_id", "diff", "duration_ms", "error",
-                 "exit_code", "output", "permitted_by", "sandbox", "sandbox_blocked",
+    __slots__ = ("agent_sandbox", "approval", "approved_input", "call_id", "diff", "duration_ms",
+                 "error", "exit_code", "output", "permitted_by", "sandbox", "sandbox_blocked",
                  "sandbox_network", "started_ts", "status", "tier", "title", "tool", "tool_input")
 
     def __init__(self, task: int, turn: int | None, seq: int, call_id: str, tool: str,
@@ -192,6 +193,7 @@ class ToolCallItem(Item):
         self.sandbox: str | None = None
         self.sandbox_network: bool | None = None
         self.sandbox_blocked: str | None = None
+        self.agent_sandbox: str | None = None
         self.approval: ApprovalView | None = None
         # The input an approval was given for, when the engine reported a different one after
         # it (`ToolStart.approved_input`): the row then says the input changed.

@@ -127,6 +127,7 @@ class RunView:
         self.sandbox: str | None = None  # where the run's commands go, and why there is none
         self.sandbox_network: bool | None = None
         self.sandbox_note: str | None = None
+        self.agent_sandbox: str | None = None  # where an external agent's process runs
         self.status = "idle"  # idle | running | completed | failed | cancelled
         self.result: str | None = None
         self.error: str | None = None

@@ -19,7 +19,7 @@ from cockpit.styles import Palette
 from cockpit.widgets.safe_text import styled_line, styled_one_line
 from cockpit.widgets.transcript.code_rows import Rows, code_rows, diff_preview, diff_rows
 from cockpit.widgets.transcript.rows import lines_note, one, warn_style
-from engine_adapter.sandbox import is_sandboxed, sandbox_label
+from engine_adapter.sandbox import agent_place_label, is_sandboxed, sandbox_label
 from engine_adapter.text import cut, line_count, plural
 from engine_adapter.view import (
     ToolCallItem,
@@ -98,6 +98,9 @@ def _head(item: ToolCallItem, palette: Palette) -> Text:
     if item.sandbox:  # a command: in the sandbox (quiet) or not (stands out)
         head.append(f" {sandbox_label(item.sandbox, item.sandbox_network)}",
                     palette.dim if is_sandboxed(item.sandbox) else palette.warning)
+    if item.agent_sandbox:  # an external agent's call: where the agent itself runs
+        head.append(f" {agent_place_label(item.agent_sandbox)}",
+                    palette.dim if is_sandboxed(item.agent_sandbox) else palette.warning)
     timing = call_timing(item)
     if timing:
         head.append(f" {timing}", palette.dim)

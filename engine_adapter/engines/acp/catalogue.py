@@ -73,6 +73,15 @@ class AgentSpec:
     model_args: tuple[str, ...] = ()
     """Arguments that choose the agent's model at launch (`{model}` is replaced), for an agent
     that offers no model setting in the protocol."""
+    state: tuple[str, ...] = ()
+    """Where the agent keeps its own state (`~/.claude`, …, `~` the home directory): writable
+    for it inside the sandbox."""
+
+    def state_paths(self, home: str | None = None) -> list[str]:
+        """`state` as absolute paths, `~` replaced by `home` (default: this user's)."""
+        home = os.path.expanduser("~") if home is None else home
+        return [os.path.normpath(home + path[1:] if path == "~" or path.startswith("~/")
+                                 else path) for path in self.state]
 
     @property
     def argv(self) -> list[str]:
@@ -115,7 +124,17 @@ def _spec(name: str, table: object) -> AgentSpec:
                      auth_vars=_names_table(name, table.get("auth_methods", {})),
                      workspace_env=_string_table(name, "workspace_env",
                                                  table.get("workspace_env", {})),
-                     model_args=_strings(name, "model_args", table.get("model_args", [])))
+                     model_args=_strings(name, "model_args", table.get("model_args", [])),
+                     state=_state(name, table.get("state", [])))
+
+
+def _state(name: str, value: object) -> tuple[str, ...]:
+    paths = _strings(name, "state", value)
+    for path in paths:
+        if not (path.startswith("~/") or os.path.isabs(path)) or ".." in path.split("/"):
+            raise AgentSpecError(f"catalogue entry {name!r}: state path {path!r} must be "
+                                 "absolute or start with ~/, without '..'")
+    return paths
 
 
 def _strings(name: str, key: str, value: object) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ from acp.schema import PromptResponse, TextContentBlock, Usage
 
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.agent import (
+    AgentBox,
     AgentConnection,
     ListedSession,
     Opened,
@@ -63,8 +64,10 @@ from engine_adapter.events import (
     AgentMode,
     AgentOption,
     AgentStart,
+    BaseEvent,
     CancellationObserved,
     ModelUsage,
+    ToolStart,
     TurnEnd,
     TurnStart,
 )
@@ -93,6 +96,21 @@ class _Answer(NamedTuple):
     recoverable: bool = False
 
 
+class _PlaceStamp:
+    """The run's event sink, stamping every `tool_start` with where the agent process runs
+    (`agent_sandbox`), so each row says whether what the agent ran of its own was contained."""
+
+    def __init__(self, sink: EventSink, connection: AgentConnection) -> None:
+        self.sink = sink
+        self.connection = connection
+
+    def emit(self, event: BaseEvent) -> None:
+        place = self.connection.agent_place
+        if isinstance(event, ToolStart) and event.agent_sandbox is None and place is not None:
+            event = event.model_copy(update={"agent_sandbox": place})
+        self.sink.emit(event)
+
+
 class AcpRunner:
     """Drives an ACP agent as a cockpit engine (see the module docstring).
 
@@ -113,14 +131,19 @@ class AcpRunner:
             agent, and the settings to start with (see `SessionSetup`).
         sandbox: Where the commands the agent runs through `terminal/create` run: a `Sandbox`,
             or settings for one over the workspace (default: `workspace-write`, no network).
-            The agent process itself is not sandboxed.
+        box: Whether the agent process itself runs in that sandbox, and its state folders
+            (`AgentBox`; default: outside, as a plain process — `cockpit run --agent` contains
+            it). `agent_start` and every `tool_start` of the run say where it runs
+            (`agent_sandbox`), and only a contained agent's own execute and edit may be
+            auto-approved.
     """
 
     def __init__(self, agent: AgentSpec | Sequence[str], *, cwd: str | os.PathLike[str] | None
                  = None, env: Mapping[str, str] | None = None, cancel_grace: float = 2.5,
                  startup_timeout: float = 60.0, stop_grace: float = 1.0,
                  forward_always: bool = False, setup: SessionSetup | None = None,
-                 sandbox: Sandbox | SandboxSettings | None = None) -> None:
+                 sandbox: Sandbox | SandboxSettings | None = None,
+                 box: AgentBox | None = None) -> None:
         if isinstance(agent, AgentSpec):
             self.spec = agent
         else:
@@ -134,7 +157,7 @@ class AcpRunner:
         self.connection = AgentConnection(self.spec, extra_env=env or {},
                                           startup_timeout=startup_timeout,
                                           stop_grace=stop_grace, forward_always=forward_always,
-                                          sandbox=sandbox)
+                                          sandbox=sandbox, box=box)
         self.event_sink: EventSink | None = None
         self.approval_controller: ApprovalController | None = None
         self.cancel_token: CancelToken | None = None
@@ -250,6 +273,7 @@ class AcpRunner:
     async def run(self, state: TaskState) -> TaskState:
         """Send `state.task` to the agent as one prompt and report it as events."""
         context = RunContext.of(self)
+        context.sink = _PlaceStamp(context.sink, self.connection)
         async with self._lock:
             return await self._run(state, context)
 
@@ -278,6 +302,7 @@ class AcpRunner:
             acp_session_id=connection.session_id if started else None,
             new_session=fresh and (opened is None or opened.resumed is None),
             resumed=opened.resumed if opened is not None else None, mode=mode,
+            agent_sandbox=connection.agent_place,
             **(sandbox.start_fields() if isinstance(sandbox, Sandbox) else {})))
         if not started or session is None or client is None:
             return

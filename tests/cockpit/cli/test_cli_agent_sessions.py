@@ -30,8 +30,9 @@ class Cli:
         self.tmp = tmp_path
         self.workspace = tmp_path / "ws"
         self.workspace.mkdir()
-        self.log = tmp_path / "agent.jsonl"
-        self.state = tmp_path / "state"
+        # The agent runs in the sandbox: what it writes of its own lies in the workspace.
+        self.log = self.workspace / "agent.jsonl"
+        self.state = self.workspace / "state"
         self.count = 0
 
     def agent(self, *flags: str) -> str:
@@ -52,8 +53,12 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path, home) -> Cli:
-    return Cli(tmp_path)
+def cli(tmp_path, home, monkeypatch) -> Cli:
+    made = Cli(tmp_path)
+    # `resume` of a --journal path works "here": here is the workspace, where the agent, in
+    # the sandbox, keeps its log and sessions.
+    monkeypatch.chdir(made.workspace)
+    return made
 
 
 def _reply(journal: Path) -> str:
@@ -83,8 +88,8 @@ def test_an_offer_the_agent_lacks_is_a_failed_run_listing_the_valid_values(cli):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["run", "hi", "--mode", "x", "--headless"], "--mode, --option, --mcp, --no-mcp and --env "
-     "go with --agent NAME"),
+    (["run", "hi", "--mode", "x", "--headless"], "--mode, --option, --mcp, --no-mcp, --env and "
+     "--agent-state go with --agent NAME"),
     (["run", "hi", "--agent", "codex", "--base-url", "http://x", "--headless"],
      "--base-url and --api-key-env go with --model NAME for the built-in engine"),
     (["run", "hi", "--agent", "{agent}", "--mcp", "a", "--no-mcp", "--headless"],

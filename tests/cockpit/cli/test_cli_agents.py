@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from fakes.acp_agent.helpers import agent_argv, agent_log, group_gone, wait_exited
+from fakes.acp_agent.helpers import agent_argv, agent_log, none_left
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -46,7 +46,7 @@ def test_run_agent_headless_end_to_end_leaves_no_process(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    log = tmp_path / "agent.jsonl"
+    log = workspace / "agent.jsonl"  # the agent runs in the sandbox: it writes only here
     journal = tmp_path / "run.jsonl"
     command = shlex.join(agent_argv("--log", log))
     result = _cli("run", "hello", "--agent", command, "--cwd", str(workspace), "--headless",
@@ -55,9 +55,9 @@ def test_run_agent_headless_end_to_end_leaves_no_process(tmp_path, monkeypatch):
     assert f"journal: {journal}" in result.output
     events = list(read_journal(journal))
     assert events[0].engine == "acp:cockpit-test-agent" and events[-1].status == "completed"
-    pid = int(events[-1].result.rsplit("pid ", 1)[1])
-    assert wait_exited(pid)
-    assert group_gone(pid)  # the agent led its own group; nothing of it is left
+    assert events[0].agent_sandbox == "workspace-write"  # the agent ran in the sandbox
+    assert "agent: sandbox" in result.output
+    assert none_left(str(log))  # nothing of the agent is left in the process table
     logged = [e["event"] for e in agent_log(log)]
     assert logged[:2] == ["initialize", "new_session"]
     assert logged[-1] == "stdin closed"  # closed cleanly when the run ended, not killed

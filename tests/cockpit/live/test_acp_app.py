@@ -23,7 +23,7 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    log = tmp_path / "agent.jsonl"
+    log = workspace / "agent.jsonl"  # the agent runs in the sandbox: it writes only here
     factory = agent_factory(shlex.join(agent_argv("--log", log)), cwd=workspace,
                             options=RunOptions(journal=tmp_path / "run.jsonl"))
     first = factory(ASK)

@@ -23,8 +23,9 @@ def _screen_text(widget) -> str:
 
 
 def _agent(tmp_path, *flags: str) -> str:
-    return shlex.join(agent_argv("--log", tmp_path / "agent.jsonl", "--state",
-                                 tmp_path / "state", *flags))
+    # The agent runs in the sandbox: what it writes of its own lies in the workspace.
+    return shlex.join(agent_argv("--log", tmp_path / "ws" / "agent.jsonl", "--state",
+                                 tmp_path / "ws" / "state", *flags))
 
 
 def _earlier(tmp_path, workspace) -> str:
@@ -39,11 +40,11 @@ def _earlier(tmp_path, workspace) -> str:
         await factory.aclose()
 
     asyncio.run(main())
-    return next(p.stem for p in (tmp_path / "state").glob("*.json"))
+    return next(p.stem for p in (tmp_path / "ws" / "state").glob("*.json"))
 
 
 def _logged(tmp_path, kind: str) -> list[dict]:
-    return [e for e in agent_log(tmp_path / "agent.jsonl") if e["event"] == kind]
+    return [e for e in agent_log(tmp_path / "ws" / "agent.jsonl") if e["event"] == kind]
 
 
 def test_a_resumed_conversation_shows_its_history_title_and_settings(tmp_path, monkeypatch):

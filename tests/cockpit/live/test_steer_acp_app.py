@@ -24,7 +24,7 @@ def _home(tmp_path, monkeypatch):
 def _app(tmp_path, task, *agent_args):
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    log = tmp_path / "agent.jsonl"
+    log = workspace / "agent.jsonl"  # the agent runs in the sandbox: it writes only here
     factory = agent_factory(shlex.join(agent_argv("--log", log, *agent_args)), cwd=workspace,
                             options=RunOptions(journal=tmp_path / "run.jsonl"))
     first = factory(task)

@@ -654,3 +654,13 @@ def test_reading_files_that_run_later_stays_tier_3(workspace, command) -> None:
     (workspace / ".git").mkdir(exist_ok=True)
     found = classify_command(command, workspace)
     assert found.tier == 3, found.reason
+
+
+@pytest.mark.parametrize("command", [
+    ">\x00", "echo hi >\x00", "echo hi > a\x00b", "cp x /tmp/\x00", "cat \x00 > out",
+    "tee ./\x00 < x", "sed -i s/a/b/ \x00", "touch .git/\x00", "mv a \x00/b", "ln -s x \x00",
+])
+def test_a_nul_in_a_path_is_judged_never_a_crash(command, workspace) -> None:
+    # realpath refuses a NUL; no file has that name, so a write to it is judged the worst way
+    assert classify_command(command, workspace).tier >= 3
+    assert classify_command(command.split(" "), workspace).tier >= 3

@@ -49,6 +49,12 @@ The prompt's first word picks what it does (the rest are arguments):
                         "options": [KIND…]} (a permission), {"write": {"path", "content"}},
                         {"terminal": {"command", "args"}}; replies with each step's result
                         ("allow_once", "write ok", "exit 0", …) joined by "; "
+  self OP ARG           acts on its own, as an agent that runs its tools itself, and
+                        replies "ok …" or "error: ERRNO-NAME": `write PATH`, `read PATH`,
+                        `connect SOCKET-PATH` (a unix socket), `tcp HOST:PORT`, `env NAME`
+                        (the variable's value), `orphan PIDFILE` (a grandchild: double fork,
+                        `setsid`, its parent gone; it writes its pid, as seen from outside
+                        too, to PIDFILE and sleeps), `home` (its HOME), `whoami` (its pid)
   /NAME [ARGS]          one of the commands it offers (see below): replies "ran /NAME …"
 
 After `session/new` it offers commands (`available_commands_update`): review (with an input
@@ -77,6 +83,7 @@ import json
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 import acp
@@ -567,6 +574,16 @@ class TestAgent(SessionFeatures):
         await self.say(sid, f"spawned, exit {proc.returncode}")
         return PromptResponse(stop_reason="end_turn")
 
+    async def do_self(self, sid: str, args: list[str]) -> PromptResponse:
+        op, arg = args[0], " ".join(args[1:])
+        try:
+            reply = _act(op, arg, self.cwd)
+        except OSError as exc:
+            import errno
+            reply = f"error: {errno.errorcode.get(exc.errno or 0, str(exc))}"
+        await self.say(sid, reply)
+        return PromptResponse(stop_reason="end_turn")
+
     async def do_dup_permission(self, sid: str, args: list[str]) -> PromptResponse:
         kinds = ["allow_once", "reject_once"]
         first, second = await asyncio.gather(
@@ -693,6 +710,57 @@ class TestAgent(SessionFeatures):
                 note = await asyncio.wait_for(self.notes.get(), 5.0)
         await self.say(sid, f"{chosen}; note: {note or '(none)'}")
         return PromptResponse(stop_reason="end_turn")
+
+
+def _act(op: str, arg: str, cwd: str) -> str:
+    """One thing the agent does itself (see `self` in the module docstring)."""
+    import socket
+    path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
+    if op == "write":
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("written by the agent itself\n")
+        return "ok written"
+    if op == "read":
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return f"ok read {len(handle.read())}"
+    if op == "connect":
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(path)
+            return "ok connected"
+    if op == "tcp":
+        host, _, port = arg.rpartition(":")
+        with socket.create_connection((host, int(port)), timeout=5):
+            return "ok connected"
+    if op == "env":
+        return f"ok {os.environ.get(arg, '(unset)')}"
+    if op == "home":
+        return f"ok {os.environ.get('HOME', '')}"
+    if op == "whoami":
+        return f"ok {os.getpid()}"
+    if op == "orphan":
+        return _orphan(path)
+    raise OSError(22, f"unknown op {op}")
+
+
+def _orphan(pidfile: str) -> str:
+    """A grandchild that outlives its parent in a session of its own, then sleeps; its
+    NSpid line (its pids in every namespace, outermost first) goes to `pidfile`."""
+    first = os.fork()
+    if first == 0:
+        os.setsid()
+        if os.fork() != 0:
+            os._exit(0)  # the parent goes: the grandchild is orphaned
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        with open("/proc/self/status", encoding="ascii") as status:
+            ns = next((line.split()[1:] for line in status if line.startswith("NSpid:")), [])
+        with open(pidfile, "w", encoding="ascii") as handle:
+            handle.write(" ".join(ns) or str(os.getpid()))
+        while True:
+            time.sleep(60)
+    os.waitpid(first, 0)
+    return "ok orphaned"
 
 
 def main() -> None:

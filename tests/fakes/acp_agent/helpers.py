@@ -64,6 +64,31 @@ def group_gone(pgid: int) -> bool:
     return True
 
 
+def processes_with(marker: str) -> list[int]:
+    """Every live process (not a zombie) whose command line holds `marker`, from the process
+    table: an agent in the sandbox reports only its pid inside its own PID namespace."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def none_left(marker: str, timeout: float = 10.0) -> bool:
+    """Wait (on each process itself) until no process whose command line holds `marker` is
+    left; True when none is."""
+    for pid in processes_with(marker):
+        wait_exited(pid, timeout)
+    return not processes_with(marker)
+
+
 Answer = Callable[[Session, Any], None]
 
 

@@ -1,7 +1,8 @@
 """The process we drive: the agent started, connected, logged in, and its session opened.
 
 - `process`: the agent's process group and pipes, stopped whole; `connection`: the process and
-  its ACP connection (started, `initialize`d, stopped), waiting on it with cancel and timeouts.
+  its ACP connection (started, `initialize`d, stopped), waiting on it with cancel and timeouts;
+  `contained`: where the agent process runs (`AgentBox`: in the sandbox, its state writable).
 - `opening`: its session opened (new, loaded, resumed) once it answered `initialize`; `auth`: the
   login methods the cockpit can satisfy; `mcp`: the MCP servers handed to it.
 - `session`: what the cockpit keeps of its session between turns; `settings`: its settings and
@@ -9,6 +10,7 @@
 """
 
 from engine_adapter.engines.acp.agent.connection import AgentConnection, WaitCancelled, race
+from engine_adapter.engines.acp.agent.contained import AgentBox
 from engine_adapter.engines.acp.agent.opening import (
     ListedSession,
     SessionOpener,
@@ -20,6 +22,7 @@ from engine_adapter.engines.acp.agent.settings import SettingError, Step, apply_
 from engine_adapter.engines.acp.agent.setup import McpServer, SessionSetup, Wanted
 
 __all__ = [
+    "AgentBox",
     "AgentConnection",
     "AgentProcess",
     "AgentSession",

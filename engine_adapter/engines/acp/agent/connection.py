@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import Awaitable, Mapping
 from typing import TypeVar
 
@@ -22,6 +23,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import Implementation, InitializeResponse
 from pydantic import ValidationError
 
+from engine_adapter.engines.acp.agent.contained import AgentBox, contain
 from engine_adapter.engines.acp.agent.process import AgentProcess, AgentStartError
 from engine_adapter.engines.acp.agent.session import AgentSession, Opened
 from engine_adapter.engines.acp.catalogue import AgentSpec, agent_env
@@ -34,7 +36,7 @@ from engine_adapter.engines.acp.client import (
 from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentInfo
-from engine_adapter.sandbox import Sandbox, SandboxSettings
+from engine_adapter.sandbox import Sandbox, SandboxSettings, Wrapped
 from engine_adapter.version import __version__
 
 __all__ = ["AgentConnection", "WaitCancelled", "race"]
@@ -74,7 +76,9 @@ class AgentConnection:
     `spec` is the agent to start, with `extra_env` on top of `agent_env(spec)`; it has
     `startup_timeout` seconds to answer each call that opens it; `stop_grace` seconds to exit
     when stopped. `forward_always` and `sandbox` are handed to the client (see `AcpClient`;
-    `sandbox` settings become a checked `Sandbox` over the workspace once connected).
+    `sandbox` settings become a checked `Sandbox` over the workspace once connected). `box`:
+    whether the agent process itself runs in that sandbox (see `contained`); `agent_place` is
+    where it runs once started (a sandbox state), and the client's `agent_sandboxed` follows.
     """
 
     exit_wait = 2.0
@@ -82,8 +86,12 @@ class AgentConnection:
 
     def __init__(self, spec: AgentSpec, *, extra_env: Mapping[str, str],
                  startup_timeout: float, stop_grace: float, forward_always: bool,
-                 sandbox: Sandbox | SandboxSettings | None) -> None:
+                 sandbox: Sandbox | SandboxSettings | None,
+                 box: AgentBox | None = None) -> None:
         self.spec = spec
+        self.box = box or AgentBox()
+        self.agent_place: str | None = None  # where the agent runs: a sandbox state, once known
+        self._wrapped: Wrapped | None = None  # its command line in the sandbox, closed with it
         self.extra_env = dict(extra_env)
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
@@ -129,6 +137,9 @@ class AgentConnection:
         if process is not None:
             await process.stop(self.stop_grace if grace is None else grace,
                                exit_grace=self.stop_grace if let_exit else 0.0)
+        wrapped, self._wrapped = self._wrapped, None
+        if wrapped is not None:
+            wrapped.close()  # its temp dir, once everything it started is gone
         if conn is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 5.0)
@@ -169,6 +180,10 @@ class AgentConnection:
             return AgentFailure(f"the agent closed its connection during {what}")
         return AgentFailure(f"{what} failed: {clean(str(exc), 2000)}")
 
+    def _cannot_start(self, exc: AgentStartError) -> str:
+        hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
+        return f"cannot start the agent: {exc}{hint}"
+
     def stderr_tail(self) -> list[str]:
         """The last lines the agent wrote to its stderr (none once it is closed)."""
         return self.process.stderr_tail() if self.process is not None else []
@@ -188,20 +203,37 @@ class AgentConnection:
         says how) and have it answer `initialize`; raises `AgentFailure` or `WaitCancelled`."""
         self.env = agent_env(self.spec, self.extra_env)
         self.agent_info = self.init = self.logged_in = None
-        try:
-            self.process = await AgentProcess.start(self.spec.launch_argv(model), cwd=workspace,
-                                                    env=self.env)
-        except AgentStartError as exc:
-            hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
-            raise AgentFailure(f"cannot start the agent: {exc}{hint}") from None
         sandbox = self.sandbox if isinstance(self.sandbox, Sandbox) else Sandbox(
             self.sandbox, workspace=workspace)
         self.sandbox = await sandbox.acheck()
+        argv = self.spec.launch_argv(model)
+        try:
+            # Wrapped off the event loop: it resolves the program and lists the masks.
+            wrapped = await asyncio.to_thread(contain, sandbox, self.box, argv, cwd=workspace,
+                                              env=self.env)
+        except OSError as exc:
+            raise AgentFailure(self._cannot_start(AgentStartError(
+                f"{argv[0]!r}: {exc.strerror or exc}"))) from None
+        self._wrapped, self.agent_place = wrapped, wrapped.state
+        try:
+            self.process = await AgentProcess.start(wrapped.argv, cwd=workspace,
+                                                    env=wrapped.env, pass_fds=wrapped.pass_fds)
+        except AgentStartError as exc:
+            self._wrapped = None
+            wrapped.close()
+            raise AgentFailure(self._cannot_start(exc)) from None
+        for fd in wrapped.pass_fds:  # bwrap has its own copy: ours would only leak
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        wrapped.pass_fds = ()
         files = Workspace(workspace)
         files.guard = sandbox.write_refusal
         client = self.client = AcpClient(files, env=self.env,
                                          agent_name=self.spec.name,
                                          forward_always=self.forward_always, sandbox=sandbox)
+        # The one switch: `--auto-approve` may answer the agent's own execute and edit only
+        # when what it runs of its own is contained.
+        client.agent_sandboxed = wrapped.sandboxed
         session = self.session = AgentSession(client.mapper, lambda: client.run)
         client.session_hook = session.take
         self.process.transport.on_notification = client.take_notification

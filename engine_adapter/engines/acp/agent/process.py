@@ -153,15 +153,16 @@ class AgentProcess:
 
     @classmethod
     async def start(cls, argv: Sequence[str], *, cwd: str, env: Mapping[str, str],
-                    stderr_lines: int = 40) -> AgentProcess:
-        """Start `argv` in a new process group with pipes for stdin, stdout and stderr."""
+                    stderr_lines: int = 40, pass_fds: Sequence[int] = ()) -> AgentProcess:
+        """Start `argv` in a new process group with pipes for stdin, stdout and stderr (and
+        `pass_fds` given to it: the sandbox's seccomp filter, read by bwrap)."""
         if not argv:
             raise AgentStartError("no agent command given")
         try:
             proc, scope = await start_in_scope(
                 argv, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                limit=STREAM_LIMIT)
+                limit=STREAM_LIMIT, pass_fds=tuple(pass_fds))
         except FileNotFoundError:
             raise AgentStartError(f"{argv[0]!r} was not found (not on PATH, or the file does "
                                   "not exist)") from None
