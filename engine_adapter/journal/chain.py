@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic_core import from_json
+
 __all__ = ["CHAIN_KEY", "SEED", "ChainVerdict", "chain_of", "check_lines", "mark_line",
            "next_link", "unmarked"]
 
@@ -33,6 +35,9 @@ SEED = b"cockpit-journal-chain-v1"
 _MARK_HEAD = b',"' + CHAIN_KEY.encode() + b'":"'
 _MARK_LEN = len(_MARK_HEAD) + 16 + 2  # `,"chain":"` + 16 hex + `"}`
 _MARK = re.compile(rb',"' + CHAIN_KEY.encode() + rb'":"([0-9a-f]{16})"\}')
+# A line's end that was a chain mark once, reformatted (spaces, CRLF, other digits): a mark
+# edited by hand or by a tool, never a line of an older version (no event ends in that field).
+_DAMAGED = re.compile(rb',\s*"' + CHAIN_KEY.encode() + rb'"\s*:\s*"[^"\\]*"\s*\}\s*\Z')
 _BOM = b"\xef\xbb\xbf"
 _JSON_SPACE = b" \t\r\n"
 
@@ -142,6 +147,7 @@ def check_lines(lines: Iterable[bytes]) -> ChainVerdict:
     pending: tuple[int, bytes, bytes, bytes | None] | None = None  # a mismatch, to diagnose
     last_chained = 0
     number = 0
+    prefix: list[tuple[int, bytes]] = []  # the unchained lines before the first mark
     for raw in lines:
         number += 1
         if not raw.strip(_JSON_SPACE):
@@ -150,12 +156,17 @@ def check_lines(lines: Iterable[bytes]) -> ChainVerdict:
         if pending is not None:
             return _diagnose(verdict, pending, marked)
         if marked is None:
+            if _DAMAGED.search(raw, max(0, len(raw) - 96)):
+                return _changed(verdict, number, "its chain mark was altered (reformatted, its "
+                                "line ending changed, or its value edited)")
             if not raw.endswith(b"\n") and not _complete_object(raw):
                 verdict.torn_tail = True  # a crash mid-write: the only line allowed to be torn
                 break
             verdict.lines += 1
             if previous is None:
                 verdict.unchained_lines += 1
+                if len(prefix) < _PREFIX_KEPT:
+                    prefix.append((number, raw))
                 verdict.ended = verdict.ended or _is_end(raw.removeprefix(_BOM))
                 continue
             return _changed(verdict, number, f"it has no chain mark, though line {last_chained} "
@@ -164,6 +175,9 @@ def check_lines(lines: Iterable[bytes]) -> ChainVerdict:
         verdict.lines += 1
         expected = SEED if previous is None else previous
         if next_link(expected, body) != link:
+            if previous is None and prefix and next_link(_replayed(prefix), body) == link:
+                return _changed(verdict, prefix[0][0], f"it and the lines after it up to line "
+                                f"{number - 1} had their chain marks removed")
             pending = (number, body, link, previous)
             continue
         if previous is None and verdict.unchained_lines:
@@ -185,10 +199,25 @@ def check_lines(lines: Iterable[bytes]) -> ChainVerdict:
     return verdict
 
 
+_PREFIX_KEPT = 4096  # unchained lines kept to tell removed marks (an old journal is unchained)
+
+
+def _replayed(prefix: list[tuple[int, bytes]]) -> bytes:
+    """The chain value the unchained lines would have ended with, had they been chained."""
+    link = SEED
+    for _, raw in prefix:
+        line = raw.removeprefix(_BOM)
+        link = next_link(link, line[:-2] if line.endswith(b"}\n") else line.rstrip(b"\n")[:-1])
+    return link
+
+
 def _complete_object(raw: bytes) -> bool:
     """Whether a last line without its newline is still a whole line (the writer would only add
     the newline): it ends as an object does. Anything else there is a crash's torn write."""
-    return raw.rstrip(b" \t\r").endswith(b"}") and raw.lstrip(b" \t").startswith((b"{", _BOM))
+    try:
+        return isinstance(from_json(raw.removeprefix(_BOM)), dict)
+    except ValueError:
+        return False
 
 
 def _changed(verdict: ChainVerdict, line: int, how: str) -> ChainVerdict:
