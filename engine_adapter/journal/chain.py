@@ -17,6 +17,7 @@ A journal resumed from such a one is chained from the first new line on (from `S
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -24,8 +25,8 @@ from typing import Literal
 
 from pydantic_core import from_json
 
-__all__ = ["CHAIN_KEY", "SEED", "ChainVerdict", "chain_of", "check_lines", "mark_line",
-           "next_link", "unmarked"]
+__all__ = ["CHAIN_KEY", "SEED", "ChainVerdict", "chain_of", "check_file", "check_lines",
+           "mark_line", "next_link", "unmarked"]
 
 CHAIN_KEY = "chain"
 """The field each chained line ends with. A later format of the chain takes another key."""
@@ -133,6 +134,13 @@ class ChainVerdict:
             return (f"partly unchained: lines 1-{self.unchained_lines} written before journals "
                     f"were chained, the {self.chained_lines} after them intact{tail}{torn}")
         return f"intact: {self.lines} lines{tail}{torn}"
+
+
+def check_file(path: str | os.PathLike[str]) -> ChainVerdict:
+    """`check_lines` over a journal file, read a line at a time (memory stays flat for any
+    size). Raises `OSError` when it cannot be read."""
+    with open(path, "rb") as f:
+        return check_lines(f)
 
 
 def _is_end(body: bytes) -> bool:
