@@ -46,7 +46,7 @@ _JSON_SPACE = b" \t\r\n"
 def next_link(previous: bytes, body: bytes) -> bytes:
     """The chain value (16 ASCII hex digits) of a line whose bytes before its mark are `body`,
     following a line whose chain value was `previous` (`SEED` for the first)."""
-    return hashlib.sha256(previous + body).hexdigest()[:16].encode()
+    return hashlib.sha256(previous + body).digest()[:8].hex().encode()  # (= hexdigest()[:16])
 
 
 def mark_line(line: bytes, previous: bytes) -> tuple[bytes, bytes]:
