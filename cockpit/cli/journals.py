@@ -322,4 +322,6 @@ def run_export(path: str, fmt: str, output: str | None) -> int:
         _error(f"warning: line {n} of {path} is corrupt and was skipped")
     if result.torn_tail:
         _error(f"warning: the last line of {path} was torn (a crash mid-write) and skipped")
+    if result.changed:
+        _error(f"warning: {path} was changed after the run: {result.chain}")
     return 0

@@ -1,9 +1,9 @@
 """The `cockpit` command line: the typer app, and every command registered on it by name.
 
 Each command's docstring is its help text; each lives in the module of its family (`run`,
-`conversations`, `catalogue`, `journals`, `grants`). Every one of those modules is light at
-import, so `cockpit --help` and `cockpit version` load neither Textual nor the event models:
-a command imports what it needs when it runs.
+`conversations`, `catalogue`, `journals`, `verify`, `grants`). Every one of those modules is
+light at import, so `cockpit --help` and `cockpit version` load neither Textual nor the event
+models: a command imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cockpit.cli import catalogue, conversations, grants, journals, run, version_line
+from cockpit.cli import catalogue, conversations, grants, journals, run, verify, version_line
 from cockpit.cli.preflight import new_command
 
 __all__ = ["app", "main", "safe_output", "version"]
@@ -59,6 +59,7 @@ app.command()(catalogue.models)
 app.command(help=journals.REPLAY_HELP)(journals.replay)
 app.command()(journals.journals)
 app.command(help=journals.EXPORT_HELP)(journals.export)
+app.command(help=verify.VERIFY_HELP)(verify.verify)
 app.command()(conversations.sessions)
 app.command()(conversations.resume)
 

@@ -24,6 +24,7 @@ from engine_adapter.view import (
 )
 
 __all__ = [
+    "CHANGED_MARK",
     "DIFF_CHARS",
     "DIFF_LINES",
     "END_LINES",
@@ -73,6 +74,10 @@ class ExportResult:
     corrupt_lines: list[int] = field(default_factory=list)
     unknown_events: int = 0
     torn_tail: bool = False
+    chain: str = ""
+    """The journal's chain verdict (`cockpit verify`), one line; "" when it could not be read."""
+    changed: bool = False
+    """Whether the chain says the journal was edited after the run (the report says so on top)."""
 
 
 def when(ts: float | None) -> str:
@@ -200,4 +205,10 @@ def problems(result: ExportResult) -> list[str]:
                      "(a newer cockpit?)")
     if result.torn_tail:
         found.append("the last line was torn (a crash mid-write) and skipped")
+    if result.chain and not result.changed and not result.chain.startswith("unchained"):
+        found.append(f"chain {result.chain}")
     return found
+
+
+CHANGED_MARK = "THIS JOURNAL WAS CHANGED AFTER THE RUN"
+"""How a report of a journal whose chain is broken starts (then where and how)."""

@@ -12,6 +12,7 @@ import html
 from collections.abc import Callable
 
 from cockpit.export.contents import (
+    CHANGED_MARK,
     END_LINES,
     HUMAN,
     TEXT_CHARS,
@@ -88,6 +89,9 @@ def render_html(view: RunView, result: ExportResult) -> str:
     add("<!doctype html><html><head><meta charset='utf-8'>")
     add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}</style></head>")
     add("<body>")
+    if result.changed:
+        add(f"<p class='error changed'><b>{CHANGED_MARK}:</b> {e(result.chain, 2_000)}. What "
+            "follows is what the file holds now, not what the run wrote.</p>")
     add(f"<h1>Run report: {e(view.task or '(no task)', 300)}</h1>")
     head, rest = status_lines(view)
     status, _, error = head.partition(": ")

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cockpit.export.contents import (
+    CHANGED_MARK,
     END_LINES,
     HUMAN,
     TEXT_CHARS,
@@ -36,7 +37,7 @@ from cockpit.export.contents import (
     when,
 )
 from cockpit.export.html import render_html
-from engine_adapter.journal import JournalIndex
+from engine_adapter.journal import JournalIndex, check_file
 from engine_adapter.replay import JournalReplay
 from engine_adapter.text import cap, escaped
 from engine_adapter.view import (
@@ -104,6 +105,10 @@ def render_markdown(view: RunView, result: ExportResult) -> str:
     """The report as Markdown."""
     out: list[str] = []
     add = out.append
+    if result.changed:
+        add(f"> **{CHANGED_MARK}:** {_visible(result.chain, 2_000)}. What follows is what the "
+            "file holds now, not what the run wrote.")
+        add("")
     add(f"# Run report: {_visible(view.task or '(no task)', 300)}")
     add("")
     head, rest = status_lines(view)
@@ -234,6 +239,12 @@ def export_journal(path: str | Path, fmt: str = "markdown") -> ExportResult:
         result = ExportResult("", events=view.events,
                               corrupt_lines=sorted(index.corrupt.values()),
                               unknown_events=index.unknown, torn_tail=index.torn_tail)
+        try:
+            verdict = check_file(path)
+        except OSError:
+            pass  # (read a moment ago: the report stands without the chain's word)
+        else:
+            result.chain, result.changed = verdict.summary(), verdict.tampered
         result.text = render_markdown(view, result) if fmt == "markdown" else render_html(
             view, result)
     return result

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from cockpit.replay.picker import request_resume
 from cockpit.replay.screen_text import (
     JUMPS,
     SPEEDS,
+    chain_text,
     filter_text,
     match_after,
     position_fields,
@@ -40,7 +42,7 @@ from cockpit.replay.timeline import Timeline
 from cockpit.screens import HelpScreen, PagerScreen
 from cockpit.widgets import KeyHints, RunDisplay, Transcript, clean_line, styled
 from engine_adapter import JournalError
-from engine_adapter.journal import CODE_NAMES, FLAGS
+from engine_adapter.journal import CODE_NAMES, FLAGS, ChainVerdict, check_lines
 from engine_adapter.replay import (
     TAIL_BYTES,
     FoldTail,
@@ -55,6 +57,8 @@ from engine_adapter.replay import (
 from engine_adapter.view import RunView
 
 __all__ = ["POLL", "ReplayScreen"]
+
+_STOP_EVERY = 4096  # lines between looks at the stop flag while checking the chain
 
 POLL = 0.25  # seconds between looks at a followed journal's size (like `tail -f`)
 
@@ -108,6 +112,10 @@ class ReplayScreen(Screen[None]):
         # Set once the first frame is on screen: until then the reading thread waits after its
         # first step, so that it does not take the interpreter from the frame (the GIL).
         self._first_frame = threading.Event()
+        # The journal's chain verdict (`cockpit verify`), once checked: after the first read,
+        # in a thread of its own (a long journal takes seconds of hashing).
+        self.chain_verdict: ChainVerdict | None = None
+        self._chain_started = False
 
     # What the navigator knows, for tests and the app ----------------------------------------------
     @property
@@ -196,6 +204,27 @@ class ReplayScreen(Screen[None]):
             if self._stop.is_set():  # the screen is gone: nothing reads the journal any more
                 replay.close()
 
+    @work(thread=True, group="chain", exclusive=True, exit_on_error=False)
+    def _chain_worker(self) -> None:
+        stop = self._stop
+        try:
+            with open(self.path, "rb") as f:
+                verdict = check_lines(_until(f, stop))
+        except OSError:
+            return  # (the reading thread says what is wrong with the file)
+        if not stop.is_set():
+            self.app.call_from_thread(self._chain_checked, verdict)
+
+    def _chain_checked(self, verdict: ChainVerdict) -> None:
+        if not self.is_attached:
+            return
+        self.chain_verdict = verdict
+        if verdict.tampered:
+            self.app.notify(f"This journal was changed after the run: {verdict.summary()}",
+                            title="journal changed", severity="error", timeout=10)
+        if self.replay is not None and self.navigator is not None:
+            self._update_timeline()
+
     def _journal_grew(self) -> None:
         """(The reading thread) a followed journal grew: the screen looks."""
         self.post_message(self.Grew())
@@ -248,6 +277,9 @@ class ReplayScreen(Screen[None]):
         else:
             self.timeline.markers.update(index)
         step = navigator.grew(complete=message.complete)
+        if message.complete and not self._chain_started:
+            self._chain_started = True  # the first read is done: check the chain now
+            self._chain_worker()
         if step is None and navigator.provisional is not None:
             self._show_status(navigator.view)  # (how far the reading is)
         self._show(step)
@@ -317,7 +349,8 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         if replay is None:
             return ""
-        return problems_text(replay.index, crashed=self.crashed, complete=self.complete)
+        text = problems_text(replay.index, crashed=self.crashed, complete=self.complete)
+        return "  ".join(filter(None, (chain_text(self.chain_verdict), text)))
 
     # Moving ----------------------------------------------------------------------------------
     def seek(self, cursor: int) -> None:
@@ -492,3 +525,11 @@ class ReplayScreen(Screen[None]):
             return
         self.type_filter = None if chosen >= set(CODE_NAMES) or not chosen else chosen
         self.timeline.update_state(filter_text=filter_text(self.type_filter))
+
+
+def _until(lines: Iterable[bytes], stop: threading.Event) -> Iterator[bytes]:
+    """`lines` until `stop` is set (looked at every `_STOP_EVERY` lines)."""
+    for number, line in enumerate(lines):
+        if not number % _STOP_EVERY and stop.is_set():
+            return
+        yield line

@@ -16,14 +16,15 @@ from engine_adapter.journal import (
     CORRUPT,
     TYPE_CODES,
     TYPE_MASK,
+    ChainVerdict,
     JournalIndex,
     decode_json,
 )
 from engine_adapter.replay import Navigator, code_class
 from engine_adapter.text import plural
 
-__all__ = ["JUMPS", "SPEEDS", "filter_text", "match_after", "position_fields", "problems_text",
-           "raw_event_page", "search_text", "type_counts"]
+__all__ = ["JUMPS", "SPEEDS", "chain_text", "filter_text", "match_after", "position_fields",
+           "problems_text", "raw_event_page", "search_text", "type_counts"]
 
 INSPECT_LIMIT = 200_000  # characters of one raw event shown by the inspector
 
@@ -36,6 +37,18 @@ JUMPS = {
               "error or failure"),
 }
 """What each jump key looks for: a pattern over the index's codes, and its name."""
+
+
+def chain_text(verdict: ChainVerdict | None) -> str:
+    """What the journal's chain says, for the timeline: a changed journal, where; a journal
+    only partly chained; nothing while unchecked, for an intact one or one written before."""
+    if verdict is None:
+        return ""
+    if verdict.tampered:
+        return f"⚠ CHANGED after the run at line {verdict.line}"
+    if verdict.status == "partly-unchained":
+        return f"lines 1-{verdict.unchained_lines} unchained"
+    return ""
 
 
 def problems_text(index: JournalIndex, *, crashed: bool, complete: bool) -> str:

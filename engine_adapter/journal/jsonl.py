@@ -32,6 +32,7 @@ from engine_adapter.events import (
     bounded_line,
     parse_error_text,
 )
+from engine_adapter.journal.chain import SEED, chain_of, mark_line, unmarked
 
 __all__ = [
     "BOM",
@@ -99,6 +100,7 @@ class JsonlEventJournal:
         self._sync_all = fsync == "always"
         self._sync_boundary = fsync == "boundary"
         self.events_written = 0
+        self._link = SEED  # the chain value of the journal's last line (`journal.chain`)
         if self.path.is_dir():
             raise JournalError(
                 f"journal path {str(self.path)!r} is a directory; give a file path, "
@@ -121,6 +123,8 @@ class JsonlEventJournal:
                 _lock(fd, self.path)
                 with contextlib.suppress(OSError):  # best effort: a read-only tail still appends
                     _repair_tail(fd, self.path)
+                with contextlib.suppress(OSError):  # a resumed run continues the chain
+                    self._link = _last_link(fd)
         except BaseException:
             os.close(fd)
             raise
@@ -136,7 +140,7 @@ class JsonlEventJournal:
         fd = self._fd
         if fd is None:
             raise JournalError(f"journal {str(self.path)!r} is closed", path=str(self.path))
-        data = line if line is not None else bounded_line(event)[1]
+        data, link = mark_line(line if line is not None else bounded_line(event)[1], self._link)
         written = 0
         try:
             written = os.write(fd, data)
@@ -153,6 +157,7 @@ class JsonlEventJournal:
             raise JournalError(
                 f"cannot write journal {str(self.path)!r}: {exc.strerror or exc}",
                 path=str(self.path)) from None
+        self._link = link  # only once the line is in: a line taken back is no link
         self.events_written += 1
 
     def close(self) -> None:
@@ -336,6 +341,25 @@ def _repair_tail(fd: int, path: Path) -> None:
         os.write(fd, b"\n")
 
 
+def _last_link(fd: int) -> bytes:
+    """The chain value of the file's last non-blank line (read through `fd`, never by path):
+    what the next line chains to. `SEED` for an empty file or one whose last line has no mark
+    (a journal of an older version: the chain starts with the first line this run adds)."""
+    end = os.fstat(fd).st_size
+    tail = b""
+    start = end
+    while start > 0:
+        step = min(start, 1 << 16)
+        start -= step
+        tail = os.pread(fd, step, start) + tail
+        stripped = tail.rstrip(_JSON_SPACE)
+        cut = stripped.rfind(b"\n")
+        if stripped and (cut >= 0 or start == 0):
+            marked = chain_of(stripped[cut + 1:])
+            return SEED if marked is None else marked[1]
+    return SEED
+
+
 class JournalReader(Iterator[HarnessEvent]):
     """Iterates a journal's events. After (or during) iteration it reports what it skipped:
     `torn_tail` (a crash cut the last line), `bad_lines` (1-based numbers of corrupt lines,
@@ -392,7 +416,7 @@ class JournalReader(Iterator[HarnessEvent]):
         if raw.startswith(BOM):
             raw = raw[3:]
         try:
-            return validate(raw)
+            return validate(unmarked(raw))  # (the chain mark is the file's, not the event's)
         except ValidationError as exc:
             if last and not raw.endswith(b"\n"):
                 self.torn_tail = True  # a crash mid-write: the only line allowed to be bad

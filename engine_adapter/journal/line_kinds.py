@@ -15,6 +15,7 @@ from engine_adapter.events import (
     HarnessEvent,
     went_badly,
 )
+from engine_adapter.journal.chain import unmarked
 from engine_adapter.journal.jsonl import BOM
 
 __all__ = ["BAD_OUTCOME", "CODE_NAMES", "CORRUPT", "FLAGS", "TYPE_CODES", "TYPE_MASK", "UNKNOWN",
@@ -49,6 +50,7 @@ def code_of(event: BaseEvent | None) -> int:
 def parse_line(raw: bytes) -> BaseEvent | None:
     """One journal line as an event; an event of an unknown type as a plain `BaseEvent` (the
     fold ignores it, the inspector shows it); `None` for a line that is not an event."""
+    raw = unmarked(raw)  # (the chain mark is the file's, not the event's)
     try:
         return _VALIDATE(raw)
     except ValidationError:
@@ -60,6 +62,7 @@ def parse_other(raw: bytes) -> BaseEvent | None:
     an event of an unknown (newer) type, else `None`."""
     if raw.startswith(BOM):  # an editor's byte order mark: not part of the event
         return parse_line(raw[3:])
+    raw = unmarked(raw)
     try:
         event = BaseEvent.model_validate_json(raw)
     except ValidationError:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from engine_adapter.events import EVENT_ADAPTER, BaseEvent, HarnessEvent, ModelUpdate
-from engine_adapter.journal import TYPE_CODES, Chunk, code_of, parse_other
+from engine_adapter.journal import CHAIN_KEY, TYPE_CODES, Chunk, code_of, parse_other
 from engine_adapter.view import Change, DeferredText, RunFold
 
 __all__ = ["JournalText", "LineSource", "OnChange", "fold_chunk"]
@@ -47,6 +47,10 @@ _STREAM_RUN = 4  # at least this many `model_update` lines are tried as one step
 _CHANNEL_ENDS = {name: b'","channel":"%s"}\n' % name.encode() for name in ("message", "thought")}
 _CHANNELS = {end[:-1]: name for name, end in _CHANNEL_ENDS.items()}  # (same lengths)
 _CHANNEL_TAIL = len(b'","channel":"message"}')
+# The same lines as a chained journal writes them: `,"chain":"<16 hex>"}` after the channel.
+_CHAINED_ENDS = {name: b'","channel":"%s","%s":"' % (name.encode(), CHAIN_KEY.encode())
+                 for name in ("message", "thought")}
+_MARK_TAIL = len(b',"%s":"0123456789abcdef"' % CHAIN_KEY.encode())
 _UPDATE_CODE = bytes([_UPDATE])
 _INT = rb"-?(?:0|[1-9]\d*)"
 # A model_update line's head as pydantic writes it: its seq, ts and turn, up to the text.
@@ -152,11 +156,16 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
         newline = end
     tail_start = data.rfind(b"\n", start, end) + 1
     name = _CHANNELS.get(data[newline - _CHANNEL_TAIL:newline])
+    ends = _CHANNEL_ENDS
+    if name is None:  # a chained line: its channel comes before the chain mark
+        name = _CHANNELS.get(data[newline - _CHANNEL_TAIL - _MARK_TAIL:newline - _MARK_TAIL - 1]
+                             + b"}")
+        ends = _CHAINED_ENDS
     # One event a line (each holds one `{"type":`: a torn line glued to the next has two),
     # each ending with the first line's channel, and the outer two in the compact layout,
     # one turn, seqs running on.
     stop = end + 1  # (with the last line's newline)
-    if (name is None or data.count(_CHANNEL_ENDS[name], start, stop) != count
+    if (name is None or data.count(ends[name], start, stop) != count
             or data.count(b'{"type":', start, stop) != count):
         return False
     first = _STREAM_HEAD.match(data, start, newline)
@@ -167,7 +176,8 @@ def _fold_stream(to: _Fold, start: int, end: int, count: int, position: int) -> 
         return False
     turn = None if first[3] == b"null" else int(first[3])
     # A size for layout until the text is read: the outer two lines stand for the rest.
-    overhead = (first.end() - start + last.end() - tail_start) / 2 + len(_CHANNEL_ENDS[name])
+    overhead = (first.end() - start + last.end() - tail_start) / 2 + len(_CHANNEL_ENDS[name]) + (
+        _MARK_TAIL if ends is _CHAINED_ENDS else 0)
     newlines = (data.count(b"\\n", first.end(), newline)
                 + data.count(b"\\n", last.end(), end)) * count // 2
     base = to.chunk.base

@@ -231,3 +231,26 @@ def test_the_inspector_finds_events_by_seq_when_positions_are_shifted(tmp_path) 
     replay.close()
 
 
+
+
+@SETTINGS
+@given(events=runs(), block=st.sampled_from([200, 1_000, 1 << 20]))
+def test_chained_lines_fold_as_unchained_ones_do(tmp_path, events, block) -> None:
+    """The writer's chain mark at each line's end changes nothing the fold shows, on the
+    one-step path and off it."""
+    from engine_adapter import JsonlEventJournal
+
+    path = tmp_path / "chained.jsonl"
+    path.unlink(missing_ok=True)
+    with JsonlEventJournal(path, fsync="never") as journal:
+        for event in events:
+            journal.write(event)
+    assert b',"chain":"' in path.read_bytes()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal_index_module, "_READ_BLOCK", block)
+        patch.setattr(journal_index_module, "_CHUNK", block)
+        replay = JournalReplay(path)
+        replay.advance()
+        for k in range(len(events) + 1):
+            assert summary(replay.state_at(k)) == summary(RunFold().apply_all(events[:k])), k
+        replay.close()
