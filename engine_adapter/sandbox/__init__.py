@@ -13,7 +13,7 @@ and verification checks, and the commands ACP agents run through `terminal/creat
 """
 
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
-from engine_adapter.sandbox.core import PROTECTED_NAMES, Sandbox, Wrapped
+from engine_adapter.sandbox.core import Sandbox, Wrapped
 from engine_adapter.sandbox.hidden import CREDENTIAL_NAMES
 from engine_adapter.sandbox.settings import (
     BYPASSED,
@@ -39,7 +39,6 @@ __all__ = [
     "MODES",
     "NO_SANDBOX",
     "OFF",
-    "PROTECTED_NAMES",
     "READ_ONLY",
     "UNAVAILABLE",
     "WORKSPACE_WRITE",

@@ -60,10 +60,7 @@ from engine_adapter.sandbox.settings import (
     is_sandboxed,
 )
 
-__all__ = ["PROTECTED_NAMES", "Sandbox", "Wrapped"]
-
-PROTECTED_NAMES = (".git/hooks", ".git/config")
-"""Inside the workspace, kept read-only: what git runs later, outside any sandbox."""
+__all__ = ["Sandbox", "Wrapped"]
 
 _AROUND_ENTRIES = 200  # a folder with more entries around the cockpit's install is left as is
 _probes: dict[tuple[str, bool], str | None] = {}  # (program, filter) -> None or the problem
@@ -448,9 +445,7 @@ class Sandbox:
         """The existing paths inside the workspace to keep read-only (real paths, parents
         first, so a later bind never undoes an earlier one)."""
         root = self.workspace
-        wanted = [os.path.join(root, name) for name in PROTECTED_NAMES]
-        wanted += self.read_only
-        wanted += git_entries(root, walk=False) + self._nested_git
+        wanted = [*self.read_only, *git_entries(root, walk=False), *self._nested_git]
         wanted += self._install
         found: set[str] = set()
         for path in wanted:
