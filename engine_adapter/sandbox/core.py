@@ -348,9 +348,10 @@ class Sandbox:
                 self._made_git = top_git
         if shut_git:
             masked.append(top_git)
-        fd = filter_fd(self.seccomp) if self.seccomp is not None and sys.platform != "darwin" \
-            else None
-        try:
+        fd: int | None = None
+        try:  # from here on a failure gives back the count, the temp dir and the filter's fd
+            if self.seccomp is not None and sys.platform != "darwin":
+                fd = filter_fd(self.seccomp)
             if sys.platform == "darwin":
                 # Seatbelt denies writes by path, existing or not: every guarded path is listed.
                 guarded = self.guarded() if mode == WORKSPACE_WRITE else []
