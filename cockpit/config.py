@@ -88,6 +88,12 @@ class Config:
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
+    def warnings(self) -> list[str]:
+        """What in the file could not be used, one line each: a broken file (all of it then
+        ignored), else each setting skipped (the rest still applies)."""
+        return ([self.error] if self.error else []) + [
+            f"config.toml: {problem} (skipped)" for problem in self.problems]
+
 
 def config_path() -> Path:
     """The settings file."""

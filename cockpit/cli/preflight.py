@@ -183,9 +183,7 @@ def warn_config() -> None:
     too (in CI a dropped `[sandbox]` or provider would otherwise go unnoticed)."""
     from cockpit.config import load_config  # (not launch's models: they load the SDKs)
 
-    config = load_config()
-    for warning in [*([config.error] if config.error else []),
-                    *(f"config.toml: {problem} (skipped)" for problem in config.problems)]:
+    for warning in load_config().warnings():
         _say_once(f"cockpit: warning: {warning}")
 
 

@@ -32,7 +32,6 @@ _HOMES: dict[str, str] = {
     "check_limit": "cockpit.launch.checks",
     "check_seconds": "cockpit.launch.checks",
     "config_problems": "cockpit.launch.agents",
-    "config_warnings": "cockpit.launch.models",
     "demo_factory": "cockpit.launch.demo",
     "engine_factory": "cockpit.launch.user_engine",
     "journal_sessions": "cockpit.launch.resume",
@@ -90,9 +89,6 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.factory import (
         SetupError as SetupError,
-    )
-    from cockpit.launch.models import (
-        config_warnings as config_warnings,
     )
     from cockpit.launch.models import (
         list_models as list_models,

@@ -32,8 +32,8 @@ from cockpit.paths import config_dir
 from engine_adapter.engines.builtin import BuiltinRunner
 from engine_adapter.engines.builtin.models.openai import OpenAIModel, Price, window_from_listing
 
-__all__ = ["KNOWN_PROVIDERS", "Endpoint", "Server", "config_warnings", "is_local", "list_models",
-           "make_model", "model_factory", "resolve_model", "resolve_server", "system_prompt"]
+__all__ = ["KNOWN_PROVIDERS", "Endpoint", "Server", "is_local", "list_models", "make_model",
+           "model_factory", "resolve_model", "resolve_server", "system_prompt"]
 
 OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
@@ -148,13 +148,6 @@ def resolve_model(spec: str, *, base_url: str | None = None, api_key_env: str | 
         provider.context_window if provider else None)
     return Endpoint(model, shown, server.base_url, server.api_key, server.key_variable, price,
                     window)
-
-
-def config_warnings(config: Config | None = None) -> list[str]:
-    """What in `config.toml` could not be used, one line each (the rest still applies)."""
-    config = config if config is not None else load_config()
-    return ([config.error] if config.error else []) + [
-        f"config.toml: {problem} (skipped)" for problem in config.problems]
 
 
 def system_prompt() -> str | None:
