@@ -42,36 +42,45 @@ __all__ = ["resume", "resume_in_cockpit", "session_lines", "sessions"]
 
 def sessions(
     agent: Annotated[str | None, typer.Option(
-        "--agent", metavar="NAME|\"COMMAND ARGS\"", help="Ask this agent for its sessions "
-        "(session/list) where it offers that; else list the ones your journals know of it.")
-    ] = None,
+        "--agent", metavar="NAME|\"COMMAND ARGS\"", help="Ask this agent for its own sessions "
+        "(session/list; it runs in the sandbox, as for `run`). Without it: the sessions your "
+        "journals know.")] = None,
     cwd: Annotated[Path | None, typer.Option(
         "--cwd", metavar="DIR", help="Only sessions in this directory (with an agent's own "
         "list).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array, for scripts.")
                        ] = False,
 ) -> None:
-    """List agent sessions to resume: updated, agent, session id, title, directory.
+    """List agent sessions: updated, agent, session id, title, directory.
 
-    Continue one with `cockpit resume --agent NAME --session ID [TASK]`."""
+    View one with `cockpit replay --agent NAME --session ID [--cwd DIR]`; continue it with
+    `cockpit resume --agent NAME --session ID [TASK]`."""
     from cockpit.launch import agent_sessions, journal_sessions
 
     with user_errors():
-        found = None
-        name = None
         if agent is not None:
-            from cockpit.launch import AgentChoices, agent_runner, agent_spec, workspace
+            from cockpit.launch import (
+                AgentChoices,
+                RunOptions,
+                SetupError,
+                agent_runner,
+                agent_spec,
+                make_sandbox,
+                workspace,
+            )
 
             spec = agent_spec(agent)
-            name = spec.name
             root = workspace(cwd)
-            found = agent_sessions(spec, agent_runner(spec, root, AgentChoices()),
-                                   str(root) if cwd is not None else None)
-            if found is None and not as_json:
-                typer.echo(f"{name} offers no session list (session/list); these are the "
-                           "sessions your journals know:", err=True)
-        if found is None:
-            found = journal_sessions(name)
+            runner = agent_runner(spec, root, AgentChoices(no_mcp=True),
+                                  sandbox=make_sandbox(RunOptions(), root))
+            listed = agent_sessions(spec, runner, str(root) if cwd is not None else None)
+            if listed is None:
+                raise SetupError(f"{spec.name} does not list its sessions (it offers no "
+                                 "session/list); `cockpit sessions` lists the ones your "
+                                 "journals know")
+            found = listed
+        else:
+            found = journal_sessions(None)
     if not found and not as_json:
         typer.echo("no agent sessions found: `cockpit run --agent NAME TASK` starts one")
         return

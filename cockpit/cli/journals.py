@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -19,15 +19,16 @@ from cockpit.cli.preflight import check_theme, user_errors, warn_config
 if TYPE_CHECKING:
     from cockpit.journals import JournalSummary
 
-__all__ = ["EXPORT_HELP", "REPLAY_HELP", "STATUSES", "check_journal", "export", "journals",
-           "list_recent", "matches", "print_lines", "replay", "resume_problem", "run_export",
-           "run_replay"]
+__all__ = ["EXPORT_HELP", "REPLAY_HELP", "STATUSES", "check_agent_view", "check_journal",
+           "export", "journals", "list_recent", "matches", "print_lines", "replay",
+           "replay_agent_session", "resume_problem", "run_export", "run_replay"]
 
 
 REPLAY_HELP = (
     "Review a run from its journal: step, jump, search and filter its events. A journal that "
     "is still being written is followed live (watch a running agent from a second terminal). "
-    "Without JOURNAL: pick from recent journals. Keys: space play/pause, +/- speed, ←/→ one "
+    "Without JOURNAL: pick from recent journals. With --agent NAME --session ID: an agent's own "
+    "past session, as the agent replays it. Keys: space play/pause, +/- speed, ←/→ one "
     "event, [ ] tool calls, { } approvals, e/E errors, home/end, / search (n/N), f filter, "
     "enter raw event, ? help, q quit.")
 """The help of `cockpit replay` (one paragraph: typer keeps a docstring's line breaks)."""
@@ -42,12 +43,57 @@ def replay(
     journal: str | None = typer.Argument(
         None, help="The journal file (.jsonl). Without one: pick from recent journals."),
     theme: str | None = typer.Option(None, help="Theme name (default: the remembered one)."),
+    agent: str | None = typer.Option(
+        None, "--agent", metavar='NAME|"COMMAND ARGS"', help="With --session: view one of this "
+        "agent's own past sessions (it replays it by session/load, in the sandbox; nothing "
+        "else is sent to it)."),
+    session: str | None = typer.Option(
+        None, "--session", metavar="ID", help="The agent's session id (see `cockpit sessions "
+        "--agent NAME`)."),
+    cwd: Annotated[Path | None, typer.Option(
+        "--cwd", metavar="DIR", help="With --agent: the directory the session was in "
+        "(agents keep sessions by directory; default: here).")] = None,
 ) -> None:
     """Review a run from its journal (its help text, one paragraph: `REPLAY_HELP`)."""
     with user_errors():
         check_theme(theme)
+        if agent is not None or session is not None or cwd is not None:
+            check_agent_view(journal, agent, session)
     warn_config()
+    if agent is not None and session is not None:
+        raise typer.Exit(replay_agent_session(agent, session, cwd, theme=theme))
     raise typer.Exit(run_replay(journal, theme=theme))
+
+
+def check_agent_view(journal: str | None, agent: str | None, session: str | None) -> None:
+    """`--agent`, `--session` and `--cwd` go together, without a JOURNAL; `SetupError` says
+    what is missing."""
+    from cockpit.launch import SetupError
+
+    if journal is not None:
+        raise SetupError("give either JOURNAL or --agent NAME --session ID, not both")
+    if agent is None:
+        raise SetupError("--session ID needs --agent NAME (see `cockpit sessions --agent NAME`)")
+    if session is None:
+        raise SetupError(f"--agent {agent} needs --session ID: `cockpit sessions --agent "
+                         f"{agent}` lists them")
+
+
+def replay_agent_session(agent: str, session: str, cwd: Path | None, *,
+                         theme: str | None = None) -> int:
+    """Have `agent` load its session `session` (in `cwd`) into a journal of its own, then view
+    it as any journal (lines without a terminal); the journal is a temporary file, gone on
+    exit. Returns the exit code (2, with one line, when the session cannot be read)."""
+    import tempfile
+
+    from cockpit.launch import read_agent_session
+
+    with tempfile.TemporaryDirectory(prefix="cockpit-agent-session-") as folder:
+        with user_errors():
+            path = read_agent_session(agent, session, cwd=cwd,
+                                      journal=Path(folder) / "session.jsonl",
+                                      say=lambda text: typer.echo(text, err=True))
+        return run_replay(str(path), theme=theme)
 
 
 def journals(

@@ -3,7 +3,8 @@
 - `factory`: `RunOptions` (what a run was asked for) and `SessionFactory` (the Sessions of one
   conversation); `SetupError`, what stops a run before it starts.
 - `demo`: the built-in engine's offline demo; `user_engine`: a user's `module:factory`;
-  `agents`: `--agent NAME|"COMMAND"` to an ACP runner; `agent_config`: what `config.toml` says
+  `agents`: `--agent NAME|"COMMAND"` to an ACP runner; `history`: an agent's past session
+  read back for the viewer; `agent_config`: what `config.toml` says
   about agents; `models`: `--model` to a real model (providers, servers, prices); `resume`: an
   agent's earlier conversations; `checks`: a run's options checked before anything is created.
 
@@ -35,7 +36,9 @@ _HOMES: dict[str, str] = {
     "demo_factory": "cockpit.launch.demo",
     "engine_factory": "cockpit.launch.user_engine",
     "journal_sessions": "cockpit.launch.resume",
+    "read_agent_session": "cockpit.launch.history",
     "list_models": "cockpit.launch.models",
+    "make_sandbox": "cockpit.launch.factory",
     "model_factory": "cockpit.launch.models",
     "resolve_server": "cockpit.launch.models",
     "resumable": "cockpit.launch.resume",
@@ -89,6 +92,12 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.factory import (
         SetupError as SetupError,
+    )
+    from cockpit.launch.factory import (
+        make_sandbox as make_sandbox,
+    )
+    from cockpit.launch.history import (
+        read_agent_session as read_agent_session,
     )
     from cockpit.launch.models import (
         list_models as list_models,

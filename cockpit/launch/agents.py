@@ -103,15 +103,18 @@ def config_problems() -> list[str]:
 
 
 def agent_runner(spec: AgentSpec, root: Path, choices: AgentChoices,
-                 resume: str | None = None, *, sandbox: Any = None) -> AcpRunner:
+                 resume: str | None = None, *, sandbox: Any = None,
+                 load_only: bool = False) -> AcpRunner:
     """The runner for `spec` in `root` with the human's choices (and an earlier session to
-    resume); raises `SetupError` for a bad choice."""
+    resume; `load_only`: only to read it, see `SessionSetup`); raises `SetupError` for a bad
+    choice."""
     config = load_agents_config()
     if choices.model is not None and choices.model.startswith("-"):
         raise SetupError(f"--model {choices.model!r}: a model name cannot start with '-'")
     wanted = Wanted(model=choices.model, mode=choices.mode,
                     options=tuple(_pairs(choices.options, "--option")))
-    setup = SessionSetup(resume=resume, mcp_servers=_servers(choices, config), wanted=wanted)
+    setup = SessionSetup(resume=resume, mcp_servers=_servers(choices, config), wanted=wanted,
+                         load_only=load_only)
     return AcpRunner(spec, cwd=root, env=_environment(spec, choices, config), setup=setup,
                      sandbox=sandbox, box=agent_box(spec, root, choices.state))
 

@@ -5,6 +5,8 @@
 - `chain`: tamper evidence, a hash chain in the lines (`mark_line` as written, `check_lines`).
 - `index`: a compact, growing index of a journal file: where each line starts, what kind it is.
 - `line_kinds`: the kind of one line (its event type and flags); `scan`: the lines of a chunk.
+- `foreign`: another tool's session file (Claude Code, Codex, Gemini CLI, inspect_ai)
+  recognised from its head, with how to view it.
 """
 
 from engine_adapter.journal.chain import (
@@ -17,6 +19,7 @@ from engine_adapter.journal.chain import (
     mark_line,
     unmarked,
 )
+from engine_adapter.journal.foreign import ForeignSession, detect_foreign, detect_foreign_bytes
 from engine_adapter.journal.index import Chunk, JournalIndex
 from engine_adapter.journal.jsonl import (
     BOM,
@@ -53,6 +56,7 @@ __all__ = [
     "TYPE_MASK",
     "ChainVerdict",
     "Chunk",
+    "ForeignSession",
     "JournalError",
     "JournalIndex",
     "JsonlEventJournal",
@@ -61,6 +65,8 @@ __all__ = [
     "check_lines",
     "code_of",
     "decode_json",
+    "detect_foreign",
+    "detect_foreign_bytes",
     "is_blank",
     "mark_line",
     "parse_line",

@@ -128,7 +128,9 @@ class AcpRunner:
         forward_always: Answer `allow_always` when the human grants "always" (off: the cockpit
             keeps the grant and answers later requests itself).
         setup: Which session to open (`resume`: an earlier one), the MCP servers to give the
-            agent, and the settings to start with (see `SessionSetup`).
+            agent, and the settings to start with (see `SessionSetup`). With `load_only` the
+            runner is read-only: each run loads the session (its history as events) and ends,
+            whatever the task; no prompt is ever sent.
         sandbox: Where the commands the agent runs through `terminal/create` run: a `Sandbox`,
             or settings for one over the workspace (default: `workspace-write`, no network).
         box: Whether the agent process itself runs in that sandbox, and its state folders
@@ -164,6 +166,8 @@ class AcpRunner:
         self.modes: list[AgentMode] = []
         self.turn = 0
         self.setup = setup or SessionSetup()
+        # Reading a past session (`setup.load_only`): the runner loads it and never prompts.
+        self.read_only = self.setup.load_only
         self.conversation: str | None = None  # the ACP session id, kept across agent restarts
         self._opened: Opened | None = None  # the session just opened, to announce
         self._usage_totals: dict[str, int] = {}
@@ -326,6 +330,11 @@ class AcpRunner:
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
             client.commands.announce(again=True)
+            if self.read_only:  # a past session read: its history, never a prompt
+                context.end(AgentEnd(status="completed", result=(
+                    f"the agent's session {self.connection.session_id} as it replayed it "
+                    "(session/load); nothing was sent to it")))
+                return state
             if not state.task.strip():  # open the session only (`cockpit resume` with no task)
                 context.end(AgentEnd(status="completed", result=(
                     f"the agent's session {self.connection.session_id} is open: send a task "

@@ -219,8 +219,9 @@ def test_sessions_from_the_agent_and_from_the_journals(cli):
     assert {s["source"] for s in found} == {"agent"}
     assert all(s["journal"] is None for s in found)  # --journal paths: not the journal folder
     unlisted = cli("sessions", "--agent", cli.agent("--no-list"))
-    assert unlisted.exit_code == 0
-    assert "offers no session list (session/list)" in unlisted.output
+    assert unlisted.exit_code == 2  # one line saying so, never the journals' list instead
+    assert "does not list its sessions (it offers no session/list)" in unlisted.output
+    assert len(unlisted.output.strip().splitlines()) == 1
 
 
 def test_sessions_and_journals_read_the_journal_folder(cli, home):

@@ -131,7 +131,10 @@ class SessionOpener:
         opened: Opened | None = None
         why = ""
         if target is not None:
-            opened, why = await self._reopen(workspace, target, servers)
+            load_only = setup.load_only and setup.resume is not None
+            opened, why = await self._reopen(workspace, target, servers, load_only=load_only)
+            if opened is None and load_only:
+                raise AgentFailure(f"cannot load the agent's session {setup.resume}: {why}")
             if opened is None and setup.resume is not None:
                 raise AgentFailure(f"cannot resume the agent's session {setup.resume}: {why}")
             if opened is None:
@@ -154,14 +157,18 @@ class SessionOpener:
                       options=options_from_acp(answer.config_options if answer is not None
                                                else None))
 
-    async def _reopen(self, workspace: str, target: str,
-                      servers: list[AgentMcpServer]) -> tuple[Opened | None, str]:
-        """`target` reopened by resume, else load (with its history), or None and why not."""
+    async def _reopen(self, workspace: str, target: str, servers: list[AgentMcpServer], *,
+                      load_only: bool = False) -> tuple[Opened | None, str]:
+        """`target` reopened by resume (unless `load_only`), else load (with its history), or
+        None and why not."""
         conn = self.conn
         caps = self.init.agent_capabilities
         session_caps = caps.session_capabilities if caps is not None else None
         why = ""
-        if session_caps is not None and session_caps.resume is not None:
+        if load_only and not (caps is not None and caps.load_session):
+            return None, "the agent does not offer session/load (loadSession), so its past " \
+                "sessions cannot be read"
+        if not load_only and session_caps is not None and session_caps.resume is not None:
             try:
                 answer = await self.call(lambda: conn.resume_session(
                     session_id=target, cwd=workspace, mcp_servers=servers), "session/resume")

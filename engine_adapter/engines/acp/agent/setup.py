@@ -51,8 +51,11 @@ class Wanted:
 class SessionSetup:
     """How to open the agent's session: `resume` names an earlier ACP session to continue (by
     `session/resume` where the agent offers it, else `session/load`); `mcp_servers` go to the
-    agent; `wanted` settings are set once the session is open."""
+    agent; `wanted` settings are set once the session is open. `load_only`: open `resume` by
+    `session/load` alone, to read its history (`cockpit replay --agent --session`): a resume
+    replays nothing."""
 
     resume: str | None = None
     mcp_servers: tuple[McpServer, ...] = ()
     wanted: Wanted = field(default_factory=Wanted)
+    load_only: bool = False
