@@ -24,13 +24,14 @@ from pathlib import Path
 
 from cockpit.paths import journal_dir
 from engine_adapter.events import is_valid_ts
-from engine_adapter.journal import decode_json, writer_alive
+from engine_adapter.journal import ForeignSession, decode_json, detect_foreign_bytes, writer_alive
 from engine_adapter.text import escaped
 
 __all__ = [
     "CRASHED",
     "CRASHED_LEGEND",
     "CRASHED_TEXT",
+    "FOREIGN",
     "SCAN_LIMIT",
     "JournalFacts",
     "JournalSummary",
@@ -165,6 +166,8 @@ CRASHED = "crashed?"
 """The status of a journal with no `agent_end` that no run is writing any more."""
 CRASHED_TEXT = "ended without a final event (crashed?)"
 """What that status means, in words (the replay viewer's bar)."""
+FOREIGN = "foreign"
+"""The status of another tool's session file (Claude Code's, Codex's, …) among the journals."""
 CRASHED_LEGEND = f"{CRASHED} = {CRASHED_TEXT[:-11]}: no run is writing it any more"
 """The note under a listing that shows that status."""
 
@@ -192,7 +195,8 @@ class JournalSummary:
 
     path: Path
     task: str
-    status: str  # completed | failed | cancelled | unreadable | empty, or with no agent_end yet
+    status: str  # completed | failed | cancelled | unreadable | empty | foreign (another
+    # tool's session file: `foreign` says what), or with no agent_end yet
     # (`open_status`): running | running? | crashed? (nothing writes it any more: CRASHED_TEXT)
     started: float | None  # unix seconds of the first event, else the file's mtime; NaN when
     # the first event's `ts` is not a valid time (shown as "bad time", sorted as oldest)
@@ -201,6 +205,8 @@ class JournalSummary:
     size: int
     facts: JournalFacts = field(default_factory=lambda: JournalFacts(complete=False))
     """The agent, its session's title, tokens and cost (see `read_facts`)."""
+    foreign: ForeignSession | None = None
+    """Another tool's session file (status `foreign`): what it is and how to view it."""
 
 
 _SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
@@ -267,6 +273,11 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
     except OSError:
         return JournalSummary(path, "", "unreadable", None, 0, True, 0)
     first = _first_event(head) or {}
+    if "seq" not in first or "session_id" not in first:  # not ours: perhaps another tool's
+        foreign = detect_foreign_bytes(head, path.name)
+        if foreign is not None:
+            return JournalSummary(path, foreign.what, FOREIGN, stat.st_mtime, events, exact,
+                                  stat.st_size, JournalFacts(), foreign)
     last = _last_event(tail) or {}
     task = first.get("task") if first.get("type") == "agent_start" else None
     ended = last.get("status") if last.get("type") == "agent_end" else None

@@ -135,9 +135,11 @@ def check_journal(path: str) -> str | None:
     """Why `path` cannot be replayed at all (one line), or `None` when something is readable.
 
     A journal with some good events and some bad lines is readable: the viewer marks the gaps.
+    Another tool's session file (Claude Code, Codex, Gemini CLI, inspect_ai) is named as such,
+    with how to view it.
     """
     from engine_adapter import JournalError
-    from engine_adapter.journal import JournalIndex
+    from engine_adapter.journal import JournalIndex, detect_foreign
 
     file = Path(path).expanduser()
     if not file.exists():
@@ -146,6 +148,9 @@ def check_journal(path: str) -> str | None:
     if file.is_dir():
         return f"{path!r} is a directory; give a journal file (.jsonl) inside it, e.g. " \
                "from `cockpit journals`"
+    foreign = detect_foreign(file)  # another tool's session: say what it is, and how to view it
+    if foreign is not None:
+        return foreign.message(repr(path))
     try:
         with JournalIndex(file) as index:
             index.scan(max_bytes=4 << 20)

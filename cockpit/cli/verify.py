@@ -18,7 +18,7 @@ EXIT_INTACT = 0
 EXIT_CHANGED = 1
 """A line was changed, removed, inserted or moved: the output names the first one."""
 EXIT_UNREADABLE = 2
-"""No such file, a directory, or it cannot be read."""
+"""No such file, a directory, it cannot be read, or it is another tool's session file."""
 EXIT_UNCHAINED = 3
 """Some or all lines carry no chain (written before journals were chained): nothing to check."""
 
@@ -42,7 +42,7 @@ def verify(
 def run_verify(path: str) -> int:
     """Print the verdict on `path` (one line: stdout, or stderr for a changed or unreadable
     journal) and return the exit code."""
-    from engine_adapter.journal import check_file, writer_alive
+    from engine_adapter.journal import check_file, detect_foreign, writer_alive
 
     file = Path(path).expanduser()
     if not file.exists():
@@ -50,6 +50,9 @@ def run_verify(path: str) -> int:
                      "list recent ones")
     if file.is_dir():
         return _fail(f"{path!r} is a directory; give a journal file (.jsonl)")
+    foreign = detect_foreign(file)
+    if foreign is not None:
+        return _fail(foreign.message(repr(path)) + " (it has no cockpit chain to check)")
     try:
         verdict = check_file(file)
     except OSError as exc:

@@ -165,6 +165,8 @@ def resumable(journal: Path | None, agent: str | None) -> Resumable:
             raise SetupError(f"no journal at {str(path)!r}; `cockpit journals --agent NAME` "
                              "lists agent runs")
         summary = summarize(path)
+        if summary.foreign is not None:
+            raise SetupError(summary.foreign.message(repr(str(path))))
         facts = summary.facts
         if not facts.acp_session_id or not (facts.agent or "").startswith("acp:"):
             raise SetupError(f"{str(path)!r} is not the journal of an agent (ACP) run with a "

@@ -83,7 +83,12 @@ class PickerScreen(Screen[Path | None]):
         table.focus()
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
-        self.dismiss(self.journals[int(message.row_key.value or 0)].path)
+        summary = self.journals[int(message.row_key.value or 0)]
+        if summary.foreign is not None:  # not a journal: say what it is and how to view it
+            self.app.notify(summary.foreign.message(clean_line(summary.path.name, 100)),
+                            severity="warning", markup=False, timeout=12)
+            return
+        self.dismiss(summary.path)
 
     def action_close(self) -> None:
         """Leave without opening a journal."""

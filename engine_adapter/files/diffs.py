@@ -48,13 +48,15 @@ def unified_diff(old: str | None, new: str, name: str, *, limit: int = MAX_DIFF_
                  seconds: float = DIFF_SECONDS, context: int = _CONTEXT) -> str:
     """The unified diff from `old` (None: the file does not exist yet) to `new` for `name`.
 
-    Headers are `--- a/name` (or `--- /dev/null`) and `+++ b/name`; a last line without a
-    newline is followed by `\\ No newline at end of file`. Empty when nothing changes. Never
-    raises on any text input.
+    Headers are `--- a/name` (or `--- /dev/null`) and `+++ b/name`, or, for an absolute name
+    (a file outside the workspace), the path itself on both (`--- /etc/hosts`): never a
+    relative-looking `a/etc/hosts`. A last line without a newline is followed by `\\ No
+    newline at end of file`. Empty when nothing changes. Never raises on any text input.
     """
     before = (old or "").splitlines(keepends=True)
     after = new.splitlines(keepends=True)
-    head = f"--- {'/dev/null' if old is None else 'a/' + name}\n+++ b/{name}\n"
+    shown_old, shown_new = (name, name) if name.startswith("/") else (f"a/{name}", f"b/{name}")
+    head = f"--- {'/dev/null' if old is None else shown_old}\n+++ {shown_new}\n"
     if len(before) > MAX_DIFF_LINES or len(after) > MAX_DIFF_LINES:
         return (f"{head}[diff not computed: {len(before):,} lines before, {len(after):,} lines "
                 f"after; the limit is {MAX_DIFF_LINES:,} lines a side]\n")

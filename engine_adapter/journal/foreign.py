@@ -42,7 +42,7 @@ _CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "c
 
 @dataclass(frozen=True)
 class ForeignSession:
-    """What a file is: the `tool` that wrote it, the `what` (a session, a checkpoint, a log),
+    """What a file is: the `tool` that wrote it, `what` it is ("a Claude Code session"),
     the catalogue `agent` that can replay it over ACP (None: none), the session's id and
     directory when the file names them readably, and `other`: how to view it otherwise."""
 
@@ -68,8 +68,7 @@ class ForeignSession:
 
     def message(self, shown: str) -> str:
         """The one line `cockpit replay` and the others print for the file `shown`."""
-        return (f"{shown} is {self.what} of {self.tool}, not a cockpit journal; view it with "
-                f"{self.hint()}")
+        return f"{shown} is {self.what}, not a cockpit journal; view it with {self.hint()}"
 
 
 def readable(value: Any, pattern: re.Pattern[str] = _ID) -> str | None:
@@ -94,45 +93,52 @@ def _objects(text: str) -> list[dict[str, Any]]:
     return found
 
 
+def _kind(record: dict[str, Any], key: str = "type") -> str | None:
+    """`record[key]` when it is a string (a record of any shape: a list there is no crash)."""
+    value = record.get(key)
+    return value if isinstance(value, str) else None
+
+
 def _is_event(record: dict[str, Any]) -> bool:
     return all(key in record for key in ("type", "seq", "session_id", "ts"))
 
 
 def _claude(records: list[dict[str, Any]]) -> ForeignSession | None:
-    ours = [r for r in records if r.get("type") in _CLAUDE_TYPES
+    ours = [r for r in records if _kind(r) in _CLAUDE_TYPES
             and ("uuid" in r or "leafUuid" in r)]
     with_session = [r for r in ours if "sessionId" in r]
     if not with_session:
         return None
     first = with_session[0]
-    return ForeignSession(tool="Claude Code", what="a session", agent="claude",
+    return ForeignSession(tool="Claude Code", what="a Claude Code session", agent="claude",
                           session_id=readable(first.get("sessionId")),
                           cwd=readable(first.get("cwd"), _DIR))
 
 
 def _codex(records: list[dict[str, Any]]) -> ForeignSession | None:
-    framed = [r for r in records if r.get("type") in _CODEX_TYPES
+    framed = [r for r in records if _kind(r) in _CODEX_TYPES
               and isinstance(r.get("payload"), dict)]
     if framed:
-        meta = next((r["payload"] for r in framed if r.get("type") == "session_meta"), {})
-        return ForeignSession(tool="Codex", what="a session (rollout)", agent="codex",
+        meta: dict[str, Any] = next(
+            (r["payload"] for r in framed if _kind(r) == "session_meta"), {})
+        return ForeignSession(tool="Codex", what="a Codex session (rollout)", agent="codex",
                               session_id=readable(meta.get("id")),
                               cwd=readable(meta.get("cwd"), _DIR))
     head = records[0] if records else {}
-    older = [r for r in records[1:] if r.get("record_type") == "state"
-             or (r.get("type") == "message" and "role" in r)]
+    older = [r for r in records[1:] if _kind(r, "record_type") == "state"
+             or (_kind(r) == "message" and "role" in r)]
     if {"id", "timestamp"} <= head.keys() and ("instructions" in head or older):
-        return ForeignSession(tool="Codex", what="a session (rollout, an older format)",
+        return ForeignSession(tool="Codex",
+                              what="a Codex session (rollout, an older format)",
                               agent="codex", session_id=readable(head.get("id")))
     return None
 
 
 def _gemini_lines(records: list[dict[str, Any]]) -> ForeignSession | None:
     for record in records:
-        if "sessionId" in record and ("projectHash" in record or record.get("type") in (
+        if "sessionId" in record and ("projectHash" in record or _kind(record) in (
                 "gemini", "user", "info", "error")) and "uuid" not in record:
-            return ForeignSession(tool="Gemini CLI", what="a chat session", agent="gemini",
-                                  session_id=readable(record.get("sessionId")))
+            return _gemini(record.get("sessionId"))
     return None
 
 
@@ -146,28 +152,38 @@ def _json_document(text: str, name: str) -> ForeignSession | None:
         value = None
     if isinstance(value, dict):
         if "sessionId" in value and "messages" in value:
-            return ForeignSession(tool="Gemini CLI", what="a chat session", agent="gemini",
-                                  session_id=readable(value.get("sessionId")))
+            return _gemini(value.get("sessionId"))
         if "eval" in value and "version" in value and "status" in value:
-            return _inspect("an evaluation log (.json)")
-    if isinstance(value, list) and value and all(
-            isinstance(v, dict) and "role" in v and "parts" in v for v in value[:50]):
-        tag = name.removeprefix("checkpoint-").removesuffix(".json") \
-            if name.startswith("checkpoint-") else None
-        resume = f"`/chat resume {tag}` in Gemini CLI" if readable(tag) else \
-            "`/chat resume TAG` in Gemini CLI"
-        return ForeignSession(tool="Gemini CLI", what="a checkpoint (/chat save)",
-                              other=resume)
+            return _inspect("an inspect_ai evaluation log (.json)")
+    opening = stripped[:4096]
+    if (isinstance(value, list) and value and all(
+            isinstance(v, dict) and "role" in v and "parts" in v for v in value[:50])) or (
+            value is None and re.match(r'\[\s*\{\s*"role"\s*:\s*"[a-z]{1,20}"\s*,\s*"parts"',
+                                       opening)):
+        return _checkpoint(name)
     if value is None:  # cut by the head's limit: its opening keys say what it is
-        opening = stripped[:4096]
         if re.match(r'\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:', opening) and \
                 '"eval"' in stripped:
-            return _inspect("an evaluation log (.json)")
+            return _inspect("an inspect_ai evaluation log (.json)")
         match = re.match(r'\{\s*"sessionId"\s*:\s*"([^"\\]{0,200})"', opening)
         if match and '"messages"' in stripped:
-            return ForeignSession(tool="Gemini CLI", what="a chat session", agent="gemini",
-                                  session_id=readable(match.group(1)))
+            return _gemini(match.group(1))
     return None
+
+
+def _gemini(session_id: Any) -> ForeignSession:
+    return ForeignSession(tool="Gemini CLI", what="a Gemini CLI chat session", agent="gemini",
+                          session_id=readable(session_id))
+
+
+def _checkpoint(name: str) -> ForeignSession:
+    """Gemini CLI's `/chat save TAG` file (`checkpoint-TAG.json`): no session id, its tag."""
+    tag = name.removeprefix("checkpoint-").removesuffix(".json") \
+        if name.startswith("checkpoint-") else None
+    resume = f"`/chat resume {tag}` in Gemini CLI" if readable(tag) else \
+        "`/chat resume TAG` in Gemini CLI"
+    return ForeignSession(tool="Gemini CLI",
+                          what="a Gemini CLI checkpoint (/chat save)", other=resume)
 
 
 def _inspect(what: str) -> ForeignSession:
@@ -181,7 +197,7 @@ def detect_foreign_bytes(head: bytes, name: str = "") -> ForeignSession | None:
     raises on any input."""
     if head.startswith(b"PK\x03\x04"):  # a zip: inspect_ai's .eval names its members early
         if b"_journal/" in head or b"header.json" in head or name.endswith(".eval"):
-            return _inspect("an evaluation log (.eval)")
+            return _inspect("an inspect_ai evaluation log (.eval)")
         return None
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
     records = _objects(text)

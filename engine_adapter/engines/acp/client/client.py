@@ -61,8 +61,9 @@ from pydantic import ValidationError
 from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.client.commands import OfferedCommands
 from engine_adapter.engines.acp.client.elicitation import ElicitationCalls
-from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError
+from engine_adapter.engines.acp.client.files import Workspace, WorkspaceError, shown_path
 from engine_adapter.engines.acp.client.mapping import (
+    LOCATE_LIMIT,
     OUTPUT_LIMIT,
     RenderedDiff,
     SessionUpdate,
@@ -143,7 +144,8 @@ class AcpClient:
         self.commands = OfferedCommands(self._live)
         self.mapper = UpdateMapper(self.operations.emit,
                                    terminal_output=self.terminal_calls.output_text,
-                                   display_path=self._display_path, workspace=workspace.root)
+                                   display_path=self._display_path, workspace=workspace.root,
+                                   locate=workspace.located)
         self.mapper.on_changed = self.permits.revoke  # an input changed after it was allowed
 
     def _live(self) -> RunContext | None:
@@ -154,10 +156,7 @@ class AcpClient:
         return call_id in self.mapper.tool_calls or call_id in self.mapper.finished
 
     def _display_path(self, path: str) -> str:
-        try:
-            return self.workspace.display(self.workspace.resolve(path))
-        except WorkspaceError:
-            return path
+        return self.workspace.display_any(path)
 
     def start_turn(self, turn: int) -> None:
         """A new prompt: permissions of the last one no longer cover anything."""
@@ -264,8 +263,10 @@ class AcpClient:
         # The input as it stands: the request's own, else what the call's updates sent.
         raw = tool_call.raw_input if not is_empty_input(tool_call.raw_input) else (
             known.raw_input if known else tool_call.raw_input)
-        locations = [clean(loc.path, 1000) for loc in tool_call.locations or []] or (
+        named = [clean(loc.path, 1000) for loc in tool_call.locations or []] or (
             known.locations if known else [])
+        locations = [self.workspace.located(loc) if i < LOCATE_LIMIT
+                     else shown_path(loc, self.workspace.root) for i, loc in enumerate(named)]
         tool_input = approval_input(raw, locations=locations, workspace=self.workspace.root)
         content = tool_call.content if tool_call.content is not None else (
             known.content if known else [])
@@ -336,7 +337,7 @@ class AcpClient:
             if isinstance(item, RenderedDiff):  # the call's update had it rendered already
                 parts.append(item.text)
             elif isinstance(item, FileEditToolCallContent):
-                name = clean(self._display_path(item.path), 1000).lstrip("/")
+                name = clean(self._display_path(item.path), 1000)
                 parts.append(await unified_diff_async(item.old_text, item.new_text, name,
                                                       limit=OUTPUT_LIMIT - 1024))
         return "".join(parts)

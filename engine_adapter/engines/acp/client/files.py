@@ -21,9 +21,27 @@ from engine_adapter.files import (
     write_regular,
 )
 
-__all__ = ["MAX_FILE_BYTES", "Workspace", "WorkspaceError"]
+__all__ = ["MAX_FILE_BYTES", "Workspace", "WorkspaceError", "shown_path"]
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a "text file" bigger than this is refused, not read
+
+
+def _inside(full: str, root: str) -> bool:
+    return full == root or full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def shown_path(path: str, root: str) -> str:
+    """A path an agent names (a location, a diff's file), as the human sees it: as given when
+    it lies in the workspace `root`, else absolute (`~` expanded, `..` folded), so that
+    `../../etc/x` never reads like a file of the workspace. No file system access (it runs on
+    the event loop): links are not followed here (`Workspace.display_any` does)."""
+    if not path or "\x00" in path:
+        return path
+    try:
+        full = os.path.normpath(os.path.join(root, os.path.expanduser(path)))
+    except (ValueError, OSError):
+        return path
+    return path if _inside(full, root) else full
 
 
 class WorkspaceError(Exception):
@@ -62,6 +80,26 @@ class Workspace:
         """A resolved path as shown to the human: relative to the workspace."""
         rel = os.path.relpath(real, self.root)
         return "." if rel == "." else rel
+
+    def display_any(self, path: str) -> str:
+        """Any path an agent names, as shown: relative to the workspace when it resolves inside
+        it, else absolute with links followed (`link/x` where `link -> /etc` reads `/etc/x`),
+        never a relative `../` path."""
+        try:
+            return self.display(self.resolve(path))
+        except WorkspaceError:
+            pass
+        try:
+            full = os.path.realpath(os.path.join(self.root, os.path.expanduser(path)))
+        except (OSError, ValueError):
+            return shown_path(path, self.root)
+        return full if not _inside(full, self.root) else shown_path(path, self.root)
+
+    def located(self, path: str) -> str:
+        """A location an agent names, as shown: as given when it resolves inside the
+        workspace (as today), else absolute with links followed (see `display_any`)."""
+        shown = self.display_any(path)
+        return shown if os.path.isabs(shown) else path
 
     def read(self, path: str, line: int | None = None, limit: int | None = None) -> str:
         """The text of a file, optionally from 1-based `line` for `limit` lines."""

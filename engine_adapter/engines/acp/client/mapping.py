@@ -57,6 +57,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from engine_adapter.engines.acp.client.files import shown_path
 from engine_adapter.engines.acp.client.permissions import is_empty_input, tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json
 from engine_adapter.events import (
@@ -85,6 +86,7 @@ __all__ = [
 
 OUTPUT_LIMIT = 64 * 1024  # characters of a tool's output kept in its tool_end
 TITLE_LIMIT = 300
+LOCATE_LIMIT = 32  # locations of one call resolved with links followed (a few syscalls each)
 CHUNK_LIMIT = 256 * 1024  # one streamed delta; a bigger one is cut (and says so)
 
 TerminalOutput = Callable[[str], str | None]
@@ -144,13 +146,18 @@ class ToolCallState:
         """What the call does, to compare: its kind and its input (canonical JSON)."""
         return self.kind, input_key(self.raw_input)
 
-    def tool_input(self) -> dict[str, Any]:
-        """The call's input as the cockpit shows it: the raw input, cleaned and capped."""
+    def tool_input(self, root: str | None = None,
+                   locate: Callable[[str], str] | None = None) -> dict[str, Any]:
+        """The call's input as the cockpit shows it: the raw input, cleaned and capped; its
+        locations outside the workspace `root` absolute (`locate`, links followed, for the
+        first `LOCATE_LIMIT`; the rest by `shown_path`)."""
         raw = self.raw_input
         data: dict[str, Any] = dict(clean_json(raw)) if isinstance(raw, dict) else (
             {} if raw is None else {"input": clean_json(raw)})
         if self.locations and "path" not in data:
-            data["locations"] = self.locations
+            data["locations"] = self.locations if root is None else [
+                locate(loc) if locate is not None and i < LOCATE_LIMIT else shown_path(loc, root)
+                for i, loc in enumerate(self.locations)]
         return data
 
 
@@ -201,7 +208,7 @@ def render_content(items: Sequence[ToolCallContent | RenderedDiff],
         elif isinstance(item, FileEditToolCallContent):
             # The client renders diffs off the loop first; this is the rest.
             path = clean(display_path(item.path) if display_path else item.path, 1000)
-            diffs.append(unified_diff(item.old_text, item.new_text, path.lstrip("/"),
+            diffs.append(unified_diff(item.old_text, item.new_text, path,
                                       limit=OUTPUT_LIMIT - 1024, seconds=0.05))
         else:
             text = terminal_output(item.terminal_id) if terminal_output is not None else None
@@ -228,10 +235,12 @@ class UpdateMapper:
                  terminal_output: TerminalOutput | None = None,
                  display_path: Callable[[str], str] | None = None,
                  workspace: str | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 locate: Callable[[str], str] | None = None) -> None:
         self.emit = emit
         self.terminal_output = terminal_output
         self.display_path = display_path
+        self.locate = locate  # a location as shown: absolute (links followed) when outside
         self.workspace = workspace or os.getcwd()  # judges whether a command is destructive
         self.clock = clock
         self.turn: int | None = None
@@ -320,7 +329,7 @@ class UpdateMapper:
         if changed and self.on_changed is not None:
             self.on_changed(state.call_id)
         self.emit(ToolStart(call_id=state.call_id, tool=state.kind,
-                            tool_input=state.tool_input(),
+                            tool_input=state.tool_input(self.workspace, self.locate),
                             tier=tier_for(state.kind, state.raw_input, self.workspace),
                             title=state.title or None, revision=state.revision or None,
                             approved_input=approved[1] if changed and approved else None))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -319,7 +320,9 @@ def test_a_location_outside_the_workspace_is_shown_and_not_grantable(agent, wher
                                                     locations=[{"path": where}])}],
                                      answer=approve(False))
     (asked,) = _of(events, "approval_requested")
-    assert not asked.grantable and asked.tool_input["locations"] == [where]
+    # Shown absolute (issue 25 §3): `..` or `~` never reads like a place in the workspace.
+    shown = os.path.realpath(os.path.join(agent.workspace, os.path.expanduser(where)))
+    assert not asked.grantable and asked.tool_input["locations"] == [shown]
 
 
 # -- auto-approve while the agent runs outside the sandbox ---------------------------------------
