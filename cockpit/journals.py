@@ -66,6 +66,7 @@ class JournalFacts:
     output_tokens: int = 0
     cost_usd: float | None = None
     complete: bool = True
+    tokens_reported: bool = False  # any token count reported (else the 0s mean "unknown")
 
 
 def _str(value: object, limit: int = 2000) -> str | None:
@@ -90,6 +91,8 @@ def _take(facts: JournalFacts, kind: str, line: bytes) -> None:
     elif kind == "session_info":
         facts.title = _str(data.get("title"), 300)
     else:
+        if data.get("tokens_reported") is not False:
+            facts.tokens_reported = True
         facts.input_tokens += _int(data.get("input_tokens"))
         facts.output_tokens += _int(data.get("output_tokens"))
         cost = data.get("cost_usd")

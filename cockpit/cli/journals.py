@@ -329,7 +329,8 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)
         events = (plural(s.events, "event") if s.exact and s.status != "unreadable"
                   else f"{describe_length(s)} events")
-        spent = f"{_tokens(facts.input_tokens)}/{_tokens(facts.output_tokens)}"
+        spent = (f"{_tokens(facts.input_tokens)}/{_tokens(facts.output_tokens)}"
+                 if facts.tokens_reported else "unknown")
         cost = f"${facts.cost_usd:.4f}" if facts.cost_usd is not None else "-"
         if not facts.complete:
             spent += "+"

@@ -176,7 +176,8 @@ def usage_text(view: RunView) -> str:
     thought = f", {view.thought_tokens:,} thinking" if view.thought_tokens else ""
     cost = f" · ${view.cost_usd:.4f}" if view.cost_usd is not None else ""
     text = (f"{view.input_tokens:,} input{cached} + {view.output_tokens:,} output tokens"
-            f"{thought} over {plural(view.model_calls, 'model call')}{cost}")
+            f"{thought} over {plural(view.model_calls, 'model call')}{cost}"
+            if view.tokens_reported else f"tokens unknown (none reported){cost}")
     if view.context is not None:
         text += f" · context window {view.context[0]:,} of {view.context[1]:,} tokens"
     return text

@@ -170,7 +170,8 @@ class StatusLine(Widget):
             fields.append((clean_line(settings, 120), palette.dim, 2))  # chosen by the human
         fields.append((f"turn {view.turn}", palette.dim, 4))
         cached = f" ({view.cached_tokens:,} cached)" if view.cached_tokens else ""
-        tokens = f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"
+        tokens = (f"{view.input_tokens:,} in{cached} / {view.output_tokens:,} out"
+                  if view.tokens_reported else "tokens unknown")
         if view.cost_usd is not None:
             tokens += f" · ${view.cost_usd:.4f}"
         fields.append((tokens, palette.dim, 5))

@@ -145,6 +145,10 @@ class ModelUsage(BaseEvent):
     (`cached_read_tokens`, `cached_write_tokens`); the cost in the agent's own `currency`
     (`cost`; `cost_usd` holds it too when that is USD); and how full the context window is after
     the call (`context_used` of `context_size` tokens; a level, not a delta).
+
+    `tokens_reported` False: the engine had no token counts to give (an ACP agent's
+    `usage_update` brings a cost and the context size only), so the 0 tokens mean "unknown",
+    never "none". None (older journals, and every engine that counts): reported, even when 0.
     """
 
     type: Literal["model_usage"] = "model_usage"
@@ -159,6 +163,7 @@ class ModelUsage(BaseEvent):
     currency: str | None = None
     context_used: int | None = None
     context_size: int | None = None
+    tokens_reported: bool | None = None
 
 
 class ModelRetry(BaseEvent):

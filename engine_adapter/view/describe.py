@@ -271,6 +271,8 @@ def _model_usage(e: ModelUsage) -> Description:
     cached = e.cached_read_tokens
     cached_text = f" ({cached:,} cached)" if cached else ""
     model = f" ({e.model})" if e.model else ""
+    if e.tokens_reported is False:  # a cost or context update: the counts are not known
+        return Description("usage", f"tokens unknown{cost}{model}", "dim")
     return Description("usage", f"{e.input_tokens:,} in{cached_text} / {e.output_tokens:,} out "
                        f"tokens{cost}{model}", "dim")
 

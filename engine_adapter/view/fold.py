@@ -396,7 +396,9 @@ class RunFold:
         v = self.view
         v.input_tokens += e.input_tokens
         v.output_tokens += e.output_tokens
-        v.model_calls += 1
+        if e.tokens_reported is not False:  # a cost or context update alone is no model call
+            v.tokens_reported = True
+            v.model_calls += 1
         if e.cost_usd is not None:
             v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
         v.cached_tokens += e.cached_read_tokens or 0

@@ -143,6 +143,8 @@ class RunView:
         self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
         self.input_tokens = 0
+        # Whether any token count was ever reported (else the 0s read "unknown", not 0).
+        self.tokens_reported = False
         self.output_tokens = 0
         self.cost_usd: float | None = None
         self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)

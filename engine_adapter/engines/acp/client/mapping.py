@@ -402,4 +402,5 @@ class UpdateMapper:
             self.emit(ModelUsage(model=None, input_tokens=0, output_tokens=0,
                                  cost_usd=delta if cost.currency.upper() == "USD" else None,
                                  cost=delta, currency=clean(cost.currency, 10),
-                                 context_used=update.used, context_size=update.size))
+                                 context_used=update.used, context_size=update.size,
+                                 tokens_reported=False))
