@@ -72,6 +72,9 @@ def check_agent_view(journal: str | None, agent: str | None, session: str | None
 
     if journal is not None:
         raise SetupError("give either JOURNAL or --agent NAME --session ID, not both")
+    if agent is None and session is None:
+        raise SetupError("--cwd DIR goes with --agent NAME --session ID (a journal's directory "
+                         "is its own)")
     if agent is None:
         raise SetupError("--session ID needs --agent NAME (see `cockpit sessions --agent NAME`)")
     if session is None:

@@ -100,6 +100,8 @@ def test_replay_with_cwd_and_the_sessions_list_names_the_command(agent, tmp_path
     (["{tmp}/j.jsonl", "--agent", "{agent}", "--session", "x"],
      "give either JOURNAL or --agent NAME --session ID, not both", False),
     (["--agent", "{agent}", "--session", " "], "--session ID is empty", False),
+    (["--cwd", "{tmp}"], "--cwd DIR goes with --agent NAME --session ID", False),
+    (["{tmp}/j.jsonl", "--cwd", "{tmp}"], "not both", False),
     (["--agent", "{agent}", "--session", "x", "--cwd", "{tmp}/none"], "is not a directory",
      False),
     (["--agent", "no-such-agent-xyz", "--session", "x"], "no-such-agent-xyz", False),
