@@ -5,19 +5,16 @@ relative, as today. Never `../` nor an absolute path with its `/` cut off (`a/tm
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shlex
 
 import pytest
 from fakes.acp_agent.helpers import agent_argv
-from support.pilot import until_shown
-from support.replay_app import opened
+from support.replay_app import text_at_end
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
-from cockpit.replay import ReplayApp
 from cockpit.widgets import Transcript
 
 
@@ -81,22 +78,8 @@ def test_the_export_names_each_outside_edit_absolute(run, fmt):
 
 def test_the_replayed_transcript_names_each_outside_edit_absolute(run):
     _output, journal, outside = run
-
-    async def main() -> str:
-        viewer = ReplayApp(journal, remember_theme=False)
-        async with viewer.run_test(size=(250, 80)) as pilot:
-            await until_shown(pilot, lambda: opened(viewer))
-            await pilot.press("end")
-            transcript = viewer.replay_screen.query_one(Transcript)
-
-            def text() -> str:
-                return "\n".join(transcript.render_line(y).text
-                                 for y in range(transcript.size.height))
-
-            await until_shown(pilot, lambda: outside[-1] in text())
-            return text()
-
-    shown = asyncio.run(main())
+    shown = text_at_end(journal, Transcript, size=(250, 80),
+                        until=lambda text: outside[-1] in text)
     shown = shown[shown.index("✓ edit"):]  # after the task (the script, wrapped over lines)
     for path in outside:
         assert path in shown

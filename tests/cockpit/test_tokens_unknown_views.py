@@ -4,18 +4,15 @@ journals`; and a real ACP run whose agent reports no usage."""
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 
 import pytest
 from fakes.acp_agent.helpers import agent_argv
 from support.journals import write
-from support.pilot import until_shown
-from support.replay_app import opened
+from support.replay_app import text_at_end
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
-from cockpit.replay import ReplayApp
 from cockpit.widgets.panels import StatusLine
 from engine_adapter.events import AgentEnd, AgentStart, ModelUsage, TurnEnd, TurnStart
 
@@ -46,17 +43,7 @@ def test_the_status_line_says_unknown_only_when_unreported(case, tmp_path):
     usage, status, _listing = CASES[case]
     path = tmp_path / "j.jsonl"
     _journal(path, usage)
-
-    async def main() -> str:
-        viewer = ReplayApp(path, remember_theme=False)
-        async with viewer.run_test(size=(160, 30)) as pilot:
-            await until_shown(pilot, lambda: opened(viewer))
-            await pilot.press("end")
-            line = viewer.replay_screen.query_one(StatusLine)
-            await until_shown(pilot, lambda: "turn 1" in line.render().plain)
-            return line.render().plain
-
-    shown = asyncio.run(main())
+    shown = text_at_end(path, StatusLine, size=(160, 30), until=lambda text: "turn 1" in text)
     assert status in shown
     if case in ("none", "cost-only"):
         assert "0 in" not in shown and "0 out" not in shown
