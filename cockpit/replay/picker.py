@@ -5,6 +5,7 @@ resume check it was handed finds no problem).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,7 @@ class PickerScreen(Screen[Path | None]):
         super().__init__()
         self.directory = Path(directory) if directory is not None else journal_dir()
         self.journals: list[JournalSummary] = []
+        self.loaded = False  # the folder has been read and the table filled
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-title")
@@ -63,7 +65,20 @@ class PickerScreen(Screen[Path | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.journals = list_journals(self.directory)
+        # Reading the folder (each journal's head and tail, another tool's file recognised)
+        # is file I/O: in a thread, never on the event loop.
+        self.query_one("#picker-title", Static).update(Text(
+            f"Reading the journals in {clean_line(str(self.directory), 200)}…"))
+        self.run_worker(self._read, thread=True, exclusive=True, group="picker")
+
+    def _read(self) -> None:
+        journals = list_journals(self.directory)
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile: nothing to show
+            self.app.call_from_thread(self._show, journals)
+
+    def _show(self, journals: list[JournalSummary]) -> None:
+        self.journals = journals
+        self.loaded = True
         title = self.query_one("#picker-title", Static)
         table = self.query_one(DataTable)
         if not self.journals:

@@ -289,6 +289,7 @@ def test_picker_lists_recent_journals_and_opens_one(tmp_path, monkeypatch) -> No
         async with app.run_test(size=(120, 36)) as pilot:
             from textual.widgets import DataTable
 
+            await until_shown(pilot, lambda: app.screen.loaded)  # read in a thread
             table = app.screen.query_one(DataTable)
             assert table.row_count == 2
             assert "second" in str(table.get_row_at(0)[3])  # newest first
@@ -353,9 +354,10 @@ def test_picker_shows_hostile_journal_text_as_text(tmp_path, monkeypatch) -> Non
 
     async def main() -> None:
         app = ReplayApp(remember_theme=False)
-        async with app.run_test(size=(120, 36)):
+        async with app.run_test(size=(120, 36)) as pilot:
             from textual.widgets import DataTable
 
+            await until_shown(pilot, lambda: app.screen.loaded)
             row = app.screen.query_one(DataTable).get_row_at(0)
             assert str(row[1]) == "unknown"
             assert str(row[3]) == "[/] [bold]x␛[31m"

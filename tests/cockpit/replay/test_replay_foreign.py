@@ -27,6 +27,7 @@ def test_the_picker_names_a_foreign_file_and_says_how_to_view_it(tmp_path, monke
         async with app.run_test(size=(140, 30)) as pilot:
             from textual.widgets import DataTable
 
+            await until_shown(pilot, lambda: app.screen.loaded)  # read in a thread
             table = app.screen.query_one(DataTable)
             rows = [str(table.get_row_at(i)[1]) + " " + str(table.get_row_at(i)[3])
                     for i in range(table.row_count)]

@@ -38,6 +38,7 @@ def test_the_picker_and_the_viewer_resume_the_run_they_show(tmp_path, monkeypatc
         app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False,
                         resume_check=resume_problem)  # (what `cockpit replay` hands it)
         async with app.run_test(size=(120, 30), headless=True) as pilot:
+            await until_shown(pilot, lambda: app.screen.loaded)  # read in a thread
             await pilot.press("r")
             await pilot.pause()
         return app.return_value
@@ -74,6 +75,7 @@ def test_a_viewer_handed_no_resume_check_never_exits_to_resume(tmp_path, monkeyp
     async def picker() -> tuple[object, list[str]]:
         app = ReplayApp(None, journal_dir=folder, theme="cockpit-dark", remember_theme=False)
         async with app.run_test(size=(120, 30), headless=True) as pilot:
+            await until_shown(pilot, lambda: app.screen.loaded)
             await pilot.press("r")
             await until_shown(pilot, lambda: bool(app._notifications))
             messages = [n.message for n in app._notifications]
