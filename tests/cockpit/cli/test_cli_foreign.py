@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support.paths import TESTS
 from typer.testing import CliRunner
 
@@ -82,3 +84,20 @@ def test_journals_lists_a_foreign_file_as_foreign(tmp_path):
     assert any("a Codex session (rollout)" in line for line in lines)
     assert "crashed" not in result.output
     assert "no journal" in CliRunner().invoke(app, ["journals", "--status", "crashed"]).output
+
+
+_PREFIXES = [b"", *(p.read_bytes()[:200] for p in sorted(FOREIGN.iterdir()))]
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(_PREFIXES), st.binary(max_size=2000))
+def test_a_summary_of_any_bytes_never_raises(tmp_path, prefix, noise):
+    """The picker's and `cockpit journals`' summary of a file: a foreign head, then garbage."""
+    from cockpit.journals import FOREIGN as FOREIGN_STATUS
+    from cockpit.journals import summarize
+
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(prefix + noise)
+    summary = summarize(path)
+    assert summary.status != FOREIGN_STATUS or summary.foreign is not None
