@@ -8,7 +8,8 @@ the cockpit logs in with a method it can satisfy (see `auth`) and asks once more
 satisfy none, the failure says what the agent offers and what to do.
 
 An earlier conversation named by the human (`cockpit resume`) that cannot be opened is an
-error. One the cockpit itself tries to reopen, because the agent died between tasks, falls back
+error. One only to be read (`SessionSetup.load_only`: `cockpit replay --agent --session`) is
+opened by `session/load` alone, since a resume replays nothing. One the cockpit itself tries to reopen, because the agent died between tasks, falls back
 to a new session with a warning: "the agent restarted; its earlier conversation is gone".
 """
 
