@@ -21,6 +21,23 @@ from cockpit.launch.factory import RunOptions, SetupError, make_sandbox
 __all__ = ["read_agent_session"]
 
 
+STDERR_HEAD = "last lines the agent wrote to stderr:"
+
+
+def _one_line(error: str) -> str:
+    """The failure in one line: its first, and the agent's last stderr line when it wrote
+    one (escaped: the agent's text is untrusted)."""
+    from cockpit.journals import printable
+
+    lines = error.splitlines()
+    text = printable(lines[0] if lines else "the agent stopped", 400)
+    if STDERR_HEAD in lines:
+        tail = [line.strip() for line in lines[lines.index(STDERR_HEAD) + 1:] if line.strip()]
+        if tail:
+            text += f" (its stderr ends: {printable(tail[-1], 200)})"
+    return text
+
+
 def read_agent_session(agent: str, session_id: str, *, cwd: str | Path | None,
                        journal: Path, say: Callable[[str], None] | None = None) -> Path:
     """Load `agent`'s session `session_id` (in `cwd`, default here: agents keep sessions by
@@ -52,7 +69,7 @@ def read_agent_session(agent: str, session_id: str, *, cwd: str | Path | None,
 
     status, error = asyncio.run(read())
     if status != "completed":
-        first = (error or "the agent stopped").splitlines()[0]
+        first = _one_line(error or "the agent stopped")
         first = first.removeprefix(f"cannot load the agent's session {session_id}: ")
         raise SetupError(f"cannot read {spec.name}'s session {session_id}: {first}")
     return journal

@@ -113,7 +113,10 @@ def test_replay_with_cwd_and_the_sessions_list_names_the_command(agent, tmp_path
     (["--agent", "{agent} --no-load --no-resume", "--session", "{session}"],
      "the agent does not offer session/load", True),
     (["--agent", "sh -c 'echo boom >&2; exit 3'", "--session", "x"],
-     "cannot read sh's session x", False),  # an agent that dies at once
+     "cannot read sh's session x: the agent exited with code 3 during initialize (its stderr "
+     "ends: boom)", False),  # an agent that dies at once
+    (["--agent", "sh -c 'printf \"\\033[31mred\\n\" >&2; exit 4'", "--session", "x"],
+     "(its stderr ends: red)", False),  # its words cleaned: no escape reaches the terminal
     (["--agent", "/no/such/agent/program", "--session", "x"], "/no/such/agent/program", False),
     (["--agent", "true", "--session", "x"], "cannot read true's session x", False),
 ])
@@ -127,7 +130,7 @@ def test_every_way_a_past_session_cannot_be_read_is_one_line(agent, args, messag
     lines = [line for line in result.output.strip().splitlines()
              if not line.startswith("loading ")]
     assert len(lines) == 1 and message in lines[0], result.output
-    assert "Traceback" not in result.output
+    assert "Traceback" not in result.output and "\x1b" not in result.output
     assert (agent.requests().count("initialize") > started) == starts
 
 

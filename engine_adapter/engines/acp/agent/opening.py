@@ -9,8 +9,9 @@ satisfy none, the failure says what the agent offers and what to do.
 
 An earlier conversation named by the human (`cockpit resume`) that cannot be opened is an
 error. One only to be read (`SessionSetup.load_only`: `cockpit replay --agent --session`) is
-opened by `session/load` alone, since a resume replays nothing. One the cockpit itself tries to reopen, because the agent died between tasks, falls back
-to a new session with a warning: "the agent restarted; its earlier conversation is gone".
+opened by `session/load` alone, since a resume replays nothing. One the cockpit itself tries
+to reopen, because the agent died between tasks, falls back to a new session with a warning:
+"the agent restarted; its earlier conversation is gone".
 """
 
 from __future__ import annotations
