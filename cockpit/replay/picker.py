@@ -55,6 +55,7 @@ class PickerScreen(Screen[Path | None]):
     def __init__(self, directory: str | Path | None = None) -> None:
         super().__init__()
         self.directory = Path(directory) if directory is not None else journal_dir()
+        self._own = directory is None  # the user's journals: also those written elsewhere
         self.journals: list[JournalSummary] = []
 
     def compose(self) -> ComposeResult:
@@ -63,7 +64,7 @@ class PickerScreen(Screen[Path | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.journals = list_journals(self.directory)
+        self.journals = list_journals(None if self._own else self.directory)
         title = self.query_one("#picker-title", Static)
         table = self.query_one(DataTable)
         if not self.journals:
