@@ -64,16 +64,26 @@ def short_path(path: str, width: int, home: str | None = None) -> str:
 def side_summary(view: RunView) -> str:
     """The side column in a few words, for the status line of a narrow terminal."""
     checks = view.checks.values()
-    if not view.checks:
+    total = len(view.checks)
+    if not total:
         text = "no checks yet"
     else:
+        # A ✓ only for checks that passed: `0/2 ✓` before any ran read as "all fine".
         passed = sum(c.status == "passed" for c in checks)
         failed = sum(c.status == "failed" for c in checks)
-        text = f"checks {passed}/{len(view.checks)} ✓"
-        if failed:
-            text += f" {failed} ✗"
-    grants = len(view.grants)
-    return text + (f" · {plural(grants, 'grant')}" if grants else "")
+        if passed:
+            text = f"checks {passed}/{total} ✓" + (f" {failed} ✗" if failed else "")
+        elif failed:
+            text = f"checks {failed}/{total} ✗"
+        else:
+            text = f"checks 0 of {total} run"
+    # A deny rule allows nothing: it is never counted as a grant.
+    denies = sum(1 for g in view.grants if g.deny)
+    allows = len(view.grants) - denies
+    for count, word in ((allows, "grant"), (denies, "deny rule")):
+        if count:
+            text += f" · {plural(count, word)}"
+    return text
 
 
 class StatusLine(Widget):

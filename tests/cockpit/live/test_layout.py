@@ -29,6 +29,7 @@ from cockpit.widgets import EndPanel, Transcript
 from cockpit.widgets.panels import StatusLine, short_path, side_summary
 from cockpit.widgets.scroll_box import ScrollBox
 from engine_adapter.view import RunView
+from engine_adapter.view.records import CheckView, GrantView
 
 SIZES = [(160, 48), (80, 24), (40, 12)]
 
@@ -278,6 +279,38 @@ def test_short_path(path, width, expected):
 def test_side_summary_words():
     view = RunView()
     assert side_summary(view) == "no checks yet"
+
+
+def _summary(statuses: str, grants: str = "") -> str:
+    """`statuses`: one letter a check (p passed, f failed, r running, w waiting); `grants`:
+    one letter a grant (a allow, d deny rule)."""
+    view = RunView()
+    names = {"p": "passed", "f": "failed", "r": "running", "w": "pending"}
+    view.checks = {str(i): CheckView(str(i), f"c{i}", None, 1, names[s])
+                   for i, s in enumerate(statuses)}
+    view.grants = [GrantView("shell", f"p{i}", 3, "project", deny=g == "d")
+                   for i, g in enumerate(grants)]
+    return side_summary(view)
+
+
+@pytest.mark.parametrize("statuses, grants, expected", [
+    ("ww", "", "checks 0 of 2 run"),  # issue 26 §4: never `0/2 ✓` before anything passed
+    ("rw", "", "checks 0 of 2 run"),
+    ("fw", "", "checks 1/2 ✗"),
+    ("ff", "", "checks 2/2 ✗"),
+    ("pw", "", "checks 1/2 ✓"),
+    ("pfw", "", "checks 1/3 ✓ 1 ✗"),
+    ("ppp", "", "checks 3/3 ✓"),
+    ("", "d", "no checks yet · 1 deny rule"),  # a deny rule is no grant
+    ("", "dd", "no checks yet · 2 deny rules"),
+    ("", "a", "no checks yet · 1 grant"),
+    ("p", "ada", "checks 1/1 ✓ · 2 grants · 1 deny rule"),
+])
+def test_side_summary_counts_what_is_so(statuses, grants, expected):
+    summary = _summary(statuses, grants)
+    assert summary == expected
+    if "p" not in statuses:
+        assert "✓" not in summary
 
 
 def test_the_status_line_drops_the_least_important_fields_first():
