@@ -12,7 +12,6 @@ from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Checkbox, Footer, SelectionList, Static
 from textual.widgets.option_list import OptionDoesNotExist
-from textual.widgets.selection_list import Selection
 
 from cockpit.keys import bindings
 from engine_adapter.journal import CODE_NAMES
@@ -37,7 +36,7 @@ class TypeList(SelectionList[int]):
             option = self.get_option_at_index(self.scroll_offset.y + y)
         except OptionDoesNotExist:
             return strip
-        selected = isinstance(option, Selection) and option.value in self.selected
+        selected = option.value in self.selected
         mark = TICKED if selected else UNTICKED
         segments[1] = Segment(mark, segments[1].style, segments[1].control)
         return Strip(segments, strip.cell_length)
