@@ -8,6 +8,8 @@ and the replay viewer's picker.
   the agent and its session (id, working directory, title), and the tokens and cost spent. Only
   the few lines that carry these are parsed (`agent_start`, `session_info`, `model_usage`), found
   by a byte search for their start, so a journal of streamed text is skimmed, not folded.
+- `remember_journal` / `indexed_journals`: the index of journals written elsewhere (`--journal
+  PATH`), kept in the data directory, so listings find them beside the journal folder's own.
 - `printable`: a value as one cell of a listing's line (`cockpit journals`, `cockpit sessions`).
 
 Journal contents are untrusted: every value is type-checked here and escaped where shown.
@@ -15,6 +17,7 @@ Journal contents are untrusted: every value is type-checked here and escaped whe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cockpit.paths import journal_dir
+from cockpit.paths import data_dir, journal_dir
 from engine_adapter.events import is_valid_ts
 from engine_adapter.journal import ForeignSession, decode_json, detect_foreign_bytes, writer_alive
 from engine_adapter.text import escaped
@@ -36,11 +39,14 @@ __all__ = [
     "JournalFacts",
     "JournalSummary",
     "describe_length",
+    "index_path",
+    "indexed_journals",
     "list_journals",
     "looks_live",
     "open_status",
     "printable",
     "read_facts",
+    "remember_journal",
     "scan_facts",
     "summarize",
 ]
@@ -303,15 +309,92 @@ def summarize(path: str | os.PathLike[str]) -> JournalSummary:
     )
 
 
+_INDEX_KEEP = 1000  # journals written elsewhere that the index remembers (the newest)
+_INDEX_READ = 1 << 20  # bytes of the index read: its tail, the newest entries
+
+
+def index_path() -> Path:
+    """The index of journals written outside `journal_dir()`: one JSON string (a path) a line."""
+    return data_dir() / "journal-index.jsonl"
+
+
+def _index_entries() -> list[str]:
+    """The index's paths, oldest first, each once (the last mention counts)."""
+    try:
+        with open(index_path(), "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - _INDEX_READ))
+            data = f.read()
+    except OSError:
+        return []
+    lines = data.split(b"\n")
+    if size > _INDEX_READ:
+        lines = lines[1:]  # the first may be cut
+    seen: dict[str, None] = {}
+    for line in lines:
+        try:
+            value = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue  # a torn or damaged line: the others still count
+        if isinstance(value, str) and value:
+            seen.pop(value, None)
+            seen[value] = None
+    return list(seen)
+
+
+def remember_journal(path: str | os.PathLike[str]) -> None:
+    """Add a journal written outside `journal_dir()` to the index (when its run starts), so
+    `cockpit journals`, the replay picker and `cockpit sessions` list it. Best effort: an index
+    that cannot be written never stops a run."""
+    full = os.path.abspath(path)
+    if not os.path.isfile(full):
+        return  # a stream (/dev/stdout): nothing to list later
+    entries = _index_entries()
+    if entries and entries[-1] == full:
+        return
+    line = json.dumps(full, ensure_ascii=False) + "\n"
+    with contextlib.suppress(OSError):
+        index = index_path()
+        index.parent.mkdir(parents=True, exist_ok=True)
+        if len(entries) >= 2 * _INDEX_KEEP:  # compact: the newest that still exist
+            kept = [e for e in entries if e != full and os.path.isfile(e)][-_INDEX_KEEP:]
+            temporary = index.with_name(index.name + ".tmp")
+            temporary.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                         for e in [*kept, full]), encoding="utf-8")
+            os.replace(temporary, index)
+            return
+        with open(index, "a", encoding="utf-8") as f:
+            f.write(line)
+
+
+def indexed_journals() -> list[Path]:
+    """The journals the index names that still exist, newest mention first."""
+    return [Path(e) for e in reversed(_index_entries()) if os.path.isfile(e)]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0  # gone since it was listed: summarized as unreadable
+
+
 def list_journals(directory: str | os.PathLike[str] | None = None, *,
                   limit: int = 200) -> list[JournalSummary]:
-    """The journals in `directory` (default: where runs write them), newest first."""
+    """The journals in `directory`, newest first; without one, the user's journals: those
+    where runs write them and those written elsewhere (`--journal PATH`, the index)."""
     folder = Path(directory) if directory is not None else journal_dir()
     try:
         paths = [p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()]
     except OSError:
+        paths = []
+    if directory is None:
+        known = {os.path.abspath(p) for p in paths}
+        paths += [p for p in indexed_journals() if str(p) not in known]
+    if not paths:
         return []
-    paths.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    paths.sort(key=_mtime, reverse=True)
     summaries = [summarize(p) for p in paths[:limit]]
     summaries.sort(key=lambda s: s.started if is_valid_ts(s.started) else 0.0, reverse=True)
     return summaries

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["config_dir", "data_dir", "grants_dir", "journal_dir", "new_journal_path"]
+__all__ = [
+    "config_dir",
+    "data_dir",
+    "free_journal_name",
+    "grants_dir",
+    "journal_dir",
+    "new_journal_path",
+]
 
 
 def _home() -> Path | None:
@@ -47,3 +54,14 @@ def new_journal_path(session_id: str, *, now: float | None = None) -> Path:
     so a plain listing sorts oldest first."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     return journal_dir() / f"{stamp}-{session_id}.jsonl"
+
+
+def free_journal_name(path: Path, start: int = 2) -> Path:
+    """The first `<stem>-<n><suffix>` beside `path` (n = `start`, `start` + 1, …) that does not
+    exist yet (a dangling link counts as existing: a journal is never written through one)."""
+    n = start
+    while True:
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        if not candidate.exists() and not candidate.is_symlink():
+            return candidate
+        n += 1

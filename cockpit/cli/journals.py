@@ -319,7 +319,7 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
     folder = journal_dir()
     filtered = agent is not None or status is not None or search is not None
     scan = sys.maxsize if not limit else max(limit * 10, 500) if filtered else limit  # 0: all
-    summaries = [s for s in list_journals(folder, limit=scan)
+    summaries = [s for s in list_journals(limit=scan)
                  if matches(s, agent=agent, status=status, search=search)][:limit or None]
     if not summaries:
         if filtered:
@@ -327,6 +327,8 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         else:
             print(f"no journals in {folder} yet: `cockpit demo` writes one")
         return 0
+    print(f"{'started':<16}  {'status':<10} {'agent':<18} {'tokens in/out':>13} {'cost':>9} "
+          f"{'events':>16}  {'task':<60}  path")
     for s in summaries:
         facts = s.facts
         started = format_ts(s.started, "%Y-%m-%d %H:%M").ljust(16)

@@ -15,9 +15,12 @@ from typing import Annotated
 import typer
 
 from cockpit.cli import catalogue, conversations, grants, journals, run, verify, version_line
+from cockpit.cli.options import bare_flags_in_help
 from cockpit.cli.preflight import new_command
 
 __all__ = ["app", "main", "safe_output", "version"]
+
+bare_flags_in_help()  # `--headless`, not `--headless <bool>`, in every command's --help
 
 app = typer.Typer(
     name="cockpit",

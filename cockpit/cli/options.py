@@ -36,6 +36,7 @@ __all__ = [
     "ThemeOption",
     "TimeoutOption",
     "UnattendedOption",
+    "bare_flags_in_help",
     "option_groups",
 ]
 
@@ -173,3 +174,23 @@ def option_groups(command: F) -> F:
     expanded.__signature__ = signature  # type: ignore[attr-defined]  # what typer reads
     expanded.__annotations__ = {p.name: p.annotation for p in params}
     return expanded  # type: ignore[return-value]  # it stands for `command`, groups expanded
+
+
+def bare_flags_in_help() -> None:
+    """`--help` shows a flag bare (`--headless`), not as `--headless <bool>`: typer 0.2x labels
+    every option with its type, and a flag takes no value, so the label reads as if one were
+    wanted. Options that take a value keep their metavar (`PATH`, `S`) or type. Called once by
+    `cockpit.cli.main`, which builds the app; idempotent."""
+    from typer.core import TyperOption
+
+    if getattr(TyperOption.display_type_rich, "bare_flags", False):
+        return
+    typed = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag and not self.count and self.metavar is None:
+            return None
+        return typed(self, ctx)
+
+    display_type_rich.bare_flags = True  # type: ignore[attr-defined]  # a marker: patched once
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]  # see above

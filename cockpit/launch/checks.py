@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from cockpit.launch.factory import SetupError
+from cockpit.paths import free_journal_name
 from engine_adapter.journal import BOM, decode_json
 
 __all__ = [
@@ -38,8 +39,8 @@ def check_limit(option: str, value: int) -> None:
 
 
 def _is_journal(path: Path) -> bool:
-    """Whether an existing regular file may be appended to as a journal: empty, or its first
-    line is an event (a JSON object with a "type")."""
+    """Whether an existing regular file is a journal (so that refusing it names the run it
+    holds): empty, or its first line is an event (a JSON object with a "type")."""
     try:
         with open(path, "rb") as f:
             head = f.read(_HEAD)
@@ -83,10 +84,32 @@ def check_journal_path(path: Path | None) -> Path | None:
             raise SetupError(f"--journal {shown!r}: {str(parent)!r} is not a directory (it is "
                              "a file), so nothing can be written under it; choose another path")
         break
-    if missing is None and path.is_file() and not _is_journal(path):
-        raise SetupError(f"--journal {shown!r} exists and is not a cockpit journal (appending "
-                         "would change it); give a new file path")
+    if missing is None and path.is_file():
+        if not _is_journal(path):
+            raise SetupError(f"--journal {shown!r} exists and is not a cockpit journal "
+                             "(appending would change it); give a new file path")
+        if not _is_empty(path):
+            raise SetupError(f"--journal {shown!r} already holds a run ({_what_it_holds(path)}); "
+                             "a journal holds one run, so it is never appended to: give a new "
+                             f"path, e.g. --journal {str(free_journal_name(path))!r}, or remove "
+                             "the old one")
     return missing
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return True  # gone or unreadable: opening it for writing says why
+
+
+def _what_it_holds(path: Path) -> str:
+    """A few words on the run a journal holds: its status and task, escaped and cut."""
+    from cockpit.journals import printable, summarize
+
+    summary = summarize(path)
+    task = printable(summary.task, 60)
+    return f"{summary.status}: {task!r}" if task else summary.status
 
 
 def check_agent_program(command: str, cwd: Path) -> None:

@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.paths import config_dir, data_dir, grants_dir, new_journal_path
+from cockpit.journals import remember_journal
+from cockpit.paths import (
+    config_dir,
+    data_dir,
+    free_journal_name,
+    grants_dir,
+    journal_dir,
+    new_journal_path,
+)
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
@@ -117,6 +125,15 @@ def make_sandbox(options: RunOptions, root: str | Path) -> Sandbox:
     return Sandbox(options.sandbox, workspace=root, read_only=own).check()
 
 
+def _holds_a_run(path: Path) -> bool:
+    """Whether `path` is a regular file with something in it (a stream such as /dev/stdout, or
+    an empty file, holds no run)."""
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
+
+
 def _journal_guard(path: Path, workspace: str) -> Path:
     """What keeps a journal safe from the run's own commands and file tools: its folder (so it
     can be neither rewritten, replaced nor moved away with its folder, and no journal of a
@@ -163,11 +180,20 @@ class SessionFactory:
         return self.conversation.session_id
 
     def journal_path(self, index: int, session_id: str) -> Path:
-        """Where the `index`-th task (1-based) writes its journal."""
+        """Where the `index`-th task (1-based) writes its journal: never into one that holds
+        a run already (a journal is one run). `--journal PATH` holding one is a `SetupError`
+        (`check_journal_path` says so before anything starts); a later task writes
+        `<stem>-<n>`, n its number, or the next name after it that does not exist yet."""
         chosen = self.options.journal
         if chosen is None:
             return new_journal_path(session_id if index == 1 else f"{session_id}-{index}")
-        return chosen if index == 1 else chosen.with_name(f"{chosen.stem}-{index}{chosen.suffix}")
+        if index == 1:
+            if _holds_a_run(chosen):
+                raise SetupError(f"--journal {str(chosen)!r} already holds a run; a journal "
+                                 "holds one run: give a new path, e.g. --journal "
+                                 f"{str(free_journal_name(chosen))!r}")
+            return chosen
+        return free_journal_name(chosen, start=max(index, len(self.journals) + 1))
 
     def __call__(self, task: str) -> Session:
         conversation = self.conversation
@@ -178,6 +204,8 @@ class SessionFactory:
             self._runners.append(runner)
         path = self.journal_path(index, session_id)
         journal = JsonlEventJournal(path)  # a bad path: JournalError, before anything runs
+        if path.parent.absolute() != journal_dir().absolute():
+            remember_journal(path)  # so that listings find it (`cockpit.journals`)
         if self.sandbox is not None:
             self.sandbox.protect(_journal_guard(path, self.cwd))
         state = TaskState(task=task, cwd=self.cwd)

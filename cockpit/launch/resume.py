@@ -105,7 +105,7 @@ def _when(ts: float | None) -> str | None:
 
 
 def _with_session(directory: Path | None = None) -> list[JournalSummary]:
-    return [s for s in list_journals(directory or journal_dir(), limit=SCAN)
+    return [s for s in list_journals(directory, limit=SCAN)
             if s.facts.acp_session_id and (s.facts.agent or "").startswith("acp:")]
 
 

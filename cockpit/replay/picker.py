@@ -56,6 +56,7 @@ class PickerScreen(Screen[Path | None]):
     def __init__(self, directory: str | Path | None = None) -> None:
         super().__init__()
         self.directory = Path(directory) if directory is not None else journal_dir()
+        self._own = directory is None  # the user's journals: also those written elsewhere
         self.journals: list[JournalSummary] = []
         self.loaded = False  # the folder has been read and the table filled
 
@@ -72,7 +73,7 @@ class PickerScreen(Screen[Path | None]):
         self.run_worker(self._read, thread=True, exclusive=True, group="picker")
 
     def _read(self) -> None:
-        journals = list_journals(self.directory)
+        journals = list_journals(None if self._own else self.directory)
         with contextlib.suppress(RuntimeError):  # the app closed meanwhile: nothing to show
             self.app.call_from_thread(self._show, journals)
 

@@ -1,9 +1,12 @@
 """The grants screen (`g`): every grant and deny rule in force, with its scope and last use.
 
 `delete` revokes the selected one: a session grant leaves the session, a saved one its file (in
-a worker thread: a file write never holds the screen). Problems with the saved files (a broken
-file, a grant the current rules ignore, saved grants off for this run) are listed below.
-The screen reads and revokes through the Session's `ApprovalGate`, nothing else.
+a worker thread: a file write never holds the screen). A deny rule is removed only on a second
+`delete` (the first says what it would stop blocking): removing one lets through what it
+stopped, so one stray key must not do it; a grant goes at once (removing one only asks more).
+Problems with the saved files (a broken file, a grant the current rules ignore, saved grants
+off for this run) are listed below. The screen reads and revokes through the Session's
+`ApprovalGate`, nothing else.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class GrantsScreen(Screen[None]):
     GrantsScreen #grants-title { height: auto; background: $panel; padding: 0 1; }
     GrantsScreen #grants-table { height: 1fr; }
     GrantsScreen #grants-notes { height: auto; max-height: 40%; padding: 0 1; color: $warning; }
+    GrantsScreen #grants-confirm { height: auto; padding: 0 1; background: $error 30%; }
     """
 
     BINDINGS = bindings("grants")
@@ -50,6 +54,7 @@ class GrantsScreen(Screen[None]):
         self.gate = gate
         self._changed = changed
         self.entries: list[GrantEntry] = []
+        self.confirming: str | None = None  # the deny rule a second `delete` would remove
 
     def compose(self) -> ComposeResult:
         yield Static("", id="grants-title")
@@ -57,6 +62,7 @@ class GrantsScreen(Screen[None]):
                                            zebra_stripes=True)
         yield table
         yield Static("", id="grants-notes")
+        yield Static("", id="grants-confirm")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -65,6 +71,7 @@ class GrantsScreen(Screen[None]):
             table.add_column(column, key=column)
         self.refresh_entries()
         table.focus()
+        self._ask(None)
 
     def refresh_entries(self) -> None:
         """Read the entries in force again and redraw."""
@@ -124,10 +131,34 @@ class GrantsScreen(Screen[None]):
         return self.entries[table.cursor_row]
 
     def action_revoke(self) -> None:
-        """Revoke the selected grant or deny rule."""
+        """Revoke the selected grant; a deny rule on the second press (the first asks)."""
         entry = self.selected()
-        if entry is not None:
-            self._revoke(entry)
+        if entry is None:
+            return
+        if entry.kind == "deny" and self.confirming != entry.key:
+            self._ask(entry)
+            return
+        self._ask(None)
+        self._revoke(entry)
+
+    def _ask(self, entry: GrantEntry | None) -> None:
+        """Show (or, None, take away) the question before a deny rule is removed."""
+        self.confirming = entry.key if entry is not None else None
+        line = self.query_one("#grants-confirm", Static)
+        line.display = entry is not None
+        if entry is None:
+            line.update("")
+            return
+        revoke = key_label(self.app, "revoke")
+        line.update(Text(
+            f"Remove the {entry.scope} deny rule {clean_line(entry.tool, 40)} "
+            f"`{clean_line(entry.prefix, 80)} …`? It then stops blocking those calls. "
+            f"{revoke} again removes it; any other line keeps it."))
+
+    def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        """Moving to another line keeps the deny rule a `delete` asked about."""
+        if self.confirming is not None and message.row_key.value != self.confirming:
+            self._ask(None)
 
     @work(thread=True, group="revoke", exclusive=False)
     def _revoke(self, entry: GrantEntry) -> None:

@@ -308,3 +308,15 @@ def test_the_re_export_check_sees_a_re_export(tmp_path) -> None:
     module.write_text("from x import y\nz = 1\n\n\ndef f():\n    pass\n\n\n"
                       '__all__ = ["f", "y", "z"]\n')
     assert _exported_not_defined(module) == ["y"]
+
+
+def test_the_readme_says_which_python_a_fresh_machine_needs() -> None:
+    """The "fresh machine" line names the Python that `pyproject.toml` requires (issue 26 §4):
+    a `python3` that is older fails at `pip install` with a message that says little."""
+    import tomllib
+
+    required = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    version = required.removeprefix(">=")
+    readme = (ROOT / "README.md").read_text()
+    line = next(ln for ln in readme.splitlines() if ln.startswith("On a fresh machine"))
+    assert f"Python ≥ {version}" in line, line

@@ -217,7 +217,6 @@ def test_sessions_from_the_agent_and_from_the_journals(cli):
     found = json.loads(listed.output)
     assert sorted(s["title"] for s in found) == ["One", "Two"]
     assert {s["source"] for s in found} == {"agent"}
-    assert all(s["journal"] is None for s in found)  # --journal paths: not the journal folder
     unlisted = cli("sessions", "--agent", cli.agent("--no-list"))
     assert unlisted.exit_code == 2  # one line saying so, never the journals' list instead
     assert "does not list its sessions (it offers no session/list)" in unlisted.output
@@ -234,10 +233,21 @@ def test_sessions_and_journals_read_the_journal_folder(cli, home):
     assert len(lines) == 2 and any("Alpha" in line for line in lines)
     # A command's runs go by the agent's own name (what it said in `initialize`).
     journals = cli("journals", "--agent", "cockpit-test-agent", "--search", "alpha")
-    lines = journals.output.strip().splitlines()
+    _header, *lines = journals.output.strip().splitlines()
     assert len(lines) == 1 and "Alpha — title Alpha" in lines[0] and "completed" in lines[0]
     assert cli("journals", "--agent", "codex").output.startswith("no journal in")
-    assert len(cli("journals", "--status", "completed").output.strip().splitlines()) == 2
+    assert len(cli("journals", "--status", "completed").output.strip().splitlines()) == 1 + 2
+
+
+def test_sessions_list_runs_journaled_elsewhere(cli):
+    """`--journal PATH` outside the journal folder: indexed when the run starts, so the
+    journals' session list has it (issue 26 §4)."""
+    _, journal = cli.run("title Elsewhere")
+    listed = cli("sessions", "--json")
+    assert listed.exit_code == 0, listed.output
+    (found,) = json.loads(listed.output)
+    assert found["title"] == "Elsewhere" and found["source"] == "journal"
+    assert found["journal"] == str(journal)
 
 
 def test_resume_takes_the_sandbox_options_as_run_does(cli):

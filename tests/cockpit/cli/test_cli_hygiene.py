@@ -116,17 +116,16 @@ def test_journal_in_missing_folders_says_it_created_them(tmp_path) -> None:
     assert "created the folder" not in again.output
 
 
-def test_an_existing_journal_may_be_named_again(tmp_path) -> None:
-    path = tmp_path / "run.jsonl"
-    write_journal(path, ended=True)
-    torn = tmp_path / "torn.jsonl"
-    torn.write_bytes(b'{"type": "agent_start", "task": "cut sh')  # a crash mid-first-line
+def test_an_empty_journal_file_may_be_named(tmp_path) -> None:
     empty = tmp_path / "empty.jsonl"
-    empty.write_bytes(b"")
-    for again in (path, torn, empty):
-        result = cli("demo", "--speed", "0", "--journal", str(again))
-        assert result.exit_code == 1, result.output
-        assert "is not a cockpit journal" not in result.output
+    empty.write_bytes(b"")  # `touch run.jsonl`, mktemp: nothing in it to mix a run into
+    result = cli("demo", "--speed", "0", "--journal", str(empty))
+    assert result.exit_code == 1, result.output  # no human: denied, failed
+    assert empty.stat().st_size > 0
+
+
+def test_a_file_that_is_no_journal_is_refused(tmp_path) -> None:
+    path = tmp_path / "run.jsonl"
     for other in (b"# notes\n{}", b"[1, 2]\n", b'{"no": "type"}\n', b"\xff\xfe binary"):
         path.write_bytes(other)
         one_line_error(cli("demo", "--journal", str(path)), "is not a cockpit journal")

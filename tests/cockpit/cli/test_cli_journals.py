@@ -51,7 +51,9 @@ def test_journals_lists_newest_first(tmp_path) -> None:
     write(folder / "b.jsonl", [e.model_copy(update={"ts": e.ts + 10_000}) for e in events[:4]])
     result = cli("journals")
     assert result.exit_code == 0
-    lines = result.output.strip().splitlines()
+    header, *lines = result.output.strip().splitlines()
+    assert header.split() == ["started", "status", "agent", "tokens", "in/out", "cost",
+                              "events", "task", "path"]
     # b has no agent_end and no run holds its lock: it crashed (a legend says what that means)
     assert "crashed?" in lines[0] and "b.jsonl" in lines[0]
     assert "completed" in lines[1] and f"{len(events)} events" in lines[1]

@@ -78,3 +78,27 @@ def test_help_texts_show_config_sections_in_brackets_whole():
                                        env={"COLUMNS": "200"}).output.split())
     assert "else [sandbox] mode in config.toml" in text
     assert "(default: [sandbox] network in config.toml" in text
+
+
+def _every_command(group=None, path=()):
+    """Every command's path, sub-commands included (`grants list`)."""
+    group = group or get_command(app)
+    yield path
+    for name, command in getattr(group, "commands", {}).items():
+        yield from _every_command(command, (*path, name))
+
+
+def test_help_shows_flags_bare_and_values_with_their_metavar() -> None:
+    """Issue 26 §4: `--headless <bool>` read as if the flag wanted a value."""
+    seen = 0
+    for path in _every_command():
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (path, result.output)
+        assert "<bool>" not in result.output, (path, result.output)
+        seen += 1
+    assert seen > 10
+    demo = CliRunner().invoke(app, ["demo", "--help"], env={"COLUMNS": "200"}).output
+    line = {ln.split()[1]: ln for ln in demo.splitlines() if ln.startswith("│ --")}
+    assert line["--headless"].split()[2] == "No"  # its help follows the name directly
+    assert line["--journal"].split()[2] == "PATH"
+    assert line["--approval-timeout"].split()[2] == "S"

@@ -190,6 +190,56 @@ def test_g_lists_every_grant_and_delete_revokes(home) -> None:
     run(main())
 
 
+def test_delete_asks_before_a_deny_rule_goes(home) -> None:
+    """Issue 26 §4: removing a deny rule lets through what it stopped, so one `delete` only
+    asks; a second on the same line removes it; moving away, or leaving, keeps it."""
+    store = _store(home)
+    _seed(store)
+    app = _app(home, turn(1), gated("c1", "shell", {"command": "git diff"}), store=store)
+
+    def denies() -> list[str]:
+        return [d.id for d in _store(home).denies()]
+
+    async def main() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("g")
+            await settle(pilot, lambda: isinstance(app.screen, GrantsScreen))
+            screen = app.screen
+            assert screen.entries[0].key == "d-0000a11f"  # the cursor is on the deny rule
+            confirm = screen.query_one("#grants-confirm")
+            assert not confirm.display
+            await pilot.press("delete")
+            await pilot.pause()
+            assert denies() == ["d-0000a11f"] and len(screen.entries) == 3
+            assert confirm.display and "Remove the user deny rule shell `git push …`?" in str(
+                confirm.render()) and "del again removes it" in str(confirm.render())
+            await pilot.press("down", "up")  # another line: the question is gone
+            await pilot.pause()
+            assert not confirm.display and screen.confirming is None
+            await pilot.press("delete")  # asks again, removes nothing
+            await pilot.pause()
+            assert denies() == ["d-0000a11f"] and confirm.display
+            await pilot.press("escape")  # leaving keeps it
+            await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
+            assert denies() == ["d-0000a11f"]
+            await pilot.press("g")
+            await settle(pilot, lambda: isinstance(app.screen, GrantsScreen))
+            screen = app.screen
+            await pilot.press("delete", "delete")
+            await settle(pilot, lambda: len(screen.entries) == 2)
+            assert denies() == []
+            assert not screen.query_one("#grants-confirm").display
+            await pilot.press("delete")  # now on a grant: it goes at once
+            await settle(pilot, lambda: len(screen.entries) == 1)
+            await pilot.press("escape")
+            await settle(pilot, lambda: not isinstance(app.screen, GrantsScreen))
+            await pilot.press("n", "enter")
+            await settle(pilot, lambda: app.session.done)
+
+    run(main())
+
+
 def test_approval_keys_do_nothing_while_the_grants_screen_hides_the_request(home) -> None:
     """The grants screen covers the approval bar: y, n, a and the scope keys must not answer
     a call the human cannot see (they work again once the screen is closed)."""
@@ -311,3 +361,18 @@ def test_snapshot_grants_screen(home, snap_compare, size) -> None:
                grants=[ApprovalGrant(tool="shell", prefix="ls", tier=3)])
     assert snap_compare(app, terminal_size=size, run_before=_grants_screen(app))
 
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_snapshot_deny_rule_question(home, snap_compare, size) -> None:
+    store = _store(home)
+    _seed(store)
+    app = _app(home, turn(1), gated("c1", "shell", {"command": "git status"}), store=store)
+    grants_screen = _grants_screen(app)
+
+    async def run_before(pilot) -> None:
+        await grants_screen(pilot)
+        await pilot.press("delete")
+        await settle(pilot, lambda: app.screen.confirming == "d-0000a11f")
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -29,6 +29,7 @@ from cockpit.widgets import EndPanel, Transcript
 from cockpit.widgets.panels import StatusLine, short_path, side_summary
 from cockpit.widgets.scroll_box import ScrollBox
 from engine_adapter.view import RunView
+from engine_adapter.view.records import CheckView, GrantView
 
 SIZES = [(160, 48), (80, 24), (40, 12)]
 
@@ -204,6 +205,33 @@ def test_at_80x24_the_transcript_keeps_at_least_70_columns():
     run(main())
 
 
+CELL = 12.2  # one cell's width in Textual's screenshot (Rich's SVG export)
+
+
+def _screen_row(app, needle: str) -> str:
+    """The screen's row holding `needle`, as the terminal shows it (from Textual's own
+    screenshot, so layers are composed as drawn)."""
+    import html
+    import re
+    from collections import defaultdict
+
+    rows: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for x, y, text in re.findall(r'<text class="[^"]*" x="([^"]*)" y="([^"]*)"[^>]*>(.*?)</text>',
+                                 app.export_screenshot()):
+        rows[y].append((float(x), html.unescape(text).replace("\xa0", " ")))
+    for parts in rows.values():
+        line = [" "] * app.size.width
+        for x, text in parts:
+            start = round(x / CELL)
+            for i, ch in enumerate(text):
+                if 0 <= start + i < len(line):
+                    line[start + i] = ch
+        joined = "".join(line)
+        if needle in joined:
+            return joined
+    raise AssertionError(f"{needle!r} is not on the screen")
+
+
 def test_a_marker_says_new_output_arrives_below_until_end_follows_again():
     async def main():
         more = asyncio.Event()
@@ -225,6 +253,13 @@ def test_a_marker_says_new_output_arrives_below_until_end_follows_again():
             await settle(pilot, lambda: "s2" in app.view.tool_calls and marker.display)
             text = rendered(marker)
             assert "new items below" in text and "end follows" in text
+            # Issue 26 §4: nothing of the transcript shows through the marker's row, nor runs
+            # on beside it; and it is opaque.
+            row = _screen_row(app, "new items below")
+            span = transcript.region
+            inside = row[span.x:span.x + span.width]
+            assert inside.strip() == text.strip(), inside
+            assert marker.styles.background.a == 1 and marker.region.width == span.width
             await pilot.press("end")
             await settle(pilot, lambda: not marker.display)
             assert transcript.follow
@@ -278,6 +313,38 @@ def test_short_path(path, width, expected):
 def test_side_summary_words():
     view = RunView()
     assert side_summary(view) == "no checks yet"
+
+
+def _summary(statuses: str, grants: str = "") -> str:
+    """`statuses`: one letter a check (p passed, f failed, r running, w waiting); `grants`:
+    one letter a grant (a allow, d deny rule)."""
+    view = RunView()
+    names = {"p": "passed", "f": "failed", "r": "running", "w": "pending"}
+    view.checks = {str(i): CheckView(str(i), f"c{i}", None, 1, names[s])
+                   for i, s in enumerate(statuses)}
+    view.grants = [GrantView("shell", f"p{i}", 3, "project", deny=g == "d")
+                   for i, g in enumerate(grants)]
+    return side_summary(view)
+
+
+@pytest.mark.parametrize("statuses, grants, expected", [
+    ("ww", "", "checks 0 of 2 run"),  # issue 26 §4: never `0/2 ✓` before anything passed
+    ("rw", "", "checks 0 of 2 run"),
+    ("fw", "", "checks 1/2 ✗"),
+    ("ff", "", "checks 2/2 ✗"),
+    ("pw", "", "checks 1/2 ✓"),
+    ("pfw", "", "checks 1/3 ✓ 1 ✗"),
+    ("ppp", "", "checks 3/3 ✓"),
+    ("", "d", "no checks yet · 1 deny rule"),  # a deny rule is no grant
+    ("", "dd", "no checks yet · 2 deny rules"),
+    ("", "a", "no checks yet · 1 grant"),
+    ("p", "ada", "checks 1/1 ✓ · 2 grants · 1 deny rule"),
+])
+def test_side_summary_counts_what_is_so(statuses, grants, expected):
+    summary = _summary(statuses, grants)
+    assert summary == expected
+    if "p" not in statuses:
+        assert "✓" not in summary
 
 
 def test_the_status_line_drops_the_least_important_fields_first():

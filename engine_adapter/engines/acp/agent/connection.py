@@ -34,7 +34,7 @@ from engine_adapter.engines.acp.client import (
     offers_steering,
 )
 from engine_adapter.engines.acp.errors import AgentFailure
-from engine_adapter.engines.acp.text import clean
+from engine_adapter.engines.acp.text import cap, clean
 from engine_adapter.events import AgentInfo
 from engine_adapter.sandbox import Sandbox, SandboxSettings, Wrapped
 from engine_adapter.version import __version__
@@ -156,6 +156,9 @@ class AgentConnection:
         """Words for what went wrong, in the agent's own terms where it gave any."""
         if isinstance(exc, AgentFailure):
             return exc
+        not_acp = self._not_acp(what)
+        if not_acp is not None:
+            return AgentFailure(not_acp)
         if isinstance(exc, RequestError):
             message = f"the agent answered {what} with error {exc.code}: {clean(str(exc), 2000)}"
             if exc.data is not None:
@@ -176,9 +179,34 @@ class AgentConnection:
             if process.returncode is None:
                 await process.wait_exit(self.exit_wait)
             if process.returncode is not None:
-                return AgentFailure(f"the agent {process.describe_exit()} during {what}")
+                silent = ""
+                if what == "initialize" and not process.transport.first_output:
+                    silent = (" without writing anything on stdout: is it an Agent Client "
+                              "Protocol agent? (see `cockpit agents`)")
+                return AgentFailure(f"the agent {process.describe_exit()} during {what}{silent}")
             return AgentFailure(f"the agent closed its connection during {what}")
         return AgentFailure(f"{what} failed: {clean(str(exc), 2000)}")
+
+    def _not_acp(self, what: str) -> str | None:
+        """Words for a program that does not speak the Agent Client Protocol, when that is what
+        its output shows: it sent a request of ours back (`cat`), or its first output during
+        `initialize` is not JSON-RPC (`echo`, `yes`, a shell). None otherwise."""
+        process = self.process
+        if process is None:
+            return None
+        transport = process.transport
+        program = clean(os.path.basename(self.spec.command), 100)
+        shown = cap(transport.first_output[0], 160) if transport.first_output else ""
+        fix = ("--agent needs a program that speaks ACP (JSON-RPC on stdin and stdout): a name "
+               "from `cockpit agents`, or an ACP agent's command line")
+        if transport.echoed:
+            return (f"{program!r} does not speak the Agent Client Protocol: it sent the "
+                    f"cockpit's own request back instead of answering it (its first output: "
+                    f"{shown!r}); {fix}")
+        if what == "initialize" and transport.garbage is not None:
+            return (f"{program!r} does not speak the Agent Client Protocol: its first output "
+                    f"is not JSON-RPC: '{cap(transport.garbage, 160)}'; {fix}")
+        return None
 
     def _cannot_start(self, exc: AgentStartError) -> str:
         hint = f"; install it with: {self.spec.install}" if self.spec.install else ""

@@ -32,6 +32,9 @@ __all__ = ["AgentProcess", "AgentStartError", "PipeTransport"]
 READ_CHUNK = 1 << 16
 MAX_LINE = 64 * 1024 * 1024  # one JSON-RPC message; a bigger one is treated as garbage
 STREAM_LIMIT = MAX_LINE  # asyncio's reader buffer limit (the SDK's default 64 KiB is too small)
+_FIRST_LINES = 3  # lines of an agent's output kept to show when it turns out not to speak ACP
+_FIRST_LINE_CHARS = 300
+_KEEP_METHODS = 64  # methods the client sent, remembered to see an echo (few ever differ)
 
 
 class AgentStartError(Exception):
@@ -57,10 +60,18 @@ class PipeTransport:
         self._partial_size = 0
         self._eof = False
         self.garbage: str | None = None
+        # What tells a program that does not speak ACP from an agent that failed: its first
+        # lines (escaped, capped) and whether it sent back a request of ours (`cat` does).
+        self.first_output: list[str] = []
+        self.echoed = False
+        self._sent_methods: set[str] = set()
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message; a closed pipe raises `ConnectionError`."""
         data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        method = message.get("method")
+        if isinstance(method, str) and len(self._sent_methods) < _KEEP_METHODS:
+            self._sent_methods.add(method)
         if self._writer.is_closing():
             raise ConnectionError("the agent's stdin is closed")
         try:
@@ -77,10 +88,16 @@ class PipeTransport:
                 return None
             if not line.strip():
                 continue
+            if len(self.first_output) < _FIRST_LINES:
+                self.first_output.append(clean(line.strip(), _FIRST_LINE_CHARS))
             try:
                 message = json.loads(line)
             except ValueError:
                 message = None
+            if isinstance(message, dict) and message.get("method") in self._sent_methods:
+                # An agent never sends the client's own requests (`initialize`, `session/new`)
+                # to the client: this is a program writing back what it read.
+                self.echoed = True
             if not isinstance(message, dict):
                 self.garbage = clean(line.strip(), 200)
                 return None
