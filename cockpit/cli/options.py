@@ -21,6 +21,7 @@ __all__ = [
     "AllowHomeOption",
     "AutoApproveOption",
     "CwdOption",
+    "DetachOption",
     "EnvOption",
     "HeadlessOption",
     "JournalOption",
@@ -73,6 +74,11 @@ PolicyOption = Annotated[Path | None, typer.Option(
     "allowed by it. With --headless, the way to run an agent in CI (see README).")]
 CwdOption = Annotated[Path | None, typer.Option(
     "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
+DetachOption = Annotated[bool, typer.Option(
+    "--detach", help="Start the run in the host (started if none runs) and return at once, "
+    "printing the run id: it goes on without this terminal; `cockpit attach RUN` watches and "
+    "answers it, `cockpit ps` lists it. Its asks wait for an attached client "
+    "(--approval-timeout still applies).")]
 AllowHomeOption = Annotated[bool, typer.Option(
     "--allow-home-workspace", help="Let the workspace be / , your home folder or a folder "
     "holding it (refused otherwise); shell start-up files, ~/.gitconfig, ~/.ssh, ~/.local/bin, "
