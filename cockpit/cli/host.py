@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from cockpit.cli.preflight import EXIT_SETUP
+
 __all__ = ["HOST_HELP", "host", "host_status", "host_stop", "ps"]
 
 HOST_HELP = ("The host that owns detached runs: `cockpit host` runs it in the foreground "
@@ -37,7 +39,12 @@ def host(
         if ready_fd is None:
             typer.echo(f"cockpit host listening on {socket_path()} (ctrl-c stops it)")
 
-    raise typer.Exit(run_host(launch, ready_fd=ready_fd, listening=listening))
+    try:
+        code = run_host(launch, ready_fd=ready_fd, listening=listening)
+    except OSError as exc:  # a folder it cannot make or own, a socket path too long
+        typer.echo(f"cockpit: error: {exc}", err=True)
+        raise typer.Exit(EXIT_SETUP) from None
+    raise typer.Exit(code)
 
 
 def _connect() -> Any:
@@ -48,7 +55,7 @@ def _connect() -> Any:
         return HostClient.connect()
     except NoHost:
         return None
-    except HostError as exc:
+    except (HostError, OSError) as exc:
         typer.echo(f"cockpit: error: {exc}", err=True)
         raise typer.Exit(1) from None
 

@@ -249,3 +249,11 @@ def test_requests_the_host_cannot_answer_are_errors_not_crashes(host_home) -> No
     with HostClient.connect(host_home.socket) as client:
         client.send({"op": "follow", "id": 1, "run": "x", "cursor": -1})
         assert "no run" in client.read()["error"]
+
+
+@pytest.mark.parametrize("args", [["ps"], ["host", "status"], ["host"], ["demo", "--detach"]])
+def test_a_home_too_long_for_a_socket_is_one_clear_line(host_home, args) -> None:
+    host_home.env["COCKPIT_HOME"] = "/tmp/" + "y" * 110
+    done = host_home.cockpit(*args)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "longer than 107 bytes" in done.stderr and "set COCKPIT_HOME" in done.stderr
