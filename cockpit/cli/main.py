@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from cockpit.cli import (
+    attach,
     catalogue,
     conversations,
     grants,
@@ -80,6 +81,7 @@ grants_app.command()(grants.clear)
 app.add_typer(grants_app)
 
 app.command()(host.ps)
+app.command()(attach.attach)
 host_app = typer.Typer(name="host", help=host.HOST_HELP, invoke_without_command=True)
 host_app.callback()(host.host)
 host_app.command("status")(host.host_status)

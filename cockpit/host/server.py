@@ -204,6 +204,41 @@ class Host:
             run = matches[0]
         return run
 
+    def _lost(self, message: dict[str, Any]) -> RunRecord | None:
+        run_id = str(message.get("run", ""))
+        if run_id in self.lost:
+            return self.lost[run_id]
+        matches = [r for key, r in self.lost.items() if run_id and key.startswith(run_id)]
+        return matches[0] if len(matches) == 1 and not any(
+            key.startswith(run_id) for key in self.runs) else None
+
+    async def _answer_lost(self, op: str, record: RunRecord, message: dict[str, Any],
+                           followers: list[asyncio.Task[None]],
+                           connection: Connection) -> dict[str, Any]:
+        """A run lost with a dead host: described and followed from its journal (which the
+        recovery ended); it answers nothing more."""
+        if op == "describe":
+            return {"run": record.summary(), "approval_timeout": None}
+        if op != "follow":
+            raise LookupError(f"the run {record.id} was lost with its host: it takes no more "
+                              "answers (its journal is ended)")
+        cursor = message.get("cursor", 0)
+        cursor = cursor if isinstance(cursor, int) and cursor >= 0 else 0
+        followers.append(asyncio.create_task(self._replay(record, cursor, connection)))
+        return {"run": record.summary(), "approval_timeout": None}
+
+    async def _replay(self, record: RunRecord, cursor: int, connection: Connection) -> None:
+        from engine_adapter import read_journal
+
+        def lines() -> list[bytes]:
+            return [event.model_dump_json().encode()
+                    for event in read_journal(record.journal, strict=False)
+                    if event.seq >= cursor]
+
+        for line in await asyncio.to_thread(lines):
+            await connection.send_line(b'{"event":' + line + b"}\n")
+        await connection.send({"end": record.id})
+
     def summaries(self) -> list[dict[str, Any]]:
         """Every run, lost ones first, then in the order they started."""
         return [*(record.summary() for record in self.lost.values()),
@@ -220,8 +255,13 @@ class Host:
             return {}
         if op == "start":
             return {"run": self._start(message)}
+        lost = self._lost(message)
+        if lost is not None:
+            return await self._answer_lost(op, lost, message, followers, connection)
         run = self._run(message)
         session = run.session
+        if op == "describe":
+            return {"run": run.summary(), "approval_timeout": session.approval_timeout}
         if op == "follow":
             cursor = message.get("cursor", 0)
             if not isinstance(cursor, int) or cursor < 0:

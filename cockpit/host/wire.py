@@ -35,6 +35,7 @@ MAX_LINE = 64 * 1024 * 1024
 OPS = frozenset({
     "status",  # the host: pid, since, runs
     "ps",  # the runs, as `cockpit ps --json` prints them
+    "describe",  # {"run"}: its summary and approval timeout (what a client shows first)
     "start",  # a run: {"command": "demo"|"run", "params": {...}} -> {"run": ID}
     "stop",  # cancel every live run, then exit
     "follow",  # {"run", "cursor"}: the run's events from `cursor` on

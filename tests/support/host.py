@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.host import HostClient
-from tests.support.paths import ROOT
+from support.paths import ROOT, TESTS
 
-__all__ = ["HostHome", "follow", "until", "wait_gone"]
+__all__ = ["HostHome", "detach_demo", "follow", "until", "wait_gone"]
 
 WAIT = 60.0  # the safety net of every wait on a real process (never the thing asserted)
 
@@ -44,8 +44,8 @@ class HostHome:
     def __init__(self) -> None:
         self.home = Path(tempfile.mkdtemp(prefix="ck", dir="/tmp"))
         self.env = {**os.environ, "COCKPIT_HOME": str(self.home),
-                    "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                                os.environ.get("PYTHONPATH")]))}
+                    "PYTHONPATH": os.pathsep.join(filter(None, [
+                        str(ROOT), str(TESTS), os.environ.get("PYTHONPATH")]))}
         self.env.pop("XDG_RUNTIME_DIR", None)
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -125,6 +125,15 @@ class HostHome:
     def cleanup(self) -> None:
         self.stop()
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+def detach_demo(home: HostHome, *more: str) -> str:
+    """`cockpit demo --detach --speed 0` against `home`'s host: the run id it printed alone."""
+    done = home.cockpit("demo", "--detach", "--speed", "0", *more)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1 and len(lines[0]) == 12, done.stdout
+    return lines[0]
 
 
 def follow(client: HostClient, run: str, *, cursor: int = 0) -> Iterator[dict[str, Any]]:

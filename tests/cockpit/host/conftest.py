@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
-from tests.support.host import HostHome
+from support.host import HostHome
 
 
 @pytest.fixture

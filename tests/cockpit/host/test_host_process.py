@@ -9,20 +9,15 @@ import socket
 import stat
 
 import pytest
+from support.host import HostHome, detach_demo, follow, until, wait_gone
 
 from cockpit.host import HostClient, HostError
 from engine_adapter import read_journal
-from tests.support.host import HostHome, follow, until, wait_gone
 
 PS_KEYS = {"id", "task", "engine", "status", "waiting", "started", "journal"}
 
 
-def _demo(home: HostHome, *more: str) -> str:
-    done = home.cockpit("demo", "--detach", "--speed", "0", *more)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert len(lines) == 1 and len(lines[0]) == 12, done.stdout  # the run id, alone
-    return lines[0]
+_demo = detach_demo
 
 
 def _ps(home: HostHome) -> list[dict]:
@@ -94,7 +89,7 @@ def test_a_client_killed_mid_ask_never_stops_the_run_and_a_reattach_misses_nothi
     run = _demo(host_home)
     seen: list[dict] = []
     # A client in its own process follows to the ask, then is killed with -9.
-    script = ("import sys, json\nfrom tests.support.host import follow\n"
+    script = ("import sys, json\nfrom support.host import follow\n"
               "from cockpit.host import HostClient\n"
               "c = HostClient.connect(sys.argv[1])\n"
               "for e in follow(c, sys.argv[2]):\n"
@@ -201,7 +196,7 @@ def _connect_as_nobody(path: str) -> str:
             sock = socket.socket(socket.AF_UNIX)
             try:
                 sock.connect(path)
-                sock.sendall(b'{"hello":"cockpit-host","version":1}\n')
+                # (the host speaks first to a stranger: its refusal, before any greeting)
                 said = sock.makefile("rb").readline().decode()
             except OSError as exc:
                 said = type(exc).__name__
