@@ -8,7 +8,6 @@ import contextlib
 import json
 import logging
 import os
-import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,7 +32,6 @@ class RunRecord:
     journal: str
     status: str = "running"
     host_pid: int = field(default_factory=os.getpid)
-    groups: list[int] = field(default_factory=list)  # process groups of its agents' commands
 
     def summary(self, *, approvals: int = 0, questions: int = 0) -> dict[str, Any]:
         """The run as `cockpit ps --json` lists it."""
@@ -97,18 +95,11 @@ def end_journal(path: str, error: str = HOST_DIED) -> bool:
     return True
 
 
-def _stop_groups(groups: list[int]) -> None:
-    """Stop what is left of a dead host's agents: each process group it recorded that still
-    exists (SIGTERM, then SIGKILL)."""
-    for group in groups:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, sig)
-
-
 def recover(folder: Path) -> list[RunRecord]:
-    """The runs a dead host left: their agents stopped, their journals ended, their records
-    dropped; returned marked `lost` (ended ones are simply forgotten)."""
+    """The runs a dead host left: their journals ended, their records dropped; returned marked
+    `lost` (ended ones are simply forgotten). Their agents and commands are gone already: each
+    ran in a process scope (`engine_adapter.processes`) whose holder the kernel signals when the
+    host dies (`PR_SET_PDEATHSIG`), and which then ends everything below it."""
     lost: list[RunRecord] = []
     if not folder.is_dir():
         return lost
@@ -116,7 +107,6 @@ def recover(folder: Path) -> list[RunRecord]:
         record = _load(path)
         if record is None:
             continue
-        _stop_groups(record.groups)
         try:
             ended = end_journal(record.journal)
         except Exception as exc:  # a broken journal must not stop the host from starting

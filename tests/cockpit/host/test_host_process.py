@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import stat
+import sys
 
 import pytest
 from support.host import HostHome, detach_demo, follow, until, wait_gone
@@ -252,3 +253,60 @@ def test_a_home_too_long_for_a_socket_is_one_clear_line(host_home, args) -> None
     done = host_home.cockpit(*args)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "longer than 107 bytes" in done.stderr and "set COCKPIT_HOME" in done.stderr
+
+
+def _processes_with(marker: str) -> list[int]:
+    """The pids whose command line holds `marker`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def _detach_agent(home: HostHome) -> tuple[str, str]:
+    """A detached run of the test ACP agent that asks and waits; its id and its log's path
+    (unique: it marks the agent's processes)."""
+    import shlex
+
+    from fakes.acp_agent.helpers import agent_argv
+
+    workspace = home.home / "ws"
+    workspace.mkdir(exist_ok=True)
+    marker = str(workspace / "agent-log.jsonl")  # (in the workspace: the sandbox lets it write)
+    done = home.cockpit("run", "wait-permission", "--agent",
+                        shlex.join(agent_argv("--log", marker)), "--cwd", str(workspace),
+                        "--detach")
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), marker
+
+
+@pytest.mark.parametrize("how", ["kill -9", "host stop"])
+def test_an_agents_run_in_the_host_leaves_no_agent_when_the_host_goes(host_home, how) -> None:
+    host_home.start()
+    run, marker = _detach_agent(host_home)
+    with host_home.client() as client:
+        until(follow(client, run), lambda e: e["type"] == "approval_requested")
+    [row] = _ps(host_home)
+    assert row["engine"].startswith(sys.executable) and row["waiting"]["approvals"] == 1
+    agents = _processes_with(marker)
+    assert agents  # the agent runs, in the host's scope
+    if how == "kill -9":
+        host_home.kill9()
+    else:
+        assert host_home.cockpit("host", "stop").returncode == 0
+    assert all(wait_gone(pid) for pid in agents)  # nothing of the agent outlives its host
+    if how == "kill -9":
+        host_home.start()
+        [lost] = _ps(host_home)
+        assert lost["status"] == "lost"
+        end = list(read_journal(row["journal"]))[-1]
+        assert (end.status, end.error) == ("failed", "the host died")
+    else:
+        end = list(read_journal(row["journal"]))[-1]
+        assert end.status == "cancelled"
