@@ -7,13 +7,14 @@ from typing import Annotated, Any, cast
 
 import typer
 
-from cockpit.cli.options import ThemeOption
+from cockpit.cli.options import ThemeOption, ViaOption
 from cockpit.cli.preflight import EXIT_SETUP, check_theme, user_errors
 
 __all__ = ["attach", "attached_app"]
 
 
-def attached_app(run: str, *, theme: str | None = None, **options: Any) -> Any:
+def attached_app(run: str, *, theme: str | None = None, via: str | None = None,
+                 **options: Any) -> Any:
     """The live cockpit on the host's run `run` (an id or a prefix `cockpit ps` shows), with
     `CockpitApp`'s other `options`; `HostError` if there is no host or no such run."""
     from cockpit.host import HostClient, HostError, NoHost
@@ -21,12 +22,12 @@ def attached_app(run: str, *, theme: str | None = None, **options: Any) -> Any:
     from cockpit.live import CockpitApp
 
     try:
-        with HostClient.connect() as client:
+        with HostClient.connect(via=via) as client:
             described = client.request("describe", run=run)
     except NoHost:
         raise HostError("no host running: start a run with `cockpit run … --detach` or "
                         "`cockpit demo --detach`") from None
-    session = RemoteSession(run, described)
+    session = RemoteSession(run, described, via=via)
     # The live cockpit binds to the Session's surface, which RemoteSession presents.
     return CockpitApp(cast(Any, session), theme=theme, **options)
 
@@ -35,6 +36,7 @@ def attach(
     run: Annotated[str, typer.Argument(help="The run's id (or the start of it), as "
                                        "`cockpit ps` lists it.")],
     theme: ThemeOption = None,
+    via: ViaOption = None,
 ) -> None:
     """Open the live cockpit on a run of the host: watch it, answer its asks, cancel it.
 
@@ -52,7 +54,7 @@ def attach(
     with user_errors():
         check_theme(theme)
     try:
-        app = attached_app(run, theme=theme)
+        app = attached_app(run, theme=theme, via=via)
     except (HostError, OSError) as exc:
         typer.echo(f"cockpit: error: {exc}", err=True)
         raise typer.Exit(EXIT_SETUP) from None

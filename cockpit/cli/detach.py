@@ -43,13 +43,14 @@ def to_params(command: str, given: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def detached(command: str, **given: Any) -> NoReturn:
-    """Start the run in the host (started first if none runs), print its id alone on stdout,
-    and exit 0; a refusal is one line on stderr and exit 2."""
+def detached(command: str, *, via: str | None = None, **given: Any) -> NoReturn:
+    """Start the run in the host (started first if none runs; `via`: the one a command's
+    stdio reaches), print its id alone on stdout, and exit 0; a refusal is one line on stderr
+    and exit 2."""
     from cockpit.host import HostError, ensure_host
 
     try:
-        with ensure_host() as client:
+        with ensure_host(via) as client:
             reply = client.request("start", command=command, params=to_params(command, given))
     except (HostError, OSError) as exc:
         typer.echo(f"cockpit: error: {exc}", err=True)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cockpit.cli.options import ViaOption
 from cockpit.cli.preflight import EXIT_SETUP
 
 __all__ = ["HOST_HELP", "host", "host_status", "host_stop", "ps"]
@@ -24,12 +25,19 @@ STOP_WAIT = 20.0
 
 def host(
     ctx: typer.Context,
+    stdio: Annotated[bool, typer.Option(
+        "--stdio", help="Serve the user's host (started if none runs) on stdin and stdout, "
+        'for a client on another machine: cockpit attach --via "ssh THIS-BOX cockpit host '
+        '--stdio".')] = False,
     ready_fd: Annotated[int | None, typer.Option(
         "--ready-fd", hidden=True, help="A pipe to write `ready` on once the host listens "
         "(for the command that starts it).")] = None,
 ) -> None:
     """Run the host in the foreground until stopped (ctrl-c, `cockpit host stop`)."""
     if ctx.invoked_subcommand is not None:
+        return
+    if stdio:
+        _serve_stdio()
         return
     from cockpit.cli.hosted import launch
     from cockpit.host.daemon import run_host
@@ -47,12 +55,32 @@ def host(
     raise typer.Exit(code)
 
 
-def _connect() -> Any:
+def _serve_stdio() -> None:
+    """`cockpit host --stdio`: bytes relayed between stdin/stdout and the host's socket."""
+    import socket
+    import sys
+
+    from cockpit.host import HostError, ensure_host
+    from cockpit.host.places import socket_path
+    from cockpit.host.via import relay
+
+    try:
+        ensure_host().close()  # (started if none runs)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(str(socket_path()))
+    except (HostError, OSError) as exc:
+        typer.echo(f"cockpit: error: {exc}", err=True)
+        raise typer.Exit(EXIT_SETUP) from None
+    with sock:
+        relay(sock, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def _connect(via: str | None = None) -> Any:
     """A connection to the running host, or None when there is none (said on stdout)."""
     from cockpit.host import HostClient, HostError, NoHost
 
     try:
-        return HostClient.connect()
+        return HostClient.connect(via=via)
     except NoHost:
         return None
     except (HostError, OSError) as exc:
@@ -130,12 +158,13 @@ def ps(
                                           '{"id", "task", "engine", "status", "waiting": '
                                           '{"approvals", "questions"}, "started", "journal"}.')]
     = False,
+    via: ViaOption = None,
 ) -> None:
     """List the host's runs: id, status, engine or agent, since when, what waits for you,
     task, journal. Lost runs (their host died) are marked `lost`."""
     from cockpit.host import HostError
 
-    client = _connect()
+    client = _connect(via)
     runs: list[dict[str, Any]] = []
     if client is not None:
         with client:

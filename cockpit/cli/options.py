@@ -37,6 +37,7 @@ __all__ = [
     "ThemeOption",
     "TimeoutOption",
     "UnattendedOption",
+    "ViaOption",
     "option_groups",
 ]
 
@@ -79,6 +80,10 @@ DetachOption = Annotated[bool, typer.Option(
     "printing the run id: it goes on without this terminal; `cockpit attach RUN` watches and "
     "answers it, `cockpit ps` lists it. Its asks wait for an attached client "
     "(--approval-timeout still applies).")]
+ViaOption = Annotated[str | None, typer.Option(
+    "--via", metavar='"COMMAND"', help="Reach the host through this command's stdin and "
+    'stdout instead of this machine\'s socket, e.g. --via "ssh box cockpit host --stdio": the '
+    "runs, their agents and sandbox are on the other machine, shown here.")]
 AllowHomeOption = Annotated[bool, typer.Option(
     "--allow-home-workspace", help="Let the workspace be / , your home folder or a folder "
     "holding it (refused otherwise); shell start-up files, ~/.gitconfig, ~/.ssh, ~/.local/bin, "

@@ -29,9 +29,11 @@ from cockpit.cli.options import (
     RunFlags,
     SandboxNetworkOption,
     SandboxOption,
+    ViaOption,
     option_groups,
 )
 from cockpit.cli.preflight import (
+    EXIT_SETUP,
     agent_choices,
     checked,
     run_options,
@@ -136,6 +138,7 @@ def demo(
         "--keep", help="Keep the throw-away workspace at exit (and print where it is); "
         "without it, it is removed.")] = False,
     detach: DetachOption = False,
+    via: ViaOption = None,
 ) -> None:
     """Watch a real agent run, offline, in a throw-away sample project.
 
@@ -143,12 +146,13 @@ def demo(
     commands, ask for approval, edit, and verify — all for real, no network, no API key."""
     from cockpit.launch import check_seconds
 
+    _via_needs_detach(via, detach)
     if detach:
         from cockpit.cli.detach import detached
 
         with checked(flags), user_errors():
             check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
-        detached("demo", flags=flags, sandbox=sandbox, sandbox_network=sandbox_network,
+        detached("demo", via=via, flags=flags, sandbox=sandbox, sandbox_network=sandbox_network,
                  speed=speed, keep=keep)
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
@@ -161,6 +165,13 @@ def demo(
         present_and_exit(factory, session, tui=tui, theme=flags.theme)
     finally:
         _leave_workspace(Path(factory.cwd), keep=keep)
+
+
+def _via_needs_detach(via: str | None, detach: bool) -> None:
+    if via is not None and not detach:
+        typer.echo("cockpit: error: --via starts the run in another machine's host: it goes "
+                   "with --detach (then `cockpit attach --via … RUN`)", err=True)
+        raise typer.Exit(EXIT_SETUP)
 
 
 def build_demo(flags: RunFlags, *, tui: bool, sandbox: str | None, sandbox_network: bool,
@@ -213,6 +224,7 @@ def run(
     sandbox: SandboxOption = None,
     sandbox_network: SandboxNetworkOption = False,
     detach: DetachOption = False,
+    via: ViaOption = None,
 ) -> None:
     """Run a task with an engine and watch it.
 
@@ -221,6 +233,7 @@ def run(
         "task": task, "engine": engine, "agent": agent, "model": model, "base_url": base_url,
         "api_key_env": api_key_env, "allow_home": allow_home, "cwd": cwd, "flags": flags,
         "agent_flags": agent_flags, "sandbox": sandbox, "sandbox_network": sandbox_network}
+    _via_needs_detach(via, detach)
     if detach:
         from cockpit.cli.detach import detached
 
@@ -230,7 +243,7 @@ def run(
                                                  agent_flags),
                            server=base_url is not None or api_key_env is not None,
                            sandboxed=sandbox is not None or sandbox_network)
-        detached("run", **given)
+        detached("run", via=via, **given)
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         factory, session = build_run(tui=tui, **given)

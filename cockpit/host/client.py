@@ -31,30 +31,45 @@ class NoHost(HostError):
 class HostClient:
     """A blocking connection to the host: `request(op, **fields)` returns the reply's fields."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket,
+                 process: subprocess.Popen[bytes] | None = None) -> None:
         self.sock = sock
+        self.process = process  # a `--via` command, ended with the connection
         self._buffer = b""
         self._next_id = 0
         self.greeting: dict[str, Any] = {}
 
     @classmethod
-    def connect(cls, path: Path | None = None, *, timeout: float | None = 30.0) -> HostClient:
-        """Connect and greet; `NoHost` if nothing listens there, `HostError` if refused."""
-        path = path if path is not None else socket_path()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
-        try:
-            sock.connect(str(path))
-        except (FileNotFoundError, ConnectionRefusedError):
-            sock.close()
-            raise NoHost("no host running") from None
-        except OSError as exc:
-            sock.close()
-            raise HostError(f"cannot reach the host at {path}: {exc.strerror or exc}") from None
-        client = cls(sock)
+    def connect(cls, path: Path | None = None, *, timeout: float | None = 30.0,
+                via: str | None = None) -> HostClient:
+        """Connect and greet (through `via`'s stdio when given, see `cockpit.host.via`);
+        `NoHost` if nothing listens there, `HostError` if refused or unreachable."""
+        if via is not None:
+            from cockpit.host.via import via_socket
+
+            sock, process = via_socket(via)
+            sock.settimeout(timeout)
+            client = cls(sock, process)
+        else:
+            path = path if path is not None else socket_path()
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(timeout)
+            try:
+                sock.connect(str(path))
+            except (FileNotFoundError, ConnectionRefusedError):
+                sock.close()
+                raise NoHost("no host running") from None
+            except OSError as exc:
+                sock.close()
+                raise HostError(f"cannot reach the host at {path}: "
+                                f"{exc.strerror or exc}") from None
+            client = cls(sock)
         try:
             client.send(hello())
             greeting = client.read()
+        except HostError as exc:
+            client.close()
+            raise HostError(f"--via {via!r}: {exc}" if via else str(exc)) from None
         except BaseException:
             client.close()
             raise
@@ -105,8 +120,12 @@ class HostClient:
         return reply
 
     def close(self) -> None:
-        """Hang up."""
+        """Hang up (and end a `--via` command)."""
         self.sock.close()
+        if self.process is not None:
+            from cockpit.host.via import close_via
+
+            close_via(self.process)
 
     def __enter__(self) -> HostClient:
         return self
@@ -150,8 +169,11 @@ def start_host(*, timeout: float = START_SECONDS) -> None:
         raise HostError(f"the host could not start (exit {code}); see {log}")
 
 
-def ensure_host() -> HostClient:
-    """A connection to the host, started first if none runs."""
+def ensure_host(via: str | None = None) -> HostClient:
+    """A connection to the host, started first if none runs (`via`: a command whose stdio
+    reaches one, which starts it itself)."""
+    if via is not None:
+        return HostClient.connect(via=via)
     try:
         return HostClient.connect()
     except NoHost:

@@ -67,15 +67,17 @@ class RemoteSession:
     Args:
         run_id: The run (its id, or a prefix `cockpit ps` shows).
         path: The host's socket (default: `places.socket_path()`).
+        via: A command whose stdio reaches the host instead (`cockpit.host.via`).
         describe: The host's `describe` reply for the run (its summary and approval timeout),
             read by the caller before the app is built.
     """
 
     def __init__(self, run_id: str, describe: dict[str, Any], *,
-                 path: Path | None = None) -> None:
+                 path: Path | None = None, via: str | None = None) -> None:
         summary = describe.get("run") or {}
         self.session_id = str(summary.get("id") or run_id)
         self.path = path if path is not None else socket_path()
+        self.via = via
         self.state = TaskState(task=str(summary.get("task", "")))
         self.journal = RemoteJournal(str(summary.get("journal", "")))
         self.gate = RemoteGate()
@@ -222,7 +224,14 @@ class RemoteSession:
         return self.state
 
     async def _follow_once(self) -> None:
-        reader, writer = await asyncio.open_unix_connection(str(self.path), limit=MAX_LINE)
+        process = None
+        if self.via is not None:
+            from cockpit.host.via import close_via, via_socket
+
+            sock, process = via_socket(self.via)
+            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+        else:
+            reader, writer = await asyncio.open_unix_connection(str(self.path), limit=MAX_LINE)
         try:
             writer.write(encode(hello()))
             greeting = decode(await reader.readuntil(b"\n"))
@@ -257,6 +266,8 @@ class RemoteSession:
             writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
+            if process is not None:
+                await asyncio.to_thread(close_via, process)
 
     def _handle(self, line: bytes) -> bool:
         """One line from the host; True once the run's stream has ended."""

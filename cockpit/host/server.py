@@ -157,11 +157,12 @@ class Host:
             except WireError as exc:
                 await connection.send({"error": str(exc)})
                 return
-            problem = "no greeting" if greeting is None else hello_problem(greeting)
+            problem = "no greeting" if greeting is None else hello_problem(greeting,
+                                                                           role="client")
             if problem is not None:
                 await connection.send({"error": problem})
                 return
-            await connection.send(hello(pid=os.getpid(), since=self.since))
+            await connection.send(hello("host", pid=os.getpid(), since=self.since))
             while True:
                 try:
                     message = await connection.read()

@@ -1,13 +1,14 @@
 """The host's wire: newline-delimited JSON over the host's unix socket (or a command's stdio).
 
 One JSON object a line, UTF-8, at most `MAX_LINE` bytes. A connection opens with the client's
-`hello` (`{"hello": PROTOCOL, "version": VERSION}`), answered by the host's own `hello` (its pid
-and since when it runs) or an `error`. Then the client sends requests, each with an `op` and
-an optional `id` that the host's reply (`{"id", "ok": true, ...}` or `{"id", "ok": false,
-"error"}`) carries back. `follow` then streams the run's events from a cursor (the journal's
-`seq`) as `{"event": {...}}` lines, ending with `{"end": RUN}` after `agent_end`; control
-requests may be sent on the same connection meanwhile. A new major `VERSION` is a new protocol:
-a host and a client of different versions refuse each other with a line saying so.
+`hello` (`{"hello": PROTOCOL, "version": VERSION, "role": "client"}`), answered by the host's
+own (`"role": "host"`, its pid and since when it runs) or an `error`. Then the client sends
+requests, each with an `op` and an optional `id` that the host's reply carries back
+(`{"id", "ok": true, ...}` or `{"id", "ok": false, "error"}`). `follow` then streams the run's
+events from a cursor (the journal's `seq`) as `{"event": {...}}` lines, ending with
+`{"end": RUN}` after `agent_end`; control requests may be sent on the same connection
+meanwhile. A new `VERSION` is a new protocol: a host and a client of different versions
+refuse each other with a line saying so.
 """
 
 from __future__ import annotations
@@ -68,13 +69,14 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
-def hello(**extra: Any) -> dict[str, Any]:
-    """The greeting each side sends first."""
-    return {"hello": PROTOCOL, "version": VERSION, **extra}
+def hello(role: str = "client", **extra: Any) -> dict[str, Any]:
+    """The greeting each side sends first (`role`: `client` or `host`)."""
+    return {"hello": PROTOCOL, "version": VERSION, "role": role, **extra}
 
 
-def hello_problem(message: dict[str, Any]) -> str | None:
-    """What is wrong with the other side's greeting (None: it speaks this protocol)."""
+def hello_problem(message: dict[str, Any], *, role: str = "host") -> str | None:
+    """What is wrong with the other side's greeting, which should come from `role` (None: it
+    speaks this protocol; a command that echoes our own greeting back is not a host)."""
     if message.get("hello") != PROTOCOL:
         error = message.get("error")
         return str(error) if error else "the other side does not speak the cockpit host protocol"
@@ -82,4 +84,6 @@ def hello_problem(message: dict[str, Any]) -> str | None:
     if version != VERSION:
         return (f"the other side speaks version {version!r} of the host protocol, this cockpit "
                 f"version {VERSION}: use the same cockpit on both sides")
+    if message.get("role") != role:
+        return f"the other side is not a cockpit {role} (it answered as {message.get('role')!r})"
     return None

@@ -49,9 +49,12 @@ def test_a_line_longer_than_the_limit_is_refused_before_parsing() -> None:
 
 
 @pytest.mark.parametrize(("greeting", "problem"), [
-    (hello(), None),
-    (hello(pid=1, since=2.0), None),
-    ({"hello": "cockpit-host", "version": VERSION + 1}, "version 2 of the host protocol"),
+    (hello("host"), None),
+    (hello("host", pid=1, since=2.0), None),
+    (hello(), "not a cockpit host (it answered as 'client')"),  # `cat` echoing ours back
+    ({"hello": "cockpit-host", "version": VERSION}, "answered as None"),
+    ({"hello": "cockpit-host", "version": VERSION + 1, "role": "host"},
+     "version 2 of the host protocol"),
     ({"hello": "cockpit-host", "version": "1"}, "version '1'"),
     ({"hello": "cockpit-host"}, "version None"),
     ({"hello": "ssh"}, "does not speak the cockpit host protocol"),
@@ -68,4 +71,5 @@ def test_a_greeting_of_another_protocol_or_version_is_refused(greeting, problem)
 
 
 def test_the_greeting_names_the_protocol_and_version() -> None:
-    assert json.loads(encode(hello())) == {"hello": "cockpit-host", "version": VERSION}
+    assert json.loads(encode(hello())) == {"hello": "cockpit-host", "version": VERSION,
+                                           "role": "client"}
