@@ -3,6 +3,7 @@ blocking connection, one request at a time, and the host started on demand when 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import socket
@@ -65,7 +66,10 @@ class HostClient:
                                 f"{exc.strerror or exc}") from None
             client = cls(sock)
         try:
-            client.send(hello())
+            # What the other side said before it hung up is read even if our greeting could
+            # not be sent (a command that prints a line and exits: its line says what it is).
+            with contextlib.suppress(HostError):
+                client.send(hello())
             greeting = client.read()
         except HostError as exc:
             client.close()
