@@ -17,6 +17,8 @@ __all__ = [
     "grants_dir",
     "journal_dir",
     "new_journal_path",
+    "runtime_dir",
+    "state_dir",
 ]
 
 
@@ -36,6 +38,24 @@ def config_dir() -> Path:
     home = _home()
     return home / "config" if home else Path(platformdirs.user_config_dir("cockpit",
                                                                           appauthor=False))
+
+
+def state_dir() -> Path:
+    """The user's cockpit state directory: the host's log and its record of runs."""
+    home = _home()
+    return home / "state" if home else Path(platformdirs.user_state_dir("cockpit",
+                                                                        appauthor=False))
+
+
+def runtime_dir() -> Path:
+    """Where the host's socket and lock live: `$XDG_RUNTIME_DIR/cockpit` (a folder the user
+    alone can enter, emptied at logout), else `<state dir>/run`; `COCKPIT_HOME/run` under
+    `COCKPIT_HOME`, so the socket moves with every other path."""
+    home = _home()
+    if home:
+        return home / "run"
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    return Path(runtime) / "cockpit" if runtime else state_dir() / "run"
 
 
 def grants_dir() -> Path:

@@ -14,7 +14,17 @@ from typing import Annotated
 
 import typer
 
-from cockpit.cli import catalogue, conversations, grants, journals, run, verify, version_line
+from cockpit.cli import (
+    attach,
+    catalogue,
+    conversations,
+    grants,
+    host,
+    journals,
+    run,
+    verify,
+    version_line,
+)
 from cockpit.cli.options import bare_flags_in_help
 from cockpit.cli.preflight import new_command
 
@@ -72,6 +82,14 @@ grants_app.command()(grants.revoke)
 grants_app.command()(grants.deny)
 grants_app.command()(grants.clear)
 app.add_typer(grants_app)
+
+app.command()(host.ps)
+app.command()(attach.attach)
+host_app = typer.Typer(name="host", help=host.HOST_HELP, invoke_without_command=True)
+host_app.callback()(host.host)
+host_app.command("status")(host.host_status)
+host_app.command("stop")(host.host_stop)
+app.add_typer(host_app)
 
 
 def safe_output() -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "AllowHomeOption",
     "AutoApproveOption",
     "CwdOption",
+    "DetachOption",
     "EnvOption",
     "HeadlessOption",
     "JournalOption",
@@ -36,6 +37,7 @@ __all__ = [
     "ThemeOption",
     "TimeoutOption",
     "UnattendedOption",
+    "ViaOption",
     "bare_flags_in_help",
     "option_groups",
 ]
@@ -74,6 +76,15 @@ PolicyOption = Annotated[Path | None, typer.Option(
     "allowed by it. With --headless, the way to run an agent in CI (see README).")]
 CwdOption = Annotated[Path | None, typer.Option(
     "--cwd", metavar="DIR", help="The directory the agent works in (default: here).")]
+DetachOption = Annotated[bool, typer.Option(
+    "--detach", help="Start the run in the host (started if none runs) and return at once, "
+    "printing the run id: it goes on without this terminal; `cockpit attach RUN` watches and "
+    "answers it, `cockpit ps` lists it. Its asks wait for an attached client "
+    "(--approval-timeout still applies).")]
+ViaOption = Annotated[str | None, typer.Option(
+    "--via", metavar='"COMMAND"', help="Reach the host through this command's stdin and "
+    'stdout instead of this machine\'s socket, e.g. --via "ssh box cockpit host --stdio": the '
+    "runs, their agents and sandbox are on the other machine, shown here.")]
 AllowHomeOption = Annotated[bool, typer.Option(
     "--allow-home-workspace", help="Let the workspace be / , your home folder or a folder "
     "holding it (refused otherwise); shell start-up files, ~/.gitconfig, ~/.ssh, ~/.local/bin, "

@@ -25,12 +25,15 @@ from cockpit.cli.options import (
     AgentFlags,
     AllowHomeOption,
     CwdOption,
+    DetachOption,
     RunFlags,
     SandboxNetworkOption,
     SandboxOption,
+    ViaOption,
     option_groups,
 )
 from cockpit.cli.preflight import (
+    EXIT_SETUP,
     agent_choices,
     checked,
     run_options,
@@ -48,6 +51,8 @@ __all__ = [
     "EXIT_CANCELLED",
     "EXIT_FAILED",
     "EXIT_JOURNAL_FAILED",
+    "build_demo",
+    "build_run",
     "demo",
     "exit_code",
     "present",
@@ -132,18 +137,28 @@ def demo(
     keep: Annotated[bool, typer.Option(
         "--keep", help="Keep the throw-away workspace at exit (and print where it is); "
         "without it, it is removed.")] = False,
+    detach: DetachOption = False,
+    via: ViaOption = None,
 ) -> None:
     """Watch a real agent run, offline, in a throw-away sample project.
 
     The built-in engine and its scripted model fix a failing test: they read files, run
     commands, ask for approval, edit, and verify — all for real, no network, no API key."""
-    from cockpit.launch import check_seconds, start_demo
+    from cockpit.launch import check_seconds
 
+    _via_needs_detach(via, detach)
+    if detach:
+        from cockpit.cli.detach import detached
+
+        with checked(flags), user_errors():
+            check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
+        detached("demo", via=via, flags=flags, sandbox=sandbox, sandbox_network=sandbox_network,
+                 speed=speed, keep=keep)
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
         check_seconds("--speed", speed, hint="2 is twice as fast, 0 has no pauses")
-        factory, session = start_demo(speed=speed, options=run_options(
-            flags, tui=tui, sandbox=sandbox, sandbox_network=sandbox_network))
+        factory, session = build_demo(flags, tui=tui, sandbox=sandbox,
+                                      sandbox_network=sandbox_network, speed=speed)
     typer.echo(f"demo workspace: {session.state.cwd}")
     warn_sandbox(factory)
     try:
@@ -154,6 +169,22 @@ def demo(
             from cockpit.launch import forget_demo_grants
 
             forget_demo_grants(factory)  # a removed folder's project grants go with it
+
+
+def _via_needs_detach(via: str | None, detach: bool) -> None:
+    if via is not None and not detach:
+        typer.echo("cockpit: error: --via starts the run in another machine's host: it goes "
+                   "with --detach (then `cockpit attach --via … RUN`)", err=True)
+        raise typer.Exit(EXIT_SETUP)
+
+
+def build_demo(flags: RunFlags, *, tui: bool, sandbox: str | None, sandbox_network: bool,
+               speed: float) -> tuple[SessionFactory, Session]:
+    """The demo's factory and first Session (`SetupError` if it cannot start)."""
+    from cockpit.launch import start_demo
+
+    return start_demo(speed=speed, options=run_options(
+        flags, tui=tui, sandbox=sandbox, sandbox_network=sandbox_network))
 
 
 def _leave_workspace(root: Path, *, keep: bool) -> None:
@@ -196,35 +227,60 @@ def run(
     agent_flags: AgentFlags = AGENT_FLAGS,
     sandbox: SandboxOption = None,
     sandbox_network: SandboxNetworkOption = False,
+    detach: DetachOption = False,
+    via: ViaOption = None,
 ) -> None:
     """Run a task with an engine and watch it.
 
     Every event is shown and journaled; tool calls that need approval ask you."""
+    given: dict[str, Any] = {
+        "task": task, "engine": engine, "agent": agent, "model": model, "base_url": base_url,
+        "api_key_env": api_key_env, "allow_home": allow_home, "cwd": cwd, "flags": flags,
+        "agent_flags": agent_flags, "sandbox": sandbox, "sandbox_network": sandbox_network}
+    _via_needs_detach(via, detach)
+    if detach:
+        from cockpit.cli.detach import detached
+
+        with checked(flags), user_errors():
+            _check_drivers(engine=engine, agent=agent, model=model,
+                           choices=agent_choices(model if agent is not None else None,
+                                                 agent_flags),
+                           server=base_url is not None or api_key_env is not None,
+                           sandboxed=sandbox is not None or sandbox_network)
+        detached("run", via=via, **given)
     tui = use_tui(flags.headless)
     with checked(flags), user_errors():
-        options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
-                              sandbox_network=sandbox_network, allow_home=allow_home,
-                              pass_env=tuple(agent_flags.pass_env or ()))
-        choices = agent_choices(model if agent is not None else None, agent_flags)
-        _check_drivers(engine=engine, agent=agent, model=model, choices=choices,
-                       server=base_url is not None or api_key_env is not None,
-                       sandboxed=sandbox is not None or sandbox_network)
-        if agent is not None:
-            from cockpit.launch import agent_factory
-
-            warn_agent_config()
-            factory = agent_factory(agent, cwd=cwd, options=options, choices=choices)
-        elif model is not None:
-            factory = _model_factory(model, base_url=base_url, api_key_env=api_key_env,
-                                     cwd=cwd, options=options)
-        else:
-            from cockpit.launch import engine_factory
-
-            assert engine is not None  # (`_check_drivers` made sure)
-            factory = engine_factory(engine, cwd=cwd, options=options)
-        session = factory(task)
+        factory, session = build_run(tui=tui, **given)
     warn_sandbox(factory)
     present_and_exit(factory, session, tui=tui, theme=flags.theme)
+
+
+def build_run(task: str, *, engine: str | None, agent: str | None, model: str | None,
+              base_url: str | None, api_key_env: str | None, allow_home: bool,
+              cwd: Path | None, flags: RunFlags, agent_flags: AgentFlags, sandbox: str | None,
+              sandbox_network: bool, tui: bool) -> tuple[SessionFactory, Session]:
+    """The factory and first Session `cockpit run` asks for (`SetupError` if it cannot)."""
+    options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
+                          sandbox_network=sandbox_network, allow_home=allow_home,
+                          pass_env=tuple(agent_flags.pass_env or ()))
+    choices = agent_choices(model if agent is not None else None, agent_flags)
+    _check_drivers(engine=engine, agent=agent, model=model, choices=choices,
+                   server=base_url is not None or api_key_env is not None,
+                   sandboxed=sandbox is not None or sandbox_network)
+    if agent is not None:
+        from cockpit.launch import agent_factory
+
+        warn_agent_config()
+        factory = agent_factory(agent, cwd=cwd, options=options, choices=choices)
+    elif model is not None:
+        factory = _model_factory(model, base_url=base_url, api_key_env=api_key_env,
+                                 cwd=cwd, options=options)
+    else:
+        from cockpit.launch import engine_factory
+
+        assert engine is not None  # (`_check_drivers` made sure)
+        factory = engine_factory(engine, cwd=cwd, options=options)
+    return factory, factory(task)
 
 
 def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,

@@ -29,7 +29,7 @@ from cockpit.live.agent_settings import SettingCommand, change_setting, setting_
 from cockpit.live.answer_first import AnswerFirst
 from cockpit.live.pump import FramePump
 from cockpit.live.steering import Steering
-from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
+from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen
 from cockpit.widgets import (
     ARM_SECONDS,
     Composer,
@@ -430,14 +430,41 @@ class CockpitApp(ThemedApp):
         run cleanly; queued messages are never sent)."""
         live = not self.session.done and self._run_worker is not None
         queued = len(self.steering.queue)
+        if live and self._let_go is not None:  # an attached client: detach, or cancel
+            self.push_screen(DetachScreen(), self._detach_answered)
+            return
         if live or queued:
             self.push_screen(QuitScreen(live=live, queued=queued), self._quit_answered)
             return
         await self._finish()
 
     def terminated(self, reason: str) -> None:
-        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first."""
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first (an
+        attached client detaches: its run goes on in the host)."""
+        if self._let_go is not None:
+            self._leave()
+            return
         self._quit_and_cancel(reason)
+
+    @property
+    def _let_go(self) -> Callable[[], None] | None:
+        """How an attached client (`cockpit attach`) lets go of its host's run; None for a
+        run of this process."""
+        detach = getattr(self.session, "detach", None)
+        return detach if callable(detach) else None
+
+    def _detach_answered(self, choice: str | None) -> None:
+        if choice == "detach":
+            self._leave()
+        elif choice == "cancel":
+            self._quit_and_cancel()
+
+    @work(group="quit", exclusive=True)
+    async def _leave(self) -> None:
+        self._quitting = True
+        if self._let_go is not None:
+            self._let_go()
+        await self._finish()
 
     def _quit_answered(self, quit_: bool | None) -> None:
         if quit_:

@@ -1,5 +1,5 @@
-"""Screens shown over the cockpit: help, pager (and the raw-event inspector), quit confirmation,
-grants.
+"""Screens shown over the cockpit: help, pager (and the raw-event inspector), quit confirmation
+(and an attached client's detach), grants.
 
 Each loads on first use: the replay viewer never pays for the grants screen (and the saved
 grants behind it) it does not show.
@@ -12,15 +12,17 @@ from typing import TYPE_CHECKING
 from engine_adapter.lazy import lazy_face
 
 _HOMES = {
+    "DetachScreen": "cockpit.screens.detach",
     "GrantsScreen": "cockpit.screens.grants",
     "HelpScreen": "cockpit.screens.help",
     "PagerScreen": "cockpit.screens.pager",
     "QuitScreen": "cockpit.screens.quit",
 }
 
-__all__ = ["GrantsScreen", "HelpScreen", "PagerScreen", "QuitScreen"]
+__all__ = ["DetachScreen", "GrantsScreen", "HelpScreen", "PagerScreen", "QuitScreen"]
 
 if TYPE_CHECKING:
+    from cockpit.screens.detach import DetachScreen as DetachScreen
     from cockpit.screens.grants import GrantsScreen as GrantsScreen
     from cockpit.screens.help import HelpScreen as HelpScreen
     from cockpit.screens.pager import PagerScreen as PagerScreen

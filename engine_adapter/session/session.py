@@ -177,11 +177,12 @@ class Session:
         """Every event of the run so far, in `seq` order."""
         return self._log
 
-    def events(self) -> AsyncIterator[HarnessEvent]:
-        """A new, independent stream of this run's events, from the first, ending after
-        `agent_end`. It subscribes now, at call time: create it before `run()` and it misses
-        nothing. A stream that is never read costs the run nothing."""
-        return self._log.cursor(0, _is_agent_end)
+    def events(self, start: int = 0) -> AsyncIterator[HarnessEvent]:
+        """A new, independent stream of this run's events, from the first (or from `seq`
+        `start`: a client that reconnects with its cursor), ending after `agent_end`. It
+        subscribes now, at call time: create it before `run()` and it misses nothing. A stream
+        that is never read costs the run nothing."""
+        return self._log.cursor(max(start, 0), _is_agent_end)
 
     @property
     def unattended(self) -> bool:

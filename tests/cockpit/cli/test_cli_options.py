@@ -33,7 +33,7 @@ def test_each_command_lists_its_groups_options_in_place() -> None:
     run = params("run")
     at = run.index("cwd") + 1
     assert run[at:at + len(RUN) + len(AGENT)] == RUN + AGENT
-    assert run[-2:] == ["sandbox", "sandbox_network"]
+    assert run[-4:] == ["sandbox", "sandbox_network", "detach", "via"]
     resume = params("resume")
     at = resume.index("cwd") + 1
     assert resume[at:] == [*RUN, "model", *AGENT, "sandbox", "sandbox_network"]

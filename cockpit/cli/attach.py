@@ -1,0 +1,69 @@
+"""`cockpit attach RUN`: the live cockpit on a run of the host, every key as in a run of this
+terminal; `ctrl+q` detaches (or cancels), and the run goes on without this client."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, cast
+
+import typer
+
+from cockpit.cli.options import ThemeOption, ViaOption
+from cockpit.cli.preflight import EXIT_SETUP, check_theme, user_errors
+
+__all__ = ["attach", "attached_app"]
+
+
+def attached_app(run: str, *, theme: str | None = None, via: str | None = None,
+                 **options: Any) -> Any:
+    """The live cockpit on the host's run `run` (an id or a prefix `cockpit ps` shows), with
+    `CockpitApp`'s other `options`; `HostError` if there is no host or no such run."""
+    from cockpit.host import HostClient, HostError, NoHost
+    from cockpit.host.remote import RemoteSession
+    from cockpit.live import CockpitApp
+
+    try:
+        with HostClient.connect(via=via) as client:
+            described = client.request("describe", run=run)
+    except NoHost:
+        raise HostError("no host running: start a run with `cockpit run … --detach` or "
+                        "`cockpit demo --detach`") from None
+    session = RemoteSession(run, described, via=via)
+    # The live cockpit binds to the Session's surface, which RemoteSession presents.
+    return CockpitApp(cast(Any, session), theme=theme, **options)
+
+
+def attach(
+    run: Annotated[str, typer.Argument(help="The run's id (or the start of it), as "
+                                       "`cockpit ps` lists it.")],
+    theme: ThemeOption = None,
+    via: ViaOption = None,
+) -> None:
+    """Open the live cockpit on a run of the host: watch it, answer its asks, cancel it.
+
+    Any number of clients may attach to one run; an answer in one closes the ask in all.
+    ctrl+q detaches (the run goes on in the host) or cancels the run."""
+    import sys
+
+    from cockpit.cli.run import exit_code
+    from cockpit.host import HostError
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo("cockpit: error: attach needs a terminal (`cockpit ps` lists the runs "
+                   "without one)", err=True)
+        raise typer.Exit(EXIT_SETUP)
+    with user_errors():
+        check_theme(theme)
+    try:
+        app = attached_app(run, theme=theme, via=via)
+    except (HostError, OSError) as exc:
+        typer.echo(f"cockpit: error: {exc}", err=True)
+        raise typer.Exit(EXIT_SETUP) from None
+    app.run()
+    session = app.session
+    if not session.done:
+        why = f" ({session.lost})" if session.lost else ""
+        typer.echo(f"detached from {session.session_id}{why}: it goes on in the host "
+                   f"(`cockpit attach {session.session_id}`)")
+        raise typer.Exit(0)
+    typer.echo(f"journal: {session.journal.path}")
+    raise typer.Exit(exit_code(session.state.status))

@@ -1,0 +1,286 @@
+"""`RemoteSession`: a run in the host, with the surface of a `Session` that the live cockpit
+binds to — `events()`, `history`, `run()`, `done`, `resolve_approval`, `answer_question`,
+`cancel` — so `CockpitApp` shows and steers it as it does a local one.
+
+It is the client-side fold's source of the seed design: it follows the host's events from a
+cursor (the journal's `seq`: the next one it lacks) into its own `history`, reconnects with
+that cursor when the connection drops (nothing lost, nothing doubled), and sends back only
+answers and cancels. `detach()` lets go of the run; it goes on in the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from cockpit.host.places import socket_path
+from cockpit.host.wire import MAX_LINE, decode, encode, hello, hello_problem
+from engine_adapter import HarnessEvent, TaskState, parse_event
+
+__all__ = ["RECONNECT_SECONDS", "RemoteGate", "RemoteJournal", "RemoteSession"]
+
+log = logging.getLogger(__name__)
+
+RECONNECT_SECONDS = 20.0
+"""How long a dropped connection is tried again (a host being restarted) before giving up."""
+
+_EVENT_PREFIX = b'{"event":'
+
+
+class RemoteGate:
+    """The grants side of an attached run: they live in the host, so this client lists none
+    and offers every scope; the host's gate decides (`resolve_approval(..., scope=)`)."""
+
+    store: Any = None
+    problems: Sequence[str] = ()
+
+    def entries(self) -> list[Any]:
+        """No grant is listed here (the host holds them)."""
+        return []
+
+    def unavailable(self, scope: str) -> str | None:
+        """Every scope may be asked for; the host refuses what it cannot keep."""
+        return None
+
+    def on_problem(self, callback: Any) -> None:
+        """Problems with saved grants are the host's (its log)."""
+
+    def revoke(self, entry: Any) -> bool:
+        """Nothing to revoke here."""
+        return False
+
+
+class RemoteJournal:
+    """Where the host writes the run's journal (`path`, as the end panel shows it)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path) if path else None
+
+
+class RemoteSession:
+    """A host's run, followed and answered over the host's socket.
+
+    Args:
+        run_id: The run (its id, or a prefix `cockpit ps` shows).
+        path: The host's socket (default: `places.socket_path()`).
+        via: A command whose stdio reaches the host instead (`cockpit.host.via`).
+        describe: The host's `describe` reply for the run (its summary and approval timeout),
+            read by the caller before the app is built.
+    """
+
+    def __init__(self, run_id: str, describe: dict[str, Any], *,
+                 path: Path | None = None, via: str | None = None) -> None:
+        summary = describe.get("run") or {}
+        self.session_id = str(summary.get("id") or run_id)
+        self.path = path if path is not None else socket_path()
+        self.via = via
+        self.state = TaskState(task=str(summary.get("task", "")))
+        self.journal = RemoteJournal(str(summary.get("journal", "")))
+        self.gate = RemoteGate()
+        self.runner: Any = None
+        self.journal_error: str | None = None
+        self.unattended = False
+        self.auto_approve = False
+        self.detachable = True
+        timeout = describe.get("approval_timeout")
+        self.approval_timeout: float | None = float(timeout) if timeout is not None else None
+        self._history: list[HarnessEvent] = []
+        self._waiters: list[asyncio.Future[None]] = []
+        self._ended = False
+        self._closed = False
+        self._detached = asyncio.Event()
+        self._outbox: list[dict[str, Any]] = []  # answers made while disconnected
+        self._writer: asyncio.StreamWriter | None = None
+        self.lost: str | None = None  # why the host could not be reached any more
+
+    # Observation ---------------------------------------------------------------------------
+    @property
+    def history(self) -> Sequence[HarnessEvent]:
+        """Every event of the run received so far, in `seq` order, from 0."""
+        return self._history
+
+    @property
+    def done(self) -> bool:
+        """Whether the run has ended (its `agent_end` arrived)."""
+        return self._ended
+
+    @property
+    def cursor(self) -> int:
+        """The seq of the next event wanted."""
+        return len(self._history)
+
+    def events(self, start: int = 0) -> AsyncIterator[HarnessEvent]:
+        """A new stream of the run's events from `start`, ending after `agent_end` (or when
+        this client detaches or loses the host)."""
+        return self._follow(start)
+
+    async def _follow(self, position: int) -> AsyncIterator[HarnessEvent]:
+        while True:
+            if position < len(self._history):
+                event = self._history[position]
+                position += 1
+                yield event
+                if event.type == "agent_end":
+                    return
+            elif self._closed:
+                return
+            else:
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.append(waiter)
+                await waiter
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _receive(self, event: HarnessEvent) -> None:
+        if event.seq != len(self._history):  # a doubled or early line: the cursor says
+            return
+        self._history.append(event)
+        if event.type == "agent_end":
+            self._ended = True
+            self.state.status = getattr(event, "status", "failed")
+            self.state.result = getattr(event, "result", None)
+            self.state.error = getattr(event, "error", None)
+        elif event.type == "agent_start" and self.state.cwd is None:
+            self.state.cwd = getattr(event, "cwd", None)
+        self._wake()
+
+    # Control -------------------------------------------------------------------------------
+    def _send(self, message: dict[str, Any]) -> None:
+        message = {"run": self.session_id, **message}
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            self._outbox.append(message)
+            return
+        try:
+            writer.write(encode(message))
+        except (ConnectionError, OSError):
+            self._outbox.append(message)
+
+    def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
+                         scope: str = "session", reason: str | None = None) -> None:
+        """Answer an ask by its id (the host's Session decides; a stale id does nothing)."""
+        self._send({"op": "resolve_approval", "approval_id": approval_id, "allow": allow,
+                    "remember": remember, "scope": scope, "reason": reason})
+
+    def answer_question(self, question_id: str, action: str = "accept",
+                        values: dict[str, Any] | None = None) -> bool:
+        """Answer the agent's question (the host checks the values against its fields)."""
+        self._send({"op": "answer_question", "question_id": question_id, "action": action,
+                    "values": values})
+        return True
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel the run in the host (every client sees it end)."""
+        if not self._ended:
+            self._send({"op": "cancel", "reason": reason})
+
+    def detach(self) -> None:
+        """Let go of the run: `run()` returns, the run goes on in the host."""
+        self._detached.set()
+
+    # Following -----------------------------------------------------------------------------
+    def _over(self) -> bool:
+        """Whether following is over: the run ended, or this client let go of it."""
+        return self._ended or self._detached.is_set()
+
+    async def run(self) -> TaskState:
+        """Follow the run until its end, this client detaches, or the host cannot be reached
+        for `RECONNECT_SECONDS`; returns what is known of the task."""
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        delay = 0.05
+        try:
+            while not self._over():
+                try:
+                    await self._follow_once()
+                    deadline, delay = None, 0.05
+                except (OSError, ValueError, LookupError) as exc:
+                    log.info("connection to the host dropped: %s", exc)
+                    if isinstance(exc, LookupError):
+                        self.lost = str(exc)
+                        break
+                if self._over():
+                    break
+                if deadline is None:
+                    deadline = loop.time() + RECONNECT_SECONDS
+                if loop.time() > deadline:
+                    self.lost = "the host cannot be reached"
+                    break
+                # (a pause between tries of a host that is restarting; cut short by detach)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._detached.wait(), delay)
+                delay = min(delay * 2, 1.0)
+        finally:
+            self._closed = True
+            self._wake()
+        return self.state
+
+    async def _follow_once(self) -> None:
+        process = None
+        if self.via is not None:
+            from cockpit.host.via import close_via, via_socket
+
+            sock, process = via_socket(self.via)
+            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+        else:
+            reader, writer = await asyncio.open_unix_connection(str(self.path), limit=MAX_LINE)
+        try:
+            writer.write(encode(hello()))
+            greeting = decode(await reader.readuntil(b"\n"))
+            problem = hello_problem(greeting)
+            if problem is not None:
+                raise ConnectionError(problem)
+            writer.write(encode({"op": "follow", "id": "follow", "run": self.session_id,
+                                 "cursor": self.cursor}))
+            self._writer = writer
+            outbox, self._outbox = self._outbox, []
+            for message in outbox:
+                writer.write(encode(message))
+            detached = asyncio.ensure_future(self._detached.wait())
+            try:
+                while True:
+                    line_task = asyncio.ensure_future(reader.readuntil(b"\n"))
+                    finished, _ = await asyncio.wait({line_task, detached},
+                                                     return_when=asyncio.FIRST_COMPLETED)
+                    if line_task not in finished:
+                        line_task.cancel()
+                        return
+                    try:
+                        line = line_task.result()
+                    except asyncio.IncompleteReadError:
+                        raise ConnectionError("the host closed the connection") from None
+                    if self._handle(line):
+                        return
+            finally:
+                detached.cancel()
+        finally:
+            self._writer = None
+            writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.wait_closed()
+            if process is not None:
+                await asyncio.to_thread(close_via, process)
+
+    def _handle(self, line: bytes) -> bool:
+        """One line from the host; True once the run's stream has ended."""
+        if line.startswith(_EVENT_PREFIX):
+            body = line.rstrip()[len(_EVENT_PREFIX):-1]
+            self._receive(parse_event(body))
+            return False
+        message = decode(line)
+        if "end" in message:
+            return True
+        if message.get("id") == "follow" and not message.get("ok"):
+            raise LookupError(str(message.get("error") or "the host refused to follow the run"))
+        if message.get("ok") is False:
+            log.info("the host refused a request: %s", message.get("error"))
+        return False
+
