@@ -14,7 +14,16 @@ from typing import Annotated
 
 import typer
 
-from cockpit.cli import catalogue, conversations, grants, journals, run, verify, version_line
+from cockpit.cli import (
+    catalogue,
+    conversations,
+    grants,
+    journals,
+    rewind,
+    run,
+    verify,
+    version_line,
+)
 from cockpit.cli.preflight import new_command
 
 __all__ = ["app", "main", "safe_output", "version"]
@@ -60,6 +69,8 @@ app.command(help=journals.REPLAY_HELP)(journals.replay)
 app.command()(journals.journals)
 app.command(help=journals.EXPORT_HELP)(journals.export)
 app.command(help=verify.VERIFY_HELP)(verify.verify)
+app.command()(rewind.checkpoints)
+app.command()(rewind.rewind)
 app.command()(conversations.sessions)
 app.command()(conversations.resume)
 
