@@ -21,6 +21,12 @@ def git(root: Path, *args: str) -> str:
     return done.stdout
 
 
+def git_status(root: Path) -> str:
+    """`git status --porcelain`, read without refreshing the index (the test's own look must
+    not change the `.git` it checks)."""
+    return git(root, "--no-optional-locks", "status", "--porcelain")
+
+
 def git_repo(root: Path, files: dict[str, str] | None = None,
              ignore: str = "*.log\nbuild/\n") -> Path:
     """A git repository at `root` with `files` committed and a `.gitignore`."""

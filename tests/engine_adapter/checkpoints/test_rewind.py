@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.workspaces import git, git_repo, plain_folder, state_of, tree_hash
+from support.workspaces import git_repo, git_status, plain_folder, state_of, tree_hash
 
 from engine_adapter.checkpoints import (
     CheckpointStore,
@@ -96,7 +96,7 @@ def _recorded(state: dict, ignored: tuple[str, ...] = ("run.log",)) -> dict:
 def test_rewind_to_each_turn_and_undo_in_a_git_repo_and_a_plain_folder(tmp_path, kind) -> None:
     ws = git_repo(tmp_path / "ws") if kind == "git" else plain_folder(tmp_path / "ws")
     git_before = tree_hash(ws / ".git") if kind == "git" else None
-    status_before = git(ws, "status", "--porcelain") if kind == "git" else None
+    status_before = git_status(ws) if kind == "git" else None
     store = CheckpointStore(tmp_path / "store")
     _, manifests, states = _run(ws, store)
     baseline = manifests[-1]
@@ -119,7 +119,7 @@ def test_rewind_to_each_turn_and_undo_in_a_git_repo_and_a_plain_folder(tmp_path,
     if kind == "git":
         assert tree_hash(ws / ".git") == git_before
         # the ignored file is the only difference git does not show anyway
-        assert git(ws, "status", "--porcelain") == status_before
+        assert git_status(ws) == status_before
 
 
 def test_a_file_someone_else_changed_after_the_run_is_left_alone_and_listed(tmp_path) -> None:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support.workspaces import git, git_repo, plain_folder, tree_hash
+from support.workspaces import git_repo, git_status, plain_folder, tree_hash
 
 from engine_adapter.checkpoints import CheckpointStore, Snapshotter, list_paths
 
@@ -127,7 +127,7 @@ def test_git_is_only_read_the_git_dir_stays_byte_identical(tmp_path) -> None:
     taker, _ = _take(store, ws)
     taker.take(turn=2)
     assert tree_hash(ws / ".git") == before
-    assert "new.txt" in git(ws, "status", "--porcelain")
+    assert "new.txt" in git_status(ws)
 
 
 def test_the_store_is_outside_the_workspace_and_nothing_is_written_in_it(tmp_path) -> None:
