@@ -2,15 +2,18 @@
 
 Layout under the store's root (in the cockpit's data dir, never in a workspace):
 
-    blobs/ab/cdef…   a file's bytes, or a tree (a folder's entries as JSON), named by SHA-256
+    packs/<id>.pack  the blobs one checkpoint added (files' bytes, and trees: a folder's entries
+                     as JSON), end to end
+    packs/<id>.idx   where each is in its pack: SHA-256, offset, length (44 bytes a blob)
     manifests/<id>.json
     lock             flock: shared while a checkpoint or rewind runs, exclusive while pruning
 
-A blob is written to a temporary name beside it and renamed, so a reader sees it whole or not at
-all; it is never rewritten (same name, same bytes). Reading checks the hash: a damaged blob is a
-`StoreDamaged`, never wrong bytes. Blobs are not forced to disk one by one (ten thousand fsyncs
-would cost seconds); a manifest is, after them, and a rewind checks every blob it needs before
-it changes anything.
+One pack a checkpoint, not one file a blob: creating ten thousand small files costs seconds on
+a busy disk (measured: 0.4 ms a file here), appending them to one costs milliseconds. A pack is
+written under a temporary name and renamed, then its index, so an index names only whole packs;
+a blob already in any pack is never written again. Reading checks the hash: a damaged blob is a
+`StoreDamaged`, never wrong bytes. Packs are not forced to disk; a manifest is, after its pack,
+and a rewind checks every blob it needs before it changes anything.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import os
 import re
 import secrets
+import struct
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,10 +34,11 @@ from typing import Any
 from engine_adapter.checkpoints.entries import Entry, bad_path
 from engine_adapter.checkpoints.manifest import Manifest
 
-__all__ = ["CheckpointStore", "StoreDamaged", "new_id"]
+__all__ = ["CheckpointStore", "PackWriter", "StoreDamaged", "new_id"]
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _ID = re.compile(r"[0-9a-z-]{8,64}")
+_RECORD = struct.Struct("<32sQI")
 
 
 class StoreDamaged(Exception):
@@ -41,17 +46,74 @@ class StoreDamaged(Exception):
 
 
 def new_id() -> str:
-    """A fresh manifest id that sorts by time: milliseconds in hex, then randomness."""
+    """A fresh id that sorts by time: milliseconds in hex, then randomness."""
     return f"{int(time.time() * 1000):011x}-{secrets.token_hex(4)}"
 
 
+class PackWriter:
+    """The blobs one checkpoint adds, appended to one new pack (`commit` makes it visible)."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self.store = store
+        self.id = new_id()
+        store.packs.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._temporary = store.packs / f".{self.id}.pack.tmp"
+        self._file = open(self._temporary, "xb")  # noqa: SIM115 - closed by commit/abort
+        self._records: dict[str, tuple[int, int]] = {}
+        self._offset = 0
+
+    def has(self, digest: str) -> bool:
+        """Whether the blob is stored already, or in this pack."""
+        return digest in self._records or self.store.has(digest)
+
+    def put(self, digest: str, data: bytes) -> int:
+        """Add `data` (whose SHA-256 is `digest`) unless it is stored; the bytes added."""
+        if self.has(digest):
+            return 0
+        self._file.write(data)
+        self._records[digest] = (self._offset, len(data))
+        self._offset += len(data)
+        return len(data)
+
+    def put_tree(self, tree: dict[str, Any]) -> tuple[str, int]:
+        """Add one folder's entries; its digest and the bytes added."""
+        data = json.dumps(tree, sort_keys=True, separators=(",", ":")).encode()
+        digest = hashlib.sha256(data).hexdigest()
+        return digest, self.put(digest, data)
+
+    def commit(self) -> None:
+        """Make the pack visible: renamed into place, then its index (nothing when empty)."""
+        self._file.close()
+        if not self._records:
+            self._temporary.unlink(missing_ok=True)
+            return
+        pack = self.store.packs / f"{self.id}.pack"
+        os.replace(self._temporary, pack)
+        index = b"".join(_RECORD.pack(bytes.fromhex(d), offset, length)
+                         for d, (offset, length) in self._records.items())
+        temporary = self.store.packs / f".{self.id}.idx.tmp"
+        temporary.write_bytes(index)
+        os.replace(temporary, self.store.packs / f"{self.id}.idx")
+        self.store.learn(self.id, self._records)
+
+    def abort(self) -> None:
+        """Drop the pack (the checkpoint failed)."""
+        with contextlib.suppress(OSError):
+            self._file.close()
+        self._temporary.unlink(missing_ok=True)
+
+
 class CheckpointStore:
-    """The blobs, trees and manifests under `root` (made on first write, mode 0o700)."""
+    """The packs, trees and manifests under `root` (made on first write, mode 0o700)."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
-        self.blobs = self.root / "blobs"
+        self.packs = self.root / "packs"
         self.manifests = self.root / "manifests"
+        self._index: dict[str, tuple[str, int, int]] = {}  # digest -> pack, offset, length
+        self._loaded: set[str] = set()  # the packs whose index is read
+        self._read = False  # whether the packs folder was read at all
+        self.generation = b""  # the store's `generation` as last read (pruning changes it)
 
     # locking ---------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -66,38 +128,70 @@ class CheckpointStore:
         finally:
             os.close(fd)
 
-    # blobs -----------------------------------------------------------------------------------
-    def _blob(self, digest: str) -> Path:
-        return self.blobs / digest[:2] / digest[2:]
+    # the index of every pack -----------------------------------------------------------------
+    def refresh(self) -> None:
+        """Read the index of every pack not read yet (another run may have added some), all of
+        them again after a prune (it moves and removes blobs)."""
+        self._read = True
+        try:
+            generation = (self.root / "generation").read_bytes()
+        except OSError:
+            generation = b""
+        if generation != self.generation:
+            self._index.clear()
+            self._loaded.clear()
+            self.generation = generation
+        try:
+            names = os.listdir(self.packs)
+        except FileNotFoundError:
+            return
+        for name in names:
+            pack = name[:-4]
+            if not name.endswith(".idx") or name.startswith(".") or pack in self._loaded:
+                continue
+            try:
+                data = (self.packs / name).read_bytes()
+            except OSError:
+                continue
+            usable = len(data) - len(data) % _RECORD.size
+            for digest, offset, length in _RECORD.iter_unpack(data[:usable]):
+                self._index.setdefault(digest.hex(), (pack, offset, length))
+            self._loaded.add(pack)
+
+    def learn(self, pack: str, records: dict[str, tuple[int, int]]) -> None:
+        """Know the blobs of a pack this process just wrote."""
+        for digest, (offset, length) in records.items():
+            self._index.setdefault(digest, (pack, offset, length))
+        self._loaded.add(pack)
 
     def has(self, digest: str) -> bool:
-        """Whether the blob `digest` is stored."""
-        return self._blob(digest).exists()
+        """Whether the blob `digest` is stored (as far as the index read so far knows)."""
+        if not self._read:
+            self.refresh()
+        return digest in self._index
 
-    def put(self, digest: str, data: bytes) -> int:
-        """Store `data` (whose SHA-256 is `digest`) unless it is there; the bytes written."""
-        path = self._blob(digest)
-        if path.exists():
-            return 0
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-        return len(data)
+    def writer(self) -> PackWriter:
+        """A new pack for the blobs of one checkpoint."""
+        self.refresh()  # under the lock a checkpoint holds: a prune in between is seen
+        return PackWriter(self)
 
     def get(self, digest: str) -> bytes:
         """The blob `digest`, checked against its name; `StoreDamaged` when missing or changed."""
         if not _DIGEST.fullmatch(digest):
             raise StoreDamaged(f"the checkpoint store names a blob {digest[:80]!r} that is no hash")
+        where = self._index.get(digest)
+        if where is None:
+            self.refresh()
+            where = self._index.get(digest)
+        if where is None:
+            raise StoreDamaged(f"the checkpoint store lacks blob {digest[:12]}")
+        pack, offset, length = where
         try:
-            data = self._blob(digest).read_bytes()
+            fd = os.open(self.packs / f"{pack}.pack", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                data = os.pread(fd, length, offset)
+            finally:
+                os.close(fd)
         except OSError as exc:
             raise StoreDamaged(f"the checkpoint store lacks blob {digest[:12]} "
                                f"({exc.strerror or exc})") from None
@@ -107,11 +201,16 @@ class CheckpointStore:
 
     # trees -----------------------------------------------------------------------------------
     def put_tree(self, tree: dict[str, Any]) -> tuple[str, int]:
-        """Store one folder's entries (name -> entry list, or `["d", digest]`): its digest and
-        the bytes written."""
-        data = json.dumps(tree, sort_keys=True, separators=(",", ":")).encode()
-        digest = hashlib.sha256(data).hexdigest()
-        return digest, self.put(digest, data)
+        """Store one folder's entries (name -> entry list, or `["d", digest]`) in a pack of
+        its own: its digest and the bytes written."""
+        writer = self.writer()
+        try:
+            written = writer.put_tree(tree)
+        except BaseException:
+            writer.abort()
+            raise
+        writer.commit()
+        return written
 
     def get_tree(self, digest: str) -> dict[str, Any]:
         """One folder's entries; `StoreDamaged` when the tree is missing or not one."""
@@ -187,13 +286,13 @@ class CheckpointStore:
 
     # size and pruning ------------------------------------------------------------------------
     def size(self) -> int:
-        """The bytes the store's blobs and manifests take."""
+        """The bytes the store's packs, indexes and manifests take."""
         total = 0
-        for folder in (self.blobs, self.manifests):
-            for dirpath, _dirs, names in os.walk(folder):
-                for name in names:
+        for folder in (self.packs, self.manifests):
+            with contextlib.suppress(FileNotFoundError):
+                for item in os.scandir(folder):
                     with contextlib.suppress(OSError):
-                        total += os.lstat(os.path.join(dirpath, name)).st_size
+                        total += item.stat(follow_symlinks=False).st_size
         return total
 
     def prune(self, max_bytes: int, *, keep_run: str | None = None) -> list[str]:
@@ -221,8 +320,8 @@ class CheckpointStore:
                     break
         return dropped
 
-    def _collect(self, manifests: list[Manifest]) -> None:
-        """Remove every blob none of `manifests` reaches (a damaged tree keeps its subtree)."""
+    def _live(self, manifests: list[Manifest]) -> set[str]:
+        """Every blob `manifests` reach (a damaged tree keeps what it can)."""
         live: set[str] = set()
         stack = [m.root for m in manifests]
         while stack:
@@ -239,9 +338,33 @@ class CheckpointStore:
                     stack.append(str(value[1]))
                 elif isinstance(value, list) and len(value) == 8 and value[0] == "f":
                     live.add(str(value[3]))
-        for dirpath, _dirs, names in os.walk(self.blobs):
-            head = os.path.basename(dirpath)
-            for name in names:
-                if head + name not in live:
-                    with contextlib.suppress(OSError):
-                        os.unlink(os.path.join(dirpath, name))
+        return live
+
+    def _collect(self, manifests: list[Manifest]) -> None:
+        """Rewrite the packs so they hold only what `manifests` reach: a pack with nothing
+        live is removed, one partly live copied into a new pack of the live blobs."""
+        self.refresh()
+        (self.root / "generation").write_bytes(secrets.token_hex(8).encode())
+        live = self._live(manifests)
+        by_pack: dict[str, list[str]] = {}
+        for digest, (pack, _offset, _length) in self._index.items():
+            by_pack.setdefault(pack, []).append(digest)
+        for pack, digests in by_pack.items():
+            keep = [d for d in digests if d in live]
+            if len(keep) == len(digests):
+                continue
+            carried: dict[str, bytes] = {}
+            for digest in keep:
+                with contextlib.suppress(StoreDamaged):  # a damaged blob is not carried
+                    carried[digest] = self.get(digest)
+            for digest in digests:
+                del self._index[digest]
+            if carried:
+                writer = PackWriter(self)
+                for digest, data in carried.items():
+                    writer.put(digest, data)
+                writer.commit()
+            for suffix in (".idx", ".pack"):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.packs / f"{pack}{suffix}").unlink()
+            self._loaded.discard(pack)

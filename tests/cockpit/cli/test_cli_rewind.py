@@ -148,9 +148,8 @@ def test_without_a_journal_the_most_recent_run_is_used(tmp_path, monkeypatch) ->
 
 
 def _damage_a_blob(store: Path) -> None:
-    for path in sorted((store / "blobs").rglob("*")):
-        if path.is_file():
-            path.write_bytes(b"damaged")
+    for path in sorted((store / "packs").glob("*.pack")):
+        path.write_bytes(b"d" * path.stat().st_size)
 
 
 @pytest.mark.parametrize("case", ["unknown turn", "no journal", "a directory", "both flags",

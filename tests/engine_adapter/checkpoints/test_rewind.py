@@ -144,14 +144,14 @@ def test_a_damaged_store_changes_nothing(tmp_path) -> None:
     store = CheckpointStore(tmp_path / "store")
     _, manifests, _ = _run(ws, store)
     before = state_of(ws)
-    digest = store.entries(manifests[0])["src/app.py"].digest
-    blob = tmp_path / "store" / "blobs" / digest[:2] / digest[2:]
-    blob.write_bytes(b"tampered")
+    first_pack = sorted((tmp_path / "store" / "packs").glob("*.pack"))[0]  # turn 1's files
+    data = first_pack.read_bytes()
+    first_pack.write_bytes(data.replace(b"print(1)", b"print(0)"))  # same length, other bytes
     with pytest.raises(StoreDamaged, match="changed"):
-        rewind(store, manifests[0], manifests[-1])
-    blob.unlink()
+        rewind(CheckpointStore(tmp_path / "store"), manifests[0], manifests[-1])
+    first_pack.unlink()
     with pytest.raises(StoreDamaged, match="lacks"):
-        rewind(store, manifests[0], manifests[-1])
+        rewind(CheckpointStore(tmp_path / "store"), manifests[0], manifests[-1])
     assert _recorded(state_of(ws)) == _recorded(before)
 
 

@@ -97,13 +97,13 @@ def test_unchanged_files_are_not_read_again_and_cost_nothing(tmp_path) -> None:
     first = taker.take(turn=1)
     assert first.read == 50
     taker.previous_start_ns += 10**12  # as if that checkpoint were long ago (no racy files)
-    blobs = sorted((tmp_path / "store" / "blobs").rglob("*"))
+    packs = set((tmp_path / "store" / "packs").glob("*.idx"))
     (ws / "f3.txt").write_text("changed")
     second = taker.take(turn=2)
     assert second.read == 1 and second.changed == (0, 1, 0)
     # One new blob and one new tree (the folder that changed), not fifty files again.
-    new = set((tmp_path / "store" / "blobs").rglob("*")) - set(blobs)
-    assert len([p for p in new if p.is_file()]) == 2
+    (new,) = set((tmp_path / "store" / "packs").glob("*.idx")) - packs
+    assert new.stat().st_size == 2 * 44  # two index records
 
 
 def test_a_file_rewritten_in_the_same_tick_is_read_again(tmp_path) -> None:
