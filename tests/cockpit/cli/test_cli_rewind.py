@@ -213,3 +213,19 @@ def test_the_help_of_both_commands_says_what_each_option_does() -> None:
     text = cli("rewind", "--help").stdout
     for option in ("--to", "--undo", "--dry-run", "--yes"):
         assert option in text
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_cockpit_demo_checkpoints_unless_the_config_turns_it_off(tmp_path, enabled) -> None:
+    from cockpit.config import config_path
+
+    if not enabled:
+        config_path().parent.mkdir(parents=True, exist_ok=True)
+        config_path().write_text("[checkpoints]\nenabled = false\n")
+    journal = tmp_path / "demo.jsonl"
+    got = cli("demo", "--headless", "--auto-approve", "--speed", "0", "--journal", journal)
+    assert got.exit_code == 0, got.output
+    types = [e.type for e in read_journal(journal)]
+    assert ("checkpoint_taken" in types) is enabled
+    if enabled:
+        assert types.count("checkpoint_taken") == types.count("turn_start") + 1
