@@ -13,6 +13,7 @@ Light at import (`cockpit --help` loads it).
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,8 +30,9 @@ __all__ = ["EXIT_REFUSED", "checkpoints", "rewind", "run_checkpoints", "run_rewi
 EXIT_REFUSED = 2
 """No such journal, no checkpoints, an unknown turn, the workspace gone, a damaged store."""
 
-_WANTED = (b'{"type":"agent_start"', b'{"type":"agent_end"', b'{"type":"checkpoint_taken"',
-           b'{"type":"workspace_rewound"')
+_WANTED = re.compile(
+    rb'"type"\s*:\s*"(?:agent_start|agent_end|checkpoint_taken|workspace_rewound)"')
+"""The lines `_read` parses (any writer's layout: spaces, other key orders)."""
 
 
 class _Refused(Exception):
@@ -100,7 +102,7 @@ def _read(path: Path) -> RunCheckpoints:
             for line in handle:
                 if line.strip():
                     last = line
-                if line.startswith(_WANTED):
+                if _WANTED.search(line):
                     try:
                         events.append(parse_event(line))
                     except ValueError:

@@ -117,6 +117,12 @@ def rewind_run(store: CheckpointStore, run: RunCheckpoints, *, to: int | None = 
             raise RewindRefused(f"the run has no checkpoint of turn {to} (turns: {known})")
         target = _manifest(store, run.turns[to].checkpoint, f"turn {to}")
         baseline = _manifest(store, run.baseline(), "the run")
+    if run.workspace is not None and os.path.realpath(run.workspace) != target.workspace:
+        raise RewindRefused(f"the checkpoint is of {target.workspace!r}, not of the run's "
+                            f"workspace {run.workspace!r}: the journal or the store was changed")
+    if baseline.workspace != target.workspace:
+        raise RewindRefused("the run's checkpoints name two workspaces: the journal or the "
+                            "store was changed")
     if not os.path.isdir(target.workspace):
         raise RewindRefused(f"the workspace {target.workspace} is gone")
     return rewind(store, target, baseline, dry_run=dry_run)

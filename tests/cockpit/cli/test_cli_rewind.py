@@ -229,3 +229,20 @@ def test_cockpit_demo_checkpoints_unless_the_config_turns_it_off(tmp_path, enabl
     assert ("checkpoint_taken" in types) is enabled
     if enabled:
         assert types.count("checkpoint_taken") == types.count("turn_start") + 1
+
+
+def test_a_journal_naming_another_workspaces_checkpoint_is_refused(tmp_path) -> None:
+    ws = git_repo(tmp_path / "ws")
+    journal, _ = _a_run(ws, tmp_path)
+    other = plain_folder(tmp_path / "other", {"keep.txt": "not the run's"})
+    lines = []
+    for line in journal.read_text().splitlines():
+        event = json.loads(line)
+        if event["type"] == "agent_start":
+            event["cwd"] = str(other)  # an edited journal: the rewind must not touch `other`
+        lines.append(json.dumps(event))
+    journal.write_text("\n".join(lines) + "\n")
+    before = state_of(other)
+    got = cli("rewind", journal, "--to", 1)
+    assert got.exit_code == 2 and "not of the run's workspace" in got.stderr
+    assert state_of(other) == before

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.workspaces import git_repo, git_status, plain_folder, state_of, tree_hash
+from support.workspaces import git, git_repo, git_status, plain_folder, state_of, tree_hash
 
 from engine_adapter.checkpoints import (
     CheckpointStore,
@@ -242,3 +242,79 @@ def test_rewind_to_turn_n_gives_exactly_the_state_at_turn_n(turns, data) -> None
         assert undone.before is not None and undone.after is not None
         rewind(store, undone.before, undone.after)
         assert state_of(ws) == states[picks[1]]
+
+
+# Attacks on the rewind's writes: links and hard links planted by the run, hostile names ----
+
+def _one_turn(tmp_path: Path, script: str, files: dict[str, str] | None = None):
+    ws = plain_folder(tmp_path / "ws", files)
+    store = CheckpointStore(tmp_path / "store")
+    taker = Snapshotter(store, str(ws), run="r")
+    first = taker.take(turn=1)
+    sh(ws, script)
+    end = taker.take(kind="end").manifest
+    return ws, store, first, end
+
+
+@pytest.mark.parametrize("plant", [
+    "rm README.md && ln -s {out}/victim README.md",  # a file swapped for a link out
+    "rm README.md && ln {out}/victim README.md",  # ... for a hard link to a file outside
+    "rm -r src && ln -s {out} src",  # a folder swapped for a link out
+    "mkdir -p deep && rm -r src && ln -s {out} deep/src && ln -s deep/src src",  # two hops
+    "rm -r src && mkdir src && ln -s {out}/victim src/app.py",  # the file itself a link out
+])
+def test_nothing_outside_the_workspace_is_written_through_what_the_run_planted(
+        tmp_path, plant) -> None:
+    out = tmp_path / "outside"
+    out.mkdir()
+    (out / "victim").write_text("outside: must stay")
+    ws, store, first, end = _one_turn(tmp_path, plant.format(out=out))
+    outcome = rewind(store, first.manifest, end)
+    assert not outcome.failed
+    assert (out / "victim").read_text() == "outside: must stay"
+    assert sorted(p.name for p in out.iterdir()) == ["victim"]
+    assert state_of(ws) == {"README.md": ("f", b"hello\n", False),
+                            "src/app.py": ("f", b"print(1)\n", False)}
+
+
+@pytest.mark.parametrize("name", ["new\nline.txt", "tab\there", "-rf", "quote\"'.txt",
+                                  " lead space", "é-ünïcode", "\u202eevil.txt", "x" * 200])
+def test_hostile_file_names_are_recorded_and_restored(tmp_path, name) -> None:
+    ws = plain_folder(tmp_path / "ws", {name: "theirs", "ok.txt": "ok"})
+    store = CheckpointStore(tmp_path / "store")
+    taker = Snapshotter(store, str(ws), run="r")
+    first = taker.take(turn=1)
+    (ws / name).unlink()
+    end = taker.take(kind="end").manifest
+    rewind(store, first.manifest, end)
+    assert (ws / name).read_text() == "theirs"
+
+
+def test_a_name_that_is_not_utf8_is_recorded_and_restored(tmp_path) -> None:
+    ws = plain_folder(tmp_path / "ws")
+    raw = os.fsencode(str(ws)) + b"/bad\xff\xfename"
+    with open(raw, "wb") as handle:
+        handle.write(b"bytes")
+    store = CheckpointStore(tmp_path / "store")
+    taker = Snapshotter(store, str(ws), run="r")
+    first = taker.take(turn=1)
+    os.unlink(raw)
+    end = taker.take(kind="end").manifest
+    rewind(store, first.manifest, end)
+    with open(raw, "rb") as handle:
+        assert handle.read() == b"bytes"
+
+
+def test_a_run_that_commits_keeps_its_commit_the_files_go_back(tmp_path) -> None:
+    ws = git_repo(tmp_path / "ws")
+    store = CheckpointStore(tmp_path / "store")
+    taker = Snapshotter(store, str(ws), run="r")
+    first = taker.take(turn=1)
+    (ws / "README.md").write_text("committed by the agent\n")
+    git(ws, "commit", "-qam", "agent")
+    after_commit = tree_hash(ws / ".git")
+    end = taker.take(kind="end").manifest
+    rewind(store, first.manifest, end)
+    assert (ws / "README.md").read_text() == "hello\n"
+    assert tree_hash(ws / ".git") == after_commit  # git's history is the user's: not rewound
+    assert "README.md" in git_status(ws)
