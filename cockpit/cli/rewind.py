@@ -200,6 +200,11 @@ def run_rewind(journal: str | None, *, to: int | None, undo: bool, dry_run: bool
         return _fail(f"the workspace could not be read: {exc.strerror or exc}")
     done = "would change" if dry_run else "changed"
     plan = outcome.plan
+    if plan.empty and not outcome.failed:
+        print("# nothing to rewind: the workspace is already as it was there"
+              + (f" ({len(plan.left_alone)} left alone)" if plan.left_alone else ""),
+              file=sys.stderr)
+        return 0
     print(f"# {done}: {len(plan.restore)} restored, {len(plan.remove)} removed, "
           f"{len(plan.left_alone)} left alone" + ("" if dry_run else
                                                   "; `cockpit rewind --undo` puts it back"),
