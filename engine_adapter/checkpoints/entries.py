@@ -3,7 +3,8 @@
 An `Entry` is a regular file (`kind == "f"`: its mode bits, size, SHA-256 and whether its bytes
 are in the store) or a symbolic link (`kind == "l"`: its target as text, never followed). The
 stat fields (`mtime_ns`, `ctime_ns`, `ino`) are only the stat cache's key: two entries hold the
-same content when `same_content` says so, whatever their stat fields.
+same content when `same_content` says so, whatever their stat fields, and a tree keeps no stat
+field.
 """
 
 from __future__ import annotations
@@ -26,21 +27,20 @@ class Entry(NamedTuple):
     ino: int = 0
 
     def to_list(self) -> list[object]:
-        """The compact form a tree keeps."""
-        return [self.kind, self.mode, self.size, self.digest, int(self.stored), self.mtime_ns,
-                self.ctime_ns, self.ino]
+        """The compact form a tree keeps: the content, not the stat fields (those are the
+        running checkpointer's cache, kept in memory; a `touch` changes no tree)."""
+        return [self.kind, self.mode, self.size, self.digest, int(self.stored)]
 
     @classmethod
     def from_list(cls, data: object) -> Entry:
         """An entry read back from a tree; `ValueError` for anything else."""
-        if not isinstance(data, list) or len(data) != 8:
-            raise ValueError("an entry is a list of eight values")
-        kind, mode, size, digest, stored, mtime, ctime, ino = data
+        if not isinstance(data, list) or len(data) != 5:
+            raise ValueError("an entry is a list of five values")
+        kind, mode, size, digest, stored = data
         if kind not in ("f", "l") or not isinstance(digest, str) or not all(
-                isinstance(n, int) and not isinstance(n, bool)
-                for n in (mode, size, stored, mtime, ctime, ino)):
+                isinstance(n, int) and not isinstance(n, bool) for n in (mode, size, stored)):
             raise ValueError("an entry's values have the wrong types")
-        return cls(kind, mode, size, digest, bool(stored), mtime, ctime, ino)
+        return cls(kind, mode, size, digest, bool(stored))
 
 
 def same_content(a: Entry | None, b: Entry | None) -> bool:

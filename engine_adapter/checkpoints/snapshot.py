@@ -231,15 +231,18 @@ class Snapshotter:
             if not tree and folder:
                 trees.pop(folder, None)  # emptied: its parent drops it
                 continue
-            if self._writer is None:
-                digest = hashlib.sha256(repr(sorted(tree.items())).encode()).hexdigest()
-            else:
-                digest, size = self._writer.put_tree(tree)
-                written += size
+            digest, size = self._store_tree(tree)
+            written += size
             trees[folder] = (tree, digest)
         if self._record:
             self._trees = trees
         return trees[""][1], written
+
+    def _store_tree(self, tree: dict[str, Any]) -> tuple[str, int]:
+        """One folder's tree into the pack (a dry run: only a digest); digest, bytes added."""
+        if self._writer is None:
+            return hashlib.sha256(repr(sorted(tree.items())).encode()).hexdigest(), 0
+        return self._writer.put_tree(tree)
 
     def _all_trees(self, entries: dict[str, Entry]) -> tuple[str, int]:
         """Every folder's tree, built from nothing (the run's first checkpoint)."""
@@ -264,11 +267,8 @@ class Snapshotter:
             tree = folders[folder]
             for child in children.get(folder, ()):
                 tree[child.rpartition("/")[2]] = ["d", trees[child][1]]
-            if self._writer is None:
-                digest = hashlib.sha256(repr(sorted(tree.items())).encode()).hexdigest()
-            else:
-                digest, size = self._writer.put_tree(tree)
-                written += size
+            digest, size = self._store_tree(tree)
+            written += size
             trees[folder] = (tree, digest)
         if self._record:
             self._trees = trees

@@ -3,7 +3,7 @@
 Layout under the store's root (in the cockpit's data dir, never in a workspace):
 
     packs/<id>.pack  the blobs one checkpoint added (files' bytes, and trees: a folder's entries
-                     as JSON), end to end
+                     as JSON, zlib-compressed), end to end
     packs/<id>.idx   where each is in its pack: SHA-256, offset, length (44 bytes a blob)
     manifests/<id>.json
     lock             flock: shared while a checkpoint or rewind runs, exclusive while pruning
@@ -27,6 +27,7 @@ import re
 import secrets
 import struct
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -76,8 +77,9 @@ class PackWriter:
         return len(data)
 
     def put_tree(self, tree: dict[str, Any]) -> tuple[str, int]:
-        """Add one folder's entries; its digest and the bytes added."""
-        data = json.dumps(tree, sort_keys=True, separators=(",", ":")).encode()
+        """Add one folder's entries (JSON, compressed: a tree is mostly hex digests, and a
+        folder that changed is written whole); its digest and the bytes added."""
+        data = zlib.compress(json.dumps(tree, sort_keys=True, separators=(",", ":")).encode(), 6)
         digest = hashlib.sha256(data).hexdigest()
         return digest, self.put(digest, data)
 
@@ -215,8 +217,8 @@ class CheckpointStore:
     def get_tree(self, digest: str) -> dict[str, Any]:
         """One folder's entries; `StoreDamaged` when the tree is missing or not one."""
         try:
-            tree = json.loads(self.get(digest))
-        except ValueError:
+            tree = json.loads(zlib.decompress(self.get(digest)))
+        except (ValueError, zlib.error):
             raise StoreDamaged(f"the checkpoint store's tree {digest[:12]} does not read") from None
         if not isinstance(tree, dict):
             raise StoreDamaged(f"the checkpoint store's tree {digest[:12]} is not a folder")
@@ -336,7 +338,7 @@ class CheckpointStore:
             for value in tree.values():
                 if isinstance(value, list) and len(value) == 2 and value[0] == "d":
                     stack.append(str(value[1]))
-                elif isinstance(value, list) and len(value) == 8 and value[0] == "f":
+                elif isinstance(value, list) and len(value) == 5 and value[0] == "f":
                     live.add(str(value[3]))
         return live
 

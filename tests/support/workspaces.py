@@ -3,10 +3,14 @@ holds (files and links, the way a rewind must restore them), and a hash of a `.g
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
+
+from engine_adapter import ToolEnd, ToolStart, TurnStart
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
@@ -85,3 +89,15 @@ def tree_hash(folder: Path) -> str:
             elif os.path.isfile(full):
                 digest.update(Path(full).read_bytes())
     return digest.hexdigest()
+
+
+def shell_turn(turn: int, script: str) -> Any:
+    """A `StepRunner` step: turn `turn` runs `script` for real in the runner's `cwd`, between
+    its `tool_start` and `tool_end`."""
+    async def step(r: Any) -> None:
+        r.emit(TurnStart(turn=turn))
+        r.emit(ToolStart(call_id=f"c{turn}", tool="shell", tool_input={"command": script}))
+        proc = await asyncio.create_subprocess_exec("sh", "-c", script, cwd=r.cwd)
+        await proc.wait()
+        r.emit(ToolEnd(call_id=f"c{turn}", tool="shell", ok=proc.returncode == 0))
+    return step

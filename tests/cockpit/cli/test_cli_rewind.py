@@ -4,7 +4,6 @@ nothing changed."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -13,13 +12,13 @@ from pathlib import Path
 import pytest
 from support.event_loop import run
 from support.steps import StepRunner
-from support.workspaces import git_repo, git_status, plain_folder, state_of, tree_hash
+from support.workspaces import git_repo, git_status, plain_folder, shell_turn, state_of, tree_hash
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
 from cockpit.launch import RunOptions, SessionFactory
 from cockpit.paths import checkpoint_dir
-from engine_adapter import ToolEnd, ToolStart, TurnStart, read_journal
+from engine_adapter import read_journal
 from engine_adapter.checkpoints import CheckpointSettings
 
 SCRIPTS = [
@@ -29,23 +28,13 @@ SCRIPTS = [
 ]
 
 
-def _turn(turn: int, script: str):
-    async def step(r: StepRunner) -> None:
-        r.emit(TurnStart(turn=turn))
-        r.emit(ToolStart(call_id=f"c{turn}", tool="shell", tool_input={"command": script}))
-        proc = await asyncio.create_subprocess_exec("sh", "-c", script, cwd=r.cwd)
-        await proc.wait()
-        r.emit(ToolEnd(call_id=f"c{turn}", tool="shell", ok=proc.returncode == 0))
-    return step
-
-
 def _a_run(ws: Path, tmp_path: Path) -> tuple[Path, list[dict]]:
     """A real run of three shell turns through the cockpit's SessionFactory; its journal and
     the workspace's state before each turn (and at the end)."""
     states: list[dict] = []
 
     def remember(turn: int, script: str):
-        inner = _turn(turn, script)
+        inner = shell_turn(turn, script)
 
         async def step(r: StepRunner) -> None:
             states.append(state_of(ws))
@@ -137,7 +126,7 @@ def test_rewind_prints_one_path_a_line_and_leaves_a_users_change_alone(tmp_path)
 def test_without_a_journal_the_most_recent_run_is_used(tmp_path, monkeypatch) -> None:
     ws = plain_folder(tmp_path / "ws")
     states: list = []
-    factory = SessionFactory(lambda t, i: StepRunner(_turn(1, "echo x > a"), cwd=str(ws)),
+    factory = SessionFactory(lambda t, i: StepRunner(shell_turn(1, "echo x > a"), cwd=str(ws)),
                              cwd=ws, options=RunOptions(unattended=True, saved_grants=False,
                                                         checkpoints=CheckpointSettings()))
     states.append(state_of(ws))

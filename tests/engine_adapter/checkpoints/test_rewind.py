@@ -160,7 +160,7 @@ def test_a_damaged_store_changes_nothing(tmp_path) -> None:
 def test_a_manifest_naming_a_path_outside_or_in_git_is_damage(tmp_path, bad) -> None:
     store = CheckpointStore(tmp_path / "store")
     ws = plain_folder(tmp_path / "ws")
-    root, _ = store.put_tree({bad: ["f", 0o644, 1, "a" * 64, 1, 0, 0, 0]})
+    root, _ = store.put_tree({bad: ["f", 0o644, 1, "a" * 64, 1]})
     manifest = Manifest(id="0000000000a-00000000", run="r", workspace=str(ws), root=root,
                         created=0.0)
     store.write_manifest(manifest)

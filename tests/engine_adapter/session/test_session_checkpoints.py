@@ -4,13 +4,12 @@ runs (the built-in engine, a user engine that never awaits), one at the run's en
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 
 from support.event_loop import run
 from support.steps import StepRunner
-from support.workspaces import git_repo, plain_folder, tree_hash
+from support.workspaces import git_repo, plain_folder, shell_turn, tree_hash
 
 from engine_adapter import (
     JsonlEventJournal,
@@ -31,16 +30,6 @@ def _session(runner, ws: Path, store: Path, journal: Path | None = None, **kw) -
                    journal=JsonlEventJournal(journal) if journal else None, **kw)
 
 
-def _shell_turn(turn: int, script: str):
-    async def step(r: StepRunner) -> None:
-        r.emit(TurnStart(turn=turn))
-        r.emit(ToolStart(call_id=f"c{turn}", tool="shell", tool_input={"command": script}))
-        proc = await asyncio.create_subprocess_exec("sh", "-c", script, cwd=r.cwd)
-        await proc.wait()
-        r.emit(ToolEnd(call_id=f"c{turn}", tool="shell", ok=proc.returncode == 0))
-    return step
-
-
 def _order_holds(types: list[str]) -> None:
     """Every turn_start is followed by its checkpoint before anything that runs."""
     for i, kind in enumerate(types):
@@ -54,8 +43,8 @@ def test_a_user_engine_running_shell_commands_gets_a_checkpoint_before_each(tmp_
     ws = git_repo(tmp_path / "ws")
     git_before = tree_hash(ws / ".git")
     runner = StepRunner(
-        _shell_turn(1, "echo one > made.txt && echo x > README.md"),
-        _shell_turn(2, "rm made.txt && mkdir out && echo y > out/y.txt && echo z > x.log"),
+        shell_turn(1, "echo one > made.txt && echo x > README.md"),
+        shell_turn(2, "rm made.txt && mkdir out && echo y > out/y.txt && echo z > x.log"),
         cwd=str(ws))
     session = _session(runner, ws, tmp_path / "store", tmp_path / "run.jsonl")
     run(session.run())
@@ -112,7 +101,7 @@ def test_an_engine_that_forgets_agent_end_or_raises_still_gets_its_end_checkpoin
         r.emit(TurnStart(turn=1))
         raise RuntimeError("engine bug")
 
-    for runner in (StepRunner(_shell_turn(1, "true"), end=False, cwd=str(ws)),
+    for runner in (StepRunner(shell_turn(1, "true"), end=False, cwd=str(ws)),
                    StepRunner(boom, cwd=str(ws))):
         session = _session(runner, ws, tmp_path / "store")
         run(session.run())
@@ -139,7 +128,7 @@ def test_a_checkpoint_that_cannot_be_taken_is_journaled_and_the_run_goes_on(tmp_
 
 def test_without_checkpoints_the_session_is_as_it_was(tmp_path) -> None:
     ws = plain_folder(tmp_path / "ws")
-    session = Session(StepRunner(_shell_turn(1, "true"), cwd=str(ws)), TaskState(task="t"),
+    session = Session(StepRunner(shell_turn(1, "true"), cwd=str(ws)), TaskState(task="t"),
                       unattended=True)
     run(session.run())
     assert "checkpoint_taken" not in [e.type for e in session.history]
@@ -158,7 +147,7 @@ def test_the_checkpoint_is_taken_off_the_event_loop(tmp_path) -> None:
         return original(**kw)
 
     checkpoints.snapshotter.take = spy  # type: ignore[method-assign]  # a spy, same behaviour
-    session = Session(StepRunner(_shell_turn(1, "true"), cwd=str(ws)), TaskState(task="t"),
+    session = Session(StepRunner(shell_turn(1, "true"), cwd=str(ws)), TaskState(task="t"),
                       unattended=True, checkpoints=checkpoints)
     run(session.run())
     assert threads and all(name.startswith("cockpit-checkpoint") for name in threads)
