@@ -28,6 +28,13 @@ network = false
 read_deny = ["~/.config/secret-tool", "/srv/keys"]  # hidden from commands, beside the defaults
 read_allow = ["~/.npmrc"]     # a default credential place commands may read after all
 pass_env = ["GH_TOKEN"]       # variables commands get although they look like secrets
+
+[checkpoints]                 # the workspace at each turn's start, for `cockpit rewind`
+enabled = true
+max_store_mb = 2048           # the store's cap; past it the oldest runs are pruned
+prune = true                  # false: keep old runs, take no new checkpoints past the cap
+large_file_mb = 16            # bigger files are recorded by size and hash, not copied
+ignore = ["*.log", "build"]   # names never recorded, beside the default caches
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -44,10 +51,13 @@ import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.notify import NotifySettings, parse_notify
 from cockpit.paths import config_dir
+
+if TYPE_CHECKING:
+    from engine_adapter.checkpoints import CheckpointSettings
 
 __all__ = ["Config", "ModelConfig", "ProviderConfig", "broken", "config_path", "load_config",
            "save_theme"]
@@ -85,6 +95,7 @@ class Config:
     sandbox_read_deny: tuple[str, ...] = ()  # `[sandbox] read_deny`, checked
     sandbox_read_allow: tuple[str, ...] = ()
     sandbox_pass_env: tuple[str, ...] = ()  # `[sandbox] pass_env`, checked
+    checkpoints: CheckpointSettings | None = None  # `[checkpoints]`, checked (None: defaults)
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
@@ -128,8 +139,10 @@ def load_config(path: Path | None = None) -> Config:
     mode, network = _sandbox(raw, problems)
     read_deny, read_allow = _sandbox_paths(raw, problems)
     pass_env = _pass_env(raw, problems)
+    checkpoints = _checkpoints(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
-                  providers=providers, models=models, notify=notify, sandbox_mode=mode,
+                  checkpoints=checkpoints, providers=providers, models=models, notify=notify,
+                  sandbox_mode=mode,
                   sandbox_network=network, sandbox_read_deny=read_deny,
                   sandbox_read_allow=read_allow, sandbox_pass_env=pass_env, problems=problems)
 
@@ -182,6 +195,42 @@ def _pass_env(raw: dict[str, Any], problems: list[str]) -> tuple[str, ...]:
         problems.append("[sandbox] pass_env must be a list of variable names")
         return ()
     return tuple(names)
+
+
+_CHECKPOINT_KEYS = ("enabled", "max_store_mb", "prune", "large_file_mb", "ignore")
+
+
+def _checkpoints(raw: dict[str, Any], problems: list[str]) -> CheckpointSettings | None:
+    """`[checkpoints]`; a bad value is skipped (its default applies) with a problem noted."""
+    from engine_adapter.checkpoints import CheckpointSettings
+
+    table = raw.get("checkpoints")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        problems.append("[checkpoints] must be a table")
+        return None
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _CHECKPOINT_KEYS:
+            problems.append(f"[checkpoints] has no setting {key!r} (known: "
+                            f"{', '.join(_CHECKPOINT_KEYS)})")
+        elif key in ("enabled", "prune"):
+            if isinstance(value, bool):
+                values[key] = value
+            else:
+                problems.append(f"[checkpoints] {key} must be true or false")
+        elif key == "ignore":
+            if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
+                values[key] = tuple(value)
+            else:
+                problems.append("[checkpoints] ignore must be a list of names or patterns")
+        elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            problems.append(f"[checkpoints] {key} must be a positive number of megabytes")
+        else:
+            name = "max_store_bytes" if key == "max_store_mb" else "large_bytes"
+            values[name] = int(value * (1 << 20))
+    return CheckpointSettings(**values)
 
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {

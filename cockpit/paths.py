@@ -1,4 +1,5 @@
-"""Where cockpit keeps its files: journals under the user's data directory, settings, user
+"""Where cockpit keeps its files: journals and workspace checkpoints under the user's data
+directory, settings, user
 themes and saved grants under the config directory. `COCKPIT_HOME` puts both under one folder
 (tests, sandboxes)."""
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import platformdirs
 
 __all__ = [
+    "checkpoint_dir",
     "config_dir",
     "data_dir",
     "free_journal_name",
@@ -67,6 +69,12 @@ def grants_dir() -> Path:
 def journal_dir() -> Path:
     """Where runs write their journals unless `--journal` says otherwise."""
     return data_dir() / "journals"
+
+
+def checkpoint_dir() -> Path:
+    """The checkpoint store of every run (`engine_adapter.checkpoints`): in the data directory,
+    never in a workspace, read-only to the run's own commands (as the journals are)."""
+    return data_dir() / "checkpoints"
 
 
 def new_journal_path(session_id: str, *, now: float | None = None) -> Path:

@@ -78,6 +78,8 @@ _HOMES: dict[str, str] = {
     "VerificationEnd": "engine_adapter.events",
     "VerificationPlanFrozen": "engine_adapter.events",
     "VerificationStart": "engine_adapter.events",
+    "CheckpointTaken": "engine_adapter.events",
+    "WorkspaceRewound": "engine_adapter.events",
     "classify_command": "engine_adapter.shell",
     "dump_event": "engine_adapter.events",
     "grant_prefix": "engine_adapter.shell",
@@ -142,6 +144,9 @@ if TYPE_CHECKING:
     )
     from engine_adapter.events import (
         CancellationObserved as CancellationObserved,
+    )
+    from engine_adapter.events import (
+        CheckpointTaken as CheckpointTaken,
     )
     from engine_adapter.events import (
         CommandsAvailable as CommandsAvailable,
@@ -223,6 +228,9 @@ if TYPE_CHECKING:
     )
     from engine_adapter.events import (
         VerificationStart as VerificationStart,
+    )
+    from engine_adapter.events import (
+        WorkspaceRewound as WorkspaceRewound,
     )
     from engine_adapter.events import (
         dump_event as dump_event,

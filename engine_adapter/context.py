@@ -150,6 +150,14 @@ class RunContext:
         """Nothing more may be emitted into this run."""
         self.live = False
 
+    async def checkpoint_ready(self) -> None:
+        """Wait for the workspace checkpoint the last `turn_start` began (a sink that takes
+        none, or takes it at once: no wait). Await it after emitting `turn_start` and before
+        the turn's first tool runs, so that waiting for a checkpoint never blocks the loop."""
+        ready = getattr(self.sink, "checkpoint_ready", None)
+        if ready is not None and inspect.iscoroutinefunction(ready):
+            await ready()
+
     # approvals ------------------------------------------------------------------------------
     async def request_approval(self, approval_id: str, tool: str, reason: str,
                                tool_input: dict[str, Any], *, tier: int = 3,

@@ -7,7 +7,7 @@
   commands that run a task, declared once.
 - `conversations`: `cockpit sessions` and `cockpit resume`; `catalogue`: `cockpit agents` and
   `cockpit models`; `journals`: `cockpit replay`, `cockpit journals` and `cockpit export`;
-  `grants`: `cockpit grants …`.
+  `grants`: `cockpit grants …`; `rewind`: `cockpit checkpoints` and `cockpit rewind`.
 
 `entry()` here is the console script (and `python -m cockpit`): `cockpit version` and
 `cockpit --version` answer before typer is imported, since typer's dispatch of any command

@@ -21,6 +21,7 @@ from cockpit.cli import (
     grants,
     host,
     journals,
+    rewind,
     run,
     verify,
     version_line,
@@ -73,6 +74,8 @@ app.command(help=journals.REPLAY_HELP)(journals.replay)
 app.command()(journals.journals)
 app.command(help=journals.EXPORT_HELP)(journals.export)
 app.command(help=verify.VERIFY_HELP)(verify.verify)
+app.command()(rewind.checkpoints)
+app.command()(rewind.rewind)
 app.command()(conversations.sessions)
 app.command()(conversations.resume)
 

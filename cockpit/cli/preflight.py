@@ -84,6 +84,7 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise."""
     from cockpit.config import config_path, load_config
     from cockpit.launch import RunOptions, SetupError
+    from engine_adapter.checkpoints import CheckpointSettings
     from engine_adapter.grants import PolicyError, load_policy
     from engine_adapter.sandbox import ENV_VARIABLE, MODES, SandboxSettings
 
@@ -118,7 +119,8 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     return RunOptions(journal=flags.journal, unattended=flags.unattended or not tui,
                       approval_timeout=flags.approval_timeout, auto_approve=flags.auto_approve,
                       policy=loaded, project=project, sandbox=settings,
-                      allow_home_workspace=allow_home)
+                      allow_home_workspace=allow_home,
+                      checkpoints=config.checkpoints or CheckpointSettings())
 
 
 def agent_choices(model: str | None, flags: AgentFlags) -> AgentChoices:

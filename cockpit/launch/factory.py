@@ -22,6 +22,7 @@ from typing import Any
 
 from cockpit.journals import remember_journal
 from cockpit.paths import (
+    checkpoint_dir,
     config_dir,
     data_dir,
     free_journal_name,
@@ -30,6 +31,7 @@ from cockpit.paths import (
     new_journal_path,
 )
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
+from engine_adapter.checkpoints import Checkpointer, CheckpointSettings, CheckpointStore
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
 __all__ = [
@@ -63,7 +65,8 @@ class RunOptions:
     its saved grants apply only when it is its own canonical path. `saved_grants`: read and
     keep saved grants and deny rules (in `grants_dir()`). `sandbox`: where the built-in
     engine's commands and an ACP agent's terminals run (`None`: `$COCKPIT_SANDBOX`, else
-    `workspace-write`).
+    `workspace-write`). `checkpoints`: checkpoint the workspace at each turn and at each run's
+    end into `checkpoint_dir()` (`None`, or not `enabled`: none are taken).
     """
 
     journal: Path | None = None
@@ -75,6 +78,7 @@ class RunOptions:
     saved_grants: bool = True
     sandbox: SandboxSettings | None = None
     allow_home_workspace: bool = False
+    checkpoints: CheckpointSettings | None = None
 
 
 def _homes() -> list[str]:
@@ -214,12 +218,20 @@ class SessionFactory:
                           grants=conversation.grants, unattended=options.unattended,
                           approval_timeout=options.approval_timeout,
                           auto_approve=options.auto_approve, grant_store=self.grant_store,
-                          approval_policy=options.policy)
+                          approval_policy=options.policy, checkpoints=self._checkpointer(path))
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)
         self.sessions.append(session)
         return session
+
+    def _checkpointer(self, journal: Path) -> Checkpointer | None:
+        """The checkpoints of the run writing `journal` (named by its file's stem)."""
+        settings = self.options.checkpoints
+        if settings is None or not settings.enabled:
+            return None
+        return Checkpointer(CheckpointStore(checkpoint_dir()), self.cwd, run=journal.stem,
+                            settings=settings)
 
     async def aclose(self) -> None:
         """Close every runner that can be closed (an ACP agent: its stdin is closed so it can

@@ -2,8 +2,8 @@
 
 - `schema`: the union, `parse_event` / `dump_event` and `stamped` (every class is importable
   from here); the classes live by family in `base` (the fields every event carries), `run` (the
-  run's course, model and verification), `tools` (tool calls and approvals) and `agent` (an
-  external agent's session).
+  run's course, model and verification), `tools` (tool calls and approvals), `agent` (an
+  external agent's session) and `workspace` (checkpoints and rewinds).
 - `caps`: the caps on one event's journal line; `timestamps`: the range of `ts` and its display;
   `failures`: which outcomes count as failed; `questions`: an answer checked against its question.
 """
@@ -82,6 +82,7 @@ from engine_adapter.events.tools import (
     ToolEnd,
     ToolStart,
 )
+from engine_adapter.events.workspace import CheckpointTaken, WorkspaceRewound
 
 __all__ = [
     "BAD_TIME",
@@ -110,6 +111,7 @@ __all__ = [
     "ApprovalResolved",
     "BaseEvent",
     "CancellationObserved",
+    "CheckpointTaken",
     "CommandsAvailable",
     "DecisionError",
     "DeclarationRequired",
@@ -140,6 +142,7 @@ __all__ = [
     "VerificationEnd",
     "VerificationPlanFrozen",
     "VerificationStart",
+    "WorkspaceRewound",
     "answer_text",
     "bounded_line",
     "check_answer",

@@ -56,6 +56,7 @@ from engine_adapter.events.run import (
     VerificationStart,
 )
 from engine_adapter.events.tools import ApprovalRequested, ApprovalResolved, ToolEnd, ToolStart
+from engine_adapter.events.workspace import CheckpointTaken, WorkspaceRewound
 
 HarnessEvent = Annotated[
     AgentStart
@@ -86,7 +87,9 @@ HarnessEvent = Annotated[
     | SessionInfoChanged
     | AgentNotice
     | HistoryMessage
-    | HistoryTool,
+    | HistoryTool
+    | CheckpointTaken
+    | WorkspaceRewound,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

@@ -13,6 +13,8 @@ The control plane's two desks are the Session's own collaborators: its approvals
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import logging
 import threading
 import time
@@ -20,6 +22,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, cast
 
+from engine_adapter.checkpoints import Checkpointer
 from engine_adapter.events import (
     EVENT_ADAPTER,
     AgentEnd,
@@ -27,6 +30,7 @@ from engine_adapter.events import (
     AnswerAction,
     BaseEvent,
     CancellationObserved,
+    CheckpointTaken,
     HarnessEvent,
     bounded_line,
     redacted_line,
@@ -45,6 +49,12 @@ from engine_adapter.state import TaskState
 __all__ = ["Session"]
 
 log = logging.getLogger(__name__)
+
+_AFTER_CHECKPOINT = frozenset({"tool_start", "approval_requested", "verification_start",
+                               "turn_start", "turn_end", "agent_end"})
+"""Events that may not precede the pending checkpoint of their turn: what runs something, and
+the turn's boundaries. One of them waits for the checkpoint (the engine should have awaited
+`checkpoint_ready()` first, as the built-in and ACP engines do, so the loop never waits)."""
 
 _JOURNAL_WRITE = JsonlEventJournal.write
 """The journal write that also takes the line the Session already serialised (`line=`)."""
@@ -104,6 +114,10 @@ class Session:
         approval_policy: Consulted before anyone is asked: gets an `ApprovalRequest` (tool,
             input, tier, prefix) and returns "allow", "deny", "ask" or None (see
             `engine_adapter.grants.policy`); an exception in it is a deny, journaled with it.
+        checkpoints: Takes a checkpoint of the workspace at each `turn_start` and at the run's
+            end (`engine_adapter.checkpoints.Checkpointer`), in its own thread; each is
+            journaled as `checkpoint_taken` after its `turn_start` and before anything of that
+            turn runs (a `tool_start`, an approval, a check), and the end's before `agent_end`.
 
     Who answers, in order: deny rules, the policy, grants, then the human (or, unattended,
     the rules above). `gate` holds all of them (the grants screen lists and revokes there).
@@ -124,6 +138,7 @@ class Session:
         auto_approve: bool = False,
         grant_store: GrantStore | None = None,
         approval_policy: ApprovalPolicy | None = None,
+        checkpoints: Checkpointer | None = None,
     ) -> None:
         for name, policy in (("amendment_policy", amendment_policy),
                              ("escalation_policy", escalation_policy)):
@@ -156,6 +171,14 @@ class Session:
         self._started = False
         self._ended = False
         self._cancellation_seen = False
+        self.checkpoints = checkpoints
+        # The checkpoint being taken (its turn and the worker's future), the engine's
+        # `agent_end` held until the end's checkpoint is journaled, and whether it has been.
+        self._checkpoint: tuple[int | None, concurrent.futures.Future[CheckpointTaken]] | None
+        self._checkpoint = None
+        self._held_end: BaseEvent | None = None
+        self._end_checkpointed = checkpoints is None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def journal(self) -> EventJournal | None:
@@ -227,6 +250,13 @@ class Session:
             if after is None:
                 return
             event = after
+        if self._checkpoint is not None and event.type != "checkpoint_taken" and (
+                event.type in _AFTER_CHECKPOINT or self._checkpoint[1].done()):
+            self._settle_checkpoint()
+        if event.type == "agent_end" and not self._end_checkpointed:
+            if self._held_end is None:  # journaled once the end's checkpoint is (`run`)
+                self._held_end = event
+            return
         with self._lock:
             seq = self._emitted
             self._emitted = seq + 1
@@ -253,10 +283,77 @@ class Session:
             etype = event.type
         if etype == "agent_end":
             self._ended = True
+        elif etype == "turn_start" and self.checkpoints is not None:
+            self._begin_checkpoint(getattr(event, "turn", None))
         elif etype == "cancellation_observed":
             self._cancellation_seen = True
         if self.journal_error is not None and not self.cancel_token.cancelled:
             self.cancel(self.journal_error)  # the engine stops; the run ends `failed`, see above
+
+    # Checkpoints -----------------------------------------------------------------------------
+    def _begin_checkpoint(self, turn: int | None) -> None:
+        checkpoints = self.checkpoints
+        if checkpoints is None or self.journal_error is not None:
+            return
+        future = checkpoints.begin(turn)
+        pending = self._checkpoint = (turn, future)
+        loop = self._loop
+        if loop is not None:  # journaled as soon as it is taken, on the loop
+            def taken(_: object) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop closed: `run` settles it
+                    loop.call_soon_threadsafe(self._settle_if, pending)
+            future.add_done_callback(taken)
+
+    def _settle_if(self, pending: object) -> None:
+        if self._checkpoint is pending and not self._ended:
+            self._settle_checkpoint()
+
+    def _settle_checkpoint(self) -> None:
+        """Journal the pending checkpoint, waiting for it if it is still being taken."""
+        pending, self._checkpoint = self._checkpoint, None
+        if pending is None:
+            return
+        turn, future = pending
+        try:
+            event = future.result()
+        except BaseException as exc:  # the worker died or was stopped: say so, never raise
+            event = CheckpointTaken(turn=turn, error=f"no checkpoint taken: {exc!r}")
+        self.emit(event)
+
+    async def checkpoint_ready(self) -> None:
+        """Return once the checkpoint the last `turn_start` began is taken and journaled (at
+        once when there is none). An engine awaits this before its turn's first tool, so that
+        the loop never waits for a checkpoint; `request_approval` does it too."""
+        pending = self._checkpoint
+        if pending is None:
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.shield(asyncio.wrap_future(pending[1]))
+        if self._checkpoint is pending:
+            self._settle_checkpoint()
+
+    async def _checkpoint_end(self) -> None:
+        """The run's last checkpoint, journaled before its `agent_end` (held until then)."""
+        try:
+            if self._end_checkpointed:
+                return
+            await self.checkpoint_ready()
+            checkpoints = self.checkpoints
+            if checkpoints is not None and self.journal_error is None:
+                future = checkpoints.begin(None)
+                try:
+                    event = await asyncio.shield(asyncio.wrap_future(future))
+                except Exception as exc:
+                    event = CheckpointTaken(kind="end", error=f"no checkpoint taken: {exc!r}")
+                self.emit(event)
+        finally:
+            self._release_end()
+
+    def _release_end(self) -> None:
+        self._end_checkpointed = True
+        held, self._held_end = self._held_end, None
+        if held is not None:
+            self.emit(held)
 
     # Approvals -------------------------------------------------------------------------------
     async def request_approval(self, approval_id: str, tool: str, reason: str,
@@ -270,6 +367,7 @@ class Session:
         `ApprovalController`; `sandboxed=False` (a `SandboxAwareController`) says the call's
         commands would have run in a sandbox but will not; `auto_max_tier` caps what
         `auto_approve` may allow for this call."""
+        await self.checkpoint_ready()  # nothing of a turn is decided before its checkpoint
         return await self._approvals.request(approval_id, tool, reason, tool_input, tier=tier,
                                              sandboxed=sandboxed, auto_max_tier=auto_max_tier)
 
@@ -336,19 +434,26 @@ class Session:
         runner.event_sink, runner.approval_controller = self, self
         runner.cancel_token = self.cancel_token
         state.status = "running"
+        self._loop = asyncio.get_running_loop()
         try:
             returned = await runner.run(state)
             if isinstance(returned, TaskState):
                 state = self.state = returned
+            await self._checkpoint_end()
             self._end_if_needed(None)
         except asyncio.CancelledError:
             self.cancel_token.trip("the run's task was cancelled")
+            self._release_end()  # no waiting now: the run's end checkpoint is skipped
             self._end_if_needed(None)
             raise
         except Exception as exc:  # the engine crashed: the run fails, the session does not
             log.debug("engine raised", exc_info=True)
+            await self._checkpoint_end()
             self._end_if_needed(f"{type(exc).__name__}: {exc}")
         finally:
+            self._checkpoint = None
+            if self.checkpoints is not None:
+                self.checkpoints.close()
             self._approvals.release()
             self._questions.release()
             self._close_journal()

@@ -24,6 +24,7 @@ from engine_adapter.events import (
     ApprovalResolved,
     BaseEvent,
     CancellationObserved,
+    CheckpointTaken,
     CommandsAvailable,
     DecisionError,
     DeclarationRequired,
@@ -47,6 +48,7 @@ from engine_adapter.events import (
     VerificationEnd,
     VerificationPlanFrozen,
     VerificationStart,
+    WorkspaceRewound,
     answer_text,
     fields_text,
 )
@@ -310,6 +312,25 @@ def _task_escalated(e: TaskEscalated) -> Description:
     return Description("escalate", f"{target}{e.reason}", "warn", "⇧", "escalated ")
 
 
+def _checkpoint_taken(e: CheckpointTaken) -> Description:
+    at = f"turn {e.turn}" if e.turn is not None else "the run's end"
+    if e.error is not None:
+        return Description("checkpoint", f"{at}: {e.error}", "warn", "⚑", "checkpoint ")
+    large = (f"; {e.large_count} file(s) over the size cap recorded by hash only "
+             f"({', '.join(e.large[:3])})" if e.large_count else "")
+    return Description("checkpoint", f"{at}: {e.files} files, +{e.added} ~{e.modified} "
+                       f"-{e.deleted}{large}", "warn" if large else "dim", "⚑", "checkpoint ")
+
+
+def _workspace_rewound(e: WorkspaceRewound) -> Description:
+    what = "undid the latest rewind" if e.undo else f"to the start of turn {e.to_turn}"
+    left = f", {len(e.left_alone)} left alone" if e.left_alone else ""
+    failed = f", {len(e.failed)} failed" if e.failed else ""
+    return Description("rewind", f"{what}: {len(e.restored)} restored, {len(e.removed)} "
+                       f"removed{left}{failed}", "warn" if e.failed else "plain", "↶",
+                       "workspace rewound ")
+
+
 
 
 # An external agent's session ---------------------------------------------------------------------
@@ -428,6 +449,8 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
         (AgentNotice, _agent_notice),
         (HistoryMessage, _history_message),
         (HistoryTool, _history_tool),
+        (CheckpointTaken, _checkpoint_taken),
+        (WorkspaceRewound, _workspace_rewound),
     )
 }
 """Each event type's describer, keyed by its class's `type` (a test holds every describer's

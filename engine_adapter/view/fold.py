@@ -23,6 +23,7 @@ from engine_adapter.events import (
     ApprovalResolved,
     BaseEvent,
     CancellationObserved,
+    CheckpointTaken,
     CommandsAvailable,
     DecisionError,
     DeclarationRequired,
@@ -45,6 +46,7 @@ from engine_adapter.events import (
     VerificationEnd,
     VerificationPlanFrozen,
     VerificationStart,
+    WorkspaceRewound,
     went_badly,
 )
 from engine_adapter.view.describe import agent_sandbox_warning, describe, sandbox_warning
@@ -451,6 +453,18 @@ class RunFold:
     def _model_retry(self, e: ModelRetry) -> Change:
         return self._notice("retry", e, turn=e.turn)
 
+    # the workspace's checkpoints: quiet when taken, a row when one failed or a rewind ran ----
+    def _checkpoint_taken(self, e: CheckpointTaken) -> Change:
+        if e.checkpoint is not None:
+            self.view.checkpoints = (*self.view.checkpoints, (e.turn, e.checkpoint))
+        if e.error is None and not e.large_count:
+            return Change(RUN)
+        change = self._notice("checkpoint", e, turn=e.turn)
+        return Change(change.parts | RUN, change.item)
+
+    def _workspace_rewound(self, e: WorkspaceRewound) -> Change:
+        return self._notice("rewind", e)
+
     # an agent's dialogue: its questions, commands, notes, history and settings ----------------
     def _question_asked(self, e: QuestionAsked) -> Change:
         v = self.view
@@ -555,6 +569,8 @@ class RunFold:
             (SessionInfoChanged, _session_info),
             (HistoryMessage, _history_message),
             (HistoryTool, _history_tool),
+            (CheckpointTaken, _checkpoint_taken),
+            (WorkspaceRewound, _workspace_rewound),
         )
     }
 

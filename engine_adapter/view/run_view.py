@@ -156,6 +156,9 @@ class RunView:
         self.last_ts: float | None = None
         self.events = 0
         self.cancel_reason: str | None = None
+        # the workspace checkpoints so far, (turn, id) in order (turn None: a run's end): what
+        # a rewind key offers
+        self.checkpoints: tuple[tuple[int | None, str], ...] = ()
         self.shared = 0  # rows below this position may be shared with a copy of this view
         self.owned: set[int] = set()  # ... except these, already copied for this view
 

@@ -8,6 +8,8 @@ AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
                        "history_tool"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
+CHECKPOINT_TYPES = {"checkpoint_taken", "workspace_rewound"}
+"""Types only a Session given `checkpoints=` (or a rewind) writes: not in a bare demo Session."""
 
 MINIMAL = {  # the fewest fields each type takes
     "agent_start": {"task": "t", "engine": "e"},
@@ -40,5 +42,8 @@ MINIMAL = {  # the fewest fields each type takes
     "agent_notice": {"text": "the agent restarted; its earlier conversation is gone"},
     "history_message": {"role": "user", "text": "earlier"},
     "history_tool": {"call_id": "c", "tool": "read", "status": "completed"},
+    "checkpoint_taken": {"turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d"},
+    "workspace_rewound": {"to_turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d",
+                          "before": "18c2f0a1b2d-0a1b2c3e", "after": "18c2f0a1b2e-0a1b2c3f"},
 }
 

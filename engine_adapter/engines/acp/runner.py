@@ -347,6 +347,8 @@ class AcpRunner:
             turn = self.turn
             client.start_turn(turn)
             context.emit(TurnStart(turn=turn))
+            # The agent runs its own tools once prompted: the checkpoint comes first.
+            await context.checkpoint_ready()
             await self._turn(state, client, context, cancel, turn)
             return state
         except asyncio.CancelledError:

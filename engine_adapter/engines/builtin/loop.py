@@ -177,6 +177,7 @@ class _Run:
                 return self._end("failed", error=f"no finish after {engine.max_turns} turns")
             self.turn += 1
             self.ctx.emit(TurnStart(turn=self.turn))
+            await self.ctx.checkpoint_ready()  # the workspace as it was before this turn
             outcome = await self._take_turn()
             self.ctx.emit(TurnEnd(turn=self.turn, stop_reason=outcome.stop))
             if outcome.failure is not None:

@@ -47,7 +47,8 @@ def test_demo_headless_auto_approve_completes(tmp_path) -> None:
     assert journal.startswith(str(tmp_path / "home" / "data" / "journals"))
     types = {e.type for e in read_journal(journal)}
     assert types == set(EVENT_TYPES) - {"cancellation_observed", "model_retry",
-                                        *AGENT_DIALOGUE, *AGENT_SESSION_TYPES}
+                                        *AGENT_DIALOGUE, *AGENT_SESSION_TYPES,
+                                        "workspace_rewound"}  # only a rewind writes that
 
 
 def test_demo_without_a_human_denies_and_fails(tmp_path) -> None:
@@ -125,8 +126,9 @@ def test_run_an_engine_from_module_and_factory(tmp_path, engine_module) -> None:
     assert result.exit_code == 0, result.output
     assert f"end       completed\n          reply:\n          say hi in {work}\n" in result.output
     events = list(read_journal(journal_line(result.output)))
+    # no turn_start from this engine: the run's end checkpoint only (`cockpit run` takes them)
     assert [e.type for e in events] == ["agent_start", "approval_requested", "approval_resolved",
-                                        "tool_start", "tool_end", "agent_end"]
+                                        "tool_start", "tool_end", "checkpoint_taken", "agent_end"]
     assert events[2].allowed and events[2].via == "auto"
 
 

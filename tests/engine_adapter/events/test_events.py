@@ -26,6 +26,8 @@ ADDED_TYPES = [
     "question_asked", "question_answered", "commands_available", "prompt_note",
     # an external agent's session (issue 12): settings, title, notices, replayed history
     "agent_config", "session_info", "agent_notice", "history_message", "history_tool",
+    # the workspace's checkpoints and rewinds (issue 27)
+    "checkpoint_taken", "workspace_rewound",
 ]
 
 

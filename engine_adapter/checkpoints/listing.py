@@ -1,0 +1,129 @@
+"""Which paths of a workspace a checkpoint records.
+
+In a git work tree: what git lists as tracked or untracked and not ignored (`.gitignore`,
+`.git/info/exclude`, the global excludes), read with `--no-optional-locks` so git writes
+nothing (not even the index's stat refresh); the environment's `GIT_*` variables are dropped so
+that it is this workspace's repository that is read. Anywhere else (or when git fails): a walk
+that never follows a link. Both then drop what the cockpit's own ignore list names (caches,
+virtual environments) and anything inside a `.git`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+
+__all__ = ["DEFAULT_IGNORE", "GIT_SECONDS", "Listing", "list_paths"]
+
+DEFAULT_IGNORE = (".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                  ".hypothesis", ".tox", ".nox", ".venv", "node_modules", ".DS_Store")
+"""Names (shell patterns, matched against each part of a path) a checkpoint never records."""
+
+GIT_SECONDS = 30.0
+"""How long `git ls-files` may take before the walk is used instead."""
+
+
+class Listing(tuple[list[str], str]):
+    """`(paths, source)`: the relative paths, and `"git"` or `"folder"`."""
+
+    __slots__ = ()
+
+    @property
+    def paths(self) -> list[str]:
+        return self[0]
+
+    @property
+    def source(self) -> str:
+        return self[1]
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # the same as --no-optional-locks, for any git it runs
+    return env
+
+
+def _git_paths(root: str) -> list[str] | None:
+    """What git lists, or None when `root` is not in a work tree git can read."""
+    try:
+        done = subprocess.run(
+            ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", root,
+             "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, env=_git_env(), timeout=GIT_SECONDS, check=False,
+            stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.split(b"\0")
+    return sorted({os.fsdecode(n) for n in names if n})  # a conflicted path is listed per stage
+
+
+def _walk_paths(root: str) -> list[str]:
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, rel) if rel else root) as it:
+                for item in it:
+                    path = f"{rel}/{item.name}" if rel else item.name
+                    if item.is_dir(follow_symlinks=False):
+                        stack.append(path)
+                    else:
+                        found.append(path)
+        except OSError:
+            continue  # a folder we cannot read (or that went away) records nothing
+    found.sort()
+    return found
+
+
+class _Filter:
+    """Which listed paths are kept, fast: a path's folder is judged once (memoised: ten
+    thousand files live in a few hundred folders), its own name by a set and one expression."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        patterns = tuple(patterns)
+        literal = {p for p in patterns if not any(c in p for c in "*?[")}
+        self.names = literal | {"", ".", "..", ".git"}
+        # `*.pyc`-like patterns are a suffix test; any other pattern one expression
+        self.suffixes = tuple(p[1:] for p in patterns
+                              if p.startswith("*") and not any(c in p[1:] for c in "*?["))
+        globs = [fnmatch.translate(p) for p in patterns
+                 if p not in literal and p[1:] not in self.suffixes]
+        self.glob = re.compile("|".join(globs)) if globs else None
+        self.folders: dict[str, bool] = {"": True}
+
+    def _name_ok(self, name: str) -> bool:
+        if name in self.names or (self.suffixes and name.endswith(self.suffixes)):
+            return False
+        glob = self.glob
+        return glob is None or glob.match(name) is None
+
+    def folder_ok(self, folder: str) -> bool:
+        known = self.folders.get(folder)
+        if known is None:
+            parent, _, name = folder.rpartition("/")
+            known = self.folders[folder] = self.folder_ok(parent) and self._name_ok(name)
+        return known
+
+    def __call__(self, path: str) -> bool:
+        if not path or "\0" in path or path.startswith("/"):
+            return False
+        folder, _, name = path.rpartition("/")
+        return self.folder_ok(folder) and self._name_ok(name)
+
+
+def list_paths(root: str, ignore: Iterable[str] = DEFAULT_IGNORE) -> Listing:
+    """The paths of `root` a checkpoint records, sorted, and where the list came from."""
+    kept = _Filter(dict.fromkeys((*DEFAULT_IGNORE, *ignore)))
+    listed = _git_paths(root)
+    source = "git"
+    if listed is None:
+        listed, source = _walk_paths(root), "folder"
+    # A gitlink (a submodule's folder) is skipped later: it is not a file.
+    # `_Filter` refuses what `bad_path` refuses (an empty, `.`, `..` or `.git` part), faster.
+    return Listing(([p for p in listed if kept(p)], source))

@@ -1,0 +1,286 @@
+"""Taking a checkpoint: the workspace's files into the store, and a manifest naming them.
+
+`Snapshotter` belongs to one run and one workspace and keeps the run's last checkpoint in
+memory: a file whose size, mtime, ctime, inode and mode are what they were is not read again
+(its hash is the previous one), so a checkpoint after ten changes in ten thousand files costs a
+listing, ten thousand `lstat`s and ten reads. A file changed too close to the previous
+checkpoint for its timestamps to tell (git's "racily clean" case) is read again anyway.
+
+Files are opened below the workspace with `O_NOFOLLOW` at every step (`Beneath`); a link is
+recorded as a link (its target text), never followed; FIFOs, sockets and devices are skipped;
+a file over `large_bytes` is hashed as it streams and recorded by size and hash only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine_adapter.checkpoints.beneath import Beneath
+from engine_adapter.checkpoints.entries import Entry, same_content
+from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, list_paths
+from engine_adapter.checkpoints.manifest import Manifest
+from engine_adapter.checkpoints.store import CheckpointStore, PackWriter, new_id
+
+__all__ = ["LARGE_BYTES", "RACY_NS", "Snapshotter", "Taken", "changes"]
+
+LARGE_BYTES = 16 << 20
+"""Files bigger than this are recorded by size and hash, not copied."""
+
+RACY_NS = 2_000_000_000
+"""A file whose mtime is this close to (or after) the previous checkpoint's start is read again:
+a write within the same timestamp tick would not show in its stat."""
+
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CHUNK = 1 << 20
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Every byte of the open file (it may have grown or shrunk since its stat)."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    parts = [data]
+    while chunk := os.read(fd, _CHUNK):
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A checkpoint just taken: its manifest, its entries, and what it cost."""
+
+    manifest: Manifest
+    entries: dict[str, Entry]
+    read: int  # files read (the rest came from the stat cache)
+    seconds: float
+    changed: tuple[int, int, int] = (0, 0, 0)  # added, modified, deleted since the previous
+
+
+@dataclass
+class Snapshotter:
+    """Takes the checkpoints of one run in `workspace` into `store`."""
+
+    store: CheckpointStore
+    workspace: str
+    run: str
+    large_bytes: int = LARGE_BYTES
+    ignore: Iterable[str] = DEFAULT_IGNORE
+    previous: dict[str, Entry] = field(default_factory=dict)
+    previous_start_ns: int = 0
+    _trees: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)
+    _record: bool = True
+    _writer: PackWriter | None = None
+    _generation: bytes = b""
+
+    def take(self, *, turn: int | None = None, kind: str = "turn", record: bool = True) -> Taken:
+        """Record the workspace as it is now; `OSError` when the workspace cannot be read.
+        `record=False` stores nothing (a dry run: only the entries are wanted)."""
+        self._record = record
+        started = time.perf_counter()
+        start_ns = time.time_ns()
+        with self.store.locked():
+            self._writer = self.store.writer() if record else None
+            if self.store.generation != self._generation:
+                # A prune moved or removed blobs since: trust no cached hash to be stored.
+                self.previous, self._trees = {}, {}
+                self._generation = self.store.generation
+            try:
+                taken = self._take(turn, kind)
+            except BaseException:
+                if self._writer is not None:
+                    self._writer.abort()
+                raise
+        entries, manifest, read = taken
+        changed = changes(self.previous, entries)
+        if record:
+            self.previous, self.previous_start_ns = entries, start_ns
+        return Taken(manifest, entries, read, time.perf_counter() - started,
+                     (len(changed[0]), len(changed[1]), len(changed[2])))
+
+    def _take(self, turn: int | None, kind: str) -> tuple[dict[str, Entry], Manifest, int]:
+        """The listing, each path's entry, the trees and the manifest (under the lock)."""
+        listing = list_paths(self.workspace, self.ignore)
+        entries: dict[str, Entry] = {}
+        stored = read = 0
+        large: list[str] = []
+        with Beneath(self.workspace) as below:
+            at, fd = None, -1  # the listing is sorted: a folder's files come together
+            for path in listing.paths:
+                parent, _, name = path.rpartition("/")
+                if parent != at:
+                    at = parent
+                    try:
+                        fd = below.folder(parent)
+                    except OSError:
+                        fd = -1  # gone since listed, or a link now: none of it is recorded
+                if fd < 0:
+                    continue
+                got = self._entry(fd, name, path)
+                if got is None:
+                    continue
+                entry, was_read, written = got
+                entries[path] = entry
+                read += was_read
+                stored += written
+                if entry.kind == "f" and not entry.stored:
+                    large.append(path)
+        root, written = self._tree_of(entries)
+        stored += written
+        manifest = Manifest(id=new_id(), run=self.run, workspace=self.workspace, root=root,
+                            created=time.time(), turn=turn, kind=kind,
+                            source=listing.source, files=len(entries),
+                            stored_bytes=stored, large=large)
+        if self._writer is not None:
+            self._writer.commit()  # the blobs first, then the manifest that names them
+            self.store.write_manifest(manifest)
+        return entries, manifest, read
+
+    def _entry(self, folder: int, name: str, path: str) -> tuple[Entry, int, int] | None:
+        """One path's entry (`name` in the open `folder`), whether it was read, and the bytes
+        stored (None: not recorded)."""
+        try:
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except OSError:
+            return None  # deleted since listed (a tracked file gone), or under a link
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                target = os.readlink(name, dir_fd=folder)
+            except OSError:
+                return None
+            return Entry("l", 0o777, len(target), target, True), 0, 0
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        old = self.previous.get(path)
+        if (old is not None and old.kind == "f" and old.size == st.st_size
+                and old.mtime_ns == st.st_mtime_ns and old.ctime_ns == st.st_ctime_ns
+                and old.ino == st.st_ino and old.mode == stat.S_IMODE(st.st_mode)
+                and st.st_mtime_ns < self.previous_start_ns - RACY_NS):
+            return old, 0, 0
+        try:
+            fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)  # the file opened, not the name looked at before
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            hasher = hashlib.sha256()
+            if st.st_size > self.large_bytes:
+                while chunk := os.read(fd, _CHUNK):
+                    hasher.update(chunk)
+                size, written, stored = st.st_size, 0, False
+            else:
+                data = _read_all(fd, st.st_size)
+                hasher.update(data)
+                size, stored = len(data), True
+                writer = self._writer
+                written = writer.put(hasher.hexdigest(), data) if writer is not None else 0
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        entry = Entry("f", stat.S_IMODE(st.st_mode), size, hasher.hexdigest(), stored,
+                      st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return entry, 1, written
+
+    def _tree_of(self, entries: dict[str, Entry]) -> tuple[str, int]:
+        """Store the folders' trees (only those that changed since the last checkpoint: an
+        unchanged folder keeps its digest); the root's digest and the bytes written."""
+        trees = self._trees
+        previous = self.previous
+        if not trees or "" not in trees:
+            return self._all_trees(entries)
+        # The stat cache hands back the previous entry object itself: a path whose entry is
+        # not that object changed (or is new); one no longer listed was deleted.
+        touched = [p for p, e in entries.items() if previous.get(p) is not e]
+        touched += [p for p in previous.keys() - entries.keys()]
+        if not touched:
+            return trees[""][1], 0
+        dirty: dict[str, set[str]] = {}  # folder -> names in it to update
+        for path in touched:
+            folder, _, name = path.rpartition("/")
+            dirty.setdefault(folder, set()).add(name)
+            while folder:
+                parent, _, child = folder.rpartition("/")
+                names = dirty.setdefault(parent, set())
+                if child in names:
+                    break
+                names.add(child)
+                folder = parent
+        written = 0
+        trees = dict(trees)
+        for folder in sorted(dirty, key=lambda f: f.count("/") + bool(f), reverse=True):
+            old = trees.get(folder)
+            tree = dict(old[0]) if old is not None else {}
+            for name in dirty[folder]:
+                path = f"{folder}/{name}" if folder else name
+                entry = entries.get(path)
+                sub = trees.get(path)
+                if entry is not None:
+                    tree[name] = entry.to_list()
+                elif sub is not None:  # a folder (an emptied one was dropped already)
+                    tree[name] = ["d", sub[1]]
+                else:
+                    tree.pop(name, None)
+            if not tree and folder:
+                trees.pop(folder, None)  # emptied: its parent drops it
+                continue
+            digest, size = self._store_tree(tree)
+            written += size
+            trees[folder] = (tree, digest)
+        if self._record:
+            self._trees = trees
+        return trees[""][1], written
+
+    def _store_tree(self, tree: dict[str, Any]) -> tuple[str, int]:
+        """One folder's tree into the pack (a dry run: only a digest); digest, bytes added."""
+        if self._writer is None:
+            return hashlib.sha256(repr(sorted(tree.items())).encode()).hexdigest(), 0
+        return self._writer.put_tree(tree)
+
+    def _all_trees(self, entries: dict[str, Entry]) -> tuple[str, int]:
+        """Every folder's tree, built from nothing (the run's first checkpoint)."""
+        folders: dict[str, dict[str, Any]] = {"": {}}
+        for path, entry in entries.items():
+            parent, _, name = path.rpartition("/")
+            tree = folders.get(parent)
+            if tree is None:
+                tree = folders[parent] = {}
+                up = parent  # every folder above it exists too, so that it is linked in
+                while up:
+                    up = up.rpartition("/")[0]
+                    folders.setdefault(up, {})
+            tree[name] = entry.to_list()
+        children: dict[str, list[str]] = {}
+        for folder in folders:
+            if folder:
+                children.setdefault(folder.rpartition("/")[0], []).append(folder)
+        written = 0
+        trees: dict[str, tuple[dict[str, Any], str]] = {}
+        for folder in sorted(folders, key=lambda f: f.count("/") + bool(f), reverse=True):
+            tree = folders[folder]
+            for child in children.get(folder, ()):
+                tree[child.rpartition("/")[2]] = ["d", trees[child][1]]
+            digest, size = self._store_tree(tree)
+            written += size
+            trees[folder] = (tree, digest)
+        if self._record:
+            self._trees = trees
+        return trees[""][1], written
+
+
+def changes(before: dict[str, Entry],
+            after: dict[str, Entry]) -> tuple[list[str], list[str], list[str]]:
+    """The paths added, modified and deleted from `before` to `after`."""
+    added = [p for p in after if p not in before]
+    deleted = [p for p in before if p not in after]
+    modified = [p for p, e in after.items()
+                if (old := before.get(p)) is not e and old is not None
+                and not same_content(old, e)]
+    return added, modified, deleted
