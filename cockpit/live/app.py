@@ -345,7 +345,7 @@ class CockpitApp(ThemedApp):
             approval_id, project_label(store.project if store is not None else None),
             {scope: why for scope in ("project", "user")
              if (why := gate.unavailable(scope)) is not None})
-        self.display_widget.show_approval()
+        self.display_widget.show_approval(room_later=True)
         self.refresh_bindings()
 
     def _grant_verdict(self) -> tuple[bool, str]:

@@ -47,7 +47,7 @@ def _line(app: CockpitApp, selector: str) -> str:
 
 def _in_sight(app: CockpitApp, selector: str) -> bool:
     region = app.query_one(selector).region
-    return region.height > 0 and 0 <= region.y and region.bottom <= app.size.height - 1
+    return region.height > 0 and region.y >= 0 and region.bottom <= app.size.height - 1
 
 
 def test_the_demo_asks_what_these_tests_cover():
