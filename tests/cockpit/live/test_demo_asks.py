@@ -54,48 +54,51 @@ def test_the_demo_asks_what_these_tests_cover():
     assert [ask.name for ask in demo_asks()] == ASKS
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
-@pytest.mark.parametrize("name", ASKS)
-def test_every_ask_shows_its_keys_with_the_start_of_what_it_runs(name, size):
+def _at_ask(name: str, size: tuple[int, int], check, *press: str) -> None:
+    """Drive the demo's ask `name` at `size` to its bar (then `press`), and `check(app)`."""
     ask = _ask(name)
 
     async def main():
         app = _app(ask)
         async with app.run_test(size=size) as pilot:
             await settle(pilot, lambda: pending(app) == [ask.call_id])
-            await pilot.pause()
-            keys = _line(app, "#approval-keys")
-            assert "[y]" in keys and "[n] deny" in keys, keys
-            assert _in_sight(app, "#approval-keys")
-            # The input's first row (what a key allows) is on screen, right under the head.
-            shown = app.query_one("#approval-input")
-            box = app.display_widget.approval_bar.box.body
-            assert shown.region.y < box.region.bottom, "the input is scrolled out of sight"
-            assert app.query_one("#approval-head").region.height == 1  # (one row: the short form)
-            footer = _line(app, "#keys")
-            assert footer.startswith("y allow once"), footer  # the answering keys first
-            assert "n deny" in footer[:size[0] - 2], footer
+            if press:
+                await pilot.press(*press)
+            await settle(pilot, lambda: app.display_widget.approval_bar.choosing
+                         is (press == ("a",)))
+            check(app)
     run(main())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("name", ASKS)
+def test_every_ask_shows_its_keys_with_the_start_of_what_it_runs(name, size):
+    def check(app: CockpitApp) -> None:
+        keys = _line(app, "#approval-keys")
+        assert "[y]" in keys and "[n] deny" in keys, keys
+        assert _in_sight(app, "#approval-keys")
+        # The input's first row (what a key allows) is on screen, right under the head.
+        shown = app.query_one("#approval-input")
+        box = app.display_widget.approval_bar.box.body
+        assert shown.region.y < box.region.bottom, "the input is scrolled out of sight"
+        assert app.query_one("#approval-head").region.height == 1  # (one row: the short form)
+        footer = _line(app, "#keys")
+        assert footer.startswith("y allow once"), footer  # the answering keys first
+        assert "n deny" in footer[:size[0] - 2], footer
+    _at_ask(name, size, check)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 @pytest.mark.parametrize("name", GRANTABLE)
 def test_after_a_the_scope_keys_are_on_the_keys_line(name, size):
-    ask = _ask(name)
-
-    async def main():
-        app = _app(ask)
-        async with app.run_test(size=size) as pilot:
-            await settle(pilot, lambda: pending(app) == [ask.call_id])
-            await pilot.press("a")
-            await settle(pilot, lambda: app.display_widget.approval_bar.choosing)
-            keys = _line(app, "#approval-keys")
-            for scope in ("[s] session", "[p] project", "[u] "):
-                assert scope in keys, keys
-            assert _in_sight(app, "#approval-keys")
-            footer = _line(app, "#keys")
-            assert footer.startswith("y allow once  n deny  s this session"), footer
-    run(main())
+    def check(app: CockpitApp) -> None:
+        keys = _line(app, "#approval-keys")
+        for scope in ("[s] session", "[p] project", "[u] "):
+            assert scope in keys, keys
+        assert _in_sight(app, "#approval-keys")
+        footer = _line(app, "#keys")
+        assert footer.startswith("y allow once  n deny  s this session"), footer
+    _at_ask(name, size, check, "a")
 
 
 def _until_pending(ask: DemoAsk, press: tuple[str, ...] = ()):
