@@ -309,6 +309,8 @@ async def scenario(app_kind: str, size: tuple[int, int], load: str, keys: list[s
 
     def on_frame(t: float) -> None:
         if app.key_sent is None:
+            if frame.is_set() or not app.latencies:
+                return  # a frame with no key being timed (the first ones, or after the answer)
             frame.set()
             if trace is not None:  # (the frame's own step: when it was handed to the driver)
                 trace.current.append(("frame>", app.latencies[-1]))

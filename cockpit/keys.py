@@ -28,8 +28,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
-__all__ = ["KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec", "bindings",
-           "effective_key", "help_rows", "key_display", "key_label", "unknown_keymap_ids"]
+__all__ = ["FOOTER_FIRST", "KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec",
+           "bindings", "effective_key", "help_rows", "key_display", "key_label",
+           "unknown_keymap_ids"]
 
 STEER_SCOPES = ("steer", "composer", "queue", "question")
 """The scopes of talking to the agent: app-wide, the message box, its queue, a question."""
@@ -236,6 +237,11 @@ KEYS: list[KeySpec] = [
     KeySpec("picker-resume", "r", "resume", "resume", "picker",
             help="Continue the selected agent run's conversation in the live cockpit."),
 ]
+
+FOOTER_FIRST = ("approve", "approve-always", "deny", "grant-session", "grant-project",
+                "grant-user", "grant-back")
+"""The ids the footer shows before any other while they apply: the keys that answer a waiting
+request come first, so a narrow terminal cuts the others (`^q quit`, `v …`), never `n deny`."""
 
 _SCOPE_TITLES = {"app": "Run", "general": "Everywhere", "transcript": "Transcript",
                  "pager": "Pager and inspector", "pager-text": "Pager and inspector",

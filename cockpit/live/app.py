@@ -348,7 +348,7 @@ class CockpitApp(ThemedApp):
             approval_id, project_label(store.project if store is not None else None),
             {scope: why for scope in ("project", "user")
              if (why := gate.unavailable(scope)) is not None})
-        self.display_widget.show_approval()
+        self.display_widget.show_approval(room_later=True)
         self.refresh_bindings()
 
     def _grant_verdict(self) -> tuple[bool, str]:
@@ -375,8 +375,8 @@ class CockpitApp(ThemedApp):
         scope step); the message box's keys only where a conversation can go on. No approval
         key while the grants screen covers the approval bar: a call is answered only where it
         can be seen."""
-        if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back") \
-                and isinstance(self.screen, GrantsScreen):
+        if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back",
+                      "cancel_run") and isinstance(self.screen, (GrantsScreen, QuitScreen)):
             return False
         steer = self.steering.key_applies(action)
         if steer is not None:
@@ -428,15 +428,29 @@ class CockpitApp(ThemedApp):
     async def action_quit_cockpit(self) -> None:
         """Quit; while the run is live, or messages are queued, ask first (quitting cancels the
         run cleanly; queued messages are never sent)."""
+        if isinstance(self.screen, QuitScreen):  # the quit key again: that confirms
+            self.screen.confirm()
+            return
         live = not self.session.done and self._run_worker is not None
         queued = len(self.steering.queue)
         if live and self._let_go is not None:  # an attached client: detach, or cancel
             self.push_screen(DetachScreen(), self._detach_answered)
             return
         if live or queued:
-            self.push_screen(QuitScreen(live=live, queued=queued), self._quit_answered)
+            self.push_screen(QuitScreen(live=live, queued=queued,
+                                        quit_key=key_label(self, "quit")), self._quit_answered)
             return
         await self._finish()
+
+    def action_help_quit(self) -> None:
+        """`ctrl+c` (with no text selected to copy): it neither stops nor quits here, so say
+        what does (Textual's own hint names only a binding to its `quit` action)."""
+        cancel = key_label(self, "cancel")
+        live = self.view.live and not self.session.done
+        self.notify((f"{cancel} {cancel} cancels the run · " if live else "")
+                    + f"{key_label(self, 'quit')} quits"
+                    + (" (asks first)" if live else ""),
+                    title="ctrl+c copies selected text here", markup=False, timeout=4)
 
     def terminated(self, reason: str) -> None:
         """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first (an

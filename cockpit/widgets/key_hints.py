@@ -5,6 +5,9 @@ bindings change with every approval (the `y`/`a`/`n` hints come and go), and tha
 a visible part of a frame. This widget reads the same source (`Screen.active_bindings`, which
 applies `check_action` and the user's keymap) and redraws one `Text`: no layout, no mounts.
 
+The keys that answer a waiting request (`FOOTER_FIRST`) come first: a narrow terminal cuts the
+line's end, never them.
+
 A hint is shown only when its key does something now: a binding `check_action` disables is
 left out (not dimmed), and a node may hide a key that is enabled only so that pressing it can
 say why it does nothing (`a` on a call that cannot be granted) by answering False from
@@ -18,7 +21,7 @@ from textual.app import RenderResult
 from textual.screen import Screen
 from textual.widget import Widget
 
-from cockpit.keys import key_label
+from cockpit.keys import FOOTER_FIRST, key_label
 from cockpit.styles import palette_for
 
 __all__ = ["KeyHints"]
@@ -50,7 +53,7 @@ class KeyHints(Widget):
         # Bindings are refreshed far more often than the keys that apply change (a selection
         # move, every approval): the line is rebuilt and repainted only when what it shows does.
         palette = palette_for(self.app)
-        hints: list[tuple[str, str]] = []
+        hints: list[tuple[bool, str, str]] = []
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
@@ -61,13 +64,15 @@ class KeyHints(Widget):
                 continue
             seen.add(binding.action)
             # Textual's keymap drops a remapped binding's `key_display`: this names its new key.
-            hints.append((self.app.get_key_display(binding), binding.description))
+            hints.append((binding.id not in FOOTER_FIRST, self.app.get_key_display(binding),
+                          binding.description))
+        hints.sort(key=lambda hint: hint[0])  # (stable: otherwise in the bindings' order)
         shown = (palette, key_label(self.app, "palette"), *hints)
         if shown == self._shown:
             return
         self._shown = shown
         text = Text(no_wrap=True, overflow="ellipsis")
-        for key, description in hints:
+        for _, key, description in hints:
             if text:
                 text.append("  ")
             text.append(key, palette.accent)

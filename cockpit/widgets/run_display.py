@@ -199,10 +199,29 @@ class RunDisplay(Vertical):
                 self.unseen_items += transcript.item_count - before
                 self._show_new_below()
 
-    def show_approval(self) -> None:
-        """Redraw the approval bar from the last view (its scope step began or ended)."""
-        if self.view is not None:
+    def show_approval(self, *, room_later: bool = False) -> None:
+        """Redraw the approval bar from the last view (its scope step began or ended).
+        `room_later`: the transcript's room below for the bar follows the next frame (a key's
+        answer: the bar grew or shrank over the transcript, and making room scrolls — and
+        repaints — every row of the transcript; measured at 160x48, about half of the `a`
+        key's frame). For that frame the bar covers a few more rows of the transcript."""
+        if self.view is None:
+            return
+        if not room_later:
             self._show_approval(self.view)
+            return
+        self._show_approval(self.view, reserve=False)
+        self._room_behind = True
+        self.call_after_refresh(self._room_after_frame)
+
+    def _room_after_frame(self) -> None:
+        # Through the queue once more: the key's frame is drawn first (see `AnswerFirst`).
+        self.call_later(self._room_now)
+
+    def _room_now(self) -> None:
+        if self._room_behind:
+            self._room_behind = False
+            self._reserve_room()
 
     def _show_approval(self, view: RunView, *, reserve: bool = True) -> None:
         # The bar floats over the bottom of the transcript (its own layer), so showing it does

@@ -35,7 +35,6 @@ class ScrollBox(Vertical):
         scrollbar-gutter: stable;  /* the text keeps its width whether or not it scrolls */
     }
     ScrollBox > .scroll-more { height: 1; display: none; }
-    ScrollBox.-overflow > .scroll-more { display: block; }
     """
 
     def __init__(self, *children: Widget, max_rows: int = 10, id: str | None = None,
@@ -116,7 +115,11 @@ class ScrollBox(Vertical):
             else:
                 marker = f"▲ the end · {key_label(self.app, 'panel-up')} scrolls back up"
         if overflow != self.has_class("-overflow"):
-            self.set_class(overflow, "-overflow")
+            # The class marks it (for queries) without a restyle: a class change restyles the
+            # box and all it holds (measured: several ms of the `a` key's frame, when the scope
+            # step makes the approval bar overflow); the marker is shown by `display` alone.
+            self.set_class(overflow, "-overflow", update=False)
+            self.query_one(".scroll-more", Static).display = overflow
             self.app.refresh_bindings()  # the scroll keys apply now (or no longer)
         if marker != self._marker:
             self._marker = marker

@@ -324,16 +324,24 @@ class ApprovalBar(Vertical):
 
     def _head(self, approval: ApprovalView, count: int, palette: Palette) -> Text:
         """`⚠ approval needed · shell  tier 3` (and the count), then the look-alike warning."""
-        head = Text(no_wrap=False)
-        head.append("⚠ approval needed · ", palette.warning)
         warn = palette.warning + Style(reverse=True, bold=True)
-        head.append_text(styled_line(approval.tool, palette.primary, limit=80,
-                                     marker_style=warn))
-        head.append("  ")
         badge = palette.tier_style(approval.tier) + Style(reverse=True)
-        head.append(f" tier {approval.tier} ", badge)
-        if count > 1:
-            head.append(f"  (1 of {count} pending, oldest first)", palette.dim)
+        width = max(20, (self.size.width or self.app.size.width) - 3)
+        head = Text(no_wrap=False)
+        for compact in (False, True):
+            # A narrow terminal: the short form keeps the head on one row, so the input (what
+            # a key allows) gets the next one.
+            head = Text(no_wrap=False)
+            head.append("⚠ " if compact else "⚠ approval needed · ", palette.warning)
+            head.append_text(styled_line(approval.tool, palette.primary, limit=80,
+                                         marker_style=warn))
+            head.append(" " if compact else "  ")
+            head.append(f" T{approval.tier} " if compact else f" tier {approval.tier} ", badge)
+            if count > 1:
+                head.append(f" (1 of {count})" if compact
+                            else f"  (1 of {count} pending, oldest first)", palette.dim)
+            if head.cell_len <= width:
+                break
         if approval.lookalikes:
             head.append("\n")
             head.append_text(self._warning(approval.lookalikes, warn))
@@ -363,10 +371,13 @@ class ApprovalBar(Vertical):
         width = max(20, (self.size.width or self.app.size.width) - 2)
         left = self.seconds_left()
         armed = self.arming.armed()
-        for compact in (False, True):
+        for level in (0, 1, 2):  # the words, shorter, and (the scope step) the scope keys only
+            compact = level > 0
             keys = Text(no_wrap=True, overflow="ellipsis")
             if self.answerable and not armed:  # a new request: keys dimmed until they arm
                 self._dim_keys(keys, compact, palette)
+            elif self.answerable and self.choosing:  # the scope step: the keys that choose
+                self._scope_keys(keys, level, palette)
             elif self.answerable:
                 gap = " " if compact else "   "
                 keys.append(f"[{key_label(self.app, 'approve')}]", palette.success)
@@ -378,10 +389,6 @@ class ApprovalBar(Vertical):
                 keys.append(gap)
                 keys.append(f"[{key_label(self.app, 'deny')}]", palette.error)
                 keys.append(" deny")
-                if self.choosing:  # the scope step: back to the approval
-                    keys.append(gap)
-                    keys.append(f"[{key_label(self.app, 'grant-back')}]", palette.accent)
-                    keys.append(" back")
             else:
                 keys.append("recorded request: its answer is in the events that follow",
                             palette.dim)
@@ -394,6 +401,35 @@ class ApprovalBar(Vertical):
             if keys.cell_len <= width:
                 break
         self.query_one("#approval-keys", Static).update(keys)
+
+    def _scope_keys(self, keys: Text, level: int, palette: Palette) -> None:
+        """After `a`: the scope keys first (an unavailable scope dimmed), then back; the lines
+        above say what each would allow, and may be out of sight on a small terminal, so the
+        keys that choose are on this line (at 40x12 too)."""
+        choice = self.scope_choice
+        unavailable = choice.unavailable if choice is not None else {}
+        compact = level > 0
+        names = {"session": "session", "project": "project",
+                 "user": "all" if compact else "every project"}
+        gap = " " if compact else "   "
+        for scope in ("session", "project", "user"):
+            if keys:
+                keys.append(gap)
+            available = scope not in unavailable
+            keys.append(f"[{key_label(self.app, f'grant-{scope}')}]",
+                        palette.success if available else palette.dim)
+            keys.append(f" {names[scope]}", palette.text if available else palette.dim)
+        if not compact:
+            keys.append(gap)
+            keys.append(f"[{key_label(self.app, 'approve')}]", palette.success)
+            keys.append(" once")
+            keys.append(gap)
+            keys.append(f"[{key_label(self.app, 'deny')}]", palette.error)
+            keys.append(" deny")
+        if level < 2:  # (the tightest: the footer still names the way back)
+            keys.append(gap)
+            keys.append(f"[{key_label(self.app, 'grant-back')}]", palette.accent)
+            keys.append(" back")
 
     def _dim_keys(self, keys: Text, compact: bool, palette: Palette) -> None:
         """The keys while they do not answer yet, and why (or what the last key did)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from support.event_loop import run
 from support.live_app import gated, make_app, pending, plain, settle, turn
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from cockpit.live import CockpitApp
 from cockpit.screens import HelpScreen, PagerScreen, QuitScreen
@@ -139,15 +141,83 @@ def test_quit_during_a_live_run_asks_then_cancels_and_closes_the_journal(tmp_pat
             await settle(pilot, lambda: bool(pending(app)))
             await pilot.press("ctrl+q")
             assert isinstance(app.screen, QuitScreen)
-            await pilot.press("n")  # stay
+            await pilot.press("escape")  # stay
             assert not isinstance(app.screen, QuitScreen) and not session.done
             await pilot.press("ctrl+q")
-            await pilot.press("y")
+            await pilot.press("ctrl+q")  # the quit key again confirms
             await settle(pilot, lambda: not app.is_running)
         assert session.done and journal.closed
         events = list(read_journal(tmp_path / "run.jsonl"))
         assert events[-1].type == "agent_end" and events[-1].status == "cancelled"
         assert app.return_value == "cancelled"
+    run(main())
+
+
+# Every key a waiting approval or its scope step uses, and others a hand reaches for in a
+# dialog: none of them quits, and none answers the approval behind the dialog.
+NOT_QUIT_KEYS = ["y", "n", "a", "s", "p", "u", "enter", "space", "q", "Y", "ctrl+c", "tab"]
+
+
+def test_the_quit_dialog_is_confirmed_only_by_the_quit_key_never_by_an_approval_key():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("ctrl+q")
+            dialog = app.screen
+            assert isinstance(dialog, QuitScreen)
+            assert dialog.query_one(Vertical).border_title == "quit cockpit?"
+            text = str(dialog.query_one("#quit-text", Static).render())
+            assert "[^q] again: quit" in text and "[esc] stay" in text and "[y]" not in text
+            for key in NOT_QUIT_KEYS:
+                await pilot.press(key)
+                assert app.screen is dialog, key
+                assert pending(app) == ["c1"] and not app.session.done, key
+                note = str(dialog.query_one("#quit-note", Static).render())
+                assert "does nothing here" in note and "^q again quits" in note, key
+            await pilot.press("escape")  # stays: the approval is still there to answer
+            assert not isinstance(app.screen, QuitScreen) and pending(app) == ["c1"]
+            await pilot.press("ctrl+q", "ctrl+q")
+            await settle(pilot, lambda: not app.is_running)
+        assert app.return_value == "cancelled" and app.session.runner.answers == [False]
+    run(main())
+
+
+def test_a_remapped_quit_key_is_the_one_that_confirms(tmp_path, monkeypatch):
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git status"}))
+        app.config.keymap["quit"] = "ctrl+x"
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("ctrl+x")
+            assert isinstance(app.screen, QuitScreen)
+            assert "[^x] again: quit" in str(app.screen.query_one("#quit-text",
+                                                                   Static).render())
+            await pilot.press("y", "ctrl+q")
+            assert isinstance(app.screen, QuitScreen) and not app.session.done
+            await pilot.press("ctrl+x")
+            await settle(pilot, lambda: not app.is_running)
+        assert app.return_value == "cancelled"
+    run(main())
+
+
+@pytest.mark.parametrize("live", [True, False])
+def test_ctrl_c_says_what_cancels_and_what_quits(live):
+    async def main():
+        steps = [turn(1), gated("c1", "shell", {"command": "git status"})] if live \
+            else [turn(1)]
+        app = make_app(*steps)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"] if live else app.session.done)
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            said = [(n.title, n.message) for n in app._notifications]
+            assert said, "ctrl+c said nothing"
+            title, message = said[-1]
+            assert title == "ctrl+c copies selected text here"
+            assert ("esc esc cancels the run" in message) is live
+            assert "^q quits" in message
+            assert app.is_running and (not app.session.done) is live  # nothing stopped
     run(main())
 
 

@@ -140,6 +140,29 @@ def test_at_40x12_the_approval_keys_stay_in_sight_whatever_the_reason():
     run(main())
 
 
+@pytest.mark.parametrize("size", [(160, 48), (80, 24), (40, 12)])
+def test_after_a_and_back_the_transcript_keeps_room_for_the_bar_and_the_marker_shows(size):
+    """The scope step's room below the transcript follows its frame (see
+    `RunDisplay.show_approval`); the marker of a box that overflows is shown by `display`."""
+    async def main():
+        app = make_app(turn(1, "Checking."), gated("c1", "shell", {"command": "ls -l src"}))
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            bar = app.display_widget.approval_bar
+            transcript = app.query_one(Transcript)
+            for key in ("a", "escape", "a"):
+                await pilot.press(key)
+                await settle(pilot, lambda: transcript._reserve == bar.outer_size.height)
+                assert bar.choosing is (key == "a")
+                marker = bar.box.query_one(".scroll-more")
+                assert marker.display is bar.box.overflows
+                assert bar.box.has_class("-overflow") is bar.box.overflows
+            await pilot.press("s")
+            await settle(pilot, lambda: app.session.done)
+            assert app.session.runner.answers == [True] and transcript._reserve == 0
+    run(main())
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_the_approval_bar_stays_within_60_percent(size):
     async def main():

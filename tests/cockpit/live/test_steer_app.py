@@ -368,10 +368,10 @@ def test_quitting_with_queued_messages_asks_and_says_they_will_not_be_sent(live)
             said = str(app.screen.query_one("Static").render())
             assert "2 queued messages will not be sent." in said
             assert ("still live" in said) is live
-            await pilot.press("n")
+            await pilot.press("escape")
             assert not isinstance(app.screen, QuitScreen) and app.steering.queue.items == (
                 "later", "and this")
-            await pilot.press("ctrl+q", "y")
+            await pilot.press("ctrl+q", "ctrl+q")
             await settle(pilot, lambda: not app.is_running)
         assert len(app.sessions) == 1  # nothing was sent on the way out
     run(main())
