@@ -28,8 +28,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
-__all__ = ["KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec", "bindings",
-           "effective_key", "help_rows", "key_display", "key_label", "unknown_keymap_ids"]
+__all__ = ["ANSWER_ACTIONS", "KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec",
+           "bindings", "effective_key", "help_rows", "key_display", "key_label",
+           "unknown_keymap_ids"]
 
 STEER_SCOPES = ("steer", "composer", "queue", "question")
 """The scopes of talking to the agent: app-wide, the message box, its queue, a question."""
@@ -37,6 +38,9 @@ REPLAY_SCOPE = "replay"
 """The replay viewer's scope."""
 PICKER_SCOPE = "picker"
 """The journal picker's scope (its other keys are the pager's)."""
+ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope"})
+"""The actions of the keys that answer a pending approval: they still do from an empty message
+box (the focus stays there after a task is sent); any other letter there is text."""
 
 
 @dataclass(frozen=True)

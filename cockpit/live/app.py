@@ -568,7 +568,10 @@ class CockpitApp(ThemedApp):
         return True
 
     def _task_started(self) -> None:
-        """A next task was started (from the message box): the end panel goes."""
+        """A next task was started (from the message box): the end panel goes. The focus stays
+        in the box, if it is there (the next message can be typed at once; the approval keys
+        still work from the empty box)."""
         self._user_cancelled = False
         self.query_one(EndPanel).hide()
-        self.query_one(Transcript).focus()
+        if not self.composer.box.has_focus:
+            self.query_one(Transcript).focus()

@@ -169,6 +169,19 @@ class Steering:
                             f"{view.status}. Enter on an empty message box sends the next.",
                             timeout=8)
         self.show(view)
+        if text is None:
+            self._focus_for_next_task()
+
+    def _focus_for_next_task(self) -> None:
+        """The task ended: the focus goes to the message box, so typing the next task just
+        works (keys on the transcript are hotkeys, and the text would be lost) — unless the
+        human is elsewhere on purpose (another screen, a question's field, the queue)."""
+        app = self.app
+        focused = app.focused
+        if len(app.screen_stack) > 1 or not self.composer.display:
+            return
+        if focused is None or isinstance(focused, Transcript):
+            self.composer.box.focus()
 
     # A denial's reason ------------------------------------------------------------------------
     def ask_deny_reason(self, approval_id: str) -> None:

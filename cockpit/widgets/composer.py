@@ -14,13 +14,14 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from textual import events, on
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from cockpit.keys import bindings, key_label
+from cockpit.keys import ANSWER_ACTIONS, KEYS, bindings, effective_key, key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import clean_line
 from engine_adapter.view import COMMAND_SIGILS, CommandView
@@ -117,9 +118,31 @@ class ComposerInput(TextArea):
         return True
 
     async def on_key(self, event: events.Key) -> None:
-        """Enter is the binding's (send), never the text area's own new line."""
-        if event.key == "enter":
-            event.prevent_default()
+        """Enter is the binding's (send), never the text area's own new line. In an empty box
+        a key that answers a pending approval (`y`, `n`, `a`, a scope key) is that key, not
+        text: the focus stays in the box after a task is sent, and the approval keys work
+        from there. Every other letter is text (the next task is typed, never lost)."""
+        if event.key == "enter" or (not self.text and self._answers(event.key)):
+            event.prevent_default()  # (the key goes on to the bindings, not into the text)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """The box takes printable keys, but not an answer key while it is empty (so the
+        footer shows it, and the binding runs)."""
+        if not self.text and self._answers(key):
+            return False
+        return super().check_consume_key(key, character)
+
+    def _answers(self, key: str) -> bool:
+        """Whether `key` answers a pending approval now (the app's binding applies)."""
+        keymap = getattr(getattr(self.app, "config", None), "keymap", None)
+        for spec in KEYS:
+            _, name, parameters = parse_action(spec.action)
+            if name not in ANSWER_ACTIONS:
+                continue
+            keys = [k.strip() for k in effective_key(spec, keymap).split(",")]
+            if key in keys and self.app.check_action(name, parameters):
+                return True
+        return False
 
     async def on_paste(self, event: events.Paste) -> None:
         """Keep every line of a paste; refuse, and say so, one over the message limit."""
