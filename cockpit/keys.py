@@ -38,9 +38,11 @@ REPLAY_SCOPE = "replay"
 """The replay viewer's scope."""
 PICKER_SCOPE = "picker"
 """The journal picker's scope (its other keys are the pager's)."""
-ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope"})
-"""The actions of the keys that answer a pending approval: they still do from an empty message
-box (the focus stays there after a task is sent); any other letter there is text."""
+ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope", "scope_back",
+                            "cancel_run"})
+"""The run's actions whose keys still work from an empty message box, where they apply (the
+focus stays there after a task is sent): the keys that answer a pending approval, and escape's
+"back" and "cancel run"; any other letter there is text."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +95,14 @@ KEYS: list[KeySpec] = [
     KeySpec("side-panel", "v", "toggle_side_panel", "checks & grants", "general",
             help="Show or hide verification and grants over the transcript (on a terminal "
                  "narrower than 110 columns, where they are summed up in the status line)."),
+    # Priority keys: the message box (where the focus stays) selects text with them otherwise;
+    # they apply only while a panel has more than it shows.
     KeySpec("panel-down", "shift+down", "scroll_panel(1)", "more below", "general",
+            priority=True,
             help="Scroll the approval bar or the end panel down (when it shows "
                  "\"more below\")."),
     KeySpec("panel-up", "shift+up", "scroll_panel(-1)", "back up", "general", show=False,
+            priority=True,
             help="Scroll the approval bar or the end panel back up."),
     KeySpec("palette", "ctrl+p", "command_palette", "palette", "general", textual=True,
             help="The command palette (themes, keys, quit)."),
@@ -173,7 +179,8 @@ KEYS: list[KeySpec] = [
             help="Complete the highlighted command."),
     KeySpec("leave-box", "escape", "leave", "leave", "composer", key_display="esc",
             help="Close the completion list; else leave the message box (or, typing a "
-                 "denial's reason, go back without denying)."),
+                 "denial's reason, go back without denying). In an empty box, while the run "
+                 "is live, escape is the run's (back from the scope step, or cancel)."),
     # On a queued message.
     KeySpec("unqueue", "escape", "unqueue", "remove", "queue", key_display="esc",
             help="Take back the highlighted queued message before it is sent."),

@@ -113,6 +113,10 @@ class ComposerInput(TextArea):
         if action in ("complete_move", "submit", "newline"):
             return True  # (up/down move the cursor when the composer has no use for them)
         composer = self.parent
+        if action == "leave" and isinstance(composer, Composer) and not self.text \
+                and not composer.completing and composer.reason_for is None \
+                and self._answers("escape"):
+            return False  # (escape goes on to the run's binding: back, or cancel)
         if isinstance(composer, Composer):
             return composer.key_applies(action, parameters)
         return True
@@ -133,7 +137,11 @@ class ComposerInput(TextArea):
         return super().check_consume_key(key, character)
 
     def _answers(self, key: str) -> bool:
-        """Whether `key` answers a pending approval now (the app's binding applies)."""
+        """Whether `key` is a run key that applies now (`ANSWER_ACTIONS`: the app's binding
+        runs, not the box's). Never while a denial's reason is typed: that box is all text."""
+        composer = self.parent
+        if isinstance(composer, Composer) and composer.reason_for is not None:
+            return False
         keymap = getattr(getattr(self.app, "config", None), "keymap", None)
         for spec in KEYS:
             _, name, parameters = parse_action(spec.action)

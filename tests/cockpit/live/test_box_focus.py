@@ -110,3 +110,65 @@ def test_away_from_the_box_the_hotkeys_work_as_before():
             await pilot.press("question_mark")
             assert isinstance(app.screen, HelpScreen)
     run(main())
+
+
+def test_escape_twice_from_the_empty_box_cancels_and_after_a_it_goes_back():
+    async def main():
+        app = make_app(turn(1, "first"), next_steps=_asks)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            await pilot.press(*"go", "enter")
+            await settle(pilot, lambda: pending(app) == ["c2"])
+            await pilot.press("a")  # the scope step: escape goes back from it, not cancels
+            assert app._choosing == "c2"
+            await pilot.press("escape")
+            assert app._choosing is None and app.focused is app.composer.box
+            assert not app.session.done
+            await pilot.press("escape", "escape")
+            await settle(pilot, lambda: app.session.done)
+            assert app.session.state.status == "cancelled"
+    run(main())
+
+
+def test_escape_with_text_in_the_box_leaves_it_and_keeps_the_text():
+    async def main():
+        app = make_app(turn(1, "first"), next_steps=_asks)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            await pilot.press(*"go", "enter")
+            await settle(pilot, lambda: pending(app) == ["c2"])
+            await pilot.press(*"draft")
+            await pilot.press("escape")
+            assert app.focused is not app.composer.box
+            assert app.composer.box.value == "draft" and not app.session.done
+            await pilot.press("escape")  # away from the box escape arms the cancel, as ever
+            assert not app.session.done
+    run(main())
+
+
+@pytest.mark.parametrize("reason", ["yes no always", "n", "y", "a", "use s p u", "\\"])
+def test_a_denials_reason_is_text_whatever_its_letters(reason):
+    async def main():
+        app = make_app(turn(1, "first"), next_steps=_asks)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            await pilot.press(*"go", "enter")
+            await settle(pilot, lambda: pending(app) == ["c2"])
+            await pilot.press("n")
+            assert app.composer.reason_for == "c2"
+            await pilot.press(*["space" if c == " " else c for c in reason])
+            assert app.composer.box.value == reason
+    run(main())
+
+
+def test_shift_down_in_the_box_selects_text_when_no_panel_scrolls():
+    async def main():
+        app = make_app(turn(1, "first"), next_steps=_replies)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            assert app.check_action("scroll_panel", (1,)) is False
+            app.composer.box.value = "one\ntwo"
+            app.composer.box.cursor_position = 0
+            await pilot.press("shift+down")
+            assert app.composer.box.selected_text == "one\n"
+    run(main())

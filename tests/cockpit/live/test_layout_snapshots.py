@@ -58,8 +58,10 @@ def test_pending_edit_approval_with_its_diff(snap_compare, size):
 def test_finished_run_with_a_long_reply(snap_compare, size):
     app = make_app(turn(1, "Starting."), verify(passed=True), reply(LONG_REPLY), end=False,
                    cwd="/home/dev/projects/greeter", clock=None, next_steps=lambda text: [])
+    # The focus is in the message box once the run ended (the next task is typed at once).
     assert snap_compare(app, terminal_size=size,
-                        run_before=_until(lambda app: app.session.done))
+                        run_before=_until(lambda app: app.session.done
+                                          and app.focused is app.composer.box))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
