@@ -127,6 +127,9 @@ KEYS: list[KeySpec] = [
             help="Scroll down a page."),
     KeySpec("expand", "enter", "expand", "expand", "transcript",
             help="Expand or collapse the item; long output opens in a pager."),
+    KeySpec("copy-item", "c", "copy_item", "copy", "transcript",
+            help="Copy the selected item to the clipboard (a reply's text, a command, a "
+                 "diff; OSC 52, which works over ssh and in tmux with set-clipboard on)."),
     KeySpec("inspect", "i", "inspect", "raw events", "transcript",
             help="Show the raw events behind the selected item."),
     # Pager, inspector, help and the other screens over the run: closing them.
