@@ -177,7 +177,12 @@ KEYS: list[KeySpec] = [
     KeySpec("complete-next", "down", "complete_move(1)", "next command", "composer",
             show=False, help="The next command in the completion list (or the queue)."),
     KeySpec("complete-previous", "up", "complete_move(-1)", "previous", "composer", show=False,
-            help="The previous command in the completion list, or the queued messages."),
+            help="The previous command in the completion list, or the queued messages; "
+                 "else, on the box's first line, this project's earlier prompts (down goes "
+                 "back to what you typed)."),
+    KeySpec("history-search", "ctrl+r", "history_search", "search history", "composer",
+            show=False, help="Search this project's earlier prompts (every word typed "
+                             "matches); enter or tab takes one, ctrl+r again goes older."),
     KeySpec("complete", "tab", "complete", "complete", "composer",
             help="Complete the highlighted command."),
     KeySpec("leave-box", "escape", "leave", "leave", "composer", key_display="esc",

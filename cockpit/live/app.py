@@ -27,6 +27,7 @@ from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.keys import bindings, key_label
 from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands
 from cockpit.live.answer_first import AnswerFirst
+from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
 from cockpit.live.steering import Steering
 from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
@@ -116,6 +117,7 @@ class CockpitApp(ThemedApp):
                                  offered=lambda: self.next_session is not None,
                                  quitting=lambda: self._quitting, start_next=self._start_next,
                                  flush=self.pump.flush)
+        self.prompts = PromptKeeper(lambda: self.composer, self._history_note)
         self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
                                         self.call_later)
 
@@ -154,6 +156,16 @@ class CockpitApp(ThemedApp):
         self.steering.show(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
+        self.run_worker(self._load_history(), group="history", exit_on_error=False)
+
+    async def _load_history(self) -> None:
+        """The project's earlier prompts into the box, then this run's first task after them."""
+        await self.prompts.load(self.session)
+        await self.prompts.keep(self.sessions[0], self.sessions[0].state.task)
+
+    def _history_note(self, line: str) -> None:
+        if self.is_running:
+            self.notify(clean(line, 400), severity="warning", markup=False, timeout=8)
 
     def on_unmount(self) -> None:
         self.pump.close()
@@ -562,6 +574,7 @@ class CockpitApp(ThemedApp):
                         severity="error", markup=False)
             return False
         self.sessions.append(session)
+        self.run_worker(self.prompts.keep(session, task), group="history", exit_on_error=False)
         self._task_started()
         self._start(session)
         self.steering.show(self.view)
