@@ -28,7 +28,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
-__all__ = ["FOOTER_FIRST", "KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES", "KeySpec",
+__all__ = ["ANSWER_ACTIONS", "FOOTER_FIRST", "KEYS", "PICKER_SCOPE", "REPLAY_SCOPE", "STEER_SCOPES",
+           "KeySpec",
            "bindings", "effective_key", "help_rows", "key_display", "key_label",
            "unknown_keymap_ids"]
 
@@ -38,6 +39,11 @@ REPLAY_SCOPE = "replay"
 """The replay viewer's scope."""
 PICKER_SCOPE = "picker"
 """The journal picker's scope (its other keys are the pager's)."""
+ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope", "scope_back",
+                            "cancel_run"})
+"""The run's actions whose keys still work from an empty message box, where they apply (the
+focus stays there after a task is sent): the keys that answer a pending approval, and escape's
+"back" and "cancel run"; any other letter there is text."""
 
 
 @dataclass(frozen=True)
@@ -90,10 +96,14 @@ KEYS: list[KeySpec] = [
     KeySpec("side-panel", "v", "toggle_side_panel", "checks & grants", "general",
             help="Show or hide verification and grants over the transcript (on a terminal "
                  "narrower than 110 columns, where they are summed up in the status line)."),
+    # Priority keys: the message box (where the focus stays) selects text with them otherwise;
+    # they apply only while a panel has more than it shows.
     KeySpec("panel-down", "shift+down", "scroll_panel(1)", "more below", "general",
+            priority=True,
             help="Scroll the approval bar or the end panel down (when it shows "
                  "\"more below\")."),
     KeySpec("panel-up", "shift+up", "scroll_panel(-1)", "back up", "general", show=False,
+            priority=True,
             help="Scroll the approval bar or the end panel back up."),
     KeySpec("palette", "ctrl+p", "command_palette", "palette", "general", textual=True,
             help="The command palette (themes, keys, quit)."),
@@ -118,6 +128,9 @@ KEYS: list[KeySpec] = [
             help="Scroll down a page."),
     KeySpec("expand", "enter", "expand", "expand", "transcript",
             help="Expand or collapse the item; long output opens in a pager."),
+    KeySpec("copy-item", "c", "copy_item", "copy", "transcript",
+            help="Copy the selected item to the clipboard (a reply's text, a command, a "
+                 "diff; OSC 52, which works over ssh and in tmux with set-clipboard on)."),
     KeySpec("inspect", "i", "inspect", "raw events", "transcript",
             help="Show the raw events behind the selected item."),
     # Pager, inspector, help and the other screens over the run: closing them.
@@ -165,12 +178,18 @@ KEYS: list[KeySpec] = [
     KeySpec("complete-next", "down", "complete_move(1)", "next command", "composer",
             show=False, help="The next command in the completion list (or the queue)."),
     KeySpec("complete-previous", "up", "complete_move(-1)", "previous", "composer", show=False,
-            help="The previous command in the completion list, or the queued messages."),
+            help="The previous command in the completion list, or the queued messages; "
+                 "else, on the box's first line, this project's earlier prompts (down goes "
+                 "back to what you typed)."),
+    KeySpec("history-search", "ctrl+r", "history_search", "search history", "composer",
+            show=False, help="Search this project's earlier prompts (every word typed "
+                             "matches); enter or tab takes one, ctrl+r again goes older."),
     KeySpec("complete", "tab", "complete", "complete", "composer",
             help="Complete the highlighted command."),
     KeySpec("leave-box", "escape", "leave", "leave", "composer", key_display="esc",
             help="Close the completion list; else leave the message box (or, typing a "
-                 "denial's reason, go back without denying)."),
+                 "denial's reason, go back without denying). In an empty box, while the run "
+                 "is live, escape is the run's (back from the scope step, or cancel)."),
     # On a queued message.
     KeySpec("unqueue", "escape", "unqueue", "remove", "queue", key_display="esc",
             help="Take back the highlighted queued message before it is sent."),

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult, SystemCommand
+from textual.command import SimpleCommand
 from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
@@ -27,7 +28,9 @@ from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.keys import bindings, key_label
 from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands
 from cockpit.live.answer_first import AnswerFirst
+from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
+from cockpit.live.slash import builtin_command, settings_for
 from cockpit.live.steering import Steering
 from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen
 from cockpit.widgets import (
@@ -116,6 +119,7 @@ class CockpitApp(ThemedApp):
                                  offered=lambda: self.next_session is not None,
                                  quitting=lambda: self._quitting, start_next=self._start_next,
                                  flush=self.pump.flush)
+        self.prompts = PromptKeeper(lambda: self.composer, self._history_note)
         self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
                                         self.call_later)
 
@@ -157,6 +161,16 @@ class CockpitApp(ThemedApp):
         self.steering.show(self.view)
         self.query_one(Transcript).focus()
         self._start(self.session)
+        self.run_worker(self._load_history(), group="history", exit_on_error=False)
+
+    async def _load_history(self) -> None:
+        """The project's earlier prompts into the box, then this run's first task after them."""
+        await self.prompts.load(self.session)
+        await self.prompts.keep(self.sessions[0], self.sessions[0].state.task)
+
+    def _history_note(self, line: str) -> None:
+        if self.is_running:
+            self.notify(clean(line, 400), severity="warning", markup=False, timeout=8)
 
     def on_unmount(self) -> None:
         self.pump.close()
@@ -577,7 +591,30 @@ class CockpitApp(ThemedApp):
         self.steering.start_command()
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        builtin = builtin_command(message.text)
+        if builtin is not None:
+            self._run_builtin(*builtin)
+            return
         self.steering.submitted(message.text)
+
+    def _run_builtin(self, name: str, wanted: str) -> None:
+        """One of the cockpit's own slash commands (`cockpit.live.slash`), run here."""
+        if name == "help":
+            self.action_help()
+            return
+        found = settings_for(name, setting_commands(self.session.runner), wanted)
+        if not found:
+            what = f" matching {clean_line(wanted, 60)!r}" if wanted else ""
+            self.notify(f"/{name}: the agent offers no {name} to switch to{what} (the command "
+                        "palette, ctrl+p, lists every setting it has)", severity="warning",
+                        markup=False, timeout=6)
+            return
+        if wanted and len(found) == 1:
+            self._change_setting(found[0])
+            return
+        self.search_commands([SimpleCommand(c.title, lambda c=c: self._change_setting(c),
+                                            c.help)
+                              for c in found], placeholder=f"switch the agent's {name}…")
 
     def on_composer_send_now(self, message: Composer.SendNow) -> None:
         self.steering.send_now(message.text)
@@ -606,13 +643,17 @@ class CockpitApp(ThemedApp):
                         severity="error", markup=False)
             return False
         self.sessions.append(session)
+        self.run_worker(self.prompts.keep(session, task), group="history", exit_on_error=False)
         self._task_started()
         self._start(session)
         self.steering.show(self.view)
         return True
 
     def _task_started(self) -> None:
-        """A next task was started (from the message box): the end panel goes."""
+        """A next task was started (from the message box): the end panel goes. The focus stays
+        in the box, if it is there (the next message can be typed at once; the approval keys
+        still work from the empty box)."""
         self._user_cancelled = False
         self.query_one(EndPanel).hide()
-        self.query_one(Transcript).focus()
+        if not self.composer.box.has_focus:
+            self.query_one(Transcript).focus()

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from textual.app import App
 from textual.widgets import Input, TextArea
 
+from cockpit.live.slash import offered_commands
 from cockpit.widgets import MESSAGE_LIMIT, Composer, QuestionForm, Transcript, clean_line
 from engine_adapter import Session
 from engine_adapter.events import AnswerError
@@ -91,7 +92,7 @@ class Steering:
         self.composer.show(offer=self._offered() and not self._quitting(),
                            live=not self._session().done,
                            queued=self.queue.items, held=self.queue.held,
-                           commands=view.commands)
+                           commands=offered_commands(view.commands))
 
     # Keys ---------------------------------------------------------------------------------
     def focus_composer(self) -> None:
@@ -110,7 +111,7 @@ class Steering:
         if action in ("focus_composer", "start_command"):
             # Typing in a box (the message box, a question's field): these keys are text.
             offered = self._offered() and not isinstance(self.app.focused, Input | TextArea)
-            return offered and (action == "focus_composer" or bool(self._view().commands))
+            return offered  # (the cockpit's own commands are always there: /help)
         if action in ("approve", "deny", "approve_always", "grant_scope") and \
                 self._view().questions:
             return False  # the question comes first; its approval waits behind it
@@ -169,6 +170,19 @@ class Steering:
                             f"{view.status}. Enter on an empty message box sends the next.",
                             timeout=8)
         self.show(view)
+        if text is None:
+            self._focus_for_next_task()
+
+    def _focus_for_next_task(self) -> None:
+        """The task ended: the focus goes to the message box, so typing the next task just
+        works (keys on the transcript are hotkeys, and the text would be lost) — unless the
+        human is elsewhere on purpose (another screen, a question's field, the queue)."""
+        app = self.app
+        focused = app.focused
+        if len(app.screen_stack) > 1 or not self.composer.display:
+            return
+        if focused is None or isinstance(focused, Transcript):
+            self.composer.box.focus()
 
     # A denial's reason ------------------------------------------------------------------------
     def ask_deny_reason(self, approval_id: str) -> None:

@@ -14,19 +14,21 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from textual import events, on
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from cockpit.keys import bindings, key_label
+from cockpit.keys import ANSWER_ACTIONS, KEYS, bindings, effective_key, key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import clean_line
 from engine_adapter.view import COMMAND_SIGILS, CommandView
 from engine_adapter.view import command_token as typed_as
 
-__all__ = ["MESSAGE_LIMIT", "Composer", "command_token", "matching_commands"]
+__all__ = ["MESSAGE_LIMIT", "Composer", "command_token", "matching_commands",
+           "matching_prompts"]
 
 MESSAGE_LIMIT = 20_000
 """Characters of one message (a task's text): what the box takes, and what the queue keeps."""
@@ -52,6 +54,24 @@ def matching_commands(commands: Sequence[CommandView], text: str) -> list[Comman
     if whole:
         return [max(whole, key=lambda c: len(c.name))]
     return [c for c in commands if command_token(c).lower().startswith(typed)]
+
+
+def matching_prompts(prompts: Sequence[str], query: str, limit: int = 200) -> list[str]:
+    """The earlier prompts that hold every word of `query` (case-insensitive), newest first,
+    each once."""
+    words = query.lower().split()
+    found: list[str] = []
+    seen: set[str] = set()
+    for prompt in reversed(prompts):
+        if prompt in seen:
+            continue
+        lowered = prompt.lower()
+        if all(word in lowered for word in words):
+            seen.add(prompt)
+            found.append(prompt)
+            if len(found) >= limit:
+                break
+    return found
 
 
 class ComposerInput(TextArea):
@@ -109,17 +129,48 @@ class ComposerInput(TextArea):
         self.move_cursor((len(before) - 1, len(before[-1])))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("complete_move", "submit", "newline"):
+        if action in ("complete_move", "submit", "newline", "history_search"):
             return True  # (up/down move the cursor when the composer has no use for them)
         composer = self.parent
+        if action == "leave" and isinstance(composer, Composer) and not self.text \
+                and not composer.completing and not composer.searching \
+                and composer.reason_for is None \
+                and self._answers("escape"):
+            return False  # (escape goes on to the run's binding: back, or cancel)
         if isinstance(composer, Composer):
             return composer.key_applies(action, parameters)
         return True
 
     async def on_key(self, event: events.Key) -> None:
-        """Enter is the binding's (send), never the text area's own new line."""
-        if event.key == "enter":
-            event.prevent_default()
+        """Enter is the binding's (send), never the text area's own new line. In an empty box
+        a key that answers a pending approval (`y`, `n`, `a`, a scope key) is that key, not
+        text: the focus stays in the box after a task is sent, and the approval keys work
+        from there. Every other letter is text (the next task is typed, never lost)."""
+        if event.key == "enter" or (not self.text and self._answers(event.key)):
+            event.prevent_default()  # (the key goes on to the bindings, not into the text)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """The box takes printable keys, but not an answer key while it is empty (so the
+        footer shows it, and the binding runs)."""
+        if not self.text and self._answers(key):
+            return False
+        return super().check_consume_key(key, character)
+
+    def _answers(self, key: str) -> bool:
+        """Whether `key` is a run key that applies now (`ANSWER_ACTIONS`: the app's binding
+        runs, not the box's). Never while a denial's reason is typed: that box is all text."""
+        composer = self.parent
+        if isinstance(composer, Composer) and composer.reason_for is not None:
+            return False
+        keymap = getattr(getattr(self.app, "config", None), "keymap", None)
+        for spec in KEYS:
+            _, name, parameters = parse_action(spec.action)
+            if name not in ANSWER_ACTIONS:
+                continue
+            keys = [k.strip() for k in effective_key(spec, keymap).split(",")]
+            if key in keys and self.app.check_action(name, parameters):
+                return True
+        return False
 
     async def on_paste(self, event: events.Paste) -> None:
         """Keep every line of a paste; refuse, and say so, one over the message limit."""
@@ -174,8 +225,13 @@ class ComposerInput(TextArea):
         else:
             self.action_cursor_down()
 
+    def action_history_search(self) -> None:
+        """Search the earlier prompts (ctrl+r again: the next older match)."""
+        if isinstance(self.parent, Composer):
+            self.parent.search_history()
+
     def action_complete(self) -> None:
-        """Complete the highlighted command."""
+        """Complete the highlighted command (or take the highlighted earlier prompt)."""
         if isinstance(self.parent, Composer):
             self.parent.complete()
 
@@ -278,6 +334,12 @@ class Composer(Vertical):
         self._draft = ""  # the message typed before a reason was asked for
         self._matches: list[CommandView] = []
         self._dismissed = ""  # the text whose completion list escape closed
+        self.history: tuple[str, ...] = ()  # this project's earlier prompts, oldest first
+        self._recall: int | None = None  # the earlier prompt shown by up/down (its index)
+        self._recalled = ""  # its text as shown (an edit ends the browsing)
+        self._before_recall = ""  # what was in the box before up recalled
+        self.searching = False  # ctrl+r: the box's text filters the earlier prompts
+        self._found: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield QueueList(id="queued")
@@ -296,8 +358,8 @@ class Composer(Vertical):
 
     @property
     def completing(self) -> bool:
-        """Whether the completion list is showing."""
-        return bool(self._matches)
+        """Whether the completion list is showing (commands, or earlier prompts found)."""
+        return bool(self._matches) or (self.searching and bool(self._found))
 
     # What to show ---------------------------------------------------------------------------
     def show(self, *, offer: bool, live: bool, queued: Sequence[str], held: bool,
@@ -319,7 +381,13 @@ class Composer(Vertical):
         palette = palette_for(self.app)
         label = Text(no_wrap=False)
         box = self.box
-        if self.reason_for is not None:
+        if self.searching:
+            label.append("search earlier prompts ", palette.accent)
+            label.append(f"{len(self._found)} found · type to filter · enter or "
+                         f"{key_label(self.app, 'complete')} takes it · "
+                         f"{key_label(self.app, 'leave-box')} closes", palette.dim)
+            box.placeholder = "words of an earlier prompt"
+        elif self.reason_for is not None:
             label.append("why deny it? ", palette.error)
             label.append("your words go to the agent with the denial · enter denies (empty: "
                          f"no reason) · {key_label(self.app, 'leave-box')} goes back",
@@ -374,10 +442,16 @@ class Composer(Vertical):
     @on(TextArea.Changed, "#next-task")
     def _changed(self, event: TextArea.Changed) -> None:
         event.stop()
+        text = event.text_area.text
+        if self._recall is not None and text != self._recalled:
+            self._recall = None  # edited: it is a new message now
         if self.reason_for is None:
-            self._complete_for(event.text_area.text)
+            self._complete_for(text)
 
     def _complete_for(self, text: str) -> None:
+        if self.searching:
+            self._show_found(text)
+            return
         matches = [] if text == self._dismissed else matching_commands(self.commands, text)
         self._matches = matches[:200]
         listing = self.query_one("#commands", OptionList)
@@ -398,8 +472,14 @@ class Composer(Vertical):
         self.refresh_bindings()
 
     def move(self, step: int) -> bool:
-        """Up/down at the box's edge: through the completion list, or up into the queued
-        messages; False when neither applies (the cursor moves instead)."""
+        """Up/down at the box's edge: through the completion list (or the prompts found), up
+        into the queued messages, else through this project's earlier prompts; False when
+        none applies (the cursor moves instead)."""
+        if self.searching and self._found:
+            listing = self.query_one("#commands", OptionList)
+            current = listing.highlighted or 0
+            listing.highlighted = max(0, min(len(self._found) - 1, current + step))
+            return True
         if self._matches:
             listing = self.query_one("#commands", OptionList)
             current = listing.highlighted or 0
@@ -410,7 +490,75 @@ class Composer(Vertical):
             queue.focus()
             queue.highlighted = len(self.queued) - 1
             return True
-        return False
+        return self._recall_step(step)
+
+    # Earlier prompts --------------------------------------------------------------------------
+    def set_history(self, prompts: Sequence[str]) -> None:
+        """This project's earlier prompts, oldest first (read from its history file)."""
+        self.history = tuple(prompts) + tuple(p for p in self.history if p not in prompts)
+
+    def remember(self, text: str) -> None:
+        """A prompt was sent: the newest earlier prompt now."""
+        if text.strip() and (not self.history or self.history[-1] != text):
+            self.history = (*self.history, text)
+
+    def _recall_step(self, step: int) -> bool:
+        """Up: the next older prompt; down: the next newer, then back to what was typed."""
+        if self.reason_for is not None or not self.history:
+            return False
+        if self._recall is None:
+            if step > 0:
+                return False
+            self._before_recall = self.box.value
+            index = len(self.history) - 1
+        else:
+            index = self._recall + step
+        if index >= len(self.history):
+            self._recall = None
+            self.box.value = self._before_recall
+            return True
+        index = max(0, index)
+        self._recall = index
+        self._recalled = self.history[index][:MESSAGE_LIMIT]
+        self.box.value = self._recalled
+        self.box.cursor_position = 0 if step < 0 else len(self._recalled)
+        return True
+
+    def search_history(self) -> None:
+        """ctrl+r: the box's text filters the earlier prompts (again: the next older one)."""
+        if self.reason_for is not None:
+            return
+        if self.searching:
+            self.move(1)
+            return
+        self.searching = True
+        self._matches = []
+        self._complete_for(self.box.value)
+        self._refresh()
+
+    def _show_found(self, query: str) -> None:
+        self._found = matching_prompts(self.history, query)
+        listing = self.query_one("#commands", OptionList)
+        palette = palette_for(self.app)
+        listing.set_options([Option(Text(clean_line(prompt, 300), palette.text, no_wrap=True,
+                                         overflow="ellipsis")) for prompt in self._found])
+        if self._found:
+            listing.highlighted = 0
+        listing.set_class(True, "-shown")
+        self.refresh_bindings()
+        self._refresh()
+
+    def _end_search(self, take: bool) -> None:
+        index = self.query_one("#commands", OptionList).highlighted
+        chosen = self._found[index] if take and self._found and index is not None \
+            and index < len(self._found) else None
+        self.searching = False
+        self._found = []
+        if chosen is not None:
+            self.box.value = chosen[:MESSAGE_LIMIT]
+            self._dismissed = self.box.value
+        self._complete_for(self.box.value)
+        self._refresh()
 
     def _highlighted(self) -> CommandView | None:
         index = self.query_one("#commands", OptionList).highlighted
@@ -418,7 +566,11 @@ class Composer(Vertical):
             and index < len(self._matches) else None
 
     def complete(self) -> None:
-        """Put the highlighted command in the box (with a space when it takes input)."""
+        """Put the highlighted command in the box (with a space when it takes input), or,
+        searching, the highlighted earlier prompt."""
+        if self.searching:
+            self._end_search(take=True)
+            return
         command = self._highlighted()
         if command is None:
             return
@@ -436,7 +588,9 @@ class Composer(Vertical):
         if action == "complete":
             return self.completing
         if action == "complete_move":
-            return self.completing or (parameters[:1] == (-1,) and bool(self.queued))
+            up = parameters[:1] == (-1,)
+            return self.completing or (up and bool(self.queued or self.history)) \
+                or (not up and self._recall is not None)
         if action == "send_now":
             return self.reason_for is None and self.offer and self.live
         return True
@@ -449,12 +603,18 @@ class Composer(Vertical):
         if self.reason_for is not None:
             self._end_reason(text)
             return
+        if self.searching:
+            self._end_search(take=True)  # enter takes the prompt found; the next enter sends
+            return
         command = self._highlighted()
+        if any(command_token(c).lower() == text.lower() for c in self._matches):
+            command = None  # typed whole (`/mode`, though `/model` is highlighted): send it
         if command is not None and text.lower() != command_token(command).lower() \
                 and not text.lower().startswith(command_token(command).lower() + " "):
             self.complete()  # "/rev" + enter: complete first, send with the next enter
             return
         self.box.value = ""
+        self._recall = None
         self.post_message(self.Submitted(text))
 
     def send_now(self) -> None:
@@ -467,6 +627,9 @@ class Composer(Vertical):
 
     def leave(self) -> None:
         """Escape: close the list; else go back from a reason; else leave the box."""
+        if self.searching:
+            self._end_search(take=False)
+            return
         if self._matches:
             self._dismissed = self.box.value
             self._complete_for(self.box.value)

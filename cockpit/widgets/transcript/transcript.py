@@ -31,6 +31,7 @@ from textual.strip import Strip
 
 from cockpit.keys import bindings
 from cockpit.styles import palette_for
+from cockpit.widgets.transcript.copying import copy_of
 from cockpit.widgets.transcript.items import (
     GUTTER,
     estimate_rows,
@@ -513,9 +514,18 @@ class Transcript(ScrollView, can_focus=True):
         if item is not None:
             self.post_message(self.Inspect(item))
 
+    def action_copy_item(self) -> None:
+        """Copy the selected item (a reply, a command, a diff) to the clipboard, and say so."""
+        item = self.selected
+        if item is None:
+            return
+        copied = copy_of(item)
+        self.app.copy_to_clipboard(copied.text)
+        self.notify(copied.notice(), markup=False, timeout=4)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`enter` applies only with an item selected; `i` also to a pending approval."""
-        if action == "expand":
+        """`enter` and `c` apply only with an item selected; `i` also to a pending approval."""
+        if action in ("expand", "copy_item"):
             return self.selected is not None
         if action == "inspect":
             return self._inspected() is not None

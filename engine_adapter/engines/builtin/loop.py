@@ -30,6 +30,7 @@ from typing import Any
 from engine_adapter.context import RunContext
 from engine_adapter.engines.builtin.calls import Call, Failed, ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
+from engine_adapter.engines.builtin.instructions import Instructions, read_instructions
 from engine_adapter.engines.builtin.models import (
     Decision,
     Model,
@@ -55,6 +56,7 @@ from engine_adapter.engines.builtin.verification import PlanChange, Verification
 from engine_adapter.engines.builtin.workspace import Workspace
 from engine_adapter.events import (
     AgentEnd,
+    AgentNotice,
     AgentStart,
     CancellationObserved,
     DecisionError,
@@ -156,6 +158,7 @@ class _Run:
         self.transcript: list[TranscriptEntry] = [UserMessage(state.task)]
         self.turn = 0
         self.errors_in_a_row = 0
+        self.instructions: Instructions | None = None  # the project's AGENTS.md, once read
 
     # -- the loop ------------------------------------------------------------------------------
     @property
@@ -169,6 +172,7 @@ class _Run:
         self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
                                   model=engine.model.name, cwd=str(self.workspace.root),
                                   **sandbox.start_fields()))
+        await self._read_instructions()
         self._set_phase("investigate")
         while True:
             if self.cancelled:
@@ -188,11 +192,30 @@ class _Run:
                 return self._end("failed", error=f"the model made {self.errors_in_a_row} "
                                  "malformed decisions in a row")
 
+    async def _read_instructions(self) -> None:
+        """The project's AGENTS.md (else CLAUDE.md) into the system prompt, said in the
+        transcript (read off the loop; one that cannot be read is said and left out)."""
+        root = self.workspace.root
+        try:
+            found = await off_loop(lambda: read_instructions(root), seconds=10.0,
+                                   what="reading the project's instructions")
+        except FileRefused as exc:
+            self.ctx.emit(AgentNotice(level="warning", text=f"instructions not read: {exc}"))
+            return
+        if found is None:
+            return
+        self.instructions = found
+        self.ctx.emit(AgentNotice(level="warning" if found.refused else "info",
+                                  text=found.note()))
+
     async def _take_turn(self) -> _TurnResult:
+        found = self.instructions
         request = ModelRequest(
             task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
                 self.transcript), tools=tuple(TOOLS.values()),
-            plan=tuple(c.model_dump() for c in self.verification.plan or ()))
+            plan=tuple(c.model_dump() for c in self.verification.plan or ()),
+            instructions=found.text if found is not None else "",
+            instructions_from=found.name if found is not None else "")
         try:
             reply = await read_reply(self.engine.model, request, self.ctx, self.ctx.token)
         except ModelError as exc:  # said in the model's words: the server's message, a hint

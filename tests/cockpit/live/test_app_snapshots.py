@@ -16,7 +16,7 @@ from support.live_app import (
     turn,
     verify,
 )
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 SIZE = (120, 34)
 
@@ -32,7 +32,7 @@ def _app(*steps, **kwargs):
 
 
 async def _quiet(pilot) -> None:
-    for widget in pilot.app.query(Input):
+    for widget in [*pilot.app.query(Input), *pilot.app.query(TextArea)]:  # (the box too)
         widget.cursor_blink = False
     await pilot.pause()
 

@@ -95,6 +95,7 @@ def test_a_4kb_reply_and_a_long_error_never_hide_the_transcript_the_status_line_
             marker = rendered(box.query_one(".scroll-more"))
             assert "more lines below" in marker and "shift+↓" in marker
             before = box.hidden_below
+            assert app.focused is app.composer.box  # a priority key: it scrolls from the box
             await pilot.press("shift+down")
             assert box.body.scroll_y > 0 and box.hidden_below < before
             await pilot.press("shift+up")

@@ -18,7 +18,7 @@ from support.live_app import (
     turn,
     verify,
 )
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 SIZES = [(160, 48), (80, 24), (40, 12)]
 IDS = ["160x48", "80x24", "40x12"]
@@ -31,7 +31,7 @@ def _home(tmp_path, monkeypatch, steady_stamps):
 
 
 async def _quiet(pilot) -> None:
-    for widget in pilot.app.query(Input):
+    for widget in [*pilot.app.query(Input), *pilot.app.query(TextArea)]:  # (the box too)
         widget.cursor_blink = False
     await pilot.pause()
 
@@ -58,8 +58,11 @@ def test_pending_edit_approval_with_its_diff(snap_compare, size):
 def test_finished_run_with_a_long_reply(snap_compare, size):
     app = make_app(turn(1, "Starting."), verify(passed=True), reply(LONG_REPLY), end=False,
                    cwd="/home/dev/projects/greeter", clock=None, next_steps=lambda text: [])
+    # The focus is in the message box once the run ended (the next task is typed at once).
     assert snap_compare(app, terminal_size=size,
-                        run_before=_until(lambda app: app.session.done))
+                        run_before=_until(lambda app: app.session.done
+                                          and app.focused is app.composer.box
+                                          and app.composer.history))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from support.journals import write
 from support.live_app import make_app, pending, settle, turn
-from textual.widgets import Input, Static
+from textual.widgets import Input, Static, TextArea
 
 from cockpit.replay import ReplayApp
 from cockpit.widgets import Transcript
@@ -205,7 +205,7 @@ def test_replay_shows_the_same_diff(tmp_path) -> None:
 # -- snapshots (update with --snapshot-update after looking at them) ------------------------------
 
 async def _quiet(pilot) -> None:
-    for widget in pilot.app.query(Input):
+    for widget in [*pilot.app.query(Input), *pilot.app.query(TextArea)]:  # (the box too)
         widget.cursor_blink = False
     await pilot.pause()
 

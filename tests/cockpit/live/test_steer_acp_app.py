@@ -77,13 +77,14 @@ def test_commands_complete_from_the_agent_and_ctrl_j_sends_at_once(tmp_path):
             await until_event(app.session, "agent_end")
             assert app.session.state.result == "ran /memory show"
             # a long turn, stopped by a message sent at once
-            await pilot.press("t")
+            assert app.focused is app.composer.box  # the focus stays in the box
             app.composer.box.value = "slow 100000 0.01"
             await pilot.press("enter")
             await until_shown(pilot, lambda: len(app.sessions) == 3)
             await until_event(app.session, "model_update")
             await until_shown(pilot, lambda: app.view.live)
-            await pilot.press("t", *"hello", "ctrl+j")
+            assert app.focused is app.composer.box  # still there after sending
+            await pilot.press(*"hello", "ctrl+j")
             await until_event(app.sessions[2], "agent_end")
             await until_shown(pilot, lambda: len(app.sessions) == 4)
             await until_event(app.session, "agent_end")

@@ -108,6 +108,8 @@ class ModelRequest:
     transcript: tuple[TranscriptEntry, ...]
     tools: tuple[ToolSpec, ...]
     plan: tuple[Mapping[str, Any], ...] = ()  # the frozen verification plan, if declared
+    instructions: str = ""  # the project's instructions file (AGENTS.md), read at the start
+    instructions_from: str = ""  # its name
 
 
 # -- what the model answers ----------------------------------------------------------------------
