@@ -401,7 +401,7 @@ class AcpRunner:
             return _Answer(killed=True)
         except Exception as exc:
             # A RequestError: the agent said no, but lives.
-            return _Answer(error=await connection.failure(exc, "session/prompt"),
+            return _Answer(error=await connection.prompt_failure(exc),
                            recoverable=isinstance(exc, RequestError))
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,

@@ -19,6 +19,7 @@ The prompt's first word picks what it does (the rest are arguments):
   garbage               writes a line that is not JSON-RPC to stdout
   eof                   closes its stdout mid-turn but stays alive
   error                 answers the prompt with a JSON-RPC error
+  fail CODE MESSAGE     answers the prompt with error CODE saying MESSAGE
   refusal               ends the turn with stop reason `refusal`
   read PATH             fs/read_text_file PATH; replies "read ok N" or "read error: …"
   write PATH [N [shuffled]]
@@ -62,6 +63,9 @@ hint), compact, and "memory show" (a name with a space, as gemini has).
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
+`--mode auth-prompt`: session/new works without a login, but every prompt answers
+"Authentication required" (claude-agent-acp's way) until `authenticate`; it offers a terminal
+login and the `test-key` method.
 `--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
 
@@ -124,6 +128,7 @@ from acp.schema import (
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
+    TerminalAuthMethod,
     ToolCallLocation,
     ToolCallUpdate,
     UnstructuredCommandInput,
@@ -202,8 +207,12 @@ class TestAgent(SessionFeatures):
                  elicitation_form=bool(caps and caps.elicitation and caps.elicitation.form),
                  elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url))
         methods: list[Any] = self.auth_methods_extra()
-        if self.mode == "auth":
-            methods = [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
+        if self.mode == "auth-prompt":  # claude-agent-acp's: a terminal login first
+            methods = [TerminalAuthMethod(id="agent-login", name="Log in", type="terminal",
+                                          description="Run the agent's login",
+                                          args=["--login"])]
+        if self.mode in ("auth", "auth-prompt"):
+            methods += [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
                                         description="Requires TEST_AGENT_KEY",
                                         vars=[{"name": "TEST_AGENT_KEY"}])]
         capabilities = AgentCapabilities.model_validate(self.session_caps())
@@ -304,6 +313,8 @@ class TestAgent(SessionFeatures):
         self.log(event="prompt", text=text, count=self.prompts, blocks=blocks, session=session_id)
         self.remember(session_id, "user", text)
         self.reply = []
+        if self.mode == "auth-prompt" and not self.authenticated:
+            raise RequestError(-32000, "Authentication required")  # as claude-agent-acp does
         self.in_turn = True
         try:
             if scenario.startswith("/"):
@@ -523,6 +534,9 @@ class TestAgent(SessionFeatures):
         os.close(1)
         await asyncio.Event().wait()
         return PromptResponse(stop_reason="end_turn")
+
+    async def do_fail(self, sid: str, args: list[str]) -> PromptResponse:
+        raise RequestError(int(args[0]), " ".join(args[1:]) or "failed")
 
     async def do_error(self, sid: str, args: list[str]) -> PromptResponse:
         raise RequestError(-32603, "Internal error", {"details": "the model backend is down"})

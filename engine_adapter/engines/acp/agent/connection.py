@@ -23,6 +23,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import Implementation, InitializeResponse
 from pydantic import ValidationError
 
+from engine_adapter.engines.acp.agent.auth import asks_login, auth_hint
 from engine_adapter.engines.acp.agent.contained import AgentBox, contain
 from engine_adapter.engines.acp.agent.process import AgentProcess, AgentStartError
 from engine_adapter.engines.acp.agent.session import AgentSession, Opened
@@ -183,6 +184,17 @@ class AgentConnection:
     def _cannot_start(self, exc: AgentStartError) -> str:
         hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
         return f"cannot start the agent: {exc}{hint}"
+
+    async def prompt_failure(self, exc: BaseException) -> AgentFailure:
+        """Words for a failed `session/prompt`; when the agent wants a login first (a session
+        it opened without one), the same login help as when a session cannot open."""
+        failure = await self.failure(exc, "session/prompt")
+        if not asks_login(exc):
+            return failure
+        hint = auth_hint(self.init, self.spec) if self.init is not None else ""
+        return AgentFailure(str(failure) + (hint or (
+            "\nthe agent declares no way to log in: log in with its own CLI first (in a "
+            "terminal), then run again")))
 
     def stderr_tail(self) -> list[str]:
         """The last lines the agent wrote to its stderr (none once it is closed)."""
