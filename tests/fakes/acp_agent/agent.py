@@ -66,6 +66,9 @@ until `authenticate` is called with the `test-key` method, which needs TEST_AGEN
 `--mode auth-prompt`: session/new works without a login, but every prompt answers
 "Authentication required" (claude-agent-acp's way) until `authenticate`; it offers a terminal
 login and the `test-key` method.
+`--mode odd-options`: session/new also offers config options of kinds no client knows and
+hostile ones (see `sessions.ODD_OPTIONS`). The boolean option `verbose` is offered only to a
+client that opts in to boolean options (`clientCapabilities.session.configOptions.boolean`).
 `--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
 
@@ -205,7 +208,9 @@ class TestAgent(SessionFeatures):
                  terminal=bool(caps and caps.terminal),
                  terminal_auth=bool(caps and caps.auth and caps.auth.terminal),
                  elicitation_form=bool(caps and caps.elicitation and caps.elicitation.form),
-                 elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url))
+                 elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url),
+                 boolean_options=self.takes_booleans(caps))
+        self.booleans = self.takes_booleans(caps)
         methods: list[Any] = self.auth_methods_extra()
         if self.mode == "auth-prompt":  # claude-agent-acp's: a terminal login first
             methods = [TerminalAuthMethod(id="agent-login", name="Log in", type="terminal",
@@ -223,6 +228,13 @@ class TestAgent(SessionFeatures):
                                                             title="Cockpit test agent",
                                                             version="1.0"),
                                   field_meta=meta)
+
+    @staticmethod
+    def takes_booleans(caps: Any) -> bool:
+        """Whether the client opted in to boolean config options (ACP v1)."""
+        session = getattr(caps, "session", None) if caps else None
+        options = session.config_options if session is not None else None
+        return options is not None and options.boolean is not None
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         self.log(event="authenticate", method=method_id)
@@ -244,6 +256,11 @@ class TestAgent(SessionFeatures):
         task = asyncio.ensure_future(self.offer_commands(sid))
         self.background.add(task)
         task.add_done_callback(self.background.discard)
+        if self.mode == "odd-options":  # raw JSON as a hostile agent sends it, unchecked
+            import warnings
+            warnings.filterwarnings("ignore", module="pydantic")
+            return NewSessionResponse.model_construct(session_id=sid, modes=self.modes(sid),
+                                                      config_options=self.config_options(sid))
         return NewSessionResponse(session_id=sid, modes=self.modes(sid),
                                   config_options=self.config_options(sid))
 

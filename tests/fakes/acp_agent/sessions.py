@@ -40,6 +40,17 @@ from acp.schema import (
 
 MODELS = {"fast": "Fast model", "smart": "Smart model"}
 EFFORTS = ("low", "medium", "high")
+# `--mode odd-options`: config options of kinds no client knows, and hostile ones.
+ODD_OPTIONS: list[dict[str, Any]] = [
+    {"type": "slider", "id": "speed", "name": "Speed", "currentValue": 3, "min": 0},
+    {"type": "number", "id": "temperature", "name": "Temperature", "currentValue": 0.2},
+    {"type": "boolean", "id": "beep\x1b[31m", "name": "Beep\x07 \u202eevil\x1b]0;x\x07",
+     "currentValue": True},
+    {"type": "boolean", "id": "maybe", "name": "Maybe", "currentValue": "perhaps"},
+    {"type": "boolean", "id": "huge", "name": "N" * 10_000, "currentValue": False},
+    {"type": "boolean", "id": "nameless", "currentValue": False},
+    {"id": "untyped", "name": "Untyped", "currentValue": True},
+]
 
 
 class SessionFeatures:
@@ -91,9 +102,11 @@ class SessionFeatures:
                                 description="Use an API key to authenticate",
                                 field_meta={"api-key": {"provider": "test"}})]
 
+    booleans = False  # the client takes boolean options (they are opt-in in ACP v1)
+
     def config_options(self, sid: str) -> list[Any]:
         s = self._session(sid)
-        return [
+        options: list[Any] = [
             SessionConfigOptionSelect(
                 id="model", name="Model", category="model", type="select",
                 current_value=s["model"],
@@ -102,9 +115,14 @@ class SessionFeatures:
                 id="effort", name="Reasoning effort", category="thought_level", type="select",
                 current_value=s["effort"],
                 options=[SessionConfigSelectOption(value=e, name=e.title()) for e in EFFORTS]),
-            SessionConfigOptionBoolean(id="verbose", name="Verbose", type="boolean",
-                                       current_value=s["verbose"]),
         ]
+        if self.booleans:
+            options.append(SessionConfigOptionBoolean(id="verbose", name="Verbose",
+                                                      type="boolean",
+                                                      current_value=s["verbose"]))
+        if self.mode == "odd-options":  # type: ignore[attr-defined]
+            options += ODD_OPTIONS  # raw JSON: the SDK's models would refuse to build them
+        return options
 
     def modes(self, sid: str) -> SessionModeState:
         return SessionModeState(current_mode_id=self._session(sid)["mode"], available_modes=[
@@ -171,7 +189,8 @@ class SessionFeatures:
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
         session = self._session(session_id)
         allowed = {"model": set(MODELS), "effort": set(EFFORTS), "verbose": {True, False}}
-        if config_id not in allowed or value not in allowed[config_id]:
+        strict = (config_id == "verbose") == isinstance(value, bool)  # no "true" for a flag
+        if config_id not in allowed or value not in allowed[config_id] or not strict:
             raise RequestError.invalid_params({"config_id": config_id, "value": value})
         session[config_id] = value
         self._save(session_id)

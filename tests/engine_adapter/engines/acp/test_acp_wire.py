@@ -8,9 +8,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, drive
+from fakes.acp_agent.helpers import agent_argv, agent_log, drive
 
+from cockpit.live.agent_settings import setting_commands
 from engine_adapter.engines.acp import AcpRunner
+from engine_adapter.engines.acp.agent import SettingError
 
 
 def _runner(tmp_path: Path, *args: str, **kwargs) -> AcpRunner:
@@ -64,3 +66,64 @@ def test_login_help_for_an_agent_that_declares_no_method(tmp_path):
     """No method declared: still say what to do, not nothing."""
     state, _ = _once(tmp_path, "fail -32000 Authentication required")
     assert "declares no way to log in" in (state.error or "")
+
+
+# 7. boolean config options -----------------------------------------------------------------
+def _settings_of(tmp_path: Path, *args: str, change: tuple[str, object] | None = None):
+    async def main():
+        async with _runner(tmp_path, *args) as runner:
+            state, events = await drive(runner, "hello", tmp_path / "j.jsonl")
+            if change is not None:
+                await runner.set_option(change[0], change[1])  # type: ignore[arg-type]
+            return state, events, runner.settings[0], setting_commands(runner)
+    return asyncio.run(main())
+
+
+def test_boolean_options_are_opted_in_shown_and_switched(tmp_path):
+    """ACP v1 makes boolean options opt-in: the client says it takes them, the agent then
+    offers its `verbose` flag; it is in the session's settings, has a palette entry, and a
+    switch reaches the agent as a JSON boolean."""
+    state, events, options, commands = _settings_of(tmp_path, change=("verbose", True))
+    assert state.status == "completed"
+    log = agent_log(tmp_path / "agent.jsonl")
+    assert next(e for e in log if e["event"] == "initialize")["boolean_options"] is True
+    config = next(e for e in events if e.type == "agent_config")
+    assert ("verbose", "boolean", False) in [(o.id, o.kind, o.value) for o in config.options]
+    assert [e["value"] for e in log if e["event"] == "set_config_option"] == [True]
+    verbose = next(o for o in options if o.id == "verbose")
+    assert verbose.value is True  # the agent's answer, as it now stands
+    assert "Agent Verbose: off" in [c.title for c in commands]  # the switch back
+
+
+@pytest.mark.parametrize("text", ["on", "true", "YES", "1", "off", "False", "no", "0"])
+def test_boolean_option_words(tmp_path, text):
+    """`--option verbose=WORD`: the words for on and off, sent as a boolean."""
+    _settings_of(tmp_path, change=("verbose", text))
+    sent = [e["value"] for e in agent_log(tmp_path / "agent.jsonl")
+            if e["event"] == "set_config_option"]
+    assert sent == [text.lower() in ("on", "true", "yes", "1")]
+
+
+@pytest.mark.parametrize("text", ["maybe", "", "2", "onn", "true\n1"])
+def test_boolean_option_rejects_other_words(tmp_path, text):
+    with pytest.raises(SettingError, match="verbose is on or off; valid values: true, false"):
+        _settings_of(tmp_path, change=("verbose", text))
+    assert not [e for e in agent_log(tmp_path / "agent.jsonl")
+                if e["event"] == "set_config_option"]
+
+
+def test_options_of_unknown_kinds_and_hostile_ones(tmp_path):
+    """Kinds no client knows (a slider, a number), a flag whose value is not one, one without a
+    name, one with no type: left out, the session opens. Names with control characters and a
+    10,000-character name are shown escaped and cut, in the settings and the palette."""
+    state, _events, options, commands = _settings_of(tmp_path, "--mode", "odd-options")
+    assert state.status == "completed"
+    ids = [o.id for o in options]
+    assert ids[:3] == ["model", "effort", "verbose"]
+    assert not {"speed", "temperature", "maybe", "nameless", "untyped"} & set(ids)
+    for option in options:
+        assert len(option.name) <= 200 and len(option.id) <= 200
+        assert not any(ord(ch) < 32 or ch in "\x7f\u202e" for ch in option.name + option.id)
+    for command in commands:
+        assert len(command.title) <= 80
+        assert not any(ord(ch) < 32 or ch in "\x7f\u202e" for ch in command.title)
