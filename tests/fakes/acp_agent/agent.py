@@ -69,12 +69,13 @@ login and the `test-key` method.
 `--mode odd-options`: session/new also offers config options of kinds no client knows and
 hostile ones (see `sessions.ODD_OPTIONS`). The boolean option `verbose` is offered only to a
 client that opts in to boolean options (`clientCapabilities.session.configOptions.boolean`).
+`--mode close-hangs`: it never answers `session/close`.
 `--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
 
 Sessions, settings, titles, MCP servers and the environment: see `sessions.py` (`--state DIR`
 keeps sessions for a later agent process to list, load or resume; `--no-list`, `--no-load`,
-`--no-resume` leave a capability out).
+`--no-resume`, `--no-close` leave a capability out; `session/close` is logged as `close`).
 `--mode steering`: `initialize` says it takes notes inside a turn (codex-acp's `steering`
 extension: `_meta.steering.supported`), served by its `_session/steering` method.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed (prompts with
@@ -177,7 +178,8 @@ class TestAgent(SessionFeatures):
     """The agent; one instance serves one connection."""
 
     def __init__(self, mode: str, log_path: str | None, state_dir: str | None = None,
-                 caps: frozenset[str] = frozenset({"list", "load", "resume"})) -> None:
+                 caps: frozenset[str] = frozenset({"list", "load", "resume", "close"}),
+                 ) -> None:
         self.mode = mode
         self.log_path = log_path
         self.init_sessions(state_dir, set(caps))
@@ -799,10 +801,11 @@ def main() -> None:
     parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
     parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
     parser.add_argument("--state", default=os.environ.get("ACP_TEST_AGENT_STATE"))
-    for cap in ("list", "load", "resume"):
+    for cap in ("list", "load", "resume", "close"):
         parser.add_argument(f"--no-{cap}", action="store_true")
     args = parser.parse_args()
-    caps = frozenset(c for c in ("list", "load", "resume") if not getattr(args, f"no_{c}"))
+    caps = frozenset(c for c in ("list", "load", "resume", "close")
+                     if not getattr(args, f"no_{c}"))
     agent = TestAgent(args.mode, args.log, args.state, caps)
     # Unstable: `session/resume` is routed only with it (SDK 0.12).
     asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))

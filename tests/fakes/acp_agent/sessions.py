@@ -13,6 +13,7 @@ switches its own model: config_option_update), `env NAME...` (replies with the v
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import uuid
@@ -92,7 +93,8 @@ class SessionFeatures:
     # what the session offers ---------------------------------------------------------------------
     def session_caps(self) -> dict[str, Any]:
         return {"loadSession": "load" in self.caps,
-                "sessionCapabilities": {k: {} for k in ("list", "resume") if k in self.caps},
+                "sessionCapabilities": {k: {} for k in ("list", "resume", "close")
+                                        if k in self.caps},
                 "mcpCapabilities": {"http": True, "sse": False}}
 
     def auth_methods_extra(self) -> list[Any]:
@@ -196,6 +198,15 @@ class SessionFeatures:
         self._save(session_id)
         self.log(event="set_config_option", id=config_id, value=value)  # type: ignore
         return SetSessionConfigOptionResponse(config_options=self.config_options(session_id))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> None:
+        if "close" not in self.caps:
+            raise RequestError.method_not_found("session/close")
+        self.log(event="close", session=session_id,  # type: ignore[attr-defined]
+                 known=session_id in self.sessions)
+        self.sessions.pop(session_id, None)
+        if self.mode == "close-hangs":  # type: ignore[attr-defined]
+            await asyncio.Event().wait()
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
         session = self._session(session_id)

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, agent_log, drive
+from fakes.acp_agent.helpers import agent_argv, agent_log, drive, group_gone
 
 from cockpit.live.agent_settings import setting_commands
 from engine_adapter.engines.acp import AcpRunner
@@ -127,3 +127,41 @@ def test_options_of_unknown_kinds_and_hostile_ones(tmp_path):
     for command in commands:
         assert len(command.title) <= 80
         assert not any(ord(ch) < 32 or ch in "\x7f\u202e" for ch in command.title)
+
+
+# 5. session/close ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("flags", "closed"), [((), True), (("--no-close",), False)])
+def test_the_conversation_ends_with_session_close_when_offered(tmp_path, flags, closed):
+    """Closing the runner (the conversation ends) sends `session/close` for the open session,
+    only to an agent that offers it; the agent then exits as before."""
+    async def main():
+        async with _runner(tmp_path, *flags) as runner:
+            await drive(runner, "hello", tmp_path / "j.jsonl")
+            await drive(runner, "hello", tmp_path / "k.jsonl")  # one conversation, two tasks
+            return runner.connection.session_id
+    session_id = asyncio.run(main())
+    log = agent_log(tmp_path / "agent.jsonl")
+    closes = [e for e in log if e["event"] == "close"]
+    assert closes == ([{"event": "close", "session": session_id, "known": True}] if closed
+                      else [])
+    assert log[-1]["event"] == "stdin closed"  # it still exited on its own
+
+
+def test_no_session_close_to_an_agent_that_died_or_failed(tmp_path):
+    """A crashed agent, or one stopped on a failure path, is not asked anything."""
+    state, _ = _once(tmp_path, "crash")
+    assert state.status == "failed"
+    assert not [e for e in agent_log(tmp_path / "agent.jsonl") if e["event"] == "close"]
+
+
+def test_an_agent_that_hangs_on_session_close_is_stopped_all_the_same(tmp_path):
+    """`--mode close-hangs`: it never answers `session/close`; closing still ends within the
+    stop grace and leaves no process."""
+    async def main():
+        async with _runner(tmp_path, "--mode", "close-hangs", stop_grace=0.3) as runner:
+            await drive(runner, "hello", tmp_path / "j.jsonl")
+            pgid = runner.connection.process.pgid
+        return pgid
+    pgid = asyncio.run(main())
+    assert group_gone(pgid)
+    assert [e["event"] for e in agent_log(tmp_path / "agent.jsonl")].count("close") == 1
