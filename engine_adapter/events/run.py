@@ -145,6 +145,10 @@ class ModelUsage(BaseEvent):
     (`cached_read_tokens`, `cached_write_tokens`); the cost in the agent's own `currency`
     (`cost`; `cost_usd` holds it too when that is USD); and how full the context window is after
     the call (`context_used` of `context_size` tokens; a level, not a delta).
+
+    `scope` "session": not a model call but the agent's own report on its session (ACP's
+    `usage_update`: the context window's fill, and the cost added since its last report); no
+    tokens, and it is not counted as a call. None (older journals too): one model call.
     """
 
     type: Literal["model_usage"] = "model_usage"
@@ -159,6 +163,7 @@ class ModelUsage(BaseEvent):
     currency: str | None = None
     context_used: int | None = None
     context_size: int | None = None
+    scope: Literal["session"] | None = None
 
 
 class ModelRetry(BaseEvent):

@@ -69,6 +69,7 @@ __all__ = [
     "Tone",
     "agent_sandbox_warning",
     "command_token",
+    "currency_code",
     "describe",
     "option_value_name",
     "options_text",
@@ -266,7 +267,22 @@ def _model_retry(e: ModelRetry) -> Description:
                        f"{e.delay_s:g} s", "warn", "↻")
 
 
+def currency_code(code: str | None) -> str:
+    """A currency code as letters only (it comes from the agent, or a journal)."""
+    return "".join(ch for ch in (code or "").upper() if "A" <= ch <= "Z")[:10] or "?"
+
+
 def _model_usage(e: ModelUsage) -> Description:
+    if e.scope == "session":  # the agent's report on its session: no tokens of a call
+        parts = []
+        if e.context_size and e.context_size > 0:
+            used = max(0, e.context_used or 0)
+            parts.append(f"context {min(used * 100 // e.context_size, 999)}% of "
+                         f"{e.context_size:,} tokens")
+        if e.cost is not None:
+            parts.append(f"+${e.cost:.4f}" if e.currency == "USD" else
+                         f"+{e.cost:.4f} {currency_code(e.currency)}")
+        return Description("usage", " · ".join(parts) or "usage reported", "dim")
     cost = f", ${e.cost_usd:.4f}" if e.cost_usd is not None else ""
     cached = e.cached_read_tokens
     cached_text = f" ({cached:,} cached)" if cached else ""

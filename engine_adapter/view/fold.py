@@ -11,6 +11,7 @@ no call uses (`switch_to_editing`, say) gets a row of its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -47,7 +48,12 @@ from engine_adapter.events import (
     VerificationStart,
     went_badly,
 )
-from engine_adapter.view.describe import agent_sandbox_warning, describe, sandbox_warning
+from engine_adapter.view.describe import (
+    agent_sandbox_warning,
+    currency_code,
+    describe,
+    sandbox_warning,
+)
 from engine_adapter.view.input_fields import input_lookalikes
 from engine_adapter.view.items import (
     DecisionItem,
@@ -87,6 +93,11 @@ __all__ = ["NOTHING", "RunFold", "StreamEdge", "fold_events"]
 NOTHING = Change(0)
 
 _Row = TypeVar("_Row", bound=Item)
+
+
+def _a_cost(amount: float | None) -> bool:
+    """Whether `amount` can be added to a total (NaN would poison it; a negative lies)."""
+    return amount is not None and math.isfinite(amount) and amount >= 0
 
 
 class StreamEdge(Protocol):
@@ -394,15 +405,22 @@ class RunFold:
 
     def _model_usage(self, e: ModelUsage) -> Change:
         v = self.view
-        v.input_tokens += e.input_tokens
-        v.output_tokens += e.output_tokens
-        v.model_calls += 1
-        if e.cost_usd is not None:
-            v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
-        v.cached_tokens += e.cached_read_tokens or 0
-        v.thought_tokens += e.thought_tokens or 0
-        if e.context_size:  # a level, not a delta: the latest wins
-            v.context = (e.context_used or 0, e.context_size)
+        # A journal is untrusted text: numbers that cannot be counts or costs are left out.
+        v.input_tokens += max(0, e.input_tokens)
+        v.output_tokens += max(0, e.output_tokens)
+        if e.scope != "session":  # an agent's report on its session is no model call
+            v.model_calls += 1
+        if _a_cost(e.cost_usd):
+            v.cost_usd = (v.cost_usd or 0.0) + (e.cost_usd or 0.0)
+        elif _a_cost(e.cost) and e.currency and e.currency.upper() != "USD":
+            currency = currency_code(e.currency)
+            if currency in v.other_costs or len(v.other_costs) < 4:
+                v.other_costs[currency] = v.other_costs.get(currency, 0.0) + (e.cost or 0.0)
+        v.cached_tokens += max(0, e.cached_read_tokens or 0)
+        v.thought_tokens += max(0, e.thought_tokens or 0)
+        used, size = e.context_used or 0, e.context_size or 0
+        if size > 0 and used >= 0:  # a level, not a delta: the latest wins
+            v.context = (used, size)
         if e.model and not v.model:
             v.model = e.model
             return Change(USAGE | RUN)

@@ -145,6 +145,8 @@ class RunView:
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost_usd: float | None = None
+        # Costs an agent reported in another currency than USD, by its code (at most four).
+        self.other_costs: dict[str, float] = {}
         self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
         self.thought_tokens = 0
         self.context: tuple[int, int] | None = None  # (used, size) of the context window
@@ -193,7 +195,7 @@ class RunView:
         new = RunView.__new__(RunView)
         new.__dict__.update(self.__dict__)
         for name in ("items", "turns", "grants", "call_rows", "pending_rows", "checks",
-                     "question_rows"):
+                     "question_rows", "other_costs"):
             setattr(new, name, getattr(self, name).copy())
         self.shared = new.shared = len(self.items)
         self.owned, new.owned = set(), set()

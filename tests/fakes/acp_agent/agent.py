@@ -46,7 +46,8 @@ The prompt's first word picks what it does (the rest are arguments):
                         for a note inside the turn (steering), then replies what it got
   script JSON           a hostile agent's turn: a list of steps, each one of
                         {"update": SESSION-UPDATE} (a raw `session/update`, e.g. a
-                        `tool_call_update` that changes `rawInput`), {"ask": TOOL-CALL,
+                        `tool_call_update` that changes `rawInput`), {"raw": UPDATE}
+                        (the same, sent unchecked: NaN, negative numbers), {"ask": TOOL-CALL,
                         "options": [KIND…]} (a permission), {"write": {"path", "content"}},
                         {"terminal": {"command", "args"}}; replies with each step's result
                         ("allow_once", "write ok", "exit 0", …) joined by "; "
@@ -663,7 +664,10 @@ class TestAgent(SessionFeatures):
 
         results = []
         for step in json.loads(" ".join(args)):
-            if "update" in step:
+            if "raw" in step:  # sent as written, unchecked: numbers JSON cannot carry too
+                await self.conn._conn.send_notification(
+                    "session/update", {"sessionId": sid, "update": step["raw"]})
+            elif "update" in step:
                 update = SessionNotification.model_validate(
                     {"sessionId": sid, "update": step["update"]}).update
                 await self.send(sid, update)

@@ -5,6 +5,8 @@ elicitation and boolean config options — each with hostile variants."""
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,8 @@ from fakes.acp_agent.helpers import agent_argv, agent_log, drive, group_gone
 from cockpit.live.agent_settings import setting_commands
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.engines.acp.agent import SettingError
+from engine_adapter.events import ModelUsage
+from engine_adapter.view import describe, fold_events
 
 
 def _runner(tmp_path: Path, *args: str, **kwargs) -> AcpRunner:
@@ -165,3 +169,86 @@ def test_an_agent_that_hangs_on_session_close_is_stopped_all_the_same(tmp_path):
     pgid = asyncio.run(main())
     assert group_gone(pgid)
     assert [e["event"] for e in agent_log(tmp_path / "agent.jsonl")].count("close") == 1
+
+
+# 3. usage_update -------------------------------------------------------------------------------
+def _usage(used: object, size: object, amount: object = None, currency: object = "USD"):
+    update: dict[str, object] = {"sessionUpdate": "usage_update", "used": used, "size": size}
+    if amount is not None:
+        update["cost"] = {"amount": amount, "currency": currency}
+    return {"raw": update}
+
+
+def _scripted(tmp_path: Path, steps: list[dict], *args: str):
+    return _once(tmp_path, "script " + json.dumps(steps), *args)
+
+
+def _session_usage(events):
+    return [(e.context_used, e.context_size, e.cost, e.currency) for e in events
+            if e.type == "model_usage" and e.scope == "session"]
+
+
+def test_usage_updates_are_journaled_when_they_change_and_fold_into_the_status(tmp_path):
+    """Levels from the agent, journaled as they change: the context's fill, and the cost
+    added since the last report; the fold keeps the latest fill and sums the cost."""
+    state, events = _scripted(tmp_path, [
+        _usage(1000, 200_000, 0.01), _usage(1000, 200_000, 0.01),  # the same twice: once
+        _usage(5000, 200_000), _usage(5000, 200_000, 0.04),  # context only; then cost only
+        _usage(6000, 200_000, 0.02)])  # the cost fell (the agent reset it): nothing added
+    assert state.status == "completed"
+    assert _session_usage(events) == [(1000, 200_000, 0.01, "USD"),
+                                      (5000, 200_000, None, None),
+                                      (5000, 200_000, 0.03, "USD"),
+                                      (6000, 200_000, None, None)]
+    view = fold_events(events)
+    assert view.context == (6000, 200_000)
+    assert view.cost_usd == pytest.approx(0.04)
+    assert view.model_calls == 0  # an agent's report is not a model call
+    lines = [describe(e).text for e in events if e.type == "model_usage"]
+    assert lines[0] == "context 0% of 200,000 tokens · +$0.0100"
+
+
+@pytest.mark.parametrize(("update", "context", "cost"), [
+    (_usage(10, 100, "NaN"), (10, 100), None),
+    (_usage(10, 100, "Infinity"), (10, 100), None),
+    (_usage(10, 100, "-Infinity"), (10, 100), None),
+    (_usage(10, 100, -5), (10, 100), None),
+    (_usage(10, 100, 1e300), (10, 100), None),
+    (_usage(10, 100, 0.5, None), (10, 100), None),  # a cost without a currency
+    (_usage(10, 100, "a lot"), (10, 100), None),
+    (_usage(-5, 100, 0.5), None, None),  # refused whole by the SDK's schema
+    (_usage(10, -100), None, None),
+    (_usage(10, 0, 0.5), None, 0.5),  # a window of no size tells nothing; the cost stands
+    (_usage(10**15, 10**16), None, None),  # no context window is that big
+    (_usage(300, 100), (300, 100), None),  # over full: shown as it is (capped at 999 %)
+    (_usage(10, 100, 0.25, "eur"), (10, 100), None),
+])
+def test_hostile_usage_numbers_are_left_out(tmp_path, update, context, cost):
+    state, events = _scripted(tmp_path, [update])
+    assert state.status == "completed"
+    view = fold_events(events)
+    assert view.context == context
+    assert view.cost_usd == cost
+    for event in events:
+        if event.type == "model_usage":
+            assert math.isfinite(event.cost or 0.0)
+
+
+def test_costs_in_other_currencies_are_kept_apart(tmp_path):
+    _state, events = _scripted(tmp_path, [_usage(1, 100, 0.25, "eur"), _usage(1, 100, 0.5, "EUR"),
+                                          _usage(2, 100, 0.1, "\x1b[31mGBP")])
+    view = fold_events(events)
+    assert view.cost_usd is None
+    assert view.other_costs == {"EUR": pytest.approx(0.5), "XBMGBP": pytest.approx(0.1)}
+
+
+def test_a_journal_with_hostile_usage_folds_to_believable_totals():
+    """The fold reads journals, which are untrusted: negative tokens and costs, NaN, a
+    context of negative size are left out of the totals."""
+    events = [ModelUsage(seq=0, input_tokens=-100, output_tokens=5, cost_usd=float("nan")),
+              ModelUsage(seq=1, input_tokens=10, output_tokens=-7, cost_usd=-3.0),
+              ModelUsage(seq=2, context_used=5, context_size=-10, cost_usd=0.5),
+              ModelUsage(seq=3, context_used=-5, context_size=10, scope="session")]
+    view = fold_events(events)
+    assert (view.input_tokens, view.output_tokens) == (10, 5)
+    assert view.cost_usd == 0.5 and view.context is None and view.model_calls == 3
