@@ -30,6 +30,7 @@ from cockpit.live.answer_first import AnswerFirst
 from cockpit.live.pump import FramePump
 from cockpit.live.steering import Steering
 from cockpit.screens import GrantsScreen, HelpScreen, QuitScreen
+from cockpit.terminate import hurry_if_hung_up
 from cockpit.widgets import (
     ARM_SECONDS,
     Composer,
@@ -433,7 +434,9 @@ class CockpitApp(ThemedApp):
         await self._finish()
 
     def terminated(self, reason: str) -> None:
-        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first."""
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first (at
+        once when the terminal closed: see `hurry_if_hung_up`)."""
+        hurry_if_hung_up(self.session.runner, reason)
         self._quit_and_cancel(reason)
 
     def _quit_answered(self, quit_: bool | None) -> None:

@@ -16,6 +16,7 @@ The prompt's first word picks what it does (the rest are arguments):
                         a permission request after every EVERY chunks
   crash                 a chunk, some stderr, then exits with code 3 mid-turn
   hang                  starts a child process, ignores cancel and SIGTERM
+  deaf                  ignores cancel and SIGTERM, saying so on stderr (Gemini CLI's way)
   garbage               writes a line that is not JSON-RPC to stdout
   eof                   closes its stdout mid-turn but stays alive
   error                 answers the prompt with a JSON-RPC error
@@ -274,6 +275,8 @@ class TestAgent(SessionFeatures):
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.log(event="cancel")
+        sys.stderr.write(f"test agent: cancel received (prompt {self.prompts})\n")
+        sys.stderr.flush()
         self.cancelled.set()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -539,6 +542,20 @@ class TestAgent(SessionFeatures):
         self.log(event="hang", child=child.pid)
         await self.say(sid, "hanging")
         await asyncio.Event().wait()  # never: cancel is ignored
+        return PromptResponse(stop_reason="end_turn")
+
+    async def do_deaf(self, sid: str, args: list[str]) -> PromptResponse:
+        """Gemini CLI's way: it ignores the cancel (and SIGTERM), saying so on stderr only."""
+        def term(signum: int, frame: Any) -> None:
+            os.write(2, b"test agent: SIGTERM, still busy\n")
+        signal.signal(signal.SIGTERM, term)
+        sys.stderr.write("test agent: thinking hard\n")
+        sys.stderr.flush()
+        await self.say(sid, "thinking")
+        await self.cancelled.wait()
+        sys.stderr.write("test agent: cancel ignored, still busy\n")
+        sys.stderr.flush()
+        await asyncio.Event().wait()  # never
         return PromptResponse(stop_reason="end_turn")
 
     async def do_garbage(self, sid: str, args: list[str]) -> PromptResponse:

@@ -252,3 +252,82 @@ def test_a_journal_with_hostile_usage_folds_to_believable_totals():
     view = fold_events(events)
     assert (view.input_tokens, view.output_tokens) == (10, 5)
     assert view.cost_usd == 0.5 and view.context is None and view.model_calls == 3
+
+
+# 2. the agent's stderr on a cancel; a hurried cancel ----------------------------------------
+def _cancel_after(runner: AcpRunner, text: str, *, hurry: bool = False):
+    """An `answer` that cancels once the agent said `text` (hurrying the runner first)."""
+    def answer(session, event):
+        if event.type == "model_update" and event.text.startswith(text):
+            if hurry:
+                runner.hurry()
+            session.cancel("escape escape")
+    return answer
+
+
+def _cancelled(tmp_path: Path, task: str, said: str, *, hurry: bool = False,
+               **kwargs) -> tuple[object, list, int]:
+    async def main():
+        runner = _runner(tmp_path, **kwargs)
+        # A first task, so what the agent wrote before this turn is there to be left out.
+        await drive(runner, "hello", tmp_path / "first.jsonl")
+        pgid = runner.connection.process.pgid
+        state, events = await drive(runner, task, tmp_path / "j.jsonl",
+                                    answer=_cancel_after(runner, said, hurry=hurry))
+        await runner.close()
+        return state, events, pgid
+    return asyncio.run(main())
+
+
+def test_a_cancel_the_agent_answers_keeps_what_it_wrote_to_stderr(tmp_path):
+    state, events, pgid = _cancelled(tmp_path, "slow 1000 0.05", "chunk 0")
+    assert state.status == "cancelled"
+    end = events[-1]
+    assert end.type == "agent_end" and end.status == "cancelled"
+    assert end.stderr == ["test agent: cancel received (prompt 2)"]  # this turn's only
+    assert group_gone(pgid)
+
+
+def test_a_cancel_the_agent_ignores_ends_in_a_kill_that_keeps_its_stderr(tmp_path):
+    """Gemini CLI ignores `session/cancel`: after `cancel_grace` it is killed, and the end
+    says so and keeps what it wrote this turn, to its last words."""
+    state, events, pgid = _cancelled(tmp_path, "deaf", "thinking", cancel_grace=0.3,
+                                     stop_grace=0.3)
+    assert state.status == "cancelled"
+    end = events[-1]
+    assert end.stderr[:3] == ["test agent: thinking hard",
+                              "test agent: cancel received (prompt 2)",
+                              "test agent: cancel ignored, still busy"]
+    observed = next(e for e in events if e.type == "cancellation_observed")
+    assert "did not stop within 0.3 s, so its processes were killed" in observed.reason
+    lines = describe(end).details
+    assert "  test agent: cancel ignored, still busy" in lines  # headless and replay show it
+    assert group_gone(pgid)
+
+
+@pytest.mark.parametrize("task,said", [("deaf", "thinking"), ("hang", "hanging")])
+def test_a_hurried_cancel_kills_at_once(tmp_path, task, said):
+    """The terminal closed: the runner is hurried and does not give the agent its
+    `cancel_grace` (an hour here: a run that waited it would hang the test)."""
+    state, events, pgid = _cancelled(tmp_path, task, said, hurry=True, cancel_grace=3600,
+                                     stop_grace=3600)
+    assert state.status == "cancelled"
+    observed = next(e for e in events if e.type == "cancellation_observed")
+    assert "did not stop at once and no one is left to wait for it" in observed.reason
+    assert group_gone(pgid)
+
+
+def test_hurry_while_waiting_for_a_cancel_cuts_the_wait(tmp_path):
+    """Escape first (the agent ignores it), then the terminal closes: the wait ends then."""
+    async def main():
+        runner = _runner(tmp_path, cancel_grace=3600, stop_grace=3600)
+
+        def answer(session, event):
+            if event.type == "model_update" and event.text == "thinking":
+                session.cancel("escape escape")
+                asyncio.get_running_loop().call_soon(runner.hurry)  # later, mid-wait
+        state, events = await drive(runner, "deaf", tmp_path / "j.jsonl", answer=answer)
+        await runner.close()
+        return state, events
+    state, events = asyncio.run(main())
+    assert state.status == "cancelled" and events[-1].stderr
