@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from engine_adapter.events.agent import (
     AgentConfig,
     AgentNotice,
+    AgentPlan,
     CommandsAvailable,
     HistoryMessage,
     HistoryTool,
@@ -86,7 +87,8 @@ HarnessEvent = Annotated[
     | SessionInfoChanged
     | AgentNotice
     | HistoryMessage
-    | HistoryTool,
+    | HistoryTool
+    | AgentPlan,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

@@ -19,6 +19,7 @@ from engine_adapter.events import (
     AgentEnd,
     AgentNotice,
     AgentOption,
+    AgentPlan,
     AgentStart,
     ApprovalRequested,
     ApprovalResolved,
@@ -357,6 +358,17 @@ def _commands_available(e: CommandsAvailable) -> Description:
     return Description("commands", names or "(none)", "dim", "/", "the agent offers: ")
 
 
+def _agent_plan(e: AgentPlan) -> Description:
+    entries = e.entries
+    total = len(entries) + max(0, e.dropped)
+    done = sum(1 for x in entries if x.status == "completed")
+    now = next((x for x in entries if x.status == "in_progress"), None)
+    text = f"{done} of {total} done" if total else "(no entries)"
+    if now is not None:
+        text += f" · now: {now.content[:200]}"
+    return Description("plan", text, "accent", "☰", "the agent's plan: ")
+
+
 def _prompt_note(e: PromptNote) -> Description:
     how = "while it worked" if e.delivery == "in_turn" else "with the task"
     return Description("note", e.text, "info", "✎", f"passed on to the agent {how}: ")
@@ -436,6 +448,7 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
         (QuestionAsked, _question_asked),
         (QuestionAnswered, _question_answered),
         (CommandsAvailable, _commands_available),
+        (AgentPlan, _agent_plan),
         (PromptNote, _prompt_note),
         (AgentConfig, _agent_config),
         (SessionInfoChanged, _session_info),

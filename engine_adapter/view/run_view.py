@@ -18,13 +18,14 @@ from typing import Generic, NamedTuple, TypeVar
 
 from engine_adapter.events import AgentOption
 from engine_adapter.view.items import Item, QuestionItem, ToolCallItem
-from engine_adapter.view.records import CheckView, CommandView, GrantView, TurnView
+from engine_adapter.view.records import CheckView, CommandView, GrantView, PlanRow, TurnView
 
 __all__ = [
     "APPROVALS",
     "COMMANDS",
     "GRANTS",
     "ITEMS",
+    "PLAN",
     "QUESTIONS",
     "RUN",
     "USAGE",
@@ -44,6 +45,7 @@ GRANTS = 16  # grants in force
 USAGE = 32  # token and cost totals
 QUESTIONS = 64  # the agent's open questions
 COMMANDS = 128  # the commands the agent offers
+PLAN = 256  # the agent's plan
 
 
 class Change(NamedTuple):
@@ -142,6 +144,10 @@ class RunView:
         self.question_rows: dict[str, int] = {}  # open question id -> its row's position
         self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
+        # The agent's plan as it last sent it (this task's): entries (content, status,
+        # priority) and how many more it had than are kept.
+        self.plan: tuple[PlanRow, ...] = ()
+        self.plan_dropped = 0
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost_usd: float | None = None

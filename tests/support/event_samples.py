@@ -6,7 +6,7 @@ from __future__ import annotations
 AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "prompt_note"}
 """What only an external agent says (questions, commands, notes passed on): never in the demo."""
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
-                       "history_tool"}
+                       "history_tool", "agent_plan"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
 
 MINIMAL = {  # the fewest fields each type takes
@@ -40,5 +40,6 @@ MINIMAL = {  # the fewest fields each type takes
     "agent_notice": {"text": "the agent restarted; its earlier conversation is gone"},
     "history_message": {"role": "user", "text": "earlier"},
     "history_tool": {"call_id": "c", "tool": "read", "status": "completed"},
+    "agent_plan": {"entries": [{"content": "read the file"}]},
 }
 

@@ -26,6 +26,7 @@ ADDED_TYPES = [
     "question_asked", "question_answered", "commands_available", "prompt_note",
     # an external agent's session (issue 12): settings, title, notices, replayed history
     "agent_config", "session_info", "agent_notice", "history_message", "history_tool",
+    "agent_plan",  # an external agent's plan (issue 25)
 ]
 
 

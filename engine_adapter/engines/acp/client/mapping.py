@@ -13,7 +13,7 @@ emitting before any `await` is what keeps arrival order.
                                       was approved for another one)
     tool_call_update, status completed/failed
                                    -> tool_end (content and terminal output; diffs in `diff`)
-    plan                           -> model_decision (action "plan", the checklist as rationale)
+    plan                           -> agent_plan (the whole list as it now stands, capped)
     current_mode_update            -> phase_changed
     usage_update (context or cost changed)
                                    -> model_usage, scope "session" (the context's fill; the
@@ -49,7 +49,6 @@ from acp.schema import (
     EmbeddedResourceContentBlock,
     FileEditToolCallContent,
     ImageContentBlock,
-    PlanEntry,
     ResourceContentBlock,
     SessionInfoUpdate,
     TerminalToolCallContent,
@@ -64,11 +63,12 @@ from acp.schema import (
 from engine_adapter.engines.acp.client.permissions import is_empty_input, tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json
 from engine_adapter.events import (
+    AgentPlan,
     BaseEvent,
-    ModelDecisionEvent,
     ModelUpdate,
     ModelUsage,
     PhaseChanged,
+    PlanEntry,
     ToolEnd,
     ToolStart,
 )
@@ -214,6 +214,8 @@ def render_content(items: Sequence[ToolCallContent | RenderedDiff],
             "".join(diff if diff.endswith("\n") else diff + "\n" for diff in diffs if diff))
 
 
+MAX_PLAN_ENTRIES = 200  # of an agent's plan journaled (the rest counted as dropped)
+PLAN_TEXT_LIMIT = 1000  # characters of one plan entry
 MAX_TOKENS = 10**10  # no model's context window comes near; a bigger number means nothing
 MAX_COST = 10**9  # a session's cost above this is no cost anyone was charged
 
@@ -225,11 +227,6 @@ def _believable_context(used: int, size: int) -> bool:
 
 def _believable_cost(amount: float) -> bool:
     return math.isfinite(amount) and 0 <= amount <= MAX_COST
-
-
-def _render_plan(entries: list[PlanEntry]) -> str:
-    marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
-    return "\n".join(f"{marks.get(e.status, '[ ]')} {clean(e.content, 1000)}" for e in entries)
 
 
 class UpdateMapper:
@@ -387,11 +384,12 @@ class UpdateMapper:
 
     # the rest --------------------------------------------------------------------------------
     def _plan(self, update: AgentPlanUpdate) -> None:
-        entries = [{"content": clean(e.content, 1000), "status": e.status, "priority": e.priority}
-                   for e in update.entries]
-        self.emit(ModelDecisionEvent(turn=self.turn, action="plan", tool=None,
-                                     tool_input={"entries": entries},
-                                     rationale=_render_plan(update.entries)))
+        entries = list(update.entries)
+        self.emit(AgentPlan(turn=self.turn, dropped=max(0, len(entries) - MAX_PLAN_ENTRIES),
+                            entries=[PlanEntry(content=clean(e.content, PLAN_TEXT_LIMIT),
+                                               status=clean(e.status, 20),
+                                               priority=clean(e.priority, 20))
+                                     for e in entries[:MAX_PLAN_ENTRIES]]))
 
     def _mode(self, update: CurrentModeUpdate) -> None:
         mode = clean(update.current_mode_id, 200)

@@ -15,7 +15,7 @@ from fakes.acp_agent.helpers import agent_argv, agent_log, drive, group_gone
 from cockpit.live.agent_settings import setting_commands
 from engine_adapter.engines.acp import AcpRunner
 from engine_adapter.engines.acp.agent import SettingError
-from engine_adapter.events import ModelUsage
+from engine_adapter.events import ModelDecisionEvent, ModelUsage
 from engine_adapter.view import describe, fold_events
 
 
@@ -331,3 +331,68 @@ def test_hurry_while_waiting_for_a_cancel_cuts_the_wait(tmp_path):
         return state, events
     state, events = asyncio.run(main())
     assert state.status == "cancelled" and events[-1].stderr
+
+
+# 4. plan -----------------------------------------------------------------------------------
+def _plan(*entries: dict) -> dict:
+    return {"raw": {"sessionUpdate": "plan", "entries": list(entries)}}
+
+
+def _entry(content: object, status: object = "pending", priority: object = "medium") -> dict:
+    return {"content": content, "status": status, "priority": priority}
+
+
+def test_plan_updates_are_journaled_whole_and_fold_into_the_pinned_plan(tmp_path):
+    _state, events = _scripted(tmp_path, [
+        _plan(_entry("read", "in_progress", "high"), _entry("edit")),
+        _plan(_entry("read", "completed", "high"), _entry("edit", "in_progress"),
+              _entry("test", "pending", "low"))])
+    plans = [e for e in events if e.type == "agent_plan"]
+    assert [len(p.entries) for p in plans] == [2, 3]  # each one the whole list
+    view = fold_events(events)
+    assert [(r.content, r.status, r.priority) for r in view.plan] == [
+        ("read", "completed", "high"), ("edit", "in_progress", "medium"),
+        ("test", "pending", "low")]
+    assert describe(plans[1]).text == "1 of 3 done · now: edit"
+    # The transcript says so once per update, in one line.
+    assert [i.text for i in view.items if getattr(i, "kind", "") == "plan"] == [
+        "☰ the agent's plan: 0 of 2 done · now: read",
+        "☰ the agent's plan: 1 of 3 done · now: edit"]
+
+
+@pytest.mark.parametrize(("entries", "plan", "dropped"), [
+    ([_entry("x" * 5000)], "cut", 0),  # cut to 1,000 characters, saying so
+    ([_entry("a\x1b[2Jb\x07")], [("a\\x1b[2Jb\\x07", "pending", "medium")], 0),
+    # The SDK leaves out an entry it cannot read (a status or priority ACP has not, content
+    # that is not text) and keeps the rest.
+    ([_entry("ok"), _entry("bad", "blocked")], [("ok", "pending", "medium")], 0),
+    ([_entry("ok", priority="urgent"), _entry("fine")], [("fine", "pending", "medium")], 0),
+    ([_entry(17)], [], 0),
+    ([_entry(None), "text", 5], [], 0),
+    ([], [], 0),  # the agent cleared its plan
+    ([_entry(f"s{i}") for i in range(5000)], 200, 4800),  # huge: 200 kept, the rest counted
+])
+def test_hostile_plans(tmp_path, entries, plan, dropped):
+    state, events = _scripted(tmp_path, [_plan(_entry("first")), _plan(*entries)])
+    assert state.status == "completed"
+    view = fold_events(events)
+    if plan == "cut":
+        (row,) = view.plan
+        assert row.content.startswith("x" * 900) and len(row.content) <= 1000
+        assert "4," in row.content  # how much was cut
+    elif isinstance(plan, int):
+        assert len(view.plan) == plan and view.plan_dropped == dropped
+    else:
+        assert [tuple(r) for r in view.plan] == plan and view.plan_dropped == dropped
+
+
+def test_a_journal_before_agent_plan_still_pins_its_plan():
+    """Journals written before `agent_plan` carry the plan as a `model_decision`."""
+    entries = [{"content": "read", "status": "completed", "priority": "high"},
+               {"content": 5}, "not an entry", {"status": "in_progress"}]
+    view = fold_events([ModelDecisionEvent(seq=0, action="plan", tool_input={
+        "entries": entries}, rationale="[x] read")])
+    assert [tuple(r) for r in view.plan] == [("read", "completed", "high"),
+                                             ("", "pending", "medium"),
+                                             ("", "in_progress", "medium")]
+    assert len(view.items) == 1  # its transcript row as before
