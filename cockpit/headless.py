@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from cockpit.terminate import on_terminate
+from cockpit.terminate import hurry_if_hung_up, on_terminate
 from engine_adapter import Session, TaskState
 from engine_adapter.sandbox import UNAVAILABLE
 from engine_adapter.text import MIN_CAP, Cut, cap, escaped
@@ -313,7 +313,11 @@ def _cancel_on_interrupt(session: Session) -> Iterator[None]:
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
         yield
         return
-    remove = on_terminate(loop, session.cancel)
+    def terminated(reason: str) -> None:
+        hurry_if_hung_up(session.runner, reason)
+        session.cancel(reason)
+
+    remove = on_terminate(loop, terminated)
     try:
         yield
     finally:

@@ -97,7 +97,7 @@ def _take(facts: JournalFacts, kind: str, line: bytes) -> None:
     elif kind == "session_info":
         facts.title = _str(data.get("title"), 300)
     else:
-        if data.get("tokens_reported") is not False:
+        if data.get("scope") != "session":  # an agent's session report carries no tokens
             facts.tokens_reported = True
         facts.input_tokens += _int(data.get("input_tokens"))
         facts.output_tokens += _int(data.get("output_tokens"))

@@ -26,8 +26,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-__all__ = ["HUNG_UP", "INTERRUPTED", "TERMINATED", "on_terminate", "silence_gone_terminal",
-           "terminal_gone"]
+__all__ = ["HUNG_UP", "INTERRUPTED", "TERMINATED", "hurry_if_hung_up", "on_terminate",
+           "silence_gone_terminal", "terminal_gone"]
 
 TERMINATED = "terminated (SIGTERM)"
 """The reason a run cancelled by SIGTERM gives."""
@@ -38,6 +38,18 @@ INTERRUPTED = "interrupted (SIGINT)"
 
 _REASONS = {signal.SIGTERM: TERMINATED, signal.SIGHUP: HUNG_UP, signal.SIGINT: INTERRUPTED}
 _OUTPUTS = (1, 2)  # stdout, stderr: where the driver and the exit lines write
+
+
+def hurry_if_hung_up(runner: object, reason: str) -> None:
+    """When the run is cancelled because its terminal closed (`HUNG_UP`), tell an engine that
+    can stop sooner (one with `hurry()`, as the ACP runner has) not to wait for its agent: no
+    one is there to see it, and the process must be gone within 2 s (an agent that ignores a
+    cancel would otherwise get its full cancel grace)."""
+    if reason != HUNG_UP:
+        return
+    hurry = getattr(runner, "hurry", None)
+    if callable(hurry):
+        hurry()
 
 
 def terminal_gone(fd: int) -> bool:

@@ -24,6 +24,7 @@ _HOMES: dict[str, str] = {
     "AgentInfo": "engine_adapter.events",
     "AgentMode": "engine_adapter.events",
     "AgentNotice": "engine_adapter.events",
+    "AgentPlan": "engine_adapter.events",
     "AgentOption": "engine_adapter.events",
     "AgentRunner": "engine_adapter.runner",
     "AgentStart": "engine_adapter.events",
@@ -126,6 +127,9 @@ if TYPE_CHECKING:
     )
     from engine_adapter.events import (
         AgentOption as AgentOption,
+    )
+    from engine_adapter.events import (
+        AgentPlan as AgentPlan,
     )
     from engine_adapter.events import (
         AgentStart as AgentStart,

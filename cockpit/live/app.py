@@ -33,6 +33,7 @@ from cockpit.live.pump import FramePump
 from cockpit.live.slash import builtin_command, settings_for
 from cockpit.live.steering import Steering
 from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen
+from cockpit.terminate import hurry_if_hung_up
 from cockpit.widgets import (
     ARM_SECONDS,
     Composer,
@@ -467,11 +468,13 @@ class CockpitApp(ThemedApp):
                     title="ctrl+c copies selected text here", markup=False, timeout=4)
 
     def terminated(self, reason: str) -> None:
-        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first (an
-        attached client detaches: its run goes on in the host)."""
+        """SIGTERM or SIGHUP: quit as the user would, the run cancelled cleanly first (at
+        once when the terminal closed: see `hurry_if_hung_up`); an attached client
+        detaches: its run goes on in the host."""
         if self._let_go is not None:
             self._leave()
             return
+        hurry_if_hung_up(self.session.runner, reason)
         self._quit_and_cancel(reason)
 
     @property

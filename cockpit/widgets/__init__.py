@@ -2,10 +2,10 @@
 so the live cockpit and the replay viewer share them. Start with `RunDisplay`.
 
 - `run_display`: `RunDisplay`, the whole picture of a run; `panels`: the status line, the
-  verification and grants panels; `transcript/` and `approval/`: the transcript and the
-  approval bar; `question_form`: an agent's question as a form; `end_panel`: how a task ended;
-  `composer`: the message box; `pager`, `scroll_box`, `key_hints`; `safe_text`: how untrusted
-  text is displayed.
+  verification and grants panels; `plan_panel`: the agent's plan; `transcript/` and
+  `approval/`: the transcript and the approval bar; `question_form`: an agent's question as a
+  form; `end_panel`: how a task ended; `composer`: the message box; `pager`, `scroll_box`,
+  `key_hints`; `safe_text`: how untrusted text is displayed.
 """
 
 from cockpit.widgets.approval import (
@@ -20,6 +20,7 @@ from cockpit.widgets.end_panel import EndPanel
 from cockpit.widgets.key_hints import KeyHints
 from cockpit.widgets.pager import TextPager
 from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
+from cockpit.widgets.plan_panel import PlanPanel
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.run_display import RunDisplay
 from cockpit.widgets.safe_text import clean, clean_line, styled, styled_line
@@ -34,6 +35,7 @@ __all__ = [
     "EndPanel",
     "GrantsPanel",
     "KeyHints",
+    "PlanPanel",
     "QuestionForm",
     "RunDisplay",
     "ScopeChoice",

@@ -203,6 +203,8 @@ class StatusLine(Widget):
                   if view.tokens_reported else "tokens unknown")
         if view.cost_usd is not None:
             tokens += f" · ${view.cost_usd:.4f}"
+        for currency, amount in view.other_costs.items():
+            tokens += f" · {amount:.4f} {currency}"
         fields.append((tokens, palette.dim, 5))
         if view.context is not None:
             used, size = view.context

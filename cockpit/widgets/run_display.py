@@ -1,8 +1,9 @@
 """`RunDisplay`: the whole picture of a run, rendered from a `RunView`.
 
-Status line on top, the transcript beside a side column (verification, grants), the approval bar
-at the bottom — or, while the agent has a question open, its form (the approval waits behind
-it). Two ways in, both from a view and never from a Session:
+Status line on top, the transcript beside a side column (the agent's plan while it has one,
+verification, grants), the approval bar at the bottom — or, while the agent has a question
+open, its form (the approval waits behind it). Two ways in, both from a view and never from a
+Session:
 
 - `apply_changes(view, changes)`: the incremental path, once a frame (see `FramePump`);
 - `show(view)`: a full redraw from any view (a replay seek can land anywhere).
@@ -30,12 +31,14 @@ from textual.widgets import Static
 from cockpit.keys import key_label
 from cockpit.widgets.approval import ARM_SECONDS, ApprovalBar
 from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
+from cockpit.widgets.plan_panel import PlanPanel
 from cockpit.widgets.question_form import QuestionForm
 from cockpit.widgets.transcript import Transcript
 from engine_adapter.text import plural
 from engine_adapter.view import (
     APPROVALS,
     GRANTS,
+    PLAN,
     QUESTIONS,
     RUN,
     USAGE,
@@ -120,6 +123,7 @@ class RunDisplay(Vertical):
             yield Static("", id="new-below")
             yield Transcript(id="transcript")
             with Vertical(id="run-side"):
+                yield PlanPanel(id="plan")
                 yield VerificationPanel(id="verification")
                 yield GrantsPanel(id="grants")
         yield QuestionForm(answerable=self._answerable, id="question")
@@ -149,6 +153,7 @@ class RunDisplay(Vertical):
         self.view = view
         self._behind, self._room_behind = set(), False
         self.status_line.show(view)
+        self.query_one(PlanPanel).show(view)
         self.query_one(VerificationPanel).show(view)
         self.query_one(GrantsPanel).show(view)
         self._show_approval(view)
@@ -164,6 +169,8 @@ class RunDisplay(Vertical):
         parts = changes.parts
         if parts & (RUN | USAGE | VERIFICATION | GRANTS):
             self.status_line.show(view)  # (it sums up checks and grants when narrow)
+        if parts & PLAN:
+            self.query_one(PlanPanel).show(view)
         if parts & VERIFICATION:
             self.query_one(VerificationPanel).show(view)
         if parts & GRANTS:

@@ -170,3 +170,25 @@ class PromptNote(BaseEvent):
     text: str
     approval_id: str | None = None
     delivery: Literal["in_turn", "with_prompt"] = "with_prompt"
+
+
+class PlanEntry(BaseModel):
+    """One entry of an agent's plan: what it means to do, how far it is (`status`: "pending",
+    "in_progress", "completed" in ACP v1) and how much it matters (`priority`: "high",
+    "medium", "low"). Kept as strings: a newer agent's word is shown, not refused."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    content: str
+    status: str = "pending"
+    priority: str = "medium"
+
+
+class AgentPlan(BaseEvent):
+    """An external agent's plan as it now stands (ACP `plan`: each update is the whole list,
+    replacing the one before). `dropped`: entries past the cap, left out."""
+
+    type: Literal["agent_plan"] = "agent_plan"
+    turn: int | None = None
+    entries: list[PlanEntry] = Field(default_factory=list)
+    dropped: int = 0

@@ -146,9 +146,9 @@ class ModelUsage(BaseEvent):
     (`cost`; `cost_usd` holds it too when that is USD); and how full the context window is after
     the call (`context_used` of `context_size` tokens; a level, not a delta).
 
-    `tokens_reported` False: the engine had no token counts to give (an ACP agent's
-    `usage_update` brings a cost and the context size only), so the 0 tokens mean "unknown",
-    never "none". None (older journals, and every engine that counts): reported, even when 0.
+    `scope` "session": not a model call but the agent's own report on its session (ACP's
+    `usage_update`: the context window's fill, and the cost added since its last report); no
+    tokens (they read "unknown", never 0), and it is not counted as a call. None (older journals too): one model call.
     """
 
     type: Literal["model_usage"] = "model_usage"
@@ -163,7 +163,7 @@ class ModelUsage(BaseEvent):
     currency: str | None = None
     context_used: int | None = None
     context_size: int | None = None
-    tokens_reported: bool | None = None
+    scope: Literal["session"] | None = None
 
 
 class ModelRetry(BaseEvent):

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from engine_adapter.events.agent import (
     AgentConfig,
     AgentNotice,
+    AgentPlan,
     CommandsAvailable,
     HistoryMessage,
     HistoryTool,
@@ -89,7 +90,8 @@ HarnessEvent = Annotated[
     | HistoryMessage
     | HistoryTool
     | CheckpointTaken
-    | WorkspaceRewound,
+    | WorkspaceRewound
+    | AgentPlan,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

@@ -55,12 +55,20 @@ from engine_adapter.view.items import (
     ToolCallItem,
     input_diff,
 )
-from engine_adapter.view.records import ApprovalView, CheckView, CommandView, GrantView, TurnView
+from engine_adapter.view.records import (
+    ApprovalView,
+    CheckView,
+    CommandView,
+    GrantView,
+    PlanRow,
+    TurnView,
+)
 from engine_adapter.view.run_view import (
     APPROVALS,
     COMMANDS,
     GRANTS,
     ITEMS,
+    PLAN,
     QUESTIONS,
     RUN,
     USAGE,
@@ -98,6 +106,7 @@ __all__ = [
     "INPUT_CHANGED",
     "ITEMS",
     "NOTHING",
+    "PLAN",
     "QUESTIONS",
     "RUN",
     "SUMMARY_LIMIT",
@@ -120,6 +129,7 @@ __all__ = [
     "LineKind",
     "MessageItem",
     "NoticeItem",
+    "PlanRow",
     "QuestionItem",
     "RowMap",
     "RunFold",

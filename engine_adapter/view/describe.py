@@ -19,6 +19,7 @@ from engine_adapter.events import (
     AgentEnd,
     AgentNotice,
     AgentOption,
+    AgentPlan,
     AgentStart,
     ApprovalRequested,
     ApprovalResolved,
@@ -71,6 +72,7 @@ __all__ = [
     "Tone",
     "agent_sandbox_warning",
     "command_token",
+    "currency_code",
     "describe",
     "option_value_name",
     "options_text",
@@ -268,13 +270,26 @@ def _model_retry(e: ModelRetry) -> Description:
                        f"{e.delay_s:g} s", "warn", "↻")
 
 
+def currency_code(code: str | None) -> str:
+    """A currency code as letters only (it comes from the agent, or a journal)."""
+    return "".join(ch for ch in (code or "").upper() if "A" <= ch <= "Z")[:10] or "?"
+
+
 def _model_usage(e: ModelUsage) -> Description:
+    if e.scope == "session":  # the agent's report on its session: no tokens of a call
+        parts = []
+        if e.context_size and e.context_size > 0:
+            used = max(0, e.context_used or 0)
+            parts.append(f"context {min(used * 100 // e.context_size, 999)}% of "
+                         f"{e.context_size:,} tokens")
+        if e.cost is not None:
+            parts.append(f"+${e.cost:.4f}" if e.currency == "USD" else
+                         f"+{e.cost:.4f} {currency_code(e.currency)}")
+        return Description("usage", " · ".join(parts) or "usage reported", "dim")
     cost = f", ${e.cost_usd:.4f}" if e.cost_usd is not None else ""
     cached = e.cached_read_tokens
     cached_text = f" ({cached:,} cached)" if cached else ""
     model = f" ({e.model})" if e.model else ""
-    if e.tokens_reported is False:  # a cost or context update: the counts are not known
-        return Description("usage", f"tokens unknown{cost}{model}", "dim")
     return Description("usage", f"{e.input_tokens:,} in{cached_text} / {e.output_tokens:,} out "
                        f"tokens{cost}{model}", "dim")
 
@@ -364,6 +379,17 @@ def _commands_available(e: CommandsAvailable) -> Description:
     return Description("commands", names or "(none)", "dim", "/", "the agent offers: ")
 
 
+def _agent_plan(e: AgentPlan) -> Description:
+    entries = e.entries
+    total = len(entries) + max(0, e.dropped)
+    done = sum(1 for x in entries if x.status == "completed")
+    now = next((x for x in entries if x.status == "in_progress"), None)
+    text = f"{done} of {total} done" if total else "(no entries)"
+    if now is not None:
+        text += f" · now: {now.content[:200]}"
+    return Description("plan", text, "accent", "☰", "the agent's plan: ")
+
+
 def _prompt_note(e: PromptNote) -> Description:
     how = "while it worked" if e.delivery == "in_turn" else "with the task"
     return Description("note", e.text, "info", "✎", f"passed on to the agent {how}: ")
@@ -443,6 +469,7 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
         (QuestionAsked, _question_asked),
         (QuestionAnswered, _question_answered),
         (CommandsAvailable, _commands_available),
+        (AgentPlan, _agent_plan),
         (PromptNote, _prompt_note),
         (AgentConfig, _agent_config),
         (SessionInfoChanged, _session_info),

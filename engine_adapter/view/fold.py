@@ -11,6 +11,7 @@ no call uses (`switch_to_editing`, say) gets a row of its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -18,6 +19,7 @@ from engine_adapter.events import (
     AgentConfig,
     AgentEnd,
     AgentNotice,
+    AgentPlan,
     AgentStart,
     ApprovalRequested,
     ApprovalResolved,
@@ -49,7 +51,12 @@ from engine_adapter.events import (
     WorkspaceRewound,
     went_badly,
 )
-from engine_adapter.view.describe import agent_sandbox_warning, describe, sandbox_warning
+from engine_adapter.view.describe import (
+    agent_sandbox_warning,
+    currency_code,
+    describe,
+    sandbox_warning,
+)
 from engine_adapter.view.input_fields import input_lookalikes
 from engine_adapter.view.items import (
     DecisionItem,
@@ -69,6 +76,7 @@ from engine_adapter.view.records import (
     CommandView,
     GrantLike,
     GrantView,
+    PlanRow,
     TurnView,
 )
 from engine_adapter.view.run_view import (
@@ -76,6 +84,7 @@ from engine_adapter.view.run_view import (
     COMMANDS,
     GRANTS,
     ITEMS,
+    PLAN,
     QUESTIONS,
     RUN,
     USAGE,
@@ -89,6 +98,20 @@ __all__ = ["NOTHING", "RunFold", "StreamEdge", "fold_events"]
 NOTHING = Change(0)
 
 _Row = TypeVar("_Row", bound=Item)
+
+
+MAX_PLAN_ROWS = 200  # entries of an agent's plan kept in the view
+PLAN_TEXT_LIMIT = 1000  # characters of one entry
+
+
+def _text(value: object, limit: int) -> str:
+    """A journal's value as text of at most `limit` characters ("" when it is not text)."""
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _a_cost(amount: float | None) -> bool:
+    """Whether `amount` can be added to a total (NaN would poison it; a negative lies)."""
+    return amount is not None and math.isfinite(amount) and amount >= 0
 
 
 class StreamEdge(Protocol):
@@ -224,6 +247,7 @@ class RunFold:
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
         v.phase, v.turn = e.mode, 0  # an agent's mode carries over from the last task
         v.checks, v.plan_version = {}, 0
+        v.plan, v.plan_dropped = (), 0  # a task's plan is the agent's for that task
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
         v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
@@ -294,8 +318,31 @@ class RunFold:
         return self._notice("declaration", e, turn=e.turn)
 
     def _model_decision(self, e: ModelDecisionEvent) -> Change:
-        return self._add(DecisionItem(self.view.task_index, e.turn, e.seq, e.action, e.tool,
-                                      e.tool_input, e.rationale))
+        change = self._add(DecisionItem(self.view.task_index, e.turn, e.seq, e.action, e.tool,
+                                        e.tool_input, e.rationale))
+        if e.action == "plan" and e.tool is None and isinstance(e.tool_input, dict):
+            # An ACP agent's plan in journals before `agent_plan`: the same entries, loosely.
+            raw = e.tool_input.get("entries")
+            entries = [x for x in raw if isinstance(x, dict)] if isinstance(raw, list) else []
+            self._set_plan([(x.get("content"), x.get("status"), x.get("priority"))
+                            for x in entries[:MAX_PLAN_ROWS]],
+                           max(0, len(entries) - MAX_PLAN_ROWS))
+            return Change(change.parts | PLAN, change.item)
+        return change
+
+    def _agent_plan(self, e: AgentPlan) -> Change:
+        entries = e.entries
+        self._set_plan([(x.content, x.status, x.priority) for x in entries[:MAX_PLAN_ROWS]],
+                       max(0, len(entries) - MAX_PLAN_ROWS) + max(0, e.dropped))
+        return self._notice("plan", e, parts=PLAN, turn=e.turn)
+
+    def _set_plan(self, entries: list[tuple[object, object, object]], dropped: int) -> None:
+        """The plan as it now stands: at most `MAX_PLAN_ROWS` entries, each text cut (a
+        journal is untrusted: a line of a million entries must not become a million rows)."""
+        rows = [PlanRow(_text(content, PLAN_TEXT_LIMIT), _text(status, 20) or "pending",
+                        _text(priority, 20) or "medium") for content, status, priority in entries]
+        self.view.plan = tuple(rows)
+        self.view.plan_dropped = dropped
 
     def _model_update(self, e: ModelUpdate) -> Change:
         return self._stream(e.turn, e.channel, e.seq, e.seq + 1, e.text)
@@ -396,17 +443,23 @@ class RunFold:
 
     def _model_usage(self, e: ModelUsage) -> Change:
         v = self.view
-        v.input_tokens += e.input_tokens
-        v.output_tokens += e.output_tokens
-        if e.tokens_reported is not False:  # a cost or context update alone is no model call
+        # A journal is untrusted text: numbers that cannot be counts or costs are left out.
+        v.input_tokens += max(0, e.input_tokens)
+        v.output_tokens += max(0, e.output_tokens)
+        if e.scope != "session":  # an agent's report on its session is no model call
             v.tokens_reported = True
             v.model_calls += 1
-        if e.cost_usd is not None:
-            v.cost_usd = (v.cost_usd or 0.0) + e.cost_usd
-        v.cached_tokens += e.cached_read_tokens or 0
-        v.thought_tokens += e.thought_tokens or 0
-        if e.context_size:  # a level, not a delta: the latest wins
-            v.context = (e.context_used or 0, e.context_size)
+        if _a_cost(e.cost_usd):
+            v.cost_usd = (v.cost_usd or 0.0) + (e.cost_usd or 0.0)
+        elif _a_cost(e.cost) and e.currency and e.currency.upper() != "USD":
+            currency = currency_code(e.currency)
+            if currency in v.other_costs or len(v.other_costs) < 4:
+                v.other_costs[currency] = v.other_costs.get(currency, 0.0) + (e.cost or 0.0)
+        v.cached_tokens += max(0, e.cached_read_tokens or 0)
+        v.thought_tokens += max(0, e.thought_tokens or 0)
+        used, size = e.context_used or 0, e.context_size or 0
+        if size > 0 and used >= 0:  # a level, not a delta: the latest wins
+            v.context = (used, size)
         if e.model and not v.model:
             v.model = e.model
             return Change(USAGE | RUN)
@@ -563,6 +616,7 @@ class RunFold:
             (QuestionAsked, _question_asked),
             (QuestionAnswered, _question_answered),
             (CommandsAvailable, _commands_available),
+            (AgentPlan, _agent_plan),
             (PromptNote, _prompt_note),
             (AgentNotice, _agent_notice),
             (AgentConfig, _agent_config),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["ApprovalView", "CheckView", "CommandView", "GrantView", "TurnView"]
+__all__ = ["ApprovalView", "CheckView", "CommandView", "GrantView", "PlanRow", "TurnView"]
 
 
 class ApprovalView(NamedTuple):
@@ -106,3 +106,12 @@ class CommandView(NamedTuple):
     name: str
     description: str
     hint: str | None
+
+
+class PlanRow(NamedTuple):
+    """One entry of the agent's plan: what (as the agent wrote it: untrusted, shown through the
+    views' safe text), its status and priority (the agent's words, cut to a word)."""
+
+    content: str
+    status: str
+    priority: str

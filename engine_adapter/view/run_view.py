@@ -18,13 +18,14 @@ from typing import Generic, NamedTuple, TypeVar
 
 from engine_adapter.events import AgentOption
 from engine_adapter.view.items import Item, QuestionItem, ToolCallItem
-from engine_adapter.view.records import CheckView, CommandView, GrantView, TurnView
+from engine_adapter.view.records import CheckView, CommandView, GrantView, PlanRow, TurnView
 
 __all__ = [
     "APPROVALS",
     "COMMANDS",
     "GRANTS",
     "ITEMS",
+    "PLAN",
     "QUESTIONS",
     "RUN",
     "USAGE",
@@ -44,6 +45,7 @@ GRANTS = 16  # grants in force
 USAGE = 32  # token and cost totals
 QUESTIONS = 64  # the agent's open questions
 COMMANDS = 128  # the commands the agent offers
+PLAN = 256  # the agent's plan
 
 
 class Change(NamedTuple):
@@ -142,11 +144,17 @@ class RunView:
         self.question_rows: dict[str, int] = {}  # open question id -> its row's position
         self.commands: tuple[CommandView, ...] = ()  # what the agent offers now
         self.plan_version = 0
+        # The agent's plan as it last sent it (this task's): entries (content, status,
+        # priority) and how many more it had than are kept.
+        self.plan: tuple[PlanRow, ...] = ()
+        self.plan_dropped = 0
         self.input_tokens = 0
         # Whether any token count was ever reported (else the 0s read "unknown", not 0).
         self.tokens_reported = False
         self.output_tokens = 0
         self.cost_usd: float | None = None
+        # Costs an agent reported in another currency than USD, by its code (at most four).
+        self.other_costs: dict[str, float] = {}
         self.cached_tokens = 0  # input tokens read from a prompt cache (of `input_tokens`)
         self.thought_tokens = 0
         self.context: tuple[int, int] | None = None  # (used, size) of the context window
@@ -198,7 +206,7 @@ class RunView:
         new = RunView.__new__(RunView)
         new.__dict__.update(self.__dict__)
         for name in ("items", "turns", "grants", "call_rows", "pending_rows", "checks",
-                     "question_rows"):
+                     "question_rows", "other_costs"):
             setattr(new, name, getattr(self, name).copy())
         self.shared = new.shared = len(self.items)
         self.owned, new.owned = set(), set()

@@ -288,3 +288,25 @@ def test_after_a_hang_up_stdout_and_stderr_go_nowhere_and_never_fail(tmp_path):
     os.close(fd)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+@pytest.mark.parametrize("how", ["close", "hup"])
+def test_closing_the_terminal_stops_an_agent_that_ignores_cancel_at_once(tmp_path, how):
+    """Gemini CLI ignores `session/cancel`: a closed terminal does not give it the cancel
+    grace (2.5 s, over the 2 s bound) but kills it at once, and the journal says so, with
+    what it wrote to stderr."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    command = shlex.join(agent_argv("--log", tmp_path / "agent.jsonl"))
+    with cockpit_on_a_pty(["run", "deaf", "--agent", command, "--cwd", str(workspace)],
+                          tmp_path) as cockpit:
+        cockpit.read_until(b"thinking")
+        hang_up(cockpit, how)
+        code = cockpit.wait_exit()
+    assert code == CANCELLED_EXIT
+    events = _journal(tmp_path)
+    observed = next(e for e in events if e["type"] == "cancellation_observed")
+    assert observed["reason"].startswith(HUNG_UP)
+    assert "did not stop at once and no one is left to wait for it" in observed["reason"]
+    assert "test agent: thinking hard" in events[-1]["stderr"]
+    assert _left_behind(cockpit.pid, str(tmp_path / "agent.jsonl")) == []

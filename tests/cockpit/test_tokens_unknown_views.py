@@ -16,7 +16,7 @@ from cockpit.cli.main import app
 from cockpit.widgets.panels import StatusLine
 from engine_adapter.events import AgentEnd, AgentStart, ModelUsage, TurnEnd, TurnStart
 
-COST_ONLY = ModelUsage(cost_usd=0.01, cost=0.01, currency="USD", tokens_reported=False)
+COST_ONLY = ModelUsage(cost_usd=0.01, cost=0.01, currency="USD", scope="session")
 CASES = {
     "none": ([], "tokens unknown", "unknown"),
     "cost-only": ([COST_ONLY], "tokens unknown · $0.0100", "unknown"),

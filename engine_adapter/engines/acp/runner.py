@@ -34,7 +34,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import acp
 from acp import RequestError
@@ -86,14 +86,21 @@ _STOP_REASONS = {
 }
 
 
+HURRIED_GRACE = 0.2
+"""Seconds an agent gets to answer a cancel, and then SIGTERM, once the runner is hurried (the
+terminal closed: no one waits for it, and the cockpit must be gone within 2 s)."""
+
+
 class _Answer(NamedTuple):
-    """How a prompt ended: its response, or the failure, or the agent killed after a cancel
-    (`recoverable`: the agent refused the prompt but still runs)."""
+    """How a prompt ended: its response, or the failure, or the agent killed after a cancel it
+    did not answer within `waited` seconds (`recoverable`: the agent refused the prompt but
+    still runs)."""
 
     response: PromptResponse | None = None
     error: AgentFailure | None = None
     killed: bool = False
     recoverable: bool = False
+    waited: float | None = None  # the cancel grace it had (None: none, it was hurried)
 
 
 class _PlaceStamp:
@@ -172,6 +179,7 @@ class AcpRunner:
         self._opened: Opened | None = None  # the session just opened, to announce
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
+        self._hurry = asyncio.Event()  # set by `hurry`: cancels and stops are short from now
 
     # the agent's lifetime --------------------------------------------------------------------
     @property
@@ -181,8 +189,18 @@ class AcpRunner:
 
     async def close(self, *, grace: float | None = None, let_exit: bool = True) -> None:
         """Stop the agent: its commands, its connection, its whole process group (see
-        `AgentConnection.close` for `grace` and `let_exit`)."""
+        `AgentConnection.close` for `grace` and `let_exit`; once hurried, at once)."""
+        if self._hurry.is_set():
+            grace, let_exit = min(grace if grace is not None else HURRIED_GRACE,
+                                  HURRIED_GRACE), False
         await self.connection.close(grace=grace, let_exit=let_exit)
+
+    def hurry(self) -> None:
+        """No one waits for the agent any more (the cockpit's terminal closed): from now on a
+        cancel it does not answer within `HURRIED_GRACE` seconds kills it, and `close` stops it
+        at once (SIGTERM, then SIGKILL after `HURRIED_GRACE`), instead of `cancel_grace` and
+        `stop_grace`. Call it before or while cancelling the run."""
+        self._hurry.set()
 
     async def __aenter__(self) -> AcpRunner:
         return self
@@ -398,31 +416,52 @@ class AcpRunner:
         if not prompt.done():  # cancelled by the cockpit while the agent works
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.cancel(session_id=session_id), 1.0)
-            done, _ = await asyncio.wait({prompt}, timeout=self.cancel_grace)
-            if not done:
+            waited = await self._await_cancel(prompt)
+            if not prompt.done():
                 prompt.cancel()
                 await client.terminal_calls.stop_all("cancelled")
                 # It already ignored the cancel: a short SIGTERM grace, then SIGKILL, so the
                 # whole cancel stays within a few seconds.
                 await self.close(grace=min(connection.stop_grace, 0.5), let_exit=False)
-                return _Answer(killed=True)
+                return _Answer(killed=True, waited=waited)
         try:
             return _Answer(response=prompt.result())
         except asyncio.CancelledError:
             return _Answer(killed=True)
         except Exception as exc:
             # A RequestError: the agent said no, but lives.
-            return _Answer(error=await connection.failure(exc, "session/prompt"),
+            return _Answer(error=await connection.prompt_failure(exc),
                            recoverable=isinstance(exc, RequestError))
+
+    async def _await_cancel(self, prompt: asyncio.Future[Any]) -> float | None:
+        """Wait for the agent to end the cancelled prompt: up to `cancel_grace` seconds, or
+        `HURRIED_GRACE` once hurried (also when that comes during the wait); the grace it had
+        (None: it was hurried)."""
+        if not self._hurry.is_set():
+            hurried: asyncio.Future[Any] = asyncio.ensure_future(self._hurry.wait())
+            try:
+                await asyncio.wait({prompt, hurried}, timeout=self.cancel_grace,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                hurried.cancel()
+        if not self._hurry.is_set():
+            return self.cancel_grace
+        if not prompt.done():
+            await asyncio.wait({prompt}, timeout=HURRIED_GRACE)
+        return None
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
                     cancel: asyncio.Event, turn: int) -> None:
         blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
+        process = self.connection.process  # kept: its stderr outlives a kill
+        mark = process.stderr_count if process is not None else 0
         answer = await self._prompt(client, [*blocks, acp.text_block(state.task)], cancel)
         response, error = answer.response, answer.error
         reply = cap("".join(client.mapper.reply), RESULT_LIMIT)
         if context.cancelled or (response is not None and response.stop_reason == "cancelled"):
-            await self._cancelled(client, context, turn, answer, reply)
+            # What the agent wrote to stderr during this turn: why it would not stop, often.
+            stderr = process.stderr_since(mark) if process is not None else []
+            await self._cancelled(client, context, turn, answer, reply, stderr)
             return
         if error is not None or response is None:
             message = self.connection.with_stderr(str(error or "the agent stopped answering"))
@@ -449,18 +488,21 @@ class AcpRunner:
                                  error=_STOP_REASONS.get(stop, f"the agent stopped: {stop}")))
 
     async def _cancelled(self, client: AcpClient, context: RunContext, turn: int,
-                         answer: _Answer, reply: str) -> None:
+                         answer: _Answer, reply: str, stderr: list[str]) -> None:
         """End a turn the cockpit (or the agent itself) cancelled."""
         client.mapper.close_open_calls("the turn was cancelled")
         if not answer.killed:
             await client.terminal_calls.stop_all("the turn was cancelled")
         reason = context.cancel_reason if context.cancelled else "the agent cancelled the turn"
-        if answer.killed:
-            reason = (f"{reason}; the agent did not stop within {self.cancel_grace:g} s, so "
+        if answer.killed and answer.waited is None:  # hurried: nobody left to wait
+            reason = (f"{reason}; the agent did not stop at once and no one is left to wait "
+                      "for it, so its processes were killed")
+        elif answer.killed:
+            reason = (f"{reason}; the agent did not stop within {answer.waited:g} s, so "
                       "its processes were killed")
         context.emit(TurnEnd(turn=turn, stop_reason="killed" if answer.killed else "cancelled"))
         context.emit(CancellationObserved(reason=reason or "cancelled", turn=turn))
-        context.end(AgentEnd(status="cancelled", result=reply or None))
+        context.end(AgentEnd(status="cancelled", result=reply or None, stderr=stderr or None))
         if answer.error is not None and self.connection.process is not None:
             await self.close(let_exit=False)  # it died on the way out: start afresh next time
 

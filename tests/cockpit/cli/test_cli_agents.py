@@ -61,3 +61,21 @@ def test_run_agent_headless_end_to_end_leaves_no_process(tmp_path, monkeypatch):
     logged = [e["event"] for e in agent_log(log)]
     assert logged[:2] == ["initialize", "new_session"]
     assert logged[-1] == "stdin closed"  # closed cleanly when the run ended, not killed
+
+
+def test_run_agent_headless_shows_the_login_help_when_a_prompt_needs_a_login(tmp_path,
+                                                                             monkeypatch):
+    """claude-agent-acp's way: the session opens without a login, the prompt fails
+    "Authentication required"; headless prints the agent's ways to log in, exits non-zero."""
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("TEST_AGENT_KEY", raising=False)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    command = shlex.join(agent_argv("--mode", "auth-prompt"))
+    result = _cli("run", "hello", "--agent", command, "--cwd", str(workspace), "--headless",
+                  "--journal", str(tmp_path / "run.jsonl"))
+    assert result.exit_code != 0
+    assert "Authentication required" in result.output
+    assert "the agent offers these ways to log in" in result.output
+    assert "--pass-env TEST_AGENT_KEY" in result.output
+    assert "Traceback" not in result.output

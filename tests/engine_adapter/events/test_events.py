@@ -28,6 +28,7 @@ ADDED_TYPES = [
     "agent_config", "session_info", "agent_notice", "history_message", "history_tool",
     # the workspace's checkpoints and rewinds (issue 27)
     "checkpoint_taken", "workspace_rewound",
+    "agent_plan",  # an external agent's plan (issue 25)
 ]
 
 

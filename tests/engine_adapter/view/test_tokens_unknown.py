@@ -10,7 +10,7 @@ from engine_adapter.events import ModelUsage, parse_event
 from engine_adapter.view import RunFold, describe
 
 COST_ONLY = ModelUsage(cost_usd=0.01, cost=0.01, currency="USD", context_used=10,
-                       context_size=100, tokens_reported=False)
+                       context_size=100, scope="session")
 ZERO = ModelUsage(input_tokens=0, output_tokens=0)
 SOME = ModelUsage(input_tokens=1200, output_tokens=80, cost_usd=0.002)
 
@@ -26,7 +26,7 @@ SOME = ModelUsage(input_tokens=1200, output_tokens=80, cost_usd=0.002)
     # An old journal's event (no field): it carried counts, reported.
     ([parse_event({"type": "model_usage", "session_id": "s", "seq": 0, "ts": 1.0,
                    "input_tokens": 0, "output_tokens": 0})], True, 1, (0, 0)),
-    ([ModelUsage(input_tokens=5, output_tokens=1, tokens_reported=True)], True, 1, (5, 1)),
+    ([ModelUsage(input_tokens=5, output_tokens=1)], True, 1, (5, 1)),
 ])
 def test_the_fold_knows_whether_any_count_was_reported(events, reported, calls, tokens):
     view = RunFold().apply_all(events)
@@ -38,8 +38,8 @@ def test_the_fold_knows_whether_any_count_was_reported(events, reported, calls, 
 
 
 @pytest.mark.parametrize(("event", "text"), [
-    (COST_ONLY, "tokens unknown, $0.0100"),
-    (ModelUsage(tokens_reported=False, model="m"), "tokens unknown (m)"),
+    (COST_ONLY, "context 10% of 100 tokens · +$0.0100"),
+    (ModelUsage(scope="session", model="m"), "usage reported"),
     (ZERO, "0 in / 0 out tokens"),
     (SOME, "1,200 in / 80 out tokens, $0.0020"),
 ])
@@ -49,5 +49,5 @@ def test_each_usage_line_says_unknown_only_when_unreported(event, text):
 
 def test_the_field_round_trips_and_an_old_line_reads_as_reported():
     line = COST_ONLY.model_dump_json()
-    assert parse_event(line).tokens_reported is False
-    assert parse_event(ZERO.model_dump_json()).tokens_reported is None
+    assert parse_event(line).scope == "session"
+    assert parse_event(ZERO.model_dump_json()).scope is None

@@ -16,9 +16,11 @@ The prompt's first word picks what it does (the rest are arguments):
                         a permission request after every EVERY chunks
   crash                 a chunk, some stderr, then exits with code 3 mid-turn
   hang                  starts a child process, ignores cancel and SIGTERM
+  deaf                  ignores cancel and SIGTERM, saying so on stderr (Gemini CLI's way)
   garbage               writes a line that is not JSON-RPC to stdout
   eof                   closes its stdout mid-turn but stays alive
   error                 answers the prompt with a JSON-RPC error
+  fail CODE MESSAGE     answers the prompt with error CODE saying MESSAGE
   refusal               ends the turn with stop reason `refusal`
   read PATH             fs/read_text_file PATH; replies "read ok N" or "read error: …"
   write PATH [N [shuffled]]
@@ -45,7 +47,8 @@ The prompt's first word picks what it does (the rest are arguments):
                         for a note inside the turn (steering), then replies what it got
   script JSON           a hostile agent's turn: a list of steps, each one of
                         {"update": SESSION-UPDATE} (a raw `session/update`, e.g. a
-                        `tool_call_update` that changes `rawInput`), {"ask": TOOL-CALL,
+                        `tool_call_update` that changes `rawInput`), {"raw": UPDATE}
+                        (the same, sent unchecked: NaN, negative numbers), {"ask": TOOL-CALL,
                         "options": [KIND…]} (a permission), {"write": {"path", "content"}},
                         {"terminal": {"command", "args"}}; replies with each step's result
                         ("allow_once", "write ok", "exit 0", …) joined by "; "
@@ -62,12 +65,19 @@ hint), compact, and "memory show" (a name with a space, as gemini has).
 
 `--mode auth` (or ACP_TEST_AGENT_MODE=auth): session/new answers "Authentication required"
 until `authenticate` is called with the `test-key` method, which needs TEST_AGENT_KEY set.
+`--mode auth-prompt`: session/new works without a login, but every prompt answers
+"Authentication required" (claude-agent-acp's way) until `authenticate`; it offers a terminal
+login and the `test-key` method.
+`--mode odd-options`: session/new also offers config options of kinds no client knows and
+hostile ones (see `sessions.ODD_OPTIONS`). The boolean option `verbose` is offered only to a
+client that opts in to boolean options (`clientCapabilities.session.configOptions.boolean`).
+`--mode close-hangs`: it never answers `session/close`.
 `--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
 
 Sessions, settings, titles, MCP servers and the environment: see `sessions.py` (`--state DIR`
 keeps sessions for a later agent process to list, load or resume; `--no-list`, `--no-load`,
-`--no-resume` leave a capability out).
+`--no-resume`, `--no-close` leave a capability out; `session/close` is logged as `close`).
 `--mode steering`: `initialize` says it takes notes inside a turn (codex-acp's `steering`
 extension: `_meta.steering.supported`), served by its `_session/steering` method.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed (prompts with
@@ -124,6 +134,7 @@ from acp.schema import (
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
+    TerminalAuthMethod,
     ToolCallLocation,
     ToolCallUpdate,
     UnstructuredCommandInput,
@@ -169,7 +180,8 @@ class TestAgent(SessionFeatures):
     """The agent; one instance serves one connection."""
 
     def __init__(self, mode: str, log_path: str | None, state_dir: str | None = None,
-                 caps: frozenset[str] = frozenset({"list", "load", "resume"})) -> None:
+                 caps: frozenset[str] = frozenset({"list", "load", "resume", "close"}),
+                 ) -> None:
         self.mode = mode
         self.log_path = log_path
         self.init_sessions(state_dir, set(caps))
@@ -200,10 +212,16 @@ class TestAgent(SessionFeatures):
                  terminal=bool(caps and caps.terminal),
                  terminal_auth=bool(caps and caps.auth and caps.auth.terminal),
                  elicitation_form=bool(caps and caps.elicitation and caps.elicitation.form),
-                 elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url))
+                 elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url),
+                 boolean_options=self.takes_booleans(caps))
+        self.booleans = self.takes_booleans(caps)
         methods: list[Any] = self.auth_methods_extra()
-        if self.mode == "auth":
-            methods = [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
+        if self.mode == "auth-prompt":  # claude-agent-acp's: a terminal login first
+            methods = [TerminalAuthMethod(id="agent-login", name="Log in", type="terminal",
+                                          description="Run the agent's login",
+                                          args=["--login"])]
+        if self.mode in ("auth", "auth-prompt"):
+            methods += [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
                                         description="Requires TEST_AGENT_KEY",
                                         vars=[{"name": "TEST_AGENT_KEY"}])]
         capabilities = AgentCapabilities.model_validate(self.session_caps())
@@ -214,6 +232,13 @@ class TestAgent(SessionFeatures):
                                                             title="Cockpit test agent",
                                                             version="1.0"),
                                   field_meta=meta)
+
+    @staticmethod
+    def takes_booleans(caps: Any) -> bool:
+        """Whether the client opted in to boolean config options (ACP v1)."""
+        session = getattr(caps, "session", None) if caps else None
+        options = session.config_options if session is not None else None
+        return options is not None and options.boolean is not None
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         self.log(event="authenticate", method=method_id)
@@ -235,6 +260,11 @@ class TestAgent(SessionFeatures):
         task = asyncio.ensure_future(self.offer_commands(sid))
         self.background.add(task)
         task.add_done_callback(self.background.discard)
+        if self.mode == "odd-options":  # raw JSON as a hostile agent sends it, unchecked
+            import warnings
+            warnings.filterwarnings("ignore", module="pydantic")
+            return NewSessionResponse.model_construct(session_id=sid, modes=self.modes(sid),
+                                                      config_options=self.config_options(sid))
         return NewSessionResponse(session_id=sid, modes=self.modes(sid),
                                   config_options=self.config_options(sid))
 
@@ -245,6 +275,8 @@ class TestAgent(SessionFeatures):
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.log(event="cancel")
+        sys.stderr.write(f"test agent: cancel received (prompt {self.prompts})\n")
+        sys.stderr.flush()
         self.cancelled.set()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -304,6 +336,8 @@ class TestAgent(SessionFeatures):
         self.log(event="prompt", text=text, count=self.prompts, blocks=blocks, session=session_id)
         self.remember(session_id, "user", text)
         self.reply = []
+        if self.mode == "auth-prompt" and not self.authenticated:
+            raise RequestError(-32000, "Authentication required")  # as claude-agent-acp does
         self.in_turn = True
         try:
             if scenario.startswith("/"):
@@ -510,6 +544,20 @@ class TestAgent(SessionFeatures):
         await asyncio.Event().wait()  # never: cancel is ignored
         return PromptResponse(stop_reason="end_turn")
 
+    async def do_deaf(self, sid: str, args: list[str]) -> PromptResponse:
+        """Gemini CLI's way: it ignores the cancel (and SIGTERM), saying so on stderr only."""
+        def term(signum: int, frame: Any) -> None:
+            os.write(2, b"test agent: SIGTERM, still busy\n")
+        signal.signal(signal.SIGTERM, term)
+        sys.stderr.write("test agent: thinking hard\n")
+        sys.stderr.flush()
+        await self.say(sid, "thinking")
+        await self.cancelled.wait()
+        sys.stderr.write("test agent: cancel ignored, still busy\n")
+        sys.stderr.flush()
+        await asyncio.Event().wait()  # never
+        return PromptResponse(stop_reason="end_turn")
+
     async def do_garbage(self, sid: str, args: list[str]) -> PromptResponse:
         await self.say(sid, "before the garbage")
         os.write(1, b"this is not json-rpc\n")
@@ -523,6 +571,9 @@ class TestAgent(SessionFeatures):
         os.close(1)
         await asyncio.Event().wait()
         return PromptResponse(stop_reason="end_turn")
+
+    async def do_fail(self, sid: str, args: list[str]) -> PromptResponse:
+        raise RequestError(int(args[0]), " ".join(args[1:]) or "failed")
 
     async def do_error(self, sid: str, args: list[str]) -> PromptResponse:
         raise RequestError(-32603, "Internal error", {"details": "the model backend is down"})
@@ -630,7 +681,10 @@ class TestAgent(SessionFeatures):
 
         results = []
         for step in json.loads(" ".join(args)):
-            if "update" in step:
+            if "raw" in step:  # sent as written, unchecked: numbers JSON cannot carry too
+                await self.conn._conn.send_notification(
+                    "session/update", {"sessionId": sid, "update": step["raw"]})
+            elif "update" in step:
                 update = SessionNotification.model_validate(
                     {"sessionId": sid, "update": step["update"]}).update
                 await self.send(sid, update)
@@ -768,10 +822,11 @@ def main() -> None:
     parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
     parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
     parser.add_argument("--state", default=os.environ.get("ACP_TEST_AGENT_STATE"))
-    for cap in ("list", "load", "resume"):
+    for cap in ("list", "load", "resume", "close"):
         parser.add_argument(f"--no-{cap}", action="store_true")
     args = parser.parse_args()
-    caps = frozenset(c for c in ("list", "load", "resume") if not getattr(args, f"no_{c}"))
+    caps = frozenset(c for c in ("list", "load", "resume", "close")
+                     if not getattr(args, f"no_{c}"))
     agent = TestAgent(args.mode, args.log, args.state, caps)
     # Unstable: `session/resume` is routed only with it (SDK 0.12).
     asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))

@@ -13,6 +13,7 @@ switches its own model: config_option_update), `env NAME...` (replies with the v
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import uuid
@@ -40,6 +41,17 @@ from acp.schema import (
 
 MODELS = {"fast": "Fast model", "smart": "Smart model"}
 EFFORTS = ("low", "medium", "high")
+# `--mode odd-options`: config options of kinds no client knows, and hostile ones.
+ODD_OPTIONS: list[dict[str, Any]] = [
+    {"type": "slider", "id": "speed", "name": "Speed", "currentValue": 3, "min": 0},
+    {"type": "number", "id": "temperature", "name": "Temperature", "currentValue": 0.2},
+    {"type": "boolean", "id": "beep\x1b[31m", "name": "Beep\x07 \u202eevil\x1b]0;x\x07",
+     "currentValue": True},
+    {"type": "boolean", "id": "maybe", "name": "Maybe", "currentValue": "perhaps"},
+    {"type": "boolean", "id": "huge", "name": "N" * 10_000, "currentValue": False},
+    {"type": "boolean", "id": "nameless", "currentValue": False},
+    {"id": "untyped", "name": "Untyped", "currentValue": True},
+]
 
 
 class SessionFeatures:
@@ -81,7 +93,8 @@ class SessionFeatures:
     # what the session offers ---------------------------------------------------------------------
     def session_caps(self) -> dict[str, Any]:
         return {"loadSession": "load" in self.caps,
-                "sessionCapabilities": {k: {} for k in ("list", "resume") if k in self.caps},
+                "sessionCapabilities": {k: {} for k in ("list", "resume", "close")
+                                        if k in self.caps},
                 "mcpCapabilities": {"http": True, "sse": False}}
 
     def auth_methods_extra(self) -> list[Any]:
@@ -91,9 +104,11 @@ class SessionFeatures:
                                 description="Use an API key to authenticate",
                                 field_meta={"api-key": {"provider": "test"}})]
 
+    booleans = False  # the client takes boolean options (they are opt-in in ACP v1)
+
     def config_options(self, sid: str) -> list[Any]:
         s = self._session(sid)
-        return [
+        options: list[Any] = [
             SessionConfigOptionSelect(
                 id="model", name="Model", category="model", type="select",
                 current_value=s["model"],
@@ -102,9 +117,14 @@ class SessionFeatures:
                 id="effort", name="Reasoning effort", category="thought_level", type="select",
                 current_value=s["effort"],
                 options=[SessionConfigSelectOption(value=e, name=e.title()) for e in EFFORTS]),
-            SessionConfigOptionBoolean(id="verbose", name="Verbose", type="boolean",
-                                       current_value=s["verbose"]),
         ]
+        if self.booleans:
+            options.append(SessionConfigOptionBoolean(id="verbose", name="Verbose",
+                                                      type="boolean",
+                                                      current_value=s["verbose"]))
+        if self.mode == "odd-options":  # type: ignore[attr-defined]
+            options += ODD_OPTIONS  # raw JSON: the SDK's models would refuse to build them
+        return options
 
     def modes(self, sid: str) -> SessionModeState:
         return SessionModeState(current_mode_id=self._session(sid)["mode"], available_modes=[
@@ -171,12 +191,22 @@ class SessionFeatures:
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
         session = self._session(session_id)
         allowed = {"model": set(MODELS), "effort": set(EFFORTS), "verbose": {True, False}}
-        if config_id not in allowed or value not in allowed[config_id]:
+        strict = (config_id == "verbose") == isinstance(value, bool)  # no "true" for a flag
+        if config_id not in allowed or value not in allowed[config_id] or not strict:
             raise RequestError.invalid_params({"config_id": config_id, "value": value})
         session[config_id] = value
         self._save(session_id)
         self.log(event="set_config_option", id=config_id, value=value)  # type: ignore
         return SetSessionConfigOptionResponse(config_options=self.config_options(session_id))
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> None:
+        if "close" not in self.caps:
+            raise RequestError.method_not_found("session/close")
+        self.log(event="close", session=session_id,  # type: ignore[attr-defined]
+                 known=session_id in self.sessions)
+        self.sessions.pop(session_id, None)
+        if self.mode == "close-hangs":  # type: ignore[attr-defined]
+            await asyncio.Event().wait()
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
         session = self._session(session_id)

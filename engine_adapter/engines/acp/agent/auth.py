@@ -18,12 +18,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from acp import RequestError
 from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, TerminalAuthMethod
 
 from engine_adapter.engines.acp.catalogue import AgentSpec
 from engine_adapter.engines.acp.text import clean
 
-__all__ = ["AuthChoice", "auth_hint", "choose_auth_method", "method_variables"]
+__all__ = [
+    "AUTH_REQUIRED",
+    "AuthChoice",
+    "asks_login",
+    "auth_hint",
+    "choose_auth_method",
+    "method_variables",
+]
+
+AUTH_REQUIRED = -32000
+"""ACP's error code for "authentication required" (JSON-RPC's generic server error too)."""
 
 _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:KEY|TOKEN)\b")
 
@@ -82,6 +93,19 @@ def choose_auth_method(init: InitializeResponse, env: Mapping[str, str],
         if enough:
             return AuthChoice(clean(method.id, 200), clean(method.name, 200), present[0])
     return None
+
+
+def asks_login(exc: BaseException) -> bool:
+    """Whether a request failed because the agent wants a login first: ACP's auth error code
+    with words of logging in (claude-agent-acp opens a session without a login and fails the
+    prompt so). The code alone is JSON-RPC's generic server error, which other failures use."""
+    if not isinstance(exc, RequestError) or exc.code != AUTH_REQUIRED:
+        return False
+    said = f"{exc} {exc.data!r}".casefold()
+    return any(word in said for word in _LOGIN_WORDS)
+
+
+_LOGIN_WORDS = ("auth", "log in", "login", "logged in", "sign in", "credential", "api key")
 
 
 def _one_line(arg: object) -> str:

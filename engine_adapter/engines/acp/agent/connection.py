@@ -23,6 +23,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import Implementation, InitializeResponse
 from pydantic import ValidationError
 
+from engine_adapter.engines.acp.agent.auth import asks_login, auth_hint
 from engine_adapter.engines.acp.agent.contained import AgentBox, contain
 from engine_adapter.engines.acp.agent.process import AgentProcess, AgentStartError
 from engine_adapter.engines.acp.agent.session import AgentSession, Opened
@@ -125,11 +126,15 @@ class AgentConnection:
 
     # stopping --------------------------------------------------------------------------------
     async def close(self, *, grace: float | None = None, let_exit: bool = True) -> None:
-        """Stop the agent: its commands, its connection, its whole process group. Its stdin is
-        closed first and, with `let_exit`, it gets `stop_grace` seconds to exit on its own (an
-        agent may save its state); then SIGTERM, then SIGKILL after `grace` seconds
+        """Stop the agent: its commands, its connection, its whole process group. With
+        `let_exit`, an agent that offers `session/close` is told first that its session ends;
+        then its stdin is closed and, with `let_exit`, it gets `stop_grace` seconds to exit on
+        its own (an agent may save its state); then SIGTERM, then SIGKILL after `grace` seconds
         (`stop_grace` by default). Failure paths pass `let_exit=False`."""
         client, conn, process = self.client, self.conn, self.process
+        session_id = self.session_id
+        if let_exit and self.alive and session_id is not None and conn is not None:
+            await self._close_session(conn, session_id)
         self.client = self.conn = self.process = None
         self.session_id = None
         if client is not None:
@@ -143,6 +148,18 @@ class AgentConnection:
         if conn is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 5.0)
+
+    async def _close_session(self, conn: ClientSideConnection, session_id: str) -> None:
+        """`session/close` (the conversation ends: the agent frees what it holds for it), when
+        the agent says it takes it; an agent that does not answer within `stop_grace` seconds is
+        stopped all the same."""
+        init = self.init
+        caps = init.agent_capabilities if init is not None else None
+        sessions = caps.session_capabilities if caps is not None else None
+        if sessions is None or sessions.close is None:
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(conn.close_session(session_id=session_id), self.stop_grace)
 
     def kill_now(self) -> None:
         """Synchronous last resort (the run's task is being cancelled): SIGKILL the group now;
@@ -211,6 +228,17 @@ class AgentConnection:
     def _cannot_start(self, exc: AgentStartError) -> str:
         hint = f"; install it with: {self.spec.install}" if self.spec.install else ""
         return f"cannot start the agent: {exc}{hint}"
+
+    async def prompt_failure(self, exc: BaseException) -> AgentFailure:
+        """Words for a failed `session/prompt`; when the agent wants a login first (a session
+        it opened without one), the same login help as when a session cannot open."""
+        failure = await self.failure(exc, "session/prompt")
+        if not asks_login(exc):
+            return failure
+        hint = auth_hint(self.init, self.spec) if self.init is not None else ""
+        return AgentFailure(str(failure) + (hint or (
+            "\nthe agent declares no way to log in: log in with its own CLI first (in a "
+            "terminal), then run again")))
 
     def stderr_tail(self) -> list[str]:
         """The last lines the agent wrote to its stderr (none once it is closed)."""

@@ -31,7 +31,7 @@ from acp.schema import (
     ResumeSessionResponse,
 )
 
-from engine_adapter.engines.acp.agent.auth import auth_hint, choose_auth_method
+from engine_adapter.engines.acp.agent.auth import AUTH_REQUIRED, auth_hint, choose_auth_method
 from engine_adapter.engines.acp.agent.connection import AgentConnection, race
 from engine_adapter.engines.acp.agent.mcp import AgentMcpServer, acp_servers
 from engine_adapter.engines.acp.agent.session import AgentSession, Opened
@@ -47,11 +47,10 @@ from engine_adapter.engines.acp.errors import AgentFailure
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentNotice
 
-__all__ = ["AUTH_REQUIRED", "ListedSession", "SessionOpener", "SessionsNotOffered"]
+__all__ = ["ListedSession", "SessionOpener", "SessionsNotOffered"]
 
 T = TypeVar("T")
 
-AUTH_REQUIRED = -32000
 MAX_PAGES = 20  # pages of `session/list` read (an agent whose cursor never ends is cut off)
 GONE = "the agent restarted; its earlier conversation is gone"
 

@@ -164,6 +164,7 @@ class AgentProcess:
         assert proc.stdout is not None and proc.stdin is not None
         self.transport = PipeTransport(proc.stdout, proc.stdin)
         self._stderr: deque[str] = deque(maxlen=stderr_lines)
+        self.stderr_count = 0  # lines written to stderr so far (a mark for `stderr_since`)
         self._stderr_task = asyncio.ensure_future(self._drain_stderr())
         self._guard = asyncio.ensure_future(self._kill_when_loop_ends())
         self._stopped = False
@@ -219,12 +220,16 @@ class AgentProcess:
                 return
             if not data:
                 if partial:
-                    self._stderr.append(clean_stderr_line(partial.decode("utf-8", "replace")))
+                    self._stderr_line(partial)
                 return
             parts = (partial + data).split(b"\n")
             partial = parts.pop()[-65536:]
             for part in parts:
-                self._stderr.append(clean_stderr_line(part.decode("utf-8", "replace")))
+                self._stderr_line(part)
+
+    def _stderr_line(self, raw: bytes) -> None:
+        self._stderr.append(clean_stderr_line(raw.decode("utf-8", "replace")))
+        self.stderr_count += 1
 
     @property
     def returncode(self) -> int | None:
@@ -234,6 +239,12 @@ class AgentProcess:
     def stderr_tail(self) -> list[str]:
         """The last lines the agent wrote to stderr (cleaned), oldest first."""
         return [line for line in self._stderr if line.strip()]
+
+    def stderr_since(self, mark: int) -> list[str]:
+        """What of the tail the agent wrote after it had written `mark` lines
+        (`stderr_count` then)."""
+        new = max(0, min(self.stderr_count - mark, len(self._stderr)))
+        return [line for line in list(self._stderr)[len(self._stderr) - new:] if line.strip()]
 
     def describe_exit(self) -> str:
         """How the agent ended, in words: "exited with code 3", "was killed by SIGKILL"."""

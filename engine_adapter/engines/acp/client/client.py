@@ -33,7 +33,9 @@ from acp.schema import (
     AllowedOutcome,
     AuthCapabilities,
     AvailableCommandsUpdate,
+    BooleanConfigOptionCapabilities,
     ClientCapabilities,
+    ClientSessionCapabilities,
     CreateElicitationResponse,
     CreateTerminalResponse,
     DeniedOutcome,
@@ -48,6 +50,7 @@ from acp.schema import (
     ReadTextFileResponse,
     ReleaseTerminalResponse,
     RequestPermissionResponse,
+    SessionConfigOptionsCapabilities,
     SessionNotification,
     TerminalOutputResponse,
     ToolCallProgress,
@@ -105,11 +108,15 @@ log = logging.getLogger(__name__)
 def client_capabilities() -> ClientCapabilities:
     """What the cockpit offers an agent in `initialize`: reading and writing files, terminals,
     questions as forms (`elicitation/create`, form mode; links are not opened), and
+    boolean session config options (`session.configOptions.boolean`), and
     `auth.terminal` (the agent may name a login the human runs in a terminal; the cockpit shows
     that command, it never runs what the agent names)."""
     return ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True,
         elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()),
+        # Boolean config options are opt-in (ACP v1): without this an agent leaves them out.
+        session=ClientSessionCapabilities(config_options=SessionConfigOptionsCapabilities(
+            boolean=BooleanConfigOptionCapabilities())),
         auth=AuthCapabilities(terminal=True))
 
 

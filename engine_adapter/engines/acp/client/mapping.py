@@ -13,9 +13,12 @@ emitting before any `await` is what keeps arrival order.
                                       was approved for another one)
     tool_call_update, status completed/failed
                                    -> tool_end (content and terminal output; diffs in `diff`)
-    plan                           -> model_decision (action "plan", the checklist as rationale)
+    plan                           -> agent_plan (the whole list as it now stands, capped)
     current_mode_update            -> phase_changed
-    usage_update (cost grew)       -> model_usage (the cost since the last one)
+    usage_update (context or cost changed)
+                                   -> model_usage, scope "session" (the context's fill; the
+                                      cost added since the last one); numbers no agent could
+                                      mean (not finite, negative, absurd) are left out
     user_message_chunk, available_commands_update, config_option_update,
     session_info_update            -> nothing
 
@@ -26,6 +29,7 @@ The SDK's shapes of what it maps are named here once: `SessionUpdate`, `ContentB
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -45,7 +49,6 @@ from acp.schema import (
     EmbeddedResourceContentBlock,
     FileEditToolCallContent,
     ImageContentBlock,
-    PlanEntry,
     ResourceContentBlock,
     SessionInfoUpdate,
     TerminalToolCallContent,
@@ -61,11 +64,12 @@ from engine_adapter.engines.acp.client.files import shown_path
 from engine_adapter.engines.acp.client.permissions import is_empty_input, tier_for
 from engine_adapter.engines.acp.text import cap, clean, clean_json, kept
 from engine_adapter.events import (
+    AgentPlan,
     BaseEvent,
-    ModelDecisionEvent,
     ModelUpdate,
     ModelUsage,
     PhaseChanged,
+    PlanEntry,
     ToolEnd,
     ToolStart,
 )
@@ -217,9 +221,19 @@ def render_content(items: Sequence[ToolCallContent | RenderedDiff],
             "".join(diff if diff.endswith("\n") else diff + "\n" for diff in diffs if diff))
 
 
-def _render_plan(entries: list[PlanEntry]) -> str:
-    marks = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
-    return "\n".join(f"{marks.get(e.status, '[ ]')} {clean(e.content, 1000)}" for e in entries)
+MAX_PLAN_ENTRIES = 200  # of an agent's plan journaled (the rest counted as dropped)
+PLAN_TEXT_LIMIT = 1000  # characters of one plan entry
+MAX_TOKENS = 10**10  # no model's context window comes near; a bigger number means nothing
+MAX_COST = 10**9  # a session's cost above this is no cost anyone was charged
+
+
+def _believable_context(used: int, size: int) -> bool:
+    """A context fill that can be shown (the SDK already refuses negative numbers)."""
+    return 0 < size <= MAX_TOKENS and 0 <= used <= MAX_TOKENS
+
+
+def _believable_cost(amount: float) -> bool:
+    return math.isfinite(amount) and 0 <= amount <= MAX_COST
 
 
 class UpdateMapper:
@@ -254,6 +268,7 @@ class UpdateMapper:
         self.on_changed: Callable[[str], None] | None = None
         self.reply: list[str] = []
         self.cost: float | None = None  # cumulative, as the agent reports it
+        self.currency: str | None = None  # of `cost`
         self.context: tuple[int, int] | None = None  # (used, size) tokens of the context window
         self.ignored = 0
         # By the update's tag; each handler takes the update class of its tag.
@@ -378,11 +393,12 @@ class UpdateMapper:
 
     # the rest --------------------------------------------------------------------------------
     def _plan(self, update: AgentPlanUpdate) -> None:
-        entries = [{"content": clean(e.content, 1000), "status": e.status, "priority": e.priority}
-                   for e in update.entries]
-        self.emit(ModelDecisionEvent(turn=self.turn, action="plan", tool=None,
-                                     tool_input={"entries": entries},
-                                     rationale=_render_plan(update.entries)))
+        entries = list(update.entries)
+        self.emit(AgentPlan(turn=self.turn, dropped=max(0, len(entries) - MAX_PLAN_ENTRIES),
+                            entries=[PlanEntry(content=clean(e.content, PLAN_TEXT_LIMIT),
+                                               status=clean(e.status, 20),
+                                               priority=clean(e.priority, 20))
+                                     for e in entries[:MAX_PLAN_ENTRIES]]))
 
     def _mode(self, update: CurrentModeUpdate) -> None:
         mode = clean(update.current_mode_id, 200)
@@ -392,15 +408,27 @@ class UpdateMapper:
         self.emit(PhaseChanged(phase=mode, previous=previous))
 
     def _usage(self, update: UsageUpdate) -> None:
-        self.context = (update.used, update.size)
+        """The session's usage as the agent reports it (levels: tokens in the context, the
+        cumulative cost), journaled when either changed."""
+        context = (update.used, update.size) if _believable_context(update.used, update.size) \
+            else None
+        grew = context is not None and context != self.context
+        if context is not None:
+            self.context = context
+        delta, currency = None, None
         cost = update.cost
-        if cost is None:
+        if cost is not None and _believable_cost(cost.amount):
+            currency = clean(cost.currency, 10).strip().upper() or "?"
+            if currency != self.currency:  # another currency: a new total, not a delta
+                self.cost, self.currency = None, currency
+            delta = round(cost.amount - (self.cost or 0.0), 10)
+            self.cost = cost.amount
+            if delta <= 0:  # it stayed, or fell (the agent reset its count): nothing to add
+                delta = None
+        if not grew and delta is None:
             return
-        delta = round(cost.amount - (self.cost or 0.0), 10)
-        self.cost = cost.amount
-        if delta > 0:
-            self.emit(ModelUsage(model=None, input_tokens=0, output_tokens=0,
-                                 cost_usd=delta if cost.currency.upper() == "USD" else None,
-                                 cost=delta, currency=clean(cost.currency, 10),
-                                 context_used=update.used, context_size=update.size,
-                                 tokens_reported=False))
+        self.emit(ModelUsage(model=None, input_tokens=0, output_tokens=0, scope="session",
+                             cost_usd=delta if currency == "USD" else None,
+                             cost=delta, currency=currency if delta is not None else None,
+                             context_used=context[0] if context else None,
+                             context_size=context[1] if context else None))

@@ -102,8 +102,9 @@ def test_every_update_kind_and_client_capability(shared):
     by_type = {}
     for event in events:
         by_type.setdefault(event.type, []).append(event)
-    plan = by_type["model_decision"][0]
-    assert plan.action == "plan" and "[~] read the file" in plan.rationale
+    plan = by_type["agent_plan"][0]
+    assert [(x.content, x.status, x.priority) for x in plan.entries] == [
+        ("read the file", "in_progress", "high"), ("edit it", "pending", "medium")]
     assert [e.phase for e in by_type["phase_changed"]] == ["code"]
     ends = {e.call_id: e for e in by_type["tool_end"]}
     assert ends["t-read"].ok and ends["t-read"].output == "read 23 characters"

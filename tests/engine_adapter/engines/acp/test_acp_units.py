@@ -225,10 +225,11 @@ def test_mapper_maps_tool_calls_plan_mode_usage_and_ignores_the_rest():
     mapper.on_update(UsageUpdate(session_update="usage_update", used=5, size=10,
                                  cost=Cost(amount=0.5, currency="EUR")))
     kinds = [e.type for e in events]
-    assert kinds == ["model_update", "model_decision", "phase_changed", "tool_start",
+    assert kinds == ["model_update", "agent_plan", "phase_changed", "tool_start",
                      "tool_end", "model_usage"]
     assert events[0].turn == 3 and mapper.reply == ["hi"]
-    assert events[1].rationale == "[x] a\n[ ] b"
+    assert [(x.content, x.status) for x in events[1].entries] == [("a", "completed"),
+                                                                   ("b", "pending")]
     start, end = events[3], events[4]
     assert start.tool == "execute" and start.tier == 4 and start.title == "Run ls"
     assert end.ok and end.output == "done" and end.duration_ms == 500.0
