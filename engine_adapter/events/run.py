@@ -148,7 +148,8 @@ class ModelUsage(BaseEvent):
 
     `scope` "session": not a model call but the agent's own report on its session (ACP's
     `usage_update`: the context window's fill, and the cost added since its last report); no
-    tokens (they read "unknown", never 0), and it is not counted as a call. None (older journals too): one model call.
+    tokens (they read "unknown", never 0), and it is not counted as a call. None (older
+    journals too): one model call.
     """
 
     type: Literal["model_usage"] = "model_usage"
