@@ -73,7 +73,7 @@ def test_headless_lines_and_the_journal_list(case, tmp_path):
     _journal(path, usage)
     lines = CliRunner().invoke(app, ["replay", str(path)]).output  # no terminal: lines
     if case == "cost-only":
-        assert "usage     tokens unknown, $0.0100" in lines
+        assert "usage     +$0.0100" in lines
     if case == "zero":
         assert "usage     0 in / 0 out tokens" in lines
     listed = CliRunner().invoke(app, ["journals"]).output
