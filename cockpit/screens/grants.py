@@ -4,8 +4,9 @@
 a worker thread: a file write never holds the screen). A deny rule is removed only on a second
 `delete` (the first says what it would stop blocking): removing one lets through what it
 stopped, so one stray key must not do it; a grant goes at once (removing one only asks more).
-Problems with the saved files (a broken file, a grant the current rules ignore, saved grants off for this run) are listed below.
-The screen reads and revokes through the Session's `ApprovalGate`, nothing else.
+Problems with the saved files (a broken file, a grant the current rules ignore, saved grants
+off for this run) are listed below. The screen reads and revokes through the Session's
+`ApprovalGate`, nothing else.
 """
 
 from __future__ import annotations
