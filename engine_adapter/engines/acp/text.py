@@ -5,7 +5,9 @@ characters are unsafe (a terminal escape `\\x1b[2J`, a carriage return that over
 bidi override that reorders what the human reads, a zero-width space) and how a cut says what
 it dropped are decided once, in `engine_adapter.text`. At this boundary an unsafe character is
 written as its escape (`\\x1b`, `\\u200b`), so the journal holds plain, readable text; a size cap
-keeps one message from ballooning the journal or the screen.
+keeps one message from ballooning the journal or the screen. The text every view shows styled
+(a reply, a tool's output, a diff) is the exception, `kept`: capped, its unsafe characters left
+for the views to mark, as with the built-in engine's text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from engine_adapter.text import MIN_CAP, escaped, plural
 from engine_adapter.text import cap as cap_text
 
-__all__ = ["cap", "clean", "clean_json", "clean_stderr_line"]
+__all__ = ["cap", "clean", "clean_json", "clean_stderr_line", "kept"]
 
 # SGR sequences (colours, bold) that agents print on their stderr: noise in a one-line tail,
 # dropped there only. Every other escape sequence (a title, a clipboard write) stays visible.
@@ -39,6 +41,18 @@ def clean(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         text = cap(text, limit)
     text = escaped(text)
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def kept(text: str, limit: int | None = None) -> str:
+    """Text every view shows styled (a reply, a thought, a tool's output, a diff): capped to
+    `limit` characters, a `\\r\\n` line break written as `\\n`, and its unsafe characters
+    kept as they are, as the built-in engine's text keeps them. Every view marks them (`␛` in
+    the cockpit, `⟨U+200B⟩` in the HTML export) or escapes them (headless, Markdown); the
+    journal's JSON holds them as `\\u001b`. Escaped here instead, they could not be told from
+    an agent's literal backslash text (`print("\\x1b[31m")`) and showed as that literal."""
+    if limit is not None and len(text) > limit:
+        text = cap(text, limit)
     return text.replace("\r\n", "\n") if "\r" in text else text
 
 

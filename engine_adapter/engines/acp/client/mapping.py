@@ -58,7 +58,7 @@ from acp.schema import (
 )
 
 from engine_adapter.engines.acp.client.permissions import is_empty_input, tier_for
-from engine_adapter.engines.acp.text import cap, clean, clean_json
+from engine_adapter.engines.acp.text import cap, clean, clean_json, kept
 from engine_adapter.events import (
     BaseEvent,
     ModelDecisionEvent,
@@ -281,7 +281,7 @@ class UpdateMapper:
         """One streamed delta of the reply (`message`) or of the agent's thinking (`thought`)."""
         if not text:
             return
-        text = clean(text, CHUNK_LIMIT)
+        text = kept(text, CHUNK_LIMIT)  # marked by every view, not escaped here
         if channel == "message":
             self.reply.append(text)
         # Plain construction: measured faster (~1 µs) than `model_construct` (~2.5 µs).
@@ -354,13 +354,13 @@ class UpdateMapper:
             raw = state.raw_output
             output = raw if isinstance(raw, str) else json.dumps(clean_json(raw), indent=1,
                                                                  ensure_ascii=False)
-        output = clean(output, OUTPUT_LIMIT)
+        output = kept(output, OUTPUT_LIMIT)
         ok = error is None and state.status == "completed"
         if not ok and error is None:
-            error = cap(output, 2000) if output else "the tool call failed"
+            error = cap(clean(output), 2000) if output else "the tool call failed"
         self.emit(ToolEnd(call_id=state.call_id, tool=state.kind, ok=ok, output=output,
                           error=error, duration_ms=(self.clock() - state.started) * 1000.0,
-                          title=state.title or None, diff=clean(diff) or None))
+                          title=state.title or None, diff=kept(diff) or None))
 
     def close_open_calls(self, why: str) -> None:
         """End every call the agent left open (the turn ended, was cancelled, or crashed)."""

@@ -122,9 +122,10 @@ def test_every_update_kind_and_client_capability(shared):
     usage = by_type["model_usage"]
     assert [u.cost_usd for u in usage[:2]] == [0.01, 0.02]
     assert (usage[-1].input_tokens, usage[-1].output_tokens) == (100, 20)
-    # Untrusted text: the escape sequence arrives visible, not as a control character.
+    # Untrusted text: the escape sequence arrives as it was sent, for every view to mark
+    # (tests/cockpit/widgets/test_acp_unsafe_text.py), never escaped into literal text.
     text = "".join(e.text for e in by_type["model_update"] if e.channel == "message")
-    assert "\x1b" not in text and "\\x1b[31m" in text
+    assert "\x1b[31m" in text and "\\x1b" not in text
     # The fold joins each approval to its call and ends every tool row.
     view = fold_events(events)
     assert view.status == "completed" and not view.pending
