@@ -70,6 +70,12 @@ class Palette:
         self.diff_add = Style(color=c("diff-add"))
         self.diff_remove = Style(color=c("diff-remove"))
         self.diff_hunk = Style(color=c("diff-hunk"))
+        # Code in a reply on a light theme: on the theme's own panel colour (Rich's default,
+        # "bold cyan on black", is a black bar there), fenced blocks in a light Pygments style.
+        # Dark themes keep Rich's own, which suit them.
+        self.code: Style | None = None if dark else Style(color=c("accent"), bgcolor=c("panel"),
+                                                          bold=True)
+        self.code_theme = "monokai" if dark else "default"
         self.level = {"info": self.text, "warning": self.warning, "error": self.error_line}
 
     def tier_style(self, tier: int) -> Style:

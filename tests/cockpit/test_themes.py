@@ -193,3 +193,29 @@ def test_config_keeps_unknown_keys_and_survives_a_broken_file(tmp_path):
     assert "other = 3" in path.read_text(encoding="utf-8")
     path.write_text("theme = [", encoding="utf-8")
     assert load_config(path).error and load_config(path).theme is None
+
+
+@pytest.mark.parametrize("name", ["cockpit-light", "cockpit-dark", "cockpit-high-contrast"])
+@pytest.mark.parametrize("reply", ["use `ls -l` here", "**bold** and `code`", "- a `b` item",
+                                   "| h |\n|---|\n| `c` |", "```py\nx = 1\n```"])
+def test_code_in_a_reply_is_drawn_in_the_themes_colours(name, reply) -> None:
+    """Issue 26 §4: Rich's default inline code is "bold cyan on black", a black bar on the
+    light theme; the transcript draws code on the theme's panel, fences in a matching style."""
+    from rich.color import Color
+    from rich.console import Console
+
+    from cockpit.widgets.transcript.rows import markdown, wrapped
+
+    theme = load_themes()[name]
+    palette = Palette(theme)
+    code = [seg for strip in wrapped(Console(width=80), markdown(reply, palette), 80)
+            for seg in strip if seg.text.strip() in ("ls -l", "code", "b", "c", "x")]
+    assert code, reply
+    for segment in code:
+        background = segment.style.bgcolor if segment.style else None
+        assert background is not None, segment
+        triplet = background.get_truecolor()
+        luminance = (0.2126 * triplet.red + 0.7152 * triplet.green + 0.0722 * triplet.blue) / 255
+        page = Color.parse(theme.background).get_truecolor()
+        page_luminance = (0.2126 * page.red + 0.7152 * page.green + 0.0722 * page.blue) / 255
+        assert abs(luminance - page_luminance) < 0.35, (name, segment)  # same kind as the page

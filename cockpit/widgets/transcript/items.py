@@ -118,7 +118,7 @@ def _reply(text: str, palette: Palette, console: Console, width: int) -> list[St
     """A complete reply, in full: Markdown (line breaks kept) when it uses any, else as it is;
     past `TEXT_LIMIT` characters the pager has the rest."""
     if len(text) <= MARKDOWN_LIMIT and _MARKDOWN_RE.search(text):
-        return wrapped(console, markdown(text), width)
+        return wrapped(console, markdown(text, palette), width)
     piece = cut(text, chars=TEXT_LIMIT)
     body = styled(piece.kept, palette.text, marker_style=warn_style(palette))
     if piece.was_cut:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -71,17 +71,35 @@ def lines_note(hidden: int, hint: str = "") -> str:
     return Cut("", hidden, hidden).note(gone=False, hint=hint) if hidden > 0 else ""
 
 
-def markdown(text: str) -> Markdown:
+def markdown(text: str, palette: Palette | None = None) -> RenderableType:
     """`text` (cleaned: unsafe characters as markers) as Markdown whose single line breaks stay
-    line breaks: a model writes lines, and CommonMark would join them into one paragraph."""
+    line breaks: a model writes lines, and CommonMark would join them into one paragraph. With
+    `palette`, code is drawn in the theme's colours (`Palette.code`, `Palette.code_theme`)."""
     from rich.markdown import Markdown  # (markdown-it, ~25 ms: loaded at the first reply drawn)
 
-    rendered = Markdown(clean(text), hyperlinks=False)
+    rendered = Markdown(clean(text), hyperlinks=False,
+                        code_theme=palette.code_theme if palette is not None else "monokai")
     for token in rendered.parsed:
         for child in token.children or ():
             if child.type == "softbreak":
                 child.type = "hardbreak"
-    return rendered
+    return rendered if palette is None or palette.code is None else _Themed(rendered,
+                                                                           palette.code)
+
+
+class _Themed:
+    """Markdown drawn with `code` in place of Rich's `markdown.code` style (bold cyan on black),
+    only while it renders."""
+
+    def __init__(self, renderable: Markdown, code: Style) -> None:
+        from rich.theme import Theme
+
+        self.renderable = renderable
+        self.theme = Theme({"markdown.code": code}, inherit=True)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        with console.use_theme(self.theme):
+            yield from console.render(self.renderable, options)
 
 
 def changed_rows(before: list[Strip] | None, after: list[Strip] | None,
