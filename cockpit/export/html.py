@@ -2,7 +2,9 @@
 
 Everything from the journal is escaped; each unsafe character is shown as a visible marker
 (`⟨U+200B⟩`) in a highlighted `<mark class="unsafe">`, never as itself (a bidi override would
-reorder the page). Diffs are coloured line by line; what the report says comes from
+reorder the page). A reply's Markdown is rendered (`cockpit.export.reply_html`: raw HTML stays
+text, links and images become text, code is monospace and highlighted). Diffs are coloured line
+by line; what the report says comes from
 `cockpit.export.contents`, as the Markdown report's does.
 """
 
@@ -29,6 +31,7 @@ from cockpit.export.contents import (
     usage_text,
     when,
 )
+from cockpit.export.reply_html import code_css, reply_html
 from engine_adapter.text import cap, marker, split_unsafe
 from engine_adapter.view import (
     DecisionItem,
@@ -70,6 +73,12 @@ pre.diff .add { color: #1a7f37; } pre.diff .remove { color: #b00020; }
 pre.diff .hunk { color: #6f42c1; } pre.diff .file { font-weight: bold; }
 pre.diff .note { color: #666; }
 mark.unsafe { background: #ffd54f; color: #000; font-weight: bold; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.message code { background: #f0f0f0; padding: 0 .2em; border-radius: 3px; }
+.message pre code { background: none; padding: 0; }
+.message table { border-collapse: collapse; } .message .href { color: #666; }
+.message th, .message td { border: 1px solid #ccc; padding: .2rem .5rem; }
+.message blockquote { border-left: 3px solid #ccc; margin-left: 0; padding-left: 1rem; }
 """
 
 
@@ -87,7 +96,8 @@ def render_html(view: RunView, result: ExportResult) -> str:
     out: list[str] = []
     add = out.append
     add("<!doctype html><html><head><meta charset='utf-8'>")
-    add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}</style></head>")
+    add(f"<title>Run report: {e(view.task, 200)}</title><style>{_HTML_STYLE}{code_css()}"
+        "</style></head>")
     add("<body>")
     if result.changed:
         add(f"<p class='error changed'><b>{CHANGED_MARK}:</b> {e(result.chain, 2_000)}. What "
@@ -147,16 +157,18 @@ def _html_end(item: EndItem, view: RunView, e: Callable[..., str]) -> str:
         parts.append(f"<p><i>{e(told.reply_note[:1].upper() + told.reply_note[1:])}.</i></p>")
     elif told.reply:
         parts.append(f"<p><b>{'Partial reply' if told.partial else 'Reply'}:</b></p>"
-                     f"<p class='message' style='white-space: pre-wrap'>"
-                     f"{e(told.reply, TEXT_CHARS)}</p>")
+                     f"<div class='message'>{reply_html(cap(told.reply, chars=TEXT_CHARS))}"
+                     "</div>")
     parts.append("</div>")
     return "".join(parts)
 
 
 def _html_item(item: Item, view: RunView, e: Callable[..., str]) -> str:
     if isinstance(item, MessageItem):
-        cls = "thought" if item.channel == "thought" else "message"
-        return f"<p class='{cls}' style='white-space: pre-wrap'>{e(item.text, TEXT_CHARS)}</p>"
+        if item.channel == "thought":
+            return (f"<p class='thought' style='white-space: pre-wrap'>"
+                    f"{e(item.text, TEXT_CHARS)}</p>")
+        return f"<div class='message'>{reply_html(cap(item.text, chars=TEXT_CHARS))}</div>"
     if isinstance(item, DecisionItem):
         tool = f" <code>{e(item.tool)}</code>" if item.tool else ""
         why = f" — {e(item.rationale, 500)}" if item.rationale else ""
