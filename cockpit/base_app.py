@@ -220,7 +220,8 @@ class ThemedApp(App[Any]):
     @on(Transcript.OpenPager)
     def _open_pager(self, message: Transcript.OpenPager) -> None:
         item = message.item
-        self.push_screen(PagerScreen(item_title(item), item_text(item)))
+        diff = item.diff if isinstance(item, ToolCallItem) else None
+        self.push_screen(PagerScreen(item_title(item), item_text(item), diff=diff))
 
     @on(Transcript.Inspect)
     def _inspect(self, message: Transcript.Inspect) -> None:

@@ -41,14 +41,15 @@ class PagerScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [*bindings("pager"), *bindings("pager-text")]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, title: str, text: str, *, diff: str | None = None) -> None:
         super().__init__()
         self._title = title
         self._text = text
+        self._diff = diff  # the diff inside `text`, coloured as in the transcript
         self._lines = 0
 
     def compose(self) -> ComposeResult:
-        pager = TextPager(self._text, id="pager")
+        pager = TextPager(self._text, id="pager", diff=self._diff)
         self._lines = len(pager.lines)
         yield Static("", id="pager-title")
         yield pager

@@ -35,6 +35,7 @@ from textual.strip import Strip
 
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import styled_line
+from engine_adapter.view import line_kinds
 
 __all__ = ["TextPager", "find_matches"]
 
@@ -94,7 +95,8 @@ class TextPager(ScrollView, can_focus=True):
             self.count = count
             self.current = current
 
-    def __init__(self, text: str, *, wrap: bool = True, id: str | None = None) -> None:
+    def __init__(self, text: str, *, wrap: bool = True, id: str | None = None,
+                 diff: str | None = None) -> None:
         super().__init__(id=id)
         # Lines break at `\n` (and `\r\n`) only: a U+2028 or a form feed is an unsafe
         # character, shown as a marker where it stands, not a line break.
@@ -122,6 +124,21 @@ class TextPager(ScrollView, can_focus=True):
         self.matches: list[tuple[int, int]] = []
         self.current = -1
         self._pattern: re.Pattern[str] | None = None
+        self._diff_kinds = self._find_diff(text, diff)  # line -> its kind, in the diff shown
+
+    def _find_diff(self, text: str, diff: str | None) -> dict[int, str]:
+        """Where `diff` stands in `text`, each of its lines' kind (added, removed, hunk,
+        file), so the pager colours it as the transcript does; {} when it is not there."""
+        body = (diff or "").rstrip("\n")
+        if not body:
+            return {}
+        at = text.find(body)
+        if at < 0:
+            return {}
+        first = text.count("\n", 0, at)
+        kinds = line_kinds(body.split("\n"))
+        return {first + i: kind for i, kind in enumerate(kinds)
+                if kind in ("add", "remove", "hunk", "file")}
 
     # Layout ------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -219,6 +236,9 @@ class TextPager(ScrollView, can_focus=True):
     def _text(self, index: int) -> Text:
         line = self.lines[index]
         text = styled_line(line, limit=LINE_LIMIT if self.wrap else MAX_WIDTH)
+        kind = self._diff_kinds.get(index)
+        if kind:  # a span under the markers' (a base style is not kept by `render`)
+            text.stylize_before(self._diff_style(kind))
         if self.wrap and len(line) > LINE_LIMIT:
             text.append(self._cut_note(index), Style(italic=True))
         return text
@@ -257,6 +277,11 @@ class TextPager(ScrollView, can_focus=True):
         if len(self._strips) > CACHE_LINES:
             self._strips.popitem(last=False)
         return strip
+
+    def _diff_style(self, kind: str) -> Style:
+        palette = palette_for(self.app)
+        return {"add": palette.diff_add, "remove": palette.diff_remove,
+                "hunk": palette.diff_hunk}.get(kind, Style(bold=True))
 
     def _match_style(self, index: int) -> Style:
         palette = palette_for(self.app)

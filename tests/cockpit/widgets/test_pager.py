@@ -16,15 +16,15 @@ def _home(tmp_path, monkeypatch):
 
 
 class PagerApp(App[None]):
-    def __init__(self, text: str, title: str = "output") -> None:
+    def __init__(self, text: str, title: str = "output", diff: str | None = None) -> None:
         super().__init__()
-        self.text, self.title_ = text, title
+        self.text, self.title_, self.diff = text, title, diff
 
     def compose(self) -> ComposeResult:
         yield from ()
 
     def on_mount(self) -> None:
-        self.push_screen(PagerScreen(self.title_, self.text))
+        self.push_screen(PagerScreen(self.title_, self.text, diff=self.diff))
 
 
 def rows(pager: TextPager, count: int | None = None) -> list[str]:
@@ -216,4 +216,39 @@ def test_odd_lines_past_the_measured_ones_are_measured_when_drawn(monkeypatch):
             assert pager.total_rows == measured
             await pilot.pause()
             assert "界" in "".join(rows(pager))
+    run(main())
+
+
+def test_the_pagers_diff_is_coloured_and_nothing_else_is() -> None:
+    """Issue 26 §4: the transcript colours a diff; its pager did not. Only the diff's lines take
+    its colours: an output line that looks like one (`+ added?`) stays plain."""
+    from engine_adapter.files import unified_diff
+    from engine_adapter.view import ToolCallItem
+
+    diff = unified_diff("a\nold\nc\n", "a\nnew\nc\n", "x.py")
+    item = ToolCallItem(1, 1, 1, "c", "edit", {"path": "x.py"}, 2)
+    item.diff, item.output, item.status = diff, "+ added?\n-x", "ok"
+    from cockpit.widgets import item_text
+
+    async def main():
+        app = PagerApp(item_text(item), "edit", diff=item.diff)
+        async with app.run_test(size=(100, 30)) as pilot:
+            pager = await opened(pilot)
+            from cockpit.styles import palette_for
+
+            palette = palette_for(app)
+            colours = {}
+            for y in range(pager.total_rows):
+                strip = pager.render_line(y)
+                text = "".join(seg.text for seg in strip).rstrip()
+                colours[text] = {seg.style.color for seg in strip
+                                 if seg.text.strip() and seg.style and seg.style.color}
+            assert colours["+new"] == {palette.diff_add.color}
+            assert colours["-old"] == {palette.diff_remove.color}
+            assert colours["@@ -1,3 +1,3 @@"] == {palette.diff_hunk.color}
+            plain = colours["edit (ok)"]  # the pager's own text colour
+            assert palette.diff_add.color not in plain
+            assert colours[" a"] == plain  # context
+            assert colours["+ added?"] == plain and colours["-x"] == plain  # the output
+
     run(main())
