@@ -4,16 +4,42 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, SelectionList, Static
+from textual.strip import Strip
+from textual.widgets import Checkbox, Footer, SelectionList, Static
+from textual.widgets.option_list import OptionDoesNotExist
 
 from cockpit.keys import bindings
 from engine_adapter.journal import CODE_NAMES
 
-__all__ = ["FilterScreen"]
+__all__ = ["FilterScreen", "TypeList"]
+
+TICKED, UNTICKED = "✓", " "
+
+
+class TypeList(SelectionList[int]):
+    """A `SelectionList` whose box says whether a type is ticked (`✓`) or not (empty): Textual
+    draws an `X` in both (`Checkbox.BUTTON_INNER`), told apart by colour only, so an unticked
+    type read as ticked."""
+
+    def render_line(self, y: int) -> Strip:
+        """The row, with its box's mark set from the option's state."""
+        strip = super().render_line(y)
+        segments = list(strip)
+        if len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
+            return strip  # not a row with a box (past the last option)
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return strip
+        selected = option.value in self.selected
+        mark = TICKED if selected else UNTICKED
+        segments[1] = Segment(mark, segments[1].style, segments[1].control)
+        return Strip(segments, strip.cell_length)
 
 
 class FilterScreen(ModalScreen[set[int] | None]):
@@ -46,7 +72,7 @@ class FilterScreen(ModalScreen[set[int] | None]):
                 options.append((f"{name}  ({count:,})", code, selected))
         with Vertical():
             yield Static("Show which event types? space toggles, enter applies")
-            yield SelectionList[int](*options, id="types")
+            yield TypeList(*options, id="types")
         yield Footer()
 
     def on_mount(self) -> None:

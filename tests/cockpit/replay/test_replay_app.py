@@ -117,6 +117,44 @@ def test_typing_in_the_search_box_is_not_taken_as_keys(journal) -> None:
     asyncio.run(main())
 
 
+def test_the_filters_boxes_say_ticked_or_not_without_colour(journal) -> None:
+    """Issue 26 §4: Textual draws `X` in every box, ticked or not (colour tells them apart);
+    the filter draws `✓` in a ticked box and nothing in an unticked one, as keys change them."""
+    path, _events = journal
+
+    def boxes(selection) -> list[str]:
+        marks = []
+        for y in range(selection.option_count):
+            segments = list(selection.render_line(y))
+            marks.append(segments[1].text)
+        return marks
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_shown(pilot, lambda: opened(app))
+            await pilot.press("f")
+            from cockpit.replay.filter import FilterScreen, TypeList
+
+            assert isinstance(app.screen, FilterScreen)
+            selection = app.screen.query_one(TypeList)
+            await pilot.pause()
+            assert set(boxes(selection)) == {"✓"}  # no filter yet: every type shown
+            await pilot.press("space")  # untick the first
+            marks = boxes(selection)
+            assert marks[0] == " " and set(marks[1:]) == {"✓"}
+            await pilot.press("down", "space")
+            assert boxes(selection)[:2] == [" ", " "]
+            await pilot.press("space")  # tick it again
+            assert boxes(selection)[:2] == [" ", "✓"]
+            assert "X" not in boxes(selection)
+            selection.deselect_all()
+            await pilot.pause()
+            assert set(boxes(selection)) == {" "}
+
+    asyncio.run(main())
+
+
 def test_filter_limits_stepping_to_chosen_types(journal) -> None:
     path, events = journal
     tool_ends = [i for i, e in enumerate(events) if e.type == "tool_end"]
