@@ -28,7 +28,6 @@ from textual.events import Resize
 from textual.widgets import Static
 
 from cockpit.keys import key_label
-from cockpit.styles import palette_for
 from cockpit.widgets.approval import ARM_SECONDS, ApprovalBar
 from cockpit.widgets.panels import GrantsPanel, StatusLine, VerificationPanel
 from cockpit.widgets.question_form import QuestionForm
@@ -85,6 +84,9 @@ class RunDisplay(Vertical):
         width: auto;
         height: 1;
         padding: 0 1;
+        background: $panel;
+        color: $warning;
+        text-style: bold;
     }
     RunDisplay #new-below.-shown { display: block; }
     """
@@ -252,10 +254,12 @@ class RunDisplay(Vertical):
         marker = self.query_one("#new-below", Static)
         shown = bool(self.unseen_items) and not self.transcript.follow
         if shown:
-            palette = palette_for(self.app)
+            # An opaque row as wide as the transcript: no transcript text shows through its
+            # padding or runs on beside it, as if it were part of the marker.
             marker.update(Text(f"▼ {plural(self.unseen_items, 'new item')} below · "
-                               f"{key_label(self.app, 'item-last')} follows",
-                               style=palette.warning + palette.selected, no_wrap=True))
+                               f"{key_label(self.app, 'item-last')} follows", no_wrap=True))
+            width = self.transcript.size.width
+            marker.styles.width = width if width else "auto"
             bar = self.approval_bar
             # Above the approval bar when it covers the bottom of the transcript.
             marker.styles.offset = (0, -bar.estimated_height if bar.approval_id else 0)

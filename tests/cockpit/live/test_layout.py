@@ -205,6 +205,33 @@ def test_at_80x24_the_transcript_keeps_at_least_70_columns():
     run(main())
 
 
+CELL = 12.2  # one cell's width in Textual's screenshot (Rich's SVG export)
+
+
+def _screen_row(app, needle: str) -> str:
+    """The screen's row holding `needle`, as the terminal shows it (from Textual's own
+    screenshot, so layers are composed as drawn)."""
+    import html
+    import re
+    from collections import defaultdict
+
+    rows: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for x, y, text in re.findall(r'<text class="[^"]*" x="([^"]*)" y="([^"]*)"[^>]*>(.*?)</text>',
+                                 app.export_screenshot()):
+        rows[y].append((float(x), html.unescape(text).replace("\xa0", " ")))
+    for parts in rows.values():
+        line = [" "] * app.size.width
+        for x, text in parts:
+            start = round(x / CELL)
+            for i, ch in enumerate(text):
+                if 0 <= start + i < len(line):
+                    line[start + i] = ch
+        joined = "".join(line)
+        if needle in joined:
+            return joined
+    raise AssertionError(f"{needle!r} is not on the screen")
+
+
 def test_a_marker_says_new_output_arrives_below_until_end_follows_again():
     async def main():
         more = asyncio.Event()
@@ -226,6 +253,13 @@ def test_a_marker_says_new_output_arrives_below_until_end_follows_again():
             await settle(pilot, lambda: "s2" in app.view.tool_calls and marker.display)
             text = rendered(marker)
             assert "new items below" in text and "end follows" in text
+            # Issue 26 §4: nothing of the transcript shows through the marker's row, nor runs
+            # on beside it; and it is opaque.
+            row = _screen_row(app, "new items below")
+            span = transcript.region
+            inside = row[span.x:span.x + span.width]
+            assert inside.strip() == text.strip(), inside
+            assert marker.styles.background.a == 1 and marker.region.width == span.width
             await pilot.press("end")
             await settle(pilot, lambda: not marker.display)
             assert transcript.follow
