@@ -44,14 +44,30 @@ def _plain_row(text: Text, *, rendered: bool) -> Strip | None:
     return Strip([Segment(plain, drawn_style)], len(plain))
 
 
+ELLIPSIS = "…"
+
+
 def one(console: Console, text: Text, width: int) -> Strip:
-    """One row: `text` cut to `width` cells (never wrapped)."""
+    """One row: `text` cut to `width` cells (never wrapped), ending in `…` when it was cut, so
+    a cut row never reads as the whole of it."""
     strip = _plain_row(text, rendered=True)
     if strip is None:
         text.no_wrap = True
         text.overflow = "ellipsis"
         strip = Strip(list(text.render(console)))
-    return strip.crop(0, width) if strip.cell_length > width else strip
+    if strip.cell_length <= width:
+        return strip
+    if width < 1:
+        return Strip([])
+    if not "".join(seg.text for seg in strip.crop(width, strip.cell_length)).strip():
+        return strip.crop(0, width)  # only blank cells go: nothing of the text is cut
+    kept = strip.crop(0, width - 1)
+    segments = list(kept)
+    # The ellipsis in the style of the text it ends (a trailing pad's style would hide it).
+    style = next((seg.style for seg in reversed(segments) if seg.text.strip()), None)
+    if kept.cell_length < width - 1:  # a wide character did not fit: pad before the mark
+        segments.append(Segment(" " * (width - 1 - kept.cell_length), style))
+    return Strip([*segments, Segment(ELLIPSIS, style)], width)
 
 
 def wrapped(console: Console, renderable: RenderableType, width: int) -> list[Strip]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from cockpit.styles import Palette
@@ -237,3 +238,24 @@ def test_an_input_changed_after_approval_is_marked_under_the_rows_head() -> None
     assert "rm -rf ~/work" in shown[0] and "T4" in shown[0]  # the head: what it became
     assert shown[1].strip() == "⚠ input changed after you approved it (approved: $ ls)"
     assert tool_row_count(view.items[-1], False) == len(shown)
+
+
+@pytest.mark.parametrize("text, width, expected", [
+    ("read_file stats/core.py", 10, "read_file…"),
+    ("read_file stats/core.py", 23, "read_file stats/core.py"),  # fits: as it is
+    ("read_file stats/core.py", 22, "read_file stats/core.…"),
+    ("ab", 1, "…"),
+    ("终端终端终端", 6, "终端 …"),  # a wide character that does not fit leaves a blank
+    ("终端终端终端", 7, "终端终…"),
+    ("tail   ", 4, "tail"),  # only blanks cut: no mark
+    ("x\x1b[31mred", 6, "x␛[31…"),  # with a marker (not a plain row)
+])
+def test_a_cut_row_ends_in_an_ellipsis(text, width, expected) -> None:
+    """Issue 26 §4: rows were cut at the edge with nothing saying so."""
+    from cockpit.widgets.safe_text import styled
+    from cockpit.widgets.transcript.rows import one
+
+    for made in (styled(text), styled(text, "bold")):  # a plain row, and one in a style
+        strip = one(Console(width=200), made, width)
+        assert strip.text == expected, (made, strip.text)
+        assert strip.cell_length <= width
