@@ -481,6 +481,7 @@ class ReplayScreen(Screen[None]):
         box.remove_class("-shown")
         self.query_one(Transcript).focus()
         self.search_term = message.value
+        self.query_one(Transcript).highlight(message.value)  # every match shown, marked
         replay = self.replay
         if replay is None or not message.value:
             self.matches = []

@@ -1,9 +1,10 @@
 """The small pieces every transcript row is built with: one cut row, wrapped rows, the marker
-style of unsafe characters, the note for lines left out, Markdown that keeps line breaks, and
-which rows of an item changed between two renderings."""
+style of unsafe characters, the note for lines left out, Markdown that keeps line breaks,
+which rows of an item changed between two renderings, and a search term marked in a row."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -20,7 +21,16 @@ from engine_adapter.text import Cut
 if TYPE_CHECKING:
     from rich.markdown import Markdown
 
-__all__ = ["changed_rows", "lines_note", "markdown", "one", "warn_style", "wrapped"]
+__all__ = [
+    "changed_rows",
+    "highlighted",
+    "lines_note",
+    "markdown",
+    "one",
+    "search_pattern",
+    "warn_style",
+    "wrapped",
+]
 
 
 def warn_style(palette: Palette) -> Style:
@@ -129,3 +139,25 @@ def changed_rows(before: list[Strip] | None, after: list[Strip] | None,
     if len(before) != len(after):
         rows += [min(len(before), len(after)), max(len(before), len(after)) - 1]
     return [(rows[0], rows[-1] + 1)] if rows else []
+
+
+def search_pattern(term: str) -> re.Pattern[str]:
+    """`term` as a literal pattern, smart-case: a term in lower case matches any case."""
+    return re.compile(re.escape(term), 0 if term != term.lower() else re.IGNORECASE)
+
+
+def highlighted(strip: Strip, pattern: re.Pattern[str], style: Style) -> Strip:
+    """`strip` with each match of `pattern` in its text drawn in `style` (over its own)."""
+    text = strip.text
+    spans = [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
+    if not spans:
+        return strip
+    cells = [(cell_len(text[:a]), cell_len(text[:b])) for a, b in spans]
+    cuts = sorted({edge for span in cells for edge in span} | {strip.cell_length})
+    pieces, start = [], 0
+    for piece, end in zip(strip.divide(cuts), cuts, strict=False):
+        inside = any(a <= start and end <= b for a, b in cells)
+        pieces.append(Strip(Segment.apply_style(list(piece), post_style=style),
+                            piece.cell_length) if inside else piece)
+        start = end
+    return Strip.join(pieces)

@@ -13,6 +13,7 @@ business, asked for with the `OpenPager` and `Inspect` messages.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -37,7 +38,7 @@ from cockpit.widgets.transcript.items import (
     render_item,
     row_count,
 )
-from cockpit.widgets.transcript.rows import changed_rows
+from cockpit.widgets.transcript.rows import changed_rows, highlighted, search_pattern
 from engine_adapter.view import Item, RunView
 
 __all__ = ["Transcript"]
@@ -114,6 +115,7 @@ class Transcript(ScrollView, can_focus=True):
         self._open: set[int] = set()  # messages drawn while still streaming
         self._reserve = 0  # blank rows below the last item (room for the approval bar)
         self._estimated: set[int] = set()  # items whose height is a guess until drawn
+        self._highlight: re.Pattern[str] | None = None  # a search's term, marked where shown
         self._relayout_pending = False
         self._width = 0
         self._base_style: Style | None = None  # `rich_style`, while a paint is under way
@@ -384,7 +386,16 @@ class Transcript(ScrollView, can_focus=True):
                 else Segment(" ")
             strip = Strip([marker, *list(strip)[1:]], strip.cell_length)
             strip = strip.crop_extend(0, width, base).apply_style(palette.selected)
+        if self._highlight is not None:
+            strip = highlighted(strip, self._highlight, palette_for(self.app).warning
+                                + Style(reverse=True, bold=True))
         return strip.crop_extend(scroll_x, scroll_x + width, base).apply_style(base)
+
+    def highlight(self, term: str) -> None:
+        """Mark every place `term` shows (literal; a lower-case term matches any case), as
+        replay's search does; an empty term marks nothing."""
+        self._highlight = search_pattern(term) if term else None
+        self.refresh()
 
     @property
     def item_count(self) -> int:
@@ -509,3 +520,4 @@ class Transcript(ScrollView, can_focus=True):
         if action == "inspect":
             return self._inspected() is not None
         return True
+

@@ -103,6 +103,79 @@ def test_search_with_match_count_and_n_N(journal) -> None:
     asyncio.run(main())
 
 
+def _marked_rows(transcript) -> list[str]:
+    """The transcript's rows on screen that hold a search mark (reverse video), as the text
+    marked."""
+    found = []
+    for y in range(transcript.scrollable_content_region.height):
+        marked = "".join(seg.text for seg in transcript.render_line(y)
+                         if seg.style is not None and seg.style.reverse)
+        if marked.strip():
+            found.append(marked)
+    return found
+
+
+def test_search_marks_the_term_where_the_transcript_shows_it(journal) -> None:
+    """Issue 26 §4: replay's search went to the matching event but marked nothing."""
+    path, _events = journal
+
+    async def main() -> None:
+        app = ReplayApp(path, remember_theme=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until_shown(pilot, lambda: opened(app))
+            from cockpit.widgets import Transcript
+
+            transcript = app.replay_screen.query_one(Transcript)
+            assert _marked_rows(transcript) == []
+            await pilot.press("slash", *"out 1", "enter")
+            await pilot.pause()
+            assert _marked_rows(transcript) and set(_marked_rows(transcript)) == {"out 1"}
+            await pilot.press("slash", *"OUT 1", "enter")  # upper case: matches that case only
+            await pilot.pause()
+            assert _marked_rows(transcript) == []
+            await pilot.press("slash", "ctrl+a", "backspace", "enter")  # cleared: no marks
+            await pilot.pause()
+            assert _marked_rows(transcript) == []
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("text, term, marked", [
+    ("out 1 and OUT 1", "out 1", ["out 1", "OUT 1"]),  # smart case: lower matches any
+    ("out 1 and OUT 1", "OUT 1", ["OUT 1"]),
+    ("a.b axb", "a.b", ["a.b"]),  # literal, not a pattern
+    ("(x) [y] *", "[y]", ["[y]"]),
+    ("终端 ls 终端", "终端", ["终端", "终端"]),  # wide characters: cells, not characters
+    ("no match here", "zzz", []),
+    ("aaaa", "aa", ["aa", "aa"]),
+])
+def test_highlighted_marks_each_match_literally(text, term, marked) -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from cockpit.widgets.transcript.rows import highlighted, search_pattern
+
+    half = len(text) // 2  # two segments: a match may span both
+    strip = Strip([Segment(text[:half], Style(color="red")),
+                   Segment(text[half:], Style(color="red", bold=True))])
+    result = highlighted(strip, search_pattern(term), Style(reverse=True))
+    assert result.text == strip.text and result.cell_length == strip.cell_length
+    runs, current = [], ""
+    for seg in result:
+        if seg.style is not None and seg.style.reverse:
+            current += seg.text
+        elif current:
+            runs.append(current)
+            current = ""
+    if current:
+        runs.append(current)
+    assert "".join(runs) == "".join(marked)
+    assert all(seg.style.color is not None and seg.style.color.name == "red"
+               for seg in result if seg.style is not None and seg.style.reverse)  # its colour
+    assert isinstance(result, Strip)
+
+
 def test_typing_in_the_search_box_is_not_taken_as_keys(journal) -> None:
     path, _ = journal
 
