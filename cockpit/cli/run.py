@@ -150,6 +150,10 @@ def demo(
         present_and_exit(factory, session, tui=tui, theme=flags.theme)
     finally:
         _leave_workspace(Path(factory.cwd), keep=keep)
+        if not keep:
+            from cockpit.launch import forget_demo_grants
+
+            forget_demo_grants(factory)  # a removed folder's project grants go with it
 
 
 def _leave_workspace(root: Path, *, keep: bool) -> None:

@@ -34,6 +34,7 @@ _HOMES: dict[str, str] = {
     "config_problems": "cockpit.launch.agents",
     "demo_factory": "cockpit.launch.demo",
     "engine_factory": "cockpit.launch.user_engine",
+    "forget_demo_grants": "cockpit.launch.demo",
     "journal_sessions": "cockpit.launch.resume",
     "list_models": "cockpit.launch.models",
     "model_factory": "cockpit.launch.models",
@@ -77,6 +78,9 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.demo import (
         demo_factory as demo_factory,
+    )
+    from cockpit.launch.demo import (
+        forget_demo_grants as forget_demo_grants,
     )
     from cockpit.launch.demo import (
         start_demo as start_demo,

@@ -4,6 +4,7 @@ short follow-up for any later task."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from engine_adapter import Session
 from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 
-__all__ = ["demo_factory", "start_demo"]
+__all__ = ["demo_factory", "forget_demo_grants", "start_demo"]
 
 
 def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
@@ -43,3 +44,20 @@ def start_demo(*, speed: float = 1.0,
     except BaseException:
         shutil.rmtree(factory.cwd, ignore_errors=True)
         raise
+
+
+def forget_demo_grants(factory: SessionFactory) -> bool:
+    """Remove the project grants saved for the demo's throw-away workspace, as it is removed:
+    no later project can be that folder, so they would only pile up in `projects/`. True when
+    a file was removed. The user's own grants (every project) are kept."""
+    store = factory.grant_store
+    path = store.path("project") if store is not None else None
+    if path is None or store is None or store.project != os.path.realpath(factory.cwd):
+        return False
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return False  # unreadable or read-only: it stays, as any other saved file
+    return True

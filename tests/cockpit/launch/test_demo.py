@@ -206,3 +206,39 @@ def test_the_default_journal_goes_under_cockpit_home(tmp_path) -> None:
     assert path.is_relative_to(tmp_path / "home" / "data" / "journals")
     assert session.session_id in path.name
     assert journal_of(session)[-1].status == "completed"
+
+
+def test_a_removed_demo_workspace_takes_its_project_grants_along(tmp_path) -> None:
+    """Issue 26 §4: every demo is a new folder, so the project grants saved in one (`a` `p`)
+    piled up in `projects/` for folders that no longer exist. Removing the workspace removes
+    its project's file; grants for every project stay; a kept workspace keeps its grants."""
+    import shutil
+
+    from cockpit.launch.demo import forget_demo_grants
+    from cockpit.paths import grants_dir
+
+    def demo_with_grants():
+        factory, _session = start_demo(speed=0, options=RunOptions())
+        store = factory.grant_store
+        assert store is not None and store.project == str(Path(factory.cwd).resolve())
+        store.add_grant("project", "shell", "ls", 3)
+        store.add_grant("user", "shell", "git status", 3)
+        project_file = store.path("project")
+        assert project_file is not None and project_file.is_file()
+        return factory, project_file
+
+    factory, project_file = demo_with_grants()
+    shutil.rmtree(factory.cwd)
+    assert forget_demo_grants(factory)
+    assert not project_file.exists()
+    assert (grants_dir() / "user.toml").is_file()  # every project's grants stay
+    assert not forget_demo_grants(factory)  # once
+    kept, kept_file = demo_with_grants()  # --keep: nothing is forgotten
+    assert kept_file.is_file()
+    shutil.rmtree(kept.cwd)
+    # A demo in a folder the human named (`options.project`) is not the store's to forget.
+    other = tmp_path / "named"
+    other.mkdir()
+    named, _ = start_demo(speed=0, options=RunOptions(project=other))
+    assert not forget_demo_grants(named)
+    shutil.rmtree(named.cwd)
