@@ -150,6 +150,9 @@ class CockpitApp(ThemedApp):
         yield KeyHints(id="keys")
 
     def on_mount(self) -> None:
+        if self._elapsed_clock is not None:  # the task at once, until the run's first event
+            self.display_widget.status_line.starting = (self.session.state.task,
+                                                        self._elapsed_clock())
         self.display_widget.show(self.view)
         self.steering.show(self.view)
         self.query_one(Transcript).focus()

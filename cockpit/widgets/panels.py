@@ -117,6 +117,9 @@ class StatusLine(Widget):
         self.provisional: str | None = None
         self._view: RunView | None = None
         self._lines: list[Text] = [Text(), Text()]
+        # The task a run was started with and when (by `clock`), until its first event: an
+        # agent can take a minute to answer `initialize`, and the screen must say so at once.
+        self.starting: tuple[str, float] | None = None
 
     def render(self) -> RenderResult:
         return Text("\n").join(self._lines)
@@ -130,8 +133,12 @@ class StatusLine(Widget):
             self.show(self._view)
 
     def _tick(self) -> None:
-        if self._view is not None and self._view.live:
+        if self._view is not None and (self._view.live or self._waiting(self._view)):
             self.show(self._view)
+
+    def _waiting(self, view: RunView) -> bool:
+        """Whether the run was started and nothing of it has arrived yet."""
+        return self.starting is not None and view.task_index == 0 and view.status == "idle"
 
     def show(self, view: RunView) -> None:
         """Redraw from `view`."""
@@ -144,6 +151,18 @@ class StatusLine(Widget):
                                 overflow="ellipsis"),
                            Text("status, tokens, cost, turns and time: once the whole journal "
                                 "is read", palette.dim, no_wrap=True, end="")]
+            self.refresh()
+            return
+        if self._waiting(view) and self.starting is not None:
+            task, since = self.starting
+            waited = format_elapsed(self.clock() - since) if self.clock is not None else ""
+            top = Text(no_wrap=True, overflow="ellipsis", end="")
+            top.append(f"◌ starting agent … {waited}".rstrip(), palette.status_style("running"))
+            top.append("  ")
+            top.append(one_line(task, 300) or "(no task)", palette.text)
+            self._lines = [top, Text("waiting for the agent to answer (an agent may take a "
+                                     "minute to start; escape twice cancels)", palette.dim,
+                                     no_wrap=True, end="", overflow="ellipsis")]
             self.refresh()
             return
         top = Text(no_wrap=True, overflow="ellipsis", end="")

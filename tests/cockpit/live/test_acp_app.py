@@ -67,3 +67,47 @@ def test_live_cockpit_drives_the_acp_agent_by_keys(tmp_path, monkeypatch):
     prompts = [e for e in agent_log(log) if e["event"] == "prompt"]
     assert [p["count"] for p in prompts] == [1, 2, 3]  # one agent, one ACP session
     assert "cancel" in [e["event"] for e in agent_log(log)]
+
+
+def test_an_agent_slow_to_start_shows_the_task_and_starting_at_once(tmp_path, monkeypatch):
+    """Issue 26 §4: an agent slow to answer `initialize` showed nothing for up to a minute.
+    The agent here waits for a file before it even starts (so nothing of the run has arrived):
+    the status line says `starting agent …` with the time waited, and the task, at once."""
+    import os
+    import sys
+    import time
+
+    from cockpit.widgets.panels import StatusLine
+    from engine_adapter import Session, TaskState
+    from engine_adapter.engines.acp import AcpRunner
+
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    go = tmp_path / "go"
+    wait_then_start = ("import os, sys, time\n"
+                       f"while not os.path.exists({str(go)!r}): time.sleep(0.02)\n"
+                       "os.execv(sys.argv[1], sys.argv[1:])\n")
+    argv = [sys.executable, "-c", wait_then_start, *agent_argv("--log", tmp_path / "a.jsonl")]
+    runner = AcpRunner(argv, cwd=tmp_path)
+    session = Session(runner, TaskState(task="fix the parser", cwd=str(tmp_path)))
+
+    def status(app) -> str:
+        return str(app.query_one(StatusLine).render())
+
+    async def main() -> None:
+        app = CockpitApp(session, theme="cockpit-dark", remember_theme=False,
+                         clock=time.time, arm_seconds=0.0)
+        async with app.run_test(size=(120, 30), headless=True) as pilot:
+            await until_shown(pilot, lambda: "starting agent …" in status(app))
+            line = status(app)
+            assert "fix the parser" in line and "00:0" in line  # the task, the time waited
+            assert not session.history  # nothing has arrived: the agent has not started
+            go.touch()
+            await until_event(session, "agent_end")
+            await until_shown(pilot, lambda: "starting agent" not in status(app))
+            assert session.state.status == "completed", session.state.error
+            assert "fix the parser" in status(app)
+            await runner.close()
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())
+    assert os.path.exists(go)
