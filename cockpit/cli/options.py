@@ -183,7 +183,7 @@ def bare_flags_in_help() -> None:
     `cockpit.cli.main`, which builds the app; idempotent."""
     from typer.core import TyperOption
 
-    if getattr(TyperOption.display_type_rich, "_bare_flags", False):
+    if getattr(TyperOption.display_type_rich, "bare_flags", False):
         return
     typed = TyperOption.display_type_rich
 
@@ -192,5 +192,5 @@ def bare_flags_in_help() -> None:
             return None
         return typed(self, ctx)
 
-    display_type_rich._bare_flags = True  # type: ignore[attr-defined]  # a marker: patched once
+    display_type_rich.bare_flags = True  # type: ignore[attr-defined]  # a marker: patched once
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]  # see above
