@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cockpit.launch.factory import SetupError
 from cockpit.paths import free_journal_name
-from engine_adapter.journal import BOM, decode_json
+from engine_adapter.journal import BOM, decode_json, writer_alive
 
 __all__ = [
     "check_agent_program",
@@ -88,7 +88,7 @@ def check_journal_path(path: Path | None) -> Path | None:
         if not _is_journal(path):
             raise SetupError(f"--journal {shown!r} exists and is not a cockpit journal "
                              "(appending would change it); give a new file path")
-        if not _is_empty(path):
+        if not _is_empty(path) and not writer_alive(path):  # (a live writer: its lock says)
             raise SetupError(f"--journal {shown!r} already holds a run ({_what_it_holds(path)}); "
                              "a journal holds one run, so it is never appended to: give a new "
                              f"path, e.g. --journal {str(free_journal_name(path))!r}, or remove "

@@ -32,6 +32,7 @@ from cockpit.paths import (
 )
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.checkpoints import Checkpointer, CheckpointSettings, CheckpointStore
+from engine_adapter.journal import writer_alive
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
 __all__ = [
@@ -133,9 +134,11 @@ def _holds_a_run(path: Path) -> bool:
     """Whether `path` is a regular file with something in it (a stream such as /dev/stdout, or
     an empty file, holds no run)."""
     try:
-        return path.is_file() and path.stat().st_size > 0
+        held = path.is_file() and path.stat().st_size > 0
     except OSError:
         return False
+    # One another run is writing now: opening it says so, naming that process (its lock).
+    return held and not writer_alive(path)
 
 
 def _journal_guard(path: Path, workspace: str) -> Path:
