@@ -387,7 +387,7 @@ def _agent_plan(e: AgentPlan) -> Description:
     text = f"{done} of {total} done" if total else "(no entries)"
     if now is not None:
         text += f" · now: {now.content[:200]}"
-    return Description("plan", text, "accent", "☰", "the agent's plan: ")
+    return Description("plan", text, "accent", "≡", "the agent's plan: ")
 
 
 def _prompt_note(e: PromptNote) -> Description:

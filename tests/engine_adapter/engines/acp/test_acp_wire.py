@@ -356,8 +356,8 @@ def test_plan_updates_are_journaled_whole_and_fold_into_the_pinned_plan(tmp_path
     assert describe(plans[1]).text == "1 of 3 done · now: edit"
     # The transcript says so once per update, in one line.
     assert [i.text for i in view.items if getattr(i, "kind", "") == "plan"] == [
-        "☰ the agent's plan: 0 of 2 done · now: read",
-        "☰ the agent's plan: 1 of 3 done · now: edit"]
+        "≡ the agent's plan: 0 of 2 done · now: read",
+        "≡ the agent's plan: 1 of 3 done · now: edit"]
 
 
 @pytest.mark.parametrize(("entries", "plan", "dropped"), [
