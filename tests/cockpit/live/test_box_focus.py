@@ -26,6 +26,13 @@ def _asks(text):
     return [turn(1, f"on it: {text}"), gated("c2", "run_command", {"command": "ls"})]
 
 
+async def _asking(app, pilot):
+    """Once the first task ended, send one from the box; its call waits for approval."""
+    await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+    await pilot.press(*"go", "enter")
+    await settle(pilot, lambda: pending(app) == ["c2"])
+
+
 def _replies(text):
     return [turn(1, f"on it: {text}")]
 
@@ -86,9 +93,7 @@ def test_with_text_in_the_box_the_approval_keys_are_text():
     async def main():
         app = make_app(turn(1, "first"), next_steps=_asks)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
-            await pilot.press(*"go", "enter")
-            await settle(pilot, lambda: pending(app) == ["c2"])
+            await _asking(app, pilot)
             # `p` (a scope key) applies only after `a`: here it is text, and so is the rest
             await pilot.press(*"please try", "space", *"yna")
             assert app.composer.box.value == "please try yna"
@@ -116,9 +121,7 @@ def test_escape_twice_from_the_empty_box_cancels_and_after_a_it_goes_back():
     async def main():
         app = make_app(turn(1, "first"), next_steps=_asks)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
-            await pilot.press(*"go", "enter")
-            await settle(pilot, lambda: pending(app) == ["c2"])
+            await _asking(app, pilot)
             await pilot.press("a")  # the scope step: escape goes back from it, not cancels
             assert app._choosing == "c2"
             await pilot.press("escape")
@@ -134,9 +137,7 @@ def test_escape_with_text_in_the_box_leaves_it_and_keeps_the_text():
     async def main():
         app = make_app(turn(1, "first"), next_steps=_asks)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
-            await pilot.press(*"go", "enter")
-            await settle(pilot, lambda: pending(app) == ["c2"])
+            await _asking(app, pilot)
             await pilot.press(*"draft")
             await pilot.press("escape")
             assert app.focused is not app.composer.box
@@ -151,9 +152,7 @@ def test_a_denials_reason_is_text_whatever_its_letters(reason):
     async def main():
         app = make_app(turn(1, "first"), next_steps=_asks)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
-            await pilot.press(*"go", "enter")
-            await settle(pilot, lambda: pending(app) == ["c2"])
+            await _asking(app, pilot)
             await pilot.press("n")
             assert app.composer.reason_for == "c2"
             await pilot.press(*["space" if c == " " else c for c in reason])
