@@ -77,7 +77,8 @@ def test_journals_lists_a_foreign_file_as_foreign(tmp_path):
         shutil.copy(FOREIGN / name, folder / name)
     result = CliRunner().invoke(app, ["journals"])
     assert result.exit_code == 0, result.output
-    lines = result.output.strip().splitlines()
+    header, *lines = result.output.strip().splitlines()
+    assert header.split()[:2] == ["started", "status"]
     assert len(lines) == 2
     assert all(" foreign " in line for line in lines)
     assert any("a Claude Code session" in line for line in lines)

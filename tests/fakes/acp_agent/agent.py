@@ -798,9 +798,12 @@ def _act(op: str, arg: str, cwd: str) -> str:
 
 def _orphan(pidfile: str) -> str:
     """A grandchild that outlives its parent in a session of its own, then sleeps; its
-    NSpid line (its pids in every namespace, outermost first) goes to `pidfile`."""
+    NSpid line (its pids in every namespace, outermost first) goes to `pidfile`. The reply
+    waits until the pidfile is written (a pipe), so a test can read it at once."""
+    ready_r, ready_w = os.pipe()
     first = os.fork()
     if first == 0:
+        os.close(ready_r)
         os.setsid()
         if os.fork() != 0:
             os._exit(0)  # the parent goes: the grandchild is orphaned
@@ -811,9 +814,14 @@ def _orphan(pidfile: str) -> str:
             ns = next((line.split()[1:] for line in status if line.startswith("NSpid:")), [])
         with open(pidfile, "w", encoding="ascii") as handle:
             handle.write(" ".join(ns) or str(os.getpid()))
+        os.write(ready_w, b"1")
+        os.close(ready_w)
         while True:
             time.sleep(60)
+    os.close(ready_w)
     os.waitpid(first, 0)
+    os.read(ready_r, 1)  # the grandchild wrote its pidfile (or died: end of file)
+    os.close(ready_r)
     return "ok orphaned"
 
 
