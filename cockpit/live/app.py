@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult, SystemCommand
+from textual.command import SimpleCommand
 from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
@@ -29,6 +30,7 @@ from cockpit.live.agent_settings import SettingCommand, change_setting, setting_
 from cockpit.live.answer_first import AnswerFirst
 from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
+from cockpit.live.slash import builtin_command, settings_for
 from cockpit.live.steering import Steering
 from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen
 from cockpit.terminate import hurry_if_hung_up
@@ -592,7 +594,30 @@ class CockpitApp(ThemedApp):
         self.steering.start_command()
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        builtin = builtin_command(message.text)
+        if builtin is not None:
+            self._run_builtin(*builtin)
+            return
         self.steering.submitted(message.text)
+
+    def _run_builtin(self, name: str, wanted: str) -> None:
+        """One of the cockpit's own slash commands (`cockpit.live.slash`), run here."""
+        if name == "help":
+            self.action_help()
+            return
+        found = settings_for(name, setting_commands(self.session.runner), wanted)
+        if not found:
+            what = f" matching {clean_line(wanted, 60)!r}" if wanted else ""
+            self.notify(f"/{name}: the agent offers no {name} to switch to{what} (the command "
+                        "palette, ctrl+p, lists every setting it has)", severity="warning",
+                        markup=False, timeout=6)
+            return
+        if wanted and len(found) == 1:
+            self._change_setting(found[0])
+            return
+        self.search_commands([SimpleCommand(c.title, lambda c=c: self._change_setting(c),
+                                            c.help)
+                              for c in found], placeholder=f"switch the agent's {name}…")
 
     def on_composer_send_now(self, message: Composer.SendNow) -> None:
         self.steering.send_now(message.text)
