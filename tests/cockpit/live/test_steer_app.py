@@ -179,9 +179,11 @@ def test_commands_complete_with_their_descriptions():
             assert app.composer.box.value == "/"
             listing = app.query_one("#commands")
             rows = [str(o.prompt) for o in listing.options]
-            assert rows == ["/review focus  Review the changes",
-                            "/compact  Summarize the conversation"]
-            await pilot.press("down", "tab")
+            # the cockpit's own commands first (/help, /model, /mode), then the agent's
+            assert [row.split()[0] for row in rows[:3]] == ["/help", "/model", "/mode"]
+            assert rows[3:] == ["/review focus  Review the changes",
+                                "/compact  Summarize the conversation"]
+            await pilot.press(*["down"] * 4, "tab")
             assert app.composer.box.value == "/compact"
             await pilot.press("escape")  # closes nothing (already completed): leaves the box
             await pilot.press("slash", *"rev", "enter")  # enter on a prefix completes first
