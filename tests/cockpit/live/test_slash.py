@@ -9,15 +9,21 @@ import shlex
 
 import pytest
 from fakes.acp_agent.helpers import agent_argv, agent_log
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
 from support.event_loop import run
 from support.live_app import make_app, settle, turn, until_event
 from support.pilot import until_shown
 from textual.command import CommandPalette
 
+from cockpit.export import export_beside
 from cockpit.launch import RunOptions, agent_factory
 from cockpit.live import CockpitApp
-from cockpit.live.slash import builtin_command, offered_commands
+from cockpit.live.slash import builtin_command, offered_commands, unknown_command
 from cockpit.screens import HelpScreen
+from cockpit.screens.help import command_table
+from engine_adapter import AgentCommand, CommandsAvailable
 from engine_adapter.view import CommandView
 
 
@@ -26,14 +32,14 @@ def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
 
 
-def _acp_app(tmp_path, task="hello"):
+def _acp_app(tmp_path, task="hello", **options):
     workspace = tmp_path / "ws"
     workspace.mkdir()
     log = workspace / "agent.jsonl"
     factory = agent_factory(shlex.join(agent_argv("--log", log)), cwd=workspace,
                             options=RunOptions(journal=tmp_path / "run.jsonl"))
     app = CockpitApp(factory(task), theme="cockpit-dark", next_session=factory,
-                     remember_theme=False, clock=None, arm_seconds=0.0)
+                     remember_theme=False, clock=None, arm_seconds=0.0, **options)
     return app, log
 
 
@@ -44,7 +50,7 @@ def _notices(app):
 def test_the_cockpits_commands_come_first_and_shadow_an_agents_of_the_same_name():
     agent = [CommandView("review", "review the diff", None), CommandView("HELP", "theirs", None)]
     names = [c.name for c in offered_commands(agent)]
-    assert names == ["help", "model", "mode", "review"]
+    assert names == ["help", "model", "mode", "export", "review"]
 
 
 CASES = {"/help": ("help", ""), "/model smart": ("model", "smart"), "/MODE  code": ("mode", "code"),
@@ -121,5 +127,165 @@ def test_an_engine_without_settings_says_so(name):
             app.composer.box.value = f"/{name}"
             await pilot.press("enter")
             assert any(f"the agent offers no {name} to switch to" in n for n in _notices(app))
+            assert len(app.sessions) == 1
+    run(main())
+
+
+# -- a /word that no one offers ---------------------------------------------------------------
+
+AGENT = [CommandView("review", "review the diff", "focus"), CommandView("compact", "", None),
+         CommandView("mcp:list", "", None), CommandView("$imagegen", "", None)]
+UNKNOWN = {
+    "/foo": "foo", "/Foo bar": "Foo", "/fix-it now": "fix-it", "/foo:bar": "foo:bar",
+    "/tmp is full": "tmp",  # (a one-word path: said, and enter again sends it)
+    "/foo\nsecond line": "foo", "/reviews": "reviews", "/compactly": "compactly",
+}
+KNOWN_OR_TEXT = [
+    "/review", "/REVIEW the tests", "/compact", "/mcp:list", "/help", "/model x", "/export",
+    "$imagegen", "/etc/hosts is missing", "//foo", "/", "/ foo", "/1st try", "/-x",
+    "hello /foo", " ", "", "/usr/bin/env", "/foo/bar", "/$HOME", "/é",
+]
+
+
+@pytest.mark.parametrize(("text", "name"), UNKNOWN.items(), ids=list(UNKNOWN))
+def test_a_slash_word_no_one_offers_is_named(text, name):
+    assert unknown_command(text, AGENT) == name
+
+
+@pytest.mark.parametrize("text", KNOWN_OR_TEXT)
+def test_a_known_command_or_plain_text_is_not_unknown(text):
+    assert unknown_command(text, AGENT) is None
+
+
+@given(st.text().filter(lambda t: not t.startswith("/")))
+def test_text_not_starting_with_a_slash_is_never_a_command(text):
+    assert unknown_command(text, []) is None
+
+
+@given(st.from_regex(r"[A-Za-z][\w.:-]{0,20}", fullmatch=True), st.text(max_size=30))
+def test_a_name_the_agent_offers_is_never_unknown_whatever_follows(name, rest):
+    assert unknown_command(f"/{name} {rest}", [CommandView(name, "", None)]) is None
+
+
+def _offers(*names):
+    async def step(r) -> None:
+        r.emit(CommandsAvailable(commands=[AgentCommand(name=n, description=f"does {n}")
+                                           for n in names]))
+    return step
+
+
+@pytest.mark.parametrize(("offered", "typed", "sent"), [
+    (("compact",), "/compact", True),  # the agent offers it: it goes to the agent as text
+    ((), "/compact", False),  # an engine without it: said, not sent
+    (("review",), "/foo", False),
+    (("review",), "/review the tests", True),
+    ((), "/etc/hosts is missing", True),  # a path is text
+])
+def test_a_slash_command_goes_to_the_agent_only_when_offered(offered, typed, sent):
+    async def main():
+        app = make_app(turn(1, "done"), _offers(*offered), next_steps=lambda t: [turn(1, t)])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            app.composer.box.value = typed
+            await pilot.press("enter")
+            await settle(pilot, lambda: len(app.sessions) == 2 or bool(_notices(app)))
+            if sent:
+                assert app.session.state.task == typed
+                return
+            assert len(app.sessions) == 1
+            assert any("is not a command of the cockpit or of the agent" in n
+                       for n in _notices(app))
+            assert app.composer.box.value == typed  # kept: edit it, or enter sends it
+            await pilot.press("enter")
+            await settle(pilot, lambda: len(app.sessions) == 2)
+            assert app.session.state.task == typed
+    run(main())
+
+
+# -- /help --------------------------------------------------------------------------------------
+
+def test_the_command_table_lists_both_kinds_and_cleans_the_agents_words():
+    commands = offered_commands([CommandView("review", "look \x1b[31mhere", "focus")])
+    console = Console(width=120, record=True, color_system=None)
+    console.print(command_table(commands))
+    text = console.export_text()
+    assert all(word in text for word in ("/help", "/model [name]", "/export",
+                                          "/review focus"))
+    assert "\x1b" not in text
+
+
+def test_help_lists_the_cockpits_commands_and_the_agents():
+    async def main():
+        app = make_app(turn(1, "done"), _offers("review", "compact"),
+                       next_steps=lambda t: [turn(1, t)])
+        async with app.run_test(size=(120, 60)) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            app.composer.box.value = "/help"
+            await pilot.press("enter")
+            await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+            console = Console(width=120, record=True, color_system=None)
+            for static in app.screen.query("Static"):
+                console.print(static.content)
+            shown = console.export_text()
+            for word in ("/help", "/model", "/mode", "/export", "/review", "/compact",
+                         "does review"):
+                assert word in shown, word
+            assert len(app.sessions) == 1
+    run(main())
+
+
+# -- /export ------------------------------------------------------------------------------------
+
+def test_export_writes_the_report_next_to_the_journal_and_says_where(tmp_path):
+    app, log = _acp_app(tmp_path, exporter=export_beside)
+
+    async def main():
+        async with app.run_test(size=(120, 40), headless=True) as pilot:
+            await until_event(app.session, "agent_end")
+            await until_shown(pilot, lambda: app.focused is app.composer.box)
+            app.composer.box.value = "/export"
+            await pilot.press("enter")
+            await until_shown(pilot, lambda: any("report written to" in n
+                                                 for n in _notices(app)))
+            said = next(n for n in _notices(app) if "report written to" in n)
+            written = said.removeprefix("report written to ")
+            assert written == str(tmp_path / "run.md")
+            assert "hello" in (tmp_path / "run.md").read_text(encoding="utf-8")
+            assert len(app.sessions) == 1
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())
+    assert [e["text"] for e in agent_log(log) if e["event"] == "prompt"] == ["hello"]
+
+
+def test_an_export_that_fails_says_why(tmp_path):
+    def full(journal):
+        for number in range(1, 101):
+            (journal.parent / ("run.md" if number == 1 else f"run-{number}.md")).touch()
+        return export_beside(journal)
+
+    app, _ = _acp_app(tmp_path, exporter=full)
+
+    async def main():
+        async with app.run_test(size=(120, 40), headless=True) as pilot:
+            await until_event(app.session, "agent_end")
+            await until_shown(pilot, lambda: app.focused is app.composer.box)
+            app.composer.box.value = "/export"
+            await pilot.press("enter")
+            await until_shown(pilot, lambda: any("/export failed" in n for n in _notices(app)))
+            assert any("all exist" in n for n in _notices(app))
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())
+
+
+def test_export_without_a_journal_or_an_exporter_says_how_instead():
+    async def main():
+        app = make_app(turn(1, "done"), next_steps=lambda t: [turn(1, t)])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            app.composer.box.value = "/export"
+            await pilot.press("enter")
+            assert any("cockpit export JOURNAL" in n for n in _notices(app))
             assert len(app.sessions) == 1
     run(main())
