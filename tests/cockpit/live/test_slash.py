@@ -236,8 +236,10 @@ def test_help_lists_the_cockpits_commands_and_the_agents():
 
 # -- /export ------------------------------------------------------------------------------------
 
-def test_export_writes_the_report_next_to_the_journal_and_says_where(tmp_path):
-    app, log = _acp_app(tmp_path, exporter=export_beside)
+def _export_after_the_task(app, marker: str) -> tuple[str, int]:
+    """Run `app` until its task ended, type `/export`, and return the notice holding `marker`
+    and how many tasks there were then."""
+    said: list[str] = []
 
     async def main():
         async with app.run_test(size=(120, 40), headless=True) as pilot:
@@ -245,16 +247,21 @@ def test_export_writes_the_report_next_to_the_journal_and_says_where(tmp_path):
             await until_shown(pilot, lambda: app.focused is app.composer.box)
             app.composer.box.value = "/export"
             await pilot.press("enter")
-            await until_shown(pilot, lambda: any("report written to" in n
-                                                 for n in _notices(app)))
-            said = next(n for n in _notices(app) if "report written to" in n)
-            written = said.removeprefix("report written to ")
-            assert written == str(tmp_path / "run.md")
-            assert "hello" in (tmp_path / "run.md").read_text(encoding="utf-8")
-            assert len(app.sessions) == 1
+            await until_shown(pilot, lambda: any(marker in n for n in _notices(app)))
+            said.append(next(n for n in _notices(app) if marker in n))
+            said.append(str(len(app.sessions)))
             await pilot.press("ctrl+q")
 
     asyncio.run(main())
+    return said[0], int(said[1])
+
+
+def test_export_writes_the_report_next_to_the_journal_and_says_where(tmp_path):
+    app, log = _acp_app(tmp_path, exporter=export_beside)
+    said, tasks = _export_after_the_task(app, "report written to")
+    assert said == f"report written to {tmp_path / 'run.md'}"
+    assert "hello" in (tmp_path / "run.md").read_text(encoding="utf-8")
+    assert tasks == 1
     assert [e["text"] for e in agent_log(log) if e["event"] == "prompt"] == ["hello"]
 
 
@@ -265,18 +272,8 @@ def test_an_export_that_fails_says_why(tmp_path):
         return export_beside(journal)
 
     app, _ = _acp_app(tmp_path, exporter=full)
-
-    async def main():
-        async with app.run_test(size=(120, 40), headless=True) as pilot:
-            await until_event(app.session, "agent_end")
-            await until_shown(pilot, lambda: app.focused is app.composer.box)
-            app.composer.box.value = "/export"
-            await pilot.press("enter")
-            await until_shown(pilot, lambda: any("/export failed" in n for n in _notices(app)))
-            assert any("all exist" in n for n in _notices(app))
-            await pilot.press("ctrl+q")
-
-    asyncio.run(main())
+    said, _ = _export_after_the_task(app, "/export failed")
+    assert "all exist" in said and "cockpit export -o FILE" in said
 
 
 def test_export_without_a_journal_or_an_exporter_says_how_instead():
