@@ -76,5 +76,7 @@ def unknown_command(text: str, agent: Sequence[CommandView]) -> str | None:
     if word is None:
         return None
     name = word.group(1).lower()
-    offered = {command_token(c.name).lower() for c in agent}
+    # By its first word: a name may hold a space (gemini's "memory show"), and `/memory` alone
+    # is then the agent's to answer.
+    offered = {command_token(c.name).lower().split(" ")[0] for c in agent if c.name.strip()}
     return None if name in _NAMES or f"/{name}" in offered else word.group(1)

@@ -134,14 +134,17 @@ def test_an_engine_without_settings_says_so(name):
 # -- a /word that no one offers ---------------------------------------------------------------
 
 AGENT = [CommandView("review", "review the diff", "focus"), CommandView("compact", "", None),
-         CommandView("mcp:list", "", None), CommandView("$imagegen", "", None)]
+         CommandView("mcp:list", "", None), CommandView("$imagegen", "", None),
+         CommandView("memory show", "", None)]
 UNKNOWN = {
     "/foo": "foo", "/Foo bar": "Foo", "/fix-it now": "fix-it", "/foo:bar": "foo:bar",
     "/tmp is full": "tmp",  # (a one-word path: said, and enter again sends it)
     "/foo\nsecond line": "foo", "/reviews": "reviews", "/compactly": "compactly",
+    "/show": "show",
 }
 KNOWN_OR_TEXT = [
-    "/review", "/REVIEW the tests", "/compact", "/mcp:list", "/help", "/model x", "/export",
+    "/review", "/REVIEW the tests", "/memory show", "/memory", "/compact", "/mcp:list",
+    "/help", "/model x", "/export",
     "$imagegen", "/etc/hosts is missing", "//foo", "/", "/ foo", "/1st try", "/-x",
     "hello /foo", " ", "", "/usr/bin/env", "/foo/bar", "/$HOME", "/é",
 ]
