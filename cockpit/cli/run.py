@@ -90,9 +90,11 @@ def present(session: Session, *, headless: bool,
     way the factory's agents are closed in the run's event loop before it ends.
     """
     if not headless:
+        from cockpit.export import export_beside
         from cockpit.live import CockpitApp
 
-        app = CockpitApp(session, theme=theme, next_session=next_session)
+        app = CockpitApp(session, theme=theme, next_session=next_session,
+                         exporter=export_beside)  # `/export` (live may not import export)
         app.run()
         sessions = app.sessions or [session]
         return exit_code(sessions[-1].state.status,

@@ -4,8 +4,10 @@
   call's input, diff, verdict and timing, each capped saying how much it dropped).
 - `markdown`: the report as Markdown, and `export_journal` (a journal in, a report out);
   `html`: the report as one standalone HTML page.
+- `beside`: `export_beside`, the Markdown report written next to its journal (`/export`).
 """
 
+from cockpit.export.beside import export_beside
 from cockpit.export.markdown import FORMATS, export_journal
 
-__all__ = ["FORMATS", "export_journal"]
+__all__ = ["FORMATS", "export_beside", "export_journal"]

@@ -20,13 +20,15 @@ __all__ = ["SettingCommand", "change_setting", "setting_commands"]
 @dataclass(frozen=True)
 class SettingCommand:
     """One palette entry: its title and help, and the change it makes (`kind` "mode" or
-    "option", the setting's id and the new value)."""
+    "option", the setting's id and the new value); `category` is the option's ("model",
+    "mode", "thought_level", …; "mode" for a mode)."""
 
     title: str
     help: str
     kind: str
     setting: str
     value: str | bool
+    category: str = ""
 
 
 def _configurable(runner: Any) -> bool:
@@ -45,7 +47,7 @@ def setting_commands(runner: Any) -> list[SettingCommand]:
             name = clean_line(mode.name or mode.id, 60)
             commands.append(SettingCommand(f"Agent mode: {name}",
                                            f"Switch the agent to its {name} mode",
-                                           "mode", mode.id, mode.id))
+                                           "mode", mode.id, mode.id, "mode"))
     for option in options:
         if modes and option.category == "mode":
             continue  # the modes above switch it
@@ -55,7 +57,7 @@ def setting_commands(runner: Any) -> list[SettingCommand]:
             commands.append(SettingCommand(
                 f"Agent {label}: {'on' if value else 'off'}",
                 f"Turn the agent's {label} {'on' if value else 'off'}", "option", option.id,
-                value))
+                value, option.category or ""))
             continue
         for choice in option.choices:
             if choice.value != option.value:
@@ -64,7 +66,7 @@ def setting_commands(runner: Any) -> list[SettingCommand]:
                     f"Agent {label}: {name}",
                     f"Set the agent's {label} to {name} (now "
                     f"{clean_line(option_value_name(option), 60)})", "option", option.id,
-                    choice.value))
+                    choice.value, option.category or ""))
     return commands
 
 

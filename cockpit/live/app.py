@@ -16,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult, SystemCommand
+from textual.command import SimpleCommand
 from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
@@ -29,6 +31,7 @@ from cockpit.live.agent_settings import SettingCommand, change_setting, setting_
 from cockpit.live.answer_first import AnswerFirst
 from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
+from cockpit.live.slash import builtin_command, offered_commands, settings_for, unknown_command
 from cockpit.live.steering import Steering
 from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen
 from cockpit.terminate import hurry_if_hung_up
@@ -46,7 +49,7 @@ from cockpit.widgets import (
     clean_line,
     project_label,
 )
-from engine_adapter import Session
+from engine_adapter import JournalError, Session
 from engine_adapter.grants import SCOPES, Scope
 from engine_adapter.text import plural
 from engine_adapter.view import (
@@ -83,6 +86,9 @@ class CockpitApp(ThemedApp):
             session id); without it, no next-task input is offered. Its `aclose()`, if it has
             one (a `SessionFactory`: its agents are closed cleanly), is awaited at quit.
         remember_theme: Whether a theme switch is saved to `config.toml`.
+        exporter: What `/export` runs (off the event loop): writes the report of the journal
+            it is given and returns where (the CLI hands in `cockpit.export.export_beside`,
+            which live may not import); `None`: `/export` says how to export instead.
         clock: What the elapsed time ticks by; `None` shows the time up to the last event
             (snapshot tests use that, so the picture does not depend on the wall clock).
         arm_seconds: How long a newly shown approval ignores its keys (`ARM_SECONDS`).
@@ -95,6 +101,7 @@ class CockpitApp(ThemedApp):
     def __init__(self, session: Session, *, theme: str | None = None,
                  next_session: Callable[[str], Session] | None = None,
                  remember_theme: bool = True,
+                 exporter: Callable[[Path], Path] | None = None,
                  clock: Callable[[], float] | None = time.time,
                  arm_seconds: float = ARM_SECONDS,
                  arm_clock: Callable[[], float] = time.monotonic) -> None:
@@ -103,6 +110,8 @@ class CockpitApp(ThemedApp):
         self._arming = (arm_seconds, arm_clock)
         self.sessions: list[Session] = [session]
         self.next_session = next_session
+        self.exporter = exporter
+        self._unknown_said: str | None = None  # an unknown /word said once: enter again sends it
         self.fold = RunFold(grants=session.gate.entries())
         self.pump = FramePump(self.fold, self._deliver)
         self._cancel_armed_until = 0.0
@@ -535,7 +544,8 @@ class CockpitApp(ThemedApp):
     def action_help(self) -> None:
         """Show every key, generated from the binding table."""
         self.push_screen(HelpScreen(scopes=["app", "general", "transcript"],
-                                    keymap=self.config.keymap))
+                                    keymap=self.config.keymap,
+                                    commands=offered_commands(self.view.commands)))
 
     def item_events(self, item: Item) -> EventLookup | None:
         """The events behind `item` come from its task's `Session.history`."""
@@ -592,10 +602,74 @@ class CockpitApp(ThemedApp):
         self.steering.start_command()
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
-        self.steering.submitted(message.text)
+        if not self._slash(message.text):
+            self.steering.submitted(message.text)
+
+    def _slash(self, text: str) -> bool:
+        """Whether `text` was a slash command the cockpit took (its own, run here; or one no
+        one offers, said and kept in the box: the same text entered again is sent as text)."""
+        builtin = builtin_command(text)
+        if builtin is not None:
+            self._unknown_said = None
+            self._run_builtin(*builtin)
+            return True
+        name = unknown_command(text, self.view.commands)
+        if name is None or self._unknown_said == text:
+            self._unknown_said = None
+            return False
+        self._unknown_said = text
+        self.composer.box.value = text  # nothing is lost: edit it, or enter again sends it
+        self.notify(f"/{clean_line(name, 40)} is not a command of the cockpit or of the agent "
+                    "(/help lists them); nothing was sent. Press enter again to send it as "
+                    "text", severity="warning", markup=False, timeout=8)
+        return True
+
+    def _run_builtin(self, name: str, wanted: str) -> None:
+        """One of the cockpit's own slash commands (`cockpit.live.slash`), run here."""
+        if name == "help":
+            self.action_help()
+            return
+        if name == "export":
+            self._export()
+            return
+        found = settings_for(name, setting_commands(self.session.runner), wanted)
+        if not found:
+            what = f" matching {clean_line(wanted, 60)!r}" if wanted else ""
+            self.notify(f"/{name}: the agent offers no {name} to switch to{what} (the command "
+                        "palette, ctrl+p, lists every setting it has)", severity="warning",
+                        markup=False, timeout=6)
+            return
+        if wanted and len(found) == 1:
+            self._change_setting(found[0])
+            return
+        self.search_commands([SimpleCommand(c.title, lambda c=c: self._change_setting(c),
+                                            c.help)
+                              for c in found], placeholder=f"switch the agent's {name}…")
 
     def on_composer_send_now(self, message: Composer.SendNow) -> None:
-        self.steering.send_now(message.text)
+        if not self._slash(message.text):
+            self.steering.send_now(message.text)
+
+    def _export(self) -> None:
+        """`/export`: the current task's report written next to its journal, off the loop."""
+        journal = getattr(self.session.journal, "path", None)
+        if self.exporter is None or journal is None:
+            why = "this run writes no journal" if journal is None else \
+                "this cockpit was started without an exporter"
+            self.notify(f"/export: {why}; `cockpit export JOURNAL` writes a report of a run "
+                        "from its journal", severity="warning", markup=False, timeout=8)
+            return
+        self.run_worker(self._write_export(self.exporter, Path(journal)), group="export",
+                        exit_on_error=False)
+
+    async def _write_export(self, exporter: Callable[[Path], Path], journal: Path) -> None:
+        try:
+            written = await asyncio.to_thread(exporter, journal)
+        except (OSError, ValueError, JournalError) as exc:
+            self.notify(f"/export failed: {clean_line(str(exc), 300)}", severity="error",
+                        markup=False, timeout=10)
+            return
+        self.notify(f"report written to {written}", title="/export", markup=False, timeout=10)
 
     def on_composer_unqueue(self, message: Composer.Unqueue) -> None:
         self.steering.unqueue(message.index)

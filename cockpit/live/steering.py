@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from textual.app import App
 from textual.widgets import Input, TextArea
 
+from cockpit.live.slash import offered_commands
 from cockpit.widgets import MESSAGE_LIMIT, Composer, QuestionForm, Transcript, clean_line
 from engine_adapter import Session
 from engine_adapter.events import AnswerError
@@ -91,7 +92,7 @@ class Steering:
         self.composer.show(offer=self._offered() and not self._quitting(),
                            live=not self._session().done,
                            queued=self.queue.items, held=self.queue.held,
-                           commands=view.commands)
+                           commands=offered_commands(view.commands))
 
     # Keys ---------------------------------------------------------------------------------
     def focus_composer(self) -> None:
@@ -110,7 +111,7 @@ class Steering:
         if action in ("focus_composer", "start_command"):
             # Typing in a box (the message box, a question's field): these keys are text.
             offered = self._offered() and not isinstance(self.app.focused, Input | TextArea)
-            return offered and (action == "focus_composer" or bool(self._view().commands))
+            return offered  # (the cockpit's own commands are always there: /help)
         if action in ("approve", "deny", "approve_always", "grant_scope") and \
                 self._view().questions:
             return False  # the question comes first; its approval waits behind it

@@ -4,7 +4,7 @@ each key once (see `help_rows`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -14,8 +14,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from cockpit.keys import bindings, help_rows
+from cockpit.widgets import clean_line
+from engine_adapter.view import CommandView, command_token
 
-__all__ = ["HelpScreen", "help_table"]
+__all__ = ["HelpScreen", "command_table", "help_table"]
+
+
+def command_table(commands: Sequence[CommandView]) -> Table:
+    """The slash commands, one row each (an agent's names and words are untrusted: cleaned)."""
+    table = Table(box=None, show_header=False, padding=(0, 2), expand=False)
+    table.add_column("command", style="bold", no_wrap=True)
+    table.add_column("what it does")
+    for command in commands:
+        hint = f" {clean_line(command.hint, 30)}" if command.hint else ""
+        table.add_row(Text(clean_line(command_token(command.name), 40) + hint),
+                      Text(clean_line(command.description, 200)))
+    return table
 
 
 def help_table(scopes: Iterable[str] | None = None,
@@ -55,15 +69,20 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = bindings("pager")  # its own keys: close (esc, q)
 
     def __init__(self, scopes: Iterable[str] | None = None,
-                 keymap: Mapping[str, str] | None = None) -> None:
+                 keymap: Mapping[str, str] | None = None,
+                 commands: Sequence[CommandView] = ()) -> None:
         super().__init__()
         self._scopes = list(scopes) if scopes is not None else None
         self._keymap = dict(keymap or {})
+        self._commands = tuple(commands)  # the message box's slash commands (live only)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("Keys", style="bold"))
             yield Static(help_table(self._scopes, self._keymap, self.app))
+            if self._commands:
+                yield Static(Text("\nCommands (type in the message box)", style="bold"))
+                yield Static(command_table(self._commands))
         yield Footer()
 
     def action_close(self) -> None:

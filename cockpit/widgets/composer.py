@@ -607,6 +607,8 @@ class Composer(Vertical):
             self._end_search(take=True)  # enter takes the prompt found; the next enter sends
             return
         command = self._highlighted()
+        if any(command_token(c).lower() == text.lower() for c in self._matches):
+            command = None  # typed whole (`/mode`, though `/model` is highlighted): send it
         if command is not None and text.lower() != command_token(command).lower() \
                 and not text.lower().startswith(command_token(command).lower() + " "):
             self.complete()  # "/rev" + enter: complete first, send with the next enter

@@ -12,6 +12,7 @@ from support.live_app import FORM_FIELDS, asks, gated, hold, make_app, pending, 
 from support.steps import StepRunner
 from textual.widgets import Input
 
+from cockpit.live.slash import BUILTIN_COMMANDS
 from cockpit.live.steering import PromptQueue
 from cockpit.widgets.composer import command_token, matching_commands
 from engine_adapter import AgentCommand, CommandsAvailable, QuestionField
@@ -179,9 +180,13 @@ def test_commands_complete_with_their_descriptions():
             assert app.composer.box.value == "/"
             listing = app.query_one("#commands")
             rows = [str(o.prompt) for o in listing.options]
-            assert rows == ["/review focus  Review the changes",
-                            "/compact  Summarize the conversation"]
-            await pilot.press("down", "tab")
+            # the cockpit's own commands first (/help, /model, …), then the agent's
+            own = len(BUILTIN_COMMANDS)
+            assert [row.split()[0] for row in rows[:own]] == \
+                [f"/{c.name}" for c in BUILTIN_COMMANDS]
+            assert rows[own:] == ["/review focus  Review the changes",
+                                  "/compact  Summarize the conversation"]
+            await pilot.press(*["down"] * (own + 1), "tab")
             assert app.composer.box.value == "/compact"
             await pilot.press("escape")  # closes nothing (already completed): leaves the box
             await pilot.press("slash", *"rev", "enter")  # enter on a prefix completes first
