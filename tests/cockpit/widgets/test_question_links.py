@@ -13,10 +13,13 @@ import pytest
 from support.live_app import make_app, turn
 from support.pilot import until_shown
 
+from cockpit.export.contents import question_text as export_text
 from cockpit.widgets import QuestionForm
 from cockpit.widgets.browser import open_in_browser
+from cockpit.widgets.transcript.question_rows import question_text as pager_text
 from engine_adapter.context import RunContext
 from engine_adapter.text import has_unsafe
+from engine_adapter.view import QuestionItem
 
 
 class Recorder(webbrowser.BaseBrowser):
@@ -224,3 +227,12 @@ def test_no_browser_at_all_is_said(monkeypatch):
 
 def test_a_refused_link_never_reaches_the_browser(browser):
     assert open_in_browser("javascript:alert(1)") is not None and browser.opened == []
+
+
+def test_the_link_is_in_the_transcript_pager_and_export_text_cut():
+    url = "javascript:\x1b[2J" + "x" * 5_000
+    item = QuestionItem(0, 1, 3, "q-1", "Log in, please", [], None, url)
+    exported = export_text(item)
+    assert "(link: javascript:\x1b[2Jxxx" in exported and "more characters)" in exported
+    assert len(exported) < 700  # the views escape it (markdown, html) as any agent text
+    assert pager_text(item).splitlines()[2] == "link: " + url  # the pager shows it whole
