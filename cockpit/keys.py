@@ -201,6 +201,9 @@ KEYS: list[KeySpec] = [
                  "too)."),
     KeySpec("decline", "escape", "decline_question", "decline", "question", key_display="esc",
             help="Decline to answer the agent's question."),
+    KeySpec("open-link", "o", "open_link", "open link", "question",
+            help="Open the link the agent's question shows in your browser (http and https "
+                 "only) and tell the agent it was opened. Nothing opens without this key."),
     # The replay viewer.
     KeySpec("replay-play", "space", "play_pause", "play/pause", "replay",
             help="Play from here, paced by the events' timestamps (long pauses shortened)."),

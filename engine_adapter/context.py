@@ -195,15 +195,20 @@ class RunContext:
 
     # questions ------------------------------------------------------------------------------
     async def ask_question(self, question_id: str, message: str, fields: list[QuestionField],
-                           *, call_id: str | None = None) -> Answer:
-        """Put an agent's question to the human and wait for the answer. A controller that
-        cannot ask gets the question declined at once — still journaled, asked and answered."""
+                           *, call_id: str | None = None, url: str | None = None) -> Answer:
+        """Put an agent's question to the human and wait for the answer (`url`: a link it asks
+        the human to open). A controller that cannot ask gets the question declined at once —
+        still journaled, asked and answered."""
         questions = self._questions
         if questions is not None:
-            answer = await questions.ask_question(question_id, message, fields, call_id=call_id)
+            answer = await (questions.ask_question(question_id, message, fields,
+                                                   call_id=call_id, url=url)
+                            if url is not None else
+                            questions.ask_question(question_id, message, fields,
+                                                   call_id=call_id))
             return answer if isinstance(answer, Answer) else Answer(*answer)
         self.emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
-                                call_id=call_id))
+                                call_id=call_id, url=url))
         self.emit(QuestionAnswered(question_id=question_id, action="decline", via="auto",
                                    reason="nobody here can answer questions"))
         return Answer("decline")

@@ -100,10 +100,11 @@ class QuestionController(Protocol):
     `decline` at once when no human is present) and journals it (`question_answered`).
 
     Returns the `questions.Answer`: `action` ("accept", "decline", "cancel") and, for accept,
-    the values by field name, checked against the fields."""
+    the values by field name, checked against the fields. `url`: a link the agent asks the
+    human to open (a question without fields)."""
 
     async def ask_question(self, question_id: str, message: str, fields: list[Any], *,
-                           call_id: str | None = None) -> Any: ...
+                           call_id: str | None = None, url: str | None = None) -> Any: ...
 
 
 @runtime_checkable

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine_adapter.events import answer_text, fields_text, format_ts
+from engine_adapter.events import answer_text, fields_text, format_ts, link_text
 from engine_adapter.sandbox import sandbox_label
 from engine_adapter.text import cap, plural
 from engine_adapter.view import (
@@ -152,7 +152,9 @@ def question_text(item: QuestionItem) -> str:
     answer = "awaiting an answer" if item.state == "pending" else answer_text(
         item.fields, item.state, item.values, via=item.via or "human", reason=item.reason,
         human=HUMAN)
-    return f"the agent asks: {item.message}" + (f" ({form})" if form else "") + f" → {answer}"
+    link = f" (link: {link_text(item.url, 500)})" if item.url is not None else ""
+    return (f"the agent asks: {item.message}" + (f" ({form})" if form else "") + link
+            + f" → {answer}")
 
 
 def engine_text(view: RunView, show: Callable[..., str]) -> str:

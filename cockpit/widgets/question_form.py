@@ -5,6 +5,12 @@ options a radio set; any of several a selection list. `tab` moves between fields
 sends the answer (so does `enter` in the last box), `escape` declines. Everything in it came
 from the agent: shown as plain text, cleaned and cut, never markup.
 
+A link question (ACP URL mode) has no fields: it shows the link marked (control, bidi and
+zero-width characters as markers, a long one cut with `…`) and the host it goes to. Nothing
+opens it but `o` (http and https only; anything else is refused with the reason), in a worker
+thread; once the browser took it, the answer is `accept`. `ctrl+s` accepts without opening it
+(the human opens it by hand), `escape` declines.
+
 It renders from a `RunView` and posts `Answered` / `Declined`; the live app passes those to
 `Session.answer_question`, which checks the values against the question (an answer that does
 not fit comes back with `show_error`). In the replay viewer it is shown, not answerable.
@@ -12,6 +18,7 @@ not fit comes back with `show_error`). In the replay viewer it is shown, not ans
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from rich.text import Text
@@ -26,11 +33,17 @@ from textual.widgets import Checkbox, Input, RadioButton, RadioSet, SelectionLis
 
 from cockpit.keys import bindings, key_label
 from cockpit.styles import palette_for
+from cockpit.widgets.browser import open_in_browser
 from cockpit.widgets.safe_text import clean_line, styled
-from engine_adapter.events import field_kind_text, field_label
+from engine_adapter.events import field_kind_text, field_label, link_host, link_refusal, link_text
 from engine_adapter.view import QuestionItem, RunView
 
-__all__ = ["QuestionForm"]
+__all__ = ["OPEN_TIMEOUT", "QuestionForm"]
+
+OPEN_TIMEOUT = 15.0
+"""Seconds a browser may take to take a link before the form stops waiting for it."""
+URL_SHOWN = 600
+"""Characters of a link the form shows (the rest is counted)."""
 
 
 class ChoiceField(RadioSet):
@@ -181,7 +194,10 @@ class QuestionForm(Vertical):
             head.append(f"  (1 of {open_count} open, oldest first)", palette.dim)
         head.append("\n")
         head.append_text(styled(row.message, palette.text, limit=4_000))
+        if row.url is not None:
+            head.append_text(self._link(row.url))
         self._head = head
+        self.can_focus = row.url is not None and not row.fields  # the keys need a focus
         self.query_one("#question-head", Static).update(head)
         fields = self.query_one("#question-fields", VerticalScroll)
         fields.remove_children()
@@ -195,31 +211,53 @@ class QuestionForm(Vertical):
                 label.append_text(styled(field.description, palette.dim, limit=1_000))
             widgets.append(Static(label, classes="question-label"))
             widgets.append(_field_widget(index, field, disabled=not self.answerable))
-        if not widgets:
+        if not widgets and row.url is None:
             widgets.append(Static(Text("(nothing to fill in)", palette.dim)))
         fields.mount(*widgets)
         self.show_error("")
         keys = Text()
         if self.answerable:
-            for binding_id, what in (("answer", "send the answer"),
-                                     ("decline", "decline"),
-                                     ("next-field", "next field")):
+            hints = ((("open-link", "open it in your browser"), ("answer", "done (opened by hand)"),
+                      ("decline", "decline")) if row.url is not None and not row.fields else
+                     (("answer", "send the answer"), ("decline", "decline"),
+                      ("next-field", "next field")))
+            for binding_id, what in hints:
                 key = key_label(self.app, binding_id) if binding_id != "next-field" else "tab"
-                keys.append(f"[{key}]", palette.success if binding_id == "answer"
+                keys.append(f"[{key}]", palette.success if binding_id in ("answer", "open-link")
                             else palette.accent)
                 keys.append(f" {what}   ")
         else:
             keys.append("(the live cockpit takes the answer here)", palette.dim)
         self.query_one("#question-keys", Static).update(keys)
 
+    def _link(self, url: str) -> Text:
+        """The link's lines: the URL marked and cut, where it goes, and whether `o` opens it."""
+        palette = palette_for(self.app)
+        text = Text("\nlink  ", palette.dim)
+        text.append_text(styled(link_text(url, URL_SHOWN), palette.primary,
+                                limit=URL_SHOWN + 40))
+        host = link_host(url)
+        refusal = link_refusal(url)
+        if host is not None:
+            text.append("\ngoes to  ", palette.dim)
+            text.append_text(styled(host, palette.text, limit=300))
+        if refusal is not None:
+            text.append(f"\nnot opened by the cockpit: {refusal}", palette.warning)
+        elif self.answerable:
+            text.append("\nnothing opens until you press "
+                        f"{key_label(self.app, 'open-link')}", palette.dim)
+        return text
+
     def focus_first(self) -> None:
-        """Put the focus in the first field."""
+        """Put the focus in the first field (a link question: on the form itself)."""
         fields = self.query_one("#question-fields", VerticalScroll)
         for widget in fields.children:
             if widget.focusable:
                 widget.focus(scroll_visible=False)
                 fields.scroll_home(animate=False)
                 return
+        if self.focusable:
+            self.focus(scroll_visible=False)
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         """A field got the focus: its label (above it) comes into sight with it."""
@@ -266,7 +304,38 @@ class QuestionForm(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("send_answer", "decline_question"):
             return self.answerable and self.question is not None
+        if action == "open_link":
+            return self.answerable and self.question is not None \
+                and self.question.url is not None
         return True
+
+    def action_open_link(self) -> None:
+        """Open the question's link in the browser, in a worker (the keys stay live while a
+        browser starts); once it took the link, tell the agent (`accept`)."""
+        row = self.question
+        if row is None or row.url is None:
+            return
+        refusal = link_refusal(row.url)
+        if refusal is not None:
+            self.show_error(f"not opened: {refusal}")
+            return
+        self.show_error("opening the link…")
+        self.run_worker(self._open(row.question_id, row.url), group="open-link",
+                        exclusive=True, exit_on_error=False)
+
+    async def _open(self, question_id: str, url: str) -> None:
+        try:
+            failed = await asyncio.wait_for(asyncio.to_thread(open_in_browser, url),
+                                            OPEN_TIMEOUT)
+        except TimeoutError:
+            failed = "the browser did not answer in time: open the link yourself"
+        if self.question is None or self.question.question_id != question_id:
+            return  # answered or gone meanwhile: nothing to say to it
+        if failed is not None:
+            self.show_error(f"not opened: {failed}")
+            return
+        self.show_error("")
+        self.post_message(self.Answered(question_id, {}))
 
     def action_send_answer(self) -> None:
         """Send the answer as filled in."""

@@ -5,7 +5,8 @@
   run's course, model and verification), `tools` (tool calls and approvals), `agent` (an
   external agent's session) and `workspace` (checkpoints and rewinds).
 - `caps`: the caps on one event's journal line; `timestamps`: the range of `ts` and its display;
-  `failures`: which outcomes count as failed; `questions`: an answer checked against its question.
+  `failures`: which outcomes count as failed; `questions`: an answer checked against its question;
+  `links`: a link a question asks the human to open (may it be opened, how it reads).
 """
 
 from engine_adapter.events.agent import (
@@ -32,6 +33,7 @@ from engine_adapter.events.base import (
 )
 from engine_adapter.events.caps import MAX_DEPTH, MAX_LINE_BYTES, bounded_line, line_depth
 from engine_adapter.events.failures import FAILED_OUTCOMES, FailureRule, went_badly
+from engine_adapter.events.links import OPENABLE_SCHEMES, link_host, link_refusal, link_text
 from engine_adapter.events.questions import (
     TEXT_LIMIT,
     Answer,
@@ -95,6 +97,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LINE_BYTES",
     "MAX_TS",
+    "OPENABLE_SCHEMES",
     "TEXT_LIMIT",
     "AgentChoice",
     "AgentCommand",
@@ -157,6 +160,9 @@ __all__ = [
     "format_ts",
     "is_valid_ts",
     "line_depth",
+    "link_host",
+    "link_refusal",
+    "link_text",
     "parse_error_text",
     "parse_event",
     "redacted_event",

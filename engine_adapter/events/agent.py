@@ -121,13 +121,16 @@ class QuestionField(BaseModel):
 
 class QuestionAsked(BaseEvent):
     """The agent asks the human something (an ACP elicitation): a `message` and a form of
-    `fields`. `call_id`: the agent's tool call it belongs to, when it said."""
+    `fields`. `call_id`: the agent's tool call it belongs to, when it said. `url`: a link the
+    agent asks the human to open (URL mode; no fields then), as the agent sent it: untrusted,
+    every view escapes it, and the cockpit opens it only on the human's key."""
 
     type: Literal["question_asked"] = "question_asked"
     question_id: str
     message: str
     fields: list[QuestionField] = Field(default_factory=list)
     call_id: str | None = None
+    url: str | None = None
 
 
 class QuestionAnswered(BaseEvent):

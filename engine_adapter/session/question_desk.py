@@ -78,11 +78,12 @@ class QuestionDesk:
         return Answer(action)
 
     async def ask(self, question_id: str, message: str, fields: list[QuestionField], *,
-                  call_id: str | None, attended: bool, timeout: float | None) -> Answer:
+                  call_id: str | None, attended: bool, timeout: float | None,
+                  url: str | None = None) -> Answer:
         """Announce the question and wait for its answer (see the module docstring)."""
         question_id = unique_id(question_id, self._used)
         self._emit(QuestionAsked(question_id=question_id, message=message, fields=fields,
-                                 call_id=call_id))
+                                 call_id=call_id, url=url))
         if self._cancelled():  # already, or the announcement could not be journaled
             return self._auto(question_id, "cancel", CANCELLED)
         if not attended:

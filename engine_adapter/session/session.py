@@ -392,14 +392,15 @@ class Session:
 
     # Questions -------------------------------------------------------------------------------
     async def ask_question(self, question_id: str, message: str, fields: list[Any], *,
-                           call_id: str | None = None) -> Answer:
+                           call_id: str | None = None, url: str | None = None) -> Answer:
         """Put an agent's question to the human; returns the `Answer` (see `QuestionDesk`).
+        `url`: a link the agent asks the human to open (journaled with the question).
 
         `question_asked` is emitted; then: cancelled -> `cancel`; unattended -> `decline` at
         once (`via="auto"`); attended -> the human's `answer_question`, or `decline` after
         `approval_timeout`. Makes the Session a `QuestionController`."""
         return await self._questions.ask(
-            question_id, message, fields, call_id=call_id, attended=not self.unattended,
+            question_id, message, fields, call_id=call_id, url=url, attended=not self.unattended,
             timeout=self.approval_timeout)
 
     def answer_question(self, question_id: str, action: AnswerAction = "accept",

@@ -52,6 +52,7 @@ from engine_adapter.events import (
     WorkspaceRewound,
     answer_text,
     fields_text,
+    link_text,
 )
 from engine_adapter.sandbox import UNAVAILABLE, agent_place_label, is_sandboxed, sandbox_label
 from engine_adapter.text import plural
@@ -352,8 +353,10 @@ def _workspace_rewound(e: WorkspaceRewound) -> Description:
 
 def _question_asked(e: QuestionAsked) -> Description:
     form = fields_text(e.fields)
+    # The link cut here, so a long one still shows where it ends; the views escape it.
+    link = f" — link: {link_text(e.url, 500)}" if e.url is not None else ""
     return Description("question", f"{e.question_id} {e.message}" + (f" — {form}" if form
-                                                                     else ""),
+                                                                     else "") + link,
                        "warn", "?", "the agent asks: ")
 
 

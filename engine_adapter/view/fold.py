@@ -522,7 +522,7 @@ class RunFold:
     def _question_asked(self, e: QuestionAsked) -> Change:
         v = self.view
         change = self._add(QuestionItem(v.task_index, v.turn or None, e.seq, e.question_id,
-                                        e.message, list(e.fields), e.call_id))
+                                        e.message, list(e.fields), e.call_id, e.url))
         v.question_rows[e.question_id] = change.item
         return Change(change.parts | QUESTIONS, change.item)
 

@@ -295,16 +295,17 @@ class QuestionItem(Item):
 
     `state`: "pending", then "accept", "decline" or "cancel"; `values`: the answer's values by
     field name; `via`: "human" or "auto"; `reason`: why an automatic answer was given. `fields`
-    are the question's `QuestionField` models (immutable, shared)."""
+    are the question's `QuestionField` models (immutable, shared); `url`: the link it asks the
+    human to open (untrusted, as the agent sent it), or None."""
 
-    __slots__ = ("call_id", "fields", "message", "question_id", "reason", "state", "values",
-                 "via")
+    __slots__ = ("call_id", "fields", "message", "question_id", "reason", "state", "url",
+                 "values", "via")
 
     def __init__(self, task: int, turn: int | None, seq: int, question_id: str, message: str,
-                 fields: list[Any], call_id: str | None) -> None:
+                 fields: list[Any], call_id: str | None, url: str | None = None) -> None:
         super().__init__("question", task, turn, seq)
         self.question_id, self.message, self.fields = question_id, message, fields
-        self.call_id = call_id
+        self.call_id, self.url = call_id, url
         self.state = "pending"
         self.values: dict[str, Any] | None = None
         self.via: str | None = None

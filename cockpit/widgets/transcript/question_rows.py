@@ -10,7 +10,7 @@ from textual.strip import Strip
 from cockpit.styles import Palette
 from cockpit.widgets.safe_text import styled, styled_line
 from cockpit.widgets.transcript.rows import warn_style, wrapped
-from engine_adapter.events import answer_text, field_kind_text, field_label
+from engine_adapter.events import answer_text, field_kind_text, field_label, link_text
 from engine_adapter.text import plural
 from engine_adapter.view import QuestionItem
 
@@ -26,6 +26,10 @@ def question_rows(item: QuestionItem, expanded: bool, palette: Palette, console:
     body = Text("? the agent asks: ", palette.accent)
     body.append_text(styled(item.message, palette.text, limit=4_000 if expanded else 600,
                             marker_style=warn))
+    if item.url is not None:  # a link question: the link marked and cut, never opened here
+        body.append("\n  link: ", palette.dim)
+        body.append_text(styled_line(link_text(item.url, 2_000 if expanded else 300),
+                                     palette.primary, limit=2_100, marker_style=warn))
     # One more field takes the line a "1 more" note would: show it instead.
     whole = expanded or len(item.fields) <= FIELDS_SHOWN + 1
     fields = item.fields if whole else item.fields[:FIELDS_SHOWN]
@@ -53,6 +57,8 @@ def question_rows(item: QuestionItem, expanded: bool, palette: Palette, console:
 def question_text(item: QuestionItem) -> str:
     """The whole question and its answer, for the pager."""
     lines = [f"the agent asks: {item.message}", ""]
+    if item.url is not None:
+        lines += [f"link: {link_text(item.url, 20_000)}", ""]
     lines += [f"- {field_label(f)} ({field_kind_text(f)})" + (f": {f.description}"
                                                               if f.description else "")
               for f in item.fields]

@@ -1,11 +1,13 @@
 """The live cockpit over the SDK test agent: a message queued while the agent works and a
 denial's reason both reach it with the next prompt; the agent's commands complete in the box and
-run; ctrl+j stops a turn and sends at once; an agent's question is answered by keys."""
+run; ctrl+j stops a turn and sends at once; an agent's question is answered by keys, and its link
+opens only on `o`."""
 
 from __future__ import annotations
 
 import asyncio
 import shlex
+import webbrowser
 
 import pytest
 from fakes.acp_agent.helpers import agent_argv, agent_log
@@ -113,3 +115,31 @@ def test_an_agents_question_is_answered_by_keys(tmp_path):
     asyncio.run(main())
     elicited = next(e for e in agent_log(log) if e["event"] == "elicitation")
     assert elicited["content"] == {"boolean": False, "choice": "staging"}
+
+
+def test_an_agents_link_opens_only_on_o_and_the_agent_gets_accept(tmp_path, monkeypatch):
+    opened: list[str] = []
+
+    class Recorder(webbrowser.BaseBrowser):
+        def open(self, url: str, new: int = 0, autoraise: bool = True) -> bool:
+            opened.append(url)
+            return True
+
+    monkeypatch.setattr(webbrowser, "get", lambda using=None: Recorder("recorder"))
+    app, log = _app(tmp_path, "ask-url")
+
+    async def main():
+        async with app.run_test(size=(120, 40), headless=True) as pilot:
+            await until_event(app.session, "question_asked")
+            form = app.display_widget.question_form
+            await until_shown(pilot, lambda: app.focused is form)
+            await pilot.press("enter", "space")
+            assert opened == []  # shown, not opened
+            await pilot.press("o")
+            await until_event(app.session, "agent_end")
+            await pilot.press("ctrl+q")
+
+    asyncio.run(main())
+    assert opened == ["https://example.com/login"]
+    elicited = next(e for e in agent_log(log) if e["event"] == "elicitation")
+    assert (elicited["action"], elicited["content"]) == ("accept", None)

@@ -41,7 +41,8 @@ The prompt's first word picks what it does (the rest are arguments):
   ask [KIND...]         one elicitation (form) with a field of each KIND: text, number,
                         integer, boolean, choice, enum, multi (default: all); replies with
                         the action and the values it got
-  ask-url               an elicitation in URL mode (a link to open)
+  ask-url [JSON-STRING] an elicitation in URL mode (a link to open): https://example.com/login,
+                        or the URL the JSON string holds (escapes let a test send any text)
   ask-bad               a form whose required field is of a kind no client knows
   deny-wait CMD         a permission for `execute CMD`; once it is denied, waits up to 5 s
                         for a note inside the turn (steering), then replies what it got
@@ -732,9 +733,9 @@ class TestAgent(SessionFeatures):
             "A few questions before I start")
 
     async def do_ask_url(self, sid: str, args: list[str]) -> PromptResponse:
+        url = json.loads(" ".join(args)) if args else "https://example.com/login"
         return await self._elicit(sid, ElicitationUrlSessionMode(
-            session_id=sid, elicitation_id="e-1", url="https://example.com/login"),
-            "Log in, please")
+            session_id=sid, elicitation_id="e-1", url=url), "Log in, please")
 
     async def do_ask_bad(self, sid: str, args: list[str]) -> PromptResponse:
         schema = ElicitationSchema.model_validate({"type": "object", "required": ["odd"],

@@ -6,8 +6,8 @@
   what the cockpit's own operations share (ids, the approval gate, their rows).
 - `files` (`fs/*`: regular files inside the workspace only), `terminals` and `terminal_calls`
   (`terminal/*`: commands in the sandbox and their own scope), `elicitation` and `questions` (an
-  agent's questions as forms), `commands` (the commands it offers), `notes` (a denial's reason
-  passed on).
+  agent's questions: forms and links), `commands` (the commands it offers), `notes` (a denial's
+  reason passed on).
 """
 
 from engine_adapter.engines.acp.client.client import AcpClient, client_capabilities

@@ -42,6 +42,7 @@ from acp.schema import (
     ElicitationCapabilities,
     ElicitationFormCapabilities,
     ElicitationMode,
+    ElicitationUrlCapabilities,
     EnvVariable,
     FileEditToolCallContent,
     FileSystemCapabilities,
@@ -107,13 +108,15 @@ log = logging.getLogger(__name__)
 
 def client_capabilities() -> ClientCapabilities:
     """What the cockpit offers an agent in `initialize`: reading and writing files, terminals,
-    questions as forms (`elicitation/create`, form mode; links are not opened), and
+    questions as forms and links (`elicitation/create`, form and URL mode: a link is shown and
+    opened only by the human's key), and
     boolean session config options (`session.configOptions.boolean`), and
     `auth.terminal` (the agent may name a login the human runs in a terminal; the cockpit shows
     that command, it never runs what the agent names)."""
     return ClientCapabilities(
         fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True,
-        elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()),
+        elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities(),
+                                            url=ElicitationUrlCapabilities()),
         # Boolean config options are opt-in (ACP v1): without this an agent leaves them out.
         session=ClientSessionCapabilities(config_options=SessionConfigOptionsCapabilities(
             boolean=BooleanConfigOptionCapabilities())),
@@ -453,11 +456,12 @@ class AcpClient:
     # elicitation/* (see `elicitation`) -------------------------------------------------------
     async def create_elicitation(self, message: str, mode: ElicitationMode,
                                  **kwargs: Any) -> CreateElicitationResponse:
-        """Put the agent's question to the human (form mode); links are declined."""
+        """Put the agent's question (a form, or a link to open) to the human."""
         return await self.elicitation.create(message, mode)
 
     async def complete_elicitation(self, elicitation_id: str, **kwargs: Any) -> None:
-        """A link question finished on the agent's side: nothing to do (none are opened)."""
+        """A link question finished on the agent's side: nothing to do (its answer went back
+        when the human gave it)."""
         self.elicitation.complete(elicitation_id)
 
     # what else the SDK's `Client` has --------------------------------------------------------

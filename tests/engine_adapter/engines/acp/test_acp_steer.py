@@ -76,11 +76,6 @@ def test_cockpit_run_with_a_slash_command_headless(tmp_path, monkeypatch):
 
 # -- questions ----------------------------------------------------------------------------------
 
-def test_the_client_advertises_form_questions_only(tmp_path):
-    _, _, logged = _tasks(tmp_path, ["hello"])
-    assert logged[0]["elicitation_form"] is True and logged[0]["elicitation_url"] is False
-
-
 def _answer_with(action, values=None):
     def answer(session, event):
         if event.type == "question_asked":
@@ -124,9 +119,8 @@ def test_unattended_questions_are_declined_and_journaled(tmp_path):
 
 
 @pytest.mark.parametrize(("task", "why"), [
-    ("ask-url", "the cockpit does not open links for an agent"),
     ("ask-bad", "the cockpit cannot show this form: the required field 'odd'"),
-])
+])  # link questions: tests/engine_adapter/engines/acp/client/test_acp_link_questions.py
 def test_questions_the_cockpit_cannot_take_are_declined_at_once(tmp_path, task, why):
     asked_human = []
 
@@ -139,8 +133,6 @@ def test_questions_the_cockpit_cannot_take_are_declined_at_once(tmp_path, task, 
     assert answered.via == "auto" and answered.reason.startswith(why)
     assert states[0].result == "decline null"
     assert asked_human and not asked_human[0].fields  # shown, with nothing to fill in
-    if task == "ask-url":
-        assert "(link: https://example.com/login)" in asked_human[0].message
 
 
 def test_headless_cli_declines_a_question_and_says_so(tmp_path, monkeypatch):
