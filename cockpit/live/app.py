@@ -33,7 +33,7 @@ from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
 from cockpit.live.slash import builtin_command, offered_commands, settings_for, unknown_command
 from cockpit.live.steering import Steering
-from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen
+from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen, RunScreen
 from cockpit.terminate import hurry_if_hung_up
 from cockpit.widgets import (
     ARM_SECONDS,
@@ -153,6 +153,10 @@ class CockpitApp(ThemedApp):
         return self.steering.composer
 
     # Building ----------------------------------------------------------------------------------
+    def get_default_screen(self) -> RunScreen:
+        """The run's screen: a focus move repaints only the widgets it changes (`RunScreen`)."""
+        return RunScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         yield RunDisplay(clock=self._elapsed_clock, answerable=True,
                          approval_timeout=self.session.approval_timeout,
