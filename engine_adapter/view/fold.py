@@ -447,7 +447,6 @@ class RunFold:
         v.input_tokens += max(0, e.input_tokens)
         v.output_tokens += max(0, e.output_tokens)
         if e.scope != "session":  # an agent's report on its session is no model call
-            v.tokens_reported = True
             v.model_calls += 1
         if _a_cost(e.cost_usd):
             v.cost_usd = (v.cost_usd or 0.0) + (e.cost_usd or 0.0)

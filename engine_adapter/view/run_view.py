@@ -149,8 +149,6 @@ class RunView:
         self.plan: tuple[PlanRow, ...] = ()
         self.plan_dropped = 0
         self.input_tokens = 0
-        # Whether any token count was ever reported (else the 0s read "unknown", not 0).
-        self.tokens_reported = False
         self.output_tokens = 0
         self.cost_usd: float | None = None
         # Costs an agent reported in another currency than USD, by its code (at most four).
@@ -169,6 +167,12 @@ class RunView:
         self.checkpoints: tuple[tuple[int | None, str], ...] = ()
         self.shared = 0  # rows below this position may be shared with a copy of this view
         self.owned: set[int] = set()  # ... except these, already copied for this view
+
+    @property
+    def tokens_reported(self) -> bool:
+        """Whether any model call reported its token counts (else the 0s read "unknown", not
+        0): an agent's session report (`scope="session"`) is no call and carries none."""
+        return self.model_calls > 0
 
     @property
     def live(self) -> bool:
