@@ -45,8 +45,6 @@ read is never written.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -55,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.notify import NotifySettings, parse_notify
 from cockpit.paths import config_dir
+from engine_adapter.atomic import replace_file
 
 if TYPE_CHECKING:
     from engine_adapter.checkpoints import CheckpointSettings
@@ -302,34 +301,11 @@ def save_theme(name: str, path: Path | None = None) -> str | None:
     if after != {**before, "theme": name}:
         return f"could not edit {path} safely (please set theme = {name!r} in it); {unchanged}"
     try:
-        _write_atomically(target, new)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(target, new)
     except OSError as exc:
         return f"could not save the theme choice to {path}: {exc}; {unchanged}"
     return None
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """`text` as `path`'s content, all or nothing: a temporary file beside it, flushed to
-    disk, given the old file's mode (a new one: readable by its owner only), renamed over it."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o600
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 _POSITION = re.compile(r"\s*\(?at line (\d+), column (\d+)\)?\s*$|"

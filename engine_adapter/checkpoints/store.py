@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from engine_adapter.atomic import replace_file
 from engine_adapter.checkpoints.entries import Entry, bad_path
 from engine_adapter.checkpoints.manifest import Manifest
 
@@ -250,19 +251,7 @@ class CheckpointStore:
     def write_manifest(self, manifest: Manifest) -> None:
         """Record `manifest`, atomically and forced to disk (its blobs are written first)."""
         self.manifests.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = self.manifests / f"{manifest.id}.json"
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(manifest.to_json())
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        replace_file(self.manifests / f"{manifest.id}.json", manifest.to_json(), mode=0o600)
 
     def read_manifest(self, manifest_id: str) -> Manifest:
         """The manifest `manifest_id`; `StoreDamaged` when it is missing or does not read."""

@@ -38,7 +38,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -47,6 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from engine_adapter.atomic import replace_file
 from engine_adapter.grants.records import MAX_NOTE, DenyRule, SavedGrant, Scope, text_problem
 
 __all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "GrantFile", "GrantFileError", "read_grant_file",
@@ -335,27 +335,6 @@ def _locked(path: Path, timeout: float) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace `path` with `text`: a temporary file beside it, fsynced, renamed over it."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fchmod(handle.fileno(), 0o600)
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)  # the rename itself survives a crash
-    finally:
-        os.close(dir_fd)
-
-
 def update_grant_file(path: Path, scope: Scope, project: str | None,
                       change: Callable[[GrantFile], Any], *,
                       timeout: float = LOCK_TIMEOUT) -> GrantFile:
@@ -372,7 +351,7 @@ def update_grant_file(path: Path, scope: Scope, project: str | None,
             if current.broken is not None:
                 raise GrantFileError(f"{current.broken} — fix or remove it first")
             change(current)
-            _write_atomically(path, dump_grant_file(current))
+            replace_file(path, dump_grant_file(current), mode=0o600)
             current.stamp = file_stamp(path)
             return current
     except OSError as exc:
