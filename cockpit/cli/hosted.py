@@ -5,7 +5,6 @@ client's directory and `PYTHONPATH` first on `sys.path`)."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from dataclasses import fields, replace
 from pathlib import Path
@@ -40,6 +39,7 @@ def launch(command: str, params: dict[str, Any]) -> Launched:
     """Build a detached run in the host from a `start` request (see `to_params`)."""
     from cockpit.cli.run import build_demo, build_run
     from cockpit.host.runs import Launched
+    from cockpit.launch import release_workspace
 
     for entry in reversed(params.get("sys_path") or []):
         if isinstance(entry, str) and entry not in sys.path:
@@ -52,7 +52,7 @@ def launch(command: str, params: dict[str, Any]) -> Launched:
         root = str(factory.cwd)
         keep = bool(params.get("keep"))
         return Launched(factory, session, "demo",
-                        cleanup=None if keep else lambda: shutil.rmtree(root, ignore_errors=True))
+                        cleanup=lambda: release_workspace(root, remove=not keep))
     cwd = params.get("cwd")
     factory, session = build_run(
         str(params.get("task", "")), engine=params.get("engine"), agent=params.get("agent"),

@@ -191,13 +191,12 @@ def build_demo(flags: RunFlags, *, tui: bool, sandbox: str | None, sandbox_netwo
 
 def _leave_workspace(root: Path, *, keep: bool) -> None:
     """The demo's throw-away workspace at exit: removed, or kept with its path printed."""
-    import shutil
+    from cockpit.launch import release_workspace
 
+    release_workspace(root, remove=not keep)
     if keep:
         with suppress(BrokenPipeError):
             typer.echo(f"demo workspace kept: {root} (remove it when done)")
-    else:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @option_groups

@@ -38,6 +38,7 @@ _HOMES: dict[str, str] = {
     "forget_demo_grants": "cockpit.launch.demo",
     "journal_sessions": "cockpit.launch.resume",
     "read_agent_session": "cockpit.launch.history",
+    "release_workspace": "cockpit.launch.demo",
     "list_models": "cockpit.launch.models",
     "make_sandbox": "cockpit.launch.factory",
     "model_factory": "cockpit.launch.models",
@@ -84,6 +85,9 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.demo import (
         forget_demo_grants as forget_demo_grants,
+    )
+    from cockpit.launch.demo import (
+        release_workspace as release_workspace,
     )
     from cockpit.launch.demo import (
         start_demo as start_demo,

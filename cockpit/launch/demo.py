@@ -5,16 +5,20 @@ short follow-up for any later task."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 from cockpit.launch.factory import RunOptions, SessionFactory, SetupError, make_sandbox
 from engine_adapter import Session
-from engine_adapter.engines.builtin import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin import (
+    demo_runner,
+    demo_task,
+    make_workspace,
+    release_workspace,
+)
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 
-__all__ = ["demo_factory", "forget_demo_grants", "start_demo"]
+__all__ = ["demo_factory", "forget_demo_grants", "release_workspace", "start_demo"]
 
 
 def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
@@ -42,7 +46,7 @@ def start_demo(*, speed: float = 1.0,
     try:
         return factory, factory(demo_task())
     except BaseException:
-        shutil.rmtree(factory.cwd, ignore_errors=True)
+        release_workspace(factory.cwd)
         raise
 
 

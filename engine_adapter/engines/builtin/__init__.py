@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine_adapter.engines.builtin.demo import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin.demo import (
+    demo_runner,
+    demo_task,
+    make_workspace,
+    release_workspace,
+)
 from engine_adapter.engines.builtin.loop import BuiltinRunner
 from engine_adapter.engines.builtin.models import (
     Model,
@@ -48,6 +53,7 @@ __all__ = [
     "demo_task",
     "load_scenario",
     "make_workspace",
+    "release_workspace",
 ]
 
 
