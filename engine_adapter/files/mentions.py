@@ -92,23 +92,27 @@ def _quoted_end(text: str, start: int) -> int:
     return -1
 
 
-def _scan(text: str) -> Iterable[tuple[int, int, str]]:
-    """Each whole mention of `text`: (where its `@` is, where it ends, the path)."""
+def _scan(text: str, *, typing: bool = False) -> Iterable[tuple[int, int, str]]:
+    """Each mention of `text`: (where its `@` is, where it ends, the path). `typing`: as the
+    box reads the text before its cursor: an open quote runs to the end, a bare `@` is a
+    mention of "", and no punctuation is dropped (it may be the start of a name)."""
     i = text.find("@")
     while i != -1:
-        end, path = i + 1, ""
+        end, path, found = i + 1, "", False
         if i == 0 or text[i - 1] in _BEFORE:
             if text.startswith('"', i + 1):
                 close = _quoted_end(text, i + 2)
                 if close != -1:
-                    end, path = close + 1, _unescape(text[i + 2:close])
+                    end, path, found = close + 1, _unescape(text[i + 2:close]), True
+                elif typing:
+                    end, path, found = len(text), _unescape(text[i + 2:]), True
             else:
                 stop = i + 1
                 while stop < len(text) and not text[stop].isspace():
                     stop += 1
-                path = text[i + 1:stop].rstrip(_TRAILING)
-                end = i + 1 + len(path)
-        if path:
+                path = text[i + 1:stop] if typing else text[i + 1:stop].rstrip(_TRAILING)
+                end, found = i + 1 + len(path), bool(path) or typing
+        if found:
             yield i, end, path
         i = text.find("@", max(end, i + 1))
 
@@ -117,7 +121,8 @@ def find_mentions(text: str) -> list[str]:
     """The paths `text` mentions, in order, each once (at most `MAX_MENTIONS`)."""
     found: dict[str, None] = {}
     for _, _, path in _scan(text):
-        found.setdefault(path)
+        if path:
+            found.setdefault(path)
         if len(found) >= MAX_MENTIONS:
             break
     return list(found)
@@ -125,25 +130,13 @@ def find_mentions(text: str) -> list[str]:
 
 def mention_at(text: str, cursor: int) -> tuple[int, str] | None:
     """The mention being typed at `cursor`: (where its `@` is, what is typed after it, quotes
-    and escapes read), or None when the cursor is not in one. `@` alone is a mention of "".
-    A quoted mention that is still open runs to the cursor."""
+    and escapes read), or None when the cursor is not at the end of one. `@` alone is a
+    mention of ""; a quoted mention that is still open runs to the cursor."""
     before = text[:cursor]
-    at = before.rfind("@")
-    while at != -1:
-        if at == 0 or before[at - 1] in _BEFORE:
-            break
-        at = before.rfind("@", 0, at)
-    if at == -1:
-        return None
-    typed = before[at + 1:]
-    if typed.startswith('"'):
-        close = _quoted_end(typed, 1)
-        if close != -1 and close != len(typed) - 1:
-            return None  # the cursor is past a closed quote
-        return at, _unescape(typed[1:close] if close != -1 else typed[1:])
-    if any(ch.isspace() for ch in typed):
-        return None
-    return at, typed
+    last = None
+    for start, end, path in _scan(before, typing=True):
+        last = (start, path) if end == len(before) else None
+    return last
 
 
 @dataclass(frozen=True)
@@ -170,7 +163,7 @@ def _shown(path: str) -> str:
 
 def escape_all(path: str) -> str:
     """`path` with its unsafe characters escaped (a name is shown, never acted on)."""
-    return "".join(escape(ch) if has_unsafe(ch) else ch for ch in path)
+    return "".join(escape(ch) if ch in "\n\t" or has_unsafe(ch) else ch for ch in path)
 
 
 def _read_one(root: str, path: str, room: int) -> MentionRead:
