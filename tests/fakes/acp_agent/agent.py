@@ -369,9 +369,8 @@ class TestAgent(SessionFeatures):
             inner = block.resource
             return {"type": "resource", "uri": inner.uri, "mime_type": inner.mime_type,
                     "text": getattr(inner, "text", None)}
-        return {"type": block.type, "uri": getattr(block, "uri", None),
-                "name": getattr(block, "name", None), "title": getattr(block, "title", None),
-                "size": getattr(block, "size", None), "mime_type": getattr(block, "mime_type", None)}
+        return {"type": block.type, **{key: getattr(block, key, None)
+                                       for key in ("uri", "name", "title", "size", "mime_type")}}
 
     async def run_command(self, sid: str, text: str) -> PromptResponse:
         known = sorted((c.name for c in COMMANDS), key=len, reverse=True)
