@@ -33,7 +33,7 @@ from engine_adapter.files.safe_io import FileRefused, read_regular
 from engine_adapter.text import escape, has_unsafe
 
 __all__ = ["FILE_LIMIT", "MAX_MENTIONS", "TOTAL_LIMIT", "MentionRead", "context_text",
-           "find_mentions", "mention_at", "mention_token", "read_mentions"]
+           "escape_all", "find_mentions", "mention_at", "mention_token", "read_mentions"]
 
 FILE_LIMIT = 100_000
 """Bytes of one mentioned file that may go with a prompt."""

@@ -37,7 +37,7 @@ def _run(tmp_path, *flags):
 
 
 def test_embedded_resources_when_the_agent_takes_embedded_context(tmp_path):
-    state, events, prompt, mentioned, ws = _run(tmp_path, "--embedded-context")
+    state, _, prompt, mentioned, ws = _run(tmp_path, "--embedded-context")
     assert state.status == "completed"
     assert prompt["text"] == TASK and prompt["blocks"] == [TASK]
     assert prompt["resources"] == [
