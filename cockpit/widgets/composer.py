@@ -408,7 +408,8 @@ class Composer(Vertical):
             label.append("mention a file ", palette.accent)
             found = len(self._file_matches)
             said = "listing the workspace's files…" if self.files is None else \
-                f"{found} best of {len(self.files):,} files" if found else "no file matches"
+                f"{found} {'match' if found == 1 else 'matches'} among {len(self.files):,} files" \
+                if found else "no file matches"
             label.append(f"{said} · {key_label(self.app, 'complete')} or enter puts it in · "
                          f"{key_label(self.app, 'leave-box')} closes", palette.dim)
         elif self.reason_for is not None:

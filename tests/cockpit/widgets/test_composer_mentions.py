@@ -167,3 +167,26 @@ def test_fuzzy_ranking_name_start_then_name_then_path_then_letters():
         "src/app.py", "docs/app-notes.md", "zapp.py", "lib/mapper.py", "a/p/p.txt"]
     assert index.match("app", 1)[0].positions == (4, 5, 6)
     assert index.match("x" * 300) == []
+
+
+def test_snapshot_of_the_open_list_at_80x24(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # the workspace reads as ~/projects/greeter
+    root = tmp_path / "projects" / "greeter"
+    (root / "src" / "greeter").mkdir(parents=True)
+    for name in ("src/greeter/app.py", "src/greeter/apply.py", "tests/test_app.py",
+                 "docs/api.md", "README.md", "pyproject.toml"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n")
+    app = make_app(turn(1, "Looking at the code."), hold(), cwd=str(root), clock=None,
+                   next_steps=lambda text: [turn(1)])
+
+    async def run_before(pilot):
+        await settle(pilot, lambda: pilot.app.view.live)
+        await pilot.press("t")
+        await _type(pilot, "explain @")
+        await settle(pilot, lambda: pilot.app.composer.files is not None)
+        await _type(pilot, "ap")
+        pilot.app.composer.box.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
