@@ -2,10 +2,11 @@
 
 A file matches when the typed letters appear in its path in order (a subsequence, case
 ignored). Matches rank by how plainly they match, then the shorter path, then the path (so the
-order is stable): the file's name starting with what was typed, then holding it, then the path
-holding it, then the letters in order in the name, then in the path. Each tier is a C-speed
-string test or one regular expression a path, so a keystroke over 20,000 paths stays in the
-milliseconds; only the rows shown have their matched letters found (to highlight them).
+order is stable): the file's name starting with what was typed, then a word of the name starting
+with it (`my notes.md` for "no"), then the name holding it, then the path holding it, then the
+letters in order in the name, then in the path. Each tier is a C-speed string test or a regular
+expression a path, so a keystroke over 20,000 paths stays in the milliseconds; only the rows
+shown have their matched letters found (to highlight them).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class FileIndex:
         if not q:
             return [FileMatch(p, ()) for p in self.paths[:limit]]
         pattern = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
+        word = re.compile(r"[ \t_.\-]" + re.escape(q))
         ranked = []
         for path, lower, name_at in self._rows:
             if pattern.search(lower) is None:
@@ -68,13 +70,13 @@ class FileIndex:
             if name.startswith(q):
                 tier = 0
             elif q in name:
-                tier = 1
+                tier = 1 if word.search(name) is not None else 2
             elif q in lower:
-                tier = 2
-            elif pattern.search(name) is not None:
                 tier = 3
-            else:
+            elif pattern.search(name) is not None:
                 tier = 4
+            else:
+                tier = 5
             ranked.append((tier, len(path), path, lower, name_at))
         best = heapq.nsmallest(limit, ranked)
         return [FileMatch(path, self._positions(tier, lower, name_at, q))
@@ -82,11 +84,14 @@ class FileIndex:
 
     @staticmethod
     def _positions(tier: int, lower: str, name_at: int, q: str) -> tuple[int, ...]:
-        if tier <= 1:
+        if tier <= 2:
             start = lower.find(q, name_at)
+            if tier == 1:
+                start = next(i for i in range(name_at, len(lower))
+                             if lower.startswith(q, i) and lower[i - 1] in " \t_.-")
             return tuple(range(start, start + len(q)))
-        if tier == 2:
+        if tier == 3:
             start = lower.rfind(q)
             return tuple(range(start, start + len(q)))
-        found = _subsequence(lower, q, name_at if tier == 3 else 0)
+        found = _subsequence(lower, q, name_at if tier == 4 else 0)
         return found or ()

@@ -7,9 +7,12 @@ Pilot tests on the live cockpit over a real git repository."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.event_loop import run
 from support.live_app import hold, make_app, settle, turn
 
@@ -165,6 +168,9 @@ def test_fuzzy_ranking_name_start_then_name_then_path_then_letters():
                        "zapp.py"])
     assert [m.path for m in index.match("app", 10)] == [
         "src/app.py", "docs/app-notes.md", "zapp.py", "lib/mapper.py", "a/p/p.txt"]
+    assert [m.path for m in FileIndex([".gitignore", "my notes.md"]).match("no")] == [
+        "my notes.md", ".gitignore"]  # a word of the name starts with it
+    assert FileIndex(["my notes.md"]).match("no")[0].positions == (3, 4)
     assert index.match("app", 1)[0].positions == (4, 5, 6)
     assert index.match("x" * 300) == []
 
@@ -190,3 +196,28 @@ def test_snapshot_of_the_open_list_at_80x24(snap_compare, tmp_path, monkeypatch)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+PATHS = st.lists(st.text(st.sampled_from("abAB/_. -x"), min_size=1, max_size=12), max_size=40,
+                 unique=True)
+
+
+@given(PATHS, st.text(st.sampled_from("abAB/_. -x"), max_size=4))
+def test_every_match_is_a_subsequence_marked_where_it_matched(paths, query):
+    found = FileIndex(paths).match(query, 50)
+    for match in found:
+        assert match.path in paths
+        if query:
+            assert len(match.positions) == len(query)
+            assert list(match.positions) == sorted(set(match.positions))
+            assert "".join(match.path[i] for i in match.positions).lower() == query.lower()
+    expected = {p for p in paths
+                if re.search(".*?".join(map(re.escape, query.lower())), p.lower())}
+    assert len(found) == min(50, len(expected)) and {m.path for m in found} <= expected
+
+
+@given(PATHS, st.text(st.sampled_from("abx/."), min_size=1, max_size=3), st.randoms())
+def test_the_ranking_does_not_depend_on_the_listing_order(paths, query, rnd):
+    shuffled = list(paths)
+    rnd.shuffle(shuffled)
+    assert FileIndex(paths).match(query) == FileIndex(shuffled).match(query)
