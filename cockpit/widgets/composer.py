@@ -479,11 +479,13 @@ class Composer(Vertical):
             return
         mention = None if text == self._dismissed or self.reason_for is not None \
             else mention_at(text, self.box.cursor_position)
-        self._mention = mention
+        was, self._mention = self._mention, mention
         if mention is not None:
             self._show_files(mention[1])
             return
         self._file_matches = []
+        if was is not None:
+            self._refresh()  # the label says what the box is for again
         matches = [] if text == self._dismissed else matching_commands(self.commands, text)
         self._matches = matches[:200]
         listing = self.query_one("#commands", OptionList)
@@ -512,8 +514,12 @@ class Composer(Vertical):
             self._complete_for(self.box.value)
 
     def files_failed(self) -> None:
-        """The listing failed (the app said why): the next `@` asks again."""
-        self._files_asked = False
+        """The listing failed (the app said why): no files until the next turn asks again."""
+        if self.files is None:
+            self.files = FileIndex(())
+        self._files_fresh, self._files_asked = True, False
+        if self._mention is not None:
+            self._complete_for(self.box.value)
 
     def _show_files(self, query: str) -> None:
         """The `@` list for `query` (the files listed again first if a turn ended since)."""

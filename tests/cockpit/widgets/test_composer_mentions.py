@@ -48,6 +48,10 @@ def _listed(app):
     return [m.path for m in composer._file_matches]
 
 
+def _label(app):
+    return str(app.composer.query_one("#composer-label").render())
+
+
 async def _type(pilot, text):
     await pilot.press(*[{" ": "space", "@": "at", "/": "slash", ".": "full_stop"}.get(c, c)
                         for c in text])
@@ -65,10 +69,12 @@ def test_at_opens_the_list_filters_moves_and_tab_completes(repo):
             assert ".gitignore" in app.composer.files.paths  # untracked, not ignored
             await _type(pilot, "app")
             assert _listed(app) == ["src/app.py", "src/apply_patch.py"]
+            assert "mention a file 2 matches among 5 files" in _label(app)
             await pilot.press("down")
             await pilot.press("tab")
             assert app.composer.box.value == "fix @src/apply_patch.py "
             assert not app.composer.completing
+            assert _label(app).startswith("message to the agent")
             assert app.steering.queue.items == ()  # tab never sends
     run(main())
 

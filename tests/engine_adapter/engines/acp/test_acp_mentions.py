@@ -84,3 +84,16 @@ def test_a_task_without_mentions_sends_its_text_alone(tmp_path):
     [prompt] = [e for e in agent_log(log) if e["event"] == "prompt"]
     assert "resources" not in prompt
     assert "files_mentioned" not in [e.type for e in events]
+
+
+def test_replay_shows_the_same_row_from_the_journal(tmp_path, monkeypatch):
+    from support.replay_app import text_at_end
+
+    from cockpit.widgets import Transcript
+
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    _run(tmp_path)
+    shown = text_at_end(tmp_path / "run.jsonl", Transcript, size=(160, 30),
+                        until=lambda text: "files sent with the task" in text)
+    assert "@ files sent with the task: @src/app.py (12 B, as a link) · @my notes.md (8 B, as" \
+        in shown
