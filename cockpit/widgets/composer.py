@@ -444,11 +444,16 @@ class Composer(Vertical):
 
     def fit_height(self, rows: int | None = None) -> None:
         """On a short screen (`rows` high, default the app's) the label takes one line, which
-        keeps the transcript in sight (a held queue's warning always shows whole); called again
-        when the terminal resizes."""
+        keeps the transcript in sight (a held queue's warning always shows whole), and the
+        completion list as many rows as leave the box in sight; called again when the terminal
+        resizes."""
         rows = self.app.size.height if rows is None else rows
         self.query_one("#composer-label", Static).set_class(
             not (self.held and self.queued) and rows < SHORT_SCREEN, "-one-line")
+        # The completion list takes what is left of the composer's half of the screen once
+        # the label and the box have their rows: the box stays in sight (40x12: 3 rows).
+        self.query_one("#commands", OptionList).styles.max_height = \
+            max(1, min(MAX_SHOWN, rows // 2 - 3))
 
     def _show_queue(self) -> None:
         queue = self.query_one(QueueList)
@@ -488,9 +493,8 @@ class Composer(Vertical):
             self._refresh()  # the label says what the box is for again
         matches = [] if text == self._dismissed else matching_commands(self.commands, text)
         self._matches = matches[:200]
-        listing = self.query_one("#commands", OptionList)
         palette = palette_for(self.app)
-        options = []
+        rows = []
         for command in self._matches:
             row = Text(no_wrap=True, overflow="ellipsis")
             row.append(clean_line(command_token(command), 100), palette.accent)
@@ -498,11 +502,17 @@ class Composer(Vertical):
                 row.append(f" {clean_line(command.hint, 80)}", palette.dim)
             if command.description:
                 row.append("  " + clean_line(command.description, 300), palette.text)
-            options.append(Option(row))
-        listing.set_options(options)
-        if options:
+            rows.append(row)
+        self._show_list(rows)
+
+    def _show_list(self, rows: list[Text]) -> None:
+        """The completion list with `rows` (hidden when there are none), the first
+        highlighted."""
+        listing = self.query_one("#commands", OptionList)
+        listing.set_options([Option(row) for row in rows])
+        if rows:
             listing.highlighted = 0
-        listing.set_class(bool(options), "-shown")
+        listing.set_class(bool(rows), "-shown")
         self.refresh_bindings()
 
     # `@` mentions -----------------------------------------------------------------------------
@@ -529,20 +539,15 @@ class Composer(Vertical):
             self.post_message(self.FilesWanted())
         found = self.files.match(query, FILES_SHOWN) if self.files is not None else []
         self._file_matches = found
-        listing = self.query_one("#commands", OptionList)
         palette = palette_for(self.app)
-        options = []
+        rows = []
         for match in found:
             row = Text(no_wrap=True, overflow="ellipsis")
             marked = set(match.positions)
             for i, ch in enumerate(match.path[:300]):
                 row.append(escape_all(ch), palette.accent if i in marked else palette.text)
-            options.append(Option(row))
-        listing.set_options(options)
-        if options:
-            listing.highlighted = 0
-        listing.set_class(bool(options), "-shown")
-        self.refresh_bindings()
+            rows.append(row)
+        self._show_list(rows)
         self._refresh()
 
     def _complete_file(self) -> None:

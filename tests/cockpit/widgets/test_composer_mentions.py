@@ -48,6 +48,14 @@ def _listed(app):
     return [m.path for m in composer._file_matches]
 
 
+async def _open(pilot, app, text):
+    """Into the box, type `text` (holding an `@`) and wait for the workspace's files."""
+    await settle(pilot, lambda: app.view.live)
+    await pilot.press("t")
+    await _type(pilot, text)
+    await settle(pilot, lambda: app.composer.files is not None)
+
+
 def _label(app):
     return str(app.composer.query_one("#composer-label").render())
 
@@ -61,10 +69,7 @@ def test_at_opens_the_list_filters_moves_and_tab_completes(repo):
     async def main():
         app = _app(repo)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.view.live)
-            await pilot.press("t")
-            await _type(pilot, "fix @")
-            await settle(pilot, lambda: app.composer.files is not None)
+            await _open(pilot, app, "fix @")
             assert "build.log" not in app.composer.files.paths  # ignored by git
             assert ".gitignore" in app.composer.files.paths  # untracked, not ignored
             await _type(pilot, "app")
@@ -83,10 +88,7 @@ def test_enter_completes_while_the_list_is_open_then_sends(repo):
     async def main():
         app = _app(repo)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.view.live)
-            await pilot.press("t")
-            await _type(pilot, "read @")
-            await settle(pilot, lambda: app.composer.files is not None)
+            await _open(pilot, app, "read @")
             await _type(pilot, "notes")
             assert _listed(app) == ["my notes.md"]
             await pilot.press("enter")
@@ -128,10 +130,7 @@ def test_the_files_are_listed_again_only_after_a_turn(repo):
     async def main():
         app = _app(repo)
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda: app.view.live)
-            await pilot.press("t")
-            await _type(pilot, "@")
-            await settle(pilot, lambda: app.composer.files is not None)
+            await _open(pilot, app, "@")
             first = app.composer.files
             await _type(pilot, "src x @READ")  # more keys, another @: the same list
             assert app.composer.files is first
@@ -153,10 +152,7 @@ def test_the_list_shows_at_most_ten_and_a_hostile_name_escaped(repo):
     async def main():
         app = _app(repo)
         async with app.run_test(size=(40, 12)) as pilot:
-            await settle(pilot, lambda: app.view.live)
-            await pilot.press("t")
-            await _type(pilot, "@")
-            await settle(pilot, lambda: app.composer.files is not None)
+            await _open(pilot, app, "@")
             await _type(pilot, "py")
             assert len(_listed(app)) == 10
             await pilot.press("backspace", "backspace")
@@ -227,3 +223,18 @@ def test_the_ranking_does_not_depend_on_the_listing_order(paths, query, rnd):
     shuffled = list(paths)
     rnd.shuffle(shuffled)
     assert FileIndex(paths).match(query) == FileIndex(shuffled).match(query)
+
+
+def test_an_at_and_ten_thousand_letters_lists_nothing_and_sends_as_text(repo):
+    async def main():
+        app = _app(repo)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.view.live)
+            await pilot.press("t", "at")
+            await settle(pilot, lambda: app.composer.files is not None)
+            app.composer.box.value = "@" + "a" * 10_000
+            await pilot.pause()
+            assert not app.composer.completing
+            await pilot.press("enter")
+            assert app.steering.queue.items == ("@" + "a" * 10_000,)
+    run(main())
