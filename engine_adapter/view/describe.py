@@ -418,7 +418,8 @@ def byte_size(size: int) -> str:
 def _files_mentioned(e: FilesMentioned) -> Description:
     sent, refused = [], []
     for file in e.files[:MENTIONS_SHOWN]:
-        name = "@" + file.path[:200]
+        # one line: a name's line breaks and tabs read as escapes (each view marks the rest)
+        name = "@" + file.path[:200].replace("\n", "\\n").replace("\t", "\\t")
         if file.sent:
             size = f"{byte_size(file.size)}, " if file.size is not None else ""
             sent.append(f"{name} ({size}{_DELIVERIES.get(file.delivery, file.delivery)})")
