@@ -22,7 +22,8 @@ from engine_adapter.files import FileRefused, off_loop
 __all__ = ["FILES_LIMIT", "LIST_SECONDS", "WorkspaceFiles"]
 
 FILES_LIMIT = 20_000
-"""Paths the `@` list holds (a bigger workspace: the first ones, in path order)."""
+"""Paths the `@` list holds (of a bigger workspace: git's first, in path order; a walk's first
+found)."""
 LIST_SECONDS = 15.0
 """How long listing may take (a slow disk, a huge repository) before the list is given up."""
 
@@ -44,7 +45,7 @@ class WorkspaceFiles:
         """List the workspace of `session` and hand the files to the box."""
         root = workspace_of(session)
         try:
-            listing = await off_loop(lambda: list_paths(root, limit=FILES_LIMIT),
+            listing = await off_loop(lambda: list_paths(root, limit=FILES_LIMIT + 1),
                                      seconds=LIST_SECONDS, what="listing the workspace's files")
         except FileRefused as exc:
             self._composer().files_failed()
@@ -53,6 +54,7 @@ class WorkspaceFiles:
         paths = listing.paths
         if len(paths) > FILES_LIMIT and not self._cut_said:
             self._cut_said = True
-            self._say(f"the @ list holds the first {FILES_LIMIT:,} of the workspace's "
-                      f"{len(paths):,} files; type a path's start to reach the others")
+            self._say(f"the workspace has more than {FILES_LIMIT:,} files: the @ list holds "
+                      f"{FILES_LIMIT:,} of them (a path typed in full after @ is sent all the "
+                      "same)")
         self._composer().set_files(paths[:FILES_LIMIT])

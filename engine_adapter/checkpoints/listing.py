@@ -78,6 +78,8 @@ def _walk_paths(root: str, kept: _Filter, limit: int | None = None) -> list[str]
                             stack.append(path)
                     else:
                         found.append(path)
+                        if limit is not None and len(found) >= limit:
+                            break
         except OSError:
             continue  # a folder we cannot read (or that went away) records nothing
     found.sort()

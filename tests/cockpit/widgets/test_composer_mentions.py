@@ -238,3 +238,27 @@ def test_an_at_and_ten_thousand_letters_lists_nothing_and_sends_as_text(repo):
             await pilot.press("enter")
             assert app.steering.queue.items == ("@" + "a" * 10_000,)
     run(main())
+
+
+def test_outside_git_a_walk_capped_and_said(tmp_path, monkeypatch):
+    from cockpit.live import mention_files
+
+    monkeypatch.setattr(mention_files, "FILES_LIMIT", 3)
+    root = tmp_path / "plain"
+    (root / ".venv").mkdir(parents=True)
+    (root / ".venv" / "big.py").write_text("")
+    (root / "linked").symlink_to(tmp_path)  # a link to a folder: never walked into
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (root / name).write_text("")
+
+    async def main():
+        app = _app(root)
+        async with app.run_test(size=SIZE) as pilot:
+            await _open(pilot, app, "@")
+            paths = app.composer.files.paths
+            assert len(paths) == 3 and not any(p.startswith((".venv", "linked/"))
+                                               for p in paths)
+            notes = [str(n.message) for n in app._notifications]
+            assert any("the workspace has more than 3 files: the @ list holds 3 of them" in n
+                       for n in notes), notes
+    run(main())
