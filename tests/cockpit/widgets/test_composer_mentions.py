@@ -262,3 +262,10 @@ def test_outside_git_a_walk_capped_and_said(tmp_path, monkeypatch):
             assert any("the workspace has more than 3 files: the @ list holds 3 of them" in n
                        for n in notes), notes
     run(main())
+
+
+@given(PATHS, st.lists(st.text(st.sampled_from("abx/."), max_size=4), max_size=6))
+def test_typing_on_gives_what_a_fresh_index_gives(paths, queries):
+    typed = FileIndex(paths)  # one index, the queries one after another (narrowing)
+    for query in queries:
+        assert typed.match(query) == FileIndex(paths).match(query)
