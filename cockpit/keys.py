@@ -176,7 +176,7 @@ KEYS: list[KeySpec] = [
             help="Stop the agent's turn and send the message at once (works in every "
                  "terminal)."),
     KeySpec("complete-next", "down", "complete_move(1)", "next command", "composer",
-            show=False, help="The next command in the completion list (or the queue)."),
+            show=False, help="The next command (or file, after @) in the completion list."),
     KeySpec("complete-previous", "up", "complete_move(-1)", "previous", "composer", show=False,
             help="The previous command in the completion list, or the queued messages; "
                  "else, on the box's first line, this project's earlier prompts (down goes "
@@ -185,7 +185,8 @@ KEYS: list[KeySpec] = [
             show=False, help="Search this project's earlier prompts (every word typed "
                              "matches); enter or tab takes one, ctrl+r again goes older."),
     KeySpec("complete", "tab", "complete", "complete", "composer",
-            help="Complete the highlighted command."),
+            help="Complete the highlighted command, or the highlighted file after @ (it goes "
+                 "in as @path; its contents go to the agent with the message)."),
     KeySpec("leave-box", "escape", "leave", "leave", "composer", key_display="esc",
             help="Close the completion list; else leave the message box (or, typing a "
                  "denial's reason, go back without denying). In an empty box, while the run "

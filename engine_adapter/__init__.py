@@ -60,6 +60,7 @@ _HOMES: dict[str, str] = {
     "PhaseChanged": "engine_adapter.events",
     "PolicyDecision": "engine_adapter.grants",
     "PromptNote": "engine_adapter.events",
+    "FilesMentioned": "engine_adapter.events",
     "QuestionAnswered": "engine_adapter.events",
     "QuestionAsked": "engine_adapter.events",
     "QuestionField": "engine_adapter.events",
@@ -163,6 +164,9 @@ if TYPE_CHECKING:
     )
     from engine_adapter.events import (
         EventParseError as EventParseError,
+    )
+    from engine_adapter.events import (
+        FilesMentioned as FilesMentioned,
     )
     from engine_adapter.events import (
         HarnessEvent as HarnessEvent,

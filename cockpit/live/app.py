@@ -29,6 +29,7 @@ from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.keys import bindings, key_label
 from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands
 from cockpit.live.answer_first import AnswerFirst
+from cockpit.live.mention_files import WorkspaceFiles
 from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
 from cockpit.live.slash import builtin_command, offered_commands, settings_for, unknown_command
@@ -128,6 +129,7 @@ class CockpitApp(ThemedApp):
                                  quitting=lambda: self._quitting, start_next=self._start_next,
                                  flush=self.pump.flush)
         self.prompts = PromptKeeper(lambda: self.composer, self._history_note)
+        self.workspace_files = WorkspaceFiles(lambda: self.composer, self._history_note)
         self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
                                         self.call_later)
 
@@ -674,6 +676,11 @@ class CockpitApp(ThemedApp):
                         markup=False, timeout=10)
             return
         self.notify(f"report written to {written}", title="/export", markup=False, timeout=10)
+
+    def on_composer_files_wanted(self, message: Composer.FilesWanted) -> None:
+        """The `@` list opened: list the workspace's files off the loop."""
+        self.run_worker(self.workspace_files.refresh(self.session), group="mention-files",
+                        exclusive=True, exit_on_error=False)
 
     def on_composer_unqueue(self, message: Composer.Unqueue) -> None:
         self.steering.unqueue(message.index)

@@ -1,9 +1,12 @@
 """`Composer`: the message box under the run — the next task, a message to the agent while it
-works (queued, or sent at once), one of the agent's commands completed with its description, and
-a denial's reason.
+works (queued, or sent at once), one of the agent's commands completed with its description, a
+workspace file mentioned with `@` (a fuzzy list of its files; `tab` or `enter` completes to
+`@path`, quoted when the path needs it), and a denial's reason.
 
 It holds no run state of its own: the live app tells it what to show (`show`) and listens to its
-messages (`Submitted`, `SendNow`, `Unqueue`, `Reason`). The queue list above the box shows the
+messages (`Submitted`, `SendNow`, `Unqueue`, `Reason`, and `FilesWanted`: the `@` list opened
+and its file list is missing or from before the last turn; the app lists the files off the loop
+and hands them in with `set_files`). The queue list above the box shows the
 queued messages; `escape` on one takes it back. Everything shown that came from an agent (its
 commands' names, descriptions and hints) is cleaned and shown as plain text, never markup.
 """
@@ -23,7 +26,9 @@ from textual.widgets.option_list import Option
 
 from cockpit.keys import ANSWER_ACTIONS, KEYS, bindings, effective_key, key_label
 from cockpit.styles import palette_for
+from cockpit.widgets.file_matches import FileIndex, FileMatch
 from cockpit.widgets.safe_text import clean_line
+from engine_adapter.files.mentions import escape_all, mention_at, mention_token
 from engine_adapter.view import COMMAND_SIGILS, CommandView
 from engine_adapter.view import command_token as typed_as
 
@@ -34,6 +39,7 @@ MESSAGE_LIMIT = 20_000
 """Characters of one message (a task's text): what the box takes, and what the queue keeps."""
 
 MAX_SHOWN = 8  # rows of the completion list
+FILES_SHOWN = 10  # files the `@` list offers (it scrolls within the list's rows)
 MAX_ROWS = 6  # rows the box grows to before it scrolls
 SHORT_SCREEN = 20  # rows: below this the label takes one line
 
@@ -323,6 +329,9 @@ class Composer(Vertical):
             self.approval_id = approval_id
             self.text = text
 
+    class FilesWanted(Message):
+        """The `@` list opened and the workspace's file list is missing or stale."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.commands: tuple[CommandView, ...] = ()
@@ -340,6 +349,11 @@ class Composer(Vertical):
         self._before_recall = ""  # what was in the box before up recalled
         self.searching = False  # ctrl+r: the box's text filters the earlier prompts
         self._found: list[str] = []
+        self.files: FileIndex | None = None  # the workspace's files (None: not listed yet)
+        self._files_fresh = False  # listed since the last turn ended (else listed again)
+        self._files_asked = False  # a listing was asked for and has not come back
+        self._mention: tuple[int, str] | None = None  # the `@` being typed: where, and what
+        self._file_matches: list[FileMatch] = []
 
     def compose(self) -> ComposeResult:
         yield QueueList(id="queued")
@@ -359,7 +373,8 @@ class Composer(Vertical):
     @property
     def completing(self) -> bool:
         """Whether the completion list is showing (commands, or earlier prompts found)."""
-        return bool(self._matches) or (self.searching and bool(self._found))
+        return bool(self._matches) or bool(self._file_matches) \
+            or (self.searching and bool(self._found))
 
     # What to show ---------------------------------------------------------------------------
     def show(self, *, offer: bool, live: bool, queued: Sequence[str], held: bool,
@@ -368,6 +383,8 @@ class Composer(Vertical):
         whether it is held, and the agent's commands."""
         commands = tuple(commands)
         changed = commands != self.commands
+        if self.live and not live:
+            self._files_fresh = False  # the turn may have made or removed files
         self.offer, self.live, self.held = offer, live, held
         self.commands = commands
         if tuple(queued) != self.queued:
@@ -387,6 +404,14 @@ class Composer(Vertical):
                          f"{key_label(self.app, 'complete')} takes it · "
                          f"{key_label(self.app, 'leave-box')} closes", palette.dim)
             box.placeholder = "words of an earlier prompt"
+        elif self._mention is not None and self.reason_for is None:
+            label.append("mention a file ", palette.accent)
+            found = len(self._file_matches)
+            said = "listing the workspace's files…" if self.files is None else \
+                f"{found} {'match' if found == 1 else 'matches'} among {len(self.files):,} files" \
+                if found else "no file matches"
+            label.append(f"{said} · {key_label(self.app, 'complete')} or enter puts it in · "
+                         f"{key_label(self.app, 'leave-box')} closes", palette.dim)
         elif self.reason_for is not None:
             label.append("why deny it? ", palette.error)
             label.append("your words go to the agent with the denial · enter denies (empty: "
@@ -419,11 +444,16 @@ class Composer(Vertical):
 
     def fit_height(self, rows: int | None = None) -> None:
         """On a short screen (`rows` high, default the app's) the label takes one line, which
-        keeps the transcript in sight (a held queue's warning always shows whole); called again
-        when the terminal resizes."""
+        keeps the transcript in sight (a held queue's warning always shows whole), and the
+        completion list as many rows as leave the box in sight; called again when the terminal
+        resizes."""
         rows = self.app.size.height if rows is None else rows
         self.query_one("#composer-label", Static).set_class(
             not (self.held and self.queued) and rows < SHORT_SCREEN, "-one-line")
+        # The completion list takes what is left of the composer's half of the screen once
+        # the label and the box have their rows: the box stays in sight (40x12: 3 rows).
+        self.query_one("#commands", OptionList).styles.max_height = \
+            max(1, min(MAX_SHOWN, rows // 2 - 3))
 
     def _show_queue(self) -> None:
         queue = self.query_one(QueueList)
@@ -452,11 +482,19 @@ class Composer(Vertical):
         if self.searching:
             self._show_found(text)
             return
+        mention = None if text == self._dismissed or self.reason_for is not None \
+            else mention_at(text, self.box.cursor_position)
+        was, self._mention = self._mention, mention
+        if mention is not None:
+            self._show_files(mention[1])
+            return
+        self._file_matches = []
+        if was is not None:
+            self._refresh()  # the label says what the box is for again
         matches = [] if text == self._dismissed else matching_commands(self.commands, text)
         self._matches = matches[:200]
-        listing = self.query_one("#commands", OptionList)
         palette = palette_for(self.app)
-        options = []
+        rows = []
         for command in self._matches:
             row = Text(no_wrap=True, overflow="ellipsis")
             row.append(clean_line(command_token(command), 100), palette.accent)
@@ -464,12 +502,73 @@ class Composer(Vertical):
                 row.append(f" {clean_line(command.hint, 80)}", palette.dim)
             if command.description:
                 row.append("  " + clean_line(command.description, 300), palette.text)
-            options.append(Option(row))
-        listing.set_options(options)
-        if options:
+            rows.append(row)
+        self._show_list(rows)
+
+    def _show_list(self, rows: list[Text]) -> None:
+        """The completion list with `rows` (hidden when there are none), the first
+        highlighted."""
+        listing = self.query_one("#commands", OptionList)
+        listing.set_options([Option(row) for row in rows])
+        if rows:
             listing.highlighted = 0
-        listing.set_class(bool(options), "-shown")
+        listing.set_class(bool(rows), "-shown")
         self.refresh_bindings()
+
+    # `@` mentions -----------------------------------------------------------------------------
+    def set_files(self, paths: Sequence[str]) -> None:
+        """The workspace's files (listed off the loop by the app): the `@` list matches them."""
+        self.files = FileIndex(paths)
+        self._files_fresh, self._files_asked = True, False
+        if self._mention is not None:
+            self._complete_for(self.box.value)
+
+    def files_failed(self) -> None:
+        """The listing failed (the app said why): no files until the next turn asks again."""
+        if self.files is None:
+            self.files = FileIndex(())
+        self._files_fresh, self._files_asked = True, False
+        if self._mention is not None:
+            self._complete_for(self.box.value)
+
+    def _show_files(self, query: str) -> None:
+        """The `@` list for `query` (the files listed again first if a turn ended since)."""
+        self._matches = []
+        if not self._files_fresh and not self._files_asked:
+            self._files_asked = True
+            self.post_message(self.FilesWanted())
+        found = self.files.match(query, FILES_SHOWN) if self.files is not None else []
+        self._file_matches = found
+        palette = palette_for(self.app)
+        rows = []
+        for match in found:
+            row = Text(no_wrap=True, overflow="ellipsis")
+            marked = set(match.positions)
+            for i, ch in enumerate(match.path[:300]):
+                row.append(escape_all(ch), palette.accent if i in marked else palette.text)
+            rows.append(row)
+        self._show_list(rows)
+        self._refresh()
+
+    def _complete_file(self) -> None:
+        """Put the highlighted file in the box as `@path` (quoted when it needs it) and a space."""
+        index = self.query_one("#commands", OptionList).highlighted
+        if self._mention is None or index is None or index >= len(self._file_matches):
+            return
+        box = self.box
+        text, cursor = box.value, box.cursor_position
+        at = self._mention[0]
+        end = cursor  # the rest of a plain token after the cursor is replaced too
+        if not text.startswith('"', at + 1):
+            while end < len(text) and not text[end].isspace():
+                end += 1
+        token = mention_token(self._file_matches[index].path)
+        after = text[end:]
+        spaced = token + ("" if after[:1].isspace() else " ")
+        box.value = text[:at] + spaced + after
+        box.cursor_position = at + len(spaced)
+        self._dismissed = box.value  # completed: no list until the text changes again
+        self._complete_for(box.value)
 
     def move(self, step: int) -> bool:
         """Up/down at the box's edge: through the completion list (or the prompts found), up
@@ -480,10 +579,11 @@ class Composer(Vertical):
             current = listing.highlighted or 0
             listing.highlighted = max(0, min(len(self._found) - 1, current + step))
             return True
-        if self._matches:
+        shown = self._matches or self._file_matches
+        if shown:
             listing = self.query_one("#commands", OptionList)
             current = listing.highlighted or 0
-            listing.highlighted = max(0, min(len(self._matches) - 1, current + step))
+            listing.highlighted = max(0, min(len(shown) - 1, current + step))
             return True
         if step < 0 and self.queued:
             queue = self.query_one(QueueList)
@@ -571,6 +671,9 @@ class Composer(Vertical):
         if self.searching:
             self._end_search(take=True)
             return
+        if self._file_matches:
+            self._complete_file()
+            return
         command = self._highlighted()
         if command is None:
             return
@@ -606,6 +709,9 @@ class Composer(Vertical):
         if self.searching:
             self._end_search(take=True)  # enter takes the prompt found; the next enter sends
             return
+        if self._file_matches:
+            self._complete_file()  # enter with the `@` list open completes; the next sends
+            return
         command = self._highlighted()
         if any(command_token(c).lower() == text.lower() for c in self._matches):
             command = None  # typed whole (`/mode`, though `/model` is highlighted): send it
@@ -630,7 +736,7 @@ class Composer(Vertical):
         if self.searching:
             self._end_search(take=False)
             return
-        if self._matches:
+        if self._matches or self._file_matches:
             self._dismissed = self.box.value
             self._complete_for(self.box.value)
             return

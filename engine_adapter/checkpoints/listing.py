@@ -62,19 +62,24 @@ def _git_paths(root: str) -> list[str] | None:
     return sorted({os.fsdecode(n) for n in names if n})  # a conflicted path is listed per stage
 
 
-def _walk_paths(root: str) -> list[str]:
+def _walk_paths(root: str, kept: _Filter, limit: int | None = None) -> list[str]:
+    """The files under `root`, never through a link; a folder the filter drops is not entered
+    (`.venv`, `node_modules`: what they hold would be dropped anyway)."""
     found: list[str] = []
     stack = [""]
-    while stack:
+    while stack and (limit is None or len(found) < limit):
         rel = stack.pop()
         try:
             with os.scandir(os.path.join(root, rel) if rel else root) as it:
                 for item in it:
                     path = f"{rel}/{item.name}" if rel else item.name
                     if item.is_dir(follow_symlinks=False):
-                        stack.append(path)
+                        if kept.folder_ok(path):
+                            stack.append(path)
                     else:
                         found.append(path)
+                        if limit is not None and len(found) >= limit:
+                            break
         except OSError:
             continue  # a folder we cannot read (or that went away) records nothing
     found.sort()
@@ -117,13 +122,16 @@ class _Filter:
         return self.folder_ok(folder) and self._name_ok(name)
 
 
-def list_paths(root: str, ignore: Iterable[str] = DEFAULT_IGNORE) -> Listing:
-    """The paths of `root` a checkpoint records, sorted, and where the list came from."""
+def list_paths(root: str, ignore: Iterable[str] = DEFAULT_IGNORE, *,
+               limit: int | None = None) -> Listing:
+    """The paths of `root` a checkpoint records, sorted, and where the list came from.
+    `limit`: a walk stops once it has found that many (a home folder is not walked whole; git
+    lists what it tracks, which is bounded by the repository)."""
     kept = _Filter(dict.fromkeys((*DEFAULT_IGNORE, *ignore)))
     listed = _git_paths(root)
     source = "git"
     if listed is None:
-        listed, source = _walk_paths(root), "folder"
+        listed, source = _walk_paths(root, kept, limit), "folder"
     # A gitlink (a submodule's folder) is skipped later: it is not a file.
     # `_Filter` refuses what `bad_path` refuses (an empty, `.`, `..` or `.git` part), faster.
     return Listing(([p for p in listed if kept(p)], source))

@@ -3,7 +3,8 @@
 - `schema`: the union, `parse_event` / `dump_event` and `stamped` (every class is importable
   from here); the classes live by family in `base` (the fields every event carries), `run` (the
   run's course, model and verification), `tools` (tool calls and approvals), `agent` (an
-  external agent's session) and `workspace` (checkpoints and rewinds).
+  external agent's session), `prompt` (the files a task mentions) and `workspace` (checkpoints
+  and rewinds).
 - `caps`: the caps on one event's journal line; `timestamps`: the range of `ts` and its display;
   `failures`: which outcomes count as failed; `questions`: an answer checked against its question;
   `links`: a link a question asks the human to open (may it be opened, how it reads).
@@ -34,6 +35,7 @@ from engine_adapter.events.base import (
 from engine_adapter.events.caps import MAX_DEPTH, MAX_LINE_BYTES, bounded_line, line_depth
 from engine_adapter.events.failures import FAILED_OUTCOMES, FailureRule, went_badly
 from engine_adapter.events.links import OPENABLE_SCHEMES, link_host, link_refusal, link_text
+from engine_adapter.events.prompt import FilesMentioned, MentionDelivery, MentionedFile
 from engine_adapter.events.questions import (
     TEXT_LIMIT,
     Answer,
@@ -123,9 +125,12 @@ __all__ = [
     "DeclarationRequired",
     "EventParseError",
     "FailureRule",
+    "FilesMentioned",
     "HarnessEvent",
     "HistoryMessage",
     "HistoryTool",
+    "MentionDelivery",
+    "MentionedFile",
     "ModelDecisionEvent",
     "ModelRetry",
     "ModelUpdate",

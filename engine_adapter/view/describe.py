@@ -29,6 +29,7 @@ from engine_adapter.events import (
     CommandsAvailable,
     DecisionError,
     DeclarationRequired,
+    FilesMentioned,
     HistoryMessage,
     HistoryTool,
     ModelDecisionEvent,
@@ -397,6 +398,41 @@ def _prompt_note(e: PromptNote) -> Description:
     how = "while it worked" if e.delivery == "in_turn" else "with the task"
     return Description("note", e.text, "info", "✎", f"passed on to the agent {how}: ")
 
+
+_DELIVERIES = {"embedded": "its contents", "link": "as a link", "context": "its text"}
+MENTIONS_SHOWN = 20  # mentions one line names (a task holds at most 20)
+
+
+def byte_size(size: int) -> str:
+    """`512 B`, `1.2 KB`, `3.4 MB`: a file's size as people read it."""
+    if size < 1000:
+        return f"{size} B"
+    value = size / 1000
+    for unit in ("KB", "MB"):
+        if value < 1000:
+            return f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} GB"
+
+
+def _files_mentioned(e: FilesMentioned) -> Description:
+    sent, refused = [], []
+    for file in e.files[:MENTIONS_SHOWN]:
+        # one line: a name's line breaks and tabs read as escapes (each view marks the rest)
+        name = "@" + file.path[:200].replace("\n", "\\n").replace("\t", "\\t")
+        if file.sent:
+            size = f"{byte_size(file.size)}, " if file.size is not None else ""
+            sent.append(f"{name} ({size}{_DELIVERIES.get(file.delivery, file.delivery)})")
+        else:
+            refused.append(f"{name}: {(file.reason or 'not sent')[:300]}")
+    parts = [" · ".join(sent)] if sent else []
+    if refused:
+        parts.append("not sent: " + " · ".join(refused))
+    more = len(e.files) - MENTIONS_SHOWN
+    text = " · ".join(parts) + (f" · {more} more" if more > 0 else "") or "(none)"
+    return Description("mentions", text, "warn" if refused else "info", "@",
+                       "files sent with the task: " if sent else "files mentioned: ")
+
 def option_value_name(option: AgentOption) -> str:
     """An agent setting's current value as the agent names it ("on"/"off" for a boolean)."""
     value = option.value
@@ -474,6 +510,7 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
         (CommandsAvailable, _commands_available),
         (AgentPlan, _agent_plan),
         (PromptNote, _prompt_note),
+        (FilesMentioned, _files_mentioned),
         (AgentConfig, _agent_config),
         (SessionInfoChanged, _session_info),
         (AgentNotice, _agent_notice),

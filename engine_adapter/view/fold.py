@@ -29,6 +29,7 @@ from engine_adapter.events import (
     CommandsAvailable,
     DecisionError,
     DeclarationRequired,
+    FilesMentioned,
     HistoryMessage,
     HistoryTool,
     ModelDecisionEvent,
@@ -549,6 +550,9 @@ class RunFold:
     def _prompt_note(self, e: PromptNote) -> Change:
         return self._notice("note", e)
 
+    def _files_mentioned(self, e: FilesMentioned) -> Change:
+        return self._notice("mentions", e)
+
     def _agent_notice(self, e: AgentNotice) -> Change:
         return self._notice("agent_notice", e)
 
@@ -617,6 +621,7 @@ class RunFold:
             (CommandsAvailable, _commands_available),
             (AgentPlan, _agent_plan),
             (PromptNote, _prompt_note),
+            (FilesMentioned, _files_mentioned),
             (AgentNotice, _agent_notice),
             (AgentConfig, _agent_config),
             (SessionInfoChanged, _session_info),

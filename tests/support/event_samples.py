@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "prompt_note"}
-"""What only an external agent says (questions, commands, notes passed on): never in the demo."""
+AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "prompt_note",
+                  "files_mentioned"}
+"""What only an external agent says (questions, commands, notes passed on), and the files a task
+mentions (the demo's task mentions none): never in the demo."""
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
                        "history_tool", "agent_plan"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
@@ -46,5 +48,6 @@ MINIMAL = {  # the fewest fields each type takes
     "workspace_rewound": {"to_turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d",
                           "before": "18c2f0a1b2d-0a1b2c3e", "after": "18c2f0a1b2e-0a1b2c3f"},
     "agent_plan": {"entries": [{"content": "read the file"}]},
+    "files_mentioned": {"files": [{"path": "src/app.py", "size": 120, "delivery": "link"}]},
 }
 

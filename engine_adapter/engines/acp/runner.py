@@ -58,7 +58,9 @@ from engine_adapter.engines.acp.agent import (
 from engine_adapter.engines.acp.catalogue import AgentSpec
 from engine_adapter.engines.acp.client import AcpClient
 from engine_adapter.engines.acp.errors import AgentFailure
+from engine_adapter.engines.acp.mentions import MentionBlock, mention_blocks, takes_embedded
 from engine_adapter.engines.acp.text import cap
+from engine_adapter.engines.mentions import attach_mentions
 from engine_adapter.events import (
     AgentEnd,
     AgentMode,
@@ -74,6 +76,8 @@ from engine_adapter.events import (
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 from engine_adapter.state import TaskState
+
+PromptBlock = TextContentBlock | MentionBlock  # what a prompt of the cockpit's holds
 
 __all__ = ["AcpRunner"]
 
@@ -361,13 +365,14 @@ class AcpRunner:
             if context.cancelled:
                 context.close()
                 return state
+            mentioned = await self._mentioned(context, workspace, state)
             self.turn += 1
             turn = self.turn
             client.start_turn(turn)
             context.emit(TurnStart(turn=turn))
             # The agent runs its own tools once prompted: the checkpoint comes first.
             await context.checkpoint_ready()
-            await self._turn(state, client, context, cancel, turn)
+            await self._turn(state, client, context, cancel, turn, mentioned)
             return state
         except asyncio.CancelledError:
             self.connection.kill_now()
@@ -397,7 +402,15 @@ class AcpRunner:
             return False  # cancelled: the Session reports it
         return True
 
-    async def _prompt(self, client: AcpClient, blocks: list[TextContentBlock],
+    async def _mentioned(self, context: RunContext, workspace: str,
+                         state: TaskState) -> list[MentionBlock]:
+        """The files the task mentions, as blocks after its text (journaled as they go)."""
+        embedded = takes_embedded(self.connection.init)
+        reads = await attach_mentions(context, workspace, state.task,
+                                      lambda _: "embedded" if embedded else "link")
+        return mention_blocks(reads, embedded=embedded)
+
+    async def _prompt(self, client: AcpClient, blocks: Sequence[PromptBlock],
                       cancel: asyncio.Event) -> _Answer:
         """Send the prompt and wait for its answer, or for a cancel: then ask the agent to
         stop, and kill it when it does not within `cancel_grace` seconds."""
@@ -451,11 +464,13 @@ class AcpRunner:
         return None
 
     async def _turn(self, state: TaskState, client: AcpClient, context: RunContext,
-                    cancel: asyncio.Event, turn: int) -> None:
+                    cancel: asyncio.Event, turn: int,
+                    mentioned: Sequence[MentionBlock] = ()) -> None:
         blocks = await client.notes.for_prompt(context)  # a denial's reason, still to pass on
         process = self.connection.process  # kept: its stderr outlives a kill
         mark = process.stderr_count if process is not None else 0
-        answer = await self._prompt(client, [*blocks, acp.text_block(state.task)], cancel)
+        answer = await self._prompt(client, [*blocks, acp.text_block(state.task), *mentioned],
+                                    cancel)
         response, error = answer.response, answer.error
         reply = cap("".join(client.mapper.reply), RESULT_LIMIT)
         if context.cancelled or (response is not None and response.stop_reason == "cancelled"):

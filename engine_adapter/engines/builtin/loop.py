@@ -54,6 +54,7 @@ from engine_adapter.engines.builtin.tools import (
 )
 from engine_adapter.engines.builtin.verification import PlanChange, VerificationSteps
 from engine_adapter.engines.builtin.workspace import Workspace
+from engine_adapter.engines.mentions import attach_mentions
 from engine_adapter.events import (
     AgentEnd,
     AgentNotice,
@@ -71,6 +72,7 @@ from engine_adapter.events import (
     TurnStart,
 )
 from engine_adapter.files import FileRefused, off_loop
+from engine_adapter.files.mentions import context_text
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from engine_adapter.shell import DESTRUCTIVE
@@ -173,6 +175,7 @@ class _Run:
                                   model=engine.model.name, cwd=str(self.workspace.root),
                                   **sandbox.start_fields()))
         await self._read_instructions()
+        await self._attach_mentions()
         self._set_phase("investigate")
         while True:
             if self.cancelled:
@@ -207,6 +210,15 @@ class _Run:
         self.instructions = found
         self.ctx.emit(AgentNotice(level="warning" if found.refused else "info",
                                   text=found.note()))
+
+    async def _attach_mentions(self) -> None:
+        """The files the task mentions (`@path`): their text follows the task in the model's
+        first message, each fenced and named (the task itself stays as the human wrote it)."""
+        reads = await attach_mentions(self.ctx, self.workspace.root, self.state.task,
+                                      lambda _: "context")
+        context = context_text(reads)
+        if context:
+            self.transcript[0] = UserMessage(f"{self.state.task}\n\n{context}")
 
     async def _take_turn(self) -> _TurnResult:
         found = self.instructions

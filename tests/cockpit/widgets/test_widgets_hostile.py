@@ -197,3 +197,18 @@ def test_each_unsafe_class_leaves_a_marked_trace_in_the_transcript(raw):
     assert len(reversed_runs) >= 2 * wanted
     text, _ = run(_shown([_message(raw + " in a reply")], _last_message))
     assert not has_unsafe(text)
+
+
+def test_a_mentioned_files_hostile_name_is_marked_in_its_row():
+    from engine_adapter import FilesMentioned
+    from engine_adapter.events import MentionedFile
+
+    async def step(r):
+        r.emit(FilesMentioned(files=[
+            MentionedFile(path="evil\x1b[31m.md", size=4, delivery="link"),
+            MentionedFile(path="two\nlines\u202e.txt", reason="two\\nlines does not exist")]))
+
+    text, _ = run(_shown([step], lambda view: next(
+        i.index for i in view.items if i.kind == "mentions")))
+    assert "\x1b" not in text and "\u202e" not in text and "\n" not in text
+    assert "@evil␛[31m.md (4 B, as a link)" in text and "⟨U+202E⟩" in text

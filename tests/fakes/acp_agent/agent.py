@@ -83,6 +83,9 @@ keeps sessions for a later agent process to list, load or resume; `--no-list`, `
 extension: `_meta.steering.supported`), served by its `_session/steering` method.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed (prompts with
 each text block, elicitation answers, steering notes, the client's capabilities).
+`--embedded-context`: `initialize` says it takes embedded resources in a prompt
+(`promptCapabilities.embeddedContext`). A prompt's task is its last text block; its other
+blocks (mentioned files: resource links, embedded resources) are logged as `resources`.
 """
 
 from __future__ import annotations
@@ -195,6 +198,7 @@ class TestAgent(SessionFeatures):
         self.in_turn = False
         self.notes: asyncio.Queue[str] = asyncio.Queue()
         self.background: set[asyncio.Task[None]] = set()
+        self.embedded = False  # `--embedded-context`: it takes embedded resources in prompts
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -225,7 +229,10 @@ class TestAgent(SessionFeatures):
             methods += [EnvVarAuthMethod(id="test-key", name="Use TEST_AGENT_KEY", type="env_var",
                                         description="Requires TEST_AGENT_KEY",
                                         vars=[{"name": "TEST_AGENT_KEY"}])]
-        capabilities = AgentCapabilities.model_validate(self.session_caps())
+        offered = self.session_caps()
+        if self.embedded:
+            offered["promptCapabilities"] = {"embeddedContext": True}
+        capabilities = AgentCapabilities.model_validate(offered)
         meta = {"steering": {"supported": True}} if self.mode == "steering" else None
         return InitializeResponse(protocol_version=PROTOCOL_VERSION,
                                   agent_capabilities=capabilities, auth_methods=methods,
@@ -330,11 +337,16 @@ class TestAgent(SessionFeatures):
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         self.prompts += 1
         self.cancelled.clear()
-        blocks = [getattr(block, "text", "") for block in prompt]
-        text = blocks[-1].strip() if blocks else ""  # the task; notes come before it
+        blocks = [getattr(block, "text", "") for block in prompt
+                  if getattr(block, "type", "text") == "text"]
+        # the task: the last text block (notes come before it, mentioned files after it)
+        text = blocks[-1].strip() if blocks else ""
         words = text.split()
         scenario, args = (words[0], words[1:]) if words else ("hello", [])
-        self.log(event="prompt", text=text, count=self.prompts, blocks=blocks, session=session_id)
+        resources = [self.resource(block) for block in prompt
+                     if getattr(block, "type", "text") != "text"]
+        self.log(event="prompt", text=text, count=self.prompts, blocks=blocks, session=session_id,
+                 **({"resources": resources} if resources else {}))
         self.remember(session_id, "user", text)
         self.reply = []
         if self.mode == "auth-prompt" and not self.authenticated:
@@ -349,6 +361,16 @@ class TestAgent(SessionFeatures):
             self.in_turn = False
         self.remember(session_id, "agent", "".join(self.reply))
         return response
+
+    @staticmethod
+    def resource(block: Any) -> dict[str, Any]:
+        """A prompt's non-text block as logged: a link's fields, or an embedded resource's."""
+        if block.type == "resource":
+            inner = block.resource
+            return {"type": "resource", "uri": inner.uri, "mime_type": inner.mime_type,
+                    "text": getattr(inner, "text", None)}
+        return {"type": block.type, **{key: getattr(block, key, None)
+                                       for key in ("uri", "name", "title", "size", "mime_type")}}
 
     async def run_command(self, sid: str, text: str) -> PromptResponse:
         known = sorted((c.name for c in COMMANDS), key=len, reverse=True)
@@ -833,10 +855,12 @@ def main() -> None:
     parser.add_argument("--state", default=os.environ.get("ACP_TEST_AGENT_STATE"))
     for cap in ("list", "load", "resume", "close"):
         parser.add_argument(f"--no-{cap}", action="store_true")
+    parser.add_argument("--embedded-context", action="store_true")
     args = parser.parse_args()
     caps = frozenset(c for c in ("list", "load", "resume", "close")
                      if not getattr(args, f"no_{c}"))
     agent = TestAgent(args.mode, args.log, args.state, caps)
+    agent.embedded = args.embedded_context
     # Unstable: `session/resume` is routed only with it (SDK 0.12).
     asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))
     agent.log(event="stdin closed")  # the client closed us cleanly (not a kill)
