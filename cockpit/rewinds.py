@@ -8,7 +8,9 @@ One way for the three (the work itself is `engine_adapter.checkpoints.rewind_run
 - `rewind_conversation`: a rewind in the live cockpit, recorded through the latest task's
   `Session` (in order with the run's events);
 - `preview`: what a rewind would do, with the diffs, as the rewind screen shows it;
-- `plan_lines`: the plan, one path a line (`cockpit rewind` prints them).
+- `plan_lines`: the plan, one path a line (`cockpit rewind` prints them);
+- `Rewinder`: what the rewind key asks (`ConversationRewinder` live, `JournalRewinder` in
+  replay); the screens' flow around it is the apps' shared base (`cockpit.base_app`).
 
 Everything here reads files, hashes and diffs: call it in a worker thread, never on the event
 loop. Every refusal is a `RewindError` whose message is one line for the user.
@@ -23,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from cockpit.paths import checkpoint_dir
 from engine_adapter.checkpoints import (
@@ -40,9 +43,12 @@ from engine_adapter.files import unified_diff
 from engine_adapter.journal import JournalError, JsonlEventJournal, writer_alive
 from engine_adapter.text import escaped
 
-__all__ = ["PREVIEW_DIFF_CHARS", "PREVIEW_FILE_BYTES", "RewindError", "RewindPreview",
-           "checkpoint_store", "plan_lines", "preview", "read_run", "rewind_conversation",
-           "rewind_journal"]
+if TYPE_CHECKING:
+    from engine_adapter import Session
+
+__all__ = ["PREVIEW_DIFF_CHARS", "PREVIEW_FILE_BYTES", "ConversationRewinder",
+           "JournalRewinder", "RewindError", "RewindPreview", "Rewinder", "checkpoint_store",
+           "plan_lines", "preview", "read_run", "rewind_conversation", "rewind_journal"]
 
 PREVIEW_FILE_BYTES = 1 << 20
 """Bytes of one file read for its diff; a bigger file is named, not diffed."""
@@ -247,3 +253,108 @@ def preview(outcome: RewindOutcome, store: CheckpointStore, workspace: str, *,
     diff = "".join(diffs)
     text = "\n".join(head) + ("\n\n" + diff if diff else "\n")
     return RewindPreview(outcome, text, diff)
+
+
+class Rewinder(Protocol):
+    """Where a rewind key's rewind goes: a live conversation's Sessions, or an ended journal.
+    `refusal` is asked on the event loop (cheap); `preview` and `rewind` read and write files:
+    call them in a worker thread. Both raise `RewindError` (one line, nothing changed)."""
+
+    def refusal(self, task: int) -> str | None:
+        """Why task `task`'s turns cannot be rewound to now (None: they can be)."""
+
+    def where(self, task: int, turn: int) -> str:
+        """How the target reads for the user ("turn 2", "turn 2 of task 1")."""
+
+    def preview(self, task: int, turn: int) -> RewindPreview:
+        """What the rewind would do, with the diffs."""
+
+    def rewind(self, task: int, turn: int) -> RewindOutcome:
+        """Do the rewind and record it."""
+
+
+def _title(where: str, workspace: str | None) -> str:
+    return f"Rewind the workspace {escaped(workspace or '?')} to the start of {where}"
+
+
+class JournalRewinder:
+    """Rewinds for the replay viewer: the ended run journaled at `path` (its only task)."""
+
+    def __init__(self, path: Path, store: Callable[[], CheckpointStore] = checkpoint_store) -> None:
+        self.path = path
+        self._store = store
+
+    def refusal(self, task: int) -> str | None:
+        """Never refused before looking (the journal says why, in `preview`)."""
+        return None
+
+    def where(self, task: int, turn: int) -> str:
+        """`turn N` (a journal holds one task)."""
+        return f"turn {turn}"
+
+    def preview(self, task: int, turn: int) -> RewindPreview:
+        """The dry rewind of the journal's run, with its diffs."""
+        store = self._store()
+        outcome = rewind_journal(self.path, to=turn, dry_run=True, store=store)
+        workspace = read_run(self.path).workspace
+        return preview(outcome, store, os.path.realpath(workspace or "."),
+                       title=_title(self.where(task, turn), workspace))
+
+    def rewind(self, task: int, turn: int) -> RewindOutcome:
+        """The rewind, appended to the journal (as `cockpit rewind` does)."""
+        return rewind_journal(self.path, to=turn, store=self._store())
+
+
+class ConversationRewinder:
+    """Rewinds for the live cockpit: its Sessions (`sessions()`, the present last), each task's
+    checkpoints in its own Session's `checkpoints` store; a rewind is recorded through the
+    latest Session (`Session.record`)."""
+
+    def __init__(self, sessions: Callable[[], Sequence[Session]]) -> None:
+        self._sessions = sessions
+
+    def refusal(self, task: int) -> str | None:
+        """A task is running, or the task took no checkpoints."""
+        sessions = self._sessions()
+        if not sessions[-1].done:
+            return ("a task is running: wait for it to end, or cancel it (escape twice), then "
+                    "rewind")
+        if not 1 <= task <= len(sessions) or sessions[task - 1].checkpoints is None:
+            return "this run takes no checkpoints ([checkpoints] enabled = false in config.toml)"
+        return None
+
+    def where(self, task: int, turn: int) -> str:
+        """`turn N`, and the task's number when the conversation has had several."""
+        return f"turn {turn}" if len(self._sessions()) == 1 else f"turn {turn} of task {task}"
+
+    def _store(self, task: int) -> CheckpointStore:
+        checkpoints = self._sessions()[task - 1].checkpoints
+        if checkpoints is None:
+            raise RewindError("this run takes no checkpoints")
+        return checkpoints.store
+
+    def _histories(self) -> list[Sequence[BaseEvent]]:
+        return [session.history for session in self._sessions()]
+
+    def preview(self, task: int, turn: int) -> RewindPreview:
+        """The dry rewind of the conversation's workspace, with its diffs."""
+        store = self._store(task)
+        outcome = rewind_conversation(store, self._histories(), task=task, turn=turn,
+                                      dry_run=True)
+        workspace = self._sessions()[task - 1].state.cwd
+        return preview(outcome, store, os.path.realpath(workspace or "."),
+                       title=_title(self.where(task, turn), workspace))
+
+    def rewind(self, task: int, turn: int) -> RewindOutcome:
+        """The rewind, recorded through the latest Session."""
+        latest = self._sessions()[-1]
+
+        def record(event: WorkspaceRewound) -> None:
+            try:
+                latest.record(event)
+            except (JournalError, OSError) as exc:
+                raise RewindError(f"the workspace was rewound, but the journal could not "
+                                  f"record it: {exc}") from None
+
+        return rewind_conversation(self._store(task), self._histories(), task=task,
+                                   turn=turn, record=record)
