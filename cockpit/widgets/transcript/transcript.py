@@ -54,6 +54,9 @@ CACHE_ITEMS = 300
 # (two screens of them, at most this many) to measure them; earlier ones get an estimated height,
 # corrected when first drawn.
 EXACT_MEASURE = 64
+# How far back a selected row looks for an earlier row of its turn (turn-less rows between
+# turns are a few notices: a phase change, a checkpoint that failed).
+_TURNLESS_SCAN = 64
 
 
 def _thumb_same(bar: ScrollBar, virtual: float, window: float, position: float) -> bool:
@@ -536,12 +539,22 @@ class Transcript(ScrollView, can_focus=True):
 
     @property
     def selected_turn_header(self) -> Item | None:
-        """The selected item when it opens its turn (the turn's header is drawn on it)."""
+        """The selected item when it opens its turn: the turn's header is drawn on it, or (a
+        task's first turn, after the task's turn-less rows) no earlier row of the task has a
+        turn."""
         item = self.selected
-        if item is None or item.turn is None:
+        if item is None or item.turn is None or item.kind in ("task", "end"):
             return None
         previous = self._items[self.cursor - 1] if self.cursor > 0 else None
-        return item if starts_turn(item, previous) else None
+        if starts_turn(item, previous):
+            return item
+        for index in range(self.cursor - 1, max(-1, self.cursor - 1 - _TURNLESS_SCAN), -1):
+            earlier = self._items[index]
+            if earlier.task != item.task or earlier.kind == "task":
+                return item
+            if earlier.turn is not None:
+                return None
+        return None
 
     def action_rewind_turn(self) -> None:
         """Ask for a rewind to the start of the selected turn (its header selected)."""
