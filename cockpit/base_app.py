@@ -258,17 +258,21 @@ class ThemedApp(App[Any]):
             self.notify(f"cannot rewind to {where}: {why}", severity="warning", markup=False,
                         timeout=6)
             return
-        self.notify(f"working out what a rewind to {where} would do…", timeout=2)
+        screen = RewindScreen(where, rewind_key=key_label(self, "rewind"))
+        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.push_screen(screen, lambda answer: answered.done() or answered.set_result(
+            bool(answer)))
         try:
             shown = await asyncio.to_thread(rewinder.preview, task, turn)
         except RewindError as exc:
+            if not answered.done():
+                screen.dismiss(False)
             self.notify(f"cannot rewind to {where}: {clean_line(str(exc), 300)}",
                         severity="error", markup=False, timeout=10)
             return
-        confirmed = await self.push_screen_wait(RewindScreen(
-            where, shown.text, diff=shown.diff, empty=shown.empty,
-            rewind_key=key_label(self, "rewind")))
-        if not confirmed:
+        if not answered.done():  # (escape while it was worked out: nothing to show)
+            screen.show(shown.text, diff=shown.diff, empty=shown.empty)
+        if not await answered:
             if not shown.empty:
                 self.notify("nothing was rewound", timeout=3)
             return

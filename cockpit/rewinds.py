@@ -219,6 +219,8 @@ def _diff(store: CheckpointStore, below: Beneath | None, outcome: RewindOutcome,
     if (now is not None and old is None) or new is None:
         return f"--- {escaped(path)}\n[binary file]\n"
     diff = unified_diff(old if now is not None else None, new or "", path, limit=room)
+    if removed:  # the file goes: its diff ends in nothing, as git shows a deletion
+        diff = diff.replace(f"\n+++ b/{path}\n", "\n+++ /dev/null\n", 1)
     return escaped(diff) if diff else ""
 
 
@@ -274,7 +276,7 @@ class Rewinder(Protocol):
 
 
 def _title(where: str, workspace: str | None) -> str:
-    return f"Rewind the workspace {escaped(workspace or '?')} to the start of {where}"
+    return f"workspace {escaped(workspace or '?')}, back to the start of {where}:"
 
 
 class JournalRewinder:

@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from support.builtin_runs import runner
-
 from cockpit.launch import RunOptions, SessionFactory
 from engine_adapter.checkpoints import CheckpointSettings
+from support.builtin_runs import runner
 
 SWITCH = {"tool": "switch_to_editing", "input": {"reason": "the fix needs an edit"}}
 DECLARE = {"tool": "declare_verification",

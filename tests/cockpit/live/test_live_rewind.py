@@ -5,6 +5,7 @@ declined, nothing changes; while a task runs, it is refused; `.git` stays byte-i
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from support.event_loop import run
@@ -59,7 +60,8 @@ def test_b_on_a_turns_header_previews_asks_and_rewinds(tmp_path):
             await pilot.pause()
             assert app.screen.active_bindings["b"].enabled  # on the header: the key applies
             await pilot.press("b")
-            await until_shown(pilot, lambda: isinstance(app.screen, RewindScreen))
+            await until_shown(pilot, lambda: isinstance(app.screen, RewindScreen)
+                              and app.screen.loaded)
             shown = app.screen
             assert isinstance(shown, RewindScreen)
             assert "would restore README.md" in shown.text
@@ -103,7 +105,8 @@ def test_declining_changes_nothing(tmp_path):
             transcript.focus()
             transcript.select(_header(app, 1))
             await pilot.press("b")
-            await until_shown(pilot, lambda: isinstance(app.screen, RewindScreen))
+            await until_shown(pilot, lambda: isinstance(app.screen, RewindScreen)
+                              and app.screen.loaded)
             await pilot.press("escape")
             await until_shown(pilot, lambda: not isinstance(app.screen, RewindScreen))
             assert state_of(ws) == before
@@ -114,7 +117,7 @@ def test_declining_changes_nothing(tmp_path):
 
 
 def test_the_key_applies_only_on_a_turns_header(tmp_path):
-    ws, _, app = _conversation(tmp_path)
+    _, _, app = _conversation(tmp_path)
 
     async def main():
         async with app.run_test(size=(120, 40)) as pilot:
@@ -127,9 +130,11 @@ def test_the_key_applies_only_on_a_turns_header(tmp_path):
             assert transcript.selected_turn_header is None
             shown = app.screen.active_bindings.get("b")
             assert shown is None or not shown.enabled
+            assert "rewind here" not in str(app.query_one("#keys").render())
             transcript.select(header)
             await pilot.pause()
             assert app.screen.active_bindings["b"].enabled
+            assert "b rewind here" in str(app.query_one("#keys").render())  # the keys line
     run(main())
 
 
@@ -154,3 +159,29 @@ def test_refused_while_a_task_runs(tmp_path):
                             "or cancel it (escape twice), then rewind"]
             app.session.cancel()
     run(main())
+
+
+SNAPSHOT_WORKSPACE = Path("/tmp/cockpit-rewind-snapshot/ws")  # named in the picture: fixed
+
+
+def test_the_rewind_preview_at_80x24(snap_compare, tmp_path, steady_stamps):
+    shutil.rmtree(SNAPSHOT_WORKSPACE.parent, ignore_errors=True)
+    ws = git_repo(SNAPSHOT_WORKSPACE, FILES)
+    factory = rewind_factory(ws, tmp_path / "run.jsonl")
+    app = CockpitApp(factory("edit the readme"), next_session=factory, clock=None,
+                     remember_theme=False, theme="cockpit-dark", arm_seconds=0.0)
+
+    async def run_before(pilot) -> None:
+        await _ended(pilot, app)
+        transcript = app.query_one(Transcript)
+        transcript.focus()
+        transcript.select(_header(app, 1))
+        await pilot.press("b")
+        await until_shown(pilot, lambda: isinstance(app.screen, RewindScreen)
+                          and app.screen.loaded)
+        await pilot.pause()
+
+    try:
+        assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    finally:
+        shutil.rmtree(SNAPSHOT_WORKSPACE.parent, ignore_errors=True)
