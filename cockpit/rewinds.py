@@ -213,6 +213,8 @@ def _diff(store: CheckpointStore, below: Beneath | None, outcome: RewindOutcome,
             wanted = store.get(entry.digest)
         except StoreDamaged as exc:
             return f"--- {escaped(path)}\n[{exc}]\n"
+    if now is None and path not in plan.brought_back:
+        return f"--- {escaped(path)}\n[now a link, or unreadable: its content is not shown]\n"
     if now is not None and len(now) > PREVIEW_FILE_BYTES:
         return f"--- {escaped(path)}\n[over {PREVIEW_FILE_BYTES:,} bytes now: too big to show]\n"
     old, new = _text(now), _text(wanted)
