@@ -260,8 +260,12 @@ class ThemedApp(App[Any]):
             return
         screen = RewindScreen(where, rewind_key=key_label(self, "rewind"))
         answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self.push_screen(screen, lambda answer: answered.done() or answered.set_result(
-            bool(answer)))
+
+        def answer(rewind: bool | None) -> None:
+            if not answered.done():
+                answered.set_result(bool(rewind))
+
+        self.push_screen(screen, answer)
         try:
             shown = await asyncio.to_thread(rewinder.preview, task, turn)
         except RewindError as exc:

@@ -314,8 +314,10 @@ class ConversationRewinder:
     checkpoints in its own Session's `checkpoints` store; a rewind is recorded through the
     latest Session (`Session.record`)."""
 
-    def __init__(self, sessions: Callable[[], Sequence[Session]]) -> None:
+    def __init__(self, sessions: Callable[[], Sequence[Session]],
+                 note: Callable[[int, int], str] | None = None) -> None:
         self._sessions = sessions
+        self._note = note  # what the rewind means for the conversation (recorded with it)
 
     def refusal(self, task: int) -> str | None:
         """A task is running, or the task took no checkpoints."""
@@ -353,9 +355,11 @@ class ConversationRewinder:
         """The rewind, recorded through the latest Session."""
         latest = self._sessions()[-1]
 
+        said = self._note(task, turn) if self._note is not None else ""
+
         def record(event: WorkspaceRewound) -> None:
             try:
-                latest.record(event)
+                latest.record(event.model_copy(update={"conversation": said or None}))
             except (JournalError, OSError) as exc:
                 raise RewindError(f"the workspace was rewound, but the journal could not "
                                   f"record it: {exc}") from None

@@ -228,22 +228,27 @@ class SessionFactory:
         self.sessions.append(session)
         return session
 
-    def rewound(self, task: int, turn: int) -> str:
-        """The workspace was rewound to the start of the `task`-th Session's (1-based) turn
-        `turn`: the conversation goes back there too (`SessionState.rewind_to`). Returns what
-        that means for the next task, one line for the user: the built-in engine continues
-        from that turn; an agent keeps its own conversation, later turns and all."""
+    def rewind_note(self, task: int, turn: int) -> str:
+        """What a rewind to the start of the `task`-th Session's (1-based) turn `turn` means
+        for the conversation, one line for the user: the built-in engine continues from that
+        turn; an agent keeps its own conversation, later turns and all (ACP's `session/fork`,
+        unstable, copies a whole conversation: it cannot drop the later turns either)."""
         if not 1 <= task <= len(self.sessions):
             return ""
-        session = self.sessions[task - 1]
-        self.conversation.rewind_to(session.state, turn)
         if self.agent:
-            return ("the agent's own conversation still holds the later turns: tell it, or "
-                    "start a new conversation")
-        if getattr(session.runner, "engine", None) == "builtin":
+            return "the agent's own conversation still holds the later turns"
+        if getattr(self.sessions[task - 1].runner, "engine", None) == "builtin":
             return f"the next task continues from the start of turn {turn}"
         return ("the next task is told the conversation was rewound (TaskState.rewound_to); "
-                "what the engine itself remembers is its own")
+                "what the engine remembers itself is its own")
+
+    def rewound(self, task: int, turn: int) -> str:
+        """The workspace was rewound to the start of the `task`-th Session's turn `turn`: the
+        conversation goes back there too (`SessionState.rewind_to`); returns `rewind_note`."""
+        if not 1 <= task <= len(self.sessions):
+            return ""
+        self.conversation.rewind_to(self.sessions[task - 1].state, turn)
+        return self.rewind_note(task, turn)
 
     def _checkpointer(self, journal: Path) -> Checkpointer | None:
         """The checkpoints of the run writing `journal` (named by its file's stem)."""

@@ -698,12 +698,15 @@ class CockpitApp(ThemedApp):
 
     # Rewinding the workspace (the flow is `ThemedApp`'s) ---------------------------------------
     def rewinder(self) -> Rewinder:
-        """This conversation's Sessions: refused while a task runs."""
-        return ConversationRewinder(lambda: self.sessions)
+        """This conversation's Sessions: refused while a task runs; the rewind's event says
+        what it means for the conversation (`SessionFactory.rewind_note`)."""
+        note = getattr(self.next_session, "rewind_note", None)
+        return ConversationRewinder(lambda: self.sessions,
+                                    note if callable(note) else None)
 
     def rewound(self, task: int, turn: int) -> str:
         """The rewind's event (recorded through the latest Session) into the transcript; the
-        conversation told (`SessionFactory.rewound`): what it says of the next task."""
+        conversation goes back too (`SessionFactory.rewound`): what that means, said."""
         self.pump.flush()
         told = getattr(self.next_session, "rewound", None)
         return str(told(task, turn)) if callable(told) else ""

@@ -76,6 +76,12 @@ def test_b_on_a_turns_header_previews_asks_and_rewinds(tmp_path):
             (event,) = _rewinds(journal)
             assert event.to_turn == 3 and event.restored == ["README.md"]
             assert event.removed == ["notes.txt"]
+            said = "the next task continues from the start of turn 3"
+            assert event.conversation == said
+            (row,) = [i for i in app.view.items if isinstance(i, NoticeItem)
+                      and i.kind == "rewind"]
+            assert row.text == ("↶ workspace rewound to the start of turn 3: 1 restored, "
+                                f"1 removed; {said}")
             # through the Session: the next seq of the run, in its history too
             assert event.seq == app.session.history[-1].seq == len(app.session.history) - 1
             # the next task continues from turn 3: turns 3 and later are out of its messages
@@ -185,3 +191,45 @@ def test_the_rewind_preview_at_80x24(snap_compare, tmp_path, steady_stamps):
         assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
     finally:
         shutil.rmtree(SNAPSHOT_WORKSPACE.parent, ignore_errors=True)
+
+
+def test_after_a_rewind_an_agents_conversation_is_said_to_hold_the_later_turns(tmp_path):
+    """The SDK test agent over ACP: its conversation is its own (`session/fork`, unstable,
+    copies a whole conversation, so it could not drop the later turns either): the rewind's row
+    in the transcript says so."""
+    import shlex
+
+    from fakes.acp_agent.helpers import agent_argv
+
+    from cockpit.launch import RunOptions, agent_factory
+    from engine_adapter.checkpoints import CheckpointSettings
+
+    ws = git_repo(tmp_path / "ws", FILES)
+    agent = shlex.join(agent_argv("--log", ws / "agent.jsonl", "--state", ws / "state"))
+    journal = tmp_path / "run.jsonl"
+    factory = agent_factory(agent, cwd=ws, options=RunOptions(
+        journal=journal, unattended=True, saved_grants=False,
+        checkpoints=CheckpointSettings()))
+    app = CockpitApp(factory("hello"), next_session=factory, clock=None,
+                     remember_theme=False, theme="cockpit-dark", arm_seconds=0.0)
+
+    async def main():
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _ended(pilot, app)
+            transcript = app.query_one(Transcript)
+            transcript.focus()
+            transcript.select(_header(app, 1))
+            await pilot.press("b")
+            await until_shown(pilot, lambda: isinstance(app.screen, RewindScreen)
+                              and app.screen.loaded)
+            await pilot.press("b")
+            await until_shown(pilot, lambda: any(
+                isinstance(i, NoticeItem) and i.kind == "rewind" for i in app.view.items))
+            (row,) = [i for i in app.view.items if isinstance(i, NoticeItem)
+                      and i.kind == "rewind"]
+            assert row.text.endswith("; the agent's own conversation still holds the later "
+                                     "turns")
+            await factory.aclose()
+    run(main())
+    (event,) = _rewinds(journal)
+    assert event.conversation == "the agent's own conversation still holds the later turns"
