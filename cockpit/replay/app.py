@@ -99,9 +99,9 @@ class ReplayApp(ThemedApp):
         return JournalRewinder(self.path) if self.path is not None else None
 
     def rewound(self, task: int, turn: int) -> str:
-        """The journal grew by the rewind's event: open it again, at its end."""
+        """The journal grew by the rewind's event: open it again, at its end (the rewind)."""
         if self.path is not None and self.replay_screen is self.screen:
-            self.switch_screen(ReplayScreen(self.path, poll=self.poll))
+            self.switch_screen(ReplayScreen(self.path, poll=self.poll, at_end=True))
         return "`cockpit rewind --undo` puts it back"
 
     def refresh_theme(self) -> None:

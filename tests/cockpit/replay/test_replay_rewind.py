@@ -70,8 +70,9 @@ def test_b_in_replay_rewinds_an_ended_run_and_appends_to_its_journal(tmp_path):
             assert "would remove notes.txt" in viewer.screen.text
             await pilot.press("b")
             await until_shown(pilot, lambda: bool(_rewinds(journal)))
-            await until_shown(pilot, lambda: opened(viewer))
-            await pilot.press("end")
+            # reopened at its end: the rewind's row, without moving there
+            await until_shown(pilot, lambda: viewer.replay_screen is not None
+                              and viewer.replay_screen.view is not None)
             screen = viewer.replay_screen
             await until_shown(pilot, lambda: screen.view is not None and any(
                 isinstance(i, NoticeItem) and i.kind == "rewind" for i in screen.view.items))
