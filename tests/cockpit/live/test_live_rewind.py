@@ -208,9 +208,11 @@ def test_after_a_rewind_an_agents_conversation_is_said_to_hold_the_later_turns(t
     agent = shlex.join(agent_argv("--log", ws / "agent.jsonl", "--state", ws / "state"))
     journal = tmp_path / "run.jsonl"
     factory = agent_factory(agent, cwd=ws, options=RunOptions(
-        journal=journal, unattended=True, saved_grants=False,
+        journal=journal, unattended=True, auto_approve=True, saved_grants=False,
         checkpoints=CheckpointSettings()))
-    app = CockpitApp(factory("hello"), next_session=factory, clock=None,
+    # Its turn writes a file through the cockpit (after the turn's checkpoint, which the gate
+    # waits for): the rewind has something to take back.
+    app = CockpitApp(factory("write notes.txt"), next_session=factory, clock=None,
                      remember_theme=False, theme="cockpit-dark", arm_seconds=0.0)
 
     async def main():
@@ -229,6 +231,7 @@ def test_after_a_rewind_an_agents_conversation_is_said_to_hold_the_later_turns(t
                       and i.kind == "rewind"]
             assert row.text.endswith("; the agent's own conversation still holds the later "
                                      "turns")
+            assert not (ws / "notes.txt").exists()
             await factory.aclose()
     run(main())
     (event,) = _rewinds(journal)
