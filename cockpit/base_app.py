@@ -14,16 +14,17 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
 
 from cockpit.config import load_config, save_theme
-from cockpit.keys import bindings, unknown_keymap_ids
+from cockpit.keys import bindings, key_label, unknown_keymap_ids
 from cockpit.notify import Attention, TerminalWriter
-from cockpit.screens import PagerScreen
+from cockpit.rewinds import Rewinder, RewindError
+from cockpit.screens import PagerScreen, RewindScreen
 from cockpit.terminate import on_terminate
 from cockpit.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, load_themes
 from cockpit.widgets import (
@@ -228,3 +229,73 @@ class ThemedApp(App[Any]):
         item = message.item
         self.push_screen(PagerScreen(f"raw events behind {item_title(item)}",
                                      self.raw_events(item)))
+
+    # Rewinding the workspace to a turn's start (the rewind key on a turn's header) ------------
+    def rewinder(self) -> Rewinder | None:
+        """Where this app's rewinds go (None: it offers none)."""
+        return None
+
+    def rewound(self, task: int, turn: int) -> str:
+        """A rewind to task `task`'s turn `turn` was done and recorded: show it; returns what
+        the notice adds (the live cockpit: what becomes of the conversation)."""
+        return ""
+
+    @on(Transcript.Rewind)
+    def _rewind_asked(self, message: Transcript.Rewind) -> None:
+        item = message.item
+        if item.turn is not None:
+            self._ask_rewind(item.task, item.turn)
+
+    @work(group="rewind", exclusive=True, exit_on_error=False)
+    async def _ask_rewind(self, task: int, turn: int) -> None:
+        """Work out the rewind off the loop, show it, ask, and (confirmed) do it off the loop."""
+        rewinder = self.rewinder()
+        if rewinder is None:
+            return
+        why = rewinder.refusal(task)
+        where = rewinder.where(task, turn)
+        if why is not None:
+            self.notify(f"cannot rewind to {where}: {why}", severity="warning", markup=False,
+                        timeout=6)
+            return
+        screen = RewindScreen(where, rewind_key=key_label(self, "rewind"))
+        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def answer(rewind: bool | None) -> None:
+            if not answered.done():
+                answered.set_result(bool(rewind))
+
+        self.push_screen(screen, answer)
+        try:
+            shown = await asyncio.to_thread(rewinder.preview, task, turn)
+        except RewindError as exc:
+            if not answered.done():
+                screen.dismiss(False)
+            self.notify(f"cannot rewind to {where}: {clean_line(str(exc), 300)}",
+                        severity="error", markup=False, timeout=10)
+            return
+        if not answered.done():  # (escape while it was worked out: nothing to show)
+            screen.show(shown.text, diff=shown.diff, empty=shown.empty)
+        if not await answered:
+            if not shown.empty:
+                self.notify("nothing was rewound", timeout=3)
+            return
+        why = rewinder.refusal(task)  # (a task may have started meanwhile)
+        if why is not None:
+            self.notify(f"cannot rewind to {where}: {why}", severity="warning", markup=False)
+            return
+        try:
+            outcome = await asyncio.to_thread(rewinder.rewind, task, turn)
+        except RewindError as exc:
+            self.notify(f"the rewind to {where} failed: {clean_line(str(exc), 300)}",
+                        severity="error", markup=False, timeout=10)
+            return
+        plan = outcome.plan
+        said = (f"rewound to {where}: {len(plan.restore)} restored, {len(plan.remove)} "
+                f"removed, {len(plan.left_alone)} left alone")
+        if outcome.failed:
+            said += f", {len(outcome.failed)} failed (see the transcript)"
+        more = self.rewound(task, turn)
+        self.notify(said + (f"; {more}" if more else ""),
+                    severity="warning" if outcome.failed else "information", markup=False,
+                    timeout=10)

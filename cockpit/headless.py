@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from cockpit.terminate import hurry_if_hung_up, on_terminate
 from engine_adapter import Session, TaskState
 from engine_adapter.sandbox import UNAVAILABLE
-from engine_adapter.text import MIN_CAP, Cut, cap, escaped
+from engine_adapter.text import MIN_CAP, Cut, byte_size, cap, escaped, plural
 from engine_adapter.view import (
     FileChange,
     changed_files,
@@ -112,6 +112,10 @@ class LinePrinter:
         self._started: dict[str, float] = {}  # call id -> when it began running
         self._asked: dict[str, float] = {}  # approval id -> when it was asked
         self._waited: dict[str, float] = {}  # call id -> ms it waited for you while running
+        # Checkpoints taken as they should be: summed up at the run's end, not a line each
+        # (one that failed, or left files over the size cap, has its own line).
+        self._checkpoints = 0
+        self._checkpoint_bytes = 0
 
     def _paint(self, text: str, colour: str) -> str:
         return f"{_COLORS[colour]}{text}{_RESET}" if self.color and colour else text
@@ -138,6 +142,10 @@ class LinePrinter:
         self._follow(event)
         if kind == "agent_end":
             self._end(event)
+            return
+        if kind == "checkpoint_taken" and event.error is None and not event.large_count:
+            self._checkpoints += 1
+            self._checkpoint_bytes += event.stored_bytes
             return
         if kind == "tool_end" and event.call_id in self._waited and event.duration_ms:
             # Its clock ran while it waited for you: the line says how long it worked.
@@ -209,6 +217,11 @@ class LinePrinter:
                 self.more(line, limit=2_000)
         for line in changes_lines(merge_changes(self._changes)):
             self.more(f"changed {line}", "dim")
+        if self._checkpoints:
+            self.more(f"{plural(self._checkpoints, 'checkpoint')} of the workspace, "
+                      f"{byte_size(self._checkpoint_bytes)} stored (`cockpit checkpoints` "
+                      "lists them, `cockpit rewind --to N` goes back to a turn)", "dim")
+            self._checkpoints = self._checkpoint_bytes = 0
         self.out.flush()
 
     def close(self) -> None:

@@ -133,6 +133,12 @@ KEYS: list[KeySpec] = [
                  "diff; OSC 52, which works over ssh and in tmux with set-clipboard on)."),
     KeySpec("inspect", "i", "inspect", "raw events", "transcript",
             help="Show the raw events behind the selected item."),
+    KeySpec("rewind", "b", "rewind_turn", "rewind here", "transcript",
+            help="On a turn's header (up/down to the turn's first item): show what rewinding "
+                 "the workspace to the start of that turn would restore, remove and bring "
+                 "back, with the diffs, and ask (b again rewinds, esc changes nothing). Not "
+                 "while a task runs. The built-in engine's next task then continues from that "
+                 "turn."),
     # Pager, inspector, help and the other screens over the run: closing them.
     KeySpec("close", "escape", "close", "close", "pager", key_display="esc",
             help="Close the pager or inspector."),

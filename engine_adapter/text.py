@@ -55,6 +55,7 @@ __all__ = [
     "UNSAFE_RANGES",
     "Cut",
     "a_or_an",
+    "byte_size",
     "cap",
     "cut",
     "escape",
@@ -378,3 +379,12 @@ def cap(text: str, *, chars: int | None = None, lines: int | None = None,
     found = attempt(len(found[1])) or found
     piece, note = found
     return f"{piece.kept}{sep}{note}" if keep == "head" else f"{note}{sep}{piece.kept}"
+
+
+def byte_size(count: int) -> str:
+    """A number of bytes as a person reads it: `812 bytes`, `14 KB`, `3.2 MB`, `120 MB`."""
+    if count >= 1 << 20:
+        return f"{count / (1 << 20):.0f} MB" if count >= 10 << 20 else f"{count / (1 << 20):.1f} MB"
+    if count >= 1 << 10:
+        return f"{count // (1 << 10)} KB"
+    return f"{count} bytes"

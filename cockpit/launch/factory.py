@@ -204,7 +204,7 @@ class SessionFactory:
 
     def __call__(self, task: str) -> Session:
         conversation = self.conversation
-        index = len(conversation.tasks) + 1
+        index = len(self.sessions) + 1  # (a rewind may have taken tasks out of the conversation)
         session_id = conversation.session_id or uuid.uuid4().hex[:12]
         runner = self.make_runner(task, index)
         if not any(r is runner for r in self._runners):
@@ -215,7 +215,7 @@ class SessionFactory:
             remember_journal(path)  # so that listings find it (`cockpit.journals`)
         if self.sandbox is not None:
             self.sandbox.protect(_journal_guard(path, self.cwd))
-        state = TaskState(task=task, cwd=self.cwd)
+        state = TaskState(task=task, cwd=self.cwd, earlier=tuple(conversation.tasks))
         options = self.options
         session = Session(runner, state, session_id=session_id, journal=journal,
                           grants=conversation.grants, unattended=options.unattended,
@@ -227,6 +227,28 @@ class SessionFactory:
         self.journals.append(path)
         self.sessions.append(session)
         return session
+
+    def rewind_note(self, task: int, turn: int) -> str:
+        """What a rewind to the start of the `task`-th Session's (1-based) turn `turn` means
+        for the conversation, one line for the user: the built-in engine continues from that
+        turn; an agent keeps its own conversation, later turns and all (ACP's `session/fork`,
+        unstable, copies a whole conversation: it cannot drop the later turns either)."""
+        if not 1 <= task <= len(self.sessions):
+            return ""
+        if self.agent:
+            return "the agent's own conversation still holds the later turns"
+        if getattr(self.sessions[task - 1].runner, "engine", None) == "builtin":
+            return f"the next task continues from the start of turn {turn}"
+        return ("the next task is told the conversation was rewound (TaskState.rewound_to); "
+                "what the engine remembers itself is its own")
+
+    def rewound(self, task: int, turn: int) -> str:
+        """The workspace was rewound to the start of the `task`-th Session's turn `turn`: the
+        conversation goes back there too (`SessionState.rewind_to`); returns `rewind_note`."""
+        if not 1 <= task <= len(self.sessions):
+            return ""
+        self.conversation.rewind_to(self.sessions[task - 1].state, turn)
+        return self.rewind_note(task, turn)
 
     def _checkpointer(self, journal: Path) -> Checkpointer | None:
         """The checkpoints of the run writing `journal` (named by its file's stem)."""

@@ -34,7 +34,15 @@ from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
 from cockpit.live.slash import builtin_command, offered_commands, settings_for, unknown_command
 from cockpit.live.steering import Steering
-from cockpit.screens import DetachScreen, GrantsScreen, HelpScreen, QuitScreen, RunScreen
+from cockpit.rewinds import ConversationRewinder, Rewinder
+from cockpit.screens import (
+    DetachScreen,
+    GrantsScreen,
+    HelpScreen,
+    QuitScreen,
+    RewindScreen,
+    RunScreen,
+)
 from cockpit.terminate import hurry_if_hung_up
 from cockpit.widgets import (
     ARM_SECONDS,
@@ -404,7 +412,8 @@ class CockpitApp(ThemedApp):
         key while the grants screen covers the approval bar: a call is answered only where it
         can be seen."""
         if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back",
-                      "cancel_run") and isinstance(self.screen, (GrantsScreen, QuitScreen)):
+                      "cancel_run") and isinstance(self.screen, (GrantsScreen, QuitScreen,
+                                                                  RewindScreen)):
             return False
         steer = self.steering.key_applies(action)
         if steer is not None:
@@ -693,6 +702,21 @@ class CockpitApp(ThemedApp):
 
     def on_question_form_declined(self, message: QuestionForm.Declined) -> None:
         self.steering.declined(message.question_id)
+
+    # Rewinding the workspace (the flow is `ThemedApp`'s) ---------------------------------------
+    def rewinder(self) -> Rewinder:
+        """This conversation's Sessions: refused while a task runs; the rewind's event says
+        what it means for the conversation (`SessionFactory.rewind_note`)."""
+        note = getattr(self.next_session, "rewind_note", None)
+        return ConversationRewinder(lambda: self.sessions,
+                                    note if callable(note) else None)
+
+    def rewound(self, task: int, turn: int) -> str:
+        """The rewind's event (recorded through the latest Session) into the transcript; the
+        conversation goes back too (`SessionFactory.rewound`): what that means, said."""
+        self.pump.flush()
+        told = getattr(self.next_session, "rewound", None)
+        return str(told(task, turn)) if callable(told) else ""
 
     # The next task ---------------------------------------------------------------------------
     def _start_next(self, task: str) -> bool:

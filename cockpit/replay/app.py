@@ -11,6 +11,7 @@ from pathlib import Path
 from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.replay.picker import PickerScreen, ResumeCheck
 from cockpit.replay.screen import POLL, ReplayScreen
+from cockpit.rewinds import JournalRewinder, Rewinder
 from engine_adapter.replay import JournalReplay
 from engine_adapter.view import Item
 
@@ -92,6 +93,16 @@ class ReplayApp(ThemedApp):
             return None
         replay, shown = navigator.replay, navigator.view_pos
         return lambda seq: replay.event_with_seq(seq, before=shown)
+
+    def rewinder(self) -> Rewinder | None:
+        """The open journal's run (the journal says why when it cannot be rewound)."""
+        return JournalRewinder(self.path) if self.path is not None else None
+
+    def rewound(self, task: int, turn: int) -> str:
+        """The journal grew by the rewind's event: open it again, at its end (the rewind)."""
+        if self.path is not None and self.replay_screen is self.screen:
+            self.switch_screen(ReplayScreen(self.path, poll=self.poll, at_end=True))
+        return "`cockpit rewind --undo` puts it back"
 
     def refresh_theme(self) -> None:
         """Re-render the run display in the new theme's colours."""

@@ -94,10 +94,11 @@ class ReplayScreen(Screen[None]):
             super().__init__()
             self.error = error
 
-    def __init__(self, path: str | Path, *, poll: float = POLL) -> None:
+    def __init__(self, path: str | Path, *, poll: float = POLL, at_end: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
         self.poll = poll
+        self.at_end = at_end  # open at the last event (once read), not the first
         self.replay: JournalReplay | None = None
         self.navigator: Navigator | None = None
         self.type_filter: set[int] | None = None  # the event types stepping visits (None: all)
@@ -172,6 +173,7 @@ class ReplayScreen(Screen[None]):
         if live and open_status(self.path) == CRASHED:
             live, self.crashed = False, True  # no run writes it any more: nothing will come
         self.navigator = Navigator(self.replay, follow=live, tail_bytes=self.TAIL_BYTES)
+        self.navigator.want_end = self.navigator.want_end or self.at_end
         self.timeline.update_state(following=self.navigator.follow)
         self.display_widget.show(RunView())
         self.query_one(Transcript).focus()
@@ -250,6 +252,8 @@ class ReplayScreen(Screen[None]):
 
     def _arrived(self, seek: Seek, view: RunView) -> None:
         assert self.navigator is not None
+        if not self.is_attached:  # (the screen was replaced meanwhile: a rewind reopens it)
+            return
         self._show(self.navigator.arrived(seek, view))
 
     @work(thread=True, group="tail", exclusive=True, exit_on_error=False)
@@ -262,6 +266,8 @@ class ReplayScreen(Screen[None]):
 
     def _tail_arrived(self, tail: Tail | None) -> None:
         assert self.navigator is not None
+        if not self.is_attached:
+            return
         self._show(self.navigator.tail_arrived(tail))
         self._update_timeline()
 

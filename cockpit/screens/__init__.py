@@ -1,5 +1,6 @@
 """Screens shown over the cockpit: help, pager (and the raw-event inspector), quit confirmation
-(and an attached client's detach), grants; and the live cockpit's own default screen (`RunScreen`).
+(and an attached client's detach), grants, a rewind's preview and confirmation; and the live
+cockpit's own default screen (`RunScreen`).
 
 Each loads on first use: the replay viewer never pays for the grants screen (and the saved
 grants behind it) it does not show.
@@ -17,11 +18,12 @@ _HOMES = {
     "HelpScreen": "cockpit.screens.help",
     "PagerScreen": "cockpit.screens.pager",
     "QuitScreen": "cockpit.screens.quit",
+    "RewindScreen": "cockpit.screens.rewind",
     "RunScreen": "cockpit.screens.run",
 }
 
 __all__ = ["DetachScreen", "GrantsScreen", "HelpScreen", "PagerScreen", "QuitScreen",
-           "RunScreen"]
+           "RewindScreen", "RunScreen"]
 
 if TYPE_CHECKING:
     from cockpit.screens.detach import DetachScreen as DetachScreen
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from cockpit.screens.help import HelpScreen as HelpScreen
     from cockpit.screens.pager import PagerScreen as PagerScreen
     from cockpit.screens.quit import QuitScreen as QuitScreen
+    from cockpit.screens.rewind import RewindScreen as RewindScreen
     from cockpit.screens.run import RunScreen as RunScreen
 
 __getattr__, __dir__ = lazy_face(__name__, _HOMES)

@@ -85,8 +85,12 @@ class ScrollBox(Vertical):
 
     @property
     def overflows(self) -> bool:
-        """Whether the content is taller than the box (the marker is shown)."""
-        return self.is_mounted and self.body.max_scroll_y > 0
+        """Whether the content is taller than the box (the marker is shown). A box whose screen
+        is being taken down (its children gone first) overflows nothing."""
+        if not self.is_mounted:
+            return False
+        bodies = self.query(VerticalScroll)
+        return bool(bodies) and bodies.first().max_scroll_y > 0
 
     def content_changed(self, *, to_top: bool = False) -> None:
         """The content was replaced: start at its top (when asked) and update the marker once

@@ -7,10 +7,12 @@ the engines, the journal, the view or Textual).
   elsewhere), `snapshot`: `Snapshotter` takes one (stat cache, links as links, a size cap).
 - `restore` / `rewind`: the plan (the run's changes back, others' left alone) and doing it.
 - `history`: `RunCheckpoints`, a run's checkpoints and rewinds read from its events.
+- `beneath`: `Beneath`, paths opened below a root without following a link out of it.
 - `checkpointer`: `Checkpointer`, a run's checkpoints off the event loop, for the Session.
 - `settings`: `CheckpointSettings` (`[checkpoints]` in config.toml).
 """
 
+from engine_adapter.checkpoints.beneath import Beneath
 from engine_adapter.checkpoints.checkpointer import Checkpointer
 from engine_adapter.checkpoints.entries import Entry, bad_path, same_content
 from engine_adapter.checkpoints.history import RunCheckpoints
@@ -24,6 +26,7 @@ from engine_adapter.checkpoints.rewind import (
     checkpoint_rows,
     rewind,
     rewind_run,
+    rewound_event,
 )
 from engine_adapter.checkpoints.settings import STORE_BYTES, CheckpointSettings
 from engine_adapter.checkpoints.snapshot import LARGE_BYTES, Snapshotter, Taken, changes
@@ -33,6 +36,7 @@ __all__ = [
     "DEFAULT_IGNORE",
     "LARGE_BYTES",
     "STORE_BYTES",
+    "Beneath",
     "CheckpointRow",
     "CheckpointSettings",
     "CheckpointStore",
@@ -55,5 +59,6 @@ __all__ = [
     "plan_rewind",
     "rewind",
     "rewind_run",
+    "rewound_event",
     "same_content",
 ]

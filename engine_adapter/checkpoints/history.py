@@ -8,7 +8,7 @@ the cockpit last left it: the latest rewind's result, else the run's end, else i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from engine_adapter.events import BaseEvent, CheckpointTaken, WorkspaceRewound
@@ -50,6 +50,24 @@ class RunCheckpoints:
                     found.turns[event.turn] = event
             elif isinstance(event, WorkspaceRewound):
                 found.rewinds.append(event)
+        return found
+
+    @classmethod
+    def of_conversation(cls, tasks: Sequence[Iterable[BaseEvent]], task: int) -> RunCheckpoints:
+        """Task `task`'s (1-based) checkpoints in a conversation of several tasks (`tasks`: each
+        task's events, in order), one workspace: its turns, and the baseline of the whole
+        conversation (the latest rewind or task end of any task: a later task's changes are
+        the conversation's own, not someone else's). `last_seq` and `session_id` are the
+        latest task's, where a rewind is recorded."""
+        found = cls.of(tasks[task - 1])
+        every = [cls.of(events) for events in tasks]
+        found.rewinds = []
+        for each in every:  # a task's end comes before its rewinds (done once it has ended)
+            if each.end is not None:
+                found.end, found.rewinds = each.end, []  # what a later task left supersedes
+            found.rewinds += each.rewinds
+        found.last_seq, found.session_id = every[-1].last_seq, every[-1].session_id
+        found.ended = every[-1].ended
         return found
 
     @property

@@ -33,10 +33,12 @@ __all__ = ["RewindPlan", "apply_plan", "check_blobs", "plan_rewind"]
 
 @dataclass
 class RewindPlan:
-    """What a rewind does: paths written back, paths removed, paths left alone (and why)."""
+    """What a rewind does: paths written back (`brought_back`: those of them that are gone
+    now), paths removed, paths left alone (and why)."""
 
     target: dict[str, Entry]
     restore: list[str] = field(default_factory=list)
+    brought_back: list[str] = field(default_factory=list)
     remove: list[str] = field(default_factory=list)
     left_alone: list[tuple[str, str]] = field(default_factory=list)
 
@@ -62,6 +64,8 @@ def plan_rewind(target: dict[str, Entry], baseline: dict[str, Entry],
             plan.left_alone.append((path, "over the size cap: recorded by hash only"))
         else:
             plan.restore.append(path)
+            if c is None:
+                plan.brought_back.append(path)
     return plan
 
 

@@ -6,7 +6,8 @@ every blob it needs is checked; after it, the result is checkpointed again (`aft
 baseline of the next rewind or undo).
 
 `rewind_run` and `checkpoint_rows` do it for a run as its events tell it (`RunCheckpoints`):
-what `cockpit rewind` and `cockpit checkpoints` (and the rewind key) call.
+what `cockpit rewind` and `cockpit checkpoints` (and the rewind key) call; `rewound_event` is
+the `workspace_rewound` event that records a rewind done (the caller stamps and journals it).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from engine_adapter.checkpoints.manifest import Manifest
 from engine_adapter.checkpoints.restore import RewindPlan, apply_plan, check_blobs, plan_rewind
 from engine_adapter.checkpoints.snapshot import Snapshotter
 from engine_adapter.checkpoints.store import CheckpointStore
+from engine_adapter.events import WorkspaceRewound
 
 __all__ = ["CheckpointRow", "RewindOutcome", "RewindRefused", "checkpoint_rows", "rewind",
-           "rewind_run"]
+           "rewind_run", "rewound_event"]
 
 
 @dataclass(frozen=True)
@@ -126,3 +128,23 @@ def rewind_run(store: CheckpointStore, run: RunCheckpoints, *, to: int | None = 
     if not os.path.isdir(target.workspace):
         raise RewindRefused(f"the workspace {target.workspace} is gone")
     return rewind(store, target, baseline, dry_run=dry_run)
+
+
+def rewound_event(run: RunCheckpoints, outcome: RewindOutcome, *, to: int | None,
+                  undo: bool = False) -> WorkspaceRewound:
+    """The `workspace_rewound` event of a rewind `rewind_run` did (not dry) for `run`: the
+    target checkpoint, the two around it and the paths; unstamped (the Session, or the
+    journal's writer, stamps it with the run's next `seq`)."""
+    if outcome.before is None or outcome.after is None:
+        raise ValueError("a dry rewind changed nothing: there is nothing to record")
+    plan = outcome.plan
+    if undo:
+        target = run.rewinds[-1].before if run.rewinds else outcome.before.id
+    else:
+        taken = run.turns[to].checkpoint if to in run.turns else None
+        target = taken or outcome.before.id
+    return WorkspaceRewound(
+        to_turn=to, undo=undo, checkpoint=target, before=outcome.before.id,
+        after=outcome.after.id, restored=plan.restore, removed=plan.remove,
+        left_alone=[f"{p}: {why}" for p, why in plan.left_alone],
+        failed=[f"{p}: {why}" for p, why in outcome.failed])

@@ -37,7 +37,9 @@ class WorkspaceRewound(BaseEvent):
     """The workspace was rewound to turn `to_turn`'s checkpoint (`undo`: the latest rewind was
     undone instead). `before`/`after` are the checkpoints of the workspace around it (`--undo`
     goes back to `before`); `restored` were written back, `removed` deleted (the run made them),
-    `left_alone` changed by someone else and kept (each "path: why")."""
+    `left_alone` changed by someone else and kept (each "path: why"). `conversation`, from the
+    live cockpit: what the rewind means for the conversation (the next task continues from that
+    turn; an agent's own conversation still holds the later turns)."""
 
     type: Literal["workspace_rewound"] = "workspace_rewound"
     to_turn: int | None = None
@@ -49,3 +51,4 @@ class WorkspaceRewound(BaseEvent):
     removed: list[str] = Field(default_factory=list)
     left_alone: list[str] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
+    conversation: str | None = None

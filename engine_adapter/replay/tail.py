@@ -16,6 +16,7 @@ from typing import NamedTuple
 from engine_adapter.events import BaseEvent
 from engine_adapter.journal import STREAM_HEAD, Chunk, JournalIndex, is_blank, parse_line, segments
 from engine_adapter.replay.fold_lines import fold_chunk
+from engine_adapter.text import byte_size
 from engine_adapter.view import MessageItem, NoticeItem, RunFold, RunView, ToolCallItem
 
 __all__ = ["CUT_TITLE", "TAIL_BYTES", "Tail", "fold_tail", "tail_label"]
@@ -107,14 +108,7 @@ def tail_label(tail: Tail, read: int, size: int) -> str:
     """What the status line says while `tail`'s view stands for the end: how far the pass
     has read (`read` of `size` bytes) and what is shown."""
     percent = min(99, read * 100 // max(1, size))
-    shown = _size(tail.end - tail.begin)
+    shown = byte_size(tail.end - tail.begin)
     return (f"⋯ reading the whole journal: {percent}% — showing its last {shown}; "
             "totals, marks and earlier rows follow")
 
-
-def _size(count: int) -> str:
-    if count >= 1 << 20:
-        return f"{count / (1 << 20):.0f} MB" if count >= 10 << 20 else f"{count / (1 << 20):.1f} MB"
-    if count >= 1 << 10:
-        return f"{count // (1 << 10)} KB"
-    return f"{count} bytes"

@@ -290,6 +290,35 @@ class Session:
         if self.journal_error is not None and not self.cancel_token.cancelled:
             self.cancel(self.journal_error)  # the engine stops; the run ends `failed`, see above
 
+    def record(self, event: BaseEvent) -> HarnessEvent:
+        """Journal and publish an event about the run after it has ended (a rewind of its
+        workspace from the live cockpit), in order with the run's events: stamped with the next
+        `seq`, appended to the journal (our own journal is opened again by its path, so its
+        hash chain continues; a caller's gets `write(event)`) and to `history`, where a reader
+        folding by position (the live cockpit's pump) finds it. Safe from a worker thread.
+        `RuntimeError` while the run is going; `JournalError` (and nothing recorded) when the
+        journal cannot take it."""
+        if not self._ended:
+            raise RuntimeError("the run is still going: an event about it is recorded once it "
+                               "has ended")
+        with self._lock:
+            seq = self._emitted
+            event = stamped(event, self.session_id, seq, time.time())
+            event, line = bounded_line(event)
+            event, line = redacted_line(event, line)
+            journal = self._journal
+            if isinstance(journal, JsonlEventJournal):
+                again = JsonlEventJournal(journal.path, fsync=journal.fsync)
+                try:
+                    again.write(event, line=line)
+                finally:
+                    again.close()
+            elif journal is not None:
+                journal.write(event)
+            self._emitted = seq + 1
+            self._log.append(line, cast(HarnessEvent, event))
+        return cast(HarnessEvent, event)
+
     # Checkpoints -----------------------------------------------------------------------------
     def _begin_checkpoint(self, turn: int | None) -> None:
         checkpoints = self.checkpoints

@@ -343,8 +343,9 @@ def _workspace_rewound(e: WorkspaceRewound) -> Description:
     what = "undid the latest rewind" if e.undo else f"to the start of turn {e.to_turn}"
     left = f", {len(e.left_alone)} left alone" if e.left_alone else ""
     failed = f", {len(e.failed)} failed" if e.failed else ""
+    talk = f"; {e.conversation}" if e.conversation else ""
     return Description("rewind", f"{what}: {len(e.restored)} restored, {len(e.removed)} "
-                       f"removed{left}{failed}", "warn" if e.failed else "plain", "↶",
+                       f"removed{left}{failed}{talk}", "warn" if e.failed else "plain", "↶",
                        "workspace rewound ")
 
 

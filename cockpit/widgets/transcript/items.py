@@ -62,6 +62,7 @@ __all__ = [
     "needs_pager",
     "render_item",
     "row_count",
+    "starts_turn",
     "stream_tail",
 ]
 
@@ -97,8 +98,9 @@ def needs_pager(item: Item) -> bool:
     return False
 
 
-def _starts_turn(item: Item, previous: Item | None) -> bool:
-    """Whether `item` opens its turn (and so is drawn under the turn's rule)."""
+def starts_turn(item: Item, previous: Item | None) -> bool:
+    """Whether `item` opens its turn (and so is drawn under the turn's rule, its header: the
+    item selected when the turn's header is)."""
     if item.turn is None or item.kind in ("task", "end"):
         return False
     # Same turn: an item without a turn (a decision, say) does not break it.
@@ -108,7 +110,7 @@ def _starts_turn(item: Item, previous: Item | None) -> bool:
 
 def _turn_header(item: Item, previous: Item | None, palette: Palette,
                  console: Console, width: int) -> list[Strip]:
-    if not _starts_turn(item, previous):
+    if not starts_turn(item, previous):
         return []
     label = f"── turn {item.turn} "
     return [one(console, Text(label + "─" * max(0, width - len(label)), palette.rule), width)]
@@ -307,7 +309,7 @@ def row_count(item: Item, previous: Item | None, *, width: int, expanded: bool) 
         rows = None
     if rows is None:
         return None
-    return rows + int(_starts_turn(item, previous))
+    return rows + int(starts_turn(item, previous))
 
 
 def estimate_rows(item: Item, width: int) -> int:

@@ -38,6 +38,7 @@ from cockpit.widgets.transcript.items import (
     needs_pager,
     render_item,
     row_count,
+    starts_turn,
 )
 from cockpit.widgets.transcript.rows import changed_rows, highlighted, search_pattern
 from engine_adapter.view import Item, RunView
@@ -53,6 +54,9 @@ CACHE_ITEMS = 300
 # (two screens of them, at most this many) to measure them; earlier ones get an estimated height,
 # corrected when first drawn.
 EXACT_MEASURE = 64
+# How far back a selected row looks for an earlier row of its turn (turn-less rows between
+# turns are a few notices: a phase change, a checkpoint that failed).
+_TURNLESS_SCAN = 64
 
 
 def _thumb_same(bar: ScrollBar, virtual: float, window: float, position: float) -> bool:
@@ -91,6 +95,14 @@ class Transcript(ScrollView, can_focus=True):
 
     class Inspect(Message):
         """The user wants the raw events behind `item`."""
+
+        def __init__(self, item: Item) -> None:
+            super().__init__()
+            self.item = item
+
+    class Rewind(Message):
+        """The user wants the workspace rewound to the start of `item`'s turn (`item` opens
+        it: the turn's header is selected)."""
 
         def __init__(self, item: Item) -> None:
             super().__init__()
@@ -419,6 +431,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         index = max(0, min(index, self.item_count - 1))
         before, had_selection = self.cursor, self.selected is not None
+        had_header = had_selection and self.selected_turn_header is not None
         self.cursor = index
         self.follow = False
         top, height = self._starts[index], self._heights[index]
@@ -434,7 +447,8 @@ class Transcript(ScrollView, can_focus=True):
             for i in {before, index}:
                 if 0 <= i < len(self._starts):
                     self.refresh_lines(self._starts[i], self._heights[i])
-        if not had_selection:  # the keys that need a selection apply now (and no others)
+        if not had_selection or had_header != (self.selected_turn_header is not None):
+            # the keys that need a selection (or a turn's header: `b`) apply now, or no more
             self.refresh_bindings()
 
     def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
@@ -523,10 +537,38 @@ class Transcript(ScrollView, can_focus=True):
         self.app.copy_to_clipboard(copied.text)
         self.notify(copied.notice(), markup=False, timeout=4)
 
+    @property
+    def selected_turn_header(self) -> Item | None:
+        """The selected item when it opens its turn: the turn's header is drawn on it, or (a
+        task's first turn, after the task's turn-less rows) no earlier row of the task has a
+        turn."""
+        item = self.selected
+        if item is None or item.turn is None or item.kind in ("task", "end"):
+            return None
+        previous = self._items[self.cursor - 1] if self.cursor > 0 else None
+        if starts_turn(item, previous):
+            return item
+        for index in range(self.cursor - 1, max(-1, self.cursor - 1 - _TURNLESS_SCAN), -1):
+            earlier = self._items[index]
+            if earlier.task != item.task or earlier.kind == "task":
+                return item
+            if earlier.turn is not None:
+                return None
+        return None
+
+    def action_rewind_turn(self) -> None:
+        """Ask for a rewind to the start of the selected turn (its header selected)."""
+        item = self.selected_turn_header
+        if item is not None:
+            self.post_message(self.Rewind(item))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`enter` and `c` apply only with an item selected; `i` also to a pending approval."""
+        """`enter` and `c` apply only with an item selected; `i` also to a pending approval;
+        `b` (rewind) only on a turn's header."""
         if action in ("expand", "copy_item"):
             return self.selected is not None
+        if action == "rewind_turn":
+            return self.selected_turn_header is not None
         if action == "inspect":
             return self._inspected() is not None
         return True

@@ -30,6 +30,7 @@ from typing import Any
 from engine_adapter.context import RunContext
 from engine_adapter.engines.builtin.calls import Call, Failed, ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
+from engine_adapter.engines.builtin.conversation import TRANSCRIPT, TURN_STARTS, carried
 from engine_adapter.engines.builtin.instructions import Instructions, read_instructions
 from engine_adapter.engines.builtin.models import (
     Decision,
@@ -157,7 +158,12 @@ class _Run:
                                               output_cap=engine.output_cap)
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
-        self.transcript: list[TranscriptEntry] = [UserMessage(state.task)]
+        # The conversation so far (the last task's, cut where it was rewound), then this task;
+        # kept in the task's state, so that the next task carries it on (`conversation`).
+        self.transcript: list[TranscriptEntry] = [*carried(state.earlier),
+                                                  UserMessage(state.task)]
+        self.turn_starts: list[int] = []
+        state.data[TRANSCRIPT], state.data[TURN_STARTS] = self.transcript, self.turn_starts
         self.turn = 0
         self.errors_in_a_row = 0
         self.instructions: Instructions | None = None  # the project's AGENTS.md, once read
@@ -183,6 +189,7 @@ class _Run:
             if self.turn >= engine.max_turns:
                 return self._end("failed", error=f"no finish after {engine.max_turns} turns")
             self.turn += 1
+            self.turn_starts.append(len(self.transcript))
             self.ctx.emit(TurnStart(turn=self.turn))
             await self.ctx.checkpoint_ready()  # the workspace as it was before this turn
             outcome = await self._take_turn()

@@ -117,7 +117,9 @@ def test_rewind_prints_one_path_a_line_and_leaves_a_users_change_alone(tmp_path)
     done = cli("rewind", journal, "--to", 1)
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()
-    assert "restored README.md" in lines and "restored src/app.py" in lines
+    # src/app.py was deleted by the run: it is brought back (written back too, not "restored")
+    assert "restored README.md" in lines and "brought back src/app.py" in lines
+    assert "restored src/app.py" not in lines
     assert "removed notes.txt" in lines and "removed link" in lines
     assert any(line.startswith("left alone gen/g.txt") for line in lines)
     assert (ws / "gen" / "g.txt").read_text() == "the user's edit, after the run"
