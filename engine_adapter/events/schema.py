@@ -38,6 +38,7 @@ from engine_adapter.events.agent import (
     SessionInfoChanged,
 )
 from engine_adapter.events.base import BaseEvent
+from engine_adapter.events.modes import ModeChanged
 from engine_adapter.events.run import (
     AgentEnd,
     AgentStart,
@@ -91,7 +92,8 @@ HarnessEvent = Annotated[
     | HistoryTool
     | CheckpointTaken
     | WorkspaceRewound
-    | AgentPlan,
+    | AgentPlan
+    | ModeChanged,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from engine_adapter.events import ApprovalRequested, ApprovalResolved, BaseEvent
 from engine_adapter.grants import ApprovalGate, ApprovalRequest, Ruling, Scope
+from engine_adapter.grants.modes import auto_refusal
 from engine_adapter.lookalikes import lookalike_marks, marks_line
 from engine_adapter.session.cancel import SessionCancelToken
 from engine_adapter.session.question_desk import unique_id
@@ -73,6 +74,9 @@ class ApprovalDesk:
         self.unattended, self.approval_timeout = unattended, approval_timeout
         self.amendment_policy, self.escalation_policy = amendment_policy, escalation_policy
         self.auto_approve = auto_approve
+        # Whether the run's commands run in a sandbox (its `agent_start` said so): what auto
+        # mode allows unasked depends on it.
+        self.run_sandboxed = False
         self._ended = ended
         self._pending: dict[str, PendingApproval] = {}
         self._saving: set[asyncio.Task[None]] = set()  # `[a] always` grants being written
@@ -123,16 +127,27 @@ class ApprovalDesk:
         asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
         verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
+        # Auto mode: allowed unasked only what the sandbox contains; otherwise it asks and the
+        # question says why (never a silent fallback).
+        uncontained = auto_refusal(
+            tier=tier, run_sandboxed=self.run_sandboxed, sandboxed=sandboxed,
+            auto_max_tier=auto_max_tier, attended=not self.unattended) \
+            if self.gate.mode == "auto" else None
         if not self.cancel_token.cancelled:
             request = ApprovalRequest(tool, tool_input, tier, prefix, verdict.grantable,
                                       approval_id, reason)
-            ruling = await self.gate.rule(request, verdict)
+            ruling = await self.gate.rule(request, verdict, contained=self.gate.mode == "auto"
+                                          and uncontained is None)
             # Without its sandbox only a refusal answers unasked: a grant or a policy's allow
             # was given for commands that run sandboxed (never a silent downgrade).
             if ruling is not None and sandboxed is False and ruling.allowed:
                 ruling = None
             if ruling is not None and not self.cancel_token.cancelled:
+                if ruling.via == "mode" and not ruling.allowed and ruling.rule:
+                    self._reasons[approval_id] = self._reasons[asked_as] = ruling.rule
                 return self._decide_unasked(approval_id, tool, tool_input, tier, ruling)
+        if uncontained is not None and self.gate.mode == "auto" and not self.unattended:
+            reason = f"{reason} (auto mode asks: {uncontained})"
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
                                     tool_input=tool_input, tier=tier, prefix=prefix,
                                     grantable=verdict.grantable,

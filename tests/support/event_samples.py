@@ -43,6 +43,7 @@ MINIMAL = {  # the fewest fields each type takes
     "history_message": {"role": "user", "text": "earlier"},
     "history_tool": {"call_id": "c", "tool": "read", "status": "completed"},
     "checkpoint_taken": {"turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d"},
+    "mode_changed": {"mode": "plan", "previous": "accept-edits", "source": "human"},
     "workspace_rewound": {"to_turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d",
                           "before": "18c2f0a1b2d-0a1b2c3e", "after": "18c2f0a1b2e-0a1b2c3f"},
     "agent_plan": {"entries": [{"content": "read the file"}]},

@@ -211,7 +211,8 @@ class _Run:
     async def _take_turn(self) -> _TurnResult:
         found = self.instructions
         request = ModelRequest(
-            task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
+            task=self.state.task, turn=self.turn, phase=self.phase or "", mode=self.ctx.mode,
+            transcript=tuple(
                 self.transcript), tools=tuple(TOOLS.values()),
             plan=tuple(c.model_dump() for c in self.verification.plan or ()),
             instructions=found.text if found is not None else "",
@@ -327,6 +328,11 @@ class _Run:
                                                    tier=call.tier, sandboxed=flag)
         return bool(allowed) and not self.cancelled
 
+    def _denied(self, call: Call) -> ToolResult:
+        """A denied call's result: the model reads why (the human's words, or the mode's)."""
+        said = self.ctx.denial_reason(call.id)
+        return call.result("denied", error=f"denied: {said}" if said else "denied")
+
     async def _edit(self, call: Call) -> ToolResult:
         if self.phase != "edit":
             return await self._refuse(call, f"{call.tool} is allowed only in the edit phase; "
@@ -347,7 +353,11 @@ class _Run:
             call.tier = DESTRUCTIVE
             if not await self._ask(call, f"{call.tool} {prepared.shown}: {prepared.runs_later}",
                                    shown_input=shown_input):
-                return call.result("denied", error="denied")
+                return self._denied(call)
+        elif self.ctx.edits_ask:  # ask and plan mode: the edit goes to the gate, with its diff
+            if not await self._ask(call, f"{call.tool} {prepared.shown}",
+                                   shown_input=shown_input):
+                return self._denied(call)
 
         async def write() -> str:
             return await off_loop(prepared.apply, what=call.tool)
@@ -361,7 +371,7 @@ class _Run:
             return await self._refuse(call, str(exc))
         call.tier = request.tier
         if not await self._ask(call, request.reason, outside=request.outside, commands=True):
-            return call.result("denied", error="denied")
+            return self._denied(call)
         timeout = min(float(call.input.get("timeout") or self.engine.shell_timeout),
                       self.engine.shell_timeout)
         args = request.argv
@@ -394,7 +404,7 @@ class _Run:
         except ToolError as exc:
             return await self._refuse(call, str(exc))
         if not await self._ask(call, change.question, commands=True):
-            return call.result("denied", error="denied")
+            return self._denied(call)
         return await self._run_tool(call, lambda: self.verification.freeze(change.checks))
 
     async def _switch_to_editing(self, call: Call) -> ToolResult:
@@ -402,7 +412,7 @@ class _Run:
             return await self._refuse(call, "already in the edit phase")
         reason = call.input["reason"]
         if not await self._ask(call, f"switch from investigating to editing: {reason}"):
-            return call.result("denied", error="denied")
+            return self._denied(call)
 
         async def escalate() -> str:
             self.ctx.emit(TaskEscalated(reason=reason, target="edit"))

@@ -29,6 +29,7 @@ ADDED_TYPES = [
     # the workspace's checkpoints and rewinds (issue 27)
     "checkpoint_taken", "workspace_rewound",
     "agent_plan",  # an external agent's plan (issue 25)
+    "mode_changed",  # the cockpit's permission mode changed (issue 27 §3)
 ]
 
 
