@@ -57,7 +57,7 @@ def next_mode(mode: str | None) -> PermissionMode:
 
 class ModeChanged(BaseEvent):
     """The cockpit's permission mode is now `mode` (`previous`: the one before, None at the
-    run's start). `source` says who changed it ("cli": the command line at start, "human": the
+    run's start). `source` says who changed it ("start": the mode the run began in, "human": the
     mode key, or an embedder's word); `note` what it means here when that differs from the
     mode's name ("no sandbox is active: auto asks as accept edits does"). An external agent's
     own mode, where the cockpit maps it, shows as the agent's `phase_changed`."""

@@ -125,7 +125,7 @@ class Session:
             turn runs (a `tool_start`, an approval, a check), and the end's before `agent_end`.
         mode: The permission mode the run starts in (`engine_adapter.events.modes`: "ask",
             "accept-edits", "auto", "plan"); `set_mode` changes it. A mode other than the
-            default is journaled (`mode_changed`, `source="cli"`) right after `agent_start`.
+            default is journaled (`mode_changed`, `source="start"`) right after `agent_start`.
 
     Who answers, in order: deny rules, the policy, grants, then the human (or, unattended,
     the rules above). `gate` holds all of them (the grants screen lists and revokes there).
@@ -299,7 +299,7 @@ class Session:
             self._run_started = True
             self._approvals.run_sandboxed = is_sandboxed(getattr(event, "sandbox", None))
             if self.gate.mode != DEFAULT_MODE:
-                self._journal_mode(self.gate.mode, None, "cli")
+                self._journal_mode(self.gate.mode, None, "start")
         elif etype == "agent_end":
             self._ended = True
         elif etype == "turn_start" and self.checkpoints is not None:

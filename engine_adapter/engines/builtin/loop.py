@@ -354,10 +354,9 @@ class _Run:
             if not await self._ask(call, f"{call.tool} {prepared.shown}: {prepared.runs_later}",
                                    shown_input=shown_input):
                 return self._denied(call)
-        elif self.ctx.edits_ask:  # ask and plan mode: the edit goes to the gate, with its diff
-            if not await self._ask(call, f"{call.tool} {prepared.shown}",
-                                   shown_input=shown_input):
-                return self._denied(call)
+        elif self.ctx.edits_ask and not await self._ask(  # ask and plan mode: to the gate
+                call, f"{call.tool} {prepared.shown}", shown_input=shown_input):
+            return self._denied(call)
 
         async def write() -> str:
             return await off_loop(prepared.apply, what=call.tool)
