@@ -91,6 +91,11 @@ KEYS: list[KeySpec] = [
             help="Show this help."),
     KeySpec("grants", "g", "grants", "grants", "app",
             help="Every grant and deny rule in force, with its scope and last use; revoke one."),
+    KeySpec("mode", "m", "cycle_mode", "mode", "app",
+            help="Switch the permission mode: ask (every edit and command asks, with its "
+            "diff) → accept edits (edits in the workspace run, commands ask) → auto (what the "
+            "sandbox contains runs unasked; tier 4 asks) → plan (read-only). Shown in the "
+            "status line and journaled; a call already asking keeps its question."),
     # Everywhere (both apps): the side panel on a narrow terminal, panels that outgrew their
     # room, and Textual's own keys.
     KeySpec("side-panel", "v", "toggle_side_panel", "checks & grants", "general",

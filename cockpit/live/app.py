@@ -50,6 +50,7 @@ from cockpit.widgets import (
     project_label,
 )
 from engine_adapter import JournalError, Session
+from engine_adapter.events import mode_label, next_mode
 from engine_adapter.grants import SCOPES, Scope
 from engine_adapter.text import plural
 from engine_adapter.view import (
@@ -559,6 +560,19 @@ class CockpitApp(ThemedApp):
         return lambda seq: history[seq] if 0 <= seq < len(history) else None
 
     # Grants ----------------------------------------------------------------------------------
+    def action_cycle_mode(self) -> None:
+        """Switch to the next permission mode (journaled by the Session; the status line shows
+        it once the fold has it). Between tasks, it is the mode the next task starts in."""
+        set_mode = getattr(self.session, "set_mode", None)
+        if set_mode is None:
+            self.notify("this run's permission mode is set where it runs (its host)",
+                        severity="warning")
+            return
+        mode = next_mode(self.session.mode)
+        set_mode(mode, source="human")
+        later = " (for the next task)" if self.session.done else ""
+        self.notify(f"permission mode: {mode_label(mode)}{later}", timeout=3)
+
     def action_grants(self) -> None:
         """Show every grant and deny rule in force; revoke from there."""
         self.push_screen(GrantsScreen(self.session.gate, changed=self._grants_changed))

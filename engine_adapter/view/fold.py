@@ -31,6 +31,7 @@ from engine_adapter.events import (
     DeclarationRequired,
     HistoryMessage,
     HistoryTool,
+    ModeChanged,
     ModelDecisionEvent,
     ModelRetry,
     ModelUpdate,
@@ -313,6 +314,11 @@ class RunFold:
     def _phase_changed(self, e: PhaseChanged) -> Change:
         self.view.phase = e.phase
         return self._notice("phase", e, parts=RUN)
+
+    def _mode_changed(self, e: ModeChanged) -> Change:
+        self.view.mode = e.mode
+        self.view.mode_note = e.note
+        return self._notice("mode", e, parts=RUN)
 
     def _declaration_required(self, e: DeclarationRequired) -> Change:
         return self._notice("declaration", e, turn=e.turn)
@@ -624,6 +630,7 @@ class RunFold:
             (HistoryTool, _history_tool),
             (CheckpointTaken, _checkpoint_taken),
             (WorkspaceRewound, _workspace_rewound),
+            (ModeChanged, _mode_changed),
         )
     }
 

@@ -76,6 +76,8 @@ def verdict_text(state: str, via: str | None, remember: bool = False, *,
     if via == "deny-rule":
         return (f"{verdict} by a deny rule{ident}" + (f" ({scope})" if scope else "")
                 + (f": {rule}" if rule else ""))
+    if via == "mode":  # the permission mode decided (plan refuses, auto allows)
+        return f"{verdict} by the permission mode" + (f" ({rule})" if rule else "")
     if via == "policy":
         if error:
             return f"{verdict}: the approval policy failed ({error})"
