@@ -8,6 +8,9 @@ AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
                        "history_tool", "agent_plan"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
+MODE_TYPES = {"mode_changed"}
+"""Types only a Session started in (or switched to) a permission mode other than the default
+writes: not in a bare demo Session."""
 CHECKPOINT_TYPES = {"checkpoint_taken", "workspace_rewound"}
 """Types only a Session given `checkpoints=` (or a rewind) writes: not in a bare demo Session."""
 
