@@ -40,7 +40,7 @@ REPLAY_SCOPE = "replay"
 PICKER_SCOPE = "picker"
 """The journal picker's scope (its other keys are the pager's)."""
 ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope", "scope_back",
-                            "cancel_run"})
+                            "cancel_run", "edit_proposal"})
 """The run's actions whose keys still work from an empty message box, where they apply (the
 focus stays there after a task is sent): the keys that answer a pending approval, and escape's
 "back" and "cancel run"; any other letter there is text."""
@@ -74,6 +74,11 @@ KEYS: list[KeySpec] = [
             "long (s, p or u; a again = this session). On a call that cannot be granted it "
             "says why."),
     KeySpec("deny", "n", "deny", "deny", "app", help="Deny the oldest pending tool call."),
+    KeySpec("edit-proposal", "e", "edit_proposal", "edit it", "app",
+            help="On an edit under review (ask mode): open the proposed text in $VISUAL or "
+            "$EDITOR; what you save is accepted and written instead, and the agent is told the "
+            "file differs from its proposal. A non-zero exit or an unchanged file accepts "
+            "nothing."),
     KeySpec("grant-session", "s", "grant_scope('session')", "this session", "app",
             help="After a: keep the grant for this session (forgotten when cockpit quits)."),
     KeySpec("grant-project", "p", "grant_scope('project')", "this project", "app",

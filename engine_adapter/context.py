@@ -32,6 +32,7 @@ from engine_adapter.runner import (
     AgentRunner,
     ApprovalController,
     CancelToken,
+    EditReviewController,
     EventSink,
     GrantAwareController,
     ModeAwareController,
@@ -115,8 +116,8 @@ class RunContext:
     emitted into an ended run.
     """
 
-    __slots__ = ("_capped", "_grants", "_modes", "_questions", "_reasons", "_sandboxed",
-                 "controller", "cwd", "live", "sandbox", "sink", "token")
+    __slots__ = ("_capped", "_edits", "_grants", "_modes", "_questions", "_reasons",
+                 "_sandboxed", "controller", "cwd", "live", "sandbox", "sink", "token")
 
     def __init__(self, sink: EventSink, controller: ApprovalController, token: CancelToken, *,
                  cwd: str | None = None, sandbox: Sandbox | None = None) -> None:
@@ -130,6 +131,7 @@ class RunContext:
         self._questions = controller if isinstance(controller, QuestionController) else None
         self._reasons = controller if isinstance(controller, ReasonAwareController) else None
         self._modes = controller if isinstance(controller, ModeAwareController) else None
+        self._edits = controller if isinstance(controller, EditReviewController) else None
         self._sandboxed = controller if _takes_sandboxed(controller) else None
         self._capped = self._sandboxed is not None and _takes(controller, "auto_max_tier")
 
@@ -203,6 +205,19 @@ class RunContext:
         controller that does not keep them)."""
         reasons = self._reasons
         return reasons.denial_reason(approval_id) if reasons is not None else None
+
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None:
+        """Offer the edit asked next under `approval_id` for review (the human may accept a
+        version of their own); nothing with a controller that cannot review edits."""
+        if self._edits is not None:
+            self._edits.offer_edit(approval_id, path, proposed)
+
+    def edited_content(self, approval_id: str) -> str | None:
+        """The human's own version of the edit allowed under `approval_id`, or None (write the
+        proposal as it was)."""
+        edits = self._edits
+        found = edits.edited_content(approval_id) if edits is not None else None
+        return found if isinstance(found, str) else None
 
     # the permission mode --------------------------------------------------------------------
     @property

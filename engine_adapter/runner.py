@@ -28,6 +28,7 @@ __all__ = [
     "AgentRunner",
     "ApprovalController",
     "CancelToken",
+    "EditReviewController",
     "EventSink",
     "GrantAwareController",
     "ModeAwareController",
@@ -131,6 +132,18 @@ class ModeAwareController(Protocol):
     def mode(self) -> str: ...
 
     def on_mode_change(self, listener: Callable[[Any], Any]) -> Callable[[], None]: ...
+
+
+@runtime_checkable
+class EditReviewController(Protocol):
+    """An approval controller that lets the human edit a proposed edit before accepting it (the
+    Session is one): the engine offers the edit's whole new text before asking
+    (`offer_edit`), and once allowed reads what to write (`edited_content`: the human's own
+    version, or None for the proposal as it was)."""
+
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None: ...
+
+    def edited_content(self, approval_id: str) -> str | None: ...
 
 
 @runtime_checkable

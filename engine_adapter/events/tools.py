@@ -102,7 +102,9 @@ class ApprovalResolved(BaseEvent):
     is read-only"). A decision made without asking (no `approval_requested` before it) also carries
     the call's `tool_input` and `tier`, so the views show what was decided.
     `reason`: the human's own words with the answer ("deny: use the staging database"), which
-    the engine passes on to the agent; `None` when none was given.
+    the engine passes on to the agent; `None` when none was given. `edited`: the human
+    accepted an edit in their own version (changed in `$EDITOR`): what is written differs from
+    what the agent proposed, and the agent is told.
     """
 
     type: Literal["approval_resolved"] = "approval_resolved"
@@ -118,3 +120,4 @@ class ApprovalResolved(BaseEvent):
     tool_input: dict[str, Any] | None = None
     tier: int | None = None
     reason: str | None = None
+    edited: bool | None = None

@@ -48,6 +48,7 @@ class PendingApproval:
     future: asyncio.Future[bool]
     grantable: bool = False
     asked_as: str = ""
+    proposal: tuple[str, str] | None = None  # an edit's (path, proposed text): editable
 
 
 class ApprovalDesk:
@@ -83,6 +84,8 @@ class ApprovalDesk:
         self._answered: set[str] = set()
         self._ids: set[str] = set()  # every approval id this session's events have used
         self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
+        self._offers: dict[str, tuple[str, str]] = {}  # engine's id -> an edit's (path, text)
+        self._edited: dict[str, str] = {}  # approval id -> the text the human accepted instead
 
     @property
     def pending(self) -> list[PendingApproval]:
@@ -166,7 +169,8 @@ class ApprovalDesk:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
                                                      grantable=verdict.grantable,
-                                                     asked_as=asked_as)
+                                                     asked_as=asked_as,
+                                                     proposal=self._offers.pop(asked_as, None))
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -204,8 +208,25 @@ class ApprovalDesk:
                                    via="auto", remember=False))
         return allowed
 
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None:
+        """The engine's next request under `approval_id` is an edit whose whole new text is
+        `proposed` (the file `path`, as shown): the human may accept it in a version of their
+        own (`resolve(edited=…)`). Kept in memory only, until that request is answered."""
+        self._offers[approval_id] = (path, proposed)
+
+    def proposal(self, approval_id: str) -> tuple[str, str] | None:
+        """A pending edit's (path, proposed text), when its engine offered it, else None."""
+        pending = self._pending.get(approval_id)
+        return pending.proposal if pending is not None else None
+
+    def edited_content(self, approval_id: str) -> str | None:
+        """The text the human accepted instead of the proposal for `approval_id` (the events'
+        id or the engine's), or None (accepted as proposed, or not an edit)."""
+        return self._edited.get(approval_id)
+
     def resolve(self, approval_id: str, *, allow: bool, remember: bool = False,
-                scope: Scope = "session", reason: str | None = None) -> None:
+                scope: Scope = "session", reason: str | None = None,
+                edited: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
         `approval_id` is the id the session's events carry (see `request`).
@@ -226,6 +247,13 @@ class ApprovalDesk:
             pending = next(iter(self._pending.values()))
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
+        self._offers.pop(pending.asked_as, None)
+        if edited is not None and allow and pending.proposal is not None:
+            # Their own version: allowed once, for exactly that text (never a grant).
+            self._edited[pending.approval_id] = self._edited[pending.asked_as] = edited
+            remember = False
+        else:
+            edited = None
         stored = bool(allow and remember and pending.grantable)
         if stored and scope != "session":
             task = asyncio.get_running_loop().create_task(self._save_then_resolve(
@@ -239,7 +267,8 @@ class ApprovalDesk:
         if words is not None:
             self._reasons[pending.approval_id] = words
             self._reasons[pending.asked_as or pending.approval_id] = words
-        self._resolved(pending, allow, stored, "session" if stored else None, None, words)
+        self._resolved(pending, allow, stored, "session" if stored else None, None, words,
+                       edited=edited is not None)
 
     async def _save_then_resolve(self, pending: PendingApproval, scope: Scope) -> None:
         note = f"allowed from the approval bar (session {self.session_id})"
@@ -254,11 +283,12 @@ class ApprovalDesk:
         self._resolved(pending, True, True, kept, grant_id)
 
     def _resolved(self, pending: PendingApproval, allow: bool, stored: bool,
-                  scope: Scope | None, grant_id: str | None, reason: str | None = None) -> None:
+                  scope: Scope | None, grant_id: str | None, reason: str | None = None, *,
+                  edited: bool = False) -> None:
         # Journal the decision before the engine can act on it.
         self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
                                    allowed=allow, via="human", remember=stored, scope=scope,
-                                   grant_id=grant_id, reason=reason))
+                                   grant_id=grant_id, reason=reason, edited=edited or None))
         if not pending.future.done():
             pending.future.set_result(allow)
 

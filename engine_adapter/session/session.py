@@ -391,13 +391,30 @@ class Session:
                                              sandboxed=sandboxed, auto_max_tier=auto_max_tier)
 
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
-                         scope: Scope = "session", reason: str | None = None) -> None:
+                         scope: Scope = "session", reason: str | None = None,
+                         edited: str | None = None) -> None:
         """Answer a pending approval by the id its events carry (see `ApprovalDesk.resolve`):
         `allow and remember` keeps a grant in `scope` when the call is grantable; `reason` is
-        the human's words. A stale or unknown id with nothing (or several) pending does
-        nothing."""
+        the human's words; `edited`, with `allow`, the human's own version of an edit the
+        engine offered for review (`edit_proposal`): that text is written instead, once, and
+        the engine tells its agent. A stale or unknown id with nothing (or several) pending
+        does nothing."""
         self._approvals.resolve(approval_id, allow=allow, remember=remember, scope=scope,
-                                reason=reason)
+                                reason=reason, edited=edited)
+
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None:
+        """The engine's next `request_approval(approval_id, …)` is an edit of `path` whose
+        whole new text is `proposed`: the human may edit it before accepting. Makes the Session
+        an `EditReviewController` (with `edited_content`)."""
+        self._approvals.offer_edit(approval_id, path, proposed)
+
+    def edit_proposal(self, approval_id: str) -> tuple[str, str] | None:
+        """A pending edit's (path, proposed text) that the human may edit, or None."""
+        return self._approvals.proposal(approval_id)
+
+    def edited_content(self, approval_id: str) -> str | None:
+        """The human's own version accepted for `approval_id`, or None (as proposed)."""
+        return self._approvals.edited_content(approval_id)
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call and no deny rule stops it, asking nobody.

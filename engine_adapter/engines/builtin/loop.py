@@ -45,6 +45,7 @@ from engine_adapter.engines.builtin.reply import Reply, raw_text, read_reply, so
 from engine_adapter.engines.builtin.tools import (
     EDIT_TOOLS,
     TOOLS,
+    PreparedWrite,
     ToolError,
     cap_text,
     list_dir,
@@ -70,13 +71,17 @@ from engine_adapter.events import (
     TurnEnd,
     TurnStart,
 )
-from engine_adapter.files import FileRefused, off_loop
+from engine_adapter.files import FileRefused, off_loop, unified_diff
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
 from engine_adapter.shell import DESTRUCTIVE
 from engine_adapter.state import TaskState
 
 __all__ = ["BuiltinRunner"]
+
+EDITED_DIFF_LIMIT = 8_000
+"""Characters of the diff between an edit as proposed and as the human wrote it, told to the
+model."""
 
 _READERS: dict[str, Callable[[Workspace, Mapping[str, Any]], str]] = {
     "read_file": read_file, "list_dir": list_dir, "search": search,
@@ -349,17 +354,36 @@ class _Run:
             return await self._refuse(call, str(exc))
 
         shown_input = {**call.input, "diff": prepared.diff}
+        asks = prepared.runs_later is not None or self.ctx.edits_ask
         if prepared.runs_later is not None:  # a file that runs by itself: ask, every time
             call.tier = DESTRUCTIVE
-            if not await self._ask(call, f"{call.tool} {prepared.shown}: {prepared.runs_later}",
-                                   shown_input=shown_input):
+        if asks:  # (ask and plan mode: every edit goes to the gate, with its diff)
+            why = f"{call.tool} {prepared.shown}" + (
+                f": {prepared.runs_later}" if prepared.runs_later is not None else "")
+            self.ctx.offer_edit(call.id, prepared.shown, prepared.content)  # the human may edit
+            if not await self._ask(call, why, shown_input=shown_input):
                 return self._denied(call)
-        elif self.ctx.edits_ask and not await self._ask(  # ask and plan mode: to the gate
-                call, f"{call.tool} {prepared.shown}", shown_input=shown_input):
-            return self._denied(call)
+        edited = self.ctx.edited_content(call.id) if asks else None
+        if edited is not None:
+            return await self._write_edited(call, prepared, edited, shown_input)
 
         async def write() -> str:
             return await off_loop(prepared.apply, what=call.tool)
+        return await self._run_tool(call, write, shown_input=shown_input)
+
+    async def _write_edited(self, call: Call, prepared: PreparedWrite, edited: str,
+                            shown_input: Mapping[str, Any]) -> ToolResult:
+        """Write the human's own version of a proposed edit, and tell the model how it differs
+        from what it proposed (the diff, off the loop and capped)."""
+        mine = replace(prepared, content=edited)
+
+        async def write() -> str:
+            done = await off_loop(mine.apply, what=call.tool)
+            changes = await off_loop(lambda: unified_diff(
+                prepared.content, edited, prepared.shown,
+                limit=EDITED_DIFF_LIMIT), what="diffing the human's version")
+            return (f"{done}: the human edited your proposal before it was written, so the "
+                    f"file differs from what you proposed:\n{changes}")
         return await self._run_tool(call, write, shown_input=shown_input)
 
     async def _shell(self, call: Call) -> ToolResult:
