@@ -148,3 +148,49 @@ def test_a_permission_given_before_plan_mode_does_not_let_the_write_through(
     assert (tmp_path / "ws" / "f.txt").read_text() == "before\n"
     assert "write error" in (state.result or "")
     assert [e.tool for e in of(events, "approval_resolved") if e.via == "mode"] == ["edit"]
+
+
+# -- an edit reviewed: the human's own version of a write ----------------------------------------
+
+def test_an_edited_write_is_what_gets_written_and_the_agent_is_told(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    log = tmp_path / "agent.jsonl"
+    runner = AcpRunner(agent_argv("--log", log), cwd=workspace, sandbox=OFF)
+    offered: list[Any] = []
+
+    def mine(session: Session, event: Any) -> None:
+        if event.type == "approval_requested":
+            offered.append(session.edit_proposal(event.approval_id))
+            session.resolve_approval(event.approval_id, allow=True, edited="mine\n")
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        try:
+            _, first = await drive(runner, "write out.txt", tmp_path / "1.jsonl", answer=mine,
+                                   mode="ask")
+            _, second = await drive(runner, "hello", tmp_path / "2.jsonl")
+            return first, second
+        finally:
+            await runner.close()
+    first, second = asyncio.run(main())
+    assert offered == [("out.txt", "written\n")]
+    assert (workspace / "out.txt").read_text() == "mine\n"
+    (resolved,) = of(first, "approval_resolved")
+    assert resolved.allowed and resolved.edited
+    (ended,) = [e for e in of(first, "tool_end") if e.tool == "edit"]
+    assert "the human's own version" in ended.output
+    (note,) = of(second, "prompt_note")  # with the next prompt: the test agent takes no steering
+    assert "differs from what you proposed" in note.text and "+mine" in note.text
+    prompts = [e for e in agent_log(log) if e.get("event") == "prompt"]
+    assert "-written" in " ".join(prompts[-1]["blocks"])
+
+
+def test_an_agent_that_writes_itself_offers_no_edit_review(tmp_path: Path) -> None:
+    offered: list[Any] = []
+
+    def look(session: Session, event: Any) -> None:
+        if event.type == "approval_requested":
+            offered.append(session.edit_proposal(event.approval_id))
+            session.resolve_approval(event.approval_id, allow=False)
+    _run(tmp_path, "permission allow_once,reject_once ls", answer=look, mode="ask")
+    assert offered == [None]
