@@ -300,7 +300,7 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
     if len(chosen) > 1:
         raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
     if agent is None and replace(choices, pass_env=()) != AgentChoices():
-        raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --agent-state go "
+        raise SetupError("--option, --mcp, --no-mcp, --env and --agent-state go "
                          "with --agent NAME")
     if engine is not None and choices.pass_env:
         raise SetupError("--pass-env applies to the commands the cockpit runs (--model, "

@@ -150,7 +150,7 @@ class ApprovalDesk:
                     self._reasons[approval_id] = self._reasons[asked_as] = ruling.rule
                 return self._decide_unasked(approval_id, tool, tool_input, tier, ruling)
         if uncontained is not None and self.gate.mode == "auto" and not self.unattended:
-            reason = f"{reason} (auto mode asks: {uncontained})"
+            reason = f"auto mode asks ({uncontained}): {reason}"
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
                                     tool_input=tool_input, tier=tier, prefix=prefix,
                                     grantable=verdict.grantable,

@@ -201,7 +201,7 @@ def test_plan_mode_refuses_an_edit_already_in_the_edit_phase(ws: Path) -> None:
 def test_auto_without_a_sandbox_asks_and_says_so(ws: Path) -> None:
     session = attended(ws, [SHELL, {"finish": "done"}], mode="auto", engine={"sandbox": OFF})
     (request,) = of_type(session, "approval_requested")
-    assert "auto mode asks: no sandbox is active" in request.reason
+    assert "auto mode asks (no sandbox is active" in request.reason
     (changed,) = of_type(session, "mode_changed")
     assert changed.note and "no sandbox" in changed.note
     assert "no sandbox" in describe(changed).line

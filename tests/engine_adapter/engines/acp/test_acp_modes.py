@@ -116,7 +116,7 @@ def test_accept_edits_leaves_the_agents_own_mode_alone(tmp_path: Path) -> None:
 def test_auto_without_a_sandbox_asks_and_says_so(tmp_path: Path) -> None:
     _, events, _ = _run(tmp_path, "write out.txt", mode="auto")
     (request,) = of(events, "approval_requested")
-    assert "auto mode asks: no sandbox is active" in request.reason
+    assert "auto mode asks (no sandbox is active" in request.reason
     (changed,) = of(events, "mode_changed")
     assert changed.note and "no sandbox" in changed.note
 
