@@ -5,6 +5,7 @@ Snapshot of the edit review at 80x24 (update with `--snapshot-update`)."""
 
 from __future__ import annotations
 
+import asyncio
 import stat
 from pathlib import Path
 from typing import Any
@@ -215,3 +216,31 @@ def test_snapshot_of_the_edit_review_at_80x24(snap_compare, steady_stamps):
         await settle(pilot, lambda: pending(pilot.app) == ["c3"])
         await pilot.pause()
     assert snap_compare(_app(session), terminal_size=(80, 24), run_before=run_before)
+
+
+# -- replay --------------------------------------------------------------------------------------
+
+def test_replay_shows_the_mode_and_each_change(ws, tmp_path):
+    from support.replay_app import text_at_end
+
+    from cockpit.widgets import StatusLine, Transcript
+    from engine_adapter import JsonlEventJournal
+
+    journal = tmp_path / "run.jsonl"
+    session = Session(runner(ws, [{"tool": "list_dir", "input": {}}, {"finish": "done"}]),
+                      TaskState(task="t"), mode="plan", journal=JsonlEventJournal(journal))
+
+    async def main() -> None:
+        async def watch() -> None:
+            async for event in session.events():
+                if event.type == "turn_start":
+                    session.set_mode("ask")
+        watcher = asyncio.ensure_future(watch())
+        await session.run()
+        await watcher
+    asyncio.run(main())
+    status = text_at_end(journal, StatusLine, size=(140, 30), until=lambda t: "mode" in t)
+    assert "mode ask" in status
+    shown = text_at_end(journal, Transcript, size=(140, 30),
+                        until=lambda t: "permission mode" in t)
+    assert "permission mode plan" in shown and "permission mode plan → ask" in shown
