@@ -43,8 +43,9 @@ def _editor(tmp_path: Path, body: str) -> str:
     return str(script)
 
 
-def _app(session: Session) -> CockpitApp:
-    return CockpitApp(session, arm_seconds=0.0, remember_theme=False, theme="cockpit-dark")
+def _app(session: Session, **kwargs: Any) -> CockpitApp:
+    return CockpitApp(session, arm_seconds=0.0, remember_theme=False, theme="cockpit-dark",
+                      **kwargs)
 
 
 def _ask_run(ws: Path) -> Session:
@@ -215,7 +216,8 @@ def test_snapshot_of_the_edit_review_at_80x24(snap_compare, steady_stamps):
     async def run_before(pilot: Any) -> None:
         await settle(pilot, lambda: pending(pilot.app) == ["c3"])
         await pilot.pause()
-    assert snap_compare(_app(session), terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(_app(session, clock=None), terminal_size=(80, 24),
+                        run_before=run_before)
 
 
 # -- replay --------------------------------------------------------------------------------------
