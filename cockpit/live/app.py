@@ -446,6 +446,8 @@ class CockpitApp(ThemedApp):
             return steer
         if action in ("approve", "deny"):
             return self._oldest_pending() is not None
+        if action == "cycle_mode":  # a run held by a host is switched where it runs
+            return hasattr(self.session, "set_mode")
         if action == "edit_proposal":  # only on an edit its engine offered for review
             pending = self._oldest_pending()
             return pending is not None and pending.approval is not None and \

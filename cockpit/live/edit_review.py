@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -22,7 +23,10 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
-__all__ = ["MAX_EDITED_BYTES", "EditOutcome", "editor_command", "review_in_editor"]
+__all__ = ["MAX_EDITED_BYTES", "EditOutcome", "editor_command", "proposal_name",
+           "review_in_editor"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 MAX_EDITED_BYTES = 16 * 1024 * 1024
 """The largest edited text taken back (as for a file an agent may write)."""
@@ -53,10 +57,16 @@ def editor_command(environ: dict[str, str] | None = None) -> list[str] | None:
     return None
 
 
+def proposal_name(path: str) -> str:
+    """The temporary file's name for an edit of `path` (an agent's words): its base name in
+    safe characters (so the editor highlights it), never `..`, a hidden or an empty name."""
+    name = _UNSAFE.sub("_", os.path.basename(path.rstrip("/")))[:100].lstrip(".")
+    return name or "proposed.txt"
+
+
 def _write_proposal(path: str, proposed: str) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="cockpit-edit-"))  # 0700: only the user's
-    name = os.path.basename(path.rstrip("/")) or "proposed"
-    target = folder / name
+    target = folder / proposal_name(path)
     target.write_text(proposed, encoding="utf-8")
     return target
 

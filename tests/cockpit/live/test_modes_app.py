@@ -17,7 +17,7 @@ from support.live_app import DIFF, answerable, pending, settle, turn
 from support.steps import StepRunner
 
 from cockpit.live import CockpitApp
-from cockpit.live.edit_review import editor_command
+from cockpit.live.edit_review import editor_command, proposal_name
 from engine_adapter import Session, TaskState
 from engine_adapter.sandbox import SandboxSettings
 
@@ -143,6 +143,14 @@ def test_no_editor_set_says_how_to_set_one(ws, tmp_path, monkeypatch):
     run(main())
     assert "set $VISUAL or $EDITOR" in notes[0]
     assert (ws / "a.txt").read_text() == "one\ntwo\n"
+
+
+@pytest.mark.parametrize(("path", "name"), [
+    ("src/app.py", "app.py"), ("..", "proposed.txt"), ("a/../..", "proposed.txt"),
+    (".bashrc", "bashrc"), ("x y;$(rm -rf ~).sh", "x_y___rm_-rf___.sh"), ("", "proposed.txt"),
+    ("-c:!sh", "-c__sh"), ("é\x1b[31m", "___31m")])
+def test_the_proposals_file_name_is_safe_whatever_the_agent_named(path: str, name: str) -> None:
+    assert proposal_name(path) == name
 
 
 def test_visual_comes_before_editor_and_is_split_like_a_shell() -> None:
