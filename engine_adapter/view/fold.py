@@ -430,7 +430,7 @@ class RunFold:
         approval = row.approval = approval._replace(
             state="allowed" if allowed else "denied", via=e.via, remember=e.remember,
             scope=e.scope, grant_id=e.grant_id, rule=e.rule, error=e.error,
-            answer_reason=e.reason, answered_ts=e.ts)
+            answer_reason=e.reason, answered_ts=e.ts, edited=bool(e.edited))
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if allowed else "denied"
         parts = change.parts

@@ -98,11 +98,13 @@ def approval_verdict(approval: ApprovalView | ApprovalResolved, *, human: str = 
     and the rule (a row's badge)."""
     state = getattr(approval, "state", None) or (
         "allowed" if getattr(approval, "allowed", False) else "denied")
-    return verdict_text(state, approval.via, approval.remember, human=human,
+    said = verdict_text(state, approval.via, approval.remember, human=human,
                         scope=getattr(approval, "scope", None),
                         grant_id=getattr(approval, "grant_id", None) if full else None,
                         rule=getattr(approval, "rule", None) if full else None,
                         error=getattr(approval, "error", None))
+    return f"{said}, in {'your' if human == 'you' else 'their'} version" \
+        if getattr(approval, "edited", False) else said
 
 
 def input_changed_text(approved: dict[str, object] | None, *, limit: int = 300) -> str | None:

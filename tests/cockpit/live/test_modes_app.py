@@ -18,8 +18,9 @@ from support.steps import StepRunner
 
 from cockpit.live import CockpitApp
 from cockpit.live.edit_review import editor_command, proposal_name
-from engine_adapter import Session, TaskState
+from engine_adapter import RunFold, Session, TaskState
 from engine_adapter.sandbox import SandboxSettings
+from engine_adapter.view.wording import approval_verdict
 
 SWITCH = {"tool": "switch_to_editing", "input": {"reason": "the fix needs an edit"}}
 DECLARE = {"tool": "declare_verification", "input": {"checks": [
@@ -107,6 +108,10 @@ def test_the_editors_version_is_written_and_the_model_is_told(ws, tmp_path, monk
     assert "differs from what you proposed" in ended.output
     assert "-2" in ended.output and "+mine" in ended.output
     assert notes[-1] == "accepted your version of a.txt"
+    view = RunFold().apply_all(session.history)
+    (row,) = [r for r in view.items if getattr(r, "tool", "") == "edit"
+              and getattr(r, "approval", None) is not None]
+    assert approval_verdict(row.approval) == "allowed by you, in your version"
 
 
 @pytest.mark.parametrize(("body", "said"), [
