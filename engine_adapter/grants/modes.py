@@ -5,7 +5,8 @@
   reach the human. Everything else is denied at once, with the words the agent is told.
 - `ask` lets no standing grant and no policy's allow answer: the human sees every call.
 - `auto` allows, unasked, a call of tier 3 or lower that the run's sandbox contains (see
-  `auto_refusal`), when a human is present; tier 4 and anything uncontained ask, and say why.
+  `auto_refusal`), when a human is present; tier 4, a change to the verification plan and
+  anything uncontained ask, and say why.
 - `accept-edits` changes nothing (the engines' tier-2 edits run without asking, as before).
 
 A mode never answers what deny rules or a policy's deny refuse, and the unattended rules stay as
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from engine_adapter.events import mode_label
 
-__all__ = ["PLAN_ASKS", "PLAN_REFUSAL", "auto_refusal", "mode_refusal", "mode_rule"]
+__all__ = ["AUTO_ASKS", "PLAN_ASKS", "PLAN_REFUSAL", "auto_refusal", "mode_refusal", "mode_rule"]
 
 PLAN_ASKS = frozenset({"read", "search", "fetch", "think", "switch_mode"})
 """Tools (an ACP agent's tool kinds) plan mode still lets the human answer: they read, or ask
@@ -35,7 +36,12 @@ def mode_refusal(mode: str, tool: str) -> str | None:
     return None
 
 
-def auto_refusal(*, tier: int, run_sandboxed: bool, sandboxed: bool | None,
+AUTO_ASKS = frozenset({"alter_verification"})
+"""Tools auto mode always asks about: changing a frozen verification plan is the human's call
+(no grant covers it either), whatever the sandbox contains."""
+
+
+def auto_refusal(*, tool: str, tier: int, run_sandboxed: bool, sandboxed: bool | None,
                  auto_max_tier: int | None, attended: bool) -> str | None:
     """Why auto mode asks for a call rather than allowing it (None: it runs unasked).
 
@@ -47,6 +53,8 @@ def auto_refusal(*, tier: int, run_sandboxed: bool, sandboxed: bool | None,
         return "nobody is watching: the unattended rules decide"
     if tier >= 4:
         return "tier 4 always asks"
+    if tool in AUTO_ASKS:
+        return "a change to the verification plan always asks"
     if not run_sandboxed:
         return "no sandbox is active, so auto asks as accept edits does"
     if sandboxed is False:

@@ -133,7 +133,7 @@ class ApprovalDesk:
         # Auto mode: allowed unasked only what the sandbox contains; otherwise it asks and the
         # question says why (never a silent fallback).
         uncontained = auto_refusal(
-            tier=tier, run_sandboxed=self.run_sandboxed, sandboxed=sandboxed,
+            tool=tool, tier=tier, run_sandboxed=self.run_sandboxed, sandboxed=sandboxed,
             auto_max_tier=auto_max_tier, attended=not self.unattended) \
             if self.gate.mode == "auto" else None
         if not self.cancel_token.cancelled:

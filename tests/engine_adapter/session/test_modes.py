@@ -263,3 +263,15 @@ def test_the_fold_keeps_the_mode_and_shows_each_change(ws: Path) -> None:
     lines = [item.text for item in fold.view.items if getattr(item, "kind", "") == "mode"]
     assert lines == ["◇ permission mode accept edits → plan", "◇ permission mode plan → ask"]
     assert isinstance(changes[0], ModeChanged)
+
+
+@needs_sandbox
+def test_auto_still_asks_to_change_the_frozen_verification_plan(ws: Path) -> None:
+    alter = {"tool": "alter_verification", "input": {"add": [
+        {"name": "other", "command": "true"}], "reason": "a better check"}}
+    session = attended(ws, [SWITCH, DECLARE, {**alter, **GO_ON}, {"finish": "done"}],
+                       mode="auto")
+    assert [e.tool for e in by_mode(session)] == ["switch_to_editing", "declare_verification"]
+    (request,) = of_type(session, "approval_requested")
+    assert request.tool == "alter_verification"
+    assert "a change to the verification plan always asks" in request.reason
