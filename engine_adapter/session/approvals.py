@@ -128,6 +128,10 @@ class ApprovalDesk:
         agent's own tool while the agent runs outside the sandbox: reads only).
         """
         asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
+        # An edit offered for review goes with this request only (answered unasked: dropped);
+        # a version the human wrote for an earlier request under the same id never applies.
+        proposal = self._offers.pop(asked_as, None)
+        self._edited.pop(asked_as, None)
         verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
         # Auto mode: allowed unasked only what the sandbox contains; otherwise it asks and the
@@ -170,7 +174,7 @@ class ApprovalDesk:
         self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
                                                      grantable=verdict.grantable,
                                                      asked_as=asked_as,
-                                                     proposal=self._offers.pop(asked_as, None))
+                                                     proposal=proposal)
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -247,7 +251,6 @@ class ApprovalDesk:
             pending = next(iter(self._pending.values()))
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
-        self._offers.pop(pending.asked_as, None)
         if edited is not None and allow and pending.proposal is not None:
             # Their own version: allowed once, for exactly that text (never a grant).
             self._edited[pending.approval_id] = self._edited[pending.asked_as] = edited

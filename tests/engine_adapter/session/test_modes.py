@@ -275,3 +275,39 @@ def test_auto_still_asks_to_change_the_frozen_verification_plan(ws: Path) -> Non
     (request,) = of_type(session, "approval_requested")
     assert request.tool == "alter_verification"
     assert "a change to the verification plan always asks" in request.reason
+
+
+# -- edits offered for review ---------------------------------------------------------------------
+
+def test_a_version_the_human_wrote_never_applies_to_a_later_request_with_the_same_id() -> None:
+    """An engine may reuse an approval id: the human's version belongs to the request it was
+    written for, and only to one that offered an edit."""
+    from support.steps import StepRunner
+    seen: list[Any] = []
+
+    async def step(r: StepRunner) -> None:
+        r.approval_controller.offer_edit("x", "a.txt", "proposed\n")
+        await r.ask("x", "edit", {"path": "a.txt"}, tier=2)
+        seen.append(r.approval_controller.edited_content("x"))
+        await r.ask("x", "edit", {"path": "a.txt"}, tier=2)  # no offer this time
+        seen.append(r.approval_controller.edited_content("x"))
+
+    session = Session(StepRunner(step), TaskState(task="t"), mode="ask")
+
+    def answer(s: Session, event: Any) -> None:
+        if event.type == "approval_requested":
+            offered = s.edit_proposal(event.approval_id)
+            s.resolve_approval(event.approval_id, allow=True,
+                               edited="mine\n" if offered else "sneaked\n")
+
+    async def main() -> None:
+        async def watch() -> None:
+            async for event in session.events():
+                answer(session, event)
+        watcher = asyncio.ensure_future(watch())
+        await session.run()
+        await watcher
+    asyncio.run(main())
+    assert seen == ["mine\n", None]
+    first, second = of_type(session, "approval_resolved")
+    assert first.edited and not second.edited and second.allowed
