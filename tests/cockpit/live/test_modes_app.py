@@ -192,7 +192,7 @@ def test_the_mode_key_cycles_the_mode_journals_it_and_the_status_line_shows_it(w
 
     async def main() -> None:
         app = _app(session)
-        async with app.run_test(size=(140, 30)) as pilot:
+        async with app.run_test(size=(220, 30)) as pilot:  # room for the default mode too
             await settle(pilot, lambda: bool(pending(app)))
             status = app.query_one("StatusLine")
             assert "mode accept edits" in str(status.render())
