@@ -102,6 +102,9 @@ EDITED_LIMIT = 8_000
 """Characters of the diff between a write as the agent sent it and as the human edited it, told
 to the agent."""
 
+_WRITES_ITSELF = frozenset({"edit", "delete", "move"})
+"""Permission kinds whose change the agent then makes itself: no edit review is offered."""
+
 # Input keys (lower-cased, without `_`) that name a file a tool call writes.
 _PATH_KEYS = frozenset({"path", "filepath", "file", "filename", "notebookpath", "target",
                         "destination", "dest", "newpath", "oldpath", "source"})
@@ -300,6 +303,8 @@ class AcpClient:
         if later is not None:  # the agent may write it itself once allowed: ask every time
             tier = DESTRUCTIVE
             reason += f" ({later})"
+        if run.mode == "ask" and kind in _WRITES_ITSELF:  # what `e` cannot do here, said
+            reason += " (the agent writes this itself: it cannot be edited before it lands)"
         if _over(run):
             return cancelled
         approval_id = self.operations.approval_id(call_id)

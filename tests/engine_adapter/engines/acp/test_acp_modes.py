@@ -22,11 +22,13 @@ OFF = SandboxSettings(mode="off")
 
 
 def _run(tmp_path: Path, task: str, *, answer: Any = None, sandbox: SandboxSettings | None = OFF,
-         agent_mode: str | None = None, **session: Any
+         agent_mode: str | None = None, prepare: Any = None, **session: Any
          ) -> tuple[Any, list[Any], list[dict[str, Any]]]:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     (workspace / "input.txt").write_text("in\n")
+    if prepare is not None:
+        prepare(workspace)
     log = tmp_path / "agent.jsonl"
     runner = AcpRunner(agent_argv("--log", log), cwd=workspace,
                        setup=SessionSetup(wanted=Wanted(mode=agent_mode)),
@@ -192,5 +194,9 @@ def test_an_agent_that_writes_itself_offers_no_edit_review(tmp_path: Path) -> No
         if event.type == "approval_requested":
             offered.append(session.edit_proposal(event.approval_id))
             session.resolve_approval(event.approval_id, allow=False)
-    _run(tmp_path, "permission allow_once,reject_once ls", answer=look, mode="ask")
-    assert offered == [None]
+    _, events, _ = _run(tmp_path, "permit edit f.txt diff", answer=look, mode="ask",
+                        prepare=lambda ws: (ws / "f.txt").write_text("before\n"))
+    assert offered[0] is None  # the permission: the agent makes the change itself
+    assert offered[1:] == [("f.txt", "via permit\n")]  # its write through the cockpit: offered
+    request = of(events, "approval_requested")[0]
+    assert "the agent writes this itself: it cannot be edited before it lands" in request.reason
