@@ -40,7 +40,7 @@ REPLAY_SCOPE = "replay"
 PICKER_SCOPE = "picker"
 """The journal picker's scope (its other keys are the pager's)."""
 ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope", "scope_back",
-                            "cancel_run"})
+                            "cancel_run", "edit_proposal"})
 """The run's actions whose keys still work from an empty message box, where they apply (the
 focus stays there after a task is sent): the keys that answer a pending approval, and escape's
 "back" and "cancel run"; any other letter there is text."""
@@ -74,6 +74,11 @@ KEYS: list[KeySpec] = [
             "long (s, p or u; a again = this session). On a call that cannot be granted it "
             "says why."),
     KeySpec("deny", "n", "deny", "deny", "app", help="Deny the oldest pending tool call."),
+    KeySpec("edit-proposal", "e", "edit_proposal", "edit it", "app",
+            help="On an edit under review (ask mode): open the proposed text in $VISUAL or "
+            "$EDITOR; what you save is accepted and written instead, and the agent is told the "
+            "file differs from its proposal. A non-zero exit or an unchanged file accepts "
+            "nothing."),
     KeySpec("grant-session", "s", "grant_scope('session')", "this session", "app",
             help="After a: keep the grant for this session (forgotten when cockpit quits)."),
     KeySpec("grant-project", "p", "grant_scope('project')", "this project", "app",
@@ -91,6 +96,11 @@ KEYS: list[KeySpec] = [
             help="Show this help."),
     KeySpec("grants", "g", "grants", "grants", "app",
             help="Every grant and deny rule in force, with its scope and last use; revoke one."),
+    KeySpec("mode", "m", "cycle_mode", "mode", "app",
+            help="Switch the permission mode: ask (every edit and command asks, with its "
+            "diff) → accept edits (edits in the workspace run, commands ask) → auto (what the "
+            "sandbox contains runs unasked; tier 4 asks) → plan (read-only). Shown in the "
+            "status line and journaled; a call already asking keeps its question."),
     # Everywhere (both apps): the side panel on a narrow terminal, panels that outgrew their
     # room, and Textual's own keys.
     KeySpec("side-panel", "v", "toggle_side_panel", "checks & grants", "general",

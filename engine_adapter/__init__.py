@@ -82,6 +82,7 @@ _HOMES: dict[str, str] = {
     "VerificationStart": "engine_adapter.events",
     "CheckpointTaken": "engine_adapter.events",
     "WorkspaceRewound": "engine_adapter.events",
+    "ModeChanged": "engine_adapter.events",
     "classify_command": "engine_adapter.shell",
     "dump_event": "engine_adapter.events",
     "grant_prefix": "engine_adapter.shell",
@@ -176,6 +177,9 @@ if TYPE_CHECKING:
     )
     from engine_adapter.events import (
         HistoryTool as HistoryTool,
+    )
+    from engine_adapter.events import (
+        ModeChanged as ModeChanged,
     )
     from engine_adapter.events import (
         ModelDecisionEvent as ModelDecisionEvent,

@@ -18,13 +18,24 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from engine_adapter.events import Answer, BaseEvent, QuestionAnswered, QuestionAsked, QuestionField
+from engine_adapter.events import (
+    DEFAULT_MODE,
+    Answer,
+    BaseEvent,
+    PermissionMode,
+    QuestionAnswered,
+    QuestionAsked,
+    QuestionField,
+    parse_mode,
+)
 from engine_adapter.runner import (
     AgentRunner,
     ApprovalController,
     CancelToken,
+    EditReviewController,
     EventSink,
     GrantAwareController,
+    ModeAwareController,
     QuestionController,
     ReasonAwareController,
     SandboxAwareController,
@@ -105,8 +116,8 @@ class RunContext:
     emitted into an ended run.
     """
 
-    __slots__ = ("_capped", "_grants", "_questions", "_reasons", "_sandboxed", "controller",
-                 "cwd", "live", "sandbox", "sink", "token")
+    __slots__ = ("_capped", "_edits", "_grants", "_modes", "_questions", "_reasons",
+                 "_sandboxed", "controller", "cwd", "live", "sandbox", "sink", "token")
 
     def __init__(self, sink: EventSink, controller: ApprovalController, token: CancelToken, *,
                  cwd: str | None = None, sandbox: Sandbox | None = None) -> None:
@@ -119,6 +130,8 @@ class RunContext:
         self._grants = controller if isinstance(controller, GrantAwareController) else None
         self._questions = controller if isinstance(controller, QuestionController) else None
         self._reasons = controller if isinstance(controller, ReasonAwareController) else None
+        self._modes = controller if isinstance(controller, ModeAwareController) else None
+        self._edits = controller if isinstance(controller, EditReviewController) else None
         self._sandboxed = controller if _takes_sandboxed(controller) else None
         self._capped = self._sandboxed is not None and _takes(controller, "auto_max_tier")
 
@@ -192,6 +205,47 @@ class RunContext:
         controller that does not keep them)."""
         reasons = self._reasons
         return reasons.denial_reason(approval_id) if reasons is not None else None
+
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None:
+        """Offer the edit asked next under `approval_id` for review (the human may accept a
+        version of their own); nothing with a controller that cannot review edits."""
+        if self._edits is not None:
+            self._edits.offer_edit(approval_id, path, proposed)
+
+    def edited_content(self, approval_id: str) -> str | None:
+        """The human's own version of the edit allowed under `approval_id`, or None (write the
+        proposal as it was)."""
+        edits = self._edits
+        found = edits.edited_content(approval_id) if edits is not None else None
+        return found if isinstance(found, str) else None
+
+    # the permission mode --------------------------------------------------------------------
+    @property
+    def mode(self) -> PermissionMode:
+        """The cockpit's permission mode in force; `accept-edits` (today's behaviour) for a
+        controller that holds none."""
+        modes = self._modes
+        return (parse_mode(modes.mode) or DEFAULT_MODE) if modes is not None else DEFAULT_MODE
+
+    @property
+    def edits_ask(self) -> bool:
+        """Whether tier-2 edits must go through `request_approval` (ask and plan mode), rather
+        than run unasked in the edit phase."""
+        return self.mode in ("ask", "plan")
+
+    def on_mode_change(self, listener: Callable[[PermissionMode], Any]) -> Callable[[], object]:
+        """Call `listener(mode)` after each change of mode; returns a function that stops
+        watching (a controller without modes never calls it)."""
+        modes = self._modes
+        if modes is None:
+            return _nothing
+
+        def told(mode: Any) -> None:
+            found = parse_mode(str(mode))
+            if found is not None:
+                listener(found)
+        remove: object = modes.on_mode_change(told)
+        return remove if callable(remove) else _nothing
 
     # questions ------------------------------------------------------------------------------
     async def ask_question(self, question_id: str, message: str, fields: list[QuestionField],

@@ -9,7 +9,8 @@ Those three protocols are the minimum (CONTRACT): an engine may rely on nothing 
 caller may hand an engine objects with nothing more. What the Session's own objects offer beyond
 it is a richer protocol each, checked with `isinstance`: `GrantAwareController` (is a call
 already granted?), `QuestionController` (ask the human a question), `ReasonAwareController` (the
-human's words with a denial) and `WatchableCancelToken` (await the cancel, or be called back).
+human's words with a denial), `ModeAwareController` (the permission mode in force, and its
+changes) and `WatchableCancelToken` (await the cancel, or be called back).
 Engines do
 not check themselves: `context.RunContext` does it once a run and falls back (no grant known;
 polling the token) when the richer protocol is missing.
@@ -27,8 +28,10 @@ __all__ = [
     "AgentRunner",
     "ApprovalController",
     "CancelToken",
+    "EditReviewController",
     "EventSink",
     "GrantAwareController",
+    "ModeAwareController",
     "QuestionController",
     "ReasonAwareController",
     "SandboxAwareController",
@@ -113,6 +116,34 @@ class ReasonAwareController(Protocol):
     is one), so an engine can pass a denial's reason on to its agent."""
 
     def denial_reason(self, approval_id: str) -> str | None: ...
+
+
+@runtime_checkable
+class ModeAwareController(Protocol):
+    """An approval controller that holds the cockpit's permission mode (the Session is one):
+    `mode` ("ask", "accept-edits", "auto", "plan"; see `engine_adapter.events.modes`) and
+    `on_mode_change(listener)`, called with the new mode, returning a function that stops it.
+
+    The controller's gate enforces the mode on every call it is asked about; an engine that
+    runs tier-2 edits without asking asks for them in ask and plan mode (so they reach the
+    gate), and may map the mode to an agent's own modes."""
+
+    @property
+    def mode(self) -> str: ...
+
+    def on_mode_change(self, listener: Callable[[Any], Any]) -> Callable[[], None]: ...
+
+
+@runtime_checkable
+class EditReviewController(Protocol):
+    """An approval controller that lets the human edit a proposed edit before accepting it (the
+    Session is one): the engine offers the edit's whole new text before asking
+    (`offer_edit`), and once allowed reads what to write (`edited_content`: the human's own
+    version, or None for the proposal as it was)."""
+
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None: ...
+
+    def edited_content(self, approval_id: str) -> str | None: ...
 
 
 @runtime_checkable

@@ -123,8 +123,8 @@ def resume(
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
                               sandbox_network=sandbox_network, allow_home=allow_home,
-                              pass_env=tuple(agent_flags.pass_env or ()))
-        choices = agent_choices(model, agent_flags)
+                              pass_env=tuple(agent_flags.pass_env or ()), agent=True)
+        choices = agent_choices(model, agent_flags, flags.mode)
         if session is not None:
             if task is not None:
                 raise SetupError("with --session ID, give at most one argument: the TASK")

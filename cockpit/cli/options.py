@@ -85,6 +85,14 @@ ViaOption = Annotated[str | None, typer.Option(
     "--via", metavar='"COMMAND"', help="Reach the host through this command's stdin and "
     'stdout instead of this machine\'s socket, e.g. --via "ssh box cockpit host --stdio": the '
     "runs, their agents and sandbox are on the other machine, shown here.")]
+ModeOption = Annotated[str | None, typer.Option(
+    "--mode", metavar="MODE", help="The cockpit's permission mode to start in (m switches it "
+    "in the cockpit): ask (every edit and command asks, with its diff), accept-edits (edits "
+    "in the workspace run, commands ask; the default), auto (what the sandbox contains runs "
+    "unasked; tier 4 and anything outside it ask; with no sandbox it asks as accept-edits "
+    "does), plan (read-only: no edit or command runs). With --agent the cockpit's mode is "
+    "mapped to the agent's own where it offers one; any other value is the agent's own mode "
+    "id (e.g. default, read-only), an unknown one an error listing the agent's modes.")]
 AllowHomeOption = Annotated[bool, typer.Option(
     "--allow-home-workspace", help="Let the workspace be / , your home folder or a folder "
     "holding it (refused otherwise); shell start-up files, ~/.gitconfig, ~/.ssh, ~/.local/bin, "
@@ -92,9 +100,6 @@ AllowHomeOption = Annotated[bool, typer.Option(
     "file tools.")]
 
 # -- what `run --agent` and `resume` ask of an ACP agent beyond the task ------------------------
-ModeOption = Annotated[str | None, typer.Option(
-    "--mode", metavar="MODE", help="With --agent: start in this mode of the agent's (e.g. "
-    "plan, default, read-only); an unknown one is an error listing the agent's modes.")]
 SettingOption = Annotated[list[str] | None, typer.Option(
     "--option", metavar="KEY=VALUE", help="With --agent: set one of the agent's settings at "
     "start, by its id (e.g. reasoning_effort=high); repeatable. An unknown key or value is an "
@@ -131,6 +136,7 @@ class RunFlags:
     auto_approve: AutoApproveOption = False
     policy: PolicyOption = None
     theme: ThemeOption = None
+    mode: ModeOption = None
 
 
 @dataclass(frozen=True)
@@ -138,7 +144,6 @@ class AgentFlags:
     """What `run --agent` and `resume` ask of an ACP agent beyond the task (its model aside,
     whose option reads differently in each)."""
 
-    mode: ModeOption = None
     option: SettingOption = None
     mcp: McpOption = None
     no_mcp: NoMcpOption = False

@@ -20,6 +20,7 @@ from cockpit.cli.options import AgentFlags, RunFlags
 
 if TYPE_CHECKING:
     from cockpit.launch import AgentChoices, RunOptions
+    from engine_adapter.events import PermissionMode
 
 __all__ = [
     "EXIT_SETUP",
@@ -79,9 +80,11 @@ def check_theme(name: str | None) -> None:
 
 def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
                 sandbox: str | None = None, sandbox_network: bool = False,
-                allow_home: bool = False, pass_env: tuple[str, ...] = ()) -> RunOptions:
+                allow_home: bool = False, pass_env: tuple[str, ...] = (),
+                agent: bool = False) -> RunOptions:
     """The `RunOptions` a command's flags ask for, the sandbox settled (`--sandbox`, else
-    `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise."""
+    `$COCKPIT_SANDBOX`, else `config.toml`) and the policy file read; `SetupError` otherwise.
+    `agent`: an ACP agent runs, so a `--mode` that is not the cockpit's is the agent's own."""
     from cockpit.config import config_path, load_config
     from cockpit.launch import RunOptions, SetupError
     from engine_adapter.checkpoints import CheckpointSettings
@@ -90,6 +93,10 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
 
     if sandbox is not None and sandbox not in MODES:
         raise SetupError(f"--sandbox {sandbox!r}: use one of {', '.join(MODES)}")
+    mode, agent_mode = split_mode(flags.mode)
+    if agent_mode is not None and not agent:
+        raise SetupError(f"--mode {agent_mode!r}: the cockpit's modes are ask, accept-edits, "
+                         "auto and plan (an agent's own mode goes with --agent NAME)")
     config = load_config()
     warn_config()
     variable = os.environ.get(ENV_VARIABLE, "").strip()
@@ -119,15 +126,28 @@ def run_options(flags: RunFlags, *, tui: bool, cwd: Path | None = None,
     return RunOptions(journal=flags.journal, unattended=flags.unattended or not tui,
                       approval_timeout=flags.approval_timeout, auto_approve=flags.auto_approve,
                       policy=loaded, project=project, sandbox=settings,
-                      allow_home_workspace=allow_home,
+                      allow_home_workspace=allow_home, mode=mode,
                       checkpoints=config.checkpoints or CheckpointSettings())
 
 
-def agent_choices(model: str | None, flags: AgentFlags) -> AgentChoices:
-    """What the command line asks of an ACP agent beyond the task."""
+def split_mode(text: str | None) -> tuple[PermissionMode, str | None]:
+    """What `--mode TEXT` asks for: the cockpit's permission mode (the default when TEXT is
+    not one of its names), and an agent's own mode id (None when TEXT is the cockpit's)."""
+    from engine_adapter.events import DEFAULT_MODE, parse_mode
+
+    if text is None:
+        return DEFAULT_MODE, None
+    found = parse_mode(text)
+    return (found, None) if found is not None else (DEFAULT_MODE, text)
+
+
+def agent_choices(model: str | None, flags: AgentFlags, mode: str | None = None
+                  ) -> AgentChoices:
+    """What the command line asks of an ACP agent beyond the task (`mode`: `--mode`, which
+    is the agent's own only when it is not one of the cockpit's)."""
     from cockpit.launch import AgentChoices
 
-    return AgentChoices(model=model, mode=flags.mode, options=tuple(flags.option or ()),
+    return AgentChoices(model=model, mode=split_mode(mode)[1], options=tuple(flags.option or ()),
                         mcp=tuple(flags.mcp or ()), no_mcp=flags.no_mcp,
                         env=tuple(flags.env or ()), pass_env=tuple(flags.pass_env or ()),
                         state=tuple(str(path) for path in flags.agent_state or ()))

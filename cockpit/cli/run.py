@@ -245,7 +245,7 @@ def run(
         with checked(flags), user_errors():
             _check_drivers(engine=engine, agent=agent, model=model,
                            choices=agent_choices(model if agent is not None else None,
-                                                 agent_flags),
+                                                 agent_flags, flags.mode),
                            server=base_url is not None or api_key_env is not None,
                            sandboxed=sandbox is not None or sandbox_network)
         detached("run", via=via, **given)
@@ -263,8 +263,8 @@ def build_run(task: str, *, engine: str | None, agent: str | None, model: str | 
     """The factory and first Session `cockpit run` asks for (`SetupError` if it cannot)."""
     options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
                           sandbox_network=sandbox_network, allow_home=allow_home,
-                          pass_env=tuple(agent_flags.pass_env or ()))
-    choices = agent_choices(model if agent is not None else None, agent_flags)
+                          pass_env=tuple(agent_flags.pass_env or ()), agent=agent is not None)
+    choices = agent_choices(model if agent is not None else None, agent_flags, flags.mode)
     _check_drivers(engine=engine, agent=agent, model=model, choices=choices,
                    server=base_url is not None or api_key_env is not None,
                    sandboxed=sandbox is not None or sandbox_network)
@@ -299,7 +299,7 @@ def _check_drivers(*, engine: str | None, agent: str | None, model: str | None,
     if len(chosen) > 1:
         raise SetupError(f"{' and '.join(chosen)} cannot be used together: pick one")
     if agent is None and replace(choices, pass_env=()) != AgentChoices():
-        raise SetupError("--mode, --option, --mcp, --no-mcp, --env and --agent-state go "
+        raise SetupError("--option, --mcp, --no-mcp, --env and --agent-state go "
                          "with --agent NAME")
     if engine is not None and choices.pass_env:
         raise SetupError("--pass-env applies to the commands the cockpit runs (--model, "

@@ -136,7 +136,7 @@ def _approval_text(item: ToolCallItem) -> str | None:
     decided = approval_verdict(approval, human=HUMAN)
     if approval.answer_reason:  # the human's words with the answer, passed on to the agent
         decided += f" (reason: {cap(approval.answer_reason, chars=500)})"
-    if approval.via in ("grant", "deny-rule", "policy"):  # nobody was asked
+    if approval.via in ("grant", "deny-rule", "policy", "mode"):  # nobody was asked
         return decided
     # The verdict the request carried, as it was: the report decides nothing again.
     if approval.grantable:

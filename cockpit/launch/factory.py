@@ -32,6 +32,7 @@ from cockpit.paths import (
 )
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.checkpoints import Checkpointer, CheckpointSettings, CheckpointStore
+from engine_adapter.events import DEFAULT_MODE, PermissionMode
 from engine_adapter.journal import writer_alive
 from engine_adapter.sandbox import Sandbox, SandboxSettings
 
@@ -74,6 +75,7 @@ class RunOptions:
     unattended: bool = False
     approval_timeout: float | None = None
     auto_approve: bool = False
+    mode: PermissionMode = DEFAULT_MODE  # the permission mode the first task starts in
     policy: Any = None
     project: Path | None = None
     saved_grants: bool = True
@@ -186,6 +188,12 @@ class SessionFactory:
     def session_id(self) -> str | None:
         return self.conversation.session_id
 
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode the next task starts in: the last task's (the mode key may have
+        changed it), else `--mode`'s."""
+        return self.sessions[-1].mode if self.sessions else self.options.mode
+
     def journal_path(self, index: int, session_id: str) -> Path:
         """Where the `index`-th task (1-based) writes its journal: never into one that holds
         a run already (a journal is one run). `--journal PATH` holding one is a `SetupError`
@@ -221,7 +229,8 @@ class SessionFactory:
                           grants=conversation.grants, unattended=options.unattended,
                           approval_timeout=options.approval_timeout,
                           auto_approve=options.auto_approve, grant_store=self.grant_store,
-                          approval_policy=options.policy, checkpoints=self._checkpointer(path))
+                          approval_policy=options.policy, checkpoints=self._checkpointer(path),
+                          mode=self.mode)
         conversation.session_id = session_id
         conversation.tasks.append(state)
         self.journals.append(path)

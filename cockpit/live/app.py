@@ -29,6 +29,7 @@ from cockpit.base_app import EventLookup, ThemedApp
 from cockpit.keys import bindings, key_label
 from cockpit.live.agent_settings import SettingCommand, change_setting, setting_commands
 from cockpit.live.answer_first import AnswerFirst
+from cockpit.live.edit_review import review_in_editor
 from cockpit.live.mention_files import WorkspaceFiles
 from cockpit.live.prompts import PromptKeeper
 from cockpit.live.pump import FramePump
@@ -59,6 +60,7 @@ from cockpit.widgets import (
     project_label,
 )
 from engine_adapter import JournalError, Session
+from engine_adapter.events import mode_label, next_mode
 from engine_adapter.grants import SCOPES, Scope
 from engine_adapter.text import plural
 from engine_adapter.view import (
@@ -323,21 +325,55 @@ class CockpitApp(ThemedApp):
         return None
 
     def _answer(self, row: ToolCallItem, allow: bool, remember: bool = False,
-                scope: Scope = "session") -> None:
+                scope: Scope = "session", edited: str | None = None) -> None:
         approval = row.approval
         self._set_choosing(None)
         if approval is None:
             return
         # Answer the request the human is looking at (by id): a stale double press is a no-op.
         self.display_widget.approval_bar.arming.answered(approval.approval_id)
-        self.session.resolve_approval(approval.approval_id, allow=allow, remember=remember,
-                                      scope=scope)
+        if edited is not None:
+            self.session.resolve_approval(approval.approval_id, allow=True, edited=edited)
+        else:
+            self.session.resolve_approval(approval.approval_id, allow=allow,
+                                          remember=remember, scope=scope)
         self.pump.flush()  # its effect is drawn on the next frame, not after the next event
         # The stream's deliveries and the transcript wait for that frame (the key event's own
         # hold may already have ended with a frame drawn before this action ran).
         self.pump.hold()
         self.answer_first.key_pressed()
         self.call_after_refresh(self._key_drawn)
+
+    def _proposal(self, approval_id: str) -> tuple[str, str] | None:
+        """The pending edit's (path, proposed text) its engine offered for review, or None."""
+        proposal = getattr(self.session, "edit_proposal", None)
+        return proposal(approval_id) if proposal is not None else None
+
+    async def action_edit_proposal(self) -> None:
+        """Open the proposed edit in $VISUAL/$EDITOR; what the editor saves is accepted (and
+        written instead of the proposal, the agent told). Anything else accepts nothing."""
+        row = self._on_screen("edit-proposal")
+        if row is None or row.approval is None:
+            return
+        approval_id = row.approval.approval_id
+        proposal = self._proposal(approval_id)
+        if proposal is None:
+            self.notify("this request offers no edit to review in an editor (its engine "
+                        "writes the file itself)", severity="warning")
+            return
+        path, proposed = proposal
+        outcome = await review_in_editor(self, path, proposed)
+        if outcome.text is None:
+            self.notify(clean(outcome.problem or "nothing was accepted", 400),
+                        severity="warning", markup=False, timeout=8)
+            return
+        row = self.view.pending.get(approval_id)
+        if row is None or row.approval is None:
+            self.notify("that request was answered meanwhile: your version was not used",
+                        severity="warning")
+            return
+        self._answer(row, True, edited=outcome.text)
+        self.notify(clean(f"accepted your version of {path}", 400), markup=False, timeout=4)
 
     def action_approve(self) -> None:
         """Allow the call on screen once."""
@@ -412,14 +448,20 @@ class CockpitApp(ThemedApp):
         key while the grants screen covers the approval bar: a call is answered only where it
         can be seen."""
         if action in ("approve", "deny", "approve_always", "grant_scope", "scope_back",
-                      "cancel_run") and isinstance(self.screen, (GrantsScreen, QuitScreen,
-                                                                  RewindScreen)):
+                      "cancel_run", "edit_proposal") and isinstance(
+                          self.screen, (GrantsScreen, QuitScreen, RewindScreen)):
             return False
         steer = self.steering.key_applies(action)
         if steer is not None:
             return steer
         if action in ("approve", "deny"):
             return self._oldest_pending() is not None
+        if action == "cycle_mode":  # a run held by a host is switched where it runs
+            return hasattr(self.session, "set_mode")
+        if action == "edit_proposal":  # only on an edit its engine offered for review
+            pending = self._oldest_pending()
+            return pending is not None and pending.approval is not None and \
+                self._proposal(pending.approval.approval_id) is not None
         if action == "approve_always":  # on a call that cannot be granted, pressing it says why
             return self._oldest_pending() is not None
         if action == "grant_scope":
@@ -570,6 +612,19 @@ class CockpitApp(ThemedApp):
         return lambda seq: history[seq] if 0 <= seq < len(history) else None
 
     # Grants ----------------------------------------------------------------------------------
+    def action_cycle_mode(self) -> None:
+        """Switch to the next permission mode (journaled by the Session; the status line shows
+        it once the fold has it). Between tasks, it is the mode the next task starts in."""
+        set_mode = getattr(self.session, "set_mode", None)
+        if set_mode is None:
+            self.notify("this run's permission mode is set where it runs (its host)",
+                        severity="warning")
+            return
+        mode = next_mode(self.session.mode)
+        set_mode(mode, source="human")
+        later = " (for the next task)" if self.session.done else ""
+        self.notify(f"permission mode: {mode_label(mode)}{later}", timeout=3)
+
     def action_grants(self) -> None:
         """Show every grant and deny rule in force; revoke from there."""
         self.push_screen(GrantsScreen(self.session.gate, changed=self._grants_changed))

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from cockpit.keys import key_label
 from cockpit.styles import palette_for
 from cockpit.widgets.safe_text import clean_line, one_line
+from engine_adapter.events import DEFAULT_MODE, mode_label
 from engine_adapter.sandbox import agent_place_label, is_sandboxed, sandbox_label
 from engine_adapter.text import plural
 from engine_adapter.view import RunView, options_text
@@ -194,6 +195,13 @@ class StatusLine(Widget):
             fields.append((short_path(view.cwd, max(12, width // 3)), palette.text, 2))
         if view.phase:
             fields.append((f"phase {clean_line(view.phase, 40)}", palette.dim, 6))
+        # The permission mode: any but the default is kept early (what runs unasked depends on
+        # it); the default goes as soon as room is short, as the phase does.
+        mode = f"mode {mode_label(view.mode)}" + (" (asks)" if view.mode_note else "")
+        if view.mode == DEFAULT_MODE:
+            fields.append((mode, palette.dim, 6))
+        else:
+            fields.append((mode, palette.warning if view.mode == "auto" else palette.accent, 1))
         settings = options_text(view.options, skip=_shown_elsewhere(view.options))
         if settings:
             fields.append((clean_line(settings, 120), palette.dim, 2))  # chosen by the human

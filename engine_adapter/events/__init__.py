@@ -3,8 +3,8 @@
 - `schema`: the union, `parse_event` / `dump_event` and `stamped` (every class is importable
   from here); the classes live by family in `base` (the fields every event carries), `run` (the
   run's course, model and verification), `tools` (tool calls and approvals), `agent` (an
-  external agent's session), `prompt` (the files a task mentions) and `workspace` (checkpoints
-  and rewinds).
+  external agent's session), `prompt` (the files a task mentions), `workspace` (checkpoints
+  and rewinds) and `modes` (the permission modes and their change).
 - `caps`: the caps on one event's journal line; `timestamps`: the range of `ts` and its display;
   `failures`: which outcomes count as failed; `questions`: an answer checked against its question;
   `links`: a link a question asks the human to open (may it be opened, how it reads).
@@ -35,6 +35,15 @@ from engine_adapter.events.base import (
 from engine_adapter.events.caps import MAX_DEPTH, MAX_LINE_BYTES, bounded_line, line_depth
 from engine_adapter.events.failures import FAILED_OUTCOMES, FailureRule, went_badly
 from engine_adapter.events.links import OPENABLE_SCHEMES, link_host, link_refusal, link_text
+from engine_adapter.events.modes import (
+    DEFAULT_MODE,
+    MODES,
+    ModeChanged,
+    PermissionMode,
+    mode_label,
+    next_mode,
+    parse_mode,
+)
 from engine_adapter.events.prompt import FilesMentioned, MentionDelivery, MentionedFile
 from engine_adapter.events.questions import (
     TEXT_LIMIT,
@@ -92,6 +101,7 @@ from engine_adapter.events.workspace import CheckpointTaken, WorkspaceRewound
 
 __all__ = [
     "BAD_TIME",
+    "DEFAULT_MODE",
     "EVENT_ADAPTER",
     "EVENT_CLASSES",
     "EVENT_TYPES",
@@ -99,6 +109,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LINE_BYTES",
     "MAX_TS",
+    "MODES",
     "OPENABLE_SCHEMES",
     "TEXT_LIMIT",
     "AgentChoice",
@@ -131,10 +142,12 @@ __all__ = [
     "HistoryTool",
     "MentionDelivery",
     "MentionedFile",
+    "ModeChanged",
     "ModelDecisionEvent",
     "ModelRetry",
     "ModelUpdate",
     "ModelUsage",
+    "PermissionMode",
     "PhaseChanged",
     "PlanEntry",
     "PromptNote",
@@ -168,8 +181,11 @@ __all__ = [
     "link_host",
     "link_refusal",
     "link_text",
+    "mode_label",
+    "next_mode",
     "parse_error_text",
     "parse_event",
+    "parse_mode",
     "redacted_event",
     "redacted_line",
     "stamped",

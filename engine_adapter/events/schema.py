@@ -38,6 +38,7 @@ from engine_adapter.events.agent import (
     SessionInfoChanged,
 )
 from engine_adapter.events.base import BaseEvent
+from engine_adapter.events.modes import ModeChanged
 from engine_adapter.events.prompt import FilesMentioned
 from engine_adapter.events.run import (
     AgentEnd,
@@ -93,7 +94,8 @@ HarnessEvent = Annotated[
     | CheckpointTaken
     | WorkspaceRewound
     | AgentPlan
-    | FilesMentioned,
+    | FilesMentioned
+    | ModeChanged,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

@@ -98,17 +98,20 @@ class ApprovalResolved(BaseEvent):
     Optional, when known: `scope` and `grant_id` — the grant or deny rule that decided (`via`
     "grant" / "deny-rule"), or the grant a human's `[a] always` kept (`remember`); `rule` — that
     grant or rule in words, or the policy rule that decided; `error` — why the policy failed
-    (a deny). A decision made without asking (no `approval_requested` before it) also carries
+    (a deny); for `via` "mode", `rule` says which permission mode decided and why ("plan mode
+    is read-only"). A decision made without asking (no `approval_requested` before it) also carries
     the call's `tool_input` and `tier`, so the views show what was decided.
     `reason`: the human's own words with the answer ("deny: use the staging database"), which
-    the engine passes on to the agent; `None` when none was given.
+    the engine passes on to the agent; `None` when none was given. `edited`: the human
+    accepted an edit in their own version (changed in `$EDITOR`): what is written differs from
+    what the agent proposed, and the agent is told.
     """
 
     type: Literal["approval_resolved"] = "approval_resolved"
     approval_id: str
     tool: str
     allowed: bool
-    via: Literal["human", "grant", "auto", "deny-rule", "policy"]
+    via: Literal["human", "grant", "auto", "deny-rule", "policy", "mode"]
     remember: bool = False
     scope: Literal["session", "project", "user"] | None = None
     grant_id: str | None = None
@@ -117,3 +120,4 @@ class ApprovalResolved(BaseEvent):
     tool_input: dict[str, Any] | None = None
     tier: int | None = None
     reason: str | None = None
+    edited: bool | None = None

@@ -3,12 +3,20 @@
 In order, first answer wins:
 
 1. deny rules (saved, any scope): denied at once (`via="deny-rule"`);
+   then plan mode: a call that could write or run is denied at once (`via="mode"`, see
+   `grants.modes`);
 2. the approval policy, if any: allow / deny (`via="policy"`), or "ask" (the human or the
    unattended rules decide, no grant consulted: an explicit ask is never overridden by a saved
    allow); an exception in it is a deny with the error;
 3. grants, when the call's verdict says it is grantable: the session's, then the saved ones
    (this project's, then the user's) (`via="grant"`, with the grant's scope and id);
-4. nothing: the Session asks.
+4. auto mode: a call the run's sandbox contains, tier 3 or lower, a human present, is allowed
+   (`via="mode"`);
+5. nothing: the Session asks.
+
+In ask mode neither a policy's allow nor a grant answers (3 and 4 are skipped): every call asks.
+The mode in force is `mode`, which the Session sets; a call already asked keeps its question
+(a mode change never widens what an approval shown to the human allows).
 
 The gate also holds what the grants screen lists and revokes (`entries`, `revoke`). Methods that
 touch the disk block; the Session and the app call them in worker threads.
@@ -25,7 +33,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from engine_adapter.events import DEFAULT_MODE, PermissionMode
 from engine_adapter.grants.grant_file import GrantFileError
+from engine_adapter.grants.modes import mode_refusal, mode_rule
 from engine_adapter.grants.policy import ApprovalPolicy, ApprovalRequest, PolicyDecision
 from engine_adapter.grants.records import DenyRule, SavedGrant, Scope, now
 from engine_adapter.grants.store import GrantStore
@@ -43,7 +53,7 @@ class Ruling:
     policy rule (`scope`, `grant_id`, `rule`), or the policy's `error`."""
 
     allowed: bool
-    via: Literal["grant", "deny-rule", "policy"]
+    via: Literal["grant", "deny-rule", "policy", "mode"]
     scope: Scope | None = None
     grant_id: str | None = None
     rule: str | None = None
@@ -85,6 +95,7 @@ class ApprovalGate:
         self.session_grants = session_grants
         self.store = store
         self.policy = policy
+        self.mode: PermissionMode = DEFAULT_MODE  # the permission mode in force (the Session's)
         self.problems: list[str] = []  # one line each: saves that failed, usage not written
         self._problem_listeners: list[Callable[[str], Any]] = []
         self._session_used: dict[ApprovalGrant, datetime] = {}
@@ -92,20 +103,32 @@ class ApprovalGate:
         self._lock = threading.Lock()
 
     # deciding ----------------------------------------------------------------------------------
-    async def rule(self, request: ApprovalRequest, verdict: Grantability) -> Ruling | None:
-        """The answer to `request` without asking, or None (ask). Never raises."""
+    async def rule(self, request: ApprovalRequest, verdict: Grantability, *,
+                   contained: bool = False) -> Ruling | None:
+        """The answer to `request` without asking, or None (ask). Never raises.
+        `contained`: the run's sandbox contains the call and a human is present (what auto mode
+        allows unasked; see `grants.modes.auto_refusal`)."""
         store = self.store
+        mode = self.mode
         if store is not None and store.stale():
             await asyncio.to_thread(store.refresh)  # another cockpit wrote: read it again
         deny = await self._deny_rule(request)
         if deny is not None:
             return deny
+        refused = mode_refusal(mode, request.tool)
+        if refused is not None:
+            return Ruling(False, "mode", rule=refused)
         decided = await self._policy(request)
         if decided == "ask":
             return None  # an explicit ask: the human (or the unattended rules), not a grant
         if decided is not None:
-            return decided
-        return self._granted(request.tool, verdict, request.tier)
+            return None if mode == "ask" and decided.allowed else decided
+        if mode == "ask":
+            return None  # every call asks: no grant answers for the human
+        granted = self._granted(request.tool, verdict, request.tier)
+        if granted is None and mode == "auto" and contained and request.tier < 4:
+            return Ruling(True, "mode", rule=mode_rule(mode, "the sandbox contains it"))
+        return granted
 
     async def _deny_rule(self, request: ApprovalRequest) -> Ruling | None:
         store = self.store
@@ -168,8 +191,8 @@ class ApprovalGate:
         """Whether a standing grant covers this call and no deny rule stops it (nothing is
         recorded: this only answers the question). With a policy, never: the policy may say
         "ask" or "deny" for it, so every such call must come back through the gate (an ACP
-        agent is not told "allow always")."""
-        if not verdict.grantable or self.policy is not None:
+        agent is not told "allow always"); nor in ask or plan mode, for the same reason."""
+        if not verdict.grantable or self.policy is not None or self.mode in ("ask", "plan"):
             return False
         store = self.store
         if store is not None and store.deny_for(tool, tool_input) is not None:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from engine_adapter.events import ApprovalRequested, ApprovalResolved, BaseEvent
 from engine_adapter.grants import ApprovalGate, ApprovalRequest, Ruling, Scope
+from engine_adapter.grants.modes import auto_refusal
 from engine_adapter.lookalikes import lookalike_marks, marks_line
 from engine_adapter.session.cancel import SessionCancelToken
 from engine_adapter.session.question_desk import unique_id
@@ -47,6 +48,7 @@ class PendingApproval:
     future: asyncio.Future[bool]
     grantable: bool = False
     asked_as: str = ""
+    proposal: tuple[str, str] | None = None  # an edit's (path, proposed text): editable
 
 
 class ApprovalDesk:
@@ -73,12 +75,17 @@ class ApprovalDesk:
         self.unattended, self.approval_timeout = unattended, approval_timeout
         self.amendment_policy, self.escalation_policy = amendment_policy, escalation_policy
         self.auto_approve = auto_approve
+        # Whether the run's commands run in a sandbox (its `agent_start` said so): what auto
+        # mode allows unasked depends on it.
+        self.run_sandboxed = False
         self._ended = ended
         self._pending: dict[str, PendingApproval] = {}
         self._saving: set[asyncio.Task[None]] = set()  # `[a] always` grants being written
         self._answered: set[str] = set()
         self._ids: set[str] = set()  # every approval id this session's events have used
         self._reasons: dict[str, str] = {}  # approval id -> the human's words with the answer
+        self._offers: dict[str, tuple[str, str]] = {}  # engine's id -> an edit's (path, text)
+        self._edited: dict[str, str] = {}  # approval id -> the text the human accepted instead
 
     @property
     def pending(self) -> list[PendingApproval]:
@@ -121,18 +128,33 @@ class ApprovalDesk:
         agent's own tool while the agent runs outside the sandbox: reads only).
         """
         asked_as, approval_id = approval_id, unique_id(approval_id, self._ids)
+        # An edit offered for review goes with this request only (answered unasked: dropped);
+        # a version the human wrote for an earlier request under the same id never applies.
+        proposal = self._offers.pop(asked_as, None)
+        self._edited.pop(asked_as, None)
         verdict = await grantability_off_loop(tool, tool_input, tier)
         prefix = verdict.prefix
+        # Auto mode: allowed unasked only what the sandbox contains; otherwise it asks and the
+        # question says why (never a silent fallback).
+        uncontained = auto_refusal(
+            tool=tool, tier=tier, run_sandboxed=self.run_sandboxed, sandboxed=sandboxed,
+            auto_max_tier=auto_max_tier, attended=not self.unattended) \
+            if self.gate.mode == "auto" else None
         if not self.cancel_token.cancelled:
             request = ApprovalRequest(tool, tool_input, tier, prefix, verdict.grantable,
                                       approval_id, reason)
-            ruling = await self.gate.rule(request, verdict)
+            ruling = await self.gate.rule(request, verdict, contained=self.gate.mode == "auto"
+                                          and uncontained is None)
             # Without its sandbox only a refusal answers unasked: a grant or a policy's allow
             # was given for commands that run sandboxed (never a silent downgrade).
             if ruling is not None and sandboxed is False and ruling.allowed:
                 ruling = None
             if ruling is not None and not self.cancel_token.cancelled:
+                if ruling.via == "mode" and not ruling.allowed and ruling.rule:
+                    self._reasons[approval_id] = self._reasons[asked_as] = ruling.rule
                 return self._decide_unasked(approval_id, tool, tool_input, tier, ruling)
+        if uncontained is not None and self.gate.mode == "auto" and not self.unattended:
+            reason = f"auto mode asks ({uncontained}): {reason}"
         self.emit(ApprovalRequested(approval_id=approval_id, tool=tool, reason=reason,
                                     tool_input=tool_input, tier=tier, prefix=prefix,
                                     grantable=verdict.grantable,
@@ -151,7 +173,8 @@ class ApprovalDesk:
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._pending[approval_id] = PendingApproval(approval_id, tool, tier, prefix, future,
                                                      grantable=verdict.grantable,
-                                                     asked_as=asked_as)
+                                                     asked_as=asked_as,
+                                                     proposal=proposal)
         try:
             if self.approval_timeout is None:
                 return await asyncio.shield(future)
@@ -189,8 +212,25 @@ class ApprovalDesk:
                                    via="auto", remember=False))
         return allowed
 
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None:
+        """The engine's next request under `approval_id` is an edit whose whole new text is
+        `proposed` (the file `path`, as shown): the human may accept it in a version of their
+        own (`resolve(edited=…)`). Kept in memory only, until that request is answered."""
+        self._offers[approval_id] = (path, proposed)
+
+    def proposal(self, approval_id: str) -> tuple[str, str] | None:
+        """A pending edit's (path, proposed text), when its engine offered it, else None."""
+        pending = self._pending.get(approval_id)
+        return pending.proposal if pending is not None else None
+
+    def edited_content(self, approval_id: str) -> str | None:
+        """The text the human accepted instead of the proposal for `approval_id` (the events'
+        id or the engine's), or None (accepted as proposed, or not an edit)."""
+        return self._edited.get(approval_id)
+
     def resolve(self, approval_id: str, *, allow: bool, remember: bool = False,
-                scope: Scope = "session", reason: str | None = None) -> None:
+                scope: Scope = "session", reason: str | None = None,
+                edited: str | None = None) -> None:
         """Answer a pending approval (for an id never seen, the only pending one, if exactly one).
 
         `approval_id` is the id the session's events carry (see `request`).
@@ -211,6 +251,12 @@ class ApprovalDesk:
             pending = next(iter(self._pending.values()))
         del self._pending[pending.approval_id]
         self._answered.add(pending.approval_id)
+        if edited is not None and allow and pending.proposal is not None:
+            # Their own version: allowed once, for exactly that text (never a grant).
+            self._edited[pending.approval_id] = self._edited[pending.asked_as] = edited
+            remember = False
+        else:
+            edited = None
         stored = bool(allow and remember and pending.grantable)
         if stored and scope != "session":
             task = asyncio.get_running_loop().create_task(self._save_then_resolve(
@@ -224,7 +270,8 @@ class ApprovalDesk:
         if words is not None:
             self._reasons[pending.approval_id] = words
             self._reasons[pending.asked_as or pending.approval_id] = words
-        self._resolved(pending, allow, stored, "session" if stored else None, None, words)
+        self._resolved(pending, allow, stored, "session" if stored else None, None, words,
+                       edited=edited is not None)
 
     async def _save_then_resolve(self, pending: PendingApproval, scope: Scope) -> None:
         note = f"allowed from the approval bar (session {self.session_id})"
@@ -239,11 +286,12 @@ class ApprovalDesk:
         self._resolved(pending, True, True, kept, grant_id)
 
     def _resolved(self, pending: PendingApproval, allow: bool, stored: bool,
-                  scope: Scope | None, grant_id: str | None, reason: str | None = None) -> None:
+                  scope: Scope | None, grant_id: str | None, reason: str | None = None, *,
+                  edited: bool = False) -> None:
         # Journal the decision before the engine can act on it.
         self.emit(ApprovalResolved(approval_id=pending.approval_id, tool=pending.tool,
                                    allowed=allow, via="human", remember=stored, scope=scope,
-                                   grant_id=grant_id, reason=reason))
+                                   grant_id=grant_id, reason=reason, edited=edited or None))
         if not pending.future.done():
             pending.future.set_result(allow)
 

@@ -19,11 +19,12 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol, cast
 
 from engine_adapter.checkpoints import Checkpointer
 from engine_adapter.events import (
+    DEFAULT_MODE,
     EVENT_ADAPTER,
     AgentEnd,
     Answer,
@@ -32,13 +33,17 @@ from engine_adapter.events import (
     CancellationObserved,
     CheckpointTaken,
     HarnessEvent,
+    ModeChanged,
+    PermissionMode,
     bounded_line,
+    parse_mode,
     redacted_line,
     stamped,
 )
 from engine_adapter.grants import ApprovalGate, ApprovalPolicy, GrantStore, Scope
 from engine_adapter.journal import JsonlEventJournal
 from engine_adapter.runner import AgentRunner
+from engine_adapter.sandbox import is_sandboxed
 from engine_adapter.session.approvals import ApprovalDesk, PendingApproval, Policy
 from engine_adapter.session.cancel import SessionCancelToken
 from engine_adapter.session.history import EventLog
@@ -118,6 +123,9 @@ class Session:
             end (`engine_adapter.checkpoints.Checkpointer`), in its own thread; each is
             journaled as `checkpoint_taken` after its `turn_start` and before anything of that
             turn runs (a `tool_start`, an approval, a check), and the end's before `agent_end`.
+        mode: The permission mode the run starts in (`engine_adapter.events.modes`: "ask",
+            "accept-edits", "auto", "plan"); `set_mode` changes it. A mode other than the
+            default is journaled (`mode_changed`, `source="start"`) right after `agent_start`.
 
     Who answers, in order: deny rules, the policy, grants, then the human (or, unattended,
     the rules above). `gate` holds all of them (the grants screen lists and revokes there).
@@ -139,11 +147,14 @@ class Session:
         grant_store: GrantStore | None = None,
         approval_policy: ApprovalPolicy | None = None,
         checkpoints: Checkpointer | None = None,
+        mode: PermissionMode = DEFAULT_MODE,
     ) -> None:
         for name, policy in (("amendment_policy", amendment_policy),
                              ("escalation_policy", escalation_policy)):
             if policy not in ("deny", "approve"):
                 raise ValueError(f"{name} must be 'deny' or 'approve', not {policy!r}")
+        if parse_mode(mode) != mode:
+            raise ValueError(f"mode must be ask, accept-edits, auto or plan, not {mode!r}")
         if approval_timeout is not None and approval_timeout < 0:
             raise ValueError("approval_timeout must be a number of seconds >= 0, or None")
         self.runner = runner
@@ -154,6 +165,9 @@ class Session:
         self.journal = journal
         self.grants: list[ApprovalGrant] = grants if grants is not None else []
         self.gate = ApprovalGate(self.grants, grant_store, approval_policy)
+        self.gate.mode = mode
+        self._mode_listeners: list[Callable[[PermissionMode], Any]] = []
+        self._run_started = False  # `agent_start` emitted: a mode change is journaled now
         self.cancel_token = SessionCancelToken()
         self.journal_error: str | None = None
         # History holds each event as its journal line (bytes: compact, and never walked by the
@@ -281,7 +295,12 @@ class Session:
             # Every event class is one of the union's (a line of any other would not read back).
             self._log.append(line, cast(HarnessEvent, event))
             etype = event.type
-        if etype == "agent_end":
+        if etype == "agent_start" and not self._run_started:
+            self._run_started = True
+            self._approvals.run_sandboxed = is_sandboxed(getattr(event, "sandbox", None))
+            if self.gate.mode != DEFAULT_MODE:
+                self._journal_mode(self.gate.mode, None, "start")
+        elif etype == "agent_end":
             self._ended = True
         elif etype == "turn_start" and self.checkpoints is not None:
             self._begin_checkpoint(getattr(event, "turn", None))
@@ -401,13 +420,30 @@ class Session:
                                              sandboxed=sandboxed, auto_max_tier=auto_max_tier)
 
     def resolve_approval(self, approval_id: str, *, allow: bool, remember: bool = False,
-                         scope: Scope = "session", reason: str | None = None) -> None:
+                         scope: Scope = "session", reason: str | None = None,
+                         edited: str | None = None) -> None:
         """Answer a pending approval by the id its events carry (see `ApprovalDesk.resolve`):
         `allow and remember` keeps a grant in `scope` when the call is grantable; `reason` is
-        the human's words. A stale or unknown id with nothing (or several) pending does
-        nothing."""
+        the human's words; `edited`, with `allow`, the human's own version of an edit the
+        engine offered for review (`edit_proposal`): that text is written instead, once, and
+        the engine tells its agent. A stale or unknown id with nothing (or several) pending
+        does nothing."""
         self._approvals.resolve(approval_id, allow=allow, remember=remember, scope=scope,
-                                reason=reason)
+                                reason=reason, edited=edited)
+
+    def offer_edit(self, approval_id: str, path: str, proposed: str) -> None:
+        """The engine's next `request_approval(approval_id, …)` is an edit of `path` whose
+        whole new text is `proposed`: the human may edit it before accepting. Makes the Session
+        an `EditReviewController` (with `edited_content`)."""
+        self._approvals.offer_edit(approval_id, path, proposed)
+
+    def edit_proposal(self, approval_id: str) -> tuple[str, str] | None:
+        """A pending edit's (path, proposed text) that the human may edit, or None."""
+        return self._approvals.proposal(approval_id)
+
+    def edited_content(self, approval_id: str) -> str | None:
+        """The human's own version accepted for `approval_id`, or None (as proposed)."""
+        return self._approvals.edited_content(approval_id)
 
     def is_granted(self, tool: str, tool_input: dict[str, Any], tier: int) -> bool:
         """Whether a standing grant covers this call and no deny rule stops it, asking nobody.
@@ -418,6 +454,51 @@ class Session:
         """The human's words given with the answer to `approval_id`, or `None`. Makes the
         Session a `ReasonAwareController`."""
         return self._approvals.denial_reason(approval_id)
+
+    # The permission mode ----------------------------------------------------------------------
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode in force (see `engine_adapter.grants.modes`)."""
+        return self.gate.mode
+
+    def set_mode(self, mode: PermissionMode, *, source: str = "human") -> None:
+        """Switch the permission mode (the mode key): journaled as `mode_changed`, then each
+        `on_mode_change` listener is told (an ACP engine maps it to the agent's own modes).
+        Calls decided from now on follow it; an approval already shown keeps its question (a
+        change never widens what it allows). The same mode again, or an unknown one
+        (`ValueError`), changes nothing."""
+        if parse_mode(mode) != mode:
+            raise ValueError(f"mode must be ask, accept-edits, auto or plan, not {mode!r}")
+        previous = self.gate.mode
+        if mode == previous:
+            return
+        self.gate.mode = mode
+        if self._run_started and not self._ended:
+            self._journal_mode(mode, previous, source)
+        for listener in list(self._mode_listeners):
+            try:
+                listener(mode)
+            except Exception:  # a listener's failure is its own
+                log.exception("mode listener failed")
+
+    def on_mode_change(self, listener: Callable[[PermissionMode], Any]) -> Callable[[], None]:
+        """Call `listener(mode)` after each change of mode; returns a function that stops it.
+        Makes the Session a `ModeAwareController`."""
+        self._mode_listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._mode_listeners.remove(listener)
+        return remove
+
+    def _journal_mode(self, mode: PermissionMode, previous: PermissionMode | None,
+                      source: str) -> None:
+        note = None
+        if mode == "auto" and not self._approvals.run_sandboxed:
+            note = "no sandbox is active: auto asks as accept edits does"
+        elif mode == "auto" and self.unattended:
+            note = "nobody is watching: the unattended rules decide"
+        self.emit(ModeChanged(mode=mode, previous=previous, source=source, note=note))
 
     # Questions -------------------------------------------------------------------------------
     async def ask_question(self, question_id: str, message: str, fields: list[Any], *,

@@ -32,6 +32,7 @@ from engine_adapter.events import (
     FilesMentioned,
     HistoryMessage,
     HistoryTool,
+    ModeChanged,
     ModelDecisionEvent,
     ModelRetry,
     ModelUpdate,
@@ -54,6 +55,7 @@ from engine_adapter.events import (
     answer_text,
     fields_text,
     link_text,
+    mode_label,
 )
 from engine_adapter.sandbox import UNAVAILABLE, agent_place_label, is_sandboxed, sandbox_label
 from engine_adapter.text import plural
@@ -194,6 +196,17 @@ def _turn_end(e: TurnEnd) -> Description:
 def _phase_changed(e: PhaseChanged) -> Description:
     text = f"{e.previous} → {e.phase}" if e.previous else e.phase
     return Description("phase", text, "info", "◆", "phase ")
+
+
+def _mode_changed(e: ModeChanged) -> Description:
+    mode = mode_label(e.mode)
+    text = f"{mode_label(e.previous)} → {mode}" if e.previous else mode
+    if e.source and e.source not in ("human", "start"):
+        text += f" (by {e.source})"
+    if e.note:
+        text += f": {e.note}"
+    tone: Tone = "warn" if e.note or e.mode == "auto" else "info"
+    return Description("mode", text, tone, "◇", "permission mode ")
 
 
 def _declaration_required(e: DeclarationRequired) -> Description:
@@ -519,6 +532,7 @@ DESCRIBERS: dict[str, Callable[[Any], Description]] = {
         (HistoryTool, _history_tool),
         (CheckpointTaken, _checkpoint_taken),
         (WorkspaceRewound, _workspace_rewound),
+        (ModeChanged, _mode_changed),
     )
 }
 """Each event type's describer, keyed by its class's `type` (a test holds every describer's

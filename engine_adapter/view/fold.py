@@ -32,6 +32,7 @@ from engine_adapter.events import (
     FilesMentioned,
     HistoryMessage,
     HistoryTool,
+    ModeChanged,
     ModelDecisionEvent,
     ModelRetry,
     ModelUpdate,
@@ -315,6 +316,11 @@ class RunFold:
         self.view.phase = e.phase
         return self._notice("phase", e, parts=RUN)
 
+    def _mode_changed(self, e: ModeChanged) -> Change:
+        self.view.mode = e.mode
+        self.view.mode_note = e.note
+        return self._notice("mode", e, parts=RUN)
+
     def _declaration_required(self, e: DeclarationRequired) -> Change:
         return self._notice("declaration", e, turn=e.turn)
 
@@ -425,7 +431,7 @@ class RunFold:
         approval = row.approval = approval._replace(
             state="allowed" if allowed else "denied", via=e.via, remember=e.remember,
             scope=e.scope, grant_id=e.grant_id, rule=e.rule, error=e.error,
-            answer_reason=e.reason, answered_ts=e.ts)
+            answer_reason=e.reason, answered_ts=e.ts, edited=bool(e.edited))
         if row.status in ("awaiting", "running"):
             row.status = "allowed" if allowed else "denied"
         parts = change.parts
@@ -629,6 +635,7 @@ class RunFold:
             (HistoryTool, _history_tool),
             (CheckpointTaken, _checkpoint_taken),
             (WorkspaceRewound, _workspace_rewound),
+            (ModeChanged, _mode_changed),
         )
     }
 

@@ -37,6 +37,7 @@ class ApprovalView(NamedTuple):
     answered_ts: float | None = None
     # Look-alike characters in the input, in one line ("" for none; `input_lookalikes`).
     lookalikes: str = ""
+    edited: bool = False  # allowed in the human's own version (edited in $EDITOR)
 
     @property
     def waited_ms(self) -> float | None:

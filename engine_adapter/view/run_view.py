@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Generic, NamedTuple, TypeVar
 
-from engine_adapter.events import AgentOption
+from engine_adapter.events import DEFAULT_MODE, AgentOption
 from engine_adapter.view.items import Item, QuestionItem, ToolCallItem
 from engine_adapter.view.records import CheckView, CommandView, GrantView, PlanRow, TurnView
 
@@ -134,6 +134,10 @@ class RunView:
         self.result: str | None = None
         self.error: str | None = None
         self.phase: str | None = None
+        # the cockpit's permission mode (`mode_changed`; a run that never changed it ran in
+        # the default) and what it means here when that differs from its name
+        self.mode: str = DEFAULT_MODE
+        self.mode_note: str | None = None
         self.turn = 0
         self.turns: list[TurnView] = []
         self.items: list[Item] = []

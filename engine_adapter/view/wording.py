@@ -76,6 +76,8 @@ def verdict_text(state: str, via: str | None, remember: bool = False, *,
     if via == "deny-rule":
         return (f"{verdict} by a deny rule{ident}" + (f" ({scope})" if scope else "")
                 + (f": {rule}" if rule else ""))
+    if via == "mode":  # the permission mode decided (plan refuses, auto allows)
+        return f"{verdict} by the permission mode" + (f" ({rule})" if rule else "")
     if via == "policy":
         if error:
             return f"{verdict}: the approval policy failed ({error})"
@@ -96,11 +98,13 @@ def approval_verdict(approval: ApprovalView | ApprovalResolved, *, human: str = 
     and the rule (a row's badge)."""
     state = getattr(approval, "state", None) or (
         "allowed" if getattr(approval, "allowed", False) else "denied")
-    return verdict_text(state, approval.via, approval.remember, human=human,
+    said = verdict_text(state, approval.via, approval.remember, human=human,
                         scope=getattr(approval, "scope", None),
                         grant_id=getattr(approval, "grant_id", None) if full else None,
                         rule=getattr(approval, "rule", None) if full else None,
                         error=getattr(approval, "error", None))
+    return f"{said}, in {'your' if human == 'you' else 'their'} version" \
+        if getattr(approval, "edited", False) else said
 
 
 def input_changed_text(approved: dict[str, object] | None, *, limit: int = 300) -> str | None:

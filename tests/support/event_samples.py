@@ -10,6 +10,9 @@ mentions (the demo's task mentions none): never in the demo."""
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
                        "history_tool", "agent_plan"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
+MODE_TYPES = {"mode_changed"}
+"""Types only a Session started in (or switched to) a permission mode other than the default
+writes: not in a bare demo Session."""
 CHECKPOINT_TYPES = {"checkpoint_taken", "workspace_rewound"}
 """Types only a Session given `checkpoints=` (or a rewind) writes: not in a bare demo Session."""
 
@@ -45,6 +48,7 @@ MINIMAL = {  # the fewest fields each type takes
     "history_message": {"role": "user", "text": "earlier"},
     "history_tool": {"call_id": "c", "tool": "read", "status": "completed"},
     "checkpoint_taken": {"turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d"},
+    "mode_changed": {"mode": "plan", "previous": "accept-edits", "source": "human"},
     "workspace_rewound": {"to_turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d",
                           "before": "18c2f0a1b2d-0a1b2c3e", "after": "18c2f0a1b2e-0a1b2c3f"},
     "agent_plan": {"entries": [{"content": "read the file"}]},

@@ -52,6 +52,7 @@ from engine_adapter.engines.acp.agent import (
     Step,
     WaitCancelled,
     Wanted,
+    agent_mode_for,
     apply_step,
     plan_settings,
 )
@@ -62,8 +63,10 @@ from engine_adapter.engines.acp.mentions import MentionBlock, mention_blocks, ta
 from engine_adapter.engines.acp.text import cap
 from engine_adapter.engines.mentions import attach_mentions
 from engine_adapter.events import (
+    DEFAULT_MODE,
     AgentEnd,
     AgentMode,
+    AgentNotice,
     AgentOption,
     AgentStart,
     BaseEvent,
@@ -184,6 +187,7 @@ class AcpRunner:
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
         self._hurry = asyncio.Event()  # set by `hurry`: cancels and stops are short from now
+        self._following: set[asyncio.Future[None]] = set()  # the agent's mode being set
 
     # the agent's lifetime --------------------------------------------------------------------
     @property
@@ -343,6 +347,8 @@ class AcpRunner:
         self.cwd = context.cwd = workspace
         cancel = asyncio.Event()
         unwatch = context.on_cancel(cancel.set)
+        # The human switches the cockpit's mode during the task: the agent's follows.
+        unfollow = context.on_mode_change(lambda mode: self._mode_changed(context, mode))
         try:
             fresh = not self.alive
             if fresh and not await self._started(context, state, workspace, cancel):
@@ -352,6 +358,8 @@ class AcpRunner:
             client.run = context
             self._agent_start(context, state, workspace, fresh=fresh)
             client.commands.announce(again=True)
+            if context.mode != DEFAULT_MODE:  # chosen: the agent's own mode follows it
+                await self._follow_mode(context, context.mode)
             if self.read_only:  # a past session read: its history, never a prompt
                 context.end(AgentEnd(status="completed", result=(
                     f"the agent's session {self.connection.session_id} as it replayed it "
@@ -379,9 +387,39 @@ class AcpRunner:
             raise
         finally:
             unwatch()
+            unfollow()
             context.close()
             if self.connection.client is not None:
                 self.connection.client.run = None
+
+    def _mode_changed(self, context: RunContext, mode: str) -> None:
+        """The cockpit's mode changed during the task: set the agent's (in a task of its own:
+        the Session calls listeners synchronously)."""
+        task = asyncio.ensure_future(self._follow_mode(context, mode))
+        self._following.add(task)
+        task.add_done_callback(self._following.discard)
+
+    async def _follow_mode(self, context: RunContext, mode: str) -> None:
+        """Set the agent's own mode that matches the cockpit's `mode`, where it offers one
+        (`agent_mode_for`: never one that bypasses the cockpit's gate). The gate enforces the
+        cockpit's mode either way; what could not be mapped is said once, as a notice."""
+        _options, modes, current = self.settings
+        if not modes and not _options:
+            return  # the agent has no modes: the gate alone enforces it
+        target = agent_mode_for(mode, modes)
+        if target is None:
+            context.emit(AgentNotice(level="info", text=(
+                f"the agent offers no mode like the cockpit's {mode!r}: its own mode stays "
+                f"{current or 'as it is'}; the cockpit's gate enforces {mode!r}")))
+            return
+        if target == current:
+            return
+        try:
+            await self.set_mode(target)
+        except (SettingError, AgentFailure) as exc:
+            context.emit(AgentNotice(level="warning", text=cap(
+                f"the agent's mode could not follow the cockpit's {mode!r}: {exc}; the "
+                "cockpit's gate enforces it", 1_000)))
 
     async def _started(self, context: RunContext, state: TaskState, workspace: str,
                        cancel: asyncio.Event) -> bool:

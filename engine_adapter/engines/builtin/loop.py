@@ -46,6 +46,7 @@ from engine_adapter.engines.builtin.reply import Reply, raw_text, read_reply, so
 from engine_adapter.engines.builtin.tools import (
     EDIT_TOOLS,
     TOOLS,
+    PreparedWrite,
     ToolError,
     cap_text,
     list_dir,
@@ -72,7 +73,7 @@ from engine_adapter.events import (
     TurnEnd,
     TurnStart,
 )
-from engine_adapter.files import FileRefused, off_loop
+from engine_adapter.files import FileRefused, off_loop, unified_diff
 from engine_adapter.files.mentions import context_text
 from engine_adapter.runner import ApprovalController, CancelToken, EventSink
 from engine_adapter.sandbox import NO_SANDBOX, UNAVAILABLE, Sandbox, SandboxSettings
@@ -80,6 +81,10 @@ from engine_adapter.shell import DESTRUCTIVE
 from engine_adapter.state import TaskState
 
 __all__ = ["BuiltinRunner"]
+
+EDITED_DIFF_LIMIT = 8_000
+"""Characters of the diff between an edit as proposed and as the human wrote it, told to the
+model."""
 
 _READERS: dict[str, Callable[[Workspace, Mapping[str, Any]], str]] = {
     "read_file": read_file, "list_dir": list_dir, "search": search,
@@ -230,7 +235,8 @@ class _Run:
     async def _take_turn(self) -> _TurnResult:
         found = self.instructions
         request = ModelRequest(
-            task=self.state.task, turn=self.turn, phase=self.phase or "", transcript=tuple(
+            task=self.state.task, turn=self.turn, phase=self.phase or "", mode=self.ctx.mode,
+            transcript=tuple(
                 self.transcript), tools=tuple(TOOLS.values()),
             plan=tuple(c.model_dump() for c in self.verification.plan or ()),
             instructions=found.text if found is not None else "",
@@ -346,6 +352,11 @@ class _Run:
                                                    tier=call.tier, sandboxed=flag)
         return bool(allowed) and not self.cancelled
 
+    def _denied(self, call: Call) -> ToolResult:
+        """A denied call's result: the model reads why (the human's words, or the mode's)."""
+        said = self.ctx.denial_reason(call.id)
+        return call.result("denied", error=f"denied: {said}" if said else "denied")
+
     async def _edit(self, call: Call) -> ToolResult:
         if self.phase != "edit":
             return await self._refuse(call, f"{call.tool} is allowed only in the edit phase; "
@@ -362,14 +373,36 @@ class _Run:
             return await self._refuse(call, str(exc))
 
         shown_input = {**call.input, "diff": prepared.diff}
+        asks = prepared.runs_later is not None or self.ctx.edits_ask
         if prepared.runs_later is not None:  # a file that runs by itself: ask, every time
             call.tier = DESTRUCTIVE
-            if not await self._ask(call, f"{call.tool} {prepared.shown}: {prepared.runs_later}",
-                                   shown_input=shown_input):
-                return call.result("denied", error="denied")
+        if asks:  # (ask and plan mode: every edit goes to the gate, with its diff)
+            why = f"{call.tool} {prepared.shown}" + (
+                f": {prepared.runs_later}" if prepared.runs_later is not None else "")
+            self.ctx.offer_edit(call.id, prepared.shown, prepared.content)  # the human may edit
+            if not await self._ask(call, why, shown_input=shown_input):
+                return self._denied(call)
+        edited = self.ctx.edited_content(call.id) if asks else None
+        if edited is not None:
+            return await self._write_edited(call, prepared, edited, shown_input)
 
         async def write() -> str:
             return await off_loop(prepared.apply, what=call.tool)
+        return await self._run_tool(call, write, shown_input=shown_input)
+
+    async def _write_edited(self, call: Call, prepared: PreparedWrite, edited: str,
+                            shown_input: Mapping[str, Any]) -> ToolResult:
+        """Write the human's own version of a proposed edit, and tell the model how it differs
+        from what it proposed (the diff, off the loop and capped)."""
+        mine = replace(prepared, content=edited)
+
+        async def write() -> str:
+            done = await off_loop(mine.apply, what=call.tool)
+            changes = await off_loop(lambda: unified_diff(
+                prepared.content, edited, prepared.shown,
+                limit=EDITED_DIFF_LIMIT), what="diffing the human's version")
+            return (f"{done}: the human edited your proposal before it was written, so the "
+                    f"file differs from what you proposed:\n{changes}")
         return await self._run_tool(call, write, shown_input=shown_input)
 
     async def _shell(self, call: Call) -> ToolResult:
@@ -380,7 +413,7 @@ class _Run:
             return await self._refuse(call, str(exc))
         call.tier = request.tier
         if not await self._ask(call, request.reason, outside=request.outside, commands=True):
-            return call.result("denied", error="denied")
+            return self._denied(call)
         timeout = min(float(call.input.get("timeout") or self.engine.shell_timeout),
                       self.engine.shell_timeout)
         args = request.argv
@@ -413,7 +446,7 @@ class _Run:
         except ToolError as exc:
             return await self._refuse(call, str(exc))
         if not await self._ask(call, change.question, commands=True):
-            return call.result("denied", error="denied")
+            return self._denied(call)
         return await self._run_tool(call, lambda: self.verification.freeze(change.checks))
 
     async def _switch_to_editing(self, call: Call) -> ToolResult:
@@ -421,7 +454,7 @@ class _Run:
             return await self._refuse(call, "already in the edit phase")
         reason = call.input["reason"]
         if not await self._ask(call, f"switch from investigating to editing: {reason}"):
-            return call.result("denied", error="denied")
+            return self._denied(call)
 
         async def escalate() -> str:
             self.ctx.emit(TaskEscalated(reason=reason, target="edit"))

@@ -88,7 +88,9 @@ def test_an_offer_the_agent_lacks_is_a_failed_run_listing_the_valid_values(cli):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["run", "hi", "--mode", "x", "--headless"], "--mode, --option, --mcp, --no-mcp, --env and "
+    (["run", "hi", "--mode", "x", "--headless"], "--mode 'x': the cockpit's modes are ask, "
+     "accept-edits, auto and plan (an agent's own mode goes with --agent NAME)"),
+    (["run", "hi", "--option", "a=1", "--headless"], "--option, --mcp, --no-mcp, --env and "
      "--agent-state go with --agent NAME"),
     (["run", "hi", "--agent", "codex", "--base-url", "http://x", "--headless"],
      "--base-url and --api-key-env go with --model NAME for the built-in engine"),

@@ -57,8 +57,9 @@ def test_a_command_gets_its_groups_built_from_the_options_given() -> None:
                                        "--option", "a=1", "--option", "b=2", "--no-mcp"])
     assert result.exit_code == 0, result.output
     assert got == [Path("w"),
-                   RunFlags(journal=Path("j.jsonl"), unattended=True, approval_timeout=2.5),
-                   AgentFlags(mode="plan", option=["a=1", "b=2"], no_mcp=True)]
+                   RunFlags(journal=Path("j.jsonl"), unattended=True, approval_timeout=2.5,
+                            mode="plan"),
+                   AgentFlags(option=["a=1", "b=2"], no_mcp=True)]
     got.clear()
     assert CliRunner().invoke(tiny, []).exit_code == 0
     assert got == [None, RUN_FLAGS, AGENT_FLAGS]

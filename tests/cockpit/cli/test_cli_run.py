@@ -8,7 +8,7 @@ import tempfile
 import textwrap
 
 import pytest
-from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES
+from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES, MODE_TYPES
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -48,7 +48,8 @@ def test_demo_headless_auto_approve_completes(tmp_path) -> None:
     types = {e.type for e in read_journal(journal)}
     assert types == set(EVENT_TYPES) - {"cancellation_observed", "model_retry",
                                         *AGENT_DIALOGUE, *AGENT_SESSION_TYPES,
-                                        "workspace_rewound"}  # only a rewind writes that
+                                        "workspace_rewound",  # only a rewind writes that
+                                        *MODE_TYPES}  # the demo runs in the default mode
 
 
 def test_demo_without_a_human_denies_and_fails(tmp_path) -> None:

@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 from support.event_loop import run
-from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES, CHECKPOINT_TYPES
+from support.event_samples import (
+    AGENT_DIALOGUE,
+    AGENT_SESSION_TYPES,
+    CHECKPOINT_TYPES,
+    MODE_TYPES,
+)
 
 from cockpit.launch.demo import demo_factory, start_demo
 from cockpit.launch.factory import RunOptions
@@ -92,7 +97,7 @@ def test_auto_approve_completes_with_every_event_type_but_cancellation(tmp_path)
     # RunOptions() takes no checkpoints (the command line turns them on)
     assert set(types(events)) == set(EVENT_TYPES) - {"cancellation_observed", "model_retry",
                                                      *AGENT_DIALOGUE, *AGENT_SESSION_TYPES,
-                                                     *CHECKPOINT_TYPES}
+                                                     *CHECKPOINT_TYPES, *MODE_TYPES}
     assert types(events).count("decision_error") == 1
     assert types(events).count("verification_plan_frozen") == 2
     asks = [e for e in events if e.type == "approval_requested"]

@@ -30,6 +30,7 @@ ADDED_TYPES = [
     "checkpoint_taken", "workspace_rewound",
     "agent_plan",  # an external agent's plan (issue 25)
     "files_mentioned",  # the files a task mentions (`@path`, issue 26)
+    "mode_changed",  # the cockpit's permission mode changed (issue 27 §3)
 ]
 
 

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 from support.event_loop import run
-from support.event_samples import AGENT_DIALOGUE, AGENT_SESSION_TYPES, CHECKPOINT_TYPES
+from support.event_samples import (
+    AGENT_DIALOGUE,
+    AGENT_SESSION_TYPES,
+    CHECKPOINT_TYPES,
+    MODE_TYPES,
+)
 from support.journal_faults import ENOSPC, DiskFillsUp, first_of
 from support.steps import StepRunner
 from typer.testing import CliRunner
@@ -30,7 +35,7 @@ from engine_adapter.events import EVENT_TYPES
 # the demo never emits these (the dialogue kinds come from ACP agents: test_session_questions
 # covers a journal that fails at a question; test_acp_sessions fills the disk at each session kind)
 NOT_IN_DEMO = {"cancellation_observed", "model_retry", *AGENT_DIALOGUE, *AGENT_SESSION_TYPES,
-               *CHECKPOINT_TYPES}
+               *CHECKPOINT_TYPES, *MODE_TYPES}
 DEMO_KINDS = sorted(set(EVENT_TYPES) - NOT_IN_DEMO)
 
 

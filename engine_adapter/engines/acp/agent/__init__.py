@@ -18,7 +18,13 @@ from engine_adapter.engines.acp.agent.opening import (
 )
 from engine_adapter.engines.acp.agent.process import AgentProcess
 from engine_adapter.engines.acp.agent.session import AgentSession, Opened
-from engine_adapter.engines.acp.agent.settings import SettingError, Step, apply_step, plan_settings
+from engine_adapter.engines.acp.agent.settings import (
+    SettingError,
+    Step,
+    agent_mode_for,
+    apply_step,
+    plan_settings,
+)
 from engine_adapter.engines.acp.agent.setup import McpServer, SessionSetup, Wanted
 
 __all__ = [
@@ -36,6 +42,7 @@ __all__ = [
     "Step",
     "WaitCancelled",
     "Wanted",
+    "agent_mode_for",
     "apply_step",
     "plan_settings",
     "race",

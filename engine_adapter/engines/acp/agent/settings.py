@@ -27,9 +27,11 @@ from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import AgentChoice, AgentMode, AgentOption
 
 __all__ = [
+    "NEVER_MAPPED",
     "ConfigOption",
     "SettingError",
     "Step",
+    "agent_mode_for",
     "apply_step",
     "modes_from_acp",
     "options_from_acp",
@@ -87,6 +89,35 @@ def modes_from_acp(modes: SessionModeState | None) -> tuple[list[AgentMode], str
     offered = [AgentMode(id=clean(m.id, 200), name=clean(m.name, 200))
                for m in list(modes.available_modes)[:MAX_OPTIONS]]
     return offered, clean(modes.current_mode_id, 200)
+
+
+_MODE_MATCHES: dict[str, tuple[str, ...]] = {
+    "ask": ("default", "ask", "always ask"),
+    "accept-edits": ("acceptedits", "accept-edits", "accept_edits", "accept edits"),
+    # auto: the agent still asks for its commands; the cockpit's gate allows what the sandbox
+    # contains. Never an agent mode that runs everything unasked.
+    "auto": ("acceptedits", "accept-edits", "accept_edits", "accept edits"),
+    "plan": ("plan", "plan mode", "read-only", "readonly", "read only"),
+}
+NEVER_MAPPED = frozenset({"bypasspermissions", "bypass permissions", "full-access",
+                          "full access", "dontask", "yolo"})
+"""Agent modes the cockpit never sets for one of its own: each lets the agent run what it
+likes without asking, past the cockpit's gate (the human may still choose one with --mode)."""
+
+
+def agent_mode_for(mode: str, modes: Sequence[AgentMode]) -> str | None:
+    """The agent's own mode id that matches the cockpit's `mode` (by id, else by name, any
+    case: claude-agent-acp's `default`, `acceptEdits`, `plan`), or None when it offers none.
+    Never one of `NEVER_MAPPED`."""
+    wanted = _MODE_MATCHES.get(mode, ())
+    for key in ("id", "name"):
+        for word in wanted:
+            for offered in modes:
+                value = getattr(offered, key).casefold()
+                if value == word and offered.id.casefold() not in NEVER_MAPPED \
+                        and offered.name.casefold() not in NEVER_MAPPED:
+                    return offered.id
+    return None
 
 
 def parse_bool(text: str) -> bool | None:

@@ -74,7 +74,7 @@ from engine_adapter.engines.acp.client.mapping import (
     ToolCallContent,
     UpdateMapper,
 )
-from engine_adapter.engines.acp.client.notes import DenialNotes
+from engine_adapter.engines.acp.client.notes import DenialNotes, edited_note_text
 from engine_adapter.engines.acp.client.operations import Operations
 from engine_adapter.engines.acp.client.permissions import (
     EMPTY_INPUT,
@@ -97,6 +97,13 @@ from engine_adapter.shell import DESTRUCTIVE
 from engine_adapter.text import plural
 
 __all__ = ["AcpClient", "client_capabilities"]
+
+EDITED_LIMIT = 8_000
+"""Characters of the diff between a write as the agent sent it and as the human edited it, told
+to the agent."""
+
+_WRITES_ITSELF = frozenset({"edit", "delete", "move"})
+"""Permission kinds whose change the agent then makes itself: no edit review is offered."""
 
 # Input keys (lower-cased, without `_`) that name a file a tool call writes.
 _PATH_KEYS = frozenset({"path", "filepath", "file", "filename", "notebookpath", "target",
@@ -296,6 +303,8 @@ class AcpClient:
         if later is not None:  # the agent may write it itself once allowed: ask every time
             tier = DESTRUCTIVE
             reason += f" ({later})"
+        if run.mode == "ask" and kind in _WRITES_ITSELF:  # what `e` cannot do here, said
+            reason += " (the agent writes this itself: it cannot be edited before it lands)"
         if _over(run):
             return cancelled
         approval_id = self.operations.approval_id(call_id)
@@ -405,7 +414,14 @@ class AcpClient:
             reason, tier, permit = f"{reason}: {later}", DESTRUCTIVE, None
         else:
             permit = self.permits.take_write(real, content)
+        if permit is None or run.mode == "plan":  # asked: the human may edit it first
+            run.offer_edit(op_id, shown, content)
         await ops.gate(run, op_id, "edit", reason, tool_input, tier, permit)
+        edited = run.edited_content(op_id)
+        if edited is not None:  # the human's own version is what gets written
+            proposed, content = content, edited
+            changes = await unified_diff_async(proposed, edited, shown, limit=EDITED_LIMIT)
+            self.notes.note(run, op_id, edited_note_text(shown, changes))
         started = time.monotonic()
         ops.emit(ToolStart(call_id=op_id, tool="edit", tool_input=tool_input, tier=tier,
                            title=f"write {shown}", source="client",
@@ -420,7 +436,9 @@ class AcpClient:
             ops.ended(op_id, "edit", started, error=clean(str(exc), 500))
             raise RequestError(-32603, clean(str(exc), 500)) from None
         wrote = plural(len(content), "character")
-        ops.ended(op_id, "edit", started, output=f"wrote {wrote} to {shown}")
+        ops.ended(op_id, "edit", started, output=f"wrote {wrote} to {shown}" + (
+            ": the human's own version, not the agent's (the agent is told how it differs)"
+            if edited is not None else ""))
         return WriteTextFileResponse()
 
     # terminal/* (see `terminal_calls`) -------------------------------------------------------

@@ -1,4 +1,5 @@
-"""`DenialNotes`: a human's reason for denying an agent's request, passed on to the agent.
+"""`DenialNotes`: a human's reason for denying an agent's request (or their own version of a
+write it asked for), passed on to the agent.
 
 A permission answer in ACP carries only the option chosen, so the reason travels as a note. An
 agent that accepts steering (codex-acp advertises `_meta.steering.supported` and serves the
@@ -24,7 +25,8 @@ from engine_adapter.context import RunContext
 from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import PromptNote
 
-__all__ = ["STEERING_METHOD", "DenialNotes", "SteeringTarget", "note_text", "offers_steering"]
+__all__ = ["STEERING_METHOD", "DenialNotes", "SteeringTarget", "edited_note_text", "note_text",
+           "offers_steering"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,14 @@ def note_text(what: str, reason: str) -> str:
     """The note the agent reads: which request was denied, and the human's words."""
     return (f"[note from the user] I denied your request to {clean(what, 300)}. "
             f"My reason: {reason}")
+
+
+def edited_note_text(path: str, changes: str) -> str:
+    """The note the agent reads when the human accepted its write in a version of their own:
+    the file, and how it differs from what the agent sent (a unified diff, already capped)."""
+    return (f"[note from the user] I edited your write to {clean(path, 300)} before it was "
+            "written: the file now differs from what you proposed (your text → what was "
+            f"written):\n{changes}")
 
 
 def offers_steering(init: InitializeResponse) -> bool:
@@ -91,7 +101,10 @@ class DenialNotes:
     def denied(self, run: RunContext, approval_id: str, what: str, reason: str) -> None:
         """The human denied `what` with `reason`: pass it on (at once where the agent can take
         it, else with the next prompt). Never blocks: the permission's answer goes first."""
-        text = note_text(what, reason)
+        self.note(run, approval_id, note_text(what, reason))
+
+    def note(self, run: RunContext, approval_id: str, text: str) -> None:
+        """Pass the note `text` on to the agent, as `denied` does (an edited write, say)."""
         if self.steer is None:
             self._waiting.append((approval_id, text))
             return

@@ -85,12 +85,13 @@ class Operations:
     async def gate(self, run: RunContext, op_id: str, tool: str, reason: str,
                    tool_input: dict[str, Any], tier: int, permit: Permit | None, *,
                    sandboxed: bool | None = None) -> None:
-        """Ask unless a permit covers the operation; raise if the answer is no, or if the task
-        was cancelled meanwhile (with a permit too: nothing acts after a cancel). `sandboxed`:
+        """Ask unless a permit covers the operation (in plan mode none does: the permission may
+        have been given before the switch); raise if the answer is no, or if the task was
+        cancelled meanwhile (with a permit too: nothing acts after a cancel). `sandboxed`:
         see `Session.request_approval`."""
         if run.token.cancelled:
             raise RequestError(PERMISSION_DENIED, "the cockpit cancelled the task")
-        if permit is not None:
+        if permit is not None and run.mode != "plan":  # plan mode since: the gate refuses it
             return
         allowed = await run.request_approval(op_id, tool, reason, tool_input, tier=tier,
                                              sandboxed=sandboxed)

@@ -110,6 +110,7 @@ class ModelRequest:
     plan: tuple[Mapping[str, Any], ...] = ()  # the frozen verification plan, if declared
     instructions: str = ""  # the project's instructions file (AGENTS.md), read at the start
     instructions_from: str = ""  # its name
+    mode: str = "accept-edits"  # the cockpit's permission mode (plan: nothing is written or run)
 
 
 # -- what the model answers ----------------------------------------------------------------------

@@ -56,8 +56,9 @@ def render_result(result: ToolResult, cap: int) -> str:
     if result.status == "ok":
         return output or "(no output)"
     if result.status == "denied":
-        return (f"denied: the human did not allow this {result.tool} call, so it did not run"
-                + (f" ({result.error})" if result.error and result.error != "denied" else ""))
+        why = result.error.removeprefix("denied: ") if result.error else ""
+        return (f"denied: this {result.tool} call was not allowed, so it did not run"
+                + (f" ({why})" if why and why != "denied" else ""))
     return f"error: {result.error or 'failed'}" + (f"\n{output}" if output else "")
 
 
@@ -87,9 +88,18 @@ def _assistant(entry: ModelReply) -> dict[str, Any] | None:
     return message
 
 
+PLAN_MODE_NOTE = ("\n\n# Plan mode\n\nThe cockpit is in plan mode: it is read-only. Every "
+                  "edit and every command is refused. Read and search what you need, then "
+                  "describe the changes you would make; the human switches the mode to let "
+                  "them run.\n")
+"""What the system prompt says in plan mode (the refusals say it again)."""
+
+
 def system_with(system: str, request: ModelRequest) -> str:
-    """The system prompt with the project's instructions file (`request.instructions`) after
-    it, introduced as the project's."""
+    """The system prompt with the plan-mode note (in plan mode) and the project's
+    instructions file (`request.instructions`) after it, introduced as the project's."""
+    if request.mode == "plan":
+        system = system.rstrip() + PLAN_MODE_NOTE
     if not request.instructions.strip():
         return system
     name = request.instructions_from or "the project's instructions file"

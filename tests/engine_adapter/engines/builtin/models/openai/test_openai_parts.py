@@ -129,6 +129,20 @@ def request(*entries) -> ModelRequest:
                         transcript=(UserMessage("fix it"), *entries), tools=())
 
 
+def test_plan_mode_is_said_in_the_system_prompt_and_a_refusal_says_why():
+    from dataclasses import replace
+
+    planned = replace(request(ToolResult("c1", "shell", "denied", error=(
+        "denied: plan mode: the cockpit is read-only"), model_call_id="k1")), mode="plan")
+    prompt = build_messages("SYS", planned, output_cap=100)
+    assert "# Plan mode" in prompt.messages[0]["content"]
+    assert prompt.messages[-1]["content"] == ("denied: this shell call was not allowed, so it "
+                                              "did not run (plan mode: the cockpit is "
+                                              "read-only)")
+    assert "# Plan mode" not in build_messages("SYS", request(), output_cap=100).messages[0][
+        "content"]
+
+
 def call(call_id: str, tool: str = "read_file", **given) -> RawDecision:
     return RawDecision({"action": "tool", "tool": tool, "input": given}, call_id)
 
