@@ -40,6 +40,7 @@ from engine_adapter.events.agent import (
 from engine_adapter.events.base import BaseEvent
 from engine_adapter.events.run import (
     AgentEnd,
+    AgentReady,
     AgentStart,
     CancellationObserved,
     DecisionError,
@@ -91,7 +92,8 @@ HarnessEvent = Annotated[
     | HistoryTool
     | CheckpointTaken
     | WorkspaceRewound
-    | AgentPlan,
+    | AgentPlan
+    | AgentReady,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

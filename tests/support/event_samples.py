@@ -6,7 +6,7 @@ from __future__ import annotations
 AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "prompt_note"}
 """What only an external agent says (questions, commands, notes passed on): never in the demo."""
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
-                       "history_tool", "agent_plan"}
+                       "history_tool", "agent_plan", "agent_ready"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
 CHECKPOINT_TYPES = {"checkpoint_taken", "workspace_rewound"}
 """Types only a Session given `checkpoints=` (or a rewind) writes: not in a bare demo Session."""
@@ -46,5 +46,6 @@ MINIMAL = {  # the fewest fields each type takes
     "workspace_rewound": {"to_turn": 1, "checkpoint": "18c2f0a1b2c-0a1b2c3d",
                           "before": "18c2f0a1b2d-0a1b2c3e", "after": "18c2f0a1b2e-0a1b2c3f"},
     "agent_plan": {"entries": [{"content": "read the file"}]},
+    "agent_ready": {},
 }
 

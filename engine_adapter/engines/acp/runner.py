@@ -10,7 +10,8 @@ killed after a cancel) leaves the runner ready to start a fresh agent on the nex
 reopens the same conversation when the agent can (else says it is gone). A task of "" only
 opens the session (and shows the history a `session/load` replays).
 
-Events of a run: `agent_start` (agent name, version, modes, how the session was reopened), the
+Events of a run: `agent_start` as it starts (the task, the command), then `agent_ready` once the
+agent answered (its name, version, modes, session id, how the session was reopened), the
 replayed history (`history_*`), notices, `agent_config` and `phase_changed` (the session's
 settings and mode, when it opened), `turn_start`, the mapped updates (see `mapping`), approvals,
 `model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
@@ -63,6 +64,7 @@ from engine_adapter.events import (
     AgentEnd,
     AgentMode,
     AgentOption,
+    AgentReady,
     AgentStart,
     BaseEvent,
     CancellationObserved,
@@ -306,27 +308,39 @@ class AcpRunner:
             return self.spec.name
         return (title and info.title) or info.name or self.spec.name
 
-    def _agent_start(self, context: RunContext, state: TaskState, workspace: str, *,
-                     fresh: bool | None) -> None:
-        """`agent_start` with what is known of the agent (`fresh` None: no session opened);
-        after a fresh start, what came with the session: its history, notices, settings."""
-        started = fresh is not None
+    def _agent_start(self, context: RunContext, state: TaskState, workspace: str) -> str:
+        """`agent_start` as the run starts, before the agent answers anything: the task, the
+        workspace and the command (what the agent tells comes with `agent_ready`); returns the
+        engine name it gave."""
+        engine = self._engine_name()
+        context.emit(AgentStart(task=state.task, engine=engine, model=None, cwd=workspace,
+                                command=self.spec.display, ready=False))
+        return engine
+
+    def _engine_name(self) -> str:
+        """The run's engine: the catalogue's name, else the agent's own once it said it (the
+        command's name until then)."""
+        return f"acp:{self.spec.name if self.spec.known else self._agent_name()}"
+
+    def _agent_ready(self, context: RunContext, *, fresh: bool, started_as: str) -> None:
+        """`agent_ready` with what is known of the agent and its session (`engine` when its
+        own name changes the one `agent_start` gave, `started_as`); after a fresh start, what
+        came with the session: its history, notices, settings."""
         opened, self._opened = (self._opened, None) if fresh else (None, self._opened)
-        name = self.spec.name if self.spec.known else self._agent_name()  # catalogue's first
         connection = self.connection
         session, client, sandbox = connection.session, connection.client, connection.sandbox
         mode = opened.mode if opened is not None else (
-            client.mapper.mode if started and client is not None else None)
-        context.emit(AgentStart(
-            task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
-            agent=connection.agent_info, command=self.spec.display,
-            modes=list(self.modes) if started else None,
-            acp_session_id=connection.session_id if started else None,
+            client.mapper.mode if client is not None else None)
+        engine = self._engine_name()
+        context.emit(AgentReady(
+            engine=engine if engine != started_as else None,
+            agent=connection.agent_info, modes=list(self.modes),
+            acp_session_id=connection.session_id,
             new_session=fresh and (opened is None or opened.resumed is None),
             resumed=opened.resumed if opened is not None else None, mode=mode,
             agent_sandbox=connection.agent_place,
             **(sandbox.start_fields() if isinstance(sandbox, Sandbox) else {})))
-        if not started or session is None or client is None:
+        if session is None or client is None:
             return
         if opened is not None:
             session.announce_opened(context, opened)
@@ -341,12 +355,14 @@ class AcpRunner:
         unwatch = context.on_cancel(cancel.set)
         try:
             fresh = not self.alive
-            if fresh and not await self._started(context, state, workspace, cancel):
+            # At once, before the agent answers: a slow agent is seen (and journaled) starting.
+            started_as = self._agent_start(context, state, workspace)
+            if fresh and not await self._started(context, workspace, cancel):
                 return state
             client = self.connection.client
             assert client is not None
             client.run = context
-            self._agent_start(context, state, workspace, fresh=fresh)
+            self._agent_ready(context, fresh=fresh, started_as=started_as)
             client.commands.announce(again=True)
             if self.read_only:  # a past session read: its history, never a prompt
                 context.end(AgentEnd(status="completed", result=(
@@ -378,7 +394,7 @@ class AcpRunner:
             if self.connection.client is not None:
                 self.connection.client.run = None
 
-    async def _started(self, context: RunContext, state: TaskState, workspace: str,
+    async def _started(self, context: RunContext, workspace: str,
                        cancel: asyncio.Event) -> bool:
         """Start a fresh agent for this run; False (the run ended, failed or cancelled) if it
         could not be started."""
@@ -391,7 +407,6 @@ class AcpRunner:
                 else None
             stderr = connection.stderr_tail()
             await self.close(let_exit=False)
-            self._agent_start(context, state, workspace, fresh=None)
             if message is not None:
                 context.end(AgentEnd(status="failed", error=message, stderr=stderr))
             return False  # cancelled: the Session reports it

@@ -29,6 +29,7 @@ ADDED_TYPES = [
     # the workspace's checkpoints and rewinds (issue 27)
     "checkpoint_taken", "workspace_rewound",
     "agent_plan",  # an external agent's plan (issue 25)
+    "agent_ready",  # an external agent answered: what only `initialize` tells (issue 26)
 ]
 
 
