@@ -129,6 +129,10 @@ class StreamEdge(Protocol):
     def channel(self) -> str: ...
 
 
+NEW_CONVERSATION = "── new conversation ── (the tasks above are not part of it)"
+"""The divider a task of a new conversation (`/clear`) opens with, after the earlier ones."""
+
+
 class RunFold:
     """Folds events into a `RunView`. `apply` is pure with respect to the view it owns."""
 
@@ -238,6 +242,8 @@ class RunFold:
     # handlers --------------------------------------------------------------------------------
     def _agent_start(self, e: AgentStart) -> Change:
         v = self.view
+        # Another conversation (`/clear`) of the same cockpit: its tasks carry a new session id.
+        divider = v.task_index > 0 and bool(v.session_id) and e.session_id != v.session_id
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
         v.model, v.cwd = e.model, e.cwd
@@ -250,8 +256,11 @@ class RunFold:
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
         self._agent_facts(e)  # an older journal's agent run: all of them came here
-        change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
-        return self._with_warnings(change, e)
+        rule = self._add(NoticeItem("conversation", v.task_index, 0, e.seq, NEW_CONVERSATION,
+                                    "info")).item if divider else None
+        change = self._with_warnings(self._notice("task", e, parts=RUN | VERIFICATION, turn=0),
+                                     e)
+        return change if rule is None else change._replace(more=(rule, *change.more))
 
     def _agent_ready(self, e: AgentReady) -> Change:
         v = self.view

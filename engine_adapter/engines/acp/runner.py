@@ -182,6 +182,7 @@ class AcpRunner:
         self._usage_totals: dict[str, int] = {}
         self._lock = asyncio.Lock()
         self._hurry = asyncio.Event()  # set by `hurry`: cancels and stops are short from now
+        self._renew = False  # `new_conversation`: the next run opens a new session
 
     # the agent's lifetime --------------------------------------------------------------------
     @property
@@ -210,10 +211,22 @@ class AcpRunner:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
-        """Start the agent and open its ACP session (raises AgentFailure or WaitCancelled)."""
+    def new_conversation(self) -> None:
+        """The next run starts a new conversation: a new session (`session/new`) on the same
+        agent process while it runs (else on a fresh one), with the settings the human chose;
+        the earlier session is neither resumed nor reopened by a restart."""
+        self.conversation = None
+        self.setup = SessionSetup(resume=None, mcp_servers=self.setup.mcp_servers,
+                                  wanted=self.setup.wanted)
+        self._renew = True
+
+    async def _start(self, workspace: str, cancel: asyncio.Event, *,
+                     connect: bool = True) -> None:
+        """Start the agent (unless `connect` is False: it runs) and open its ACP session
+        (raises AgentFailure or WaitCancelled)."""
         connection = self.connection
-        await connection.connect(workspace, cancel, model=self.setup.wanted.model)
+        if connect:
+            await connection.connect(workspace, cancel, model=self.setup.wanted.model)
         previous = self.conversation  # set: the agent died; reopen its conversation if it can
         setup = self.setup
         try:
@@ -354,7 +367,7 @@ class AcpRunner:
         cancel = asyncio.Event()
         unwatch = context.on_cancel(cancel.set)
         try:
-            fresh = not self.alive
+            fresh = not self.alive or self._renew
             # At once, before the agent answers: a slow agent is seen (and journaled) starting.
             started_as = self._agent_start(context, state, workspace)
             if fresh and not await self._started(context, workspace, cancel):
@@ -396,12 +409,15 @@ class AcpRunner:
 
     async def _started(self, context: RunContext, workspace: str,
                        cancel: asyncio.Event) -> bool:
-        """Start a fresh agent for this run; False (the run ended, failed or cancelled) if it
+        """Start a fresh agent for this run (or, after `new_conversation`, open a new session
+        on the running one); False (the run ended, failed or cancelled) if it
         could not be started."""
         connection = self.connection
-        await self.close(let_exit=False)  # whatever is left of a dead agent
+        reuse, self._renew = self._renew and self.alive, False  # a new session, same process
+        if not reuse:
+            await self.close(let_exit=False)  # whatever is left of a dead agent
         try:
-            await self._start(workspace, cancel)
+            await self._start(workspace, cancel, connect=not reuse)
         except (WaitCancelled, AgentFailure) as exc:
             message = connection.with_stderr(str(exc)) if isinstance(exc, AgentFailure) \
                 else None
