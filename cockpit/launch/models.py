@@ -29,7 +29,8 @@ from cockpit.launch.factory import (
     make_sandbox,
 )
 from cockpit.paths import config_dir
-from engine_adapter.engines.builtin import BuiltinRunner
+from engine_adapter import SessionState
+from engine_adapter.engines.builtin import BuiltinRunner, Earlier
 from engine_adapter.engines.builtin.models.openai import OpenAIModel, Price, window_from_listing
 
 __all__ = ["KNOWN_PROVIDERS", "Endpoint", "Server", "is_local", "list_models", "make_model",
@@ -171,9 +172,11 @@ def make_model(endpoint: Endpoint, **options: Any) -> OpenAIModel:
 
 def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | None = None,
                   cwd: str | Path | None = None,
-                  options: RunOptions | None = None) -> SessionFactory:
+                  options: RunOptions | None = None, earlier: Earlier | None = None,
+                  conversation: SessionState | None = None) -> SessionFactory:
     """The sessions of `cockpit run --model spec` in `cwd` (default: here): the built-in engine
-    driving the model, one conversation."""
+    driving the model, one conversation (`earlier`, `conversation`: the one `cockpit resume`
+    continues, its messages and tasks)."""
     root = Path(cwd) if cwd is not None else Path.cwd()
     if not root.is_dir():
         raise SetupError(f"--cwd {str(root)!r} is not a directory")
@@ -188,8 +191,9 @@ def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | 
         options = replace(options, sandbox=replace(options.sandbox,
                                                    withhold_env=(endpoint.key_variable,)))
     sandbox = make_sandbox(options, root)
-    return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root, sandbox=sandbox),
-                          cwd=root, options=options, sandbox=sandbox)
+    return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root, sandbox=sandbox,
+                                                              earlier=earlier),
+                          cwd=root, options=options, sandbox=sandbox, conversation=conversation)
 
 
 async def list_models(server: Server) -> list[tuple[str, int | None]]:

@@ -41,7 +41,9 @@ class AgentStart(BaseEvent):
     agent then said of itself (or the run ends, if it could not start). None (the built-in
     engine, users' engines, every journal written before `agent_ready` existed): the run is
     ready at once, and whatever this event carries of the fields below is all there is.
-    `command`: the command line that started an external agent.
+    `command`: the command line that started an external agent. `resumes`: the journal of the
+    run whose conversation this one continues, when the engine rebuilt it from there (the
+    built-in engine under `cockpit resume`; `resumed` is then "journal").
 
     The fields an `agent_ready` carries (`agent`, `modes`, `acp_session_id`, `new_session`,
     `resumed`, `mode`, `sandbox`, `sandbox_network`, `sandbox_note`, `agent_sandbox`) may also
@@ -67,6 +69,7 @@ class AgentStart(BaseEvent):
     sandbox_note: str | None = None
     agent_sandbox: str | None = None
     ready: bool | None = None
+    resumes: str | None = None
 
 
 class AgentReady(BaseEvent):

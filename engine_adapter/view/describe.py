@@ -180,7 +180,9 @@ def _agent_start(e: AgentStart) -> Description:
     if e.ready is False and not task:
         task = "(none: the conversation is being opened)"
     warning = sandbox_warning(e)
-    details = tuple(line for line in (about, warning, agent_sandbox_warning(e)) if line)
+    continues = f"continues the conversation of {e.resumes}" if e.resumes else None
+    details = tuple(line for line in (about, continues, warning, agent_sandbox_warning(e))
+                    if line)
     return Description("start", task, "strong", "▶", "task: ", details)
 
 

@@ -7,6 +7,7 @@
   offline model that plays `models/scenarios/*.toml`) and `OpenAIModel` (`models/openai`:
   imported on first use here, as the SDK takes a while to load).
 - `demo` — the sample project (`sample_project/`) in a fresh workspace, ready to run.
+- `earlier.Earlier` — a conversation the engine continues (`cockpit resume` of its run).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine_adapter.engines.builtin.demo import demo_runner, demo_task, make_workspace
+from engine_adapter.engines.builtin.earlier import Earlier
 from engine_adapter.engines.builtin.loop import BuiltinRunner
 from engine_adapter.engines.builtin.models import (
     Model,
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BuiltinRunner",
+    "Earlier",
     "Model",
     "ModelRequest",
     "OpenAIModel",

@@ -8,6 +8,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from engine_adapter.engines.builtin.earlier import Earlier
 from engine_adapter.engines.builtin.loop import BuiltinRunner
 from engine_adapter.engines.builtin.models import ScriptedModel, load_scenario
 from engine_adapter.sandbox import Sandbox, SandboxSettings
@@ -35,8 +36,10 @@ def demo_task() -> str:
 
 
 def demo_runner(workspace: str | Path, *, speed: float = 1.0, scenario: str = DEMO_SCENARIO,
-                sandbox: Sandbox | SandboxSettings | None = None) -> BuiltinRunner:
+                sandbox: Sandbox | SandboxSettings | None = None,
+                earlier: Earlier | None = None) -> BuiltinRunner:
     """The built-in engine with the scripted model playing `scenario` in `workspace` (its
-    commands in `sandbox`, by default `workspace-write`)."""
+    commands in `sandbox`, by default `workspace-write`; `earlier`: a conversation it
+    continues)."""
     return BuiltinRunner(ScriptedModel(load_scenario(scenario), speed=speed), cwd=workspace,
-                         sandbox=sandbox)
+                         sandbox=sandbox, earlier=earlier)

@@ -30,6 +30,7 @@ from typing import Any
 from engine_adapter.context import RunContext
 from engine_adapter.engines.builtin.calls import Call, Failed, ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
+from engine_adapter.engines.builtin.earlier import Earlier
 from engine_adapter.engines.builtin.instructions import Instructions, read_instructions
 from engine_adapter.engines.builtin.models import (
     Decision,
@@ -96,6 +97,8 @@ class BuiltinRunner:
         max_decision_errors: Malformed decisions in a row before the run gives up (`failed`).
         sandbox: Where `shell` calls and checks run: a `Sandbox`, or settings for one over
             `cwd` (default: `workspace-write`, no network; see `engine_adapter.sandbox`).
+        earlier: A conversation this one continues (`cockpit resume`): its messages come
+            before each task's in what the model reads, and `agent_start` names its source.
     """
 
     engine = "builtin"
@@ -103,8 +106,10 @@ class BuiltinRunner:
     def __init__(self, model: Model, *, cwd: str | Path, shell_timeout: float = 120.0,
                  check_timeout: float = 600.0, output_cap: int = 32_000, max_turns: int = 50,
                  max_decision_errors: int = 3,
-                 sandbox: Sandbox | SandboxSettings | None = None) -> None:
+                 sandbox: Sandbox | SandboxSettings | None = None,
+                 earlier: Earlier | None = None) -> None:
         self.model = model
+        self.earlier = earlier
         self.workspace = Workspace(cwd)
         self.sandbox = sandbox if isinstance(sandbox, Sandbox) else Sandbox(
             sandbox, workspace=self.workspace.root)
@@ -155,7 +160,8 @@ class _Run:
                                               output_cap=engine.output_cap)
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
-        self.transcript: list[TranscriptEntry] = [UserMessage(state.task)]
+        earlier = engine.earlier.entries if engine.earlier is not None else ()
+        self.transcript: list[TranscriptEntry] = [*earlier, UserMessage(state.task)]
         self.turn = 0
         self.errors_in_a_row = 0
         self.instructions: Instructions | None = None  # the project's AGENTS.md, once read
@@ -169,9 +175,15 @@ class _Run:
         engine = self.engine
         self.state.cwd = str(self.workspace.root)
         sandbox = await self.sandbox.acheck()
+        earlier = engine.earlier
         self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
                                   model=engine.model.name, cwd=str(self.workspace.root),
+                                  resumed="journal" if earlier is not None else None,
+                                  resumes=earlier.source if earlier is not None else None,
                                   **sandbox.start_fields()))
+        if earlier is not None and not self.state.task.strip():  # opened, no task yet
+            return self._end("completed", result=f"the conversation of {earlier.source} is "
+                             "open: send a task to continue it")
         await self._read_instructions()
         self._set_phase("investigate")
         while True:

@@ -151,7 +151,8 @@ def test_the_viewer_shows_the_loaded_session(agent, tmp_path):
     assert said == [f"loading python's session {session} in {agent.workspace} "
                     "(session/load)…"]
     events = list(read_journal(path))
-    assert [e.type for e in events][:3] == ["agent_start", "history_message", "history_message"]
+    assert [e.type for e in events][:4] == ["agent_start", "agent_ready", "history_message",
+                                            "history_message"]
     assert ready(events).resumed == "session/load" and ready(events).acp_session_id == session
     assert events[-1].type == "agent_end" and events[-1].status == "completed"
 

@@ -255,7 +255,7 @@ def test_resume_takes_the_sandbox_options_as_run_does(cli):
     result = cli("resume", journal, "settings", "--agent", cli.agent(), "--headless",
                  "--sandbox", "off", "--journal", cli.tmp / "unsandboxed.jsonl")
     assert result.exit_code == 0, result.output
-    assert next(iter(read_journal(cli.tmp / "unsandboxed.jsonl"))).sandbox == "off"
+    assert ready(list(read_journal(cli.tmp / "unsandboxed.jsonl"))).sandbox == "off"
     started = len(cli.logged("initialize"))
     bad = cli("resume", journal, "settings", "--agent", cli.agent(), "--headless",
               "--sandbox", "nowhere")
