@@ -256,7 +256,7 @@ class RunFold:
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
         self._agent_facts(e)  # an older journal's agent run: all of them came here
-        rule = self._add(NoticeItem("conversation", v.task_index, 0, e.seq, NEW_CONVERSATION,
+        rule = self._add(NoticeItem("conversation", v.task_index, None, e.seq, NEW_CONVERSATION,
                                     "info")).item if divider else None
         change = self._with_warnings(self._notice("task", e, parts=RUN | VERIFICATION, turn=0),
                                      e)
