@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cockpit.launch.factory import RunOptions, SessionFactory, SetupError, make_sandbox
-from cockpit.paths import journal_dir
+from cockpit.paths import in_journal_dir
 from engine_adapter import JournalError, SessionState, TaskState, read_journal
 from engine_adapter.engines.builtin import Earlier, demo_runner
 from engine_adapter.engines.builtin.demo import FOLLOWUP_SCENARIO
@@ -45,17 +45,10 @@ class BuiltinRun:
     def workspace(self) -> Path | None:
         """The run's workspace, when the journal is one of this cockpit's own and the folder
         exists; None otherwise (see `builtin_factory`)."""
-        if not self.cwd or not _own_journal(self.journal):
+        if not self.cwd or not in_journal_dir(self.journal):
             return None
         path = Path(self.cwd)
         return path if path.is_absolute() and path.is_dir() else None
-
-
-def _own_journal(path: Path) -> bool:
-    try:
-        return path.resolve().parent == journal_dir().resolve()
-    except OSError:
-        return False
 
 
 def is_builtin_journal(path: Path) -> bool:
@@ -121,7 +114,7 @@ def builtin_factory(run: BuiltinRun, *, cwd: Path | None, options: RunOptions,
     what the model said before the next task in what the model reads."""
     root = cwd if cwd is not None else run.workspace()
     if root is None:
-        if run.cwd and not _own_journal(run.journal):
+        if run.cwd and not in_journal_dir(run.journal):
             raise SetupError(f"{str(run.journal)!r} is not in the cockpit's journal folder, so "
                              "its workspace is not taken from it: name it with --cwd DIR")
         gone = f" {run.cwd!r}" if run.cwd else ""
