@@ -26,6 +26,7 @@ from engine_adapter.events import AgentEnd, AgentStart, ModelUpdate
 __all__ = ["BuiltinRun", "builtin_factory", "is_builtin_journal", "read_builtin_run"]
 
 SAID_LIMIT = 20_000  # characters of the model's earlier text kept for it to read again
+CHAIN_LIMIT = 20  # journals of earlier resumes followed back, at most
 BUILTIN = "builtin"
 
 
@@ -41,6 +42,10 @@ class BuiltinRun:
     model: str | None = None
     cwd: str | None = None
     tasks: list[TaskState] = field(default_factory=list)
+    """Every task of the conversation so far, this one last (a resumed run's earlier ones
+    first, read from the journals it continues)."""
+    exchanges: list[tuple[str, str]] = field(default_factory=list)
+    """(task, what the model said) of each of `tasks`."""
 
     def workspace(self) -> Path | None:
         """The run's workspace, when the journal is one of this cockpit's own and the folder
@@ -62,9 +67,11 @@ def is_builtin_journal(path: Path) -> bool:
         and first.get("engine") == BUILTIN
 
 
-def read_builtin_run(journal: Path) -> BuiltinRun:
+def read_builtin_run(journal: Path, *, depth: int = 0) -> BuiltinRun:
     """The built-in run `journal` holds; `SetupError` in one line when it cannot be continued:
-    damaged, not a built-in run, unended (crashed or still running), or ended failed."""
+    damaged, not a built-in run, unended (crashed or still running), or ended failed. A run
+    that itself continued another (`resumes`) brings that conversation's tasks first, when its
+    journal is one of this cockpit's own and still reads (up to `CHAIN_LIMIT` journals)."""
     shown = repr(str(journal))
     start: AgentStart | None = None
     end: AgentEnd | None = None
@@ -102,8 +109,27 @@ def read_builtin_run(journal: Path) -> BuiltinRun:
                          "continued; start a new one with `cockpit run TASK`")
     task = TaskState(task=start.task, status=end.status, result=end.result, error=end.error,
                      cwd=start.cwd)
+    tasks, exchanges = [task], [(start.task, "".join(said))]
+    before = _continued(start.resumes, journal, depth)
+    if before is not None:
+        tasks, exchanges = [*before.tasks, *tasks], [*before.exchanges, *exchanges]
     return BuiltinRun(journal=journal, session_id=start.session_id, task=task,
-                      said="".join(said), model=start.model, cwd=start.cwd, tasks=[task])
+                      said=exchanges[-1][1], model=start.model, cwd=start.cwd, tasks=tasks,
+                      exchanges=exchanges)
+
+
+def _continued(resumes: str | None, journal: Path, depth: int) -> BuiltinRun | None:
+    """The run `journal` continued, when it names one that is this cockpit's own and reads
+    (else None: the conversation starts at `journal`)."""
+    if not resumes or depth >= CHAIN_LIMIT:
+        return None
+    earlier = Path(resumes)
+    if not in_journal_dir(earlier) or earlier.resolve() == journal.resolve():
+        return None
+    try:
+        return read_builtin_run(earlier, depth=depth + 1)
+    except SetupError:
+        return None
 
 
 def builtin_factory(run: BuiltinRun, *, cwd: Path | None, options: RunOptions,
@@ -124,7 +150,7 @@ def builtin_factory(run: BuiltinRun, *, cwd: Path | None, options: RunOptions,
     if not root.is_dir():
         raise SetupError(f"--cwd {str(root)!r} is not a directory")
     root = root.resolve()
-    earlier = Earlier.of_tasks([(run.task.task, run.said)], source=str(run.journal))
+    earlier = Earlier.of_tasks(run.exchanges, source=str(run.journal))
     conversation = SessionState(tasks=list(run.tasks), session_id=run.session_id)
     wanted = model or run.model
     if model is None and (wanted or "").startswith("scripted"):

@@ -153,3 +153,28 @@ def test_the_model_reads_the_earlier_conversation_before_the_next_task(tmp_path)
     start = session.history[0]
     assert (start.resumed, start.resumes) == ("journal", "/j/run.jsonl")
     assert session.state.status == "completed"
+
+
+def test_a_resumed_run_brings_the_conversation_it_continued(tmp_path):
+    folder = journal_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    first = _write(folder / "one.jsonl", AgentStart(task="fix the bug", engine="builtin",
+                                                    model="scripted-demo", cwd=str(tmp_path)),
+                   ModelUpdate(text="Fixed."), AgentEnd(status="completed"))
+    second = _write(folder / "two.jsonl", AgentStart(
+        task="add a test", engine="builtin", model="scripted-demo", cwd=str(tmp_path),
+        resumed="journal", resumes=str(first)), ModelUpdate(text="Added."),
+        AgentEnd(status="cancelled"))
+    run = read_builtin_run(second)
+    assert [t.task for t in run.tasks] == ["fix the bug", "add a test"]
+    assert run.exchanges == [("fix the bug", "Fixed."), ("add a test", "Added.")]
+    # A journal that names itself, or one outside the journal folder, is not followed.
+    looped = _write(folder / "loop.jsonl", AgentStart(
+        task="t", engine="builtin", resumes=str(folder / "loop.jsonl")),
+        AgentEnd(status="completed"))
+    assert [t.task for t in read_builtin_run(looped).tasks] == ["t"]
+    outside = _write(folder / "out.jsonl", AgentStart(
+        task="t", engine="builtin", resumes=str(_write(tmp_path / "x.jsonl", AgentStart(
+            task="elsewhere", engine="builtin"), AgentEnd(status="completed")))),
+        AgentEnd(status="completed"))
+    assert [t.task for t in read_builtin_run(outside).tasks] == ["t"]
