@@ -13,10 +13,18 @@ from pathlib import Path
 import pytest
 from fakes.openai_fake.helpers import run_against
 from fakes.openai_fake.server import Stream, chunks
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
-from cockpit.launch import RunOptions, SetupError, builtin_factory, read_builtin_run
+from cockpit.launch import (
+    RunOptions,
+    SetupError,
+    builtin_factory,
+    is_builtin_journal,
+    read_builtin_run,
+)
 from cockpit.paths import journal_dir
 from engine_adapter import AgentEnd, AgentStart, JsonlEventJournal, ModelUpdate, read_journal
 from engine_adapter.engines.builtin import Earlier
@@ -178,3 +186,29 @@ def test_a_resumed_run_brings_the_conversation_it_continued(tmp_path):
             task="elsewhere", engine="builtin"), AgentEnd(status="completed")))),
         AgentEnd(status="completed"))
     assert [t.task for t in read_builtin_run(outside).tasks] == ["t"]
+
+
+_LINES = st.one_of(
+    st.binary(max_size=80),
+    st.sampled_from([
+        b'{"type":"agent_start","session_id":"s","seq":0,"ts":1,"task":"t","engine":"builtin"}',
+        b'{"type":"model_update","session_id":"s","seq":1,"ts":1,"text":"hi"}',
+        b'{"type":"agent_end","session_id":"s","seq":2,"ts":1,"status":"completed"}',
+        b'{"type":"agent_end","session_id":"s","seq":2,"ts":1,"status":"failed"}',
+        b'{"type":"agent_start","engine":7}', b'{"type":"nope"}', b"\xff\xfe", b"[]", b"",
+    ]))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINES, max_size=6))
+def test_any_file_is_read_or_refused_in_one_line(tmp_path, lines):
+    path = tmp_path / "any.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    is_builtin_journal(path)  # never raises
+    try:
+        run = read_builtin_run(path)
+    except SetupError as exc:
+        assert "\n" not in str(exc) and str(exc)
+    else:
+        assert run.task.status in ("completed", "cancelled") and run.tasks[-1] is run.task
