@@ -54,8 +54,8 @@ __all__ = [
 
 SCAN_LIMIT = 64 << 20  # bytes of one journal skimmed; past this the facts are partial
 _CHUNK = 4 << 20
-_MARKERS = {b'{"type":"agent_start"': "agent_start", b'{"type":"session_info"': "session_info",
-            b'{"type":"model_usage"': "model_usage"}
+_MARKERS = {b'{"type":"agent_start"': "agent_start", b'{"type":"agent_ready"': "agent_ready",
+            b'{"type":"session_info"': "session_info", b'{"type":"model_usage"': "model_usage"}
 
 
 @dataclass
@@ -90,7 +90,7 @@ def _take(facts: JournalFacts, kind: str, line: bytes) -> None:
         return
     if not isinstance(data, dict):
         return
-    if kind == "agent_start":
+    if kind in ("agent_start", "agent_ready"):  # an older journal: the session id on the start
         facts.agent = _str(data.get("engine"), 200) or facts.agent
         facts.cwd = _str(data.get("cwd")) or facts.cwd
         facts.acp_session_id = _str(data.get("acp_session_id"), 200) or facts.acp_session_id
@@ -150,14 +150,17 @@ def read_facts(path: Path, data: bytes | None = None) -> JournalFacts:
 
 
 def runs_an_agent_session(path: Path) -> bool:
-    """Whether the journal's first event starts an agent (ACP) session — one `cockpit resume`
-    can continue. Reads only the first line."""
+    """Whether the journal's run is an agent (ACP) session — one `cockpit resume` can
+    continue: its first event starts an agent, and it, or the `agent_ready` that follows it
+    within the first 64 KiB, names the session."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(64 << 10)
     except OSError:
         return False
-    facts = scan_facts(head.split(b"\n", 1)[0])
+    if not head.startswith(b'{"type":"agent_start"'):
+        return False
+    facts = scan_facts(head[:head.rfind(b"\n") + 1] or head)  # whole lines only
     return bool(facts.acp_session_id) and (facts.agent or "").startswith("acp:")
 
 

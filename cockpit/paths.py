@@ -17,6 +17,7 @@ __all__ = [
     "data_dir",
     "free_journal_name",
     "grants_dir",
+    "in_journal_dir",
     "journal_dir",
     "new_journal_path",
     "runtime_dir",
@@ -69,6 +70,15 @@ def grants_dir() -> Path:
 def journal_dir() -> Path:
     """Where runs write their journals unless `--journal` says otherwise."""
     return data_dir() / "journals"
+
+
+def in_journal_dir(path: Path) -> bool:
+    """Whether `path` is in the folder where this cockpit writes its journals (only such a
+    journal may choose a workspace for `cockpit resume`)."""
+    try:
+        return path.resolve().parent == journal_dir().resolve()
+    except OSError:
+        return False
 
 
 def checkpoint_dir() -> Path:

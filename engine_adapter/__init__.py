@@ -26,6 +26,7 @@ _HOMES: dict[str, str] = {
     "AgentNotice": "engine_adapter.events",
     "AgentPlan": "engine_adapter.events",
     "AgentOption": "engine_adapter.events",
+    "AgentReady": "engine_adapter.events",
     "AgentRunner": "engine_adapter.runner",
     "AgentStart": "engine_adapter.events",
     "AnswerValue": "engine_adapter.events",
@@ -132,6 +133,9 @@ if TYPE_CHECKING:
     )
     from engine_adapter.events import (
         AgentPlan as AgentPlan,
+    )
+    from engine_adapter.events import (
+        AgentReady as AgentReady,
     )
     from engine_adapter.events import (
         AgentStart as AgentStart,

@@ -35,7 +35,8 @@ from cockpit.cli.preflight import (
 from cockpit.cli.run import present, present_and_exit, use_tui
 
 if TYPE_CHECKING:
-    from cockpit.launch import KnownSession
+    from cockpit.launch import KnownSession, RunOptions, SessionFactory
+    from engine_adapter import Session
 
 __all__ = ["resume", "resume_in_cockpit", "session_lines", "sessions"]
 
@@ -91,8 +92,9 @@ def sessions(
 @option_groups
 def resume(
     target: Annotated[str | None, typer.Argument(
-        metavar="JOURNAL", help="The journal of the agent run to continue (default: the "
-        "newest agent run's; with --session, this is the TASK).")] = None,
+        metavar="JOURNAL", help="The journal of the run to continue: an agent's, or the "
+        "built-in engine's (default: the newest agent run's; with --session, this is the "
+        "TASK).")] = None,
     task: Annotated[str | None, typer.Argument(
         help="What to do next (default: open the conversation and show its history).")
     ] = None,
@@ -107,45 +109,69 @@ def resume(
     cwd: CwdOption = None,
     flags: RunFlags = RUN_FLAGS,
     model: Annotated[str | None, typer.Option(
-        "--model", metavar="NAME", help="The agent's model setting.")] = None,
+        "--model", metavar="NAME", help="The agent's model setting; for a built-in run, the "
+        "model that continues it (default: the journal's).")] = None,
     agent_flags: AgentFlags = AGENT_FLAGS,
     sandbox: SandboxOption = None,
     sandbox_network: SandboxNetworkOption = False,
 ) -> None:
-    """Continue an agent's earlier conversation, with its context.
+    """Continue an earlier conversation, with its context.
 
-    By session/resume where the agent offers it, else session/load, whose replay of the
-    conversation is shown (and journaled) as history. Without TASK it opens the conversation:
-    in the cockpit, type the next task."""
-    from cockpit.launch import SetupError, agent_factory, agent_spec, resumable
+    An agent's: by session/resume where the agent offers it, else session/load, whose replay of
+    the conversation is shown (and journaled) as history. The built-in engine's: rebuilt from
+    its journal (the task and what the model said), in the same workspace. Without TASK it
+    opens the conversation: in the cockpit, type the next task."""
+    from cockpit.launch import SetupError, agent_factory, agent_spec, is_builtin_journal, resumable
 
     tui = use_tui(flags.headless)
+    builtin = session is None and target is not None and is_builtin_journal(Path(target))
     with checked(flags), user_errors():
         options = run_options(flags, tui=tui, cwd=cwd, sandbox=sandbox,
                               sandbox_network=sandbox_network, allow_home=allow_home,
-                              pass_env=tuple(agent_flags.pass_env or ()), agent=True)
-        choices = agent_choices(model, agent_flags, flags.mode)
-        if session is not None:
-            if task is not None:
-                raise SetupError("with --session ID, give at most one argument: the TASK")
-            if agent is None:
-                raise SetupError("--session ID needs --agent NAME (see `cockpit sessions`)")
-            task, session_id, where = target, session, cwd
+                              pass_env=tuple(agent_flags.pass_env or ()), agent=not builtin)
+        if builtin:
+            assert target is not None
+            factory, first = _resume_builtin(Path(target), task, cwd=cwd, options=options,
+                                             model=model, agent=agent)
         else:
-            found = resumable(Path(target) if target is not None else None, agent)
-            agent = agent or found.require_agent()
-            session_id = found.session_id
-            where = cwd or found.workspace()
-            if target is None:
-                typer.echo(f"resuming {found.journal}", err=True)
-        assert agent is not None
-        warn_agent_config()
-        factory = agent_factory(agent_spec(agent), cwd=where, options=options, choices=choices,
-                                resume=session_id)
-        typer.echo(f"resuming {agent}'s session {session_id} in {factory.cwd}", err=True)
-        first = factory(task or "")
+            choices = agent_choices(model, agent_flags, flags.mode)
+            if session is not None:
+                if task is not None:
+                    raise SetupError("with --session ID, give at most one argument: the TASK")
+                if agent is None:
+                    raise SetupError("--session ID needs --agent NAME (see `cockpit "
+                                     "sessions`)")
+                task, session_id, where = target, session, cwd
+            else:
+                found = resumable(Path(target) if target is not None else None, agent)
+                agent = agent or found.require_agent()
+                session_id = found.session_id
+                where = cwd or found.workspace()
+                if target is None:
+                    typer.echo(f"resuming {found.journal}", err=True)
+            assert agent is not None
+            warn_agent_config()
+            factory = agent_factory(agent_spec(agent), cwd=where, options=options,
+                                    choices=choices, resume=session_id)
+            typer.echo(f"resuming {agent}'s session {session_id} in {factory.cwd}", err=True)
+            first = factory(task or "")
     warn_sandbox(factory)
     present_and_exit(factory, first, tui=tui, theme=flags.theme)
+
+
+def _resume_builtin(journal: Path, task: str | None, *, cwd: Path | None, options: RunOptions,
+                    model: str | None, agent: str | None) -> tuple[SessionFactory, Session]:
+    """The factory and first Session that continue the built-in run of `journal` (`task`
+    None: the conversation is opened, the next task typed in the cockpit)."""
+    from cockpit.launch import SetupError, builtin_factory, read_builtin_run
+
+    if agent is not None:
+        raise SetupError("--agent is for an agent's run; this journal is a built-in engine's "
+                         "run (leave --agent out)")
+    run = read_builtin_run(journal)
+    factory = builtin_factory(run, cwd=cwd, options=options, model=model)
+    typer.echo(f"resuming the built-in run of {run.journal} in {factory.cwd}", err=True)
+    return factory, factory(task or "")
 
 
 def resume_in_cockpit(journal: Path, *, theme: str | None = None) -> int:

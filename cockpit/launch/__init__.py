@@ -6,7 +6,8 @@
   `agents`: `--agent NAME|"COMMAND"` to an ACP runner; `history`: an agent's past session
   read back for the viewer; `agent_config`: what `config.toml` says
   about agents; `models`: `--model` to a real model (providers, servers, prices); `resume`: an
-  agent's earlier conversations; `checks`: a run's options checked before anything is created.
+  agent's earlier conversations; `builtin_resume`: a built-in run's conversation continued;
+  `checks`: a run's options checked before anything is created.
 
 Each name loads its module on first use: `cockpit demo` never loads the ACP or OpenAI SDKs.
 How a run is shown and ends (the live cockpit, the headless view, exit codes) is the command
@@ -29,6 +30,7 @@ _HOMES: dict[str, str] = {
     "agent_runner": "cockpit.launch.agents",
     "agent_sessions": "cockpit.launch.resume",
     "agent_spec": "cockpit.launch.agents",
+    "builtin_factory": "cockpit.launch.builtin_resume",
     "check_journal_path": "cockpit.launch.checks",
     "check_limit": "cockpit.launch.checks",
     "check_seconds": "cockpit.launch.checks",
@@ -36,12 +38,14 @@ _HOMES: dict[str, str] = {
     "demo_factory": "cockpit.launch.demo",
     "engine_factory": "cockpit.launch.user_engine",
     "forget_demo_grants": "cockpit.launch.demo",
+    "is_builtin_journal": "cockpit.launch.builtin_resume",
     "journal_sessions": "cockpit.launch.resume",
     "read_agent_session": "cockpit.launch.history",
     "release_workspace": "cockpit.launch.demo",
     "list_models": "cockpit.launch.models",
     "make_sandbox": "cockpit.launch.factory",
     "model_factory": "cockpit.launch.models",
+    "read_builtin_run": "cockpit.launch.builtin_resume",
     "resolve_server": "cockpit.launch.models",
     "resumable": "cockpit.launch.resume",
     "resume_problem": "cockpit.launch.resume",
@@ -70,6 +74,15 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.agents import (
         workspace as workspace,
+    )
+    from cockpit.launch.builtin_resume import (
+        builtin_factory as builtin_factory,
+    )
+    from cockpit.launch.builtin_resume import (
+        is_builtin_journal as is_builtin_journal,
+    )
+    from cockpit.launch.builtin_resume import (
+        read_builtin_run as read_builtin_run,
     )
     from cockpit.launch.checks import (
         check_journal_path as check_journal_path,

@@ -25,15 +25,20 @@ def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),
                  workspace: str | Path | None = None) -> SessionFactory:
     """The demo's sessions: the sample project copied into a fresh temporary directory (or
     `workspace`, used as it is), the built-in engine playing "fix the failing test" for the first
-    task and a short follow-up script for any later one. `speed` scales the pacing (0: none)."""
+    task and a short follow-up script for any later one (of this conversation or a new one
+    after `/clear`: the workspace is fixed by then). `speed` scales the pacing (0: none)."""
     if speed < 0:
         raise SetupError("--speed must be 0 (no pauses) or more")
     root = Path(workspace) if workspace is not None else make_workspace()
     sandbox = make_sandbox(options, root)
 
+    made: list[int] = []  # the script plays once: a new conversation (`/clear`) follows up
+
     def make_runner(task: str, index: int) -> Any:
-        return demo_runner(root, speed=speed, sandbox=sandbox,
-                           scenario=DEMO_SCENARIO if index == 1 else FOLLOWUP_SCENARIO)
+        runner = demo_runner(root, speed=speed, sandbox=sandbox,
+                             scenario=FOLLOWUP_SCENARIO if made else DEMO_SCENARIO)
+        made.append(index)
+        return runner
 
     return SessionFactory(make_runner, cwd=root, options=options, sandbox=sandbox)
 

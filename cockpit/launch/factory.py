@@ -4,7 +4,8 @@
   run before it starts (one line for the user).
 - `SessionFactory` builds the Sessions of one conversation: the same session id, the same
   grants (`SessionState.grants`), journals by one policy, the same approval options. Calling it
-  with a task's text gives that task's `Session`; the live cockpit calls it for "next task".
+  with a task's text gives that task's `Session`; the live cockpit calls it for "next task",
+  and `fresh()` for `/clear` (a new conversation, the grants kept).
 - `make_sandbox`: where a conversation's commands run.
 """
 
@@ -202,7 +203,7 @@ class SessionFactory:
         chosen = self.options.journal
         if chosen is None:
             return new_journal_path(session_id if index == 1 else f"{session_id}-{index}")
-        if index == 1:
+        if index == 1 and not self.journals:  # (a later conversation's first: the next name)
             if _holds_a_run(chosen):
                 raise SetupError(f"--journal {str(chosen)!r} already holds a run; a journal "
                                  "holds one run: give a new path, e.g. --journal "
@@ -256,8 +257,23 @@ class SessionFactory:
         conversation goes back there too (`SessionState.rewind_to`); returns `rewind_note`."""
         if not 1 <= task <= len(self.sessions):
             return ""
-        self.conversation.rewind_to(self.sessions[task - 1].state, turn)
+        state = self.sessions[task - 1].state
+        if not any(earlier is state for earlier in self.conversation.tasks):
+            return "that task's conversation was cleared (/clear): the next task starts afresh"
+        self.conversation.rewind_to(state, turn)
         return self.rewind_note(task, turn)
+
+    def fresh(self) -> None:
+        """Start a new conversation (`/clear`): the next call gives a Session with no earlier
+        task, under a new session id, so its journals are new files that hold only the new
+        conversation (`cockpit resume` of one continues that conversation alone). An external
+        agent opens a new session (on the same process while it runs). The grants the human
+        gave (`conversation.grants`, the same list) and the saved ones are kept."""
+        self.conversation = SessionState(grants=self.conversation.grants)
+        for runner in self._runners:
+            renew = getattr(runner, "new_conversation", None)
+            if callable(renew):
+                renew()
 
     def _checkpointer(self, journal: Path) -> Checkpointer | None:
         """The checkpoints of the run writing `journal` (named by its file's stem)."""

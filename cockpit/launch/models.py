@@ -29,6 +29,7 @@ from cockpit.launch.factory import (
     make_sandbox,
 )
 from cockpit.paths import config_dir
+from engine_adapter import SessionState
 from engine_adapter.engines.builtin import BuiltinRunner
 from engine_adapter.engines.builtin.models.openai import OpenAIModel, Price, window_from_listing
 
@@ -171,9 +172,11 @@ def make_model(endpoint: Endpoint, **options: Any) -> OpenAIModel:
 
 def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | None = None,
                   cwd: str | Path | None = None,
-                  options: RunOptions | None = None) -> SessionFactory:
+                  options: RunOptions | None = None,
+                  conversation: SessionState | None = None) -> SessionFactory:
     """The sessions of `cockpit run --model spec` in `cwd` (default: here): the built-in engine
-    driving the model, one conversation."""
+    driving the model, one conversation (`conversation`: the one `cockpit resume` continues,
+    seeded with its messages)."""
     root = Path(cwd) if cwd is not None else Path.cwd()
     if not root.is_dir():
         raise SetupError(f"--cwd {str(root)!r} is not a directory")
@@ -189,7 +192,7 @@ def model_factory(spec: str, *, base_url: str | None = None, api_key_env: str | 
                                                    withhold_env=(endpoint.key_variable,)))
     sandbox = make_sandbox(options, root)
     return SessionFactory(lambda _task, _index: BuiltinRunner(model, cwd=root, sandbox=sandbox),
-                          cwd=root, options=options, sandbox=sandbox)
+                          cwd=root, options=options, sandbox=sandbox, conversation=conversation)
 
 
 async def list_models(server: Server) -> list[tuple[str, int | None]]:

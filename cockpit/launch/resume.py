@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from cockpit.journals import JournalSummary, list_journals
 from cockpit.launch.factory import SetupError
-from cockpit.paths import journal_dir
+from cockpit.paths import in_journal_dir
 from engine_adapter.events import format_ts
 
 if TYPE_CHECKING:  # the ACP engine (and its SDK) is imported only when an agent is asked
@@ -72,7 +72,7 @@ class Resumable:
         """The journal's workspace, when the journal is one of this cockpit's own (in the
         journal folder) and the directory still exists; else None: here (or `--cwd`). A
         journal from elsewhere does not choose where the agent may read and write."""
-        if not self.cwd or self.journal is None or not _own_journal(self.journal):
+        if not self.cwd or self.journal is None or not in_journal_dir(self.journal):
             return None
         path = Path(self.cwd)
         return path if path.is_absolute() and path.is_dir() else None
@@ -86,14 +86,6 @@ def resume_problem(journal: Path) -> str | None:
         return str(exc).replace("name it with --agent", "resume it with `cockpit resume "
                                 "JOURNAL --agent`, giving")
     return None
-
-
-def _own_journal(path: Path) -> bool:
-    """Whether `path` is in the folder where this cockpit writes its journals."""
-    try:
-        return path.resolve().parent == journal_dir().resolve()
-    except OSError:
-        return False
 
 
 def _agent_of(engine: str | None) -> str:

@@ -95,7 +95,8 @@ class CockpitApp(ThemedApp):
         theme: A theme name (see `cockpit.themes`); `None` = the remembered one.
         next_session: Builds the Session for the next task from its text (same grants, same
             session id); without it, no next-task input is offered. Its `aclose()`, if it has
-            one (a `SessionFactory`: its agents are closed cleanly), is awaited at quit.
+            one (a `SessionFactory`: its agents are closed cleanly), is awaited at quit; its
+            `fresh()`, if it has one, is what `/clear` calls (a new conversation).
         remember_theme: Whether a theme switch is saved to `config.toml`.
         exporter: What `/export` runs (off the event loop): writes the report of the journal
             it is given and returns where (the CLI hands in `cockpit.export.export_beside`,
@@ -702,6 +703,9 @@ class CockpitApp(ThemedApp):
         if name == "export":
             self._export()
             return
+        if name == "clear":
+            self._clear()
+            return
         found = settings_for(name, setting_commands(self.session.runner), wanted)
         if not found:
             what = f" matching {clean_line(wanted, 60)!r}" if wanted else ""
@@ -715,6 +719,22 @@ class CockpitApp(ThemedApp):
         self.search_commands([SimpleCommand(c.title, lambda c=c: self._change_setting(c),
                                             c.help)
                               for c in found], placeholder=f"switch the agent's {name}…")
+
+    def _clear(self) -> None:
+        """`/clear`: the next task starts a new conversation (`fresh()` of the conversation's
+        factory), once no task runs: a running one is never cut short by it."""
+        fresh = getattr(self.next_session, "fresh", None)
+        if not callable(fresh):
+            self.notify("/clear: this cockpit runs one task; nothing to clear", severity=
+                        "warning", markup=False, timeout=6)
+            return
+        if not self.session.done:
+            self.notify("/clear: a task is running; wait for its end, or cancel it (escape "
+                        "twice), then /clear", severity="warning", markup=False, timeout=8)
+            return
+        fresh()
+        self.notify("a new conversation: the next task starts it, without the earlier ones "
+                    "(your grants are kept)", title="/clear", markup=False, timeout=8)
 
     def on_composer_send_now(self, message: Composer.SendNow) -> None:
         if not self._slash(message.text):

@@ -1,11 +1,13 @@
 """The cockpit's own slash commands, offered in the message box beside the agent's (one list,
-the box's completion): `/help`, `/model`, `/mode`, `/export`. They run in the cockpit and never
-go to the agent; an agent command of the same name is shadowed by the cockpit's (the box shows one).
+the box's completion): `/help`, `/model`, `/mode`, `/export`, `/clear`. They run in the cockpit
+and never go to the agent; an agent command of the same name is shadowed by the cockpit's (the
+box shows one).
 
 `/model` and `/mode` are the command palette's switches for the agent's settings (see
 `agent_settings`), offered as a list; with a value (`/model sonnet`) the one switch it names
 is made at once. `/export` writes the run's Markdown report next to its journal (through the
-exporter the CLI hands the app).
+exporter the CLI hands the app). `/clear` starts a new conversation (the conversation's
+`fresh()`: the next task has no earlier ones; an agent opens a new session), once no task runs.
 
 A `/word` that is neither the cockpit's nor one the agent offers (`/compact` to an agent
 without it, a typo) is not sent: `unknown_command` names it, and the app says so, since an agent
@@ -29,6 +31,8 @@ BUILTIN_COMMANDS: tuple[CommandView, ...] = (
     CommandView("model", "switch the agent's model (the palette's model switches)", "[name]"),
     CommandView("mode", "switch the agent's mode (the palette's mode switches)", "[name]"),
     CommandView("export", "write this task's report (Markdown) next to its journal", None),
+    CommandView("clear", "start a new conversation: the next task begins without the earlier "
+                "ones (the grants you gave are kept)", None),
 )
 _NAMES = {command.name for command in BUILTIN_COMMANDS}
 # What a command name looks like when typed (`/review`, `/mcp:list`, `/fix-it`); a first word

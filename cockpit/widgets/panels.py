@@ -137,9 +137,15 @@ class StatusLine(Widget):
         if self._view is not None and (self._view.live or self._waiting(self._view)):
             self.show(self._view)
 
-    def _waiting(self, view: RunView) -> bool:
-        """Whether the run was started and nothing of it has arrived yet."""
-        return self.starting is not None and view.task_index == 0 and view.status == "idle"
+    def _waiting(self, view: RunView) -> tuple[str, float] | None:
+        """The task and since when, while the run's agent is starting: it said so
+        (`view.starting`, until `agent_ready`), or the run was started and nothing of it has
+        arrived yet; else None."""
+        if view.starting and view.started_ts is not None:
+            return view.task, view.started_ts
+        if self.starting is not None and view.task_index == 0 and view.status == "idle":
+            return self.starting
+        return None
 
     def show(self, view: RunView) -> None:
         """Redraw from `view`."""
@@ -154,8 +160,9 @@ class StatusLine(Widget):
                                 "is read", palette.dim, no_wrap=True, end="")]
             self.refresh()
             return
-        if self._waiting(view) and self.starting is not None:
-            task, since = self.starting
+        waiting = self._waiting(view)
+        if waiting is not None:
+            task, since = waiting
             waited = format_elapsed(self.clock() - since) if self.clock is not None else ""
             top = Text(no_wrap=True, overflow="ellipsis", end="")
             top.append(f"◌ starting agent … {waited}".rstrip(), palette.status_style("running"))

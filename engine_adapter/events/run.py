@@ -33,19 +33,23 @@ class AgentMode(BaseModel):
 
 
 class AgentStart(BaseEvent):
-    """The run began: what it is for and what drives it.
+    """The run began: what it is for and what drives it. Always the first event of a run, sent
+    as the run starts (before an external agent has answered anything).
 
-    An engine that drives an external agent adds what it knows of it: `agent` (its own name and
-    version), `command` (the command line that started it), `modes`, `acp_session_id` and
-    whether that session is `new_session` (false: the agent keeps the conversation's context),
-    `resumed`: how an earlier conversation was opened again ("session/resume" or
-    "session/load"; its replayed history then follows as `history_*` events), and the agent's
-    current `mode` (the phase the task starts in).
-    An engine whose commands the cockpit runs says where they go: `sandbox` (a state of
-    `engine_adapter.sandbox`: "workspace-write", "read-only", "off", "unavailable"),
-    `sandbox_network`, and `sandbox_note` (why there is none, and the fix). An external
-    agent's run says where the agent process itself runs: `agent_sandbox` (a state as for
-    `sandbox`; "off" when it runs outside on purpose, "unavailable" when bwrap is missing).
+    `ready` False: the engine is still starting what drives the task (an external agent that
+    has to answer `initialize` and open its session); an `agent_ready` follows with what the
+    agent then said of itself (or the run ends, if it could not start). None (the built-in
+    engine, users' engines, every journal written before `agent_ready` existed): the run is
+    ready at once, and whatever this event carries of the fields below is all there is.
+    `command`: the command line that started an external agent. `resumes`: the journal of the
+    run whose conversation this one continues, when the engine rebuilt it from there (the
+    built-in engine under `cockpit resume`; `resumed` is then "journal").
+
+    The fields an `agent_ready` carries (`agent`, `modes`, `acp_session_id`, `new_session`,
+    `resumed`, `mode`, `sandbox`, `sandbox_network`, `sandbox_note`, `agent_sandbox`) may also
+    come here, with the same meaning: older journals of agent runs carry them here, and an
+    engine that knows them at once may send them here (`sandbox*`: where the built-in
+    engine's commands run).
     """
 
     type: Literal["agent_start"] = "agent_start"
@@ -55,6 +59,39 @@ class AgentStart(BaseEvent):
     cwd: str | None = None
     agent: AgentInfo | None = None
     command: str | None = None
+    modes: list[AgentMode] | None = None
+    acp_session_id: str | None = None
+    new_session: bool | None = None
+    resumed: str | None = None
+    mode: str | None = None
+    sandbox: str | None = None
+    sandbox_network: bool | None = None
+    sandbox_note: str | None = None
+    agent_sandbox: str | None = None
+    ready: bool | None = None
+    resumes: str | None = None
+
+
+class AgentReady(BaseEvent):
+    """The external agent of a run that started with `agent_start(ready=False)` is ready: it
+    answered `initialize` and its session is open. What only that tells:
+
+    `agent` (its own name and version), `engine` (the run's engine name when the agent's own
+    name changes it: an agent the catalogue does not know is named by its command until it
+    says its name), `modes`, `acp_session_id` and whether that session is `new_session`
+    (false: the agent keeps the conversation's context), `resumed`: how an earlier
+    conversation was opened again ("session/resume" or "session/load"; its replayed history
+    then follows as `history_*` events), and the agent's current `mode` (the phase the task
+    starts in). Where commands go: `sandbox` (a state of `engine_adapter.sandbox`:
+    "workspace-write", "read-only", "off", "unavailable") for the terminals the cockpit runs
+    for it, `sandbox_network`, `sandbox_note` (why there is none, and the fix), and
+    `agent_sandbox`: where the agent process itself runs (a state as for `sandbox`; "off" when
+    it runs outside on purpose, "unavailable" when bwrap is missing).
+    """
+
+    type: Literal["agent_ready"] = "agent_ready"
+    engine: str | None = None
+    agent: AgentInfo | None = None
     modes: list[AgentMode] | None = None
     acp_session_id: str | None = None
     new_session: bool | None = None

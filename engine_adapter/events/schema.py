@@ -42,6 +42,7 @@ from engine_adapter.events.modes import ModeChanged
 from engine_adapter.events.prompt import FilesMentioned
 from engine_adapter.events.run import (
     AgentEnd,
+    AgentReady,
     AgentStart,
     CancellationObserved,
     DecisionError,
@@ -95,7 +96,8 @@ HarnessEvent = Annotated[
     | WorkspaceRewound
     | AgentPlan
     | FilesMentioned
-    | ModeChanged,
+    | ModeChanged
+    | AgentReady,
     Field(discriminator="type"),
 ]
 """Any event of a run, discriminated on `type`."""

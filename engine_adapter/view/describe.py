@@ -20,6 +20,7 @@ from engine_adapter.events import (
     AgentNotice,
     AgentOption,
     AgentPlan,
+    AgentReady,
     AgentStart,
     ApprovalRequested,
     ApprovalResolved,
@@ -136,16 +137,25 @@ def _output_gist(tool: str, output: str) -> str:
     return plural(len(lines), "line")
 
 
-def _agent_name(event: AgentStart) -> str | None:
+def _agent_name(event: AgentStart | AgentReady) -> str | None:
     agent = event.agent
     if agent is None:
         return None
     return f"{agent.title or agent.name} {agent.version}".strip() or None
 
 
+def _where(e: AgentStart | AgentReady) -> str | None:
+    """Where the run's commands go: an external agent's process first, then its terminals."""
+    where = sandbox_label(e.sandbox, e.sandbox_network)
+    if e.agent_sandbox:
+        where = f"{agent_place_label(e.agent_sandbox)} · terminals: {where}" if where \
+            else agent_place_label(e.agent_sandbox)
+    return where
+
+
 # The describers, one per event type ---------------------------------------------------------
 
-def sandbox_warning(event: AgentStart) -> str | None:
+def sandbox_warning(event: AgentStart | AgentReady) -> str | None:
     """What an `agent_start` says when its commands wanted a sandbox this machine lacks: why
     there is none, the fix, and what happens meanwhile (every view shows it at the start of the
     run: a TUI hides what was printed before it); None otherwise."""
@@ -156,7 +166,7 @@ def sandbox_warning(event: AgentStart) -> str | None:
             "--sandbox off runs them without one on purpose.")
 
 
-def agent_sandbox_warning(event: AgentStart) -> str | None:
+def agent_sandbox_warning(event: AgentStart | AgentReady) -> str | None:
     """What an `agent_start` says when the external agent's process runs outside the sandbox
     (off on purpose, or none on this machine); None when contained or not an agent's run."""
     state = getattr(event, "agent_sandbox", None)
@@ -167,15 +177,27 @@ def agent_sandbox_warning(event: AgentStart) -> str | None:
 
 
 def _agent_start(e: AgentStart) -> Description:
-    where = sandbox_label(e.sandbox, e.sandbox_network)
-    if e.agent_sandbox:  # an external agent: where it runs, then where its terminals run
-        where = f"{agent_place_label(e.agent_sandbox)} · terminals: {where}" if where \
-            else agent_place_label(e.agent_sandbox)
-    about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd, where) if p)
+    about = " · ".join(str(p) for p in (e.engine, _agent_name(e), e.model, e.cwd, _where(e))
+                       if p)
     task = e.task or ("(none: the conversation was opened)" if e.resumed else "")
+    if e.ready is False and not task:
+        task = "(none: the conversation is being opened)"
     warning = sandbox_warning(e)
-    details = tuple(line for line in (about, warning, agent_sandbox_warning(e)) if line)
+    continues = f"continues the conversation of {e.resumes}" if e.resumes else None
+    details = tuple(line for line in (about, continues, warning, agent_sandbox_warning(e))
+                    if line)
     return Description("start", task, "strong", "▶", "task: ", details)
+
+
+def _agent_ready(e: AgentReady) -> Description:
+    session = None
+    if e.acp_session_id:
+        how = f", reopened by {e.resumed}" if e.resumed else \
+            ", new" if e.new_session else ""
+        session = f"session {e.acp_session_id}{how}"
+    text = " · ".join(p for p in (_agent_name(e) or "the agent", session, _where(e)) if p)
+    details = tuple(line for line in (sandbox_warning(e), agent_sandbox_warning(e)) if line)
+    return Description("ready", text, "info", "◆", "agent ready: ", details)
 
 
 def _agent_end(e: AgentEnd) -> Description:
@@ -500,6 +522,7 @@ def _history_tool(e: HistoryTool) -> Description:
 DESCRIBERS: dict[str, Callable[[Any], Description]] = {
     event_class.model_fields["type"].default: describer for event_class, describer in (
         (AgentStart, _agent_start),
+        (AgentReady, _agent_ready),
         (AgentEnd, _agent_end),
         (TurnStart, _turn_start),
         (TurnEnd, _turn_end),

@@ -20,6 +20,7 @@ from engine_adapter.events import (
     AgentEnd,
     AgentNotice,
     AgentPlan,
+    AgentReady,
     AgentStart,
     ApprovalRequested,
     ApprovalResolved,
@@ -128,6 +129,10 @@ class StreamEdge(Protocol):
     def turn(self) -> int | None: ...
     @property
     def channel(self) -> str: ...
+
+
+NEW_CONVERSATION = "── new conversation ── (the tasks above are not part of it)"
+"""The divider a task of a new conversation (`/clear`) opens with, after the earlier ones."""
 
 
 class RunFold:
@@ -239,28 +244,55 @@ class RunFold:
     # handlers --------------------------------------------------------------------------------
     def _agent_start(self, e: AgentStart) -> Change:
         v = self.view
+        # Another conversation (`/clear`) of the same cockpit: its tasks carry a new session id.
+        divider = v.task_index > 0 and bool(v.session_id) and e.session_id != v.session_id
         v.task_index += 1
         v.session_id, v.task, v.engine = e.session_id, e.task, e.engine
         v.model, v.cwd = e.model, e.cwd
-        agent = e.agent
-        v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
-                   if agent is not None else None)
         v.agent_command = e.command
+        v.starting = e.ready is False
         v.status, v.result, v.error, v.cancel_reason = "running", None, None, None
-        v.phase, v.turn = e.mode, 0  # an agent's mode carries over from the last task
+        v.turn = 0
         v.checks, v.plan_version = {}, 0
         v.plan, v.plan_dropped = (), 0  # a task's plan is the agent's for that task
         v.call_rows = {}  # call ids are per task: a new task's `call_1` is a new row
         v.started_ts, v.ended_ts = e.ts, None
+        self._agent_facts(e)  # an older journal's agent run: all of them came here
+        rule = self._add(NoticeItem("conversation", v.task_index, None, e.seq, NEW_CONVERSATION,
+                                    "info")).item if divider else None
+        change = self._with_warnings(self._notice("task", e, parts=RUN | VERIFICATION, turn=0),
+                                     e)
+        return change if rule is None else change._replace(more=(rule, *change.more))
+
+    def _agent_ready(self, e: AgentReady) -> Change:
+        v = self.view
+        v.starting = False
+        if e.engine:
+            v.engine = e.engine
+        self._agent_facts(e)
+        return self._with_warnings(self._notice("agent", e, parts=RUN, turn=0), e)
+
+    def _agent_facts(self, e: AgentStart | AgentReady) -> None:
+        """What the agent said of itself and where the run's commands go: from `agent_ready`,
+        or from an `agent_start` that carries them (older journals, engines ready at once)."""
+        v = self.view
+        agent = e.agent
+        v.agent = (" ".join(p for p in (agent.title or agent.name, agent.version) if p) or None
+                   if agent is not None else None)
+        v.phase = e.mode  # an agent's mode carries over from the last task
         v.sandbox, v.sandbox_network = e.sandbox, e.sandbox_network
         v.sandbox_note = e.sandbox_note
         v.agent_sandbox = e.agent_sandbox
         if e.new_session or e.resumed:  # another agent session: its own title and settings
             v.title, v.options = None, ()
-        change = self._notice("task", e, parts=RUN | VERIFICATION, turn=0)
+
+    def _with_warnings(self, change: Change, e: AgentStart | AgentReady) -> Change:
+        """`change` with a warning row after it for each sandbox the run lacks (said at the
+        top of the run, where it is seen)."""
+        v = self.view
         more = []
         for warning in (sandbox_warning(e), agent_sandbox_warning(e)):
-            if warning:  # said at the top of the run, where it is seen
+            if warning:
                 more.append(self._add(NoticeItem("sandbox", v.task_index, 0, e.seq, warning,
                                                  "warning")).item)
         return change._replace(more=tuple(more)) if more else change
@@ -269,6 +301,7 @@ class RunFold:
         v = self.view
         self._close_message()
         v.status, v.result, v.error, v.ended_ts = e.status, e.result, e.error, e.ts
+        v.starting = False  # an agent that could not start ends the run here
         parts, denied = RUN, []
         if v.pending_rows:  # nothing can be pending once the run is over
             for index in v.pending_rows.values():
@@ -603,6 +636,7 @@ class RunFold:
     HANDLERS: ClassVar[dict[str, Callable[[RunFold, Any], Change]]] = {
         event_class.model_fields["type"].default: handler for event_class, handler in (
             (AgentStart, _agent_start),
+            (AgentReady, _agent_ready),
             (AgentEnd, _agent_end),
             (TurnStart, _turn_start),
             (TurnEnd, _turn_end),

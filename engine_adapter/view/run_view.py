@@ -124,6 +124,9 @@ class RunView:
         self.cwd: str | None = None
         self.agent: str | None = None  # an external agent's own name and version
         self.agent_command: str | None = None  # the command line that started it
+        # The run started and its external agent has not answered yet (`agent_start` said
+        # `ready=False`, no `agent_ready` so far).
+        self.starting = False
         self.title: str | None = None  # the agent's name for its session, when it gave one
         self.options: tuple[AgentOption, ...] = ()  # the agent's settings
         self.sandbox: str | None = None  # where the run's commands go, and why there is none

@@ -7,8 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cockpit.journals import read_facts, scan_facts
+from cockpit.journals import read_facts, runs_an_agent_session, scan_facts
 from engine_adapter.events import (
+    AgentReady,
     AgentStart,
     ModelUpdate,
     ModelUsage,
@@ -35,6 +36,30 @@ def test_facts_are_read_from_their_lines_only():
     assert (facts.agent, facts.acp_session_id, facts.cwd) == ("acp:codex", "s-1", "/w")
     assert (facts.input_tokens, facts.output_tokens, facts.cost_usd) == (15, 3, 0.5)
     assert facts.title == "Second"
+
+
+def test_an_agent_run_names_its_session_and_agent_on_agent_ready(tmp_path):
+    """The start comes before the agent answered; its session id and own name come after."""
+    data = _journal(AgentStart(task="t", engine="acp:python3", cwd="/w", ready=False),
+                    AgentReady(engine="acp:my-agent", acp_session_id="s-2"),
+                    ModelUsage(input_tokens=1, output_tokens=1))
+    facts = scan_facts(data)
+    assert (facts.agent, facts.acp_session_id, facts.cwd) == ("acp:my-agent", "s-2", "/w")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(data)
+    assert runs_an_agent_session(path)
+    old = tmp_path / "old.jsonl"  # an older journal: it all came on the start
+    old.write_bytes(_journal(AgentStart(task="t", engine="acp:codex", acp_session_id="s-1")))
+    assert runs_an_agent_session(old)
+    builtin = tmp_path / "builtin.jsonl"
+    builtin.write_bytes(_journal(AgentStart(task="t", engine="builtin"),
+                                 AgentReady(acp_session_id="forged")))
+    assert not runs_an_agent_session(builtin)  # not an agent's engine
+    late = tmp_path / "late.jsonl"  # a session id in a later line's text is not a fact
+    late.write_bytes(_journal(AgentStart(task="t", engine="acp:codex", ready=False),
+                              ToolEnd(call_id="c", tool="x", ok=True,
+                                      output='{"type":"agent_ready","acp_session_id":"x"}\n')))
+    assert not runs_an_agent_session(late)
 
 
 def test_facts_ignore_values_of_the_wrong_type():

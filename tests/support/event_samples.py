@@ -8,7 +8,7 @@ AGENT_DIALOGUE = {"question_asked", "question_answered", "commands_available", "
 """What only an external agent says (questions, commands, notes passed on), and the files a task
 mentions (the demo's task mentions none): never in the demo."""
 AGENT_SESSION_TYPES = {"agent_config", "session_info", "agent_notice", "history_message",
-                       "history_tool", "agent_plan"}
+                       "history_tool", "agent_plan", "agent_ready"}
 """Types only an engine driving an external agent (ACP) emits about its session."""
 MODE_TYPES = {"mode_changed"}
 """Types only a Session started in (or switched to) a permission mode other than the default
@@ -53,5 +53,6 @@ MINIMAL = {  # the fewest fields each type takes
                           "before": "18c2f0a1b2d-0a1b2c3e", "after": "18c2f0a1b2e-0a1b2c3f"},
     "agent_plan": {"entries": [{"content": "read the file"}]},
     "files_mentioned": {"files": [{"path": "src/app.py", "size": 120, "delivery": "link"}]},
+    "agent_ready": {},
 }
 

@@ -10,7 +10,8 @@ killed after a cancel) leaves the runner ready to start a fresh agent on the nex
 reopens the same conversation when the agent can (else says it is gone). A task of "" only
 opens the session (and shows the history a `session/load` replays).
 
-Events of a run: `agent_start` (agent name, version, modes, how the session was reopened), the
+Events of a run: `agent_start` as it starts (the task, the command), then `agent_ready` once the
+agent answered (its name, version, modes, session id, how the session was reopened), the
 replayed history (`history_*`), notices, `agent_config` and `phase_changed` (the session's
 settings and mode, when it opened), `turn_start`, the mapped updates (see `mapping`), approvals,
 `model_usage`, `turn_end` (with the stop reason), `cancellation_observed` when cancelled,
@@ -68,6 +69,7 @@ from engine_adapter.events import (
     AgentMode,
     AgentNotice,
     AgentOption,
+    AgentReady,
     AgentStart,
     BaseEvent,
     CancellationObserved,
@@ -188,6 +190,7 @@ class AcpRunner:
         self._lock = asyncio.Lock()
         self._hurry = asyncio.Event()  # set by `hurry`: cancels and stops are short from now
         self._following: set[asyncio.Future[None]] = set()  # the agent's mode being set
+        self._renew = False  # `new_conversation`: the next run opens a new session
 
     # the agent's lifetime --------------------------------------------------------------------
     @property
@@ -216,10 +219,22 @@ class AcpRunner:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _start(self, workspace: str, cancel: asyncio.Event) -> None:
-        """Start the agent and open its ACP session (raises AgentFailure or WaitCancelled)."""
+    def new_conversation(self) -> None:
+        """The next run starts a new conversation: a new session (`session/new`) on the same
+        agent process while it runs (else on a fresh one), with the settings the human chose;
+        the earlier session is neither resumed nor reopened by a restart."""
+        self.conversation = None
+        self.setup = SessionSetup(resume=None, mcp_servers=self.setup.mcp_servers,
+                                  wanted=self.setup.wanted)
+        self._renew = True
+
+    async def _start(self, workspace: str, cancel: asyncio.Event, *,
+                     connect: bool = True) -> None:
+        """Start the agent (unless `connect` is False: it runs) and open its ACP session
+        (raises AgentFailure or WaitCancelled)."""
         connection = self.connection
-        await connection.connect(workspace, cancel, model=self.setup.wanted.model)
+        if connect:
+            await connection.connect(workspace, cancel, model=self.setup.wanted.model)
         previous = self.conversation  # set: the agent died; reopen its conversation if it can
         setup = self.setup
         try:
@@ -314,27 +329,39 @@ class AcpRunner:
             return self.spec.name
         return (title and info.title) or info.name or self.spec.name
 
-    def _agent_start(self, context: RunContext, state: TaskState, workspace: str, *,
-                     fresh: bool | None) -> None:
-        """`agent_start` with what is known of the agent (`fresh` None: no session opened);
-        after a fresh start, what came with the session: its history, notices, settings."""
-        started = fresh is not None
+    def _agent_start(self, context: RunContext, state: TaskState, workspace: str) -> str:
+        """`agent_start` as the run starts, before the agent answers anything: the task, the
+        workspace and the command (what the agent tells comes with `agent_ready`); returns the
+        engine name it gave."""
+        engine = self._engine_name()
+        context.emit(AgentStart(task=state.task, engine=engine, model=None, cwd=workspace,
+                                command=self.spec.display, ready=False))
+        return engine
+
+    def _engine_name(self) -> str:
+        """The run's engine: the catalogue's name, else the agent's own once it said it (the
+        command's name until then)."""
+        return f"acp:{self.spec.name if self.spec.known else self._agent_name()}"
+
+    def _agent_ready(self, context: RunContext, *, fresh: bool, started_as: str) -> None:
+        """`agent_ready` with what is known of the agent and its session (`engine` when its
+        own name changes the one `agent_start` gave, `started_as`); after a fresh start, what
+        came with the session: its history, notices, settings."""
         opened, self._opened = (self._opened, None) if fresh else (None, self._opened)
-        name = self.spec.name if self.spec.known else self._agent_name()  # catalogue's first
         connection = self.connection
         session, client, sandbox = connection.session, connection.client, connection.sandbox
         mode = opened.mode if opened is not None else (
-            client.mapper.mode if started and client is not None else None)
-        context.emit(AgentStart(
-            task=state.task, engine=f"acp:{name}", model=None, cwd=workspace,
-            agent=connection.agent_info, command=self.spec.display,
-            modes=list(self.modes) if started else None,
-            acp_session_id=connection.session_id if started else None,
+            client.mapper.mode if client is not None else None)
+        engine = self._engine_name()
+        context.emit(AgentReady(
+            engine=engine if engine != started_as else None,
+            agent=connection.agent_info, modes=list(self.modes),
+            acp_session_id=connection.session_id,
             new_session=fresh and (opened is None or opened.resumed is None),
             resumed=opened.resumed if opened is not None else None, mode=mode,
             agent_sandbox=connection.agent_place,
             **(sandbox.start_fields() if isinstance(sandbox, Sandbox) else {})))
-        if not started or session is None or client is None:
+        if session is None or client is None:
             return
         if opened is not None:
             session.announce_opened(context, opened)
@@ -350,13 +377,15 @@ class AcpRunner:
         # The human switches the cockpit's mode during the task: the agent's follows.
         unfollow = context.on_mode_change(lambda mode: self._mode_changed(context, mode))
         try:
-            fresh = not self.alive
-            if fresh and not await self._started(context, state, workspace, cancel):
+            fresh = not self.alive or self._renew
+            # At once, before the agent answers: a slow agent is seen (and journaled) starting.
+            started_as = self._agent_start(context, state, workspace)
+            if fresh and not await self._started(context, workspace, cancel):
                 return state
             client = self.connection.client
             assert client is not None
             client.run = context
-            self._agent_start(context, state, workspace, fresh=fresh)
+            self._agent_ready(context, fresh=fresh, started_as=started_as)
             client.commands.announce(again=True)
             if context.mode != DEFAULT_MODE:  # chosen: the agent's own mode follows it
                 await self._follow_mode(context, context.mode)
@@ -421,20 +450,22 @@ class AcpRunner:
                 f"the agent's mode could not follow the cockpit's {mode!r}: {exc}; the "
                 "cockpit's gate enforces it", 1_000)))
 
-    async def _started(self, context: RunContext, state: TaskState, workspace: str,
+    async def _started(self, context: RunContext, workspace: str,
                        cancel: asyncio.Event) -> bool:
-        """Start a fresh agent for this run; False (the run ended, failed or cancelled) if it
+        """Start a fresh agent for this run (or, after `new_conversation`, open a new session
+        on the running one); False (the run ended, failed or cancelled) if it
         could not be started."""
         connection = self.connection
-        await self.close(let_exit=False)  # whatever is left of a dead agent
+        reuse, self._renew = self._renew and self.alive, False  # a new session, same process
+        if not reuse:
+            await self.close(let_exit=False)  # whatever is left of a dead agent
         try:
-            await self._start(workspace, cancel)
+            await self._start(workspace, cancel, connect=not reuse)
         except (WaitCancelled, AgentFailure) as exc:
             message = connection.with_stderr(str(exc)) if isinstance(exc, AgentFailure) \
                 else None
             stderr = connection.stderr_tail()
             await self.close(let_exit=False)
-            self._agent_start(context, state, workspace, fresh=None)
             if message is not None:
                 context.end(AgentEnd(status="failed", error=message, stderr=stderr))
             return False  # cancelled: the Session reports it

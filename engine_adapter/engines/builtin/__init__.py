@@ -7,6 +7,8 @@
   offline model that plays `models/scenarios/*.toml`) and `OpenAIModel` (`models/openai`:
   imported on first use here, as the SDK takes a while to load).
 - `demo` — the sample project (`sample_project/`) in a fresh workspace, ready to run.
+- `conversation` — what a task carries on from the tasks before it (rewound, or resumed from a
+  journal: `seed`).
 """
 
 from __future__ import annotations

@@ -30,7 +30,12 @@ from typing import Any
 from engine_adapter.context import RunContext
 from engine_adapter.engines.builtin.calls import Call, Failed, ms_since
 from engine_adapter.engines.builtin.commands import blocked_hint, shell_request
-from engine_adapter.engines.builtin.conversation import TRANSCRIPT, TURN_STARTS, carried
+from engine_adapter.engines.builtin.conversation import (
+    TRANSCRIPT,
+    TURN_STARTS,
+    carried,
+    resumed_from,
+)
 from engine_adapter.engines.builtin.instructions import Instructions, read_instructions
 from engine_adapter.engines.builtin.models import (
     Decision,
@@ -163,8 +168,9 @@ class _Run:
                                               output_cap=engine.output_cap)
         self.nonce = uuid.uuid4().hex[:4]  # call ids stay unique across a conversation's tasks
         self.phase: str | None = None
-        # The conversation so far (the last task's, cut where it was rewound), then this task;
-        # kept in the task's state, so that the next task carries it on (`conversation`).
+        # The conversation so far (the last task's, cut where it was rewound; a resumed run's
+        # journal seeds it), then this task; kept in the task's state, so that the next task
+        # carries it on (`conversation`).
         self.transcript: list[TranscriptEntry] = [*carried(state.earlier),
                                                   UserMessage(state.task)]
         self.turn_starts: list[int] = []
@@ -182,9 +188,15 @@ class _Run:
         engine = self.engine
         self.state.cwd = str(self.workspace.root)
         sandbox = await self.sandbox.acheck()
+        resumes = resumed_from(self.state.earlier)
         self.ctx.emit(AgentStart(task=self.state.task, engine=engine.engine,
                                   model=engine.model.name, cwd=str(self.workspace.root),
-                                  **sandbox.start_fields()))
+                                  resumed="journal" if resumes is not None else None,
+                                  resumes=resumes, **sandbox.start_fields()))
+        if resumes is not None and not self.state.task.strip():  # opened, no task yet
+            self.transcript.pop()  # the empty message is not the conversation's to carry on
+            return self._end("completed", result=f"the conversation of {resumes} is "
+                             "open: send a task to continue it")
         await self._read_instructions()
         await self._attach_mentions()
         self._set_phase("investigate")

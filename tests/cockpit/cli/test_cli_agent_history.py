@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, agent_log
+from fakes.acp_agent.helpers import agent_argv, agent_log, ready
 from support.pilot import until_shown
 from support.replay_app import opened
 from typer.testing import CliRunner
@@ -45,7 +45,7 @@ class Agent:
         result = self.cli("run", task, "--agent", self.command(), "--cwd", self.workspace,
                           "--headless", "--journal", journal)
         assert result.exit_code == 0, result.output
-        return next(iter(read_journal(journal))).acp_session_id
+        return ready(list(read_journal(journal))).acp_session_id
 
     def requests(self) -> list[str]:
         return [e["event"] for e in agent_log(self.log)]
@@ -151,8 +151,9 @@ def test_the_viewer_shows_the_loaded_session(agent, tmp_path):
     assert said == [f"loading python's session {session} in {agent.workspace} "
                     "(session/load)…"]
     events = list(read_journal(path))
-    assert [e.type for e in events][:3] == ["agent_start", "history_message", "history_message"]
-    assert events[0].resumed == "session/load" and events[0].acp_session_id == session
+    assert [e.type for e in events][:4] == ["agent_start", "agent_ready", "history_message",
+                                            "history_message"]
+    assert ready(events).resumed == "session/load" and ready(events).acp_session_id == session
     assert events[-1].type == "agent_end" and events[-1].status == "completed"
 
     async def main() -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, agent_log
+from fakes.acp_agent.helpers import agent_argv, agent_log, ready
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -168,7 +168,7 @@ def test_environment_passed_on_purpose(cli, home, monkeypatch):
 def test_resume_a_journal_shows_the_history_then_continues(cli):
     first, journal = cli.run("title Parser work")
     assert first.exit_code == 0
-    session = next(iter(read_journal(journal))).acp_session_id
+    session = ready(list(read_journal(journal))).acp_session_id
     agent = cli.agent("--no-resume")
     result = cli("resume", journal, "settings", "--agent", agent, "--headless",
                  "--journal", cli.tmp / "resumed.jsonl")
@@ -177,7 +177,7 @@ def test_resume_a_journal_shows_the_history_then_continues(cli):
     assert "history   you: title Parser work\n" in result.output  # replayed: labelled so
     assert "history   agent: titled\n" in result.output
     events = list(read_journal(cli.tmp / "resumed.jsonl"))
-    assert events[0].resumed == "session/load" and events[0].acp_session_id == session
+    assert ready(events).resumed == "session/load" and ready(events).acp_session_id == session
     assert events[-1].result.startswith("model=fast")
     assert [e["session"] for e in cli.logged("load")] == [session]
 
@@ -200,7 +200,7 @@ def test_resume_never_starts_a_command_read_from_a_journal(cli):
 
 def test_resume_by_session_id_and_the_newest_run(cli):
     _, journal = cli.run("title By id")
-    session = next(iter(read_journal(journal))).acp_session_id
+    session = ready(list(read_journal(journal))).acp_session_id
     result = cli("resume", "settings", "--agent", cli.agent(), "--session", session,
                  "--headless")
     assert result.exit_code == 0, result.output
@@ -257,7 +257,7 @@ def test_resume_takes_the_sandbox_options_as_run_does(cli):
     result = cli("resume", journal, "settings", "--agent", cli.agent(), "--headless",
                  "--sandbox", "off", "--journal", cli.tmp / "unsandboxed.jsonl")
     assert result.exit_code == 0, result.output
-    assert next(iter(read_journal(cli.tmp / "unsandboxed.jsonl"))).sandbox == "off"
+    assert ready(list(read_journal(cli.tmp / "unsandboxed.jsonl"))).sandbox == "off"
     started = len(cli.logged("initialize"))
     bad = cli("resume", journal, "settings", "--agent", cli.agent(), "--headless",
               "--sandbox", "nowhere")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from fakes.acp_agent.helpers import agent_argv, agent_log, none_left
+from fakes.acp_agent.helpers import agent_argv, agent_log, none_left, ready
 from typer.testing import CliRunner
 
 from cockpit.cli.main import app
@@ -54,8 +54,8 @@ def test_run_agent_headless_end_to_end_leaves_no_process(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert f"journal: {journal}" in result.output
     events = list(read_journal(journal))
-    assert events[0].engine == "acp:cockpit-test-agent" and events[-1].status == "completed"
-    assert events[0].agent_sandbox == "workspace-write"  # the agent ran in the sandbox
+    assert ready(events).engine == "acp:cockpit-test-agent" and events[-1].status == "completed"
+    assert ready(events).agent_sandbox == "workspace-write"  # the agent ran in the sandbox
     assert "agent: sandbox" in result.output
     assert none_left(str(log))  # nothing of the agent is left in the process table
     logged = [e["event"] for e in agent_log(log)]

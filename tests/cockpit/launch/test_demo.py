@@ -249,3 +249,14 @@ def test_a_removed_demo_workspace_takes_its_project_grants_along(tmp_path) -> No
     named, _ = start_demo(speed=0, options=RunOptions(project=other))
     assert not forget_demo_grants(named)
     shutil.rmtree(named.cwd)
+
+
+def test_after_clear_the_demo_follows_up_instead_of_replaying_its_fix(tmp_path) -> None:
+    factory = demo_factory(speed=0, workspace=make_workspace(tmp_path), options=RunOptions(
+        journal=tmp_path / "run.jsonl", saved_grants=False))
+    first = factory("Fix the failing test in this project.")
+    factory.fresh()  # `/clear`: a new conversation in the same (fixed) workspace
+    later = factory("what now?")
+    names = [s.runner.model.scenario.name for s in (first, later)]
+    assert names == ["fix_failing_test", "followup"]
+    assert later.session_id != first.session_id

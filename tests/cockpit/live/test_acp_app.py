@@ -100,7 +100,11 @@ def test_an_agent_slow_to_start_shows_the_task_and_starting_at_once(tmp_path, mo
             await until_shown(pilot, lambda: "starting agent …" in status(app))
             line = status(app)
             assert "fix the parser" in line and "00:0" in line  # the task, the time waited
-            assert not session.history  # nothing has arrived: the agent has not started
+            # The agent has not started: only the run's start has arrived (and is journaled),
+            # and once it is folded the status line still says the agent is starting.
+            assert [e.type for e in session.history] == ["agent_start"]
+            await until_shown(pilot, lambda: app.view.task_index == 1)
+            assert app.view.starting and "starting agent …" in status(app)
             go.touch()
             await until_event(session, "agent_end")
             await until_shown(pilot, lambda: "starting agent" not in status(app))

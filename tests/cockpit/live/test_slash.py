@@ -50,7 +50,7 @@ def _notices(app):
 def test_the_cockpits_commands_come_first_and_shadow_an_agents_of_the_same_name():
     agent = [CommandView("review", "review the diff", None), CommandView("HELP", "theirs", None)]
     names = [c.name for c in offered_commands(agent)]
-    assert names == ["help", "model", "mode", "export", "review"]
+    assert names == ["help", "model", "mode", "export", "clear", "review"]
 
 
 CASES = {"/help": ("help", ""), "/model smart": ("model", "smart"), "/MODE  code": ("mode", "code"),

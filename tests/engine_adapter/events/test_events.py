@@ -31,6 +31,7 @@ ADDED_TYPES = [
     "agent_plan",  # an external agent's plan (issue 25)
     "files_mentioned",  # the files a task mentions (`@path`, issue 26)
     "mode_changed",  # the cockpit's permission mode changed (issue 27 §3)
+    "agent_ready",  # an external agent answered: what only `initialize` tells (issue 26)
 ]
 
 

@@ -54,7 +54,7 @@ def summary(view: RunView) -> dict[str, object]:
 
 def test_there_is_a_golden_journal_for_each_shape() -> None:
     assert [p.name for p in JOURNALS] == ["v1-demo.jsonl", "v2-demo.jsonl", "v3-acp.jsonl",
-                                          "v3-demo.jsonl", "v4-rewind.jsonl"]
+                                          "v3-demo.jsonl", "v4-rewind.jsonl", "v5-acp.jsonl"]
 
 
 @pytest.mark.parametrize("path", JOURNALS, ids=lambda p: p.stem)

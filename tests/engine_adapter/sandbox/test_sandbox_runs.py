@@ -437,7 +437,8 @@ def test_an_acp_terminal_runs_in_the_sandbox_and_the_agent_is_told(ws) -> None:
     assert start.sandbox == "workspace-write" and done.sandbox_blocked.startswith("write to")
     assert "blocked by sandbox" in done.error and "COCKPIT_SANDBOX=off" in reply
     assert (ws / "made").exists() and intact(ws)
-    assert events_of(events, "agent_start")[0].sandbox == "workspace-write"
+    # Where its terminals run is told once the agent answered (its `agent_ready`).
+    assert events_of(events, "agent_ready")[0].sandbox == "workspace-write"
 
 
 def test_an_acp_terminal_outside_the_sandbox_is_a_tier_4_ask(ws) -> None:

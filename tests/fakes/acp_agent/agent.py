@@ -75,6 +75,8 @@ client that opts in to boolean options (`clientCapabilities.session.configOption
 `--mode close-hangs`: it never answers `session/close`.
 `--mode apikey`: the same with an untyped `api-key` method (codex-acp's style) instead.
 `--log FILE` (or ACP_TEST_AGENT_LOG): one JSON line per thing the agent observed.
+`--hold-initialize FIFO`: a slow agent; it answers `initialize` only once a writer has written
+to the named pipe FIFO and closed it (a test holds the answer without sleeping).
 
 Sessions, settings, titles, MCP servers and the environment: see `sessions.py` (`--state DIR`
 keeps sessions for a later agent process to list, load or resume; `--no-list`, `--no-load`,
@@ -98,6 +100,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import acp
@@ -185,8 +188,9 @@ class TestAgent(SessionFeatures):
 
     def __init__(self, mode: str, log_path: str | None, state_dir: str | None = None,
                  caps: frozenset[str] = frozenset({"list", "load", "resume", "close"}),
-                 ) -> None:
+                 hold_initialize: str | None = None) -> None:
         self.mode = mode
+        self.hold_initialize = hold_initialize
         self.log_path = log_path
         self.init_sessions(state_dir, set(caps))
         self.reply: list[str] = []
@@ -220,6 +224,8 @@ class TestAgent(SessionFeatures):
                  elicitation_url=bool(caps and caps.elicitation and caps.elicitation.url),
                  boolean_options=self.takes_booleans(caps))
         self.booleans = self.takes_booleans(caps)
+        if self.hold_initialize:  # a slow agent: answers once the test writes to the pipe
+            await asyncio.to_thread(Path(self.hold_initialize).read_bytes)
         methods: list[Any] = self.auth_methods_extra()
         if self.mode == "auth-prompt":  # claude-agent-acp's: a terminal login first
             methods = [TerminalAuthMethod(id="agent-login", name="Log in", type="terminal",
@@ -853,13 +859,15 @@ def main() -> None:
     parser.add_argument("--mode", default=os.environ.get("ACP_TEST_AGENT_MODE", "normal"))
     parser.add_argument("--log", default=os.environ.get("ACP_TEST_AGENT_LOG"))
     parser.add_argument("--state", default=os.environ.get("ACP_TEST_AGENT_STATE"))
+    parser.add_argument("--hold-initialize", metavar="FIFO",
+                        help="answer `initialize` only once FIFO is written to and closed")
     for cap in ("list", "load", "resume", "close"):
         parser.add_argument(f"--no-{cap}", action="store_true")
     parser.add_argument("--embedded-context", action="store_true")
     args = parser.parse_args()
     caps = frozenset(c for c in ("list", "load", "resume", "close")
                      if not getattr(args, f"no_{c}"))
-    agent = TestAgent(args.mode, args.log, args.state, caps)
+    agent = TestAgent(args.mode, args.log, args.state, caps, args.hold_initialize)
     agent.embedded = args.embedded_context
     # Unstable: `session/resume` is routed only with it (SDK 0.12).
     asyncio.run(acp.run_agent(agent, use_unstable_protocol=True))

@@ -118,6 +118,14 @@ def approve(allow: bool = True, remember: bool = False) -> Answer:
     return answer
 
 
+def ready(events: list) -> Any:
+    """The run's one `agent_ready`: what the agent said of itself and its session (its
+    `agent_start` comes at once, before the agent answered)."""
+    found = [event for event in events if event.type == "agent_ready"]
+    assert len(found) == 1, [event.type for event in events]
+    return found[0]
+
+
 def types(events: list) -> list[str]:
     """The event types, in order."""
     return [event.type for event in events]

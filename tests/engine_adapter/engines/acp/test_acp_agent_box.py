@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, approve, drive, none_left
+from fakes.acp_agent.helpers import agent_argv, approve, drive, none_left, ready
 from support.sandboxed import needs_sandbox
 
 from engine_adapter.engines.acp import AcpRunner
@@ -91,8 +91,7 @@ def _listening(path: Path) -> socket.socket:
 def test_the_run_says_the_agent_runs_in_the_sandbox(box):
     reply, events = box.run("hello")
     assert "pid 2" in reply  # its own PID namespace: the holder and the host are not seen
-    start = events[0]
-    assert start.type == "agent_start" and start.agent_sandbox == "workspace-write"
+    assert events[0].type == "agent_start" and ready(events).agent_sandbox == "workspace-write"
     assert box.runner.connection.client.agent_sandboxed
 
 
@@ -210,7 +209,7 @@ def test_with_the_sandbox_off_the_agent_runs_outside_and_is_never_auto_approved(
     try:
         reply, events = made.run(f"self write {tmp_path}/x")
         assert reply == "ok written"  # outside: nothing contains it, and the run says so
-        assert events[0].agent_sandbox == "off"
+        assert ready(events).agent_sandbox == "off"
         reply, events = made.run("permission allow_once,reject_once make build",
                                  unattended=True, auto_approve=True)
         assert "reject_once" in reply or "cancelled" in reply, reply

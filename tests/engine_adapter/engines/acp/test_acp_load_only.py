@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, agent_log, drive
+from fakes.acp_agent.helpers import agent_argv, agent_log, drive, ready
 
 from engine_adapter.engines.acp import AcpRunner, AgentSpec
 from engine_adapter.engines.acp.agent import SessionSetup
@@ -37,7 +37,7 @@ def _run(runner: AcpRunner, tasks: list[str], tmp_path) -> list[list]:
 @pytest.fixture
 def session(tmp_path) -> str:
     (events,) = _run(_runner(tmp_path), ["title Earlier work"], tmp_path)
-    return events[0].acp_session_id
+    return ready(events).acp_session_id
 
 
 @pytest.mark.parametrize("tasks", [[""], ["hello"], ["rm -rf ~", "title x"]])
@@ -48,7 +48,7 @@ def test_a_load_only_runner_loads_and_never_prompts(tmp_path, session, tasks):
     seen = [e["event"] for e in agent_log(tmp_path / "agent.jsonl")[before:]]
     assert "load" in seen and "resume" not in seen and "prompt" not in seen, seen
     first = results[0]
-    assert first[0].resumed == "session/load"
+    assert ready(first).resumed == "session/load"
     assert [e.text for e in first if e.type == "history_message"] == ["title Earlier work",
                                                                       "titled"]
     for events in results:

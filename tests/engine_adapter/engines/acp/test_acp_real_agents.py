@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from acp.schema import InitializeResponse
-from fakes.acp_agent.helpers import drive, group_gone
+from fakes.acp_agent.helpers import drive, group_gone, ready
 from fakes.acp_agent.real import ANSWERS, claude_transcript, group_processes, offline_env, require
 from typer.testing import CliRunner
 
@@ -93,8 +93,8 @@ def test_claude_lists_and_resumes_its_own_conversation_from_the_cli(tmp_path, mo
     assert f"the agent's session {session} is open" in resumed.output
     [journal] = journal_dir().glob("*.jsonl")
     events = list(read_journal(journal))
-    start = events[0]
-    assert (start.engine, start.acp_session_id, start.resumed) == (
+    start = ready(events)
+    assert (events[0].engine, start.acp_session_id, start.resumed) == (
         "acp:claude", session, "session/resume")
     assert _settings(events)["model"] == "sonnet"
     assert [e.phase for e in events if e.type == "phase_changed"][-1] == "plan"
@@ -133,7 +133,7 @@ def test_claude_answers_as_captured_and_switches_mode_and_model(tmp_path, monkey
 
     events = _open(AcpRunner(spec, cwd=tmp_path, setup=SessionSetup(
         wanted=Wanted(mode="acceptEdits"))), tmp_path / "j.jsonl", check)
-    assert events[0].new_session and events[-1].status == "completed"
+    assert ready(events).new_session and events[-1].status == "completed"
     assert {"mode", "model"} <= set(_settings(events))
     assert [e.phase for e in events if e.type == "phase_changed"][-1] == "acceptEdits"
     assert listed == []  # a session nothing was said in is not kept

@@ -6,6 +6,7 @@ agent get their own."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from fakes.acp_agent.helpers import (
     approve,
     drive,
     group_gone,
+    ready,
     types,
     wait_exited,
 )
@@ -66,18 +68,22 @@ def _end(events):
 def test_hello_maps_start_turn_text_and_end(shared):
     state, events = shared.run("hello", "hello")
     assert state.status == "completed"
-    start = events[0]
-    assert start.type == "agent_start" and start.engine == "acp:cockpit-test-agent"
-    assert start.agent is not None and start.agent.version == "1.0" and start.task == "hello"
-    assert [m.id for m in start.modes or []] == ["ask", "code"]
+    start, said = events[0], ready(events)
+    # At once, before the agent answered: the task and the command; then what it said.
+    assert start.type == "agent_start" and start.ready is False and start.task == "hello"
+    assert start.engine == f"acp:{Path(sys.executable).name}" and start.agent is None
+    assert said.engine == "acp:cockpit-test-agent"  # the agent's own name, once it gave it
+    assert said.agent is not None and said.agent.version == "1.0"
+    assert [m.id for m in said.modes or []] == ["ask", "code"] and said.acp_session_id
+    assert fold_events(events).engine == "acp:cockpit-test-agent"
     # The agent's commands arrive on their own (right after session/new): once, wherever.
     assert types(events).count("commands_available") == 1
     events = [e for e in events if e.type != "commands_available"]
-    assert types(events) == ["agent_start", "agent_config", "phase_changed", "turn_start",
-                             "model_update", "model_update", "model_update", "turn_end",
-                             "agent_end"]
-    assert [o.id for o in events[1].options] == ["model", "effort", "verbose"]
-    assert events[2].phase == "ask"
+    assert types(events) == ["agent_start", "agent_ready", "agent_config", "phase_changed",
+                             "turn_start", "model_update", "model_update", "model_update",
+                             "turn_end", "agent_end"]
+    assert [o.id for o in events[2].options] == ["model", "effort", "verbose"]
+    assert events[3].phase == "ask"
     thought, *message = [e for e in events if e.type == "model_update"]
     assert thought.channel == "thought" and {m.channel for m in message} == {"message"}
     assert events[-2].stop_reason == "end_turn"
@@ -92,7 +98,9 @@ def test_further_tasks_reuse_the_agent_and_its_session(shared):
     agent_pid = _end(before).result.rsplit("pid ", 1)[1]
     assert _end(events).result.endswith(f"pid {agent_pid}")  # the same agent answered
     assert "phase_changed" not in types(events)  # the mode carries over: not a new session
-    assert events[0].new_session is False
+    assert ready(events).new_session is False
+    # The agent is known by its own name from the start of a later task.
+    assert events[0].engine == "acp:cockpit-test-agent" and ready(events).engine is None
     assert [e["event"] for e in agent_log(shared.log)].count("new_session") == 1
 
 

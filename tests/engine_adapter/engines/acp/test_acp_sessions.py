@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fakes.acp_agent.helpers import agent_argv, agent_log, approve, drive, types
+from fakes.acp_agent.helpers import agent_argv, agent_log, approve, drive, ready, types
 
 from engine_adapter.engines.acp import AcpRunner, AgentFailure, AgentSpec
 from engine_adapter.engines.acp.agent import (
@@ -131,10 +131,10 @@ def test_settings_change_between_tasks_and_reach_the_next_journal(tmp_path):
     _first_events, second, options, mode = asyncio.run(main())
     assert {o.id: o.value for o in options}["model"] == "smart" and mode == "code"
     assert _reply(second) == "model=smart effort=low verbose=False mode=code"
-    # What changed between the tasks opens the next task's journal, right after agent_start.
-    assert types(second)[:3] == ["agent_start", "agent_config", "phase_changed"]
-    assert {o.id: o.value for o in second[1].options}["model"] == "smart"
-    assert (second[2].previous, second[2].phase) == ("ask", "code")
+    # What changed between the tasks opens the next task's journal, right after agent_ready.
+    assert types(second)[:4] == ["agent_start", "agent_ready", "agent_config", "phase_changed"]
+    assert {o.id: o.value for o in second[2].options}["model"] == "smart"
+    assert (second[3].previous, second[3].phase) == ("ask", "code")
 
 
 def test_the_agent_changing_its_own_settings_and_title_is_shown(tmp_path):
@@ -191,7 +191,7 @@ def test_load_replays_the_history_marked_as_history(tmp_path):
     session = _earlier_conversation(agent)
     runner = agent.runner("--no-resume", setup=SessionSetup(resume=session))
     [events] = agent.run(runner, "hello")
-    start = events[0]
+    start = ready(events)
     assert start.resumed == "session/load" and start.acp_session_id == session
     assert start.new_session is False
     history = [e for e in events if e.type.startswith("history_")]
@@ -216,7 +216,7 @@ def test_resume_is_preferred_and_replays_nothing(tmp_path):
     agent = Agent(tmp_path)
     session = _earlier_conversation(agent)
     [events] = agent.run(agent.runner(setup=SessionSetup(resume=session)), "hello")
-    assert events[0].resumed == "session/resume"
+    assert ready(events).resumed == "session/resume"
     assert not [e for e in events if e.type.startswith("history_")]
     assert [e["session"] for e in agent.logged("resume")] == [session]
     assert agent.logged("prompt")[-1]["session"] == session  # the same conversation goes on
@@ -262,9 +262,9 @@ def test_a_dead_agent_is_restarted_and_the_conversation_reopened_or_said_gone(tm
     assert len(notices) == 1 and notices[0].startswith(expected)
     sessions = [e["session"] for e in agent.logged("prompt")]
     if "gone" in expected:
-        assert after[0].new_session is True and sessions[0] != sessions[1]
+        assert ready(after).new_session is True and sessions[0] != sessions[1]
     else:
-        assert after[0].new_session is False and sessions[0] == sessions[1]
+        assert ready(after).new_session is False and sessions[0] == sessions[1]
     assert after[-1].status == "completed"
 
 
@@ -341,7 +341,7 @@ def test_each_task_journal_says_how_the_session_stands(tmp_path):
     agent = Agent(tmp_path)
     _titled, later = agent.run(agent.runner(setup=SessionSetup(wanted=Wanted(mode="code"))),
                                "title Kept", "hello")
-    assert later[0].new_session is False and later[0].mode == "code"
+    assert ready(later).new_session is False and ready(later).mode == "code"
     view = fold_events(later)
     assert (view.title, view.phase, view.model) == ("Kept", "code", "fast")
     assert "phase_changed" not in types(later)  # no change: no phase row
