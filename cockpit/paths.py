@@ -89,9 +89,11 @@ def checkpoint_dir() -> Path:
 
 def new_journal_path(session_id: str, *, now: float | None = None) -> Path:
     """A fresh journal path for a run: `<journal_dir>/<YYYYmmdd-HHMMSS>-<session_id>.jsonl`,
-    so a plain listing sorts oldest first."""
+    so a plain listing sorts oldest first; never one that exists (a conversation resumed in the
+    second it was journaled keeps its id: `<…>-2.jsonl`)."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-    return journal_dir() / f"{stamp}-{session_id}.jsonl"
+    path = journal_dir() / f"{stamp}-{session_id}.jsonl"
+    return free_journal_name(path) if path.exists() or path.is_symlink() else path
 
 
 def free_journal_name(path: Path, start: int = 2) -> Path:

@@ -552,7 +552,7 @@ class Transcript(ScrollView, can_focus=True):
             earlier = self._items[index]
             if earlier.task != item.task or earlier.kind == "task":
                 return item
-            if earlier.turn is not None:
+            if earlier.turn:  # 0: a row of the task before its first turn (`agent ready`)
                 return None
         return None
 

@@ -26,8 +26,15 @@ from cockpit.launch import (
     read_builtin_run,
 )
 from cockpit.paths import journal_dir
-from engine_adapter import AgentEnd, AgentStart, JsonlEventJournal, ModelUpdate, read_journal
-from engine_adapter.engines.builtin import Earlier
+from engine_adapter import (
+    AgentEnd,
+    AgentStart,
+    JsonlEventJournal,
+    ModelUpdate,
+    TaskState,
+    read_journal,
+)
+from engine_adapter.engines.builtin.conversation import seed
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +79,8 @@ def test_a_kept_demo_is_continued_in_its_workspace_by_the_next_task(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"resuming the built-in run of {journal} in {workspace}" in result.output
     later = sorted(set(journal_dir().glob("*.jsonl")) - {journal})
-    assert len(later) == 1 and later[0].stem.endswith(f"{earlier[0].session_id}-2")
+    # Named by its start and the conversation's id (`-2` when that falls in the same second).
+    assert len(later) == 1 and later[0].stem.removesuffix("-2").endswith(earlier[0].session_id)
     events = list(read_journal(later[0]))
     start = events[0]
     assert (start.task, start.cwd, start.engine) == ("now add a docstring", str(workspace),
@@ -151,10 +159,9 @@ def test_the_conversation_is_rebuilt_from_the_journal(tmp_path):
 
 def test_the_model_reads_the_earlier_conversation_before_the_next_task(tmp_path):
     finish = Stream(chunks("Done.", calls=[("finish", {"result": "all done"})]))
-    earlier = Earlier.of_tasks([("fix the bug", "I fixed it."), ("and then?", "")],
-                               source="/j/run.jsonl")
-    session, fake = run_against(tmp_path, [finish], task="add a test",
-                                engine={"earlier": earlier})
+    earlier = (TaskState(task="fix the bug"), TaskState(task="and then?"))
+    seed(earlier, [("fix the bug", "I fixed it."), ("and then?", "")], source="/j/run.jsonl")
+    session, fake = run_against(tmp_path, [finish], task="add a test", earlier=earlier)
     said = [(m["role"], m["content"]) for m in fake.requests[0]["messages"][1:]]
     assert said == [("user", "fix the bug"), ("assistant", "I fixed it."),
                     ("user", "and then?"), ("user", "add a test")]
@@ -212,3 +219,17 @@ def test_any_file_is_read_or_refused_in_one_line(tmp_path, lines):
         assert "\n" not in str(exc) and str(exc)
     else:
         assert run.task.status in ("completed", "cancelled") and run.tasks[-1] is run.task
+
+
+def test_a_journal_path_is_never_one_that_exists(tmp_path):
+    """Resumed in the second it was journaled, a conversation keeps its id: the new journal is
+    the next free name, never the earlier run's file."""
+    from cockpit.paths import new_journal_path
+
+    first = new_journal_path("s1", now=1_000_000.0)
+    first.parent.mkdir(parents=True, exist_ok=True)
+    first.write_text("")
+    second = new_journal_path("s1", now=1_000_000.0)
+    assert second != first and second.name == f"{first.stem}-2.jsonl"
+    second.symlink_to(tmp_path / "nowhere")  # a dangling link counts as taken
+    assert new_journal_path("s1", now=1_000_000.0).name == f"{first.stem}-3.jsonl"

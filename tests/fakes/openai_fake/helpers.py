@@ -23,14 +23,17 @@ def model_for(url: str, **options: Any) -> OpenAIModel:
 
 def run_against(workspace: Path, replies: list[Reply], *, task: str = "t",
                 model: dict[str, Any] | None = None, engine: dict[str, Any] | None = None,
-                fake: dict[str, Any] | None = None, **session: Any) -> tuple[Session, FakeOpenAI]:
+                fake: dict[str, Any] | None = None, earlier: tuple[TaskState, ...] = (),
+                **session: Any) -> tuple[Session, FakeOpenAI]:
     """Run one task against a fake server playing `replies` (asks auto-approved unless the
-    session options say otherwise); returns the Session and the server (stopped)."""
+    session options say otherwise), after the conversation's `earlier` tasks; returns the
+    Session and the server (stopped)."""
     session.setdefault("unattended", True)
     session.setdefault("auto_approve", True)
     with FakeOpenAI(replies, **(fake or {})) as server:
         built = Session(BuiltinRunner(model_for(server.url, **(model or {})), cwd=workspace,
-                                      **(engine or {})), TaskState(task=task), **session)
+                                      **(engine or {})), TaskState(task=task, earlier=earlier),
+                        **session)
         asyncio.run(asyncio.wait_for(built.run(), 60))
     return built, server
 
