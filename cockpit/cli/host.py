@@ -32,6 +32,9 @@ def host(
     ready_fd: Annotated[int | None, typer.Option(
         "--ready-fd", hidden=True, help="A pipe to write `ready` on once the host listens "
         "(for the command that starts it).")] = None,
+    keep_ended: Annotated[float | None, typer.Option(
+        "--keep-ended", hidden=True, min=0, help="Seconds an ended run's events stay in the "
+        "host's memory before it lets them go (then its journal serves them).")] = None,
 ) -> None:
     """Run the host in the foreground until stopped (ctrl-c, `cockpit host stop`)."""
     if ctx.invoked_subcommand is not None:
@@ -42,13 +45,15 @@ def host(
     from cockpit.cli.hosted import launch
     from cockpit.host.daemon import run_host
     from cockpit.host.places import socket_path
+    from cockpit.host.server import KEEP_ENDED_SECONDS
 
     def listening() -> None:
         if ready_fd is None:
             typer.echo(f"cockpit host listening on {socket_path()} (ctrl-c stops it)")
 
     try:
-        code = run_host(launch, ready_fd=ready_fd, listening=listening)
+        code = run_host(launch, ready_fd=ready_fd, listening=listening,
+                        keep_ended=KEEP_ENDED_SECONDS if keep_ended is None else keep_ended)
     except OSError as exc:  # a folder it cannot make or own, a socket path too long
         typer.echo(f"cockpit: error: {exc}", err=True)
         raise typer.Exit(EXIT_SETUP) from None
