@@ -79,7 +79,7 @@ class FleetApp(ThemedApp):
 
     Args:
         watches: The hosts to show, in order (`HostWatch`; their `run()` is started here).
-        theme: A theme name (see `cockpit.themes`).
+        theme, remember_theme: As `ThemedApp` takes them.
         arm_seconds, arm_clock: How long a newly selected ask ignores its keys, and the clock
             that is timed by (`KeyArming`).
         note: A line to show once mounted (why the run chosen last could not be opened).
@@ -103,10 +103,10 @@ class FleetApp(ThemedApp):
     TITLE = "cockpit fleet"
 
     def __init__(self, watches: Sequence[HostWatch] = (), *, theme: str | None = None,
-                 arm_seconds: float = ARM_SECONDS,
+                 remember_theme: bool = True, arm_seconds: float = ARM_SECONDS,
                  arm_clock: Callable[[], float] = time.monotonic,
                  note: str | None = None) -> None:
-        super().__init__(theme=theme)
+        super().__init__(theme=theme, remember_theme=remember_theme)
         self.note = note
         self.watches = list(watches)
         for watch in self.watches:
