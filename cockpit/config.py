@@ -62,8 +62,8 @@ from cockpit.paths import config_dir
 if TYPE_CHECKING:
     from engine_adapter.checkpoints import CheckpointSettings
 
-__all__ = ["LOCAL_HOST", "Config", "ModelConfig", "ProviderConfig", "broken", "config_path", "load_config",
-           "save_theme"]
+__all__ = ["LOCAL_HOST", "Config", "ModelConfig", "ProviderConfig", "broken", "config_path",
+           "load_config", "save_theme"]
 
 
 @dataclass(frozen=True)
@@ -146,8 +146,8 @@ def load_config(path: Path | None = None) -> Config:
     checkpoints = _checkpoints(raw, problems)
     hosts = _hosts(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
-                  checkpoints=checkpoints, hosts=hosts, providers=providers, models=models, notify=notify,
-                  sandbox_mode=mode,
+                  checkpoints=checkpoints, hosts=hosts, providers=providers, models=models,
+                  notify=notify, sandbox_mode=mode,
                   sandbox_network=network, sandbox_read_deny=read_deny,
                   sandbox_read_allow=read_allow, sandbox_pass_env=pass_env, problems=problems)
 

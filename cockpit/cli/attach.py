@@ -36,18 +36,9 @@ def attached_app(run: str, *, theme: str | None = None, via: str | None = None,
                       next_session=cast(Any, session.next_task), **options)
 
 
-def fleet_hosts(via: str | None = None) -> dict[str, str | None]:
-    """The hosts the fleet shows, by name: the one `via` reaches alone when given, else this
-    machine's (`local`, its socket) and each of `[hosts]` (its via command)."""
-    from cockpit.config import LOCAL_HOST, load_config
-
-    if via is not None:
-        return {"via": via}
-    return {LOCAL_HOST: None, **load_config().hosts}
-
-
 def _fleet(theme: str | None, via: str | None) -> NoReturn:
     """The fleet view, and the run chosen in it, until the human leaves the fleet."""
+    from cockpit.cli.host import fleet_hosts
     from cockpit.host import HostError
     from cockpit.host.fleet_app import FleetApp
     from cockpit.host.watch import HostWatch

@@ -38,6 +38,7 @@ INBOX_TITLE = "needs you"
 NOTHING_WAITING = "nothing waiting: no run asks for you"
 COMMAND_LIMIT = 200  # characters of an ask's command in its row (the run's bar shows it whole)
 TASK_LIMIT = 120
+SHORT = 20  # rows: below it, the detail and the hosts' problems take one row each
 
 
 class FleetChoice(NamedTuple):
@@ -89,10 +90,17 @@ class FleetApp(ThemedApp):
     #fleet-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
     .fleet-label { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
     #inbox-label { color: $warning; }
-    #inbox { height: auto; max-height: 40%; }
+    #inbox { height: auto; max-height: 40%; scrollbar-size-horizontal: 0; }
     #inbox-empty { height: 1; padding: 0 1; color: $text-muted; }
     #ask-detail { height: auto; max-height: 2; padding: 0 1; }
-    #runs { height: 1fr; }
+    #runs { height: 1fr; min-height: 3; }
+    #fleet-hosts { height: auto; max-height: 3; padding: 0 1; text-wrap: nowrap;
+                   text-overflow: ellipsis; }
+    Screen { overflow: hidden; }
+    FleetApp.-short #ask-detail { max-height: 1; }
+    FleetApp.-short #runs-label { display: none; }
+    FleetApp.-short #fleet-hosts { max-height: 1; }
+    FleetApp.-short #runs { scrollbar-size-horizontal: 0; }
     #fleet-keys { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     """
 
@@ -126,11 +134,12 @@ class FleetApp(ThemedApp):
         yield inbox
         yield Static(NOTHING_WAITING, id="inbox-empty")
         yield Static("", id="ask-detail")
-        yield Static("runs", classes="fleet-label")
+        yield Static("runs", id="runs-label", classes="fleet-label")
         runs: DataTable[Any] = DataTable(id="runs", cursor_type="row")
         runs.add_columns("host", "run", "status", "waiting", "last activity", "tokens", "cost",
                          "engine", "task")
         yield runs
+        yield Static("", id="fleet-hosts")
         yield Static("", id="fleet-keys")
 
     def on_mount(self) -> None:
@@ -179,13 +188,19 @@ class FleetApp(ThemedApp):
         self.query_one("#inbox-empty").display = not shown.inbox
         self.query_one("#inbox-label", Static).update(
             f"{INBOX_TITLE} ({len(shown.inbox)})" if shown.inbox else INBOX_TITLE)
-        self._fill(inbox, [(ask.key, self._ask_cells(ask)) for ask in shown.inbox],
+        room = max(16, self.size.width - 44)  # (the other columns: the command fits, mostly)
+        self._fill(inbox, [(ask.key, self._ask_cells(ask, room)) for ask in shown.inbox],
                    selected.key if selected is not None else None)
         runs = self.query_one("#runs", DataTable)
         rows = [(run.key, self._run_cells(run)) for run in shown.runs]
-        rows += [(f"{host}\x00", [_cell(host, 32), Text("-"), _cell(why, 200, "red"),
-                                  Text(""), Text(""), Text(""), Text(""), Text(""), Text("")])
-                 for host, why in shown.unreachable]
+        problems = Text(no_wrap=True, overflow="ellipsis")
+        for host, why in shown.unreachable:  # (shown, never hidden: its runs are not here)
+            problems.append("\n" if problems else "")
+            problems.append(clean_line(host, 32), "bold")
+            problems.append(f" {clean_line(why, 300)}", "red")
+        hosts_line = self.query_one("#fleet-hosts", Static)
+        hosts_line.display = bool(shown.unreachable)
+        hosts_line.update(problems)
         current = runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value \
             if runs.row_count else None
         self._fill(runs, rows, current)
@@ -218,9 +233,11 @@ class FleetApp(ThemedApp):
         table.move_cursor(row=max(0, row), animate=False)
 
     @staticmethod
-    def _ask_cells(ask: FleetAsk) -> list[Text]:
+    def _ask_cells(ask: FleetAsk, room: int) -> list[Text]:
+        command = clean_line(ask.command, COMMAND_LIMIT)
+        command = command if len(command) <= room else command[:room - 1] + "…"
         return [Text(_when(ask.asked)), _cell(f"{ask.host}:{ask.run}", 60),
-                _cell(ask.tool, 40, "bold"), _cell(ask.command, COMMAND_LIMIT)]
+                _cell(ask.tool, 40, "bold"), Text(command, no_wrap=True)]
 
     @staticmethod
     def _run_cells(run: FleetRun) -> list[Text]:
@@ -282,6 +299,10 @@ class FleetApp(ThemedApp):
         ask = self._selected_ask()
         if ask is not None and ask.key == key and key not in self._answered:
             self.arming.drawn(key)
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height < SHORT, "-short")
+        self.show(self.board)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "inbox":

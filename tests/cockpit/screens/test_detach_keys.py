@@ -4,6 +4,8 @@ pending), `esc` stays, `ctrl+q` again detaches."""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import pytest
 from support.event_loop import run
 from support.pilot import until_shown
@@ -16,7 +18,7 @@ from cockpit.screens import DetachScreen
 class _Behind(App[None]):
     """An app whose own `y`/`n`/`a` would answer (as the live app's do)."""
 
-    BINDINGS = [("y", "press('y')"), ("n", "press('n')"), ("a", "press('a')"),
+    BINDINGS: ClassVar[list[Any]] = [("y", "press('y')"), ("n", "press('n')"), ("a", "press('a')"),
                 ("s", "press('s')")]
 
     def __init__(self) -> None:
