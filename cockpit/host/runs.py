@@ -157,8 +157,10 @@ class HostRun:
                                    questions=len(session.pending_questions))
 
     def fleet_row(self) -> dict[str, Any]:
-        """The run as the fleet view shows it: its summary, its activity, its tasks."""
-        return {**self.summary(), **self.activity.facts(), "tasks": len(self.journals)}
+        """The run as the fleet view shows it: its summary, its activity, its tasks, and
+        whether the host still holds its events (`held`; else its journals serve them)."""
+        return {**self.summary(), **self.activity.facts(), "tasks": len(self.journals),
+                "held": not self.released}
 
     async def close(self) -> None:
         """The run's agents closed and its leftovers cleaned up (the run has ended)."""
