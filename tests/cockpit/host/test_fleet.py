@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from support.event_loop import run as run_loop
-from support.fleet import screen_text
+from support.fleet import screen_text, select_ask
 from support.host import detach_demo, follow, until
 from support.pilot import until_shown
 
@@ -51,11 +51,7 @@ async def _test_the_inbox_answers_in_the_host_and_enter_chooses_the_run(host_hom
         assert (resolved["allowed"], resolved["via"]) == (True, "human")
         # n denies the other run's ask (it is selected now).
         other = next(a for a in app.board.inbox if a.run != oldest.run)
-        await until_shown(pilot, lambda: app.arming.armed())
-        assert app.board.inbox[0] == other or other in app.board.inbox
-        while app.board.inbox[app.query_one("#inbox").cursor_row] != other:
-            await pilot.press("down")
-        await until_shown(pilot, lambda: app.arming.target().approval_id == other.key)
+        await select_ask(pilot, app, other.key)
         await pilot.press("n")
         resolved = await asyncio.to_thread(_resolved, host_home, other.run, other.id)
         assert (resolved["allowed"], resolved["via"]) == (False, "human")
