@@ -124,6 +124,7 @@ class FleetApp(ThemedApp):
         self._answered: set[str] = set()  # ask keys answered here (until the host drops them)
         self._redraw_due = False
         self._inbox_was_empty = True
+        self._shown: dict[str, list[tuple[str, list[Text]]]] = {}  # each table's rows shown
 
     # Building ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -218,15 +219,27 @@ class FleetApp(ThemedApp):
         self._inbox_was_empty = not shown.inbox
         self._detail()
 
-    @staticmethod
-    def _fill(table: DataTable[Any], rows: list[tuple[str, list[Text]]],
+    def _fill(self, table: DataTable[Any], rows: list[tuple[str, list[Text]]],
               keep: str | None) -> None:
-        """Rows replaced; the cursor stays on the row `keep` names (else at its place)."""
+        """Show `rows`: when they are the same rows as shown (by key, in order), only the
+        cells that changed are updated (a busy fleet changes a few cells a push, and a whole
+        table redrawn five times a second would cost every key its frame); else the table is
+        refilled, the cursor kept on the row `keep` names (else at its place)."""
+        shown = self._shown.get(str(table.id))
+        keys = [key for key, _ in rows]
+        if shown is not None and [key for key, _ in shown] == keys:
+            columns = list(table.columns)
+            for (key, cells), (_, before) in zip(rows, shown, strict=True):
+                for column, cell, old in zip(columns, cells, before, strict=True):
+                    if cell != old:
+                        table.update_cell(key, column, cell)
+            self._shown[str(table.id)] = rows
+            return
         at = table.cursor_row
         table.clear()
         for key, cells in rows:
             table.add_row(*cells, key=key)
-        keys = [key for key, _ in rows]
+        self._shown[str(table.id)] = rows
         if not rows:
             return
         row = keys.index(keep) if keep in keys else min(at, len(rows) - 1)
