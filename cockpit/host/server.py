@@ -32,7 +32,8 @@ from cockpit.host.record import RunRecord, recover
 from cockpit.host.runs import HostRun, Launcher
 from cockpit.host.wire import OPS, WireError, hello, hello_problem
 
-__all__ = ["KEEP_ENDED_SECONDS", "MAX_ENDED", "STOP_REASON", "STOP_SECONDS", "WATCH_INTERVAL",
+__all__ = ["FOLLOW_BATCH", "KEEP_ENDED_SECONDS", "MAX_ENDED", "STOP_REASON", "STOP_SECONDS",
+           "WATCH_INTERVAL",
            "Host", "HostBusy", "take_lock"]
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ KEEP_ENDED_SECONDS = 600.0
 there; later, from the journal)."""
 MAX_ENDED = 8
 """How many ended runs keep their events in memory at most (the ones that ended last)."""
+FOLLOW_BATCH = 512
+"""The most events one write to a following client carries."""
 WATCH_INTERVAL = 0.2
 """The shortest time between two pushes of the fleet to one watcher (a busy fleet is pushed
 about five times a second, not once an event)."""
@@ -302,8 +305,8 @@ class Host:
                 followers.append(asyncio.create_task(self._replay(
                     run.id, run.journals[task - 1], cursor, connection)))
                 return described
-            stream = run.sessions[task - 1].events(cursor)  # subscribed now: nothing is lost
-            followers.append(asyncio.create_task(self._follow(run, stream, connection)))
+            followers.append(asyncio.create_task(self._follow(run, run.sessions[task - 1],
+                                                              cursor, connection)))
             return described
         if op == "turn":
             return {"task": await run.next_task(str(message.get("task") or ""))}
@@ -386,9 +389,29 @@ class Host:
         self._releases.add(task)
         task.add_done_callback(self._releases.discard)
 
-    async def _follow(self, run: HostRun, stream: Any, connection: Connection) -> None:
-        async for event in stream:
-            if connection.closed:
-                return
-            await connection.send_line(b'{"event":' + event.model_dump_json().encode() + b"}\n")
+    async def _follow(self, run: HostRun, session: Any, cursor: int,
+                      connection: Connection) -> None:
+        """A task's events from `cursor` on, read from its history (append-only, in `seq`
+        order) in batches of at most `FOLLOW_BATCH` a write: a client far behind (attaching to
+        a long run) catches up in a few hundred writes, not one a event. Caught up, it waits
+        on the Session's own stream for the next event."""
+        history = session.history
+        position = cursor
+        while not connection.closed:
+            end = min(len(history), position + FOLLOW_BATCH)
+            if position < end:
+                batch = [history[index] for index in range(position, end)]
+                await connection.send_line(b"".join(
+                    b'{"event":' + event.model_dump_json().encode() + b"}\n"
+                    for event in batch))
+                position = end
+                if batch[-1].type == "agent_end":
+                    break
+                continue
+            waiting = session.events(position)
+            try:
+                if await anext(waiting, None) is None:
+                    break  # (the stream ended: nothing more will come)
+            finally:
+                await waiting.aclose()
         await connection.send({"end": run.id})
