@@ -68,7 +68,7 @@ def attach(
     via: ViaOption = None,
 ) -> None:
     """Open the live cockpit on a run of the host: watch it, answer its asks, cancel it.
-    Without a run, the fleet view: every run of this machine's host and of `[hosts]` in
+    Without a run, the fleet view: every run of this machine's host and of the hosts table of
     config.toml, and the `needs you` inbox (y/a/n answer the selected ask, enter opens its run,
     ctrl+q leaves; the runs go on).
 

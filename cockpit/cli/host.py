@@ -201,7 +201,7 @@ def ps(
     = False,
     via: ViaOption = None,
 ) -> None:
-    """List the runs of this machine's host and of each of `[hosts]` in config.toml: id,
+    """List the runs of this machine's host and of each host in the hosts table of config.toml: id,
     status, engine or agent, since when, what waits for you, task, journal (and the host).
     Lost runs (their host died) are marked `lost`; a host that cannot be reached is said on
     stderr (exit 1)."""
