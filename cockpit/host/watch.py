@@ -89,7 +89,10 @@ class HostWatch:
                 if isinstance(fleet, list):
                     self._set(fleet, None)
                 elif message.get("id") == "watch" and not message.get("ok"):
-                    raise ConnectionError(str(message.get("error") or "the host refused"))
+                    error = str(message.get("error") or "the host refused")
+                    if "unknown request" in error:  # (a host older than the fleet view)
+                        error = "this host cannot show a fleet: update the cockpit there"
+                    raise ConnectionError(error)
                 elif message.get("ok") is False:
                     log.info("host %s refused a request: %s", self.name, message.get("error"))
         finally:
