@@ -125,6 +125,7 @@ class FleetApp(ThemedApp):
         self._redraw_due = False
         self._inbox_was_empty = True
         self._shown: dict[str, list[tuple[str, list[Text]]]] = {}  # each table's rows shown
+        self._said: dict[str, Text] = {}  # each line's text shown
 
     # Building ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -187,8 +188,8 @@ class FleetApp(ThemedApp):
         selected = self._selected_ask()
         inbox.display = bool(shown.inbox)
         self.query_one("#inbox-empty").display = not shown.inbox
-        self.query_one("#inbox-label", Static).update(
-            f"{INBOX_TITLE} ({len(shown.inbox)})" if shown.inbox else INBOX_TITLE)
+        self._say("#inbox-label",
+                  Text(f"{INBOX_TITLE} ({len(shown.inbox)})" if shown.inbox else INBOX_TITLE))
         room = max(16, self.size.width - 44)  # (the other columns: the command fits, mostly)
         self._fill(inbox, [(ask.key, self._ask_cells(ask, room)) for ask in shown.inbox],
                    selected.key if selected is not None else None)
@@ -201,14 +202,14 @@ class FleetApp(ThemedApp):
             problems.append(f" {clean_line(why, 300)}", "red")
         hosts_line = self.query_one("#fleet-hosts", Static)
         hosts_line.display = bool(shown.unreachable)
-        hosts_line.update(problems)
+        self._say("#fleet-hosts", problems)
         current = runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value \
             if runs.row_count else None
         self._fill(runs, rows, current)
         hosts = len({run.host for run in shown.runs} | {h for h, _ in shown.unreachable})
         title = f"cockpit fleet · {len(shown.runs)} run" + ("s" if len(shown.runs) != 1 else "")
         title += f" on {hosts} host" + ("s" if hosts != 1 else "") if hosts else ""
-        self.query_one("#fleet-title", Static).update(Text(title, no_wrap=True))
+        self._say("#fleet-title", Text(title, no_wrap=True))
         if not shown.inbox:
             self.arming.hidden()
         # The inbox has the focus whenever it has asks, once it gets them (tab moves it on).
@@ -218,6 +219,13 @@ class FleetApp(ThemedApp):
             runs.focus()
         self._inbox_was_empty = not shown.inbox
         self._detail()
+
+    def _say(self, selector: str, text: Text) -> None:
+        """Put `text` in a line of the view, only if it changed (an update lays the screen out
+        again: five pushes a second must not cost five layouts when nothing they show moved)."""
+        if self._said.get(selector) != text:
+            self._said[selector] = text
+            self.query_one(selector, Static).update(text)
 
     def _fill(self, table: DataTable[Any], rows: list[tuple[str, list[Text]]],
               keep: str | None) -> None:
@@ -304,7 +312,7 @@ class FleetApp(ThemedApp):
             else:
                 line.append("cannot be granted" + (f": {clean_line(ask.why, 200)}"
                                                    if ask.why else ""))
-        detail.update(line)
+        self._say("#ask-detail", line)
         self.call_after_refresh(self._drawn, ask.key)
 
     def _drawn(self, key: str) -> None:
