@@ -35,6 +35,9 @@ max_store_mb = 2048           # the store's cap; past it the oldest runs are pru
 prune = true                  # false: keep old runs, take no new checkpoints past the cap
 large_file_mb = 16            # bigger files are recorded by size and hash, not copied
 ignore = ["*.log", "build"]   # names never recorded, beside the default caches
+
+[hosts]                       # other machines' hosts in the fleet view (`cockpit attach`)
+buildbox = "ssh buildbox cockpit host --stdio"   # name = the command whose stdio reaches it
 ```
 
 Reading never fails the cockpit: a missing or broken file means defaults (the problem is
@@ -58,8 +61,8 @@ from engine_adapter.atomic import replace_file
 if TYPE_CHECKING:
     from engine_adapter.checkpoints import CheckpointSettings
 
-__all__ = ["Config", "ModelConfig", "ProviderConfig", "broken", "config_path", "load_config",
-           "save_theme"]
+__all__ = ["LOCAL_HOST", "Config", "ModelConfig", "ProviderConfig", "broken", "config_path",
+           "load_config", "save_theme"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class Config:
     sandbox_read_allow: tuple[str, ...] = ()
     sandbox_pass_env: tuple[str, ...] = ()  # `[sandbox] pass_env`, checked
     checkpoints: CheckpointSettings | None = None  # `[checkpoints]`, checked (None: defaults)
+    hosts: dict[str, str] = field(default_factory=dict)  # `[hosts]`: name -> via command
     error: str | None = None  # why the file could not be read, if it could not
     problems: list[str] = field(default_factory=list)  # entries skipped, and why
 
@@ -139,11 +143,39 @@ def load_config(path: Path | None = None) -> Config:
     read_deny, read_allow = _sandbox_paths(raw, problems)
     pass_env = _pass_env(raw, problems)
     checkpoints = _checkpoints(raw, problems)
+    hosts = _hosts(raw, problems)
     return Config(theme=theme if isinstance(theme, str) else None, keymap=keymap,
-                  checkpoints=checkpoints, providers=providers, models=models, notify=notify,
-                  sandbox_mode=mode,
+                  checkpoints=checkpoints, hosts=hosts, providers=providers, models=models,
+                  notify=notify, sandbox_mode=mode,
                   sandbox_network=network, sandbox_read_deny=read_deny,
                   sandbox_read_allow=read_allow, sandbox_pass_env=pass_env, problems=problems)
+
+
+LOCAL_HOST = "local"
+"""The name the fleet gives this machine's own host (so `[hosts]` cannot take it)."""
+_HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+
+
+def _hosts(raw: dict[str, Any], problems: list[str]) -> dict[str, str]:
+    """`[hosts]`: name = the command whose stdio reaches that host (`--via`); a bad entry is
+    skipped with a problem noted."""
+    table = raw.get("hosts", {})
+    if not isinstance(table, dict):
+        problems.append("[hosts] must be a table of name = \"command\"")
+        return {}
+    hosts: dict[str, str] = {}
+    for name, command in table.items():
+        if not _HOST_NAME.fullmatch(str(name)):
+            problems.append(f"[hosts] {str(name)[:40]!r}: a name is letters, digits, '.', '_' "
+                            "or '-' (at most 32)")
+        elif name == LOCAL_HOST:
+            problems.append(f"[hosts] {name!r} names this machine's own host: pick another name")
+        elif not isinstance(command, str) or not command.strip():
+            problems.append(f"[hosts] {name}: the command must be a non-empty string, e.g. "
+                            '"ssh box cockpit host --stdio"')
+        else:
+            hosts[str(name)] = command
+    return hosts
 
 
 def _sandbox(raw: dict[str, Any], problems: list[str]) -> tuple[str | None, bool | None]:

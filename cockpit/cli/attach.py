@@ -1,9 +1,11 @@
 """`cockpit attach RUN`: the live cockpit on a run of the host, every key as in a run of this
-terminal; `ctrl+q` detaches (or cancels), and the run goes on without this client."""
+terminal; `ctrl+q` detaches (or cancels), and the run goes on without this client. `cockpit
+attach` with no run: the fleet view (`cockpit.host.fleet_app`) over this machine's host and the
+`[hosts]` of config.toml; a run opened from it comes back to it when left."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NoReturn, cast
 
 import typer
 
@@ -28,17 +30,47 @@ def attached_app(run: str, *, theme: str | None = None, via: str | None = None,
         raise HostError("no host running: start a run with `cockpit run … --detach` or "
                         "`cockpit demo --detach`") from None
     session = RemoteSession(run, described, via=via)
-    # The live cockpit binds to the Session's surface, which RemoteSession presents.
-    return CockpitApp(cast(Any, session), theme=theme, **options)
+    # The live cockpit binds to the Session's surface, which RemoteSession presents; its next
+    # task starts in the host (`turn`), as the embedded cockpit's starts in its own process.
+    return CockpitApp(cast(Any, session), theme=theme,
+                      next_session=cast(Any, session.next_task), **options)
+
+
+def _fleet(theme: str | None, via: str | None) -> NoReturn:
+    """The fleet view, and the run chosen in it, until the human leaves the fleet."""
+    from cockpit.cli.host import fleet_hosts
+    from cockpit.host import HostError
+    from cockpit.host.fleet_app import FleetApp
+    from cockpit.host.watch import HostWatch
+
+    hosts = fleet_hosts(via)
+    note: str | None = None
+    while True:
+        app = FleetApp([HostWatch(name, via=command) for name, command in hosts.items()],
+                       theme=theme, note=note)
+        choice = app.run()
+        if choice is None:
+            raise typer.Exit(0)
+        note = None
+        try:
+            live = attached_app(choice.run, theme=theme, via=hosts.get(choice.host))
+        except (HostError, OSError) as exc:
+            note = f"could not open {choice.run}: {exc}"
+            continue
+        live.run()
 
 
 def attach(
-    run: Annotated[str, typer.Argument(help="The run's id (or the start of it), as "
-                                       "`cockpit ps` lists it.")],
+    run: Annotated[str | None, typer.Argument(
+        help="The run's id (or the start of it), as `cockpit ps` lists it; without it, the "
+        "fleet view: every run and the `needs you` inbox of their asks.")] = None,
     theme: ThemeOption = None,
     via: ViaOption = None,
 ) -> None:
     """Open the live cockpit on a run of the host: watch it, answer its asks, cancel it.
+    Without a run, the fleet view: every run of this machine's host and of the hosts table of
+    config.toml, and the `needs you` inbox (y/a/n answer the selected ask, enter opens its run,
+    ctrl+q leaves; the runs go on).
 
     Any number of clients may attach to one run; an answer in one closes the ask in all.
     ctrl+q detaches (the run goes on in the host) or cancels the run."""
@@ -53,6 +85,8 @@ def attach(
         raise typer.Exit(EXIT_SETUP)
     with user_errors():
         check_theme(theme)
+    if run is None:
+        _fleet(theme, via)
     try:
         app = attached_app(run, theme=theme, via=via)
     except (HostError, OSError) as exc:

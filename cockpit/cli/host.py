@@ -32,6 +32,9 @@ def host(
     ready_fd: Annotated[int | None, typer.Option(
         "--ready-fd", hidden=True, help="A pipe to write `ready` on once the host listens "
         "(for the command that starts it).")] = None,
+    keep_ended: Annotated[float | None, typer.Option(
+        "--keep-ended", hidden=True, min=0, help="Seconds an ended run's events stay in the "
+        "host's memory before it lets them go (then its journal serves them).")] = None,
 ) -> None:
     """Run the host in the foreground until stopped (ctrl-c, `cockpit host stop`)."""
     if ctx.invoked_subcommand is not None:
@@ -42,13 +45,15 @@ def host(
     from cockpit.cli.hosted import launch
     from cockpit.host.daemon import run_host
     from cockpit.host.places import socket_path
+    from cockpit.host.server import KEEP_ENDED_SECONDS
 
     def listening() -> None:
         if ready_fd is None:
             typer.echo(f"cockpit host listening on {socket_path()} (ctrl-c stops it)")
 
     try:
-        code = run_host(launch, ready_fd=ready_fd, listening=listening)
+        code = run_host(launch, ready_fd=ready_fd, listening=listening,
+                        keep_ended=KEEP_ENDED_SECONDS if keep_ended is None else keep_ended)
     except OSError as exc:  # a folder it cannot make or own, a socket path too long
         typer.echo(f"cockpit: error: {exc}", err=True)
         raise typer.Exit(EXIT_SETUP) from None
@@ -92,19 +97,54 @@ def _since(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
 
 
-def _table(runs: list[dict[str, Any]]) -> list[str]:
+_COLUMNS = (("ID", 12), ("STATUS", 9), ("ENGINE", 10), ("STARTED", 20), ("WAITING", 12),
+            ("TASK", 50))
+
+
+def _table(runs: list[dict[str, Any]], *, hosts: bool = False) -> list[str]:
+    """The runs as `cockpit ps` prints them, under a line of column names (`hosts`: with a
+    HOST column first)."""
     from engine_adapter.text import plural
 
-    lines = []
+    width = max([4, *(len(str(run.get("host", ""))) for run in runs)]) if hosts else 0
+    head = "  ".join(f"{name:<{size}}" for name, size in _COLUMNS) + "  JOURNAL"
+    lines = [f"{'HOST':<{width}}  {head}" if hosts else head]
     for run in runs:
         waiting = run["waiting"]
         asks = [plural(n, what) for what, n in (("approval", waiting["approvals"]),
                                                  ("question", waiting["questions"])) if n]
         task = " ".join(str(run["task"]).split())
         task = task if len(task) <= 50 else task[:49] + "…"
-        lines.append(f"{run['id']}  {run['status']:<9}  {run['engine']:<10}  "
-                     f"{run['started']}  {', '.join(asks) or '-':<12}  {task}  {run['journal']}")
+        line = (f"{run['id']:<12}  {run['status']:<9}  {run['engine']:<10}  "
+                f"{run['started']:<20}  {', '.join(asks) or 'none':<12}  {task:<50}  "
+                f"{run['journal']}")
+        lines.append(f"{run.get('host', ''):<{width}}  {line}" if hosts else line)
     return lines
+
+
+def fleet_hosts(via: str | None = None) -> dict[str, str | None]:
+    """The hosts `cockpit ps` and the fleet view show, by name: the one `via` reaches alone
+    when given, else this machine's (`local`, its socket: None) and each of `[hosts]` in
+    config.toml (its via command)."""
+    from cockpit.config import LOCAL_HOST, load_config
+
+    if via is not None:
+        return {"via": via}
+    return {LOCAL_HOST: None, **load_config().hosts}
+
+
+def _runs_of(command: str | None) -> list[dict[str, Any]] | str | None:
+    """A host's runs, or why they cannot be had; None: no host runs here."""
+    from cockpit.host import HostClient, HostError, NoHost
+
+    try:
+        with HostClient.connect(via=command) as client:
+            runs: list[dict[str, Any]] = client.request("ps")["runs"]
+            return runs
+    except NoHost:
+        return None
+    except (HostError, OSError) as exc:
+        return f"unreachable: {exc}"
 
 
 def host_status() -> None:
@@ -156,30 +196,36 @@ def host_stop() -> None:
 def ps(
     as_json: Annotated[bool, typer.Option("--json", help="Print the runs as a JSON list of "
                                           '{"id", "task", "engine", "status", "waiting": '
-                                          '{"approvals", "questions"}, "started", "journal"}.')]
+                                          '{"approvals", "questions"}, "started", "journal", '
+                                          '"host"}.')]
     = False,
     via: ViaOption = None,
 ) -> None:
-    """List the host's runs: id, status, engine or agent, since when, what waits for you,
-    task, journal. Lost runs (their host died) are marked `lost`."""
-    from cockpit.host import HostError
-
-    client = _connect(via)
+    """List the runs of this machine's host and of each host in the hosts table of config.toml: id,
+    status, engine or agent, since when, what waits for you, task, journal (and the host).
+    Lost runs (their host died) are marked `lost`; a host that cannot be reached is said on
+    stderr (exit 1)."""
+    hosts = fleet_hosts(via)
     runs: list[dict[str, Any]] = []
-    if client is not None:
-        with client:
-            try:
-                runs = client.request("ps")["runs"]
-            except HostError as exc:
-                typer.echo(f"cockpit: error: {exc}", err=True)
-                raise typer.Exit(1) from None
+    problems: list[str] = []
+    running = 0
+    for name, command in hosts.items():
+        found = _runs_of(command)
+        if isinstance(found, str):
+            problems.append(f"{name}: {found}")
+        elif found is not None:
+            running += 1
+            runs += [{**run, "host": name} for run in found]
+    for problem in problems:
+        typer.echo(f"cockpit: {problem}", err=True)
     if as_json:
         typer.echo(json.dumps(runs, indent=2))
-        return
-    if client is None:
+    elif not running and not problems:
         typer.echo("no host running")
-        return
-    if not runs:
+    elif not runs:
         typer.echo("no runs")
-    for line in _table(runs):
-        typer.echo(line)
+    else:
+        for line in _table(runs, hosts=len(hosts) > 1):
+            typer.echo(line)
+    if problems:
+        raise typer.Exit(1)

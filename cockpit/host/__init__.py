@@ -5,12 +5,16 @@
 - `server`: `Host`, the one process per user that runs and serves; `daemon`: its process's
   life (log, lock, loop); `runs`: one run in it; `record`: its runs on disk, and what the next
   host does after a crash; `places`: where its socket, lock and log live.
+- `activity`: what the fleet shows of a run (last activity, tokens, cost, open asks), folded
+  in the host as its events come.
 - `client`: a blocking connection for short commands, and the host started on demand;
-  `remote`: `RemoteSession`, a host's run with the surface of a `Session` (the live cockpit
-  binds to it as it does to a local one).
+  `stream`: an asyncio connection, greeted; `remote`: `RemoteSession`, a host's run with the
+  surface of a `Session` (the live cockpit binds to it as it does to a local one).
+- The fleet view: `watch` (one host's pushed rows), `board` (every host's rows as runs and the
+  `needs you` inbox), `fleet_app` (`FleetApp`, the only Textual module here: the face does not
+  import it, so the host process never loads Textual).
 
-No Textual here; nothing above (`cockpit.cli`) is imported: the command line hands the host its
-launcher.
+Nothing above (`cockpit.cli`) is imported: the command line hands the host its launcher.
 """
 
 from __future__ import annotations

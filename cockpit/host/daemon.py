@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from cockpit.host.places import log_path, private_dir
 from cockpit.host.runs import Launcher
-from cockpit.host.server import Host, HostBusy, take_lock
+from cockpit.host.server import KEEP_ENDED_SECONDS, Host, HostBusy, take_lock
 
 __all__ = ["run_host"]
 
@@ -38,10 +38,12 @@ def _say(ready_fd: int | None, word: str) -> None:
 
 
 def run_host(launch: Launcher, *, ready_fd: int | None = None,
-             listening: Callable[[], None] | None = None) -> int:
+             listening: Callable[[], None] | None = None,
+             keep_ended: float = KEEP_ENDED_SECONDS) -> int:
     """Be the host until stopped; the exit code (1: another host runs, it is said on stderr).
     `ready_fd`: a pipe to write `ready` on once clients can connect; `listening`: called then
-    too (the foreground command says where)."""
+    too (the foreground command says where); `keep_ended`: seconds an ended run's events stay
+    in memory (`Host`)."""
     _log_to_file()
     try:
         lock = take_lock()
@@ -56,7 +58,7 @@ def run_host(launch: Launcher, *, ready_fd: int | None = None,
             listening()
 
     try:
-        asyncio.run(Host(launch).serve(ready))
+        asyncio.run(Host(launch, keep_ended=keep_ended).serve(ready))
     finally:
         os.close(lock)
     return 0

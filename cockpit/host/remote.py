@@ -5,7 +5,8 @@ binds to — `events()`, `history`, `run()`, `done`, `resolve_approval`, `answer
 It is the client-side fold's source of the seed design: it follows the host's events from a
 cursor (the journal's `seq`: the next one it lacks) into its own `history`, reconnects with
 that cursor when the connection drops (nothing lost, nothing doubled), and sends back only
-answers and cancels. `detach()` lets go of the run; it goes on in the host.
+answers, cancels and the next task (`next_task`, the `next_session` the live app takes).
+`detach()` lets go of the run; it goes on in the host.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.host.places import socket_path
-from cockpit.host.wire import MAX_LINE, decode, encode, hello, hello_problem
+from cockpit.host.stream import HostStream
+from cockpit.host.wire import decode, encode
 from engine_adapter import HarnessEvent, TaskState, parse_event
 
 __all__ = ["RECONNECT_SECONDS", "RemoteGate", "RemoteJournal", "RemoteSession"]
@@ -68,13 +70,17 @@ class RemoteSession:
         run_id: The run (its id, or a prefix `cockpit ps` shows).
         path: The host's socket (default: `places.socket_path()`).
         via: A command whose stdio reaches the host instead (`cockpit.host.via`).
-        describe: The host's `describe` reply for the run (its summary and approval timeout),
-            read by the caller before the app is built.
+        describe: The host's `describe` reply for the run (its summary, approval timeout and
+            number of tasks), read by the caller before the app is built.
+        task: Which task of the run's conversation to follow (1-based; default: its last).
     """
 
     def __init__(self, run_id: str, describe: dict[str, Any], *,
-                 path: Path | None = None, via: str | None = None) -> None:
+                 path: Path | None = None, via: str | None = None,
+                 task: int | None = None) -> None:
         summary = describe.get("run") or {}
+        tasks = describe.get("tasks")
+        self.task = task if task is not None else tasks if isinstance(tasks, int) else None
         self.session_id = str(summary.get("id") or run_id)
         self.path = path if path is not None else socket_path()
         self.via = via
@@ -182,6 +188,26 @@ class RemoteSession:
         if not self._ended:
             self._send({"op": "cancel", "reason": reason})
 
+    def next_task(self, text: str) -> RemoteSession:
+        """Start the conversation's next task in the host (the host builds its Session as the
+        embedded cockpit does) and follow it: the live app's `next_session`. `HostError` (one
+        line) if the host refuses, e.g. while the current task runs."""
+        from cockpit.host.client import HostClient, HostError
+
+        with HostClient.connect(self.path if self.via is None else None, via=self.via) as client:
+            try:
+                reply = client.request("turn", run=self.session_id, task=text)
+            except HostError as exc:
+                if "unknown request" in str(exc):
+                    raise HostError("this host takes no next task from a client: update the "
+                                    "cockpit on the host") from None
+                raise
+            described = client.request("describe", run=self.session_id)
+        session = RemoteSession(self.session_id, described, path=self.path, via=self.via,
+                                task=int(reply["task"]))
+        session.state.task = text  # (the run's summary names its first task)
+        return session
+
     def detach(self) -> None:
         """Let go of the run: `run()` returns, the run goes on in the host."""
         self._detached.set()
@@ -224,50 +250,33 @@ class RemoteSession:
         return self.state
 
     async def _follow_once(self) -> None:
-        process = None
-        if self.via is not None:
-            from cockpit.host.via import close_via, via_socket
-
-            sock, process = via_socket(self.via)
-            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
-        else:
-            reader, writer = await asyncio.open_unix_connection(str(self.path), limit=MAX_LINE)
+        stream = await HostStream.open(self.path, self.via)
         try:
-            writer.write(encode(hello()))
-            greeting = decode(await reader.readuntil(b"\n"))
-            problem = hello_problem(greeting)
-            if problem is not None:
-                raise ConnectionError(problem)
-            writer.write(encode({"op": "follow", "id": "follow", "run": self.session_id,
-                                 "cursor": self.cursor}))
-            self._writer = writer
+            follow = {"op": "follow", "id": "follow", "run": self.session_id,
+                      "cursor": self.cursor}
+            if self.task is not None:
+                follow["task"] = self.task
+            stream.write(follow)
+            self._writer = stream.writer
             outbox, self._outbox = self._outbox, []
             for message in outbox:
-                writer.write(encode(message))
+                stream.write(message)
             detached = asyncio.ensure_future(self._detached.wait())
             try:
                 while True:
-                    line_task = asyncio.ensure_future(reader.readuntil(b"\n"))
+                    line_task = asyncio.ensure_future(stream.readline())
                     finished, _ = await asyncio.wait({line_task, detached},
                                                      return_when=asyncio.FIRST_COMPLETED)
                     if line_task not in finished:
                         line_task.cancel()
                         return
-                    try:
-                        line = line_task.result()
-                    except asyncio.IncompleteReadError:
-                        raise ConnectionError("the host closed the connection") from None
-                    if self._handle(line):
+                    if self._handle(line_task.result()):
                         return
             finally:
                 detached.cancel()
         finally:
             self._writer = None
-            writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await writer.wait_closed()
-            if process is not None:
-                await asyncio.to_thread(close_via, process)
+            await stream.close()
 
     def _handle(self, line: bytes) -> bool:
         """One line from the host; True once the run's stream has ended."""

@@ -1,5 +1,5 @@
-"""`HostRun`: one run the host owns, from its launch to its end, and `Launched`, what a
-launcher hands the host for it."""
+"""`HostRun`: one run the host owns, from its launch to its end (every task of its
+conversation), and `Launched`, what a launcher hands the host for it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cockpit.host.activity import RunActivity
 from cockpit.host.record import RunRecord, forget, remember
 
 __all__ = ["HostRun", "Launched", "Launcher"]
@@ -33,22 +34,48 @@ class Launched:
 
 Launcher = Callable[[str, dict[str, Any]], Launched]
 """Builds a run from a `start` request's command (`demo`, `run`) and parameters; raises an
-exception whose message is one line for the user when it cannot."""
+exception whose message is one line for the user when it cannot. It may block (it is called
+in a thread, never on the host's loop)."""
+
+
+def _journal_of(session: Any) -> str:
+    path = getattr(session.journal, "path", None)
+    return str(path) if path is not None else ""
 
 
 class HostRun:
-    """A run in the host: its Session running in a task of the host's loop, its record on disk
-    while it runs (what the next host reads if this one dies)."""
+    """A run in the host: the Session of its current task running in a task of the host's
+    loop, its record on disk while it runs (what the next host reads if this one dies), and its
+    activity (what the fleet view shows). Once it has ended and `release()` was called, its
+    events are no longer held: a client follows it from its journals.
 
-    def __init__(self, launched: Launched, *, records: Path) -> None:
+    Args:
+        launched: What the launcher built.
+        records: Where run records live (`places.record_dir()`).
+        changed: Called on every event of the run, and when it starts or ends (the host pushes
+            the fleet to its watchers then).
+        ended: Called when a task of the run has ended (the host lets go of it later).
+    """
+
+    def __init__(self, launched: Launched, *, records: Path,
+                 changed: Callable[[], None] = lambda: None,
+                 ended: Callable[[HostRun], None] = lambda run: None) -> None:
         self.launched = launched
-        self.session = launched.session
+        self.sessions: list[Any] = [launched.session]
         self._records = records
-        journal = getattr(self.session.journal, "path", None)
-        self.record = RunRecord(id=self.session.session_id, task=self.session.state.task,
+        self._changed = changed
+        self._ended = ended
+        session = launched.session
+        self.record = RunRecord(id=session.session_id, task=session.state.task,
                                 engine=launched.engine, started=time.time(),
-                                journal=str(journal) if journal is not None else "")
+                                journal=_journal_of(session))
+        self.journals: list[str] = [self.record.journal]
+        self.activity = RunActivity()
         self.task: asyncio.Task[Any] | None = None
+        self.ended_at: float | None = None  # (monotonic) when its last task ended
+        self.released = False
+        self.approval_timeout: float | None = launched.session.approval_timeout
+        self._watcher: asyncio.Task[None] | None = None
 
     @property
     def id(self) -> str:
@@ -56,32 +83,84 @@ class HostRun:
         return self.record.id
 
     @property
+    def session(self) -> Any:
+        """The Session of its current (last) task (`LookupError` once the run was let go)."""
+        if not self.sessions:
+            raise LookupError(f"the run {self.id} has ended and was let go")
+        return self.sessions[-1]
+
+    @property
     def live(self) -> bool:
-        """Whether the run has not ended yet."""
-        return not self.session.done
+        """Whether its current task has not ended yet."""
+        return not self.released and not self.session.done
 
     def start(self) -> None:
         """Start the Session in the running loop; its record is written first."""
         remember(self._records, self.record)
-        self.task = asyncio.create_task(self._run(), name=f"run {self.id}")
+        self._start(self.session)
 
-    async def _run(self) -> None:
+    def _start(self, session: Any) -> None:
+        self.ended_at = None
+        self.task = asyncio.create_task(self._run(session), name=f"run {self.id}")
+        self._watcher = asyncio.create_task(self._watch(session.events()),
+                                            name=f"watch {self.id}")
+        self._changed()
+
+    async def _watch(self, stream: Any) -> None:
+        async for event in stream:
+            self.activity.apply(event)
+            self._changed()
+
+    async def _run(self, session: Any) -> None:
         try:
-            await self.session.run()
+            await session.run()
         except Exception:  # (the Session ends its run itself; this is the host's own guard)
             log.exception("run %s raised", self.id)
         finally:
-            self.record.status = str(self.session.state.status)
+            self.record.status = str(session.state.status)
             forget(self._records, self.id)  # its journal has its end: nothing to recover
+            self.ended_at = time.monotonic()
             log.info("run %s ended %s", self.id, self.record.status)
+            self._changed()
+            self._ended(self)
+
+    async def next_task(self, text: str) -> int:
+        """Start the conversation's next task with `text`, as the embedded cockpit does (the
+        factory's next Session: same grants, same id, its own journal); its number (1-based).
+        `RuntimeError` while the current task runs or once the run was let go."""
+        if self.released:
+            raise RuntimeError(f"the run {self.id} has ended and the host let it go: "
+                               "resume it from its journal (`cockpit resume`)")
+        if not self.session.done or self.task is None or not self.task.done():
+            raise RuntimeError(f"the run {self.id} is still on its task: wait for its end "
+                               "(or cancel it) before sending the next one")
+        if not text.strip():
+            raise ValueError("the next task is empty: say what to do")
+        factory = self.launched.factory
+        session = await asyncio.to_thread(factory, text)  # (it opens a journal: a file)
+        self.sessions.append(session)
+        self.record.status = "running"
+        self.record.journal = _journal_of(session)
+        self.journals.append(self.record.journal)
+        remember(self._records, self.record)
+        self._start(session)
+        return len(self.sessions)
 
     def summary(self) -> dict[str, Any]:
         """The run as `cockpit ps --json` lists it."""
         if self.live:
             self.record.status = "running"
+        if self.released:
+            return self.record.summary()
         session = self.session
         return self.record.summary(approvals=len(session.pending_approvals),
                                    questions=len(session.pending_questions))
+
+    def fleet_row(self) -> dict[str, Any]:
+        """The run as the fleet view shows it: its summary, its activity, its tasks, and
+        whether the host still holds its events (`held`; else its journals serve them)."""
+        return {**self.summary(), **self.activity.facts(), "tasks": len(self.journals),
+                "held": not self.released}
 
     async def close(self) -> None:
         """The run's agents closed and its leftovers cleaned up (the run has ended)."""
@@ -91,3 +170,18 @@ class HostRun:
         if cleanup is not None:
             with contextlib.suppress(Exception):
                 cleanup()
+
+    async def release(self) -> None:
+        """Let go of an ended run's events and agents (what the host holds of it is its record
+        and activity; a client follows it from its journals). Idempotent."""
+        if self.released or self.live or (self.task is not None and not self.task.done()):
+            return
+        self.released = True
+        await self.close()
+        if self._watcher is not None:
+            self._watcher.cancel()
+        self.launched = Launched(factory=None, session=None, engine=self.launched.engine)
+        self.sessions = []  # (their histories: what a long run holds most of)
+        log.info("run %s let go (ended %s)", self.id, self.record.status)
+        self._changed()
+

@@ -5,6 +5,11 @@ host left (`record.recover`), listens on `places.socket_path()` (mode 0600 in a 
 every peer's uid checked against its own by `SO_PEERCRED`), and answers the requests of
 `wire.OPS`. `stop` (or SIGTERM, SIGINT) cancels every live run, waits for each to end (at most
 `STOP_SECONDS`), closes their agents and exits.
+
+An ended run's events are held for `keep_ended` seconds (and for the `max_ended` runs that
+ended last), then let go: its record and activity stay listed, and a client that follows it
+reads its journal. `watch` pushes the fleet (every run's row and open asks) to a client when
+something changed, at most once per `WATCH_INTERVAL`: an idle host sends nothing.
 """
 
 from __future__ import annotations
@@ -27,13 +32,25 @@ from cockpit.host.record import RunRecord, recover
 from cockpit.host.runs import HostRun, Launcher
 from cockpit.host.wire import OPS, WireError, hello, hello_problem
 
-__all__ = ["STOP_REASON", "STOP_SECONDS", "Host", "HostBusy", "take_lock"]
+__all__ = ["FOLLOW_BATCH", "KEEP_ENDED_SECONDS", "MAX_ENDED", "STOP_REASON", "STOP_SECONDS",
+           "WATCH_INTERVAL",
+           "Host", "HostBusy", "take_lock"]
 
 log = logging.getLogger(__name__)
 
 STOP_SECONDS = 12.0
 """How long `stop` waits for the cancelled runs to end before closing their agents anyway."""
 STOP_REASON = "the host was stopped"
+KEEP_ENDED_SECONDS = 600.0
+"""How long an ended run's events stay in memory (a client attached meanwhile reads them
+there; later, from the journal)."""
+MAX_ENDED = 8
+"""How many ended runs keep their events in memory at most (the ones that ended last)."""
+FOLLOW_BATCH = 512
+"""The most events one write to a following client carries."""
+WATCH_INTERVAL = 0.2
+"""The shortest time between two pushes of the fleet to one watcher (a busy fleet is pushed
+about five times a second, not once an event)."""
 
 
 class HostBusy(Exception):
@@ -62,17 +79,24 @@ class Host:
 
     Args:
         launch: Builds a run from a `start` request (the command line's, so the host runs
-            exactly what `cockpit run` would).
+            exactly what `cockpit run` would); called in a thread.
+        keep_ended: Seconds an ended run's events stay in memory.
+        max_ended: How many ended runs keep their events at most.
     """
 
-    def __init__(self, launch: Launcher) -> None:
+    def __init__(self, launch: Launcher, *, keep_ended: float = KEEP_ENDED_SECONDS,
+                 max_ended: int = MAX_ENDED) -> None:
         self.launch = launch
+        self.keep_ended = keep_ended
+        self.max_ended = max_ended
         self.since = time.time()
         self.runs: dict[str, HostRun] = {}
         self.lost: dict[str, RunRecord] = {}
         self._stopping = asyncio.Event()
         self._stopped = False
         self._connections: set[asyncio.Task[Any]] = set()
+        self._watchers: set[asyncio.Event] = set()
+        self._releases: set[asyncio.Task[None]] = set()
 
     # Serving -------------------------------------------------------------------------------
     async def serve(self, ready: Callable[[], None] | None = None) -> None:
@@ -225,20 +249,23 @@ class Host:
                               "answers (its journal is ended)")
         cursor = message.get("cursor", 0)
         cursor = cursor if isinstance(cursor, int) and cursor >= 0 else 0
-        followers.append(asyncio.create_task(self._replay(record, cursor, connection)))
+        followers.append(asyncio.create_task(self._replay(record.id, record.journal, cursor,
+                                                          connection)))
         return {"run": record.summary(), "approval_timeout": None}
 
-    async def _replay(self, record: RunRecord, cursor: int, connection: Connection) -> None:
+    async def _replay(self, run_id: str, journal: str, cursor: int,
+                      connection: Connection) -> None:
+        """A journal's events from `cursor` on, read off the loop, then the stream's end."""
         from engine_adapter import read_journal
 
         def lines() -> list[bytes]:
             return [event.model_dump_json().encode()
-                    for event in read_journal(record.journal, strict=False)
+                    for event in read_journal(journal, strict=False)
                     if event.seq >= cursor]
 
         for line in await asyncio.to_thread(lines):
             await connection.send_line(b'{"event":' + line + b"}\n")
-        await connection.send({"end": record.id})
+        await connection.send({"end": run_id})
 
     def summaries(self) -> list[dict[str, Any]]:
         """Every run, lost ones first, then in the order they started."""
@@ -255,21 +282,35 @@ class Host:
             self.request_stop()
             return {}
         if op == "start":
-            return {"run": self._start(message)}
+            return {"run": await self._start(message)}
+        if op == "watch":
+            followers.append(asyncio.create_task(self._watch(connection)))
+            return {"pid": os.getpid(), "since": self.since}
         lost = self._lost(message)
         if lost is not None:
             return await self._answer_lost(op, lost, message, followers, connection)
         run = self._run(message)
-        session = run.session
+        described = {"run": run.summary(), "approval_timeout": run.approval_timeout,
+                     "tasks": len(run.journals)}
         if op == "describe":
-            return {"run": run.summary(), "approval_timeout": session.approval_timeout}
+            return described
         if op == "follow":
             cursor = message.get("cursor", 0)
             if not isinstance(cursor, int) or cursor < 0:
                 raise ValueError("the cursor is the seq of the next event wanted: 0 or more")
-            stream = session.events(cursor)  # subscribed now: nothing after the reply is lost
-            followers.append(asyncio.create_task(self._follow(run, stream, connection)))
-            return {"run": run.summary(), "approval_timeout": session.approval_timeout}
+            task = message.get("task")
+            task = task if isinstance(task, int) and 1 <= task <= len(run.journals) \
+                else len(run.journals)
+            if run.released:  # (its events were let go: its journal has them all)
+                followers.append(asyncio.create_task(self._replay(
+                    run.id, run.journals[task - 1], cursor, connection)))
+                return described
+            followers.append(asyncio.create_task(self._follow(run, run.sessions[task - 1],
+                                                              cursor, connection)))
+            return described
+        if op == "turn":
+            return {"task": await run.next_task(str(message.get("task") or ""))}
+        session = run.session
         if op == "resolve_approval":
             session.resolve_approval(str(message.get("approval_id", "")),
                                      allow=bool(message.get("allow")),
@@ -286,23 +327,91 @@ class Host:
         session.cancel(str(message.get("reason") or "cancelled"))  # op == "cancel"
         return {}
 
-    def _start(self, message: dict[str, Any]) -> str:
+    async def _start(self, message: dict[str, Any]) -> str:
         if self._stopping.is_set():
             raise RuntimeError("the host is stopping")
         command = message.get("command")
         params = message.get("params")
         if command not in ("demo", "run") or not isinstance(params, dict):
             raise ValueError("start needs a command (demo or run) and its params")
-        launched = self.launch(str(command), params)
-        run = HostRun(launched, records=record_dir())
+        # Building a run reads files, copies a demo workspace and imports engines: a thread,
+        # so the other runs and clients are served meanwhile.
+        launched = await asyncio.to_thread(self.launch, str(command), params)
+        if self._stopping.is_set():  # (stopped while it was being built)
+            with contextlib.suppress(Exception):
+                await HostRun(launched, records=record_dir()).close()
+            raise RuntimeError("the host is stopping")
+        run = HostRun(launched, records=record_dir(), changed=self.touch, ended=self._ended)
         self.runs[run.id] = run
         run.start()
         log.info("run %s started: %s", run.id, run.record.task[:200])
         return run.id
 
-    async def _follow(self, run: HostRun, stream: Any, connection: Connection) -> None:
-        async for event in stream:
-            if connection.closed:
-                return
-            await connection.send_line(b'{"event":' + event.model_dump_json().encode() + b"}\n")
+    # The fleet -----------------------------------------------------------------------------
+    def touch(self) -> None:
+        """Something a watcher shows changed: wake every watcher (they push at their pace)."""
+        for changed in self._watchers:
+            changed.set()
+
+    def fleet(self) -> list[dict[str, Any]]:
+        """Every run as the fleet view shows it (lost ones with no activity), lost first."""
+        return [*({**record.summary(), "activity": None, "tokens": 0, "cost": None,
+                   "asks": [], "tasks": 1} for record in self.lost.values()),
+                *(run.fleet_row() for run in self.runs.values())]
+
+    async def _watch(self, connection: Connection) -> None:
+        changed = asyncio.Event()
+        self._watchers.add(changed)
+        try:
+            while not connection.closed:
+                changed.clear()
+                await connection.send({"fleet": self.fleet()})
+                await changed.wait()  # (an idle host: nothing is sent, nothing runs)
+                await asyncio.sleep(WATCH_INTERVAL)  # what changed meanwhile goes in one push
+        finally:
+            self._watchers.discard(changed)
+
+    def _ended(self, run: HostRun) -> None:
+        """A run's task ended: its events are let go after `keep_ended` seconds, and at once
+        for the oldest ended runs beyond `max_ended`."""
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.keep_ended, self._release, run)
+        held = sorted((r for r in self.runs.values()
+                       if not r.live and not r.released and r.ended_at is not None),
+                      key=lambda r: r.ended_at or 0.0)
+        for old in held[:max(0, len(held) - self.max_ended)]:
+            self._release(old)
+
+    def _release(self, run: HostRun) -> None:
+        if run.live or run.released or self._stopping.is_set():
+            return
+        task = asyncio.ensure_future(run.release())
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
+
+    async def _follow(self, run: HostRun, session: Any, cursor: int,
+                      connection: Connection) -> None:
+        """A task's events from `cursor` on, read from its history (append-only, in `seq`
+        order) in batches of at most `FOLLOW_BATCH` a write: a client far behind (attaching to
+        a long run) catches up in a few hundred writes, not one a event. Caught up, it waits
+        on the Session's own stream for the next event."""
+        history = session.history
+        position = cursor
+        while not connection.closed:
+            end = min(len(history), position + FOLLOW_BATCH)
+            if position < end:
+                batch = [history[index] for index in range(position, end)]
+                await connection.send_line(b"".join(
+                    b'{"event":' + event.model_dump_json().encode() + b"}\n"
+                    for event in batch))
+                position = end
+                if batch[-1].type == "agent_end":
+                    break
+                continue
+            waiting = session.events(position)
+            try:
+                if await anext(waiting, None) is None:
+                    break  # (the stream ended: nothing more will come)
+            finally:
+                await waiting.aclose()
         await connection.send({"end": run.id})

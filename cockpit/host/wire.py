@@ -7,8 +7,13 @@ requests, each with an `op` and an optional `id` that the host's reply carries b
 (`{"id", "ok": true, ...}` or `{"id", "ok": false, "error"}`). `follow` then streams the run's
 events from a cursor (the journal's `seq`) as `{"event": {...}}` lines, ending with
 `{"end": RUN}` after `agent_end`; control requests may be sent on the same connection
-meanwhile. A new `VERSION` is a new protocol: a host and a client of different versions
-refuse each other with a line saying so.
+meanwhile. `watch` streams `{"fleet": [...]}` lines: every run's `ps` row with its last
+activity, tokens, cost, tasks and open asks (oldest first), pushed when something changed.
+
+Requests and fields are only ever added within a version (`turn`, `watch` and `follow`'s
+`task` came later in version 1: a host older than them answers `unknown request`, which a
+client reports as "update the cockpit on the host"). A new `VERSION` is a new protocol: a host
+and a client of different versions refuse each other with a line saying so.
 """
 
 from __future__ import annotations
@@ -36,10 +41,12 @@ MAX_LINE = 64 * 1024 * 1024
 OPS = frozenset({
     "status",  # the host: pid, since, runs
     "ps",  # the runs, as `cockpit ps --json` prints them
-    "describe",  # {"run"}: its summary and approval timeout (what a client shows first)
+    "describe",  # {"run"}: its summary, approval timeout and number of tasks
     "start",  # a run: {"command": "demo"|"run", "params": {...}} -> {"run": ID}
     "stop",  # cancel every live run, then exit
-    "follow",  # {"run", "cursor"}: the run's events from `cursor` on
+    "follow",  # {"run", "cursor", "task"?}: a task's events (default: the last) from `cursor`
+    "turn",  # {"run", "task": TEXT}: the conversation's next task -> {"task": N} (1-based)
+    "watch",  # the fleet, pushed as {"fleet": [row, ...]} now and whenever it changes
     "resolve_approval",  # {"run", "approval_id", "allow", "remember", "scope", "reason"}
     "answer_question",  # {"run", "question_id", "action", "values"} -> {"answered": bool}
     "cancel",  # {"run", "reason"}

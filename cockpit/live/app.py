@@ -511,6 +511,9 @@ class CockpitApp(ThemedApp):
         if isinstance(self.screen, QuitScreen):  # the quit key again: that confirms
             self.screen.confirm()
             return
+        if isinstance(self.screen, DetachScreen):  # (again: detach, its default)
+            self.screen.action_answer("detach")
+            return
         live = not self.session.done and self._run_worker is not None
         queued = len(self.steering.queue)
         if live and self._let_go is not None:  # an attached client: detach, or cancel

@@ -70,11 +70,11 @@ class HostHome:
                               cwd=cwd or self.home, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
 
-    def start(self) -> subprocess.Popen[bytes]:
-        """`cockpit host` as our child; returns once it listens."""
+    def start(self, *args: str) -> subprocess.Popen[bytes]:
+        """`cockpit host [ARGS]` as our child; returns once it listens."""
         read_end, write_end = os.pipe()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "cockpit", "host", "--ready-fd", str(write_end)],
+            [sys.executable, "-m", "cockpit", "host", "--ready-fd", str(write_end), *args],
             env=self.env, cwd=self.home, pass_fds=(write_end,), stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         os.close(write_end)

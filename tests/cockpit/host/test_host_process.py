@@ -15,7 +15,8 @@ from support.host import HostHome, detach_demo, follow, until, wait_gone
 from cockpit.host import HostClient, HostError
 from engine_adapter import read_journal
 
-PS_KEYS = {"id", "task", "engine", "status", "waiting", "started", "journal"}
+PS_KEYS = {"id", "task", "engine", "status", "waiting", "started", "journal", "host"}
+"""The issue's fixed shape, and `host` (added: which host of the fleet lists the run)."""
 
 
 _demo = detach_demo

@@ -1,0 +1,394 @@
+"""`FleetApp`: `cockpit attach` with no run — every run of every host the user has (this
+machine's, and `[hosts]` in config.toml), and the `needs you` inbox of their open asks, oldest
+first, updated as the hosts push (`watch`: nothing is polled).
+
+The approval keys answer the inbox's selected ask in its host (`y` once, `a` always for this
+session where it can be granted, `n` deny), which closes it in every client. They answer the
+ask the screen showed: a newly selected one ignores keys for `ARM_SECONDS` (one that moved under
+the cursor because another was answered elsewhere cannot be answered by a key meant for that
+one). `enter` opens the selected run (at its ask): the app exits with a `FleetChoice`, and the
+command line runs the live cockpit over it, then comes back here. Every text of a run is
+untrusted: cleaned, cut, shown without markup.
+
+The only Textual module of `cockpit.host`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Static
+
+from cockpit.base_app import ThemedApp
+from cockpit.host.board import Board, FleetAsk, FleetRun, board
+from cockpit.host.watch import HostWatch
+from cockpit.keys import bindings, key_label
+from cockpit.widgets import clean_line
+from cockpit.widgets.approval import ARM_SECONDS, KeyArming
+
+__all__ = ["INBOX_TITLE", "FleetApp", "FleetChoice"]
+
+INBOX_TITLE = "needs you"
+"""The inbox's title (the issue fixes it)."""
+NOTHING_WAITING = "nothing waiting: no run asks for you"
+COMMAND_LIMIT = 200  # characters of an ask's command in its row (the run's bar shows it whole)
+TASK_LIMIT = 120
+SHORT = 20  # rows: below it, the detail and the hosts' problems take one row each
+
+
+class FleetChoice(NamedTuple):
+    """The run the human chose to open: its host's name and its id."""
+
+    host: str
+    run: str
+
+
+def _cell(text: str, limit: int, style: str = "") -> Text:
+    """An untrusted text as one table cell: cleaned, on one line, cut, no markup."""
+    return Text(clean_line(text, limit), style=style, no_wrap=True)
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "-"
+
+
+def _cost(cost: float | None) -> str:
+    if cost is None:
+        return "-"
+    return f"${cost:.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+
+
+def _waiting(run: FleetRun) -> str:
+    parts = [f"{run.approvals} approval" + ("s" if run.approvals != 1 else "")] \
+        if run.approvals else []
+    if run.questions:
+        parts.append(f"{run.questions} question" + ("s" if run.questions != 1 else ""))
+    return ", ".join(parts) or "none"
+
+
+_STATUS_STYLE = {"running": "bold", "completed": "green", "failed": "red", "lost": "red",
+                 "cancelled": "yellow"}
+
+
+class FleetApp(ThemedApp):
+    """The fleet view over `watches` (one a host); exits with a `FleetChoice` or None.
+
+    Args:
+        watches: The hosts to show, in order (`HostWatch`; their `run()` is started here).
+        theme, remember_theme: As `ThemedApp` takes them.
+        arm_seconds, arm_clock: How long a newly selected ask ignores its keys, and the clock
+            that is timed by (`KeyArming`).
+        note: A line to show once mounted (why the run chosen last could not be opened).
+    """
+
+    CSS = """
+    #fleet-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    .fleet-label { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
+    #inbox-label { color: $warning; }
+    #inbox { height: auto; max-height: 40%; scrollbar-size-horizontal: 0; }
+    #inbox-empty { height: 1; padding: 0 1; color: $text-muted; }
+    #ask-detail { height: auto; max-height: 2; padding: 0 1; }
+    #runs { height: 1fr; min-height: 3; }
+    #fleet-hosts { height: auto; max-height: 3; padding: 0 1; text-wrap: nowrap;
+                   text-overflow: ellipsis; }
+    Screen { overflow: hidden; }
+    FleetApp.-short #ask-detail { max-height: 1; }
+    FleetApp.-short #runs-label { display: none; }
+    FleetApp.-short #fleet-hosts { max-height: 1; }
+    FleetApp.-short #runs { scrollbar-size-horizontal: 0; }
+    #fleet-keys { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
+    BINDINGS: ClassVar[list[Any]] = [
+        *bindings("app", ids=("approve", "approve-always", "deny")),
+        Binding("ctrl+q", "leave", "leave (runs go on)", priority=True, id="quit"),
+    ]
+    TITLE = "cockpit fleet"
+
+    def __init__(self, watches: Sequence[HostWatch] = (), *, theme: str | None = None,
+                 remember_theme: bool = True, arm_seconds: float = ARM_SECONDS,
+                 arm_clock: Callable[[], float] = time.monotonic,
+                 note: str | None = None) -> None:
+        super().__init__(theme=theme, remember_theme=remember_theme)
+        self.note = note
+        self.watches = list(watches)
+        for watch in self.watches:
+            watch.on_change = self.watched
+        self.board = Board([], [], [])
+        self.arming = KeyArming(seconds=arm_seconds, clock=arm_clock)
+        self._answered: set[str] = set()  # ask keys answered here (until the host drops them)
+        self._redraw_due = False
+        self._inbox_was_empty = True
+        self._shown: dict[str, list[tuple[str, list[Text]]]] = {}  # each table's rows shown
+        self._said: dict[str, Text] = {}  # each line's text shown
+
+    # Building ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="fleet-title")
+        yield Static(INBOX_TITLE, id="inbox-label", classes="fleet-label")
+        inbox: DataTable[Any] = DataTable(id="inbox", cursor_type="row", zebra_stripes=False)
+        inbox.add_columns("since", "run", "tool", "command")
+        yield inbox
+        yield Static(NOTHING_WAITING, id="inbox-empty")
+        yield Static("", id="ask-detail")
+        yield Static("runs", id="runs-label", classes="fleet-label")
+        runs: DataTable[Any] = DataTable(id="runs", cursor_type="row")
+        runs.add_columns("host", "run", "status", "waiting", "last activity", "tokens", "cost",
+                         "engine", "task")
+        yield runs
+        yield Static("", id="fleet-hosts")
+        yield Static("", id="fleet-keys")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        for watch in self.watches:
+            self.run_worker(watch.run(), group="watch", exit_on_error=False)
+        self.show(self.board)
+        self._keys_line()
+        if self.note:
+            self.notify(clean_line(self.note, 500), severity="error", markup=False)
+
+    def _keys_line(self) -> None:
+        keys = Text(no_wrap=True, overflow="ellipsis")
+        for binding_id, what in (("approve", "allow once"), ("approve-always", "always"),
+                                 ("deny", "deny")):
+            keys.append(key_label(self, binding_id), "bold")
+            keys.append(f" {what}  ")
+        keys.append("enter", "bold")
+        keys.append(" open  ")
+        keys.append("tab", "bold")
+        keys.append(" inbox/runs  ")
+        keys.append("^q", "bold")
+        keys.append(" leave (runs go on)")
+        self.query_one("#fleet-keys", Static).update(keys)
+
+    # The hosts' pushes ---------------------------------------------------------------------
+    def watched(self) -> None:
+        """A host pushed (or was lost): redraw once, at the next idle moment (many pushes
+        together make one redraw)."""
+        if not self._redraw_due:
+            self._redraw_due = True
+            self.call_later(self._redraw)
+
+    def _redraw(self) -> None:
+        self._redraw_due = False
+        self.show(board({watch.name: watch.state for watch in self.watches}))
+
+    def show(self, shown: Board) -> None:
+        """Draw `shown`, the cursor kept on the ask (and the run) it was on."""
+        self.board = shown
+        live_keys = {ask.key for ask in shown.inbox}
+        self._answered &= live_keys
+        inbox = self.query_one("#inbox", DataTable)
+        selected = self._selected_ask()
+        inbox.display = bool(shown.inbox)
+        self.query_one("#inbox-empty").display = not shown.inbox
+        self._say("#inbox-label",
+                  Text(f"{INBOX_TITLE} ({len(shown.inbox)})" if shown.inbox else INBOX_TITLE))
+        room = max(16, self.size.width - 44)  # (the other columns: the command fits, mostly)
+        self._fill(inbox, [(ask.key, self._ask_cells(ask, room)) for ask in shown.inbox],
+                   selected.key if selected is not None else None)
+        runs = self.query_one("#runs", DataTable)
+        rows = [(run.key, self._run_cells(run)) for run in shown.runs]
+        problems = Text(no_wrap=True, overflow="ellipsis")
+        for host, why in shown.unreachable:  # (shown, never hidden: its runs are not here)
+            problems.append("\n" if problems else "")
+            problems.append(clean_line(host, 32), "bold")
+            problems.append(f" {clean_line(why, 300)}", "red")
+        hosts_line = self.query_one("#fleet-hosts", Static)
+        hosts_line.display = bool(shown.unreachable)
+        self._say("#fleet-hosts", problems)
+        current = runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value \
+            if runs.row_count else None
+        self._fill(runs, rows, current)
+        hosts = len({run.host for run in shown.runs} | {h for h, _ in shown.unreachable})
+        title = f"cockpit fleet · {len(shown.runs)} run" + ("s" if len(shown.runs) != 1 else "")
+        title += f" on {hosts} host" + ("s" if hosts != 1 else "") if hosts else ""
+        self._say("#fleet-title", Text(title, no_wrap=True))
+        if not shown.inbox:
+            self.arming.hidden()
+        # The inbox has the focus whenever it has asks, once it gets them (tab moves it on).
+        if shown.inbox and (self._inbox_was_empty or self.focused is None):
+            inbox.focus()
+        elif not shown.inbox and self.focused is not runs:
+            runs.focus()
+        self._inbox_was_empty = not shown.inbox
+        self._detail()
+
+    def _say(self, selector: str, text: Text) -> None:
+        """Put `text` in a line of the view, only if it changed (an update lays the screen out
+        again: five pushes a second must not cost five layouts when nothing they show moved)."""
+        if self._said.get(selector) != text:
+            self._said[selector] = text
+            self.query_one(selector, Static).update(text)
+
+    def _fill(self, table: DataTable[Any], rows: list[tuple[str, list[Text]]],
+              keep: str | None) -> None:
+        """Show `rows`: when they are the same rows as shown (by key, in order), only the
+        cells that changed are updated (a busy fleet changes a few cells a push, and a whole
+        table redrawn five times a second would cost every key its frame); else the table is
+        refilled, the cursor kept on the row `keep` names (else at its place)."""
+        shown = self._shown.get(str(table.id))
+        keys = [key for key, _ in rows]
+        if shown is not None and [key for key, _ in shown] == keys:
+            columns = list(table.columns)
+            for (key, cells), (_, before) in zip(rows, shown, strict=True):
+                for column, cell, old in zip(columns, cells, before, strict=True):
+                    if cell != old:
+                        table.update_cell(key, column, cell)
+            self._shown[str(table.id)] = rows
+            return
+        at = table.cursor_row
+        table.clear()
+        for key, cells in rows:
+            table.add_row(*cells, key=key)
+        self._shown[str(table.id)] = rows
+        if not rows:
+            return
+        row = keys.index(keep) if keep in keys else min(at, len(rows) - 1)
+        table.move_cursor(row=max(0, row), animate=False)
+
+    @staticmethod
+    def _ask_cells(ask: FleetAsk, room: int) -> list[Text]:
+        command = clean_line(ask.command, COMMAND_LIMIT)
+        command = command if len(command) <= room else command[:room - 1] + "…"
+        return [Text(_when(ask.asked)), _cell(f"{ask.host}:{ask.run}", 60),
+                _cell(ask.tool, 40, "bold"), Text(command, no_wrap=True)]
+
+    @staticmethod
+    def _run_cells(run: FleetRun) -> list[Text]:
+        task = run.task if run.tasks <= 1 else f"{run.task} (+{run.tasks - 1} tasks)"
+        return [_cell(run.host, 32), _cell(run.id, 40),
+                _cell(run.status, 20, _STATUS_STYLE.get(run.status, "")),
+                Text(_waiting(run), style="bold" if run.approvals or run.questions else ""),
+                Text(_when(run.activity)), Text(f"{run.tokens:,}"), Text(_cost(run.cost)),
+                _cell(run.engine, 40), _cell(task, TASK_LIMIT)]
+
+    # Selection -----------------------------------------------------------------------------
+    def _selected_ask(self) -> FleetAsk | None:
+        inbox = self.query_one("#inbox", DataTable)
+        if not inbox.row_count:
+            return None
+        key = inbox.coordinate_to_cell_key(inbox.cursor_coordinate).row_key.value
+        return next((ask for ask in self.board.inbox if ask.key == key), None)
+
+    def _selected_run(self, table: DataTable[Any]) -> FleetChoice | None:
+        if table.id == "inbox":
+            ask = self._selected_ask()
+            return FleetChoice(ask.host, ask.run) if ask is not None else None
+        runs = self.query_one("#runs", DataTable)
+        if not runs.row_count:
+            return None
+        key = str(runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value)
+        run = next((run for run in self.board.runs if run.key == key), None)
+        return FleetChoice(run.host, run.id) if run is not None else None
+
+    def _detail(self) -> None:
+        """Under the inbox: the selected ask's reason and what `[a]` would grant."""
+        ask = self._selected_ask()
+        detail = self.query_one("#ask-detail", Static)
+        detail.display = ask is not None
+        if ask is None:
+            return
+        line = Text(no_wrap=False, overflow="ellipsis")
+        if ask.kind == "question":
+            line.append("a question: ")
+            line.append("enter", "bold")
+            line.append(" opens its run to answer it")
+        else:
+            if ask.reason:
+                line.append(clean_line(ask.reason, 200))
+                line.append(" · ")
+            line.append(f"[{key_label(self, 'approve-always')}] ", "bold")
+            if ask.prefix:
+                line.append("always allows ")
+                line.append(clean_line(ask.prefix, 200), "bold")
+                line.append(" (this session)")
+            else:
+                line.append("cannot be granted" + (f": {clean_line(ask.why, 200)}"
+                                                   if ask.why else ""))
+        self._say("#ask-detail", line)
+        self.call_after_refresh(self._drawn, ask.key)
+
+    def _drawn(self, key: str) -> None:
+        """The ask `key` is on screen: its keys arm (unless it was answered here already)."""
+        ask = self._selected_ask()
+        if ask is not None and ask.key == key and key not in self._answered:
+            self.arming.drawn(key)
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height < SHORT, "-short")
+        self.show(self.board)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "inbox":
+            self._detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """enter: open the run (at its ask)."""
+        chosen = self._selected_run(event.data_table)
+        if chosen is not None:
+            self.exit(chosen)
+
+    # Answers -------------------------------------------------------------------------------
+    def _target(self) -> FleetAsk | None:
+        """The ask a key pressed now answers, or None (and why is said)."""
+        ask = self._selected_ask()
+        if ask is None:
+            self.notify("nothing waiting in the inbox", severity="information")
+            return None
+        if ask.kind != "approval":
+            self.notify("a question: enter opens its run to answer it", severity="information")
+            return None
+        target = self.arming.target()
+        if target.approval_id != ask.key:
+            self.notify(target.why or "the ask is not on screen yet", severity="warning",
+                        markup=False)
+            return None
+        return ask
+
+    def _answer(self, ask: FleetAsk, *, allow: bool, remember: bool = False) -> None:
+        watch = next((w for w in self.watches if w.name == ask.host), None)
+        sent = watch is not None and watch.send(
+            "resolve_approval", run=ask.run, approval_id=ask.id, allow=allow,
+            remember=remember, scope="session", reason=None)
+        if not sent:
+            self.notify(f"{clean_line(ask.host, 32)} cannot be reached: nothing was answered",
+                        severity="error", markup=False)
+            return
+        self._answered.add(ask.key)
+        self.arming.answered(ask.key)
+
+    def action_approve(self) -> None:
+        """y: allow the selected ask once."""
+        ask = self._target()
+        if ask is not None:
+            self._answer(ask, allow=True)
+
+    def action_deny(self) -> None:
+        """n: deny the selected ask."""
+        ask = self._target()
+        if ask is not None:
+            self._answer(ask, allow=False)
+
+    def action_approve_always(self) -> None:
+        """a: allow it and grant its prefix for this session (the line under the inbox says
+        what that allows), where it can be granted."""
+        ask = self._target()
+        if ask is None:
+            return
+        if not ask.prefix:
+            why = f": {clean_line(ask.why, 200)}" if ask.why else ""
+            self.notify(f"this call cannot be granted{why}; y allows it once", markup=False,
+                        severity="warning")
+            return
+        self._answer(ask, allow=True, remember=True)
+
+    def action_leave(self) -> None:
+        """ctrl+q: leave the fleet view (every run goes on in its host)."""
+        self.exit(None)

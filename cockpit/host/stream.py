@@ -1,0 +1,79 @@
+"""`HostStream`: an asyncio line stream to a host (its socket, or a `--via` command's stdio),
+greeted: what `RemoteSession` follows a run on and the fleet view watches the host on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cockpit.host.wire import MAX_LINE, decode, encode, hello, hello_problem
+
+__all__ = ["HostStream"]
+
+
+class HostStream:
+    """A greeted connection to a host: `write` messages, `readline` its lines, `close` it
+    (and its `--via` command)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 process: subprocess.Popen[bytes] | None, greeting: dict[str, Any]) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.process = process
+        self.greeting = greeting
+
+    @classmethod
+    async def open(cls, path: Path, via: str | None = None) -> HostStream:
+        """Connect (through `via`'s stdio when given) and greet; `OSError` if the host cannot
+        be reached, `ConnectionError` (saying why) if the other side is no cockpit host of this
+        protocol."""
+        process = None
+        if via is not None:
+            from cockpit.host.via import via_socket
+
+            sock, process = await asyncio.to_thread(via_socket, via)
+            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+        else:
+            reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_LINE)
+        stream = cls(reader, writer, process, {})
+        try:
+            writer.write(encode(hello()))
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError:
+                raise ConnectionError("the host closed the connection") from None
+            greeting = decode(line)
+            problem = hello_problem(greeting)
+            if problem is not None:
+                raise ConnectionError(problem)
+        except BaseException:
+            await stream.close()
+            raise
+        stream.greeting = greeting
+        return stream
+
+    def write(self, message: dict[str, Any]) -> None:
+        """Send one message (buffered; `OSError` if the connection is gone)."""
+        if self.writer.is_closing():
+            raise ConnectionError("the connection to the host is closed")
+        self.writer.write(encode(message))
+
+    async def readline(self) -> bytes:
+        """The host's next line; `ConnectionError` once it hung up."""
+        try:
+            return await self.reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError:
+            raise ConnectionError("the host closed the connection") from None
+
+    async def close(self) -> None:
+        """Hang up, and end a `--via` command."""
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+        if self.process is not None:
+            from cockpit.host.via import close_via
+
+            await asyncio.to_thread(close_via, self.process)
