@@ -103,7 +103,7 @@ class ApprovalBar(Vertical):
         self._input_shape: tuple[str, int, int, str] | None = None
         self._body_lines = 1
         self._last_view: RunView | None = None
-        self._app_size = Size(0, 0)
+        self._fitted = (Size(0, 0), 0)  # the terminal and the rows it was last fitted to
         self._ticker: Timer | None = None
         self.scope_choice: ScopeChoice | None = None  # set by the live app after `a`
 
@@ -115,11 +115,18 @@ class ApprovalBar(Vertical):
             self.height = height
 
     def on_resize(self, event: Resize) -> None:
-        if self.approval_id is not None and self.app.size != self._app_size:
+        if self.approval_id is not None and self.app.size != self._fitted[0]:
             self.call_after_refresh(self._refit)  # a new terminal: cut the input to its room
         if self.approval_id is not None and self.outer_size.height != self.estimated_height:
             self.estimated_height = self.outer_size.height
             self.post_message(self.Resized(self.estimated_height))
+
+    def room_changed(self) -> None:
+        """The parent's height changed (e.g. the message box below it came or went): fit the
+        bar to the rows it has now, so that its keys line stays in sight. The bar cannot know
+        this from its own size: capped at 60%, it shrinks with its parent and cuts its keys."""
+        if self.approval_id is not None and self._screen_rows() != self._fitted[1]:
+            self._refit()
 
     def _refit(self) -> None:
         if self.approval_id is not None and self._last_view is not None:
@@ -174,7 +181,7 @@ class ApprovalBar(Vertical):
 
     def show(self, view: RunView) -> None:
         """Show the oldest pending approval of `view`, or hide."""
-        self._last_view, self._app_size = view, self.app.size
+        self._last_view, self._fitted = view, (self.app.size, self._screen_rows())
         pending = view.pending
         row: ToolCallItem | None = next(iter(pending.values()), None) if pending else None
         if row is None or row.approval is None:
