@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import events, on
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
+from textual.color import Color
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
@@ -294,7 +295,6 @@ class Composer(Vertical):
         background: $surface;
     }
     Composer ComposerInput:focus { border: none; background: $boost; }
-    Composer ComposerInput.-reason { background: $error 15%; }
     """
 
     class Submitted(Message):
@@ -428,9 +428,12 @@ class Composer(Vertical):
         # One line before and after: the label's height cannot change, so no layout (the
         # layout pass is most of what `n` cost when the label was updated with one).
         shown.update(label, layout=not (one_line and shown.has_class("-one-line")))
-        # The reason's colour is the box's own class: a class on the composer restyled its
-        # whole subtree (the text area, both lists) on every `n`.
-        box.set_class(self.reason_for is not None, "-reason")
+        # The reason's colour is the box's own inline background: a class on the composer
+        # restyled its whole subtree (the text area, both lists) on every `n`, and a class on
+        # the text area restyled it and its many component classes (~2 ms); an inline colour
+        # only repaints it. (Over its `:focus` background, as the class's rule did.)
+        box.styles.background = (Color.parse(self.app.theme_variables["error"]).with_alpha(0.15)
+                                 if self.reason_for is not None else None)
         box.can_focus = self.offer or self.reason_for is not None
         self.set_class(self.offer or self.reason_for is not None or self.standby, "-shown")
 

@@ -20,6 +20,7 @@ from support.live_app import (
     turn,
 )
 from support.steps import StepRunner
+from textual.color import Color
 from textual.widgets import Input
 
 from cockpit.live.slash import BUILTIN_COMMANDS
@@ -256,9 +257,13 @@ def test_n_opens_the_reason_box_without_resizing_the_transcript(offered, size):
             await settle(pilot, lambda: pending(app) == ["c1"] and answerable(app, "c1"))
             before = transcript.region
             assert app.composer.display and app.composer.box.value == ""
+            box, unasked = app.composer.box, app.composer.box.styles.background
             await pilot.press("n")
             assert app.composer.reason_for == "c1" and app.focused is app.composer.box
             assert transcript.region == before
+            # The reason's colour, while focused: the theme's `$error 15%`.
+            assert box.styles.background == Color.parse(
+                app.get_css_variables()["error"]).with_alpha(0.15)
             await pilot.press(*"no", "enter")  # denied: the next call waits, the rows stay
             await settle(pilot, lambda: pending(app) == ["c2"] and answerable(app, "c2"))
             assert transcript.region == before and app.focused is transcript
@@ -267,6 +272,7 @@ def test_n_opens_the_reason_box_without_resizing_the_transcript(offered, size):
             await pilot.press("escape")  # back without denying: still the same rows
             assert pending(app) == ["c2"] and app.focused is transcript
             assert transcript.region == before
+            assert box.styles.background == unasked  # (its own colour again)
             app.session.cancel("test over")
             await settle(pilot, lambda: app.session.done)
             # The run over: with no next task the rows are given back to the transcript.
