@@ -389,13 +389,15 @@ class Transcript(ScrollView, can_focus=True):
         self.app.call_later(set_focus, self)
         return self
 
-    def _on_focus(self, event: Focus) -> None:
+    def on_focus(self, event: Focus) -> None:
+        """Focused: nothing to repaint (see above)."""
         event.prevent_default()  # (Textual's own handler would repaint every row)
         self.has_focus = True
         if self.parent is not None:
             self.parent.post_message(DescendantFocus(self))
 
-    def _on_blur(self, event: Blur) -> None:
+    def on_blur(self, event: Blur) -> None:
+        """Blurred: nothing to repaint (see above)."""
         event.prevent_default()
         self.has_focus = False
         if self.parent is not None:
