@@ -4,6 +4,10 @@ Run:  .venv/bin/python bench/bench_keys.py [--presses 12] [--repeat 1] [--busy b
           [--sizes 160x48,80x24] [--loads idle,stream,flood]
           [--keys y,n,a,up,down,pgdn,end,enter] [--trace]
 
+The whole table (every key, size and load, with and without a busy core, three rounds), on a
+quiet machine and ahead of other work:  nice -n -10 .venv/bin/python bench/bench_keys.py
+--repeat 3.  The `load` column is the machine's 1-minute load average as each scenario ended.
+
 Each key is sent through the driver (as a terminal would) and timed from then to the first
 composed frame after its binding's action ran (`App.run_action`, `App._display`: the frame timing
 of bench/bench_ui.py, shared). Scenarios, each in a fresh interpreter:
@@ -378,7 +382,9 @@ def _one(args: argparse.Namespace, app_kind: str, size: str, load: str,
              "--presses", str(args.presses), "--stream-rate", str(args.stream_rate),
              "--flood-rate", str(args.flood_rate), *(["--trace"] if args.trace else [])],
             check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    result["load"] = os.getloadavg()[0]  # (the machine's 1-minute load as the scenario ended)
+    return result
 
 
 def ms(values: list[float], q: float | None) -> float:
@@ -420,8 +426,9 @@ def _row(rounds: list[dict[str, dict[str, Any]]], prefix: str, load: str,
     missed = sum(r[prefix + load]["missed"][key] for r in rounds)
     if missed:
         verdict += f"  ({missed} without a frame)"
+    machine = statistics.median(r[prefix + load].get("load", float("nan")) for r in rounds)
     return (f"{key:<7}{p50:>7.1f}{p95:>7.1f}{top:>7.1f}  {cells[0]:>9}{cells[1]:>9}"
-            f"{cells[2]:>9}  {verdict}"), failed
+            f"{cells[2]:>9}{machine:>6.1f}  {verdict}"), failed
 
 
 def main() -> None:
@@ -483,7 +490,7 @@ def main() -> None:
     print(f"\nkey→frame ms (p50 / p95 / max), {args.presses} presses a key a scenario, medians of "
           f"{args.repeat} round(s); ratios within a round (then the median)")
     header = (f"{'scenario':<26}{'key':<7}{'p50':>7}{'p95':>7}{'max':>7}  {'p95/bare':>9}"
-              f"{'p95/idle':>9}{'max/idle':>9}  verdict")
+              f"{'p95/idle':>9}{'max/idle':>9}{'load':>6}  verdict")
     print(header)
     print("-" * len(header))
     fails = 0

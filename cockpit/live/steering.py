@@ -63,6 +63,7 @@ class Steering:
         self._start_next, self._flush = start_next, flush
         self.queue = PromptQueue()
         self._ended_tasks = 0  # tasks whose end was seen (the queue moves on once per task)
+        self._asked = False  # a call asked for approval in this task: the box's rows stay
 
     @property
     def composer(self) -> Composer:
@@ -84,15 +85,20 @@ class Steering:
         if composer.reason_for is not None and composer.reason_for not in view.pending:
             composer.drop_reason()
             self.app.notify("the call was answered before the reason was sent", timeout=4)
+            if composer.box.has_focus and not composer.box.can_focus:
+                self.back_to_transcript()  # (standing by again: the box takes no focus)
         if ended:
             self._after_task(view, tasks)
 
     def show(self, view: RunView) -> None:
-        """The message box as things stand: offered or not, the run live or not, the queue."""
+        """The message box as things stand: offered or not, the run live or not, the queue.
+        From a task's first approval until it ends the box stands by (its rows reserved even
+        when nothing can be sent), so that `n` opens the reason box without a new layout."""
+        live = not self._session().done
+        self._asked = live and (self._asked or bool(view.pending))
         self.composer.show(offer=self._offered() and not self._quitting(),
-                           live=not self._session().done,
-                           queued=self.queue.items, held=self.queue.held,
-                           commands=offered_commands(view.commands))
+                           live=live, queued=self.queue.items, held=self.queue.held,
+                           commands=offered_commands(view.commands), standby=self._asked)
 
     # Keys ---------------------------------------------------------------------------------
     def focus_composer(self) -> None:

@@ -6,7 +6,10 @@ workspace file mentioned with `@` (a fuzzy list of its files; `tab` or `enter` c
 It holds no run state of its own: the live app tells it what to show (`show`) and listens to its
 messages (`Submitted`, `SendNow`, `Unqueue`, `Reason`, and `FilesWanted`: the `@` list opened
 and its file list is missing or from before the last turn; the app lists the files off the loop
-and hands them in with `set_files`). The queue list above the box shows the
+and hands them in with `set_files`). While calls may wait for approval and no message can be
+sent, it stands by (`standby`): its rows stay reserved, its box cannot take the focus, and `n`
+only turns it into the reason box in place — no layout, no restyle of a subtree, so the key's
+answer is one small repaint (issue 29). The queue list above the box shows the
 queued messages; `escape` on one takes it back. Everything shown that came from an agent (its
 commands' names, descriptions and hints) is cleaned and shown as plain text, never markup.
 """
@@ -19,6 +22,7 @@ from rich.text import Text
 from textual import events, on
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
+from textual.color import Color
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
@@ -277,6 +281,7 @@ class Composer(Vertical):
     }
     Composer.-shown { display: block; }
     Composer #composer-label { height: auto; }
+    Composer #composer-label.-one-line { height: 1; }
     Composer #composer-label.-one-line { text-wrap: nowrap; text-overflow: ellipsis; }
     Composer QueueList, Composer #commands {
         height: auto;
@@ -296,7 +301,6 @@ class Composer(Vertical):
         background: $surface;
     }
     Composer ComposerInput:focus { border: none; background: $boost; }
-    Composer.-reason ComposerInput { background: $error 15%; }
     """
 
     class Submitted(Message):
@@ -339,6 +343,7 @@ class Composer(Vertical):
         self.offer = False  # a conversation can go on: the box is for messages and tasks
         self.live = False  # the agent is working
         self.held = False  # queued messages wait for the human (the last task did not complete)
+        self.standby = False  # calls may wait for approval: the rows stay for a denial's reason
         self.reason_for: str | None = None  # the denial a reason is being typed for
         self._draft = ""  # the message typed before a reason was asked for
         self._matches: list[CommandView] = []
@@ -378,14 +383,15 @@ class Composer(Vertical):
 
     # What to show ---------------------------------------------------------------------------
     def show(self, *, offer: bool, live: bool, queued: Sequence[str], held: bool,
-             commands: Sequence[CommandView]) -> None:
+             commands: Sequence[CommandView], standby: bool = False) -> None:
         """Update from the app: whether tasks can be sent, whether the agent works, the queue,
-        whether it is held, and the agent's commands."""
+        whether it is held, the agent's commands, and whether to stand by for a denial's reason
+        (`standby`: shown, with its rows, even when nothing can be sent)."""
         commands = tuple(commands)
         changed = commands != self.commands
         if self.live and not live:
             self._files_fresh = False  # the turn may have made or removed files
-        self.offer, self.live, self.held = offer, live, held
+        self.offer, self.live, self.held, self.standby = offer, live, held, standby
         self.commands = commands
         if tuple(queued) != self.queued:
             self.queued = tuple(queued)
@@ -418,6 +424,11 @@ class Composer(Vertical):
                          f"no reason) · {key_label(self.app, 'leave-box')} goes back",
                          palette.dim)
             box.placeholder = "the reason for denying (optional)"
+        elif not self.offer:  # standing by: nothing can be sent, a denial's reason comes here
+            label.append("a denial's reason ", palette.dim)
+            label.append(f"{key_label(self.app, 'deny')} on a waiting call asks for it here",
+                         palette.dim)
+            box.placeholder = ""
         elif self.live:
             label.append("message to the agent ", palette.accent)
             label.append("queued until its turn ends · "
@@ -437,19 +448,31 @@ class Composer(Vertical):
             box.placeholder = "type the next task" + (" (/ for the agent's commands)"
                                                       if self.commands else "")
         shown = self.query_one("#composer-label", Static)
+        one_line = shown.has_class("-one-line")
         self.fit_height()
-        shown.update(label)
-        self.set_class(self.reason_for is not None, "-reason")
-        self.set_class(self.offer or self.reason_for is not None, "-shown")
+        # One line before and after: the label's height cannot change, so no layout (the
+        # layout pass is most of what `n` cost when the label was updated with one).
+        shown.update(label, layout=not (one_line and shown.has_class("-one-line")))
+        # The reason's colour is the box's own inline background: a class on the composer
+        # restyled its whole subtree (the text area, both lists) on every `n`, and a class on
+        # the text area restyled it and its many component classes (~2 ms); an inline colour
+        # only repaints it. (Over its `:focus` background, as the class's rule did.)
+        box.styles.background = (Color.parse(self.app.theme_variables["error"]).with_alpha(0.15)
+                                 if self.reason_for is not None else None)
+        box.can_focus = self.offer or self.reason_for is not None
+        self.set_class(self.offer or self.reason_for is not None or self.standby, "-shown")
 
     def fit_height(self, rows: int | None = None) -> None:
         """On a short screen (`rows` high, default the app's) the label takes one line, which
         keeps the transcript in sight (a held queue's warning always shows whole), and the
         completion list as many rows as leave the box in sight; called again when the terminal
-        resizes."""
+        resizes. Standing by or asking a denial's reason it always takes one line: `n` then
+        changes no height (the transcript keeps its rows)."""
         rows = self.app.size.height if rows is None else rows
+        warning = self.held and bool(self.queued)
+        reason = self.reason_for is not None or (self.standby and not self.offer)
         self.query_one("#composer-label", Static).set_class(
-            not (self.held and self.queued) and rows < SHORT_SCREEN, "-one-line")
+            not warning and (rows < SHORT_SCREEN or reason), "-one-line")
         # The completion list takes what is left of the composer's half of the screen once
         # the label and the box have their rows: the box stays in sight (40x12: 3 rows).
         self.query_one("#commands", OptionList).styles.max_height = \

@@ -317,6 +317,7 @@ class RunDisplay(Vertical):
             self.status_line.show(self.view)
 
     def on_resize(self, event: Resize) -> None:
+        self.approval_bar.room_changed()
         narrow = event.size.width < SIDE_MIN_WIDTH
         if narrow != self.narrow:
             self.set_class(narrow, "-narrow")

@@ -54,6 +54,7 @@ __all__ = ["ApprovalBar"]
 MAX_INPUT_ROWS = 20  # rows of input the bar shows at most, however tall the terminal
 MIN_INPUT_ROWS = 8  # ... on a terminal too small for 3 (the box scrolls)
 REASON_LIMIT = 2_000  # characters of the model's reason laid out (the bar shows a few rows)
+ROWS_ABOVE = 3  # rows of the run's area the bar leaves above it: the status line, a transcript row
 
 
 class ApprovalBar(Vertical):
@@ -70,7 +71,6 @@ class ApprovalBar(Vertical):
     ApprovalBar {
         display: none;
         height: auto;
-        max-height: 60%;
         background: $panel;
         border-top: thick $warning;
         padding: 0 1;
@@ -103,7 +103,7 @@ class ApprovalBar(Vertical):
         self._input_shape: tuple[str, int, int, str] | None = None
         self._body_lines = 1
         self._last_view: RunView | None = None
-        self._app_size = Size(0, 0)
+        self._fitted = (Size(0, 0), 0)  # the terminal and the rows it was last fitted to
         self._ticker: Timer | None = None
         self.scope_choice: ScopeChoice | None = None  # set by the live app after `a`
 
@@ -115,11 +115,18 @@ class ApprovalBar(Vertical):
             self.height = height
 
     def on_resize(self, event: Resize) -> None:
-        if self.approval_id is not None and self.app.size != self._app_size:
+        if self.approval_id is not None and self.app.size != self._fitted[0]:
             self.call_after_refresh(self._refit)  # a new terminal: cut the input to its room
         if self.approval_id is not None and self.outer_size.height != self.estimated_height:
             self.estimated_height = self.outer_size.height
             self.post_message(self.Resized(self.estimated_height))
+
+    def room_changed(self) -> None:
+        """The parent's height changed (e.g. the message box below it came or went): fit the
+        bar to the rows it has now, so that its keys line stays in sight. The bar cannot know
+        this from its own size: capped, it shrinks with its parent and cuts its keys."""
+        if self.approval_id is not None and self._screen_rows() != self._fitted[1]:
+            self._refit()
 
     def _refit(self) -> None:
         if self.approval_id is not None and self._last_view is not None:
@@ -131,10 +138,17 @@ class ApprovalBar(Vertical):
         height = getattr(parent, "size", Size(0, 0)).height if parent is not None else 0
         return height or self.app.size.height
 
+    def bar_rows(self) -> int:
+        """Rows the bar may cover: 60% of the screen — of the terminal, not of the run's area,
+        which the message box below it shares (standing by, it takes rows from the run's
+        area, and the bar keeps its own) — and never the status line and a row of the
+        transcript above it."""
+        return max(3, min(self.app.size.height * 6 // 10, self._screen_rows() - ROWS_ABOVE))
+
     def body_rows(self) -> int:
-        """Rows the scrolling part may take: the bar stays within 60% of the screen with its
-        border and the keys line (and, when it scrolls, the "more below" marker: a row less)."""
-        return max(1, self._screen_rows() * 6 // 10 - 2)
+        """Rows the scrolling part may take: the bar's rows less its border and the keys line
+        (and, when it scrolls, the "more below" marker: a row less)."""
+        return max(1, self.bar_rows() - 2)
 
     def input_rows(self, other_rows: int) -> int:
         """Rows the input may take: what the box has beside the head, the `[a]` line and a
@@ -174,7 +188,8 @@ class ApprovalBar(Vertical):
 
     def show(self, view: RunView) -> None:
         """Show the oldest pending approval of `view`, or hide."""
-        self._last_view, self._app_size = view, self.app.size
+        self._last_view, self._fitted = view, (self.app.size, self._screen_rows())
+        self.styles.max_height = self.bar_rows()
         pending = view.pending
         row: ToolCallItem | None = next(iter(pending.values()), None) if pending else None
         if row is None or row.approval is None:

@@ -17,17 +17,29 @@ import re
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from itertools import accumulate
 from math import ceil
+from typing import NamedTuple, Self
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.events import Click, MouseScrollUp, Resize
+from textual.dom import NoScreen
+from textual.events import (
+    Blur,
+    Click,
+    DescendantBlur,
+    DescendantFocus,
+    Focus,
+    MouseScrollUp,
+    Resize,
+)
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
 
 from cockpit.keys import bindings
 from cockpit.styles import palette_for
@@ -57,19 +69,40 @@ EXACT_MEASURE = 64
 # How far back a selected row looks for an earlier row of its turn (turn-less rows between
 # turns are a few notices: a phase change, a checkpoint that failed).
 _TURNLESS_SCAN = 64
+# Rows kept as last drawn (see `render_line`): a few screens; past that the lot is dropped.
+ROWS_KEPT = 512
+
+
+class _Paint(NamedTuple):
+    """What every row of one paint shares."""
+
+    base: Style
+    width: int
+    scroll_x: int
+    scroll_y: int
+
+
+def _same_key(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    """Whether a row's key is unchanged: its rendered rows are the same list (not only
+    equal ones), the rest equal."""
+    return a[0] is b[0] and a[1:] == b[1:]
+
+
+def _thumb(bar: ScrollBar, virtual: float, window: float, position: float) -> list[Segment]:
+    """The cells `bar` draws with these sizes and position (by its own renderer)."""
+    return list(bar.renderer.render_bar(
+        size=bar.size.height, virtual_size=ceil(virtual),
+        window_size=ceil(window if window < virtual else 0), position=position,
+        thickness=bar.thickness).segments)
 
 
 def _thumb_same(bar: ScrollBar, virtual: float, window: float, position: float) -> bool:
-    """Whether `bar` would be drawn as it is now with these sizes and position (the thumb's
-    cells, by the bar's own renderer)."""
-    def drawn(virtual: float, window: float, position: float) -> list[Segment]:
-        return list(bar.renderer.render_bar(
-            size=bar.size.height, virtual_size=ceil(virtual),
-            window_size=ceil(window if window < virtual else 0), position=position,
-            thickness=bar.thickness).segments)
-
-    return drawn(virtual, window, position) == drawn(bar.window_virtual_size, bar.window_size,
-                                                     bar.position)
+    """Whether `bar` would be drawn as it is now with these sizes and position; never for a
+    bar not laid out yet (no cells to tell)."""
+    if not bar.size.height:
+        return False
+    return _thumb(bar, virtual, window, position) == _thumb(bar, bar.window_virtual_size,
+                                                            bar.window_size, bar.position)
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -131,7 +164,9 @@ class Transcript(ScrollView, can_focus=True):
         self._highlight: re.Pattern[str] | None = None  # a search's term, marked where shown
         self._relayout_pending = False
         self._width = 0
-        self._base_style: Style | None = None  # `rich_style`, while a paint is under way
+        self._paint: _Paint | None = None  # what the rows of a paint under way share
+        self._rows: dict[int, tuple[tuple[object, ...], Strip]] = {}  # row: its key, as drawn
+        self._bar_drawn: tuple[Size, list[Segment]] | None = None  # (see `_scroll_update`)
         self.cursor = -1  # selected item; -1 = none (following the run)
         self._follow = True
 
@@ -325,6 +360,61 @@ class Transcript(ScrollView, can_focus=True):
                 bar.set_reactive(ScrollBar.position, new_value)
         super().watch_scroll_y(old_value, new_value)
 
+    def _scroll_update(self, virtual_size: Size) -> None:
+        """Textual's, without repainting the scrollbar when it would draw what it drew.
+
+        Textual calls this after every layout pass in which the compositor's idea of the
+        widget's virtual size differs from the widget's own — for a ScrollView that is every
+        pass, as the compositor hands it the size of its region — and repaints the scrollbar
+        each time (all its rows: ~3–6 ms at 160x48, on keys that scroll nothing: `y`, `a`).
+        Here it is repainted when its size or its thumb's cells differ from those of its
+        last repaint here: a change made while it could not repaint (before it was laid
+        out) still shows at the next layout, as with Textual's."""
+        self._refresh_scrollbars()
+        if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:
+            bar = self.vertical_scrollbar
+            bar.set_reactive(ScrollBar.window_virtual_size, virtual_size.height)
+            bar.set_reactive(ScrollBar.window_size,
+                             self.container_size.height - self.scrollbar_size_horizontal)
+            drawn = (bar.size, _thumb(bar, bar.window_virtual_size, bar.window_size,
+                                      bar.position))
+            if drawn != self._bar_drawn:
+                self._bar_drawn = drawn
+                bar.refresh()
+        self.scroll_x = self.validate_scroll_x(self.scroll_x)
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
+
+    # The transcript looks the same focused or not (no `:focus` rule applies to it: a test
+    # checks), so a focus move (`n` into the reason box, escape back) neither restyles nor
+    # repaints it. Textual does both by default: the restyle sets every scrollbar colour
+    # again, and each set repaints the scrollbar; `focus()`, `on_focus` and `on_blur` each
+    # repaint every row (together about half of `n`'s frame at 160x48, issue 29).
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Nothing to restyle (see above)."""
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """Take the focus (as Textual's `focus`, without repainting every row first)."""
+        def set_focus(widget: Widget) -> None:
+            with suppress(NoScreen):  # (gone by then)
+                widget.screen.set_focus(self, scroll_visible=scroll_visible)
+
+        self.app.call_later(set_focus, self)
+        return self
+
+    def on_focus(self, event: Focus) -> None:
+        """Focused: nothing to repaint (see above)."""
+        event.prevent_default()  # (Textual's own handler would repaint every row)
+        self.has_focus = True
+        if self.parent is not None:
+            self.parent.post_message(DescendantFocus(self))
+
+    def on_blur(self, event: Blur) -> None:
+        """Blurred: nothing to repaint (see above)."""
+        event.prevent_default()
+        self.has_focus = False
+        if self.parent is not None:
+            self.parent.post_message(DescendantBlur(self))
+
     def reserve_rows(self, rows: int) -> None:
         """Keep `rows` blank rows below the last item (something floats over the bottom)."""
         if rows != self._reserve:
@@ -367,19 +457,21 @@ class Transcript(ScrollView, can_focus=True):
 
     # Drawing ---------------------------------------------------------------------------------
     def render_lines(self, crop: Region) -> list[Strip]:
-        # `rich_style` walks every ancestor's styles (~0.1 ms): look it up once a paint, not
-        # once a row.
-        self._base_style = self.rich_style
+        # What every row of a paint shares, looked up once a paint, not once a row:
+        # `rich_style` walks every ancestor's styles (~0.1 ms), `scrollable_content_region`
+        # works out the gutter and scrollbars (~40 µs).
+        x, y = self.scroll_offset
+        self._paint = _Paint(self.rich_style, self.scrollable_content_region.width, x, y)
         try:
             return super().render_lines(crop)
         finally:
-            self._base_style = None
+            self._paint = None
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        row = scroll_y + y
-        width = self.scrollable_content_region.width
-        base = self._base_style if self._base_style is not None else self.rich_style
+        paint = self._paint or _Paint(self.rich_style, self.scrollable_content_region.width,
+                                      *self.scroll_offset)
+        base, width, scroll_x = paint.base, paint.width, paint.scroll_x
+        row = paint.scroll_y + y
         if row >= self._total or not self._starts:
             return Strip.blank(width, base)
         index = bisect_right(self._starts, row) - 1
@@ -392,6 +484,23 @@ class Transcript(ScrollView, can_focus=True):
                     self._relayout_pending = True
                     self.call_later(self._relayout)
         offset = row - self._starts[index]
+        # The row as last drawn, if nothing it is drawn from changed: the item's rendered rows
+        # (a new list whenever the item, the width or the theme changed), where the view is,
+        # the style, the selection and a search's term.
+        key = (strips, offset, width, scroll_x, base, index == self.cursor, self._highlight)
+        drawn = self._rows.get(row)
+        if drawn is not None and _same_key(drawn[0], key):
+            return drawn[1]
+        strip = self._final_row(strips, offset, index, width, scroll_x, base)
+        if len(self._rows) >= ROWS_KEPT:
+            self._rows.clear()
+        self._rows[row] = (key, strip)
+        return strip
+
+    def _final_row(self, strips: list[Strip], offset: int, index: int, width: int,
+                   scroll_x: int, base: Style) -> Strip:
+        """Row `offset` of item `index` as the screen shows it: cut to the view, in the
+        transcript's style, marked when selected or matching a search."""
         strip = strips[offset] if offset < len(strips) else Strip([])
         if index == self.cursor:
             palette = palette_for(self.app)

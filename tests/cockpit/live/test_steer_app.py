@@ -8,8 +8,19 @@ import asyncio
 
 import pytest
 from support.event_loop import run
-from support.live_app import FORM_FIELDS, asks, gated, hold, make_app, pending, settle, turn
+from support.live_app import (
+    FORM_FIELDS,
+    answerable,
+    asks,
+    gated,
+    hold,
+    make_app,
+    pending,
+    settle,
+    turn,
+)
 from support.steps import StepRunner
+from textual.color import Color
 from textual.widgets import Input
 
 from cockpit.live.slash import BUILTIN_COMMANDS
@@ -229,6 +240,76 @@ def test_n_then_a_line_denies_with_the_reason():
             assert row.approval.answer_reason == "not on main"
             text = "".join(s.text for s in app.query_one("#transcript")._strips(row.index))
             assert "denied by you: not on main" in text
+    run(main())
+
+
+# `n` answers in one small repaint (issue 29): the reason box opens in rows the message box
+# already holds, so the transcript keeps its size and only the box changes.
+@pytest.mark.parametrize("offered", [False, True], ids=["no-next-task", "conversation"])
+@pytest.mark.parametrize("size", [(160, 48), (120, 36), (80, 24), (60, 16)])
+def test_n_opens_the_reason_box_without_resizing_the_transcript(offered, size):
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git push"}),
+                       gated("c2", "shell", {"command": "rm -rf build"}), hold(),
+                       next_steps=_next if offered else None)
+        async with app.run_test(size=size) as pilot:
+            transcript = app.query_one("#transcript")
+            await settle(pilot, lambda: pending(app) == ["c1"] and answerable(app, "c1"))
+            before = transcript.region
+            assert app.composer.display and app.composer.box.value == ""
+            box, unasked = app.composer.box, app.composer.box.styles.background
+            await pilot.press("n")
+            assert app.composer.reason_for == "c1" and app.focused is app.composer.box
+            assert transcript.region == before
+            # The reason's colour, while focused: the theme's `$error 15%`.
+            assert box.styles.background == Color.parse(
+                app.get_css_variables()["error"]).with_alpha(0.15)
+            await pilot.press(*"no", "enter")  # denied: the next call waits, the rows stay
+            await settle(pilot, lambda: pending(app) == ["c2"] and answerable(app, "c2"))
+            assert transcript.region == before and app.focused is transcript
+            await pilot.press("n")
+            assert app.composer.reason_for == "c2" and transcript.region == before
+            await pilot.press("escape")  # back without denying: still the same rows
+            assert pending(app) == ["c2"] and app.focused is transcript
+            assert transcript.region == before
+            assert box.styles.background == unasked  # (its own colour again)
+            app.session.cancel("test over")
+            await settle(pilot, lambda: app.session.done)
+            # The run over: with no next task the rows are given back to the transcript.
+            assert app.composer.display is offered
+    run(main())
+
+
+def test_the_box_standing_by_takes_no_focus_and_no_text():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git push"}), hold())
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"] and answerable(app, "c1"))
+            box = app.composer.box
+            assert app.composer.display and not box.can_focus
+            for key in ("tab", "tab", "shift+tab", "tab"):
+                await pilot.press(key)
+                assert app.focused is not box
+            await pilot.click("#next-task")
+            assert app.focused is not box
+            await pilot.press(*"hello")
+            assert box.value == "" and pending(app) == ["c1"]
+            app.session.cancel("test over")
+    run(main())
+
+
+def test_a_reason_dropped_because_the_call_was_answered_gives_the_focus_back():
+    async def main():
+        app = make_app(turn(1), gated("c1", "shell", {"command": "git push"}), hold())
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"] and answerable(app, "c1"))
+            await pilot.press("n", *"wai")
+            assert app.focused is app.composer.box
+            app.session.resolve_approval("c1", allow=True)
+            await settle(pilot, lambda: app.composer.reason_for is None)
+            assert app.focused is app.query_one("#transcript")
+            assert not app.composer.box.can_focus and app.composer.box.value == ""
+            app.session.cancel("test over")
     run(main())
 
 
