@@ -41,7 +41,7 @@ _HOMES: dict[str, str] = {
     "is_builtin_journal": "cockpit.launch.builtin_resume",
     "journal_sessions": "cockpit.launch.resume",
     "read_agent_session": "cockpit.launch.history",
-    "release_workspace": "cockpit.launch.demo",
+    "release_workspace": "engine_adapter.engines.builtin",
     "list_models": "cockpit.launch.models",
     "make_sandbox": "cockpit.launch.factory",
     "model_factory": "cockpit.launch.models",
@@ -100,9 +100,6 @@ if TYPE_CHECKING:
         forget_demo_grants as forget_demo_grants,
     )
     from cockpit.launch.demo import (
-        release_workspace as release_workspace,
-    )
-    from cockpit.launch.demo import (
         start_demo as start_demo,
     )
     from cockpit.launch.factory import (
@@ -146,6 +143,9 @@ if TYPE_CHECKING:
     )
     from cockpit.launch.user_engine import (
         engine_factory as engine_factory,
+    )
+    from engine_adapter.engines.builtin import (
+        release_workspace as release_workspace,
     )
 
 __getattr__, __dir__ = lazy_face(__name__, _HOMES)

@@ -18,7 +18,7 @@ from engine_adapter.engines.builtin import (
 )
 from engine_adapter.engines.builtin.demo import DEMO_SCENARIO, FOLLOWUP_SCENARIO
 
-__all__ = ["demo_factory", "forget_demo_grants", "release_workspace", "start_demo"]
+__all__ = ["demo_factory", "forget_demo_grants", "start_demo"]
 
 
 def demo_factory(*, speed: float = 1.0, options: RunOptions = RunOptions(),

@@ -728,8 +728,9 @@ class CockpitApp(ThemedApp):
         factory), once no task runs: a running one is never cut short by it."""
         fresh = getattr(self.next_session, "fresh", None)
         if not callable(fresh):
-            self.notify("/clear: this cockpit runs one task; nothing to clear", severity=
-                        "warning", markup=False, timeout=6)
+            self.notify("/clear: this cockpit cannot start a new conversation (nothing to "
+                        "clear: its next tasks continue this one)", severity="warning",
+                        markup=False, timeout=6)
             return
         if not self.session.done:
             self.notify("/clear: a task is running; wait for its end, or cancel it (escape "

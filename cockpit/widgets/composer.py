@@ -425,9 +425,8 @@ class Composer(Vertical):
                          palette.dim)
             box.placeholder = "the reason for denying (optional)"
         elif not self.offer:  # standing by: nothing can be sent, a denial's reason comes here
-            label.append("a denial's reason ", palette.dim)
-            label.append(f"{key_label(self.app, 'deny')} on a waiting call asks for it here",
-                         palette.dim)
+            label.append(f"{key_label(self.app, 'deny')} denies a waiting call and asks here "
+                         "why (optional)", palette.dim)
             box.placeholder = ""
         elif self.live:
             label.append("message to the agent ", palette.accent)

@@ -111,11 +111,13 @@ def test_clear_while_a_task_runs_is_refused_with_a_note(tmp_path):
 
 
 def test_clear_without_a_next_task_says_there_is_nothing_to_clear():
-    app = make_app(turn(1, "done"))  # a cockpit over one Session, no factory for more
+    # A cockpit whose next tasks come from a plain callable (a `CockpitApp` built by hand),
+    # not a conversation's factory: nothing it could start afresh.
+    app = make_app(turn(1, "done"), next_steps=lambda text: [turn(1, text)])
 
     async def main():
         async with app.run_test(size=(120, 36)) as pilot:
-            await settle(pilot, lambda: app.session.done)
+            await settle(pilot, lambda: app.session.done and app.composer.box.can_focus)
             app.composer.box.focus()
             app.composer.box.value = "/clear"
             await pilot.press("enter")
