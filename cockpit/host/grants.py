@@ -15,7 +15,13 @@ from typing import Any
 
 from engine_adapter.grants import ApprovalGate, GrantEntry, GrantFileError
 
-__all__ = ["MAX_ID", "entry_from_wire", "entry_to_wire", "listing", "revoke_listed"]
+__all__ = ["LIST_OP", "MAX_ID", "REVOKE_OP", "entry_from_wire", "entry_to_wire", "listing",
+           "revoke_listed"]
+
+LIST_OP = "grants"
+"""The request that lists a run's grants (`wire.OPS`)."""
+REVOKE_OP = "revoke_grant"
+"""The request that removes one (`wire.OPS`)."""
 
 MAX_ID = 128
 """The longest grant id a request may carry (saved ids and `session-N` are far shorter)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cockpit.host import grants as wire_grants
 from cockpit.host.grants import entry_from_wire
 from cockpit.host.places import socket_path
 from cockpit.host.stream import HostStream
@@ -84,7 +85,7 @@ class RemoteGate:
     def fetch(self) -> list[GrantEntry]:
         """List the run's grants in the host again (blocking); `GrantFileError` (one line) if
         the host cannot be asked or refuses."""
-        reply = self._request("grants")
+        reply = self._request(wire_grants.LIST_OP)
         listed = reply.get("entries")
         found = [entry_from_wire(e) for e in listed] if isinstance(listed, list) else []
         self._entries = [e for e in found if e is not None]
@@ -109,7 +110,7 @@ class RemoteGate:
     def revoke(self, entry: GrantEntry) -> GrantEntry:
         """Revoke a listed entry in the host (blocking), if its id still names it there; the
         list is read again after. `GrantFileError` (one line) says why not."""
-        reply = self._request("revoke_grant", grant_id=entry.key, kind=entry.kind,
+        reply = self._request(wire_grants.REVOKE_OP, grant_id=entry.key, kind=entry.kind,
                               tool=entry.tool, prefix=entry.prefix)
         gone = entry_from_wire(reply.get("revoked")) or entry
         with contextlib.suppress(GrantFileError):  # (the revoke is done; the list may lag)
