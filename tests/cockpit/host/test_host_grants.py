@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.event_loop import run as run_loop
+from support.fleet import screen_text
 from support.host import WAIT, follow, until
 from support.pilot import until_shown
 
@@ -220,6 +221,8 @@ async def _test_the_attached_grants_screen(host_home, folder) -> None:
         screen = app.screen
         assert isinstance(screen, GrantsScreen)
         await until_shown(pilot, lambda: len(screen.entries) == 2)
+        await until_shown(pilot, lambda: "git push" in screen_text(app)
+                          and "git status" in screen_text(app))  # whole, not cut to a header
         assert screen.remote is None and screen.selected().kind == "deny"
         await pilot.press("delete")  # a deny rule: first it asks
         await until_shown(pilot, lambda: screen.confirming is not None)
