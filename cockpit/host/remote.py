@@ -1,6 +1,7 @@
 """`RemoteSession`: a run in the host, with the surface of a `Session` that the live cockpit
 binds to — `events()`, `history`, `run()`, `done`, `resolve_approval`, `answer_question`,
-`cancel` — so `CockpitApp` shows and steers it as it does a local one.
+`cancel`, and a `gate` whose grants are listed and revoked in the host — so `CockpitApp`
+shows and steers it as it does a local one.
 
 It is the client-side fold's source of the seed design: it follows the host's events from a
 cursor (the journal's `seq`: the next one it lacks) into its own `history`, reconnects with
@@ -15,15 +16,19 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cockpit.host import grants as wire_grants
+from cockpit.host.grants import entry_from_wire
 from cockpit.host.places import socket_path
 from cockpit.host.stream import HostStream
 from cockpit.host.wire import decode, encode
 from engine_adapter import HarnessEvent, TaskState, parse_event
+from engine_adapter.grants import GrantEntry, GrantFileError
 
-__all__ = ["RECONNECT_SECONDS", "RemoteGate", "RemoteJournal", "RemoteSession"]
+__all__ = ["RECONNECT_SECONDS", "RemoteGate", "RemoteJournal", "RemoteSession", "RemoteStore"]
 
 log = logging.getLogger(__name__)
 
@@ -33,27 +38,84 @@ RECONNECT_SECONDS = 20.0
 _EVENT_PREFIX = b'{"event":'
 
 
+@dataclass
+class RemoteStore:
+    """Where the host keeps the run's saved grants, as the grants screen names them."""
+
+    directory: Path
+    project: str | None
+    problems: list[str] = field(default_factory=list)
+
+
+_UPDATE_HOST = "update the cockpit on the host"
+
+
 class RemoteGate:
-    """The grants side of an attached run: they live in the host, so this client lists none
-    and offers every scope; the host's gate decides (`resolve_approval(..., scope=)`)."""
+    """The grants side of an attached run: they live in the host's Session, so this gate
+    offers every scope (the host's gate decides, `resolve_approval(..., scope=)`), and lists
+    and revokes over the wire with the embedded gate's names: `entries()` is what was last
+    listed (never a wait), `fetch()` lists again, `revoke()` removes one; both block (the host
+    may be behind ssh): the grants screen calls them in a worker thread."""
 
-    store: Any = None
-    problems: Sequence[str] = ()
+    def __init__(self, run_id: str, path: Path, via: str | None) -> None:
+        self.run_id = run_id
+        self.path = path
+        self.via = via
+        self.store: RemoteStore | None = None
+        self.problems: list[str] = []
+        self._entries: list[GrantEntry] = []
 
-    def entries(self) -> list[Any]:
-        """No grant is listed here (the host holds them)."""
-        return []
+    def entries(self) -> list[GrantEntry]:
+        """The grants and deny rules in force, as the host last listed them."""
+        return list(self._entries)
+
+    def _request(self, op: str, **fields: Any) -> dict[str, Any]:
+        from cockpit.host.client import HostClient, HostError
+
+        try:
+            with HostClient.connect(self.path if self.via is None else None,
+                                    via=self.via) as client:
+                return client.request(op, run=self.run_id, **fields)
+        except HostError as exc:
+            if "unknown request" in str(exc):
+                raise GrantFileError("this host shows no grants to a client: "
+                                     f"{_UPDATE_HOST}") from None
+            raise GrantFileError(str(exc)) from None
+
+    def fetch(self) -> list[GrantEntry]:
+        """List the run's grants in the host again (blocking); `GrantFileError` (one line) if
+        the host cannot be asked or refuses."""
+        reply = self._request(wire_grants.LIST_OP)
+        listed = reply.get("entries")
+        found = [entry_from_wire(e) for e in listed] if isinstance(listed, list) else []
+        self._entries = [e for e in found if e is not None]
+        where = reply.get("store")
+        if isinstance(where, dict) and isinstance(where.get("directory"), str):
+            project = where.get("project")
+            self.store = RemoteStore(Path(where["directory"]),
+                                     project if isinstance(project, str) else None)
+        else:
+            self.store = None
+        problems = reply.get("problems")
+        self.problems = [str(p) for p in problems] if isinstance(problems, list) else []
+        return self.entries()
 
     def unavailable(self, scope: str) -> str | None:
         """Every scope may be asked for; the host refuses what it cannot keep."""
         return None
 
     def on_problem(self, callback: Any) -> None:
-        """Problems with saved grants are the host's (its log)."""
+        """Problems with saved grants are the host's (its log, and `fetch()`'s problems)."""
 
-    def revoke(self, entry: Any) -> bool:
-        """Nothing to revoke here."""
-        return False
+    def revoke(self, entry: GrantEntry) -> GrantEntry:
+        """Revoke a listed entry in the host (blocking), if its id still names it there; the
+        list is read again after. `GrantFileError` (one line) says why not."""
+        reply = self._request(wire_grants.REVOKE_OP, grant_id=entry.key, kind=entry.kind,
+                              tool=entry.tool, prefix=entry.prefix)
+        gone = entry_from_wire(reply.get("revoked")) or entry
+        with contextlib.suppress(GrantFileError):  # (the revoke is done; the list may lag)
+            self.fetch()
+        return gone
 
 
 class RemoteJournal:
@@ -86,7 +148,7 @@ class RemoteSession:
         self.via = via
         self.state = TaskState(task=str(summary.get("task", "")))
         self.journal = RemoteJournal(str(summary.get("journal", "")))
-        self.gate = RemoteGate()
+        self.gate = RemoteGate(self.session_id, self.path, via)
         self.runner: Any = None
         self.journal_error: str | None = None
         self.unattended = False

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cockpit.host.connection import Connection
+from cockpit.host.grants import LIST_OP, REVOKE_OP, listing, revoke_listed
 from cockpit.host.peer import peer_uid
 from cockpit.host.places import lock_path, private_dir, record_dir, socket_path
 from cockpit.host.record import RunRecord, recover
@@ -311,6 +312,10 @@ class Host:
         if op == "turn":
             return {"task": await run.next_task(str(message.get("task") or ""))}
         session = run.session
+        if op == LIST_OP:  # (a saved grant's file may be read again: a thread)
+            return await asyncio.to_thread(listing, session.gate)
+        if op == REVOKE_OP:  # (only ever removes: grants are made by answering an ask)
+            return await asyncio.to_thread(revoke_listed, session.gate, message)
         if op == "resolve_approval":
             session.resolve_approval(str(message.get("approval_id", "")),
                                      allow=bool(message.get("allow")),

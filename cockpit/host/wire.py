@@ -10,10 +10,11 @@ events from a cursor (the journal's `seq`) as `{"event": {...}}` lines, ending w
 meanwhile. `watch` streams `{"fleet": [...]}` lines: every run's `ps` row with its last
 activity, tokens, cost, tasks and open asks (oldest first), pushed when something changed.
 
-Requests and fields are only ever added within a version (`turn`, `watch` and `follow`'s
-`task` came later in version 1: a host older than them answers `unknown request`, which a
-client reports as "update the cockpit on the host"). A new `VERSION` is a new protocol: a host
-and a client of different versions refuse each other with a line saying so.
+Requests and fields are only ever added within a version (`turn`, `watch`, `grants`,
+`revoke_grant` and `follow`'s `task` came later in version 1: a host older than them answers
+`unknown request`, which a client reports as "update the cockpit on the host"). A new
+`VERSION` is a new protocol: a host and a client of different versions refuse each other with
+a line saying so.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ OPS = frozenset({
     "resolve_approval",  # {"run", "approval_id", "allow", "remember", "scope", "reason"}
     "answer_question",  # {"run", "question_id", "action", "values"} -> {"answered": bool}
     "cancel",  # {"run", "reason"}
+    "grants",  # {"run"}: its grants and deny rules in force -> {"entries", "store", "problems"}
+    "revoke_grant",  # {"run", "grant_id", "kind", "tool", "prefix"}: remove one -> {"revoked"}
 })
 """Every request a host answers."""
 

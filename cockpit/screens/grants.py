@@ -6,7 +6,10 @@ a worker thread: a file write never holds the screen). A deny rule is removed on
 stopped, so one stray key must not do it; a grant goes at once (removing one only asks more).
 Problems with the saved files (a broken file, a grant the current rules ignore, saved grants
 off for this run) are listed below. The screen reads and revokes through the Session's
-`ApprovalGate`, nothing else.
+`ApprovalGate`, nothing else; in a client attached to a host's run, through its `RemoteGate`
+(the same names): there the grants live in the host, so the screen also lists them again with
+the gate's `fetch()` when it opens, in a worker thread (the host may be behind ssh), and a
+revoke is the host's.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ class GrantsScreen(Screen[None]):
         self._changed = changed
         self.entries: list[GrantEntry] = []
         self.confirming: str | None = None  # the deny rule a second `delete` would remove
+        # A gate whose grants live elsewhere (a host's) lists them again on `fetch()`.
+        self._fetch: Callable[[], Any] | None = getattr(gate, "fetch", None)
+        self.remote: str | None = "asking the host for its grants…" if self._fetch else None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="grants-title")
@@ -72,6 +78,26 @@ class GrantsScreen(Screen[None]):
         self.refresh_entries()
         table.focus()
         self._ask(None)
+        if self._fetch is not None:
+            self._list_again(self._fetch)
+
+    @work(thread=True, group="fetch", exclusive=True)
+    def _list_again(self, fetch: Callable[[], Any]) -> None:
+        try:
+            fetch()
+        except GrantFileError as exc:
+            self.app.call_from_thread(self._listed, clean_line(str(exc), 400))
+            return
+        self.app.call_from_thread(self._listed, None)
+
+    def _listed(self, problem: str | None) -> None:
+        """The host answered (or could not): show its list, or say why not."""
+        self.remote = problem
+        if problem is not None:
+            self.notify(problem, severity="error", markup=False)
+        self.refresh_entries()
+        if problem is None and self._changed is not None:
+            self._changed()  # (the app's grants panel shows the host's list too)
 
     def refresh_entries(self) -> None:
         """Read the entries in force again and redraw."""
@@ -106,7 +132,9 @@ class GrantsScreen(Screen[None]):
         title.append("  " + ", ".join(counts), palette.dim)
         store = self.gate.store
         where = Text("\n", palette.dim)
-        if store is None:
+        if self.remote is not None:
+            where.append(self.remote)
+        elif store is None:
             where.append("saved grants: off (this cockpit was given no grant store)")
         else:
             folder = project_label(str(store.directory)) or str(store.directory)
