@@ -9,18 +9,40 @@ The log stores items in a compact form (the Session stores each event as its jou
 bytes, which the garbage collector never walks) and hands out decoded items. The most recent
 decoded items are kept, so readers that keep up share one object and never decode; only a
 reader far behind pays for decoding.
+
+With `pack=True` (stored forms are bytes), items older than the decoded window are packed
+`CHUNK` at a time into one compressed block: a long run (a host holds several, 100k events
+each) keeps a tenth of its lines' size, and only a reader that far behind unpacks a block.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import zlib
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-__all__ = ["EventLog"]
+__all__ = ["CHUNK", "EventLog"]
 
 T = TypeVar("T")
+
+CHUNK = 1024
+"""Items packed together into one compressed block (`pack=True`)."""
+
+
+_END = array("I").itemsize
+
+
+def _pack(lines: Sequence[bytes]) -> bytearray:
+    """`CHUNK` lines as one block: where each ends, then all of them compressed. A bytearray,
+    so it tells itself from a line (bytes) and, like a line, is never walked by the collector."""
+    ends, end = array("I"), 0
+    for line in lines:
+        end += len(line)
+        ends.append(end)
+    return bytearray(ends.tobytes() + zlib.compress(b"".join(lines), 1))  # level 1: emit path
 
 
 class EventLog(Sequence[T], Generic[T]):
@@ -31,10 +53,14 @@ class EventLog(Sequence[T], Generic[T]):
     once the log is `close()`d, after the last item.
     """
 
-    def __init__(self, decode: Callable[[Any], T], *, window: int = 4096) -> None:
-        self._items: list[Any] = []  # the stored (compact) forms
+    def __init__(self, decode: Callable[[Any], T], *, window: int = 4096,
+                 pack: bool = False) -> None:
+        self._items: list[Any] = []  # the stored (compact) forms, or the packed block of each
         self._decode = decode
         self._window = window
+        self._pack = pack
+        self._packed = 0  # items packed so far: a multiple of CHUNK
+        self._unpacked: tuple[bytearray, array[int], bytes] | None = None  # the last block read
         # A ring of (index, decoded item): slot `index % window`. O(1), no dict churn.
         self._recent: list[tuple[int, T] | None] = [None] * window
         self._closed = False
@@ -67,10 +93,36 @@ class EventLog(Sequence[T], Generic[T]):
         slot = self._recent[index % self._window]
         if slot is not None and slot[0] == index:
             return slot[1]
-        item = self._decode(self._items[index])
+        stored = self._items[index]
+        if type(stored) is bytearray:
+            stored = self._line(stored, index)
+        item = self._decode(stored)
         if index >= len(self._items) - self._window:
             self._remember(index, item)  # a reader far behind must not evict the newest
         return item
+
+    def _line(self, block: bytearray, index: int) -> bytes:
+        unpacked = self._unpacked
+        if unpacked is None or unpacked[0] is not block:
+            ends = array("I")
+            ends.frombytes(block[:CHUNK * _END])
+            unpacked = self._unpacked = (block, ends, zlib.decompress(block[CHUNK * _END:]))
+        _block, ends, text = unpacked
+        at = index % CHUNK  # blocks start at multiples of CHUNK
+        return text[ends[at - 1] if at else 0:ends[at]]
+
+    def _pack_oldest(self) -> None:
+        """Pack the oldest unpacked `CHUNK` items once they are all behind the decoded window:
+        each slot then refers to the block (a reader sees the line or the block, either reads)."""
+        items, start = self._items, self._packed
+        lines = items[start:start + CHUNK]
+        if not all(type(line) is bytes for line in lines):
+            self._pack = False  # not lines: kept as they are
+            return
+        block = _pack(lines)
+        for index in range(start, start + CHUNK):
+            items[index] = block
+        self._packed = start + CHUNK
 
     def _remember(self, index: int, item: T) -> None:
         self._recent[index % self._window] = (index, item)
@@ -91,6 +143,8 @@ class EventLog(Sequence[T], Generic[T]):
             index = len(items)
             self._recent[index % self._window] = (index, decoded)
         items.append(item)
+        if self._pack and len(items) >= self._packed + CHUNK + self._window:
+            self._pack_oldest()
         if self._wakeup is not None:
             self._wake()
 

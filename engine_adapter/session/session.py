@@ -172,7 +172,7 @@ class Session:
         self.journal_error: str | None = None
         # History holds each event as its journal line (bytes: compact, and never walked by the
         # garbage collector); the recent ones stay decoded for readers that keep up.
-        self._log: EventLog[HarnessEvent] = EventLog(EVENT_ADAPTER.validate_json)
+        self._log: EventLog[HarnessEvent] = EventLog(EVENT_ADAPTER.validate_json, pack=True)
         self._lock = threading.Lock()
         self._emitted = 0  # events emitted so far: the next one's `seq`
         self._approvals = ApprovalDesk(
