@@ -54,9 +54,9 @@ from bench_ui import action_ran, frame_drawn, pct  # noqa: E402
 from textual import events  # noqa: E402
 
 from cockpit.host import HostClient  # noqa: E402
-from cockpit.host.fleet_app import FleetApp  # noqa: E402
+from cockpit.host.fleet.fleet_app import FleetApp  # noqa: E402
+from cockpit.host.fleet.watch import HostWatch  # noqa: E402
 from cockpit.host.places import socket_path  # noqa: E402
-from cockpit.host.watch import HostWatch  # noqa: E402
 
 now = time.perf_counter
 TICK = os.sysconf("SC_CLK_TCK")

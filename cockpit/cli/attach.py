@@ -1,7 +1,7 @@
 """`cockpit attach RUN`: the live cockpit on a run of the host, every key as in a run of this
 terminal; `ctrl+q` detaches (or cancels), and the run goes on without this client. `cockpit
-attach` with no run: the fleet view (`cockpit.host.fleet_app`) over this machine's host and the
-`[hosts]` of config.toml; a run opened from it comes back to it when left."""
+attach` with no run: the fleet view (`cockpit.host.fleet.fleet_app`) over this machine's host
+and the `[hosts]` of config.toml; a run opened from it comes back to it when left."""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def _fleet(theme: str | None, via: str | None) -> NoReturn:
     """The fleet view, and the run chosen in it, until the human leaves the fleet."""
     from cockpit.cli.host import fleet_hosts
     from cockpit.host import HostError
-    from cockpit.host.fleet_app import FleetApp
-    from cockpit.host.watch import HostWatch
+    from cockpit.host.fleet.fleet_app import FleetApp
+    from cockpit.host.fleet.watch import HostWatch
 
     hosts = fleet_hosts(via)
     note: str | None = None

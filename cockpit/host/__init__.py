@@ -10,9 +10,9 @@
 - `client`: a blocking connection for short commands, and the host started on demand;
   `stream`: an asyncio connection, greeted; `remote`: `RemoteSession`, a host's run with the
   surface of a `Session` (the live cockpit binds to it as it does to a local one).
-- The fleet view: `watch` (one host's pushed rows), `board` (every host's rows as runs and the
-  `needs you` inbox), `fleet_app` (`FleetApp`, the only Textual module here: the face does not
-  import it, so the host process never loads Textual).
+- `fleet`: the fleet view: `watch` (one host's pushed rows), `board` (every host's rows as runs
+  and the `needs you` inbox), `fleet_app` (`FleetApp`, the only Textual module here: no face
+  imports it, so the host process never loads Textual).
 
 Nothing above (`cockpit.cli`) is imported: the command line hands the host its launcher.
 """

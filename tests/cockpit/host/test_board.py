@@ -12,8 +12,8 @@ from support.event_loop import run
 from support.fleet import screen_text
 from support.pilot import until_shown
 
-from cockpit.host.board import board
-from cockpit.host.fleet_app import FleetApp
+from cockpit.host.fleet.board import board
+from cockpit.host.fleet.fleet_app import FleetApp
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
                      | st.text(max_size=20),

@@ -13,8 +13,8 @@ from support.host import detach_demo, follow, until
 from support.pilot import until_shown
 
 from cockpit.host import HostClient
-from cockpit.host.fleet_app import INBOX_TITLE, FleetApp, FleetChoice
-from cockpit.host.watch import NO_HOST, HostWatch
+from cockpit.host.fleet.fleet_app import INBOX_TITLE, FleetApp, FleetChoice
+from cockpit.host.fleet.watch import NO_HOST, HostWatch
 
 
 def _resolved(home, run: str, approval_id: str) -> dict:

@@ -13,8 +13,8 @@ from support.host import WAIT, detach_demo, follow, until
 from support.pilot import until_shown
 
 from cockpit.host import HostClient
-from cockpit.host.fleet_app import FleetApp
-from cockpit.host.watch import HostWatch
+from cockpit.host.fleet.fleet_app import FleetApp
+from cockpit.host.fleet.watch import HostWatch
 from engine_adapter import read_journal
 
 ENGINE = '''

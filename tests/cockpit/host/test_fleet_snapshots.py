@@ -10,8 +10,8 @@ import time
 import pytest
 from support.pilot import until_shown
 
-from cockpit.host.board import board
-from cockpit.host.fleet_app import FleetApp
+from cockpit.host.fleet.board import board
+from cockpit.host.fleet.fleet_app import FleetApp
 
 T0 = 1_790_000_000.0
 

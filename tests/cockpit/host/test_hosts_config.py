@@ -15,8 +15,8 @@ from support.host import HostHome, detach_demo
 from support.pilot import until_shown
 
 from cockpit.config import config_path, load_config, save_theme
-from cockpit.host.fleet_app import FleetApp
-from cockpit.host.watch import HostWatch
+from cockpit.host.fleet.fleet_app import FleetApp
+from cockpit.host.fleet.watch import HostWatch
 
 
 def _write(home: HostHome, text: str) -> None:

@@ -25,8 +25,8 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from cockpit.base_app import ThemedApp
-from cockpit.host.board import Board, FleetAsk, FleetRun, board
-from cockpit.host.watch import HostWatch
+from cockpit.host.fleet.board import Board, FleetAsk, FleetRun, board
+from cockpit.host.fleet.watch import HostWatch
 from cockpit.keys import bindings, key_label
 from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
