@@ -68,11 +68,18 @@ def test_a_write_that_runs_later_asks_at_tier_4_and_auto_approve_denies_it(agent
 
 
 @pytest.mark.parametrize("path", ORDINARY[:6])
-def test_ordinary_writes_stay_tier_3(agent, path):
-    reply, events = agent.run(f"write {path}", unattended=True, auto_approve=True)
+def test_ordinary_writes_are_plain_edits(agent, path):
+    """Not a file that runs later: a plain edit (tier 2), which ask mode asks about and
+    accept-edits runs, the journal saying the mode did."""
+    reply, events = agent.run(f"write {path}", unattended=True, auto_approve=True, mode="ask")
     (asked,) = _asked(events)
-    assert asked.tier == 3
+    assert asked.tier == 2
     assert reply == "write ok"
+    reply, events = agent.run(f"write {path}")
+    assert not _asked(events) and reply == "write ok"
+    (ran,) = [e for e in events if e.type == "approval_resolved"]
+    assert ran.allowed and ran.via == "mode" and ran.rule == \
+        "accept edits mode: an edit inside the workspace"
 
 
 @pytest.mark.parametrize("path", [".git/config", ".git/hooks/post-checkout", "tools/hooks/x",
