@@ -188,3 +188,21 @@ def test_a_denied_edit_permission_is_not_written_unasked(agent: _Agent) -> None:
     assert len(of(events, "approval_requested")) == 2  # the write asks again: the human's call
     assert not [e for e in of(events, "approval_resolved") if e.via == "mode"]
     assert target.read_text() == "before\n"
+
+
+def test_a_100_mb_write_ends_the_run_and_writes_nothing(tmp_path: Path) -> None:
+    """Over the transport's 64 MB message cap: the message itself is refused, never read whole
+    (its own agent: the connection does not survive it)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    runner = AcpRunner(agent_argv(), cwd=workspace, sandbox=SandboxSettings(mode="off"))
+
+    async def main() -> tuple[Any, list[Any]]:
+        try:
+            return await asyncio.wait_for(drive(runner, "write huge.txt 8000000",
+                                                tmp_path / "j.jsonl", answer=approve()), 120)
+        finally:
+            await runner.close()
+    state, events = asyncio.run(main())  # 8,000,000 numbered lines: over 100 MB
+    assert state.status == "failed" and "a line longer than" in (state.error or "")
+    assert not of(events, "approval_resolved") and not (workspace / "huge.txt").exists()
