@@ -9,9 +9,12 @@ It answers permissions and `fs/*` itself and hands the rest to what it owns: `te
 `TerminalCalls`, `elicitation/*` to `ElicitationCalls`, the agent's commands to
 `OfferedCommands`; ids, the approval gate and the rows of its own operations are `Operations`'.
 
-Reads inside the workspace are tier 1 and need no approval. A write or a command needs one,
-unless the agent already got permission for exactly that in the current turn (see
-`permissions.Permits`); each such permission covers one operation. A write's approval and its
+Reads inside the workspace are tier 1 and need no approval. A write or a command goes to the
+gate, unless the agent already got permission for exactly that in the current turn (see
+`permissions.Permits`); each such permission covers one operation. A write that is a plain edit
+inside the workspace is tier 2, which accept-edits and auto run unasked (the gate resolves it
+`via="mode"`; ask asks, plan denies); a file that runs later is tier 4, and a file a permission
+request named this turn tier 3 (the human's call: the permit for the content shown, or asked). A write's approval and its
 row carry its diff; a command's approval carries the whole request (argv, env, cwd, output
 limit). A refused request (outside the workspace, not a regular file, …) is journaled as a
 failed row, like any other call. File I/O and diffs run in worker threads (`files.off_loop`),
@@ -395,8 +398,9 @@ class AcpClient:
 
     async def write_text_file(self, session_id: str, path: str, content: str,
                               **kwargs: Any) -> WriteTextFileResponse:
-        """Write a regular file inside the workspace, after an approval (showing the diff)
-        unless an `edit` permission of this turn covers it; file I/O in worker threads."""
+        """Write a regular file inside the workspace, through the gate with its diff (a plain
+        edit at tier 2: the mode may run it unasked) unless an `edit` permission of this turn
+        covers it; file I/O in worker threads."""
         ops = self.operations
         run = ops.active()
         op_id = ops.op_id("fs-write")
