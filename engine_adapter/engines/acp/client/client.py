@@ -14,12 +14,12 @@ gate, unless the agent already got permission for exactly that in the current tu
 `permissions.Permits`); each such permission covers one operation. A write that is a plain edit
 inside the workspace is tier 2, which accept-edits and auto run unasked (the gate resolves it
 `via="mode"`; ask asks, plan denies); a file that runs later is tier 4, and a file a permission
-request named this turn tier 3 (the human's call: the permit for the content shown, or asked). A write's approval and its
-row carry its diff; a command's approval carries the whole request (argv, env, cwd, output
-limit). A refused request (outside the workspace, not a regular file, …) is journaled as a
-failed row, like any other call. File I/O and diffs run in worker threads (`files.off_loop`),
-never on the event loop; a `session/update` carrying diffs is rendered there too, before the
-next message is read, so order holds. Approval ids are unique within a turn (see
+request named this turn tier 3 (the human's call: the permit for the content shown, or asked). A
+write's approval and its row carry its diff; a command's approval carries the whole request
+(argv, env, cwd, output limit). A refused request (outside the workspace, not a regular file, …)
+is journaled as a failed row, like any other call. File I/O and diffs run in worker threads
+(`files.off_loop`), never on the event loop; a `session/update` carrying diffs is rendered there
+too, before the next message is read, so order holds. Approval ids are unique within a turn (see
 `operations`).
 """
 

@@ -175,7 +175,7 @@ def test_other_content_than_the_permission_showed_asks(agent: _Agent) -> None:
     target = agent.workspace / "other.txt"
     target.write_text("before\n")
     reply, events = agent.run("permit edit other.txt other", answer=_answers(True, False))
-    permission, write = of(events, "approval_requested")
+    _permission, write = of(events, "approval_requested")
     assert write.tier == 3 and "other content than it showed" in write.reason
     assert "write error: the cockpit denied this" in reply
     assert target.read_text() == "before\n"
@@ -185,6 +185,7 @@ def test_a_denied_edit_permission_is_not_written_unasked(agent: _Agent) -> None:
     target = agent.workspace / "refused.txt"
     target.write_text("before\n")
     reply, events = agent.run("permit edit refused.txt diff", answer=_answers(False, False))
+    assert "write error: the cockpit denied this" in reply
     assert len(of(events, "approval_requested")) == 2  # the write asks again: the human's call
     assert not [e for e in of(events, "approval_resolved") if e.via == "mode"]
     assert target.read_text() == "before\n"
