@@ -234,7 +234,7 @@ def test_a_deny_reason_reaches_a_steering_agent_inside_the_turn(tmp_path):
 
 
 def test_a_denied_write_tells_the_agent_the_reason_in_its_error(tmp_path):
-    states, journals, _ = _tasks(tmp_path, ["write out.txt"],
+    states, journals, _ = _tasks(tmp_path, ["write out.txt"], mode="ask",  # a write that asks
                                  answer=_deny("write it under build/ instead"))
     assert "The user's reason: write it under build/ instead" in states[0].result
     assert _one(journals[0], "approval_resolved").reason == "write it under build/ instead"
