@@ -1,7 +1,8 @@
 """An ACP agent's `fs/write_text_file` into a file that runs later by itself (issue 24 §B), with
 the SDK test agent (tests/fakes/acp_agent) through a real Session and journal: every path of the
 table asks at tier 4, `--auto-approve` denies it, an agent's own edit permission for it asks at
-tier 4 and covers no write, and a `remember` grants nothing. Ordinary writes stay tier 3."""
+tier 4 and covers no write, and a `remember` grants nothing. Ordinary writes are plain edits
+(tier 2: ask mode asks, accept-edits runs them)."""
 
 from __future__ import annotations
 
