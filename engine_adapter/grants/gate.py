@@ -10,8 +10,9 @@ In order, first answer wins:
    allow); an exception in it is a deny with the error;
 3. grants, when the call's verdict says it is grantable: the session's, then the saved ones
    (this project's, then the user's) (`via="grant"`, with the grant's scope and id);
-4. auto mode: a call the run's sandbox contains, tier 3 or lower, a human present, is allowed
-   (`via="mode"`);
+4. accept-edits and auto mode: a plain edit in the workspace (an edit tool at tier 2, see
+   `grants.modes.edit_runs`) is allowed (`via="mode"`); auto mode: a call the run's sandbox
+   contains, tier 3 or lower, a human present, is allowed (`via="mode"`);
 5. nothing: the Session asks.
 
 In ask mode neither a policy's allow nor a grant answers (3 and 4 are skipped): every call asks.
@@ -35,7 +36,7 @@ from typing import Any, Literal
 
 from engine_adapter.events import DEFAULT_MODE, PermissionMode
 from engine_adapter.grants.grant_file import GrantFileError
-from engine_adapter.grants.modes import mode_refusal, mode_rule
+from engine_adapter.grants.modes import EDIT_RULE, edit_runs, mode_refusal, mode_rule
 from engine_adapter.grants.policy import ApprovalPolicy, ApprovalRequest, PolicyDecision
 from engine_adapter.grants.records import DenyRule, SavedGrant, Scope, now
 from engine_adapter.grants.store import GrantStore
@@ -126,6 +127,8 @@ class ApprovalGate:
         if mode == "ask":
             return None  # every call asks: no grant answers for the human
         granted = self._granted(request.tool, verdict, request.tier)
+        if granted is None and edit_runs(mode, request.tool, request.tier):
+            return Ruling(True, "mode", rule=mode_rule(mode, EDIT_RULE))
         if granted is None and mode == "auto" and contained and request.tier < 4:
             return Ruling(True, "mode", rule=mode_rule(mode, "the sandbox contains it"))
         return granted

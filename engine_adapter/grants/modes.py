@@ -7,7 +7,11 @@
 - `auto` allows, unasked, a call of tier 3 or lower that the run's sandbox contains (see
   `auto_refusal`), when a human is present; tier 4, a change to the verification plan and
   anything uncontained ask, and say why.
-- `accept-edits` changes nothing (the engines' tier-2 edits run without asking, as before).
+- `accept-edits` and `auto` allow, unasked, an edit of tier 2 (`edit_runs`): a plain edit inside
+  the workspace, which the engine judged so (the built-in's tier-2 edits never reach the gate in
+  these modes; an ACP agent's `fs/write_text_file` does, so the journal says the mode ran it).
+  Whatever is more than a plain edit — a file that runs later, a file the human was asked about
+  this turn — comes at tier 3 or 4 and asks as before.
 
 A mode never answers what deny rules or a policy's deny refuse, and the unattended rules stay as
 they are: `auto` widens nothing when nobody watches.
@@ -16,8 +20,10 @@ they are: `auto` widens nothing when nobody watches.
 from __future__ import annotations
 
 from engine_adapter.events import mode_label
+from engine_adapter.shell import EDIT
 
-__all__ = ["AUTO_ASKS", "PLAN_ASKS", "PLAN_REFUSAL", "auto_refusal", "mode_refusal", "mode_rule"]
+__all__ = ["AUTO_ASKS", "EDIT_RULE", "EDIT_TOOLS", "PLAN_ASKS", "PLAN_REFUSAL",
+           "auto_refusal", "edit_runs", "mode_refusal", "mode_rule"]
 
 PLAN_ASKS = frozenset({"read", "search", "fetch", "think", "switch_mode"})
 """Tools (an ACP agent's tool kinds) plan mode still lets the human answer: they read, or ask
@@ -34,6 +40,22 @@ def mode_refusal(mode: str, tool: str) -> str | None:
     if mode == "plan" and tool not in PLAN_ASKS:
         return PLAN_REFUSAL
     return None
+
+
+EDIT_TOOLS = frozenset({"edit", "write_file"})
+"""The tools that edit a file: the built-in's `write_file` and `edit`, and the `edit` an ACP
+agent's client-side write is gated as."""
+
+EDIT_RULE = "an edit inside the workspace"
+"""How the journal says why accept-edits (or auto) let an edit run: `accept edits mode: …`."""
+
+
+def edit_runs(mode: str, tool: str, tier: int) -> bool:
+    """Whether `mode` lets an edit run without asking: accept-edits and auto, for a tier-2 call
+    of an edit tool (`EDIT_TOOLS`; `shell.EDIT`: a plain edit inside the workspace, as the engine
+    judged it). An ACP agent's own `edit` permission is never this low (its kind is tier 3: the
+    agent writes it itself, past the cockpit's checks). Ask asks and plan denies."""
+    return mode in ("accept-edits", "auto") and tool in EDIT_TOOLS and tier == EDIT
 
 
 AUTO_ASKS = frozenset({"alter_verification"})

@@ -12,7 +12,13 @@
   tier, 3 (ask) or `DESTRUCTIVE` (4: ask every time, never granted or auto-approved).
 """
 
-from engine_adapter.shell.classify import ASK, DESTRUCTIVE, Classification, classify_command
+from engine_adapter.shell.classify import (
+    ASK,
+    DESTRUCTIVE,
+    EDIT,
+    Classification,
+    classify_command,
+)
 from engine_adapter.shell.grantability import (
     MAX_GRANTABLE_TIER,
     ApprovalGrant,
@@ -32,6 +38,7 @@ from engine_adapter.shell.programs import program_family
 __all__ = [
     "ASK",
     "DESTRUCTIVE",
+    "EDIT",
     "MAX_GRANTABLE_TIER",
     "UNGRANTABLE_TOOLS",
     "ApprovalGrant",

@@ -66,8 +66,9 @@ from engine_adapter.shell.programs import (
 )
 from engine_adapter.shell.rules import destructive
 
-__all__ = ["ASK", "DESTRUCTIVE", "Classification", "classify_command"]
+__all__ = ["ASK", "DESTRUCTIVE", "EDIT", "Classification", "classify_command"]
 
+EDIT = 2  # a plain edit inside the workspace (what accept-edits runs unasked)
 ASK = 3
 DESTRUCTIVE = 4
 _MAX_DEPTH = 8

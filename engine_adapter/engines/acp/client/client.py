@@ -9,14 +9,17 @@ It answers permissions and `fs/*` itself and hands the rest to what it owns: `te
 `TerminalCalls`, `elicitation/*` to `ElicitationCalls`, the agent's commands to
 `OfferedCommands`; ids, the approval gate and the rows of its own operations are `Operations`'.
 
-Reads inside the workspace are tier 1 and need no approval. A write or a command needs one,
-unless the agent already got permission for exactly that in the current turn (see
-`permissions.Permits`); each such permission covers one operation. A write's approval and its
-row carry its diff; a command's approval carries the whole request (argv, env, cwd, output
-limit). A refused request (outside the workspace, not a regular file, …) is journaled as a
-failed row, like any other call. File I/O and diffs run in worker threads (`files.off_loop`),
-never on the event loop; a `session/update` carrying diffs is rendered there too, before the
-next message is read, so order holds. Approval ids are unique within a turn (see
+Reads inside the workspace are tier 1 and need no approval. A write or a command goes to the
+gate, unless the agent already got permission for exactly that in the current turn (see
+`permissions.Permits`); each such permission covers one operation. A write that is a plain edit
+inside the workspace is tier 2, which accept-edits and auto run unasked (the gate resolves it
+`via="mode"`; ask asks, plan denies); a file that runs later is tier 4, and a file a permission
+request named this turn tier 3 (the human's call: the permit for the content shown, or asked). A
+write's approval and its row carry its diff; a command's approval carries the whole request
+(argv, env, cwd, output limit). A refused request (outside the workspace, not a regular file, …)
+is journaled as a failed row, like any other call. File I/O and diffs run in worker threads
+(`files.off_loop`), never on the event loop; a `session/update` carrying diffs is rendered there
+too, before the next message is read, so order holds. Approval ids are unique within a turn (see
 `operations`).
 """
 
@@ -93,7 +96,7 @@ from engine_adapter.engines.acp.text import clean
 from engine_adapter.events import ToolStart
 from engine_adapter.files import FileRefused, off_loop, runs_later, unified_diff_async
 from engine_adapter.sandbox import Sandbox
-from engine_adapter.shell import DESTRUCTIVE
+from engine_adapter.shell import ASK, DESTRUCTIVE, EDIT
 from engine_adapter.text import plural
 
 __all__ = ["AcpClient", "client_capabilities"]
@@ -298,8 +301,9 @@ class AcpClient:
             reason += f" ({why})"
         elif why:
             reason += f" (destructive: {why})"
-        later = await off_loop(lambda: self._runs_later(raw, locations, content),
-                               what="checking the paths of a permission request")
+        later, named = await off_loop(lambda: self._runs_later(raw, locations, content),
+                                      what="checking the paths of a permission request")
+        self.permits.asked_for(named)  # the human's call this turn, whatever they answer
         if later is not None:  # the agent may write it itself once allowed: ask every time
             tier = DESTRUCTIVE
             reason += f" ({later})"
@@ -329,24 +333,29 @@ class AcpClient:
                                                                 option_id=option.option_id))
 
     def _runs_later(self, raw: Any, locations: Sequence[str],
-                    content: Sequence[ToolCallContent | RenderedDiff]) -> str | None:
+                    content: Sequence[ToolCallContent | RenderedDiff]
+                    ) -> tuple[str | None, list[str]]:
         """Why a path a permission request names (its locations, its input's path keys, its
-        diffs) is a file that runs later by itself, or None. File I/O: off the loop."""
+        diffs) is a file that runs later by itself, or None; and the real paths it names inside
+        the workspace. File I/O: off the loop."""
         paths = list(locations)
         if isinstance(raw, dict):
             paths += [v for k, v in raw.items() if isinstance(v, str) and k.lower().replace(
                 "_", "") in _PATH_KEYS]
         paths += [item.path for item in content if isinstance(item, FileEditToolCallContent)]
+        reals: list[str] = []
+        later: str | None = None
         for path in paths[:64]:
             try:
                 real = self.workspace.resolve(path)
             except WorkspaceError:
                 continue  # outside the workspace: the write itself is refused
+            reals.append(real)
             shown = os.path.relpath(path, self.workspace.root) if os.path.isabs(path) else path
-            found = runs_later(self.workspace.root, shown, real)
+            found = runs_later(self.workspace.root, shown, real) if later is None else None
             if found is not None:
-                return f"{clean(self.workspace.display(real), 200)} {found}"
-        return None
+                later = f"{clean(self.workspace.display(real), 200)} {found}"
+        return later, reals
 
     async def _diff_text(self, content: Sequence[ToolCallContent | RenderedDiff]) -> str:
         """The diffs among a tool call's content, rendered in a worker thread (each cut to fit
@@ -389,8 +398,9 @@ class AcpClient:
 
     async def write_text_file(self, session_id: str, path: str, content: str,
                               **kwargs: Any) -> WriteTextFileResponse:
-        """Write a regular file inside the workspace, after an approval (showing the diff)
-        unless an `edit` permission of this turn covers it; file I/O in worker threads."""
+        """Write a regular file inside the workspace, through the gate with its diff (a plain
+        edit at tier 2: the mode may run it unasked) unless an `edit` permission of this turn
+        covers it; file I/O in worker threads."""
         ops = self.operations
         run = ops.active()
         op_id = ops.op_id("fs-write")
@@ -409,11 +419,18 @@ class AcpClient:
             raise ops.refused(op_id, "edit", exc, {"path": shown}, f"write {shown}") from None
         tool_input = {"path": shown, "diff": clean(diff)}
         reason = f"{self.agent_name} asks to write {shown}"
-        tier = 3
+        # A plain edit in the workspace is tier 2: accept-edits and auto run it (the gate
+        # says so in the journal), ask asks, plan denies. More than a plain edit asks.
+        tier = EDIT
         if later is not None:  # a file that runs by itself: asked every time, no permit
             reason, tier, permit = f"{reason}: {later}", DESTRUCTIVE, None
         else:
             permit = self.permits.take_write(real, content)
+            if self.permits.asked_about(real):  # the human's call: their permit, or asked
+                tier = ASK
+                if permit is None:
+                    reason += (" (a permission request named this file this turn: other "
+                               "content than it showed, or no permission given)")
         if permit is None or run.mode == "plan":  # asked: the human may edit it first
             run.offer_edit(op_id, shown, content)
         await ops.gate(run, op_id, "edit", reason, tool_input, tier, permit)

@@ -121,6 +121,13 @@ class Workspace:
         would be) and return the unified diff of that write, for the human to see."""
         shown = self.display(real)
         self.check_write(real)
+        # The new text is capped as a read is: a write bigger than any text file read here is
+        # refused, whatever the mode (the agent's message is in memory already; its UTF-8 is
+        # at least as long as its characters, so the costly count is for what may fit).
+        if len(content) > MAX_FILE_BYTES or len(content.encode("utf-8", "surrogatepass")) > \
+                MAX_FILE_BYTES:
+            raise WorkspaceError(f"{shown}: the new content is over {MAX_FILE_BYTES >> 20} MB, "
+                                 "more than a text file may hold here")
         try:
             check_writable(real, shown)
             data = read_regular(real, shown, max_bytes=MAX_FILE_BYTES, missing_ok=True)

@@ -24,6 +24,10 @@
   content, per path: other content, or no diff shown, asks again); an `execute` permission
   covers one `terminal/create` of the same command with no environment and no working
   directory of its own (the human saw neither). `delete` and `move` cover no write.
+- A file a permission request named this turn (allowed or not) is the human's call for the rest
+  of the turn (`Permits.asked_about`): a write to it runs on its permit only, for the content
+  shown, and otherwise asks — accept-edits never runs unasked what the human refused, nor other
+  content than they saw.
 """
 
 from __future__ import annotations
@@ -304,10 +308,22 @@ class Permits:
 
     def __init__(self) -> None:
         self._items: list[Permit] = []
+        self._asked: set[str] = set()  # real paths a permission request named this turn
 
     def clear(self) -> None:
         """A new turn: nothing granted before covers anything any more."""
         self._items.clear()
+        self._asked.clear()
+
+    def asked_for(self, reals: Sequence[str]) -> None:
+        """A permission request names the real paths `reals` (its locations, input paths and
+        diffs inside the workspace): each is the human's call for the rest of the turn,
+        whatever they answer."""
+        self._asked.update(reals)
+
+    def asked_about(self, real: str) -> bool:
+        """Whether a permission request of this turn named the real path `real`."""
+        return real in self._asked
 
     def add(self, kind: str, raw_input: Any, locations: Sequence[str],
             resolve: Callable[[str], str], *, shown: Sequence[tuple[str, str]] = (),

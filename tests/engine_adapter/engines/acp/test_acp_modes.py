@@ -112,13 +112,20 @@ def test_accept_edits_leaves_the_agents_own_mode_alone(tmp_path: Path) -> None:
     _, events, logged = _run(tmp_path, "write out.txt", agent_mode="code")
     assert [e["mode"] for e in logged if e.get("event") == "set_mode"] == ["code"]
     assert not of(events, "mode_changed")
-    assert [e.tool for e in of(events, "approval_requested")] == ["edit"]  # as before
+    assert not of(events, "approval_requested")  # a plain edit: accept-edits runs it
+    assert (tmp_path / "ws" / "out.txt").read_text() == "written\n"
 
 
-def test_auto_without_a_sandbox_asks_and_says_so(tmp_path: Path) -> None:
-    _, events, _ = _run(tmp_path, "write out.txt", mode="auto")
-    (request,) = of(events, "approval_requested")
+def test_auto_without_a_sandbox_asks_for_a_command_and_says_so(tmp_path: Path) -> None:
+    _, events, _ = _run(tmp_path, "script " + (
+        '[{"write": {"path": "out.txt", "content": "x"}},'
+        ' {"ask": {"toolCallId": "t1", "kind": "execute", "title": "ls",'
+        ' "rawInput": {"command": "ls"}}, "options": ["allow_once", "reject_once"]}]'),
+        mode="auto", answer=approve(False))
+    (request,) = of(events, "approval_requested")  # the edit ran as accept-edits runs it
+    assert request.tool == "execute"
     assert "auto mode asks (no sandbox is active" in request.reason
+    assert (tmp_path / "ws" / "out.txt").read_text() == "x"
     (changed,) = of(events, "mode_changed")
     assert changed.note and "no sandbox" in changed.note
 

@@ -218,7 +218,8 @@ def test_destructive_command_is_tier_4_and_never_granted(shared):
 
 
 def test_fs_confined_to_workspace_and_writes_gated(shared):
-    _state, events = shared.run("fs", "fs", answer=approve())
+    # Ask mode: every write asks (accept-edits runs a plain edit: see test_acp_accept_edits).
+    _state, events = shared.run("fs", "fs", answer=approve(), mode="ask")
     lines = _end(events).result.splitlines()
     assert lines[0] == "read ok: first line" and "line 2: second line" in lines
     assert "write ok" in lines
@@ -232,7 +233,7 @@ def test_fs_confined_to_workspace_and_writes_gated(shared):
     assert "+written by agent" in write.tool_input["diff"]
     # Denied: the agent hears why, the file is not written.
     (shared.workspace / "out" / "new.txt").unlink()
-    _, events = shared.run("fs", "fs-denied", answer=approve(False))
+    _, events = shared.run("fs", "fs-denied", answer=approve(False), mode="ask")
     assert "write error: the cockpit denied this" in _end(events).result
     assert not (shared.workspace / "out" / "new.txt").exists()
 

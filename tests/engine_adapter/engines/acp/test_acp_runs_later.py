@@ -1,7 +1,8 @@
 """An ACP agent's `fs/write_text_file` into a file that runs later by itself (issue 24 §B), with
 the SDK test agent (tests/fakes/acp_agent) through a real Session and journal: every path of the
 table asks at tier 4, `--auto-approve` denies it, an agent's own edit permission for it asks at
-tier 4 and covers no write, and a `remember` grants nothing. Ordinary writes stay tier 3."""
+tier 4 and covers no write, and a `remember` grants nothing. Ordinary writes are plain edits
+(tier 2: ask mode asks, accept-edits runs them)."""
 
 from __future__ import annotations
 
@@ -68,11 +69,18 @@ def test_a_write_that_runs_later_asks_at_tier_4_and_auto_approve_denies_it(agent
 
 
 @pytest.mark.parametrize("path", ORDINARY[:6])
-def test_ordinary_writes_stay_tier_3(agent, path):
-    reply, events = agent.run(f"write {path}", unattended=True, auto_approve=True)
+def test_ordinary_writes_are_plain_edits(agent, path):
+    """Not a file that runs later: a plain edit (tier 2), which ask mode asks about and
+    accept-edits runs, the journal saying the mode did."""
+    reply, events = agent.run(f"write {path}", unattended=True, auto_approve=True, mode="ask")
     (asked,) = _asked(events)
-    assert asked.tier == 3
+    assert asked.tier == 2
     assert reply == "write ok"
+    reply, events = agent.run(f"write {path}")
+    assert not _asked(events) and reply == "write ok"
+    (ran,) = [e for e in events if e.type == "approval_resolved"]
+    assert ran.allowed and ran.via == "mode" and ran.rule == \
+        "accept edits mode: an edit inside the workspace"
 
 
 @pytest.mark.parametrize("path", [".git/config", ".git/hooks/post-checkout", "tools/hooks/x",

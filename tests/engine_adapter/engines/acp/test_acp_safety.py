@@ -87,8 +87,13 @@ def test_a_plain_read_and_write_still_work(agent):
     assert reply == "read ok 6"
     reply, events, _ = agent.run("write plain.txt")
     assert reply == "write ok"
-    (asked,) = _of(events, "approval_requested")
-    assert "-hello" in asked.tool_input["diff"] and "+written" in asked.tool_input["diff"]
+    # accept-edits: a plain edit runs unasked, journaled with its diff and why it ran
+    assert not _of(events, "approval_requested")
+    (ran,) = _of(events, "approval_resolved")
+    assert ran.via == "mode" and ran.allowed
+    assert "-hello" in ran.tool_input["diff"] and "+written" in ran.tool_input["diff"]
+    (start,) = [e for e in _of(events, "tool_start") if e.tool == "edit"]
+    assert start.tier == 2 and "+written" in start.tool_input["diff"]
     assert (agent.workspace / "plain.txt").read_text() == "written\n"
 
 
@@ -111,7 +116,7 @@ def test_no_write_through_a_hard_link(agent, link):
 
 def test_a_big_permuted_write_is_diffed_off_the_loop(agent):
     (agent.workspace / "big-target.txt").write_text("".join(f"line {i}\n" for i in range(50_000)))
-    reply, events, ticks = agent.run("write big-target.txt 50000 shuffled")
+    reply, events, ticks = agent.run("write big-target.txt 50000 shuffled", mode="ask")
     assert reply == "write ok"
     (asked,) = _of(events, "approval_requested")
     assert "diff cut at" in asked.tool_input["diff"]

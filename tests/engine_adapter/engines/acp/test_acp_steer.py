@@ -22,14 +22,14 @@ ALL_VALUES = {"text": "Ada", "number": "2.5", "integer": 4, "boolean": False,
               "choice": "staging", "enum": "green", "multi": ["mac", "linux"]}
 
 
-def _tasks(tmp_path, tasks, *, answer=None, mode=(), **session_kwargs):
+def _tasks(tmp_path, tasks, *, answer=None, agent_args=(), **session_kwargs):
     """Run `tasks` one after another on one agent; returns (states, journals, agent log)."""
     log = tmp_path / "agent.jsonl"
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
 
     async def main():
-        runner = AcpRunner(agent_argv("--log", log, *mode), cwd=workspace)
+        runner = AcpRunner(agent_argv("--log", log, *agent_args), cwd=workspace)
         results = []
         try:
             for i, task in enumerate(tasks):
@@ -222,8 +222,8 @@ def test_a_deny_reason_goes_with_the_next_prompt(tmp_path):
 
 def test_a_deny_reason_reaches_a_steering_agent_inside_the_turn(tmp_path):
     states, journals, logged = _tasks(tmp_path, ["deny-wait git push", "hello"],
-                                      answer=_deny("not on Fridays"), mode=("--mode",
-                                                                           "steering"))
+                                      answer=_deny("not on Fridays"),
+                                      agent_args=("--mode", "steering"))
     assert states[0].result.endswith("My reason: not on Fridays")
     note = _one(journals[0], "prompt_note")
     assert note.delivery == "in_turn"
@@ -234,7 +234,7 @@ def test_a_deny_reason_reaches_a_steering_agent_inside_the_turn(tmp_path):
 
 
 def test_a_denied_write_tells_the_agent_the_reason_in_its_error(tmp_path):
-    states, journals, _ = _tasks(tmp_path, ["write out.txt"],
+    states, journals, _ = _tasks(tmp_path, ["write out.txt"], mode="ask",  # a write that asks
                                  answer=_deny("write it under build/ instead"))
     assert "The user's reason: write it under build/ instead" in states[0].result
     assert _one(journals[0], "approval_resolved").reason == "write it under build/ instead"
