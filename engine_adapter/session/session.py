@@ -168,6 +168,7 @@ class Session:
         self.gate.mode = mode
         self._mode_listeners: list[Callable[[PermissionMode], Any]] = []
         self._run_started = False  # `agent_start` emitted: a mode change is journaled now
+        self._ready = False  # the run's start (and its sandbox) known: `agent_start`/`agent_ready`
         self.cancel_token = SessionCancelToken()
         self.journal_error: str | None = None
         # History holds each event as its journal line (bytes: compact, and never walked by the
@@ -298,8 +299,14 @@ class Session:
         if etype == "agent_start" and not self._run_started:
             self._run_started = True
             self._approvals.run_sandboxed = is_sandboxed(getattr(event, "sandbox", None))
-            if self.gate.mode != DEFAULT_MODE:
-                self._journal_mode(self.gate.mode, None, "start")
+            if getattr(event, "ready", None) is not False:  # else: at `agent_ready`
+                self._journal_start_mode()
+        elif etype == "agent_ready":
+            # An external agent's sandbox is known once it started (`agent_start.ready` false).
+            if getattr(event, "sandbox", None) is not None:
+                self._approvals.run_sandboxed = is_sandboxed(getattr(event, "sandbox", None))
+            if not self._ready:
+                self._journal_start_mode()
         elif etype == "agent_end":
             self._ended = True
         elif etype == "turn_start" and self.checkpoints is not None:
@@ -490,6 +497,13 @@ class Session:
             with contextlib.suppress(ValueError):
                 self._mode_listeners.remove(listener)
         return remove
+
+    def _journal_start_mode(self) -> None:
+        """A run that starts in a mode other than the default says so, once, as soon as the
+        sandbox it runs in is known (auto depends on it)."""
+        self._ready = True
+        if self.gate.mode != DEFAULT_MODE:
+            self._journal_mode(self.gate.mode, None, "start")
 
     def _journal_mode(self, mode: PermissionMode, previous: PermissionMode | None,
                       source: str) -> None:

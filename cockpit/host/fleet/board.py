@@ -5,6 +5,7 @@ escapes it)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -63,8 +64,12 @@ class Board(NamedTuple):
 
 
 def _number(value: Any, default: float = 0.0) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else default
+    """A count or an amount a peer sent, or `default`: a bool, a string, NaN, an infinity or a
+    number no count can be (beyond 1e15) is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    number = float(value)
+    return number if math.isfinite(number) and abs(number) < 1e15 else default
 
 
 def _run(host: str, row: Mapping[str, Any]) -> FleetRun:
