@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cockpit.paths import data_dir, journal_dir
+from engine_adapter.atomic import replace_file
 from engine_adapter.events import is_valid_ts
 from engine_adapter.journal import ForeignSession, decode_json, detect_foreign_bytes, writer_alive
 from engine_adapter.text import escaped
@@ -362,10 +363,8 @@ def remember_journal(path: str | os.PathLike[str]) -> None:
         index.parent.mkdir(parents=True, exist_ok=True)
         if len(entries) >= 2 * _INDEX_KEEP:  # compact: the newest that still exist
             kept = [e for e in entries if e != full and os.path.isfile(e)][-_INDEX_KEEP:]
-            temporary = index.with_name(index.name + ".tmp")
-            temporary.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n"
-                                         for e in [*kept, full]), encoding="utf-8")
-            os.replace(temporary, index)
+            replace_file(index, "".join(json.dumps(e, ensure_ascii=False) + "\n"
+                                        for e in [*kept, full]), mode=0o600)
             return
         with open(index, "a", encoding="utf-8") as f:
             f.write(line)

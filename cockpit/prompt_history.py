@@ -13,7 +13,6 @@ twice as many. Every method here blocks on the disk: the app calls them off its 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cockpit.paths import data_dir
+from engine_adapter.atomic import replace_file
 
 __all__ = ["KEEP", "READ_LIMIT", "TEXT_LIMIT", "Loaded", "PromptHistory"]
 
@@ -136,17 +136,11 @@ class PromptHistory:
     def _compact(self) -> str | None:
         """Rewrite the file with the newest `KEEP` prompts (a new file put in its place)."""
         loaded = self.load()
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
-                for text in loaded.prompts:
-                    out.write(json.dumps({"text": text, "workspace": self.workspace},
-                                         ensure_ascii=False) + "\n")
-            os.replace(temporary, self.path)  # (replaces a link itself, never its target)
+        kept = "".join(json.dumps({"text": prompt, "workspace": self.workspace},
+                                  ensure_ascii=False) + "\n" for prompt in loaded.prompts)
+        try:  # (a link in its place is replaced itself, never its target)
+            replace_file(self.path, kept.encode("utf-8", "surrogateescape"), mode=0o600)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
             return f"prompt history not compacted: {exc.strerror or exc}"
         self._lines = len(loaded.prompts)
         return None

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine_adapter.atomic import replace_file
+
 __all__ = ["HOST_DIED", "RunRecord", "end_journal", "forget", "recover", "remember"]
 
 log = logging.getLogger(__name__)
@@ -49,10 +51,7 @@ def _file(folder: Path, run_id: str) -> Path:
 def remember(folder: Path, record: RunRecord) -> None:
     """Write (or rewrite) a run's record, atomically."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    target = _file(folder, record.id)
-    temp = target.with_suffix(".tmp")
-    temp.write_text(json.dumps(asdict(record)), encoding="utf-8")
-    os.replace(temp, target)
+    replace_file(_file(folder, record.id), json.dumps(asdict(record)), mode=0o600)
 
 
 def forget(folder: Path, run_id: str) -> None:
