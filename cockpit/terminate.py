@@ -102,11 +102,14 @@ def on_terminate(loop: asyncio.AbstractEventLoop, handler: Callable[[str], objec
     def received(number: int, frame: FrameType | None) -> None:
         if silence_gone_terminal() and gone is not None:
             gone()
-        hung_up = number == signal.SIGHUP
-        remove()
-        if hung_up:
+        if number == signal.SIGHUP:
+            # Ignored first, and for good: a closed terminal sends more than one, and one that
+            # found the default disposition (between restoring and ignoring) killed the
+            # cockpit mid-quit.
             with contextlib.suppress(ValueError, OSError):
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            previous.pop(signal.SIGHUP, None)
+        remove()
         # (call_soon_threadsafe wakes the loop: this handler may run while it sleeps)
         loop.call_soon_threadsafe(handler, _REASONS[signal.Signals(number)])
 

@@ -134,3 +134,37 @@ def test_sigterm_closes_the_replay_viewer_and_gives_the_terminal_back(tmp_path):
         _, status = os.waitpid(pid, 0)
     assert LEAVE_ALT_SCREEN in after
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_after_a_hang_up_sighup_never_finds_its_default_again(monkeypatch):
+    """A closed terminal sends SIGHUP more than once: from the first on, SIGHUP is ignored and
+    stays so (its default would kill the cockpit mid-quit), also once the handler is removed."""
+    import asyncio
+
+    from cockpit.terminate import on_terminate
+
+    loop = asyncio.new_event_loop()
+    kept = {n: signal.getsignal(n) for n in (signal.SIGHUP, signal.SIGTERM)}
+    try:
+        remove = on_terminate(loop, lambda reason: None)
+        handler = signal.getsignal(signal.SIGHUP)
+        assert callable(handler)
+        calls: list[tuple[int, object]] = []
+        real = signal.signal
+
+        def recording(number, disposition):
+            calls.append((number, disposition))
+            return real(number, disposition)
+
+        monkeypatch.setattr(signal, "signal", recording)
+        handler(signal.SIGHUP, None)
+        remove()
+        assert calls[0] == (signal.SIGHUP, signal.SIG_IGN)
+        assert (signal.SIGHUP, signal.SIG_DFL) not in calls
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) == kept[signal.SIGTERM]  # the others restored
+    finally:
+        monkeypatch.undo()
+        for number, disposition in kept.items():
+            signal.signal(number, disposition)
+        loop.close()
