@@ -13,10 +13,14 @@ The list is of what runs *without the human typing that program*:
   run in), and the hooks dir `core.hooksPath` names. Git runs its `config` (`core.fsmonitor`,
   `core.pager`, filters, aliases) and hooks at the next `git status` or `git commit`;
 - hook managers: `.husky/` (husky points `core.hooksPath` there), `.pre-commit-config.yaml`;
-- start-up files, when the workspace holds them (the workspace is a home, or a tool's
-  `ZDOTDIR` points in): `.bashrc`, `.profile`, `.zshrc`, `.zshenv`, … `.config/fish/`,
-  `.config/autostart/`, `.config/systemd/`, `.config/environment.d/`, `.local/bin/` (on PATH),
-  `.ssh/` (`rc`, `config`'s `ProxyCommand`, `authorized_keys`' `command=`), `.gitconfig`;
+- start-up files, wherever they lie (a tool's `ZDOTDIR` may point in): `.bashrc`, `.profile`,
+  `.zshrc`, `.zshenv`, … `.vimrc`, `.tmux.conf`, `.config/fish/`, `.config/autostart/`,
+  `.config/systemd/`, `.config/environment.d/`, `.local/bin/` (on PATH), `.ssh/` (`rc`,
+  `config`'s `ProxyCommand`, `authorized_keys`' `command=`), `.gitconfig`;
+- and when the workspace is or holds a home folder, all of that home's `HOME_STARTUP`
+  (`files.startup`, the list the sandbox keeps read-only): `bin/`, `.local/lib/` (Python's
+  `usercustomize`), `.cargo/env`, `.config/nvim/`, `.emacs.d/`, `.git-credentials`, …, and
+  the system's folders when the workspace is `/`;
 - what a shell hook or an editor runs on entering the folder: `.envrc` (direnv), mise's
   `mise.toml` hooks, `.vscode/tasks.json` (`runOn: folderOpen`) and `.vscode/settings.json`
   (terminal and interpreter paths), `*.code-workspace`.
@@ -40,6 +44,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from engine_adapter.files.startup import startup_locations
+
 __all__ = ["runs_later", "runs_later_by_name"]
 
 _START_UP = frozenset({
@@ -48,6 +54,8 @@ _START_UP = frozenset({
     ".login", ".logout", ".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".inputrc",
     ".gitconfig", ".envrc", ".pre-commit-config.yaml", "mise.toml", ".mise.toml",
     "mise.local.toml", ".mise.local.toml", ".pam_environment",
+    # what an editor or a terminal multiplexer runs from its start-up file
+    ".bash_aliases", ".shrc", ".vimrc", ".exrc", ".emacs", ".tmux.conf", ".screenrc",
 })
 _CONFIG_DIRS = frozenset({"fish", "autostart", "systemd", "environment.d", "mise", "git"})
 _VSCODE = frozenset({"tasks.json", "settings.json"})
@@ -183,6 +191,12 @@ def runs_later(root: str | os.PathLike[str], given: str, real: str | os.PathLike
     reason = runs_later_by_name(root, real, os.path.join(root, given))
     if reason is not None:
         return reason
+    locations = startup_locations(root)
+    for written in (real, os.path.normpath(os.path.join(root, given))):
+        for location in locations:
+            if _inside(written, location):
+                return (f"writes {os.path.relpath(location, root)}, which a shell, a log-in "
+                        "or an editor of the home folder it lies in runs by itself later")
     git_dirs = [os.path.join(root, ".git")]
     for directory in _ancestors(root, real):
         if _looks_like_git_dir(directory, real):

@@ -80,3 +80,39 @@ def test_every_folded_spelling_of_a_git_dir_anywhere_is_named(tmp_path_factory, 
     ws = tmp_path_factory.getbasetemp() / "fold-ws"
     ws.mkdir(exist_ok=True)
     assert _judge(ws, "/".join([*prefix, git, *rest]))
+
+
+# The workspace is a home folder (issue 24: one list with the sandbox's): every start-up
+# location the sandbox keeps read-only in a home asks as a write too, whoever writes it.
+_HOME_ONLY = ["bin/tool", ".local/lib/python3.11/site-packages/usercustomize.py",
+              ".cargo/env", ".cargo/bin/cargo", "go/bin/gopls", ".config/nvim/init.lua",
+              ".emacs.d/init.el", ".git-credentials", ".netrc", ".aws/credentials",
+              ".docker/config.json", ".kube/config", ".config/zsh/.zshrc", ".bashrc.d/x.sh",
+              ".vim/plugin/x.vim", ".config/tmux/tmux.conf", ".gnupg/gpg.conf"]
+
+
+@pytest.mark.parametrize("path", _HOME_ONLY)
+def test_a_homes_start_up_locations_ask_when_the_workspace_is_that_home(tmp_path, path,
+                                                                          monkeypatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert runs_later(home, path, os.path.join(home, path)) is not None
+    # and when the workspace holds the home (a workspace of `/home`, say)
+    assert runs_later(tmp_path, f"home/{path}", os.path.join(home, path)) is not None
+
+
+def test_a_homes_locations_are_ordinary_in_a_project(tmp_path) -> None:
+    from engine_adapter.files.startup import homes_in
+    project = tmp_path / "project"
+    project.mkdir()
+    if homes_in(str(project)):  # the test's tmp dir lies in no home on any sane machine
+        pytest.skip("the tmp dir is a home folder here")
+    for path in ("bin/tool", ".cargo/env", ".local/lib/x.py"):
+        assert runs_later(project, path, os.path.join(project, path)) is None, path
+
+
+@pytest.mark.parametrize("name", [".vimrc", ".exrc", ".tmux.conf", ".screenrc", ".emacs",
+                                  ".bash_aliases", ".shrc", "sub/.VIMRC"])
+def test_editor_start_up_files_ask_anywhere(tmp_path, name) -> None:
+    assert runs_later(tmp_path, name, os.path.join(tmp_path, name)) is not None
