@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from cockpit.live.prompts import workspace_of
 from cockpit.widgets import Composer
+from cockpit.widgets.file_matches import FileIndex
 from engine_adapter import Session
 from engine_adapter.checkpoints import list_paths
 from engine_adapter.files import FileRefused, off_loop
@@ -44,17 +45,20 @@ class WorkspaceFiles:
     async def refresh(self, session: Session) -> None:
         """List the workspace of `session` and hand the files to the box."""
         root = workspace_of(session)
+        def listed() -> tuple[int, FileIndex]:
+            paths = list_paths(root, limit=FILES_LIMIT + 1).paths
+            return len(paths), FileIndex(paths[:FILES_LIMIT])  # indexed here too: 35 ms at 20k
+
         try:
-            listing = await off_loop(lambda: list_paths(root, limit=FILES_LIMIT + 1),
-                                     seconds=LIST_SECONDS, what="listing the workspace's files")
+            count, index = await off_loop(listed, seconds=LIST_SECONDS,
+                                          what="listing the workspace's files")
         except FileRefused as exc:
             self._composer().files_failed()
             self._say(f"the @ list has no files: {exc}")
             return
-        paths = listing.paths
-        if len(paths) > FILES_LIMIT and not self._cut_said:
+        if count > FILES_LIMIT and not self._cut_said:
             self._cut_said = True
             self._say(f"the workspace has more than {FILES_LIMIT:,} files: the @ list holds "
                       f"{FILES_LIMIT:,} of them (a path typed in full after @ is sent all the "
                       "same)")
-        self._composer().set_files(paths[:FILES_LIMIT])
+        self._composer().set_files(index)

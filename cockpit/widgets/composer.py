@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.color import Color
@@ -44,6 +44,10 @@ MESSAGE_LIMIT = 20_000
 
 MAX_SHOWN = 8  # rows of the completion list
 FILES_SHOWN = 10  # files the `@` list offers (it scrolls within the list's rows)
+FILES_AT_ONCE = 2_000
+"""An `@` list over at most this many files is matched at once (well under a millisecond); a
+bigger one in a thread (a keystroke over 20,000 paths costs 5–30 ms: never on the loop), its
+rows shown when they come, the newest keystroke's only."""
 MAX_ROWS = 6  # rows the box grows to before it scrolls
 SHORT_SCREEN = 20  # rows: below this the label takes one line
 
@@ -359,6 +363,8 @@ class Composer(Vertical):
         self._files_asked = False  # a listing was asked for and has not come back
         self._mention: tuple[int, str] | None = None  # the `@` being typed: where, and what
         self._file_matches: list[FileMatch] = []
+        self._matched_for: str | None = None  # the query `_file_matches` answers
+        self._matching: str | None = None  # the query matched in a thread, not back yet
 
     def compose(self) -> ComposeResult:
         yield QueueList(id="queued")
@@ -378,7 +384,7 @@ class Composer(Vertical):
     @property
     def completing(self) -> bool:
         """Whether the completion list is showing (commands, or earlier prompts found)."""
-        return bool(self._matches) or bool(self._file_matches) \
+        return bool(self._matches) or bool(self._file_matches) or self._matching is not None \
             or (self.searching and bool(self._found))
 
     # What to show ---------------------------------------------------------------------------
@@ -510,7 +516,7 @@ class Composer(Vertical):
         if mention is not None:
             self._show_files(mention[1])
             return
-        self._file_matches = []
+        self._file_matches, self._matching = [], None
         if was is not None:
             self._refresh()  # the label says what the box is for again
         matches = [] if text == self._dismissed else matching_commands(self.commands, text)
@@ -538,9 +544,10 @@ class Composer(Vertical):
         self.refresh_bindings()
 
     # `@` mentions -----------------------------------------------------------------------------
-    def set_files(self, paths: Sequence[str]) -> None:
-        """The workspace's files (listed off the loop by the app): the `@` list matches them."""
-        self.files = FileIndex(paths)
+    def set_files(self, paths: Sequence[str] | FileIndex) -> None:
+        """The workspace's files (listed off the loop by the app, and indexed there too when
+        it hands a `FileIndex`): the `@` list matches them."""
+        self.files = paths if isinstance(paths, FileIndex) else FileIndex(paths)
         self._files_fresh, self._files_asked = True, False
         if self._mention is not None:
             self._complete_for(self.box.value)
@@ -559,7 +566,33 @@ class Composer(Vertical):
         if not self._files_fresh and not self._files_asked:
             self._files_asked = True
             self.post_message(self.FilesWanted())
-        found = self.files.match(query, FILES_SHOWN) if self.files is not None else []
+        index = self.files
+        if index is None or len(index) <= FILES_AT_ONCE:
+            self._show_file_matches(query, index.match(query, FILES_SHOWN) if index else [])
+            return
+        self._matching = query
+        self._match_in_thread(index, query)
+
+    @work(thread=True, exclusive=True, group="file-matches", exit_on_error=False)
+    def _match_in_thread(self, index: FileIndex, query: str) -> None:
+        found = index.match(query, FILES_SHOWN)
+        self.app.call_from_thread(self._matched, index, query, found)
+
+    def _matched(self, index: FileIndex, query: str, found: list[FileMatch]) -> None:
+        """A thread's matches: shown if they still answer what the box asks."""
+        if self._matching == query and self.files is index:
+            self._show_file_matches(query, found)
+
+    def _settle_matches(self) -> None:
+        """A key that acts on the `@` list (tab, enter, up, down, escape) came before the
+        thread's answer: match now, so it acts on what is typed, not on the keystroke before."""
+        if self._matching is not None and self._mention is not None and self.files is not None:
+            query = self._mention[1]
+            self._show_file_matches(query, self.files.match(query, FILES_SHOWN))
+
+    def _show_file_matches(self, query: str, found: list[FileMatch]) -> None:
+        self._matching = None
+        self._matched_for = query
         self._file_matches = found
         palette = palette_for(self.app)
         rows = []
@@ -601,6 +634,7 @@ class Composer(Vertical):
             current = listing.highlighted or 0
             listing.highlighted = max(0, min(len(self._found) - 1, current + step))
             return True
+        self._settle_matches()
         shown = self._matches or self._file_matches
         if shown:
             listing = self.query_one("#commands", OptionList)
@@ -693,6 +727,7 @@ class Composer(Vertical):
         if self.searching:
             self._end_search(take=True)
             return
+        self._settle_matches()
         if self._file_matches:
             self._complete_file()
             return
@@ -731,6 +766,7 @@ class Composer(Vertical):
         if self.searching:
             self._end_search(take=True)  # enter takes the prompt found; the next enter sends
             return
+        self._settle_matches()
         if self._file_matches:
             self._complete_file()  # enter with the `@` list open completes; the next sends
             return
@@ -758,6 +794,7 @@ class Composer(Vertical):
         if self.searching:
             self._end_search(take=False)
             return
+        self._settle_matches()
         if self._matches or self._file_matches:
             self._dismissed = self.box.value
             self._complete_for(self.box.value)

@@ -269,3 +269,63 @@ def test_typing_on_gives_what_a_fresh_index_gives(paths, queries):
     typed = FileIndex(paths)  # one index, the queries one after another (narrowing)
     for query in queries:
         assert typed.match(query) == FileIndex(paths).match(query)
+
+
+def _ranked_by_definition(paths: list[str], query: str, limit: int) -> list[str]:
+    """The ranking as the module states it, every path ranked: the reference the tiered,
+    early-stopping search must give."""
+    q = query.lower()
+    ranked = []
+    for path in paths:
+        lower = path.lower()
+        name = lower[lower.rfind("/") + 1:]
+        letters = ".*?".join(map(re.escape, q))
+        if name.startswith(q):
+            tier = 0
+        elif q in name:
+            tier = 1 if re.search(r"[ \t_.\-]" + re.escape(q), name) else 2
+        elif q in lower:
+            tier = 3
+        elif re.search(letters, name, re.DOTALL):
+            tier = 4
+        elif re.search(letters, lower, re.DOTALL):
+            tier = 5
+        else:
+            continue
+        ranked.append((tier, len(path), path))
+    return [path for *_, path in sorted(ranked)[:limit]]
+
+
+@given(st.lists(st.text(st.sampled_from("abAB/_. -x\n"), min_size=1, max_size=12),
+                max_size=60, unique=True),
+       st.text(st.sampled_from("abAB/_. -x"), min_size=1, max_size=4),
+       st.integers(1, 12))
+def test_the_tiers_stop_early_but_rank_as_defined(paths, query, limit):
+    found = [m.path for m in FileIndex(paths).match(query, limit)]
+    assert found == _ranked_by_definition(paths, query, limit)
+
+
+def test_a_big_list_is_matched_off_the_loop_and_a_fast_tab_still_completes_what_is_typed(
+        repo):
+    """Over FILES_AT_ONCE files the matching runs in a thread: the rows come when it answers,
+    the newest keystroke's; a tab pressed before the answer completes what is typed."""
+    from cockpit.widgets.composer import FILES_AT_ONCE
+
+    many = [f"pkg{i // 100}/mod{i}.py" for i in range(FILES_AT_ONCE + 500)] + ["src/app.py"]
+
+    async def main():
+        app = _app(repo)
+        async with app.run_test(size=SIZE) as pilot:
+            await _open(pilot, app, "fix @")
+            app.composer.set_files(many)
+            await _type(pilot, "mod12")
+            await settle(pilot, lambda: app.composer._matching is None)
+            assert _listed(app)[0] == "pkg0/mod12.py"
+            assert app.composer._matched_for == "mod12"
+            # and tab before the thread answers (here: a thread that never does)
+            app.composer._match_in_thread = lambda index, query: None
+            await _type(pilot, "34")
+            assert app.composer._matching == "mod1234" and app.composer.completing
+            await pilot.press("tab")
+            assert app.composer.box.value == "fix @pkg12/mod1234.py "
+    run(main())
