@@ -44,6 +44,7 @@ from textual.widget import Widget
 from cockpit.keys import bindings
 from cockpit.styles import palette_for
 from cockpit.widgets.transcript.copying import copy_of
+from cockpit.widgets.transcript.finished_rows import FinishedRows, look_of
 from cockpit.widgets.transcript.items import (
     GUTTER,
     estimate_rows,
@@ -165,7 +166,11 @@ class Transcript(ScrollView, can_focus=True):
         self._relayout_pending = False
         self._width = 0
         self._paint: _Paint | None = None  # what the rows of a paint under way share
-        self._rows: dict[int, tuple[tuple[object, ...], Strip]] = {}  # row: its key, as drawn
+        # (item, row within it): its key, the row as drawn
+        self._rows: dict[tuple[int, int], tuple[tuple[object, ...], Strip]] = {}
+        self._blank: tuple[int, Style, Strip] | None = None  # a row below the last item
+        self._finished = FinishedRows(ROWS_KEPT)  # rows drawn, as Textual finished them
+        self._fresh: dict[int, Strip] | None = None  # (see `_finished_lines`)
         self._bar_drawn: tuple[Size, list[Segment]] | None = None  # (see `_scroll_update`)
         self.cursor = -1  # selected item; -1 = none (following the run)
         self._follow = True
@@ -463,17 +468,65 @@ class Transcript(ScrollView, can_focus=True):
         x, y = self.scroll_offset
         self._paint = _Paint(self.rich_style, self.scrollable_content_region.width, x, y)
         try:
-            return super().render_lines(crop)
+            look = look_of(self)
+            if look is None:
+                return super().render_lines(crop)
+            self._finished.use_look(look)
+            return self._finished_lines(crop)
         finally:
             self._paint = None
 
+    def _finished_lines(self, crop: Region) -> list[Strip]:
+        """The rows of `crop` as Textual finishes them, each taken from `_finished` where this
+        row was finished before, the others (in runs) from Textual's own `render_lines`."""
+        width = self.region.width
+        lines: list[Strip | None] = []
+        missing: list[tuple[int, Strip]] = []
+        for y in crop.line_range:
+            row = self.render_line(y)
+            finished = self._finished.get(row)
+            lines.append(finished)
+            if finished is None:
+                missing.append((y, row))
+        runs: list[list[tuple[int, Strip]]] = []  # rows missing, in runs of adjacent ones
+        for y, row in missing:
+            if runs and runs[-1][-1][0] == y - 1:
+                runs[-1].append((y, row))
+            else:
+                runs.append([(y, row)])
+        for run in runs:
+            self._fresh = {}  # (the rows Textual asks for now: rendered, not from its cache)
+            try:
+                done = super().render_lines(Region(0, run[0][0], width, len(run)))
+            finally:
+                fresh, self._fresh = self._fresh, None
+            for (y, row), finished in zip(run, done, strict=True):
+                lines[y - crop.y] = finished
+                if fresh.get(y) is row:
+                    self._finished.keep(row, finished)
+        strips = [line for line in lines if line is not None]  # (all of them, by now)
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
+
     def render_line(self, y: int) -> Strip:
+        strip = self._row(y)
+        if self._fresh is not None:
+            self._fresh[y] = strip
+        return strip
+
+    def _row(self, y: int) -> Strip:
+        """Row `y` of the view, the same `Strip` as last drawn while nothing it is drawn from
+        changed (`_finished` knows it by that)."""
         paint = self._paint or _Paint(self.rich_style, self.scrollable_content_region.width,
                                       *self.scroll_offset)
         base, width, scroll_x = paint.base, paint.width, paint.scroll_x
         row = paint.scroll_y + y
         if row >= self._total or not self._starts:
-            return Strip.blank(width, base)
+            if self._blank is None or self._blank[:2] != (width, base):
+                self._blank = (width, base, Strip.blank(width, base))
+            return self._blank[2]
         index = bisect_right(self._starts, row) - 1
         strips = self._strips(index)
         if index in self._estimated:
@@ -485,16 +538,17 @@ class Transcript(ScrollView, can_focus=True):
                     self.call_later(self._relayout)
         offset = row - self._starts[index]
         # The row as last drawn, if nothing it is drawn from changed: the item's rendered rows
-        # (a new list whenever the item, the width or the theme changed), where the view is,
-        # the style, the selection and a search's term.
-        key = (strips, offset, width, scroll_x, base, index == self.cursor, self._highlight)
-        drawn = self._rows.get(row)
+        # (a new list whenever the item, the width or the theme changed), the style, the
+        # selection and a search's term. Kept by item and row within it, not by row of the
+        # transcript: rows that only moved (below an item that expanded) are kept too.
+        key = (strips, width, scroll_x, base, index == self.cursor, self._highlight)
+        drawn = self._rows.get((index, offset))
         if drawn is not None and _same_key(drawn[0], key):
             return drawn[1]
         strip = self._final_row(strips, offset, index, width, scroll_x, base)
         if len(self._rows) >= ROWS_KEPT:
             self._rows.clear()
-        self._rows[row] = (key, strip)
+        self._rows[index, offset] = (key, strip)
         return strip
 
     def _final_row(self, strips: list[Strip], offset: int, index: int, width: int,
