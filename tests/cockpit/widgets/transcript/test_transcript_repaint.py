@@ -292,3 +292,59 @@ def test_a_layout_pass_that_leaves_the_transcript_as_it_was_does_not_repaint_its
             assert bar.calls > resized
             await same_as_drawn_again(app, pilot)
     run(main())
+
+
+def test_rows_shown_before_are_not_finished_again(monkeypatch):
+    """Paging back to rows drawn before takes each from what Textual finished it into then
+    (no row drawn anew, none put through Textual's styles again), and shows what a fresh paint
+    shows; an expanded item moves the rows below it without drawing them anew."""
+    async def main():
+        app = TranscriptApp(calls=60)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.transcript.action_page_up()
+            await pilot.pause()
+            rows = Counted(monkeypatch, Transcript, "_final_row")
+            finished = Counted(monkeypatch, FinishedRows, "keep")
+            app.transcript.action_page_down()
+            await pilot.pause()
+            app.transcript.action_page_up()
+            await pilot.pause()
+            assert (rows.calls, finished.calls) == (0, 0)
+            await same_as_drawn_again(app, pilot)
+            # Expanding an item near the top redraws its own rows only; the rows below it
+            # were drawn before and only moved.
+            transcript = app.transcript
+            top = round(transcript.scroll_y)
+            index = next(i for i in range(transcript.item_count)
+                         if transcript._starts[i] >= top + 1 and i % 3 == 1)
+            transcript.select(index)
+            await pilot.pause()
+            rows.calls = 0
+            transcript.action_expand()
+            await pilot.pause()
+            assert 0 < rows.calls <= transcript._heights[index] < transcript.size.height - 4
+            await same_as_drawn_again(app, pilot)
+    run(main())
+
+
+def test_a_moving_thumb_repaints_only_the_scrollbar_rows_that_change(monkeypatch):
+    async def main():
+        app = TranscriptApp(calls=60)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            bar = app.transcript.vertical_scrollbar
+            repainted: list[tuple[object, ...]] = []
+            original = ScrollBar.refresh
+
+            def refresh(self: ScrollBar, *regions: Any, **kwargs: Any) -> Any:
+                repainted.append(regions)
+                return original(self, *regions, **kwargs)
+            monkeypatch.setattr(ScrollBar, "refresh", refresh)
+            app.transcript.action_page_up()
+            await pilot.pause()
+            assert repainted, "the thumb moved: the bar is repainted"
+            assert all(regions and sum(r.height for r in regions) < bar.size.height
+                       for regions in repainted)
+            await same_as_drawn_again(app, pilot)
+    run(main())
