@@ -19,6 +19,7 @@ from textual.widgets import Input
 
 from cockpit.screens import RunScreen
 from cockpit.widgets.transcript import Transcript
+from cockpit.widgets.transcript.finished_rows import FinishedRows
 from engine_adapter import parse_event
 from engine_adapter.view import RunFold
 
@@ -81,6 +82,7 @@ async def drawn_again(app: TranscriptApp, pilot) -> list[list[tuple[str, Any]]]:
     """The screen drawn again from nothing: no row kept, every style applied again."""
     transcript = app.transcript
     getattr(transcript, "_rows", {}).clear()
+    getattr(transcript, "_finished", {}).clear()
     app.update_styles(transcript)
     transcript.refresh()
     transcript.vertical_scrollbar.refresh()
@@ -221,7 +223,9 @@ def test_a_focus_move_neither_repaints_nor_restyles_the_transcript(monkeypatch):
         app = TranscriptApp()
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
-            rows = Counted(monkeypatch, Transcript, "render_line")
+            # (rows drawn anew, or finished anew by Textual's pipeline)
+            rows = Counted(monkeypatch, Transcript, "_final_row")
+            finished = Counted(monkeypatch, FinishedRows, "keep")
             bar = Counted(monkeypatch, ScrollBar, "render")
             for _ in range(2):
                 app.query_one(Input).focus()
@@ -230,7 +234,7 @@ def test_a_focus_move_neither_repaints_nor_restyles_the_transcript(monkeypatch):
                 app.transcript.focus()
                 await pilot.pause()
                 assert app.transcript.has_focus
-            assert (rows.calls, bar.calls) == (0, 0)
+            assert (rows.calls, finished.calls, bar.calls) == (0, 0, 0)
             # ... and it looks as restyled and repainted from nothing, focused or not: no
             # `:focus` rule applies to it.
             await same_as_drawn_again(app, pilot)
@@ -286,5 +290,61 @@ def test_a_layout_pass_that_leaves_the_transcript_as_it_was_does_not_repaint_its
             app.transcript.update_items(app.fold.view, [])
             await pilot.pause()
             assert bar.calls > resized
+            await same_as_drawn_again(app, pilot)
+    run(main())
+
+
+def test_rows_shown_before_are_not_finished_again(monkeypatch):
+    """Paging back to rows drawn before takes each from what Textual finished it into then
+    (no row drawn anew, none put through Textual's styles again), and shows what a fresh paint
+    shows; an expanded item moves the rows below it without drawing them anew."""
+    async def main():
+        app = TranscriptApp(calls=60)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.transcript.action_page_up()
+            await pilot.pause()
+            rows = Counted(monkeypatch, Transcript, "_final_row")
+            finished = Counted(monkeypatch, FinishedRows, "keep")
+            app.transcript.action_page_down()
+            await pilot.pause()
+            app.transcript.action_page_up()
+            await pilot.pause()
+            assert (rows.calls, finished.calls) == (0, 0)
+            await same_as_drawn_again(app, pilot)
+            # Expanding an item near the top redraws its own rows only; the rows below it
+            # were drawn before and only moved.
+            transcript = app.transcript
+            top = round(transcript.scroll_y)
+            index = next(i for i in range(transcript.item_count)
+                         if transcript._starts[i] >= top + 1 and i % 3 == 1)
+            transcript.select(index)
+            await pilot.pause()
+            rows.calls = 0
+            transcript.action_expand()
+            await pilot.pause()
+            assert 0 < rows.calls <= transcript._heights[index] < transcript.size.height - 4
+            await same_as_drawn_again(app, pilot)
+    run(main())
+
+
+def test_a_moving_thumb_repaints_only_the_scrollbar_rows_that_change(monkeypatch):
+    async def main():
+        app = TranscriptApp(calls=60)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            bar = app.transcript.vertical_scrollbar
+            repainted: list[tuple[object, ...]] = []
+            original = ScrollBar.refresh
+
+            def refresh(self: ScrollBar, *regions: Any, **kwargs: Any) -> Any:
+                repainted.append(regions)
+                return original(self, *regions, **kwargs)
+            monkeypatch.setattr(ScrollBar, "refresh", refresh)
+            app.transcript.action_page_up()
+            await pilot.pause()
+            assert repainted, "the thumb moved: the bar is repainted"
+            assert all(regions and sum(r.height for r in regions) < bar.size.height
+                       for regions in repainted)
             await same_as_drawn_again(app, pilot)
     run(main())
