@@ -275,6 +275,10 @@ KEYS: list[KeySpec] = [
     # The journal picker.
     KeySpec("picker-resume", "r", "resume", "resume", "picker",
             help="Continue the selected agent run's conversation in the live cockpit."),
+    # The fleet view (`cockpit attach` with no run): y, a, n answer the inbox's ask.
+    KeySpec("fleet-retry", "r", "retry_hosts", "retry hosts", "fleet",
+            help="Try every host that cannot be reached again now (else it is tried again "
+                 "after a pause that doubles, up to a minute)."),
 ]
 
 FOOTER_FIRST = ("approve", "approve-always", "deny", "grant-session", "grant-project",
@@ -287,7 +291,7 @@ _SCOPE_TITLES = {"app": "Run", "general": "Everywhere", "transcript": "Transcrip
                  "grants": "Grants screen", "steer": "Talking to the agent",
                  "composer": "Message box", "queue": "Queued messages",
                  "question": "Agent's question", "replay": "Replay",
-                 "picker": "Journal picker"}
+                 "picker": "Journal picker", "fleet": "Fleet view"}
 
 
 def bindings(scope: str, *, ids: Iterable[str] | None = None) -> list[BindingType]:

@@ -29,10 +29,11 @@ def attached_app(run: str, *, theme: str | None = None, via: str | None = None,
     except NoHost:
         raise HostError("no host running: start a run with `cockpit run … --detach` or "
                         "`cockpit demo --detach`") from None
-    session = RemoteSession(run, described, via=via)
-    # The live cockpit binds to the Session's surface, which RemoteSession presents; its next
-    # task starts in the host (`turn`), as the embedded cockpit's starts in its own process.
-    return CockpitApp(cast(Any, session), theme=theme,
+    *earlier, session = RemoteSession.conversation(run, described, via=via)
+    # The live cockpit binds to the Session's surface, which RemoteSession presents; it shows
+    # every task of the run (the earlier ones first), and its next task starts in the host
+    # (`turn`), as the embedded cockpit's starts in its own process.
+    return CockpitApp(cast(Any, session), theme=theme, earlier=cast(Any, earlier),
                       next_session=cast(Any, session.next_task), **options)
 
 

@@ -6,8 +6,11 @@ shows and steers it as it does a local one.
 It is the client-side fold's source of the seed design: it follows the host's events from a
 cursor (the journal's `seq`: the next one it lacks) into its own `history`, reconnects with
 that cursor when the connection drops (nothing lost, nothing doubled), and sends back only
-answers, cancels and the next task (`next_task`, the `next_session` the live app takes).
-`detach()` lets go of the run; it goes on in the host.
+answers, cancels and the next task (`next_task`, the `next_session` the live app takes: a
+coroutine, so the app's loop goes on while the host is asked). `conversation()` is every task
+of a run, one `RemoteSession` a task: the live app shows the earlier ones before the current
+one, as the embedded cockpit shows a conversation. `detach()` lets go of the run; it goes on
+in the host.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from cockpit.host import grants as wire_grants
 from cockpit.host.grants import entry_from_wire
 from cockpit.host.places import socket_path
 from cockpit.host.stream import HostStream
-from cockpit.host.wire import decode, encode
+from cockpit.host.wire import WireError, decode, encode
 from engine_adapter import HarnessEvent, TaskState, parse_event
 from engine_adapter.grants import GrantEntry, GrantFileError
 
@@ -216,8 +219,10 @@ class RemoteSession:
             self.state.status = getattr(event, "status", "failed")
             self.state.result = getattr(event, "result", None)
             self.state.error = getattr(event, "error", None)
-        elif event.type == "agent_start" and self.state.cwd is None:
-            self.state.cwd = getattr(event, "cwd", None)
+        elif event.type == "agent_start":  # (the run's summary names its first task only)
+            self.state.task = getattr(event, "task", self.state.task)
+            if self.state.cwd is None:
+                self.state.cwd = getattr(event, "cwd", None)
         self._wake()
 
     # Control -------------------------------------------------------------------------------
@@ -250,25 +255,45 @@ class RemoteSession:
         if not self._ended:
             self._send({"op": "cancel", "reason": reason})
 
-    def next_task(self, text: str) -> RemoteSession:
+    async def next_task(self, text: str) -> RemoteSession:
         """Start the conversation's next task in the host (the host builds its Session as the
-        embedded cockpit does) and follow it: the live app's `next_session`. `HostError` (one
-        line) if the host refuses, e.g. while the current task runs."""
-        from cockpit.host.client import HostClient, HostError
+        embedded cockpit does) and follow it: the live app's `next_session`, awaited in a worker
+        (the host may be slow or behind ssh: the app's loop goes on meanwhile). `HostError`
+        (one line) if the host refuses, e.g. while the current task runs, or cannot be
+        reached."""
+        from cockpit.host.client import HostError
 
-        with HostClient.connect(self.path if self.via is None else None, via=self.via) as client:
+        try:
+            stream = await HostStream.open(self.path, self.via)
+        except OSError as exc:  # (ConnectionError too: the other side is no host)
+            raise HostError(f"cannot reach the host: {exc.strerror or exc}") from None
+        try:
             try:
-                reply = client.request("turn", run=self.session_id, task=text)
+                reply = await _request(stream, "turn", run=self.session_id, task=text)
             except HostError as exc:
                 if "unknown request" in str(exc):
                     raise HostError("this host takes no next task from a client: update the "
                                     "cockpit on the host") from None
                 raise
-            described = client.request("describe", run=self.session_id)
+            described = await _request(stream, "describe", run=self.session_id)
+        finally:
+            await stream.close()
         session = RemoteSession(self.session_id, described, path=self.path, via=self.via,
                                 task=int(reply["task"]))
         session.state.task = text  # (the run's summary names its first task)
         return session
+
+    @classmethod
+    def conversation(cls, run_id: str, describe: dict[str, Any], *, path: Path | None = None,
+                     via: str | None = None) -> list[RemoteSession]:
+        """Every task of the run as `describe` counts them, in order, one `RemoteSession`
+        each: the earlier ones have ended (each `run()` reads its events to its end), the last
+        is the one that may be live. One session for a host that does not count tasks."""
+        tasks = describe.get("tasks")
+        count = tasks if isinstance(tasks, int) and not isinstance(tasks, bool) \
+            and tasks > 0 else 1
+        return [cls(run_id, describe, path=path, via=via,
+                    task=task if count > 1 else None) for task in range(1, count + 1)]
 
     def detach(self) -> None:
         """Let go of the run: `run()` returns, the run goes on in the host."""
@@ -355,3 +380,23 @@ class RemoteSession:
             log.info("the host refused a request: %s", message.get("error"))
         return False
 
+
+
+async def _request(stream: HostStream, op: str, **fields: Any) -> dict[str, Any]:
+    """One request on `stream` and its reply (lines that are not its reply are skipped);
+    `HostError` with the host's words if it failed, or if the host hung up."""
+    from cockpit.host.client import HostError
+
+    stream.write({"op": op, "id": op, **fields})
+    while True:
+        try:
+            reply = decode(await stream.readline())
+        except OSError as exc:
+            raise HostError(f"the host went away: {exc.strerror or exc}") from None
+        except WireError as exc:
+            raise HostError(f"the host sent a bad line: {exc}") from None
+        if reply.get("id") == op:
+            break
+    if not reply.get("ok"):
+        raise HostError(str(reply.get("error") or "the host refused the request"))
+    return reply

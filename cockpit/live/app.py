@@ -14,8 +14,9 @@ question, or the run ends or fails.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -61,7 +62,7 @@ from cockpit.widgets import (
 )
 from engine_adapter import JournalError, Session
 from engine_adapter.events import mode_label, next_mode
-from engine_adapter.grants import SCOPES, Scope
+from engine_adapter.grants import SCOPES, GrantFileError, Scope
 from engine_adapter.text import plural
 from engine_adapter.view import (
     APPROVALS,
@@ -94,9 +95,15 @@ class CockpitApp(ThemedApp):
         session: The run to watch and steer.
         theme: A theme name (see `cockpit.themes`); `None` = the remembered one.
         next_session: Builds the Session for the next task from its text (same grants, same
-            session id); without it, no next-task input is offered. Its `aclose()`, if it has
-            one (a `SessionFactory`: its agents are closed cleanly), is awaited at quit; its
-            `fresh()`, if it has one, is what `/clear` calls (a new conversation).
+            session id); without it, no next-task input is offered. It may return an awaitable
+            of the Session (a host's run: the host starts the task), awaited in a worker while
+            the keys go on working. Its `aclose()`, if it has one (a `SessionFactory`: its
+            agents are closed cleanly), is awaited at quit; its `fresh()`, if it has one, is
+            what `/clear` calls (a new conversation).
+        earlier: The Sessions of the conversation's tasks before `session`, ended, whose
+            `run()` reads their events to their end (an attached host's run of several tasks,
+            `RemoteSession.conversation`): shown before `session`'s, as the embedded cockpit
+            shows every task of its conversation.
         remember_theme: Whether a theme switch is saved to `config.toml`.
         exporter: What `/export` runs (off the event loop): writes the report of the journal
             it is given and returns where (the CLI hands in `cockpit.export.export_beside`,
@@ -111,7 +118,8 @@ class CockpitApp(ThemedApp):
     TITLE = "cockpit"
 
     def __init__(self, session: Session, *, theme: str | None = None,
-                 next_session: Callable[[str], Session] | None = None,
+                 next_session: Callable[[str], Session | Awaitable[Session]] | None = None,
+                 earlier: Sequence[Session] = (),
                  remember_theme: bool = True,
                  exporter: Callable[[Path], Path] | None = None,
                  clock: Callable[[], float] | None = time.time,
@@ -120,8 +128,10 @@ class CockpitApp(ThemedApp):
         super().__init__(theme=theme, remember_theme=remember_theme)
         self._elapsed_clock = clock
         self._arming = (arm_seconds, arm_clock)
-        self.sessions: list[Session] = [session]
+        self.sessions: list[Session] = [*earlier, session]
+        self._earlier = len(earlier)  # tasks shown once their events are read (`_start`)
         self.next_session = next_session
+        self._next_starting = False  # an awaited next Session is on its way (`_start_next`)
         self.exporter = exporter
         self._unknown_said: str | None = None  # an unknown /word said once: enter again sends it
         self.fold = RunFold(grants=session.gate.entries())
@@ -185,7 +195,7 @@ class CockpitApp(ThemedApp):
         self.display_widget.show(self.view)
         self.steering.show(self.view)
         self.query_one(Transcript).focus()
-        self._start(self.session)
+        self._start(self.session, earlier=self.sessions[:self._earlier])
         self.run_worker(self._load_history(), group="history", exit_on_error=False)
 
     async def _load_history(self) -> None:
@@ -205,13 +215,30 @@ class CockpitApp(ThemedApp):
         for composer in self.query(Composer):
             composer.fit_height(event.size.height)  # (the app's own size follows a moment later)
 
-    def _start(self, session: Session) -> None:
+    def _start(self, session: Session, *, earlier: Sequence[Session] = ()) -> None:
         self._watch_grants(session)
+        if earlier:  # (its events arrive while the earlier tasks' are read; shown after them)
+            self._run_worker = self.run_worker(session.run(), group="run", exit_on_error=False)
+            self.run_worker(self._follow_after(earlier, session), group="pump",
+                            exit_on_error=False)
+            return
         # Subscribe before the run starts so no wake-up is missed; the pump folds from history.
         stream = session.events()
         self.pump.attach(session.history)
         self.run_worker(self.pump.follow(stream), group="pump", exit_on_error=False)
         self._run_worker = self.run_worker(session.run(), group="run", exit_on_error=False)
+
+    async def _follow_after(self, earlier: Sequence[Session], session: Session) -> None:
+        """Read the earlier tasks' events (each `run()` follows its ended task to its end),
+        fold them, then follow `session` (its history so far is folded from its start)."""
+        for task in earlier:
+            await task.run()
+            lost = getattr(task, "lost", None)
+            if lost:  # (what was read is shown; the rest is in the task's journal)
+                self._history_note(f"an earlier task could not be read whole: {lost}")
+        stream = session.events()  # (a host's run: a stream of its history from the start)
+        self.pump.attach(session.history, earlier=[task.history for task in earlier])
+        await self.pump.follow(stream)
 
     def refresh_theme(self) -> None:
         """Re-render the run display in the new theme's colours."""
@@ -636,7 +663,13 @@ class CockpitApp(ThemedApp):
     def _watch_grants(self, session: Session) -> None:
         """Redraw the grants panel whenever saved grants change (a revoke, another cockpit);
         say when a grant the human chose to save was not saved, and, once, what in the saved
-        grants is not trusted (a broken file, an ignored grant, saved grants off)."""
+        grants is not trusted (a broken file, an ignored grant, saved grants off). A gate
+        whose grants live elsewhere (a host's: it has `fetch()`) is asked for them now, off
+        the loop, so the panel shows them at once."""
+        fetch = getattr(session.gate, "fetch", None)
+        if callable(fetch):
+            self.run_worker(self._fetch_grants(fetch), group="grants-fetch", exclusive=True,
+                            exit_on_error=False)
         loop = asyncio.get_running_loop()
         session.gate.on_problem(lambda line: loop.call_soon_threadsafe(self._grant_problem, line))
         store = session.gate.store
@@ -649,6 +682,14 @@ class CockpitApp(ThemedApp):
             more = f" (and {plural(len(problems) - 1, 'more problem')})" \
                 if len(problems) > 1 else ""
             self._grant_problem(f"saved grants: {problems[0]}{more}")
+
+    async def _fetch_grants(self, fetch: Callable[[], object]) -> None:
+        try:
+            await asyncio.to_thread(fetch)  # (it blocks: the host may be behind ssh)
+        except GrantFileError as exc:
+            self._grant_problem(f"the host's grants could not be listed: {exc}")
+            return
+        self._grants_changed()
 
     def _grant_problem(self, line: str) -> None:
         if self.is_running:
@@ -799,21 +840,49 @@ class CockpitApp(ThemedApp):
 
     # The next task ---------------------------------------------------------------------------
     def _start_next(self, task: str) -> bool:
-        """Start the next task of the conversation with `task` (False: it could not start)."""
+        """Start the next task of the conversation with `task` (False: it could not start; an
+        awaited Session, a host's, is on its way: shown once it comes)."""
         if self.next_session is None or not self.session.done:
             return False
-        try:
-            session = self.next_session(task)
-        except Exception as exc:  # a factory failure is the user's to see, not a crash
-            self.notify(f"could not start the next task: {clean(str(exc), 500)}",
-                        severity="error", markup=False)
+        if self._next_starting:
+            self.notify("the next task is being started: wait for it", severity="warning")
             return False
+        try:
+            made = self.next_session(task)
+        except Exception as exc:  # a factory failure is the user's to see, not a crash
+            self._next_failed(exc)
+            return False
+        if inspect.isawaitable(made):
+            self._next_starting = True
+            self.run_worker(self._next_arrives(made, task), group="next-task",
+                            exit_on_error=False)
+            return True
+        self._begin_next(made, task)
+        return True
+
+    def _next_failed(self, exc: Exception) -> None:
+        self.notify(f"could not start the next task: {clean(str(exc), 500)}",
+                    severity="error", markup=False)
+
+    async def _next_arrives(self, made: Awaitable[Session], task: str) -> None:
+        """The awaited next Session (the host is asked meanwhile; the keys go on)."""
+        try:
+            session = await made
+        except Exception as exc:  # (the host refused, or could not be reached)
+            self._next_failed(exc)
+            return
+        finally:
+            self._next_starting = False
+        if not self._quitting:
+            self._begin_next(session, task)
+
+    def _begin_next(self, session: Session, task: str) -> None:
+        """Show and follow the next task's Session."""
         self.sessions.append(session)
         self.run_worker(self.prompts.keep(session, task), group="history", exit_on_error=False)
         self._task_started()
         self._start(session)
         self.steering.show(self.view)
-        return True
 
     def _task_started(self) -> None:
         """A next task was started (from the message box): the end panel goes. The focus stays

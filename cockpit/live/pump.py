@@ -63,11 +63,23 @@ class FramePump:
         self._held_until = 0.0  # loop time until which timed deliveries wait (`hold`)
         self._keys_until = 0.0  # the same after an answered key, for the next one (`answered`)
 
-    def attach(self, source: Sequence[Any]) -> None:
-        """Fold from `source` (a new task's history) from its first event on."""
+    def attach(self, source: Sequence[Any], *, earlier: Sequence[Sequence[Any]] = ()) -> None:
+        """Fold from `source` (a new task's history) from its first event on. `earlier`: the
+        whole histories of the conversation's tasks before it (an attached run's, read from
+        its host), folded first, in order; then all of it is delivered at once, as one frame
+        (no end of an earlier task is shown, or alerted, on its own)."""
         self.flush()
         self._source = source
         self._position = 0
+        if earlier:
+            changes = ChangeSet()
+            apply, add = self.fold.apply, changes.add
+            for history in earlier:
+                for event in history:
+                    add(*apply(event))
+                self._since_freeze += len(history)
+            if self.pull(changes):
+                self.deliver(self.fold.view, changes)
         if self.freeze_every is not None:
             gc.freeze()  # what exists now (the app, its widgets) lives as long as the run
 

@@ -7,7 +7,9 @@ session where it can be granted, `n` deny), which closes it in every client. The
 ask the screen showed: a newly selected one ignores keys for `ARM_SECONDS` (one that moved under
 the cursor because another was answered elsewhere cannot be answered by a key meant for that
 one). `enter` opens the selected run (at its ask): the app exits with a `FleetChoice`, and the
-command line runs the live cockpit over it, then comes back here. Every text of a run is
+command line runs the live cockpit over it, then comes back here. A host that cannot be reached
+is said under the runs, since when and when it is tried again (`watch`: the pause doubles);
+`r` tries every such host again now. Every text of a run is
 untrusted: cleaned, cut, shown without markup.
 
 The only Textual module of `cockpit.host`.
@@ -15,6 +17,7 @@ The only Textual module of `cockpit.host`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
@@ -26,7 +29,7 @@ from textual.widgets import DataTable, Static
 
 from cockpit.base_app import ThemedApp
 from cockpit.host.fleet.board import Board, FleetAsk, FleetRun, board
-from cockpit.host.fleet.watch import HostWatch
+from cockpit.host.fleet.watch import NO_HOST, HostWatch
 from cockpit.keys import bindings, key_label
 from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
@@ -106,6 +109,7 @@ class FleetApp(ThemedApp):
 
     BINDINGS: ClassVar[list[Any]] = [
         *bindings("app", ids=("approve", "approve-always", "deny")),
+        *bindings("fleet"),
         Binding("ctrl+q", "leave", "leave (runs go on)", priority=True, id="quit"),
     ]
     TITLE = "cockpit fleet"
@@ -149,12 +153,16 @@ class FleetApp(ThemedApp):
         for watch in self.watches:
             self.run_worker(watch.run(), group="watch", exit_on_error=False)
         self.show(self.board)
-        self._keys_line()
+        # The hosts' line counts down to their next try (a second a step, while one is down).
+        self.set_interval(1.0, self._hosts_line)
         if self.note:
             self.notify(clean_line(self.note, 500), severity="error", markup=False)
 
     def _keys_line(self) -> None:
         keys = Text(no_wrap=True, overflow="ellipsis")
+        if self.board.unreachable:  # (first: a narrow terminal cuts the end of the line)
+            keys.append(key_label(self, "fleet-retry"), "bold")
+            keys.append(" retry hosts  ")
         for binding_id, what in (("approve", "allow once"), ("approve-always", "always"),
                                  ("deny", "deny")):
             keys.append(key_label(self, binding_id), "bold")
@@ -165,7 +173,33 @@ class FleetApp(ThemedApp):
         keys.append(" inbox/runs  ")
         keys.append("^q", "bold")
         keys.append(" leave (runs go on)")
-        self.query_one("#fleet-keys", Static).update(keys)
+        self._say("#fleet-keys", keys)
+
+    def _hosts_line(self) -> None:
+        """Under the runs: each host that cannot be reached, why, since when, and when it is
+        tried again (shown, never hidden: its runs are not in the table)."""
+        problems = Text(no_wrap=True, overflow="ellipsis")
+        watches = {watch.name: watch for watch in self.watches}
+        for host, why in self.board.unreachable:
+            problems.append("\n" if problems else "")
+            problems.append(clean_line(host, 32), "bold")
+            problems.append(f" {self._host_problem(why, watches.get(host))}", "red")
+        self.query_one("#fleet-hosts", Static).display = bool(self.board.unreachable)
+        self._say("#fleet-hosts", problems)
+
+    @staticmethod
+    def _host_problem(why: str, watch: HostWatch | None) -> str:
+        """`unreachable since 08:31, retrying in 16s: why` (or why alone, before a try)."""
+        why = clean_line(why, 300)
+        if watch is None or watch.down_since is None:
+            return why
+        wait = watch.retry_in()
+        when = "trying again…" if wait is None else f"retrying in {math.ceil(wait)}s"
+        if why == NO_HOST:
+            return f"{why} · {when}"
+        reason = why.removeprefix("unreachable: ")
+        since = time.strftime("%H:%M", time.localtime(watch.down_since))
+        return f"unreachable since {since}, {when}: {reason}"
 
     # The hosts' pushes ---------------------------------------------------------------------
     def watched(self) -> None:
@@ -195,14 +229,8 @@ class FleetApp(ThemedApp):
                    selected.key if selected is not None else None)
         runs = self.query_one("#runs", DataTable)
         rows = [(run.key, self._run_cells(run)) for run in shown.runs]
-        problems = Text(no_wrap=True, overflow="ellipsis")
-        for host, why in shown.unreachable:  # (shown, never hidden: its runs are not here)
-            problems.append("\n" if problems else "")
-            problems.append(clean_line(host, 32), "bold")
-            problems.append(f" {clean_line(why, 300)}", "red")
-        hosts_line = self.query_one("#fleet-hosts", Static)
-        hosts_line.display = bool(shown.unreachable)
-        self._say("#fleet-hosts", problems)
+        self._hosts_line()
+        self._keys_line()
         current = runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value \
             if runs.row_count else None
         self._fill(runs, rows, current)
@@ -388,6 +416,15 @@ class FleetApp(ThemedApp):
                         severity="warning")
             return
         self._answer(ask, allow=True, remember=True)
+
+    def action_retry_hosts(self) -> None:
+        """r: try every host that cannot be reached again now."""
+        tried = [watch.name for watch in self.watches if watch.retry_now()]
+        if not tried:
+            self.notify("no host waits to be tried again", severity="information")
+            return
+        names = ", ".join(clean_line(name, 32) for name in tried)
+        self.notify(f"trying {names} again…", timeout=3, markup=False)
 
     def action_leave(self) -> None:
         """ctrl+q: leave the fleet view (every run goes on in its host)."""

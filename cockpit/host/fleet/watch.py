@@ -1,11 +1,21 @@
 """`HostWatch`: one host's fleet, followed for the fleet view — its rows as the host pushes
-them (`watch`), or why it cannot be reached; and the answers the view sends to it."""
+them (`watch`), or why it cannot be reached, since when, and when it is tried again; and the
+answers the view sends to it.
+
+A host that cannot be reached is tried again after a pause that doubles from `FIRST_PAUSE`
+up to `MAX_PAUSE` (a `--via` command starts a process a try: an ssh to a machine that is off
+must not be started every few seconds for as long as the view is open), and from the first
+pause again once it was reached. This machine's host costs a connect on a local socket a try:
+its pauses stop at `LOCAL_MAX_PAUSE`, so a host started in another terminal shows soon.
+`retry_now()` cuts the pause short (the fleet view's `r`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,12 +24,16 @@ from cockpit.host.places import socket_path
 from cockpit.host.stream import HostStream
 from cockpit.host.wire import WireError, decode
 
-__all__ = ["NO_HOST", "RETRY_SECONDS", "HostWatch"]
+__all__ = ["FIRST_PAUSE", "LOCAL_MAX_PAUSE", "MAX_PAUSE", "NO_HOST", "HostWatch"]
 
 log = logging.getLogger(__name__)
 
-RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0)
-"""The pauses before trying an unreachable host again (then the last, over and over)."""
+FIRST_PAUSE = 1.0
+"""Seconds before the first try again of a host that could not be reached (then doubled)."""
+MAX_PAUSE = 60.0
+"""The longest pause between two tries of a `--via` host."""
+LOCAL_MAX_PAUSE = 5.0
+"""The longest pause between two tries of this machine's host (a local connect, no process)."""
 
 
 NO_HOST = "no host running (`cockpit demo --detach` starts one)"
@@ -41,7 +55,8 @@ class HostWatch:
         path: Its socket (default: this machine's host's).
         via: A command whose stdio reaches it instead (`--via`).
 
-    `on_change` is called whenever `rows` or `problem` changed (on the loop `run()` runs in).
+    `on_change` is called whenever `rows`, `problem` or the next try changed (on the loop
+    `run()` runs in).
     """
 
     def __init__(self, name: str, *, path: Path | None = None,
@@ -51,27 +66,61 @@ class HostWatch:
         self.path = path
         self.rows: list[dict[str, Any]] = []
         self.problem: str | None = "connecting…"
+        self.down_since: float | None = None
+        """When (`time.time()`) the tries began to fail, since the host was last reached."""
+        self.retry_at: float | None = None
+        """When (`time.monotonic()`) it is tried again, while it cannot be reached."""
+        self.tries = 0
+        """How many tries have failed since it was last reached."""
+        self.max_pause = MAX_PAUSE if via is not None else LOCAL_MAX_PAUSE
         self.on_change: Callable[[], None] = lambda: None
         self._stream: HostStream | None = None
+        self._reached = False  # the current try got the host's fleet
+        self._retry: asyncio.Event | None = None  # set: try again now
 
     @property
     def state(self) -> list[dict[str, Any]] | str:
         """Its rows, or why there are none (what `board.board` takes)."""
         return self.problem if self.problem is not None else self.rows
 
+    def pause(self) -> float:
+        """The pause before the next try, after `tries` failed ones: doubled each time."""
+        return min(FIRST_PAUSE * 2 ** min(max(self.tries - 1, 0), 16), self.max_pause)
+
+    def retry_in(self, now: float | None = None) -> float | None:
+        """Seconds until the next try (None: it is connected, or being tried)."""
+        if self.retry_at is None:
+            return None
+        return max(0.0, self.retry_at - (time.monotonic() if now is None else now))
+
+    def retry_now(self) -> bool:
+        """Try again now, if it waits to be tried again (True); else nothing."""
+        if self._retry is None or self.retry_at is None:
+            return False
+        self._retry.set()
+        return True
+
     async def run(self) -> None:
         """Watch until cancelled; a host that cannot be reached (or is lost) is tried again
-        after a pause (`RETRY_SECONDS`)."""
-        tries = 0
+        after a pause that doubles (see the module), or at once on `retry_now()`."""
+        self._retry = asyncio.Event()
         while True:
+            self._reached = False
+            why = "unreachable: the host ended the watch"
             try:
-                await self._watch_once()
+                await self._watch_once()  # (it ends only by raising: the host went away)
             except (OSError, WireError, ValueError) as exc:
-                if self.problem is None:
-                    tries = 0  # (it was reached: try again soon)
-                self._set([], _why(exc, self.via))
-            await asyncio.sleep(RETRY_SECONDS[min(tries, len(RETRY_SECONDS) - 1)])
-            tries += 1
+                if self._reached or self.down_since is None:  # (it was reached: start over)
+                    self.tries, self.down_since = 0, time.time()
+                self.tries += 1
+                why = _why(exc, self.via)
+            pause = self.pause()
+            self.retry_at = time.monotonic() + pause
+            self._retry.clear()
+            self._set([], why)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._retry.wait(), pause)
+            self.retry_at = None
 
     def _set(self, rows: list[dict[str, Any]], problem: str | None) -> None:
         self.rows, self.problem = rows, problem
@@ -87,6 +136,9 @@ class HostWatch:
                 message = decode(await stream.readline())
                 fleet = message.get("fleet")
                 if isinstance(fleet, list):
+                    if not self._reached:
+                        self._reached = True
+                        self.tries, self.down_since = 0, None
                     self._set(fleet, None)
                 elif message.get("id") == "watch" and not message.get("ok"):
                     error = str(message.get("error") or "the host refused")

@@ -41,7 +41,8 @@ async def _test_the_inbox_answers_in_the_host_and_enter_chooses_the_run(host_hom
         assert far == "far" and why.startswith("unreachable: ")
         await until_shown(pilot, lambda: f"local:{inbox[0].run}" in screen_text(app))
         text = screen_text(app)
-        assert f"{INBOX_TITLE} (2)" in text and "unreachable: " in text
+        assert f"{INBOX_TITLE} (2)" in text and "far unreachable since " in text
+        assert "retrying in " in text or "trying again" in text
         assert "-m unittest" in text
         # y allows the oldest ask in its host; the inbox drops it when the host says so.
         oldest = inbox[0]

@@ -7,8 +7,6 @@ journal."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from support.event_loop import run as run_loop
 from support.host import detach_demo, follow, until
@@ -37,7 +35,7 @@ async def _test_the_attached_cockpit_sends_the_next_task_to_the_host(host_home) 
         await until_shown(pilot, lambda: app.session.history
                           and app.session.history[-1].type == "approval_requested")
         with pytest.raises(HostError, match="still on its task"):  # not while it runs
-            await asyncio.to_thread(app.session.next_task, "too soon")
+            await app.session.next_task("too soon")
         await pilot.press("escape", "escape")  # cancel the first task
         second = await next_task(app, pilot, "now add a test for median()")
         await until_shown(pilot, lambda: any(e.type == "agent_start" for e in second.history))
