@@ -328,8 +328,9 @@ class RemoteSession:
                     self.lost = "the host cannot be reached"
                     break
                 # (a pause between tries of a host that is restarting; cut short by detach)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._detached.wait(), delay)
+                with contextlib.suppress(TimeoutError):  # (not wait_for: it can lose a cancel)
+                    async with asyncio.timeout(delay):
+                        await self._detached.wait()
                 delay = min(delay * 2, 1.0)
         finally:
             self._closed = True

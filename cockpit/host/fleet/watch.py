@@ -118,8 +118,11 @@ class HostWatch:
             self.retry_at = time.monotonic() + pause
             self._retry.clear()
             self._set([], why)
+            # (`asyncio.timeout`, not `wait_for`: on 3.11 `wait_for` loses a cancel that comes
+            # as the event is set — `r` then quitting left the watch running, and the app hung)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._retry.wait(), pause)
+                async with asyncio.timeout(pause):
+                    await self._retry.wait()
             self.retry_at = None
 
     def _set(self, rows: list[dict[str, Any]], problem: str | None) -> None:
