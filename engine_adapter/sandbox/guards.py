@@ -24,27 +24,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
-from engine_adapter.files.startup import (
-    HOME_STARTUP,
-    SYSTEM_STARTUP,
-    homes_in,
-    inside,
-    startup_locations,
-    system_locations,
-)
+from engine_adapter.files.startup import inside
 
 __all__ = [
-    "HOME_STARTUP",
-    "SYSTEM_STARTUP",
     "covered",
-    "homes_in",
-    "inside",
     "mount_plan",
-    "startup_locations",
-    "system_locations",
 ]
-# HOME_STARTUP … system_locations live in engine_adapter.files.startup (one list for the
-# sandbox's mounts and for `runs_later`); they are re-exported here for the sandbox.
+# What a home holds that runs later (HOME_STARTUP, startup_locations, …) lives in
+# engine_adapter.files.startup: one list for the sandbox's mounts and for `runs_later`.
 
 _NEVER_REBOUND = frozenset({"/proc", "/dev", "/sys"})
 """The sandbox's own `/proc` and `/dev` (and the kernel's `/sys`) are never bound over."""

@@ -227,5 +227,6 @@ def test_every_binding_is_in_the_one_table_without_importing_anything_else():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out[0] == str(sorted({"app", "general", "transcript", "pager", "pager-text", "grants",
-                                 "steer", "composer", "queue", "question", "replay", "picker"}))
+                                 "steer", "composer", "queue", "question", "replay", "picker",
+                                 "fleet"}))
     assert out[1] == "['cockpit.keys']"

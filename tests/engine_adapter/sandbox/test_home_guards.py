@@ -12,8 +12,9 @@ import pytest
 from support.event_loop import run
 
 from engine_adapter.engines.builtin.process import run_process, shell_argv
+from engine_adapter.files.startup import HOME_STARTUP
 from engine_adapter.sandbox import Sandbox, SandboxSettings
-from engine_adapter.sandbox.guards import HOME_STARTUP, mount_plan
+from engine_adapter.sandbox.guards import mount_plan
 
 HERE = Sandbox(SandboxSettings(), workspace=os.path.dirname(__file__)).check()  # a neutral root
 needs_bwrap = pytest.mark.skipif(not HERE.active, reason=f"no sandbox here ({HERE.problem})")
