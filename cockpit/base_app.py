@@ -16,6 +16,7 @@ from typing import Any
 
 from textual import events, on, work
 from textual.app import App, SystemCommand
+from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
@@ -181,8 +182,13 @@ class ThemedApp(App[Any]):
         self.attention.close()
 
     def _run_display(self) -> RunDisplay | None:
-        found = self.screen.query(RunDisplay)
-        return found.first() if found else None
+        # `query_one` (cached by Textual while the screen's children stay the same), not
+        # `query`: the side-panel key's `check_action` asks on every bindings refresh, and a
+        # walk of the screen's whole tree was ~0.5 ms of each key's footer (issue 29).
+        try:
+            return self.screen.query_one(RunDisplay)
+        except NoMatches:
+            return None
 
     def action_toggle_side_panel(self) -> None:
         """Show verification and grants over the transcript (a narrow terminal), or hide them."""

@@ -120,6 +120,16 @@ class ComposerInput(TextArea):
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          highlight_cursor_line=False, compact=True)
 
+    # Focused or not, the box differs only in its background (`Composer.colour_box`), set
+    # inline: Textual restyles a widget on every focus move (for its `:focus` rules), and for
+    # a text area that is it and its many component classes, about a fifth of the `n` key's
+    # frame (issue 29: `n` moves the focus into this box, enter and escape move it back).
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Recolour, without a restyle (see above)."""
+        composer = self.parent
+        if isinstance(composer, Composer):
+            composer.colour_box()
+
     @property
     def value(self) -> str:
         """The text in the box."""
@@ -304,7 +314,7 @@ class Composer(Vertical):
         padding: 0 1;
         background: $surface;
     }
-    Composer ComposerInput:focus { border: none; background: $boost; }
+    Composer ComposerInput:focus { border: none; }  /* (its background: `colour_box`) */
     """
 
     class Submitted(Message):
@@ -365,6 +375,7 @@ class Composer(Vertical):
         self._file_matches: list[FileMatch] = []
         self._matched_for: str | None = None  # the query `_file_matches` answers
         self._matching: str | None = None  # the query matched in a thread, not back yet
+        self._label_shown: tuple[object, ...] | None = None  # what the label shows
 
     def compose(self) -> ComposeResult:
         yield QueueList(id="queued")
@@ -374,7 +385,19 @@ class Composer(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#commands", OptionList).can_focus = False
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.colour_box())
         self._refresh()
+
+    def colour_box(self) -> None:
+        """The box's background, inline (a class or a `:focus` rule restyled the text area
+        and its component classes, see `ComposerInput.watch_has_focus`): asking a denial's
+        reason, the theme's `$error` at 15% (over the panel's own colour); focused, `$boost`;
+        otherwise its CSS one (`$surface`)."""
+        box = self.box
+        variables = self.app.theme_variables
+        box.styles.background = (
+            Color.parse(variables["error"]).with_alpha(0.15) if self.reason_for is not None
+            else Color.parse(variables["boost"]) if box.has_focus else None)
 
     @property
     def box(self) -> ComposerInput:
@@ -457,13 +480,15 @@ class Composer(Vertical):
         self.fit_height()
         # One line before and after: the label's height cannot change, so no layout (the
         # layout pass is most of what `n` cost when the label was updated with one).
-        shown.update(label, layout=not (one_line and shown.has_class("-one-line")))
+        shape = (label.plain, tuple(label.spans))
+        if shape != self._label_shown:  # (unchanged: no repaint, e.g. on every approval)
+            self._label_shown = shape
+            shown.update(label, layout=not (one_line and shown.has_class("-one-line")))
         # The reason's colour is the box's own inline background: a class on the composer
         # restyled its whole subtree (the text area, both lists) on every `n`, and a class on
         # the text area restyled it and its many component classes (~2 ms); an inline colour
-        # only repaints it. (Over its `:focus` background, as the class's rule did.)
-        box.styles.background = (Color.parse(self.app.theme_variables["error"]).with_alpha(0.15)
-                                 if self.reason_for is not None else None)
+        # only repaints it.
+        self.colour_box()
         box.can_focus = self.offer or self.reason_for is not None
         self.set_class(self.offer or self.reason_for is not None or self.standby, "-shown")
 

@@ -13,6 +13,7 @@ from weakref import WeakSet
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -89,8 +90,11 @@ class ScrollBox(Vertical):
         is being taken down (its children gone first) overflows nothing."""
         if not self.is_mounted:
             return False
-        bodies = self.query(VerticalScroll)
-        return bool(bodies) and bodies.first().max_scroll_y > 0
+        try:  # (`query_one` is cached by Textual: this is asked on every bindings refresh)
+            body = self.body
+        except NoMatches:
+            return False
+        return body.max_scroll_y > 0
 
     def content_changed(self, *, to_top: bool = False) -> None:
         """The content was replaced: start at its top (when asked) and update the marker once

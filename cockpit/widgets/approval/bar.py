@@ -106,6 +106,7 @@ class ApprovalBar(Vertical):
         self._fitted = (Size(0, 0), 0)  # the terminal and the rows it was last fitted to
         self._ticker: Timer | None = None
         self.scope_choice: ScopeChoice | None = None  # set by the live app after `a`
+        self._put_last: dict[str, tuple[object, ...]] = {}  # what each part last showed
 
     class Resized(Message):
         """The bar's height on screen changed (what it covers of the transcript)."""
@@ -175,6 +176,17 @@ class ApprovalBar(Vertical):
         self._body_lines = shown.plain.count("\n") + 1
         self.query_one("#approval-input", Static).update(shown)
 
+    def _put(self, part: str, text: Text, *, layout: bool = True) -> None:
+        """Show `text` in the part `#part`, unless it shows just that already: an update
+        re-measures the part and lays out the bar and the screen around it (a key's frame,
+        issue 29: `a` changes two of the bar's five parts, and redrew all of them)."""
+        shape = (text.plain, tuple(text.spans), text.style, text.no_wrap, text.overflow,
+                 text.justify, text.end)
+        if self._put_last.get(part) == shape:
+            return
+        self._put_last[part] = shape
+        self.query_one(f"#{part}", Static).update(text, layout=layout)
+
     def compose(self) -> ComposeResult:
         yield ScrollBox(Static("", id="approval-head"), Static("", id="approval-input"),
                         Static("", id="approval-why"), Static("", id="approval-always"),
@@ -209,7 +221,7 @@ class ApprovalBar(Vertical):
             self._start_countdown()
         palette = palette_for(self.app)
         head = self._head(approval, len(pending), palette)
-        self.query_one("#approval-head", Static).update(head)
+        self._put("approval-head", head)
         self.grantable = approval.grantable
         self.always_sentence = always_text(approval)
         if self.answerable and self.grantable:  # `a`, then the scope: the keys that choose it
@@ -230,7 +242,7 @@ class ApprovalBar(Vertical):
                 always.append("could be granted: ", palette.dim)
             always.append(self.always_sentence,
                           palette.text if self.grantable else palette.dim)
-        self.query_one("#approval-always", Static).update(always)
+        self._put("approval-always", always)
         # The padding and the box's scrollbar column take three cells.
         width = max(20, (self.size.width or self.app.size.width) - 3)
         wrapped = sum(len(part.wrap(self.app.console, width)) for part in (head, always))
@@ -291,7 +303,7 @@ class ApprovalBar(Vertical):
             text.append(f"… {left:,} more characters of the reason · press "
                         f"{key_label(self.app, 'inspect')} to read it whole", palette.warning)
             lines = text.wrap(self.app.console, width)
-        why.update(text)
+        self._put("approval-why", text)
         why.display = True
         return len(lines)
 
@@ -415,7 +427,8 @@ class ApprovalBar(Vertical):
                             style)
             if keys.cell_len <= width:
                 break
-        self.query_one("#approval-keys", Static).update(keys)
+        # One row whatever it says (`height: 1`): no layout.
+        self._put("approval-keys", keys, layout=False)
 
     def _scope_keys(self, keys: Text, level: int, palette: Palette) -> None:
         """After `a`: the scope keys first (an unavailable scope dimmed), then back; the lines
