@@ -373,7 +373,6 @@ class Composer(Vertical):
         self._files_asked = False  # a listing was asked for and has not come back
         self._mention: tuple[int, str] | None = None  # the `@` being typed: where, and what
         self._file_matches: list[FileMatch] = []
-        self._matched_for: str | None = None  # the query `_file_matches` answers
         self._matching: str | None = None  # the query matched in a thread, not back yet
         self._label_shown: tuple[object, ...] | None = None  # what the label shows
 
@@ -617,7 +616,6 @@ class Composer(Vertical):
 
     def _show_file_matches(self, query: str, found: list[FileMatch]) -> None:
         self._matching = None
-        self._matched_for = query
         self._file_matches = found
         palette = palette_for(self.app)
         rows = []

@@ -44,7 +44,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from engine_adapter.files.startup import startup_locations
+from engine_adapter.files.startup import covered, startup_locations
 
 __all__ = ["runs_later", "runs_later_by_name"]
 
@@ -164,10 +164,6 @@ def _hooks_dirs(work_tree: str, git_dirs: list[str]) -> list[str]:
     return found
 
 
-def _inside(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
-
-
 def runs_later_by_name(root: str | os.PathLike[str], *paths: str) -> str | None:
     """`runs_later`'s rules that need no file I/O: the names (the git dir's, start-up files',
     hook managers') of absolute `paths` below `root`. The shell classifier uses it for the
@@ -193,18 +189,17 @@ def runs_later(root: str | os.PathLike[str], given: str, real: str | os.PathLike
         return reason
     locations = startup_locations(root)
     for written in (real, os.path.normpath(os.path.join(root, given))):
-        for location in locations:
-            if _inside(written, location):
-                return (f"writes {os.path.relpath(location, root)}, which a shell, a log-in "
-                        "or an editor of the home folder it lies in runs by itself later")
+        location = covered(written, locations)
+        if location is not None:
+            return (f"writes {os.path.relpath(location, root)}, which a shell, a log-in "
+                    "or an editor of the home folder it lies in runs by itself later")
     git_dirs = [os.path.join(root, ".git")]
     for directory in _ancestors(root, real):
         if _looks_like_git_dir(directory, real):
             return "writes into what git takes for a git directory (HEAD, objects, config)"
         git_dirs += _named_git_dirs(directory)
-    if any(_inside(real, git_dir) for git_dir in git_dirs[1:]):
+    if covered(real, git_dirs[1:]) is not None:
         return "writes into the git directory a .git file names (gitdir: …)"
-    for hooks in _hooks_dirs(root, git_dirs):
-        if _inside(real, hooks):
-            return "writes a git hook (the dir core.hooksPath names), which git runs later"
+    if covered(real, _hooks_dirs(root, git_dirs)) is not None:
+        return "writes a git hook (the dir core.hooksPath names), which git runs later"
     return None

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import pwd
+from collections.abc import Sequence
 
-__all__ = ["HOME_STARTUP", "SYSTEM_STARTUP", "homes_in", "inside", "startup_locations",
-           "system_locations"]
+__all__ = ["HOME_STARTUP", "SYSTEM_STARTUP", "covered", "homes_in", "inside",
+           "startup_locations", "system_locations"]
 
 HOME_STARTUP = (
     # shells: bash, sh, zsh, ksh, csh/tcsh, fish — what a login or interactive shell reads
@@ -77,3 +78,11 @@ def startup_locations(workspace: str, home: str | None = None) -> list[str]:
 def system_locations(workspace: str) -> list[str]:
     """The system folders (`SYSTEM_STARTUP`) that lie in the workspace."""
     return [path for path in SYSTEM_STARTUP if inside(path, workspace)]
+
+
+def covered(path: str, locations: Sequence[str]) -> str | None:
+    """The location among `locations` that `path` is or lies in, or None."""
+    for location in locations:
+        if path == location or inside(path, location):
+            return location
+    return None

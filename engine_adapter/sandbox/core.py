@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine_adapter.files.startup import startup_locations
+from engine_adapter.files.startup import covered, startup_locations
 from engine_adapter.processes import command_env, keep_holder_outside, resolve_program
 from engine_adapter.sandbox.blocked import blocked_by_sandbox
 from engine_adapter.sandbox.bwrap import INSTALL_HINT, bwrap_argv, probe_bwrap
 from engine_adapter.sandbox.gitdirs import git_entries
-from engine_adapter.sandbox.guards import covered, mount_plan
+from engine_adapter.sandbox.guards import mount_plan
 from engine_adapter.sandbox.hidden import (
     credential_paths,
     expand_setting,

@@ -22,15 +22,12 @@ say whose homes and which system folders a workspace holds.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from engine_adapter.files.startup import inside
 
-__all__ = [
-    "covered",
-    "mount_plan",
-]
-# What a home holds that runs later (HOME_STARTUP, startup_locations, …) lives in
+__all__ = ["mount_plan"]
+# What a home holds that runs later (HOME_STARTUP, startup_locations, covered, …) lives in
 # engine_adapter.files.startup: one list for the sandbox's mounts and for `runs_later`.
 
 _NEVER_REBOUND = frozenset({"/proc", "/dev", "/sys"})
@@ -118,11 +115,3 @@ def _ordered(modes: dict[str, str]) -> list[tuple[str, str]]:
             continue  # under a read-only path: already read-only, never reopened
         plan.append(("--bind" if mode == RW else "--ro-bind", path))
     return plan
-
-
-def covered(path: str, locations: Sequence[str]) -> str | None:
-    """The location among `locations` that `path` is or lies in, or None."""
-    for location in locations:
-        if path == location or inside(path, location):
-            return location
-    return None
