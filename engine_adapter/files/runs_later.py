@@ -187,12 +187,14 @@ def runs_later(root: str | os.PathLike[str], given: str, real: str | os.PathLike
     reason = runs_later_by_name(root, real, os.path.join(root, given))
     if reason is not None:
         return reason
-    locations = startup_locations(root)
+    # Folded as the names are (`.LOCAL/Bin` is `.local/bin` where case is ignored).
+    locations = [(location, _parts(root, location)) for location in startup_locations(root)]
     for written in (real, os.path.normpath(os.path.join(root, given))):
-        location = covered(written, locations)
-        if location is not None:
-            return (f"writes {os.path.relpath(location, root)}, which a shell, a log-in "
-                    "or an editor of the home folder it lies in runs by itself later")
+        parts = _parts(root, written)
+        for location, inner in locations:
+            if parts and inner and parts[:len(inner)] == inner:
+                return (f"writes {os.path.relpath(location, root)}, which a shell, a log-in "
+                        "or an editor of the home folder it lies in runs by itself later")
     git_dirs = [os.path.join(root, ".git")]
     for directory in _ancestors(root, real):
         if _looks_like_git_dir(directory, real):

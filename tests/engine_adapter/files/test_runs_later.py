@@ -116,3 +116,23 @@ def test_a_homes_locations_are_ordinary_in_a_project(tmp_path) -> None:
                                   ".bash_aliases", ".shrc", "sub/.VIMRC"])
 def test_editor_start_up_files_ask_anywhere(tmp_path, name) -> None:
     assert runs_later(tmp_path, name, os.path.join(tmp_path, name)) is not None
+
+
+@pytest.mark.parametrize("path", [".LOCAL/bin/tool", "Bin/tool", ".cargo/ENV", ".Config/Nvim/x",
+                                  ".git-credentials.", "sub/../bin/tool", ".local/bin./x",
+                                  ".aws/credentials::$DATA"])
+def test_a_homes_locations_ask_in_every_spelling_a_file_system_folds_to_them(
+        tmp_path, path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert runs_later(home, path, os.path.normpath(os.path.join(home, path))) is not None, path
+
+
+def test_a_link_into_a_homes_bin_asks_by_where_it_lands(tmp_path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / "tools").symlink_to(home / ".local" / "bin")
+    monkeypatch.setenv("HOME", str(home))
+    given = "tools/x"
+    assert runs_later(home, given, os.path.realpath(home / given)) is not None
