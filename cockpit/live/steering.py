@@ -98,7 +98,8 @@ class Steering:
         self._asked = live and (self._asked or bool(view.pending))
         self.composer.show(offer=self._offered() and not self._quitting(),
                            live=live, queued=self.queue.items, held=self.queue.held,
-                           commands=offered_commands(view.commands), standby=self._asked)
+                           commands=offered_commands(view.commands), standby=self._asked,
+                           waiting=bool(view.pending))
 
     # Keys ---------------------------------------------------------------------------------
     def focus_composer(self) -> None:

@@ -119,16 +119,39 @@ class ComposerInput(TextArea):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
                          highlight_cursor_line=False, compact=True)
+        # Whether an answer key typed here is that key (see `answer_keys`).
+        self._answer_keys = False
+
+    @property
+    def answer_keys(self) -> bool:
+        """Whether the approval keys (`ANSWER_ACTIONS`) work from this box: only while it is
+        empty and untouched since a message was sent from it (the focus stays here after a
+        send, and `y` then answers the call the task asks for). Once the human types here,
+        moves the focus here or empties the box by hand, every key is text until the next
+        send: a message that starts with "yes", "no" or "add" never answers a call the human
+        was not looking at (they leave the box with escape, then answer)."""
+        return self._answer_keys and not self.text
+
+    @answer_keys.setter
+    def answer_keys(self, on: bool) -> None:
+        if on != self._answer_keys:
+            self._answer_keys = on
+            if isinstance(self.parent, Composer):
+                self.parent.answer_keys_changed()
 
     # Focused or not, the box differs only in its background (`Composer.colour_box`), set
     # inline: Textual restyles a widget on every focus move (for its `:focus` rules), and for
     # a text area that is it and its many component classes, about a fifth of the `n` key's
     # frame (issue 29: `n` moves the focus into this box, enter and escape move it back).
     def watch_has_focus(self, has_focus: bool) -> None:
-        """Recolour, without a restyle (see above)."""
+        """Recolour, without a restyle (see above). The focus arriving (a key, a click, tab)
+        makes the box the human's: its keys are text (`answer_keys`)."""
+        if has_focus:
+            self.answer_keys = False
         composer = self.parent
         if isinstance(composer, Composer):
             composer.colour_box()
+            composer.answer_keys_changed()
 
     @property
     def value(self) -> str:
@@ -156,7 +179,7 @@ class ComposerInput(TextArea):
         if action in ("complete_move", "submit", "newline", "history_search"):
             return True  # (up/down move the cursor when the composer has no use for them)
         composer = self.parent
-        if action == "leave" and isinstance(composer, Composer) and not self.text \
+        if action == "leave" and isinstance(composer, Composer) and self.answer_keys \
                 and not composer.completing and not composer.searching \
                 and composer.reason_for is None \
                 and self._answers("escape"):
@@ -166,17 +189,21 @@ class ComposerInput(TextArea):
         return True
 
     async def on_key(self, event: events.Key) -> None:
-        """Enter is the binding's (send), never the text area's own new line. In an empty box
-        a key that answers a pending approval (`y`, `n`, `a`, a scope key) is that key, not
-        text: the focus stays in the box after a task is sent, and the approval keys work
-        from there. Every other letter is text (the next task is typed, never lost)."""
-        if event.key == "enter" or (not self.text and self._answers(event.key)):
+        """Enter is the binding's (send), never the text area's own new line. While
+        `answer_keys` holds (the box empty and untouched since a send), a key that answers a
+        pending approval (`y`, `n`, `a`, a scope key) is that key, not text: the focus stays
+        in the box after a task is sent, and the approval keys work from there. Every other
+        letter is text (the next task is typed, never lost), and so is every key once the
+        human typed here."""
+        if event.key == "enter" or (self.answer_keys and self._answers(event.key)):
             event.prevent_default()  # (the key goes on to the bindings, not into the text)
+        elif event.is_printable or event.key in ("backspace", "delete"):
+            self.answer_keys = False  # typed: the box is the human's (before its Changed)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         """The box takes printable keys, but not an answer key while it is empty (so the
         footer shows it, and the binding runs)."""
-        if not self.text and self._answers(key):
+        if self.answer_keys and self._answers(key):
             return False
         return super().check_consume_key(key, character)
 
@@ -200,6 +227,7 @@ class ComposerInput(TextArea):
         """Keep every line of a paste; refuse, and say so, one over the message limit."""
         start, end = self.selection
         selected = len(self.get_text_range(start, end)) if start != end else 0
+        self.answer_keys = False
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
         room = MESSAGE_LIMIT - (len(self.text) - selected)
         if len(text) > room:
@@ -213,7 +241,10 @@ class ComposerInput(TextArea):
         event.text = text  # (a terminal's line ends as the box's own; the text area pastes it)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Typing past the limit: the text is cut back to it (a paste never gets here)."""
+        """Typing past the limit: the text is cut back to it (a paste never gets here). Any
+        text makes the box the human's (`answer_keys`)."""
+        if self.text:
+            self.answer_keys = False
         if len(self.text) > MESSAGE_LIMIT:
             self.value = self.text[:MESSAGE_LIMIT]
             self.app.bell()
@@ -358,8 +389,11 @@ class Composer(Vertical):
         self.live = False  # the agent is working
         self.held = False  # queued messages wait for the human (the last task did not complete)
         self.standby = False  # calls may wait for approval: the rows stay for a denial's reason
+        self.waiting = False  # a call waits for approval now
+        self._told_keys = False  # the label says the approval keys are text in the box
         self.reason_for: str | None = None  # the denial a reason is being typed for
         self._draft = ""  # the message typed before a reason was asked for
+        self._draft_answers = False  # and whether the answer keys worked from the box then
         self._matches: list[CommandView] = []
         self._dismissed = ""  # the text whose completion list escape closed
         self.history: tuple[str, ...] = ()  # this project's earlier prompts, oldest first
@@ -411,15 +445,18 @@ class Composer(Vertical):
 
     # What to show ---------------------------------------------------------------------------
     def show(self, *, offer: bool, live: bool, queued: Sequence[str], held: bool,
-             commands: Sequence[CommandView], standby: bool = False) -> None:
+             commands: Sequence[CommandView], standby: bool = False,
+             waiting: bool = False) -> None:
         """Update from the app: whether tasks can be sent, whether the agent works, the queue,
-        whether it is held, the agent's commands, and whether to stand by for a denial's reason
-        (`standby`: shown, with its rows, even when nothing can be sent)."""
+        whether it is held, the agent's commands, whether to stand by for a denial's reason
+        (`standby`: shown, with its rows, even when nothing can be sent), and whether a call
+        waits for approval (`waiting`: typing here, the label says how to answer it)."""
         commands = tuple(commands)
         changed = commands != self.commands
         if self.live and not live:
             self._files_fresh = False  # the turn may have made or removed files
         self.offer, self.live, self.held, self.standby = offer, live, held, standby
+        self.waiting = waiting
         self.commands = commands
         if tuple(queued) != self.queued:
             self.queued = tuple(queued)
@@ -429,6 +466,7 @@ class Composer(Vertical):
         self._refresh()
 
     def _refresh(self) -> None:
+        self._told_keys = self._tell_keys()
         palette = palette_for(self.app)
         label = Text(no_wrap=False)
         box = self.box
@@ -456,6 +494,11 @@ class Composer(Vertical):
             label.append(f"{key_label(self.app, 'deny')} denies a waiting call and asks here "
                          "why (optional)", palette.dim)
             box.placeholder = ""
+        elif self._told_keys:  # typing while a call waits: its keys are text here
+            label.append("a call waits for you ", palette.warning)
+            label.append(f"keys here are text · {key_label(self.app, 'leave-box')} leaves the "
+                         f"box, then {key_label(self.app, 'approve')} or "
+                         f"{key_label(self.app, 'deny')} answers it", palette.dim)
         elif self.live:
             label.append("message to the agent ", palette.accent)
             label.append("queued until its turn ends · "
@@ -490,6 +533,19 @@ class Composer(Vertical):
         self.colour_box()
         box.can_focus = self.offer or self.reason_for is not None
         self.set_class(self.offer or self.reason_for is not None or self.standby, "-shown")
+
+    def _tell_keys(self) -> bool:
+        """Whether the label says how to answer the waiting call: the human types in the box,
+        where the approval keys are text (`ComposerInput.answer_keys`)."""
+        box = self.box
+        return self.waiting and self.reason_for is None and box.has_focus \
+            and not box.answer_keys
+
+    def answer_keys_changed(self) -> None:
+        """The box's focus or `answer_keys` changed: the label again, if what it says about
+        the approval keys changes (otherwise nothing: this runs on a focus move)."""
+        if self._tell_keys() != self._told_keys:
+            self._refresh()
 
     def fit_height(self, rows: int | None = None) -> None:
         """On a short screen (`rows` high, default the app's) the label takes one line, which
@@ -802,6 +858,7 @@ class Composer(Vertical):
             return
         self.box.value = ""
         self._recall = None
+        self.box.answer_keys = True  # (sent: the approval keys work from the empty box again)
         self.post_message(self.Submitted(text))
 
     def send_now(self) -> None:
@@ -810,6 +867,7 @@ class Composer(Vertical):
         if not text or self.reason_for is not None:
             return
         self.box.value = ""
+        self.box.answer_keys = True
         self.post_message(self.SendNow(text))
 
     def leave(self) -> None:
@@ -834,6 +892,7 @@ class Composer(Vertical):
         """Ask for the reason of denying `approval_id` in the box (the draft is kept)."""
         if self.reason_for is None:
             self._draft = self.box.value
+            self._draft_answers = self.box.answer_keys
         self.reason_for = approval_id
         self.box.value = ""
         self._matches = []
@@ -855,5 +914,6 @@ class Composer(Vertical):
     def _restore(self) -> None:
         self.reason_for = None
         self.box.value = self._draft
+        self.box.answer_keys = self._draft_answers  # (as before the reason was asked)
         self._draft = ""
         self._refresh()
