@@ -99,6 +99,14 @@ def _since(seconds: float) -> str:
 
 _COLUMNS = (("ID", 12), ("STATUS", 9), ("ENGINE", 10), ("STARTED", 20), ("WAITING", 12),
             ("TASK", 50))
+ENGINE_WIDTH = 24
+"""An ENGINE longer than this (an agent's whole command line) is cut, so the columns after it
+stay in line (`--json` has it whole)."""
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def _table(runs: list[dict[str, Any]], *, hosts: bool = False) -> list[str]:
@@ -107,15 +115,17 @@ def _table(runs: list[dict[str, Any]], *, hosts: bool = False) -> list[str]:
     from engine_adapter.text import plural
 
     width = max([4, *(len(str(run.get("host", ""))) for run in runs)]) if hosts else 0
-    head = "  ".join(f"{name:<{size}}" for name, size in _COLUMNS) + "  JOURNAL"
+    engines = min(ENGINE_WIDTH, max([10, *(len(str(run["engine"])) for run in runs)]))
+    head = "  ".join(f"{name:<{engines if name == 'ENGINE' else size}}"
+                     for name, size in _COLUMNS) + "  JOURNAL"
     lines = [f"{'HOST':<{width}}  {head}" if hosts else head]
     for run in runs:
         waiting = run["waiting"]
         asks = [plural(n, what) for what, n in (("approval", waiting["approvals"]),
                                                  ("question", waiting["questions"])) if n]
-        task = " ".join(str(run["task"]).split())
-        task = task if len(task) <= 50 else task[:49] + "…"
-        line = (f"{run['id']:<12}  {run['status']:<9}  {run['engine']:<10}  "
+        task = _cut(str(run["task"]), 50)
+        engine = _cut(str(run["engine"]), engines)
+        line = (f"{run['id']:<12}  {run['status']:<9}  {engine:<{engines}}  "
                 f"{run['started']:<20}  {', '.join(asks) or 'none':<12}  {task:<50}  "
                 f"{run['journal']}")
         lines.append(f"{run.get('host', ''):<{width}}  {line}" if hosts else line)
