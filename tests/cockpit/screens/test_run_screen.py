@@ -30,11 +30,17 @@ class FocusApp(App[None]):
         return self.screen_type(id="_default")
 
     def compose(self) -> ComposeResult:
+        # No blinking cursors: a blink between two screenshots made the frames differ by when
+        # they were taken (the test failed now and then on a loaded machine).
         yield Static("a label")
         yield Input("one", id="one")
         with Vertical(id="box"):
             yield Input("two", id="two")
         yield TextArea("three", id="three")
+
+    def on_mount(self) -> None:
+        for widget in self.query("Input, TextArea"):
+            widget.cursor_blink = False  # type: ignore[attr-defined]
 
 
 MOVES = [["tab"], ["tab", "tab"], ["tab", "tab", "tab"], ["tab", "shift+tab"],
@@ -49,6 +55,7 @@ def test_a_focus_move_draws_what_textuals_screen_draws(keys):
         async with app.run_test(size=(40, 14)) as pilot:
             for key in keys:
                 await pilot.press(key)
+                await pilot.pause()  # (the focus move's repaint done, not a clock)
                 frames.append(app.export_screenshot())
         return frames
 
