@@ -20,6 +20,7 @@ __all__ = [
     "in_journal_dir",
     "journal_dir",
     "new_journal_path",
+    "own_paths",
     "runtime_dir",
     "state_dir",
 ]
@@ -85,6 +86,18 @@ def checkpoint_dir() -> Path:
     """The checkpoint store of every run (`engine_adapter.checkpoints`): in the data directory,
     never in a workspace, read-only to the run's own commands (as the journals are)."""
     return data_dir() / "checkpoints"
+
+
+def own_paths() -> list[Path]:
+    """Every folder of the cockpit's own: `COCKPIT_HOME` (when set), the data (journals,
+    checkpoints), state, runtime and config directories. A checkpoint of a workspace that holds
+    one never records it, and a rewind never touches it (see `checkpoint_store`): the store
+    would record itself at every turn, and a rewind would bring back old journals and grants."""
+    home = _home()
+    found = [home] if home is not None else []
+    found += [data_dir(), journal_dir(), checkpoint_dir(), state_dir(), runtime_dir(),
+              config_dir()]
+    return found
 
 
 def new_journal_path(session_id: str, *, now: float | None = None) -> Path:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from cockpit.paths import checkpoint_dir
+from cockpit.paths import checkpoint_dir, own_paths
 from engine_adapter.checkpoints import (
     Beneath,
     CheckpointStore,
@@ -64,9 +64,11 @@ class RewindError(Exception):
     """A rewind that cannot be done or recorded; the message is one line, nothing changed."""
 
 
-def checkpoint_store() -> CheckpointStore:
-    """The cockpit's checkpoint store (`checkpoint_dir()`)."""
-    return CheckpointStore(checkpoint_dir())
+def checkpoint_store(*journals: Path) -> CheckpointStore:
+    """The cockpit's checkpoint store (`checkpoint_dir()`), keeping the cockpit's own folders
+    (`own_paths`) and `journals` (a run's `--journal` may be in its workspace) out of every
+    checkpoint and rewind."""
+    return CheckpointStore(checkpoint_dir(), keep_out=(*own_paths(), *journals))
 
 
 def read_run(path: Path) -> RunCheckpoints:
@@ -111,7 +113,7 @@ def rewind_journal(path: Path, *, to: int | None, undo: bool = False, dry_run: b
     if writer_alive(path):
         raise RewindError(f"{path}: the run is still going; rewind from its cockpit, or when "
                           "it has ended")
-    store = store or checkpoint_store()
+    store = store or checkpoint_store(path)
     try:
         if dry_run:
             return rewind_run(store, run, to=to, undo=undo, dry_run=True)
@@ -284,9 +286,10 @@ def _title(where: str, workspace: str | None) -> str:
 class JournalRewinder:
     """Rewinds for the replay viewer: the ended run journaled at `path` (its only task)."""
 
-    def __init__(self, path: Path, store: Callable[[], CheckpointStore] = checkpoint_store) -> None:
+    def __init__(self, path: Path,
+                 store: Callable[[], CheckpointStore] | None = None) -> None:
         self.path = path
-        self._store = store
+        self._store = store or (lambda: checkpoint_store(path))
 
     def refusal(self, task: int) -> str | None:
         """Never refused before looking (the journal says why, in `preview`)."""

@@ -352,14 +352,15 @@ class RemoteSession:
             detached = asyncio.ensure_future(self._detached.wait())
             try:
                 while True:
-                    line_task = asyncio.ensure_future(stream.readline())
-                    finished, _ = await asyncio.wait({line_task, detached},
+                    lines = asyncio.ensure_future(stream.readlines())
+                    finished, _ = await asyncio.wait({lines, detached},
                                                      return_when=asyncio.FIRST_COMPLETED)
-                    if line_task not in finished:
-                        line_task.cancel()
+                    if lines not in finished:
+                        lines.cancel()
                         return
-                    if self._handle(line_task.result()):
-                        return
+                    for line in lines.result():
+                        if self._handle(line):
+                            return
             finally:
                 detached.cancel()
         finally:

@@ -117,6 +117,9 @@ class HostRun:
         except Exception:  # (the Session ends its run itself; this is the host's own guard)
             log.exception("run %s raised", self.id)
         finally:
+            # Its events stay readable (a client may follow the ended task), but only in their
+            # compact form: the decoded ones kept for readers that keep up are let go now.
+            session.shed()
             self.record.status = str(session.state.status)
             forget(self._records, self.id)  # its journal has its end: nothing to recover
             self.ended_at = time.monotonic()

@@ -11,7 +11,11 @@ from typing import Any
 
 from cockpit.host.wire import MAX_LINE, decode, encode, hello, hello_problem
 
-__all__ = ["HostStream"]
+__all__ = ["READ_CHUNK", "HostStream"]
+
+READ_CHUNK = 64 * 1024
+"""The most bytes `readlines` takes in one read (a client catching up on a long run parses
+what one read brought before the loop goes on: a few hundred events, milliseconds)."""
 
 
 class HostStream:
@@ -24,6 +28,7 @@ class HostStream:
         self.writer = writer
         self.process = process
         self.greeting = greeting
+        self._pending = b""  # what `readlines` read past its last whole line
 
     @classmethod
     async def open(cls, path: Path, via: str | None = None) -> HostStream:
@@ -63,10 +68,34 @@ class HostStream:
 
     async def readline(self) -> bytes:
         """The host's next line; `ConnectionError` once it hung up."""
+        if b"\n" in self._pending:
+            line, _, self._pending = self._pending.partition(b"\n")
+            return line + b"\n"
+        if self._pending:  # (the start of a line `readlines` read)
+            self._pending, start = b"", self._pending
+            return start + await self.readline()
         try:
             return await self.reader.readuntil(b"\n")
         except asyncio.IncompleteReadError:
             raise ConnectionError("the host closed the connection") from None
+
+    async def readlines(self) -> list[bytes]:
+        """The host's next whole lines, at least one: all that one read brought (a batch of
+        events the host wrote at once comes in one wait, not one a line: a client catching
+        up on a long run waited a loop turn — often a frame — for each event). Each ends with
+        its newline; `ConnectionError` once it hung up, `ValueError` for a line longer than
+        `MAX_LINE`."""
+        data = self._pending
+        while b"\n" not in data:
+            if len(data) > MAX_LINE:
+                raise ValueError("the host sent a line longer than the limit")
+            more = await self.reader.read(READ_CHUNK)
+            if not more:
+                raise ConnectionError("the host closed the connection")
+            data += more
+        end = data.rindex(b"\n") + 1
+        self._pending = data[end:]
+        return [line + b"\n" for line in data[:end - 1].split(b"\n")]  # (JSON: no bare \r)
 
     async def close(self) -> None:
         """Hang up, and end a `--via` command."""

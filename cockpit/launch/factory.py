@@ -30,6 +30,7 @@ from cockpit.paths import (
     grants_dir,
     journal_dir,
     new_journal_path,
+    own_paths,
 )
 from engine_adapter import GrantStore, JsonlEventJournal, Session, SessionState, TaskState
 from engine_adapter.checkpoints import Checkpointer, CheckpointSettings, CheckpointStore
@@ -280,8 +281,10 @@ class SessionFactory:
         settings = self.options.checkpoints
         if settings is None or not settings.enabled:
             return None
-        return Checkpointer(CheckpointStore(checkpoint_dir()), self.cwd, run=journal.stem,
-                            settings=settings)
+        # The cockpit's own folders, and this journal (`--journal` may put it in the
+        # workspace), are never recorded nor rewound.
+        store = CheckpointStore(checkpoint_dir(), keep_out=(*own_paths(), journal))
+        return Checkpointer(store, self.cwd, run=journal.stem, settings=settings)
 
     async def aclose(self) -> None:
         """Close every runner that can be closed (an ACP agent: its stdin is closed so it can

@@ -16,7 +16,7 @@ from engine_adapter.checkpoints.beneath import Beneath
 from engine_adapter.checkpoints.checkpointer import Checkpointer
 from engine_adapter.checkpoints.entries import Entry, bad_path, same_content
 from engine_adapter.checkpoints.history import RunCheckpoints
-from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, list_paths
+from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, kept_out, list_paths
 from engine_adapter.checkpoints.manifest import Manifest
 from engine_adapter.checkpoints.restore import RewindPlan, apply_plan, check_blobs, plan_rewind
 from engine_adapter.checkpoints.rewind import (
@@ -55,6 +55,7 @@ __all__ = [
     "changes",
     "check_blobs",
     "checkpoint_rows",
+    "kept_out",
     "list_paths",
     "plan_rewind",
     "rewind",

@@ -5,7 +5,8 @@ In a git work tree: what git lists as tracked or untracked and not ignored (`.gi
 nothing (not even the index's stat refresh); the environment's `GIT_*` variables are dropped so
 that it is this workspace's repository that is read. Anywhere else (or when git fails): a walk
 that never follows a link. Both then drop what the cockpit's own ignore list names (caches,
-virtual environments) and anything inside a `.git`.
+virtual environments), anything inside a `.git`, and the paths kept out (`kept_out`: the
+cockpit's own journals, store, state and runtime folders when the workspace holds them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 import subprocess
 from collections.abc import Iterable
 
-__all__ = ["DEFAULT_IGNORE", "GIT_SECONDS", "Listing", "list_paths"]
+__all__ = ["DEFAULT_IGNORE", "GIT_SECONDS", "Listing", "kept_out", "list_paths"]
 
 DEFAULT_IGNORE = (".git", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache", ".ruff_cache",
                   ".hypothesis", ".tox", ".nox", ".venv", "node_modules", ".DS_Store")
@@ -38,6 +39,21 @@ class Listing(tuple[list[str], str]):
     @property
     def source(self) -> str:
         return self[1]
+
+
+def kept_out(root: str, paths: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
+    """The paths (relative to `root`) of those of `paths` that lie strictly inside `root`,
+    both compared as real paths (a link to the workspace, or to a folder of the cockpit's,
+    hides nothing). A path that is `root` or holds it keeps nothing out: the user chose to
+    work in it."""
+    base = os.path.realpath(root)
+    found: list[str] = []
+    for path in paths:
+        real = os.path.realpath(path)
+        rel = os.path.relpath(real, base)
+        if rel != "." and rel != ".." and not rel.startswith("../") and not os.path.isabs(rel):
+            found.append(rel.replace(os.sep, "/"))
+    return tuple(dict.fromkeys(found))
 
 
 def _git_env() -> dict[str, str]:
@@ -90,8 +106,9 @@ class _Filter:
     """Which listed paths are kept, fast: a path's folder is judged once (memoised: ten
     thousand files live in a few hundred folders), its own name by a set and one expression."""
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], out: Iterable[str] = ()) -> None:
         patterns = tuple(patterns)
+        self.out = frozenset(out)  # relative paths never recorded, nor anything below them
         literal = {p for p in patterns if not any(c in p for c in "*?[")}
         self.names = literal | {"", ".", "..", ".git"}
         # `*.pyc`-like patterns are a suffix test; any other pattern one expression
@@ -112,22 +129,24 @@ class _Filter:
         known = self.folders.get(folder)
         if known is None:
             parent, _, name = folder.rpartition("/")
-            known = self.folders[folder] = self.folder_ok(parent) and self._name_ok(name)
+            known = self.folders[folder] = (self.folder_ok(parent) and self._name_ok(name)
+                                            and folder not in self.out)
         return known
 
     def __call__(self, path: str) -> bool:
         if not path or "\0" in path or path.startswith("/"):
             return False
         folder, _, name = path.rpartition("/")
-        return self.folder_ok(folder) and self._name_ok(name)
+        return self.folder_ok(folder) and self._name_ok(name) and path not in self.out
 
 
 def list_paths(root: str, ignore: Iterable[str] = DEFAULT_IGNORE, *,
-               limit: int | None = None) -> Listing:
+               limit: int | None = None, out: Iterable[str] = ()) -> Listing:
     """The paths of `root` a checkpoint records, sorted, and where the list came from.
     `limit`: a walk stops once it has found that many (a home folder is not walked whole; git
-    lists what it tracks, which is bounded by the repository)."""
-    kept = _Filter(dict.fromkeys((*DEFAULT_IGNORE, *ignore)))
+    lists what it tracks, which is bounded by the repository). `out`: relative paths (see
+    `kept_out`) never listed, nor anything below them; a walk does not enter them."""
+    kept = _Filter(dict.fromkeys((*DEFAULT_IGNORE, *ignore)), out)
     listed = _git_paths(root)
     source = "git"
     if listed is None:

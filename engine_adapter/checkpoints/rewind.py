@@ -2,8 +2,9 @@
 
 Before changing anything the workspace is checkpointed as it is (`before_rewind`: what `--undo`
 puts back), the plan is made against the baseline (what the run, or the last rewind, left) and
-every blob it needs is checked; after it, the result is checkpointed again (`after_rewind`: the
-baseline of the next rewind or undo).
+every blob it needs is checked (the store's `keep_out`, the cockpit's own files, are left out
+of all three, even where an older checkpoint recorded them); after it, the result is
+checkpointed again (`after_rewind`: the baseline of the next rewind or undo).
 
 `rewind_run` and `checkpoint_rows` do it for a run as its events tell it (`RunCheckpoints`):
 what `cockpit rewind` and `cockpit checkpoints` (and the rewind key) call; `rewound_event` is
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine_adapter.checkpoints.entries import Entry
 from engine_adapter.checkpoints.history import RunCheckpoints
+from engine_adapter.checkpoints.listing import kept_out
 from engine_adapter.checkpoints.manifest import Manifest
 from engine_adapter.checkpoints.restore import RewindPlan, apply_plan, check_blobs, plan_rewind
 from engine_adapter.checkpoints.snapshot import Snapshotter
@@ -42,7 +45,9 @@ def rewind(store: CheckpointStore, target: Manifest, baseline: Manifest, *,
     `StoreDamaged` (nothing changed) when a manifest, tree or blob it needs is bad; `OSError`
     when the workspace cannot be read."""
     workspace = target.workspace
-    wanted, left = store.entries(target), store.entries(baseline)
+    # The cockpit's own files are never rewound, even where an older checkpoint recorded them.
+    out = kept_out(workspace, store.keep_out)
+    wanted, left = _without(store.entries(target), out), _without(store.entries(baseline), out)
     taker = snapshotter or Snapshotter(store, workspace, run=target.run, previous=left)
     if dry_run:
         now = taker.take(kind="before_rewind", record=False)
@@ -54,6 +59,14 @@ def rewind(store: CheckpointStore, target: Manifest, baseline: Manifest, *,
     failed = apply_plan(store, workspace, plan)
     after = taker.take(kind="after_rewind")
     return RewindOutcome(plan, failed, before.manifest, after.manifest)
+
+
+def _without(entries: dict[str, Entry], out: tuple[str, ...]) -> dict[str, Entry]:
+    """`entries` but those at or below a path of `out`."""
+    if not out:
+        return entries
+    below = tuple(f"{p}/" for p in out)
+    return {p: e for p, e in entries.items() if p not in out and not p.startswith(below)}
 
 
 class RewindRefused(Exception):

@@ -8,7 +8,8 @@ checkpoint for its timestamps to tell (git's "racily clean" case) is read again 
 
 Files are opened below the workspace with `O_NOFOLLOW` at every step (`Beneath`); a link is
 recorded as a link (its target text), never followed; FIFOs, sockets and devices are skipped;
-a file over `large_bytes` is hashed as it streams and recorded by size and hash only.
+a file over `large_bytes` is hashed as it streams and recorded by size and hash only. The
+store's own folder and the cockpit's others (`CheckpointStore.keep_out`) are never recorded.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from engine_adapter.checkpoints.beneath import Beneath
 from engine_adapter.checkpoints.entries import Entry, same_content
-from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, list_paths
+from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, kept_out, list_paths
 from engine_adapter.checkpoints.manifest import Manifest
 from engine_adapter.checkpoints.store import CheckpointStore, PackWriter, new_id
 
@@ -105,7 +106,8 @@ class Snapshotter:
 
     def _take(self, turn: int | None, kind: str) -> tuple[dict[str, Entry], Manifest, int]:
         """The listing, each path's entry, the trees and the manifest (under the lock)."""
-        listing = list_paths(self.workspace, self.ignore)
+        listing = list_paths(self.workspace, self.ignore,
+                             out=kept_out(self.workspace, self.store.keep_out))
         entries: dict[str, Entry] = {}
         stored = read = 0
         large: list[str] = []

@@ -28,7 +28,7 @@ import secrets
 import struct
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,10 +107,17 @@ class PackWriter:
 
 
 class CheckpointStore:
-    """The packs, trees and manifests under `root` (made on first write, mode 0o700)."""
+    """The packs, trees and manifests under `root` (made on first write, mode 0o700).
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    `keep_out`: the cockpit's own files and folders (journals, state, runtime, config) beside
+    the store's `root`: a checkpoint of a workspace that holds any of them never records it,
+    and a rewind never touches it (it would grow the store by itself at every turn, and
+    bring back old journals)."""
+
+    def __init__(self, root: str | os.PathLike[str], *,
+                 keep_out: Iterable[str | os.PathLike[str]] = ()) -> None:
         self.root = Path(root)
+        self.keep_out: tuple[Path, ...] = (self.root, *(Path(p) for p in keep_out))
         self.packs = self.root / "packs"
         self.manifests = self.root / "manifests"
         self._index: dict[str, tuple[str, int, int]] = {}  # digest -> pack, offset, length

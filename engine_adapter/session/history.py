@@ -127,6 +127,16 @@ class EventLog(Sequence[T], Generic[T]):
     def _remember(self, index: int, item: T) -> None:
         self._recent[index % self._window] = (index, item)
 
+    def shed(self) -> None:
+        """Forget the decoded items kept for readers that keep up (a log nobody follows closely
+        any more: an ended run a host still lists), and pack what can be: every later read
+        decodes from the stored forms, as a reader far behind does. Reads stay correct; only
+        their cost changes."""
+        self._recent = [None] * self._window
+        self._unpacked = None
+        while self._pack and len(self._items) >= self._packed + CHUNK:
+            self._pack_oldest()
+
     @property
     def closed(self) -> bool:
         """Whether no more items will be appended."""

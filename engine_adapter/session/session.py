@@ -222,6 +222,14 @@ class Session:
         that is never read costs the run nothing."""
         return self._log.cursor(max(start, 0), _is_agent_end)
 
+    def shed(self) -> None:
+        """Once the run has ended: keep only the compact form of its history (its journal
+        lines, packed), not the recent events decoded for observers that keep up. A host holds
+        many ended runs; each would keep thousands of decoded events it no longer streams.
+        `history` reads the same after, decoding on demand. Nothing while the run is going."""
+        if self._ended:
+            self._log.shed()
+
     @property
     def unattended(self) -> bool:
         """No human is present: approvals are answered by rules, questions declined."""

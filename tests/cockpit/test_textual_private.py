@@ -67,6 +67,12 @@ KNOWN = {
     # (issue 29); it calls what Textual's calls. Pinned below: a Textual that changes the
     # original fails `test_the_overridden_scroll_update_is_still_textuals`.
     "cockpit/widgets/transcript/transcript.py Transcript self._refresh_scrollbars",
+    # `update_cell` lets go of one row's rendered forms, not of every row's (the fleet view,
+    # issue 28): it writes the cell where Textual's does and drops what Textual's caches keep
+    # of that row. Pinned below: `test_the_cell_tables_caches_are_still_textuals`.
+    *(f"cockpit/widgets/cell_table.py CellTable self.{name}" for name in (
+        "_data", "_cell_render_cache", "_row_render_cache", "_row_renderable_cache",
+        "_update_count", "_line_cache")),
 }
 """Private names used knowingly, each pinned to the Textual source it copies."""
 
@@ -89,6 +95,22 @@ def test_the_overridden_scroll_update_is_still_textuals() -> None:
     source = inspect.getsource(Widget._scroll_update)
     assert hashlib.sha256(source.encode()).hexdigest()[:16] == "edb9f6257285830d", (
         "Textual's Widget._scroll_update changed: re-check Transcript._scroll_update")
+
+
+def test_the_cell_tables_caches_are_still_textuals() -> None:
+    """`CellTable.update_cell` relies on how Textual's `DataTable` (8.x) keys its render
+    caches (row key first, then column key; the row renderables by update count and row) and
+    writes a cell: when any of these changes, re-check `CellTable` and pin the new sources."""
+    import hashlib
+
+    from textual.widgets import DataTable
+
+    pinned = {"update_cell": "117f6ee504bc006b", "_render_cell": "56c87899a3bfc4da",
+              "_render_line_in_row": "669cc46a7ca119d2",
+              "_get_row_renderables": "4766e26ce80d09dd", "_render_line": "a32c6991165cea90"}
+    found = {name: hashlib.sha256(inspect.getsource(getattr(DataTable, name)).encode())
+             .hexdigest()[:16] for name in pinned}
+    assert found == pinned, "Textual's DataTable changed: re-check CellTable"
 
 
 def test_the_check_sees_a_textual_private_name() -> None:

@@ -33,6 +33,7 @@ from cockpit.host.fleet.watch import NO_HOST, HostWatch
 from cockpit.keys import bindings, key_label
 from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
+from cockpit.widgets.cell_table import CellTable
 
 __all__ = ["INBOX_TITLE", "FleetApp", "FleetChoice"]
 
@@ -135,13 +136,14 @@ class FleetApp(ThemedApp):
     def compose(self) -> ComposeResult:
         yield Static("", id="fleet-title")
         yield Static(INBOX_TITLE, id="inbox-label", classes="fleet-label")
-        inbox: DataTable[Any] = DataTable(id="inbox", cursor_type="row", zebra_stripes=False)
+        inbox: DataTable[Any] = CellTable(id="inbox", cursor_type="row", zebra_stripes=False)
         inbox.add_columns("since", "run", "tool", "command")
         yield inbox
         yield Static(NOTHING_WAITING, id="inbox-empty")
         yield Static("", id="ask-detail")
         yield Static("runs", id="runs-label", classes="fleet-label")
-        runs: DataTable[Any] = DataTable(id="runs", cursor_type="row")
+        # (a busy fleet changes a few of its cells a push: only their rows are drawn again)
+        runs: DataTable[Any] = CellTable(id="runs", cursor_type="row")
         runs.add_columns("host", "run", "status", "waiting", "last activity", "tokens", "cost",
                          "engine", "task")
         yield runs

@@ -240,3 +240,21 @@ async def _test_the_attached_grants_screen(host_home, folder) -> None:
 
 def test_the_attached_grants_screen_revokes_in_the_host(host_home, tmp_path) -> None:
     run_loop(_test_the_attached_grants_screen(host_home, tmp_path))
+
+
+async def _test_attach_fetches_and_shows_the_hosts_grants(host_home, folder) -> None:
+    host_home.start()
+    run = _granted_run(host_home, folder)
+    app = attached_app(run, arm_seconds=0)
+    async with app.run_test(size=(140, 40)) as pilot:
+        # Without opening the grants screen: the deny rule (saved by the command line, in no
+        # event of the run) and the session grant are in the panel once the host listed them.
+        await until_shown(pilot, lambda: {g.prefix for g in app.view.grants}
+                          == {"git push", "git status"})
+        await until_shown(pilot, lambda: "git push" in screen_text(app))
+        assert not isinstance(app.screen, GrantsScreen)
+        app.session.detach()
+
+
+def test_attach_fetches_and_shows_the_hosts_grants(host_home, tmp_path) -> None:
+    run_loop(_test_attach_fetches_and_shows_the_hosts_grants(host_home, tmp_path))

@@ -88,3 +88,42 @@ def test_a_reader_from_the_start_gets_every_event_of_a_long_session() -> None:
     assert session._log._packed > 0
     seqs = [e.seq for e in session.history]
     assert seqs == list(range(len(seqs)))
+
+
+def test_a_shed_log_keeps_nothing_decoded_and_reads_the_same() -> None:
+
+    def decode(line: bytes) -> bytes:
+        return bytes(bytearray(line))  # (a new object: what was decoded again shows)
+
+    lines = _lines(3 * CHUNK + 40)
+    log: EventLog[bytes] = EventLog(decode, window=CHUNK, pack=True)
+    for line in lines:
+        log.append(line, decoded=line)  # the writer's own objects: the window keeps them
+    assert log[-1] is lines[-1] and log._packed == 2 * CHUNK
+    log.shed()
+    assert log._packed == 3 * CHUNK  # every whole block packed, the window's too
+    assert all(slot is None for slot in log._recent)
+    assert log[-1] is not lines[-1]  # decoded again, from the stored form
+    assert list(log) == lines  # and every item reads back as it was
+    log.append(b"after")  # an event recorded after the end (a rewind) still appends
+    assert log[-1] == b"after" and len(log) == len(lines) + 1
+
+
+def test_a_session_sheds_its_decoded_events_only_once_it_has_ended() -> None:
+    class Streamer:
+        event_sink = approval_controller = cancel_token = None
+
+        async def run(self, state: TaskState) -> TaskState:
+            for i in range(2 * CHUNK):
+                self.event_sink.emit(ModelUpdate(text=f"d{i}"))
+            session.shed()  # (while it runs: nothing is let go)
+            assert any(slot is not None for slot in session._log._recent)
+            state.status = "completed"
+            return state
+
+    session = Session(Streamer(), TaskState(task="t"))
+    run(session.run())
+    before = [e.model_dump() for e in session.history]
+    session.shed()
+    assert all(slot is None for slot in session._log._recent)
+    assert [e.model_dump() for e in session.history] == before
