@@ -6,6 +6,19 @@ memory: a file whose size, mtime, ctime, inode and mode are what they were is no
 listing, ten thousand `lstat`s and ten reads. A file changed too close to the previous
 checkpoint for its timestamps to tell (git's "racily clean" case) is read again anyway.
 
+In a git repository even the `lstat` is skipped for a tracked file git vouches for: the same
+`git ls-files` run that lists the files says which tracked ones are unchanged against the
+index (git compares every stat field, ctime included, and re-reads a racily clean one). A file
+is kept without a look when git found it unchanged at the previous checkpoint and now, against
+the same index record (mode and object id), and its entry's own mtime and ctime were well
+before the previous checkpoint began (so git's look then saw the file we recorded). A change
+then shows in its ctime, which nothing can set back, so git reports it and the file is looked
+at. Not vouched for: untracked files, a repository with attributes (line endings, filters:
+different bytes can look unchanged to git), a worktree's or submodule's `.git` file. What this
+misses, as git does: a change of permission bits other than the executable ones (644 to 600)
+of a file git vouches for; the entry keeps the mode last looked at. (A rewind compares only the
+executable bits anyway; it writes that mode when it restores the file's content.)
+
 Files are opened below the workspace with `O_NOFOLLOW` at every step (`Beneath`); a link is
 recorded as a link (its target text), never followed; FIFOs, sockets and devices are skipped;
 a file over `large_bytes` is hashed as it streams and recorded by size and hash only. The
@@ -24,7 +37,7 @@ from typing import Any
 
 from engine_adapter.checkpoints.beneath import Beneath
 from engine_adapter.checkpoints.entries import Entry, same_content
-from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, kept_out, list_paths
+from engine_adapter.checkpoints.listing import DEFAULT_IGNORE, kept_out, scan
 from engine_adapter.checkpoints.manifest import Manifest
 from engine_adapter.checkpoints.store import CheckpointStore, PackWriter, new_id
 
@@ -37,6 +50,7 @@ RACY_NS = 2_000_000_000
 """A file whose mtime is this close to (or after) the previous checkpoint's start is read again:
 a write within the same timestamp tick would not show in its stat."""
 
+_REGULAR = stat.S_IFREG
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 20
 
@@ -61,6 +75,18 @@ class Taken:
     read: int  # files read (the rest came from the stat cache)
     seconds: float
     changed: tuple[int, int, int] = (0, 0, 0)  # added, modified, deleted since the previous
+    looked: int = 0  # files whose lstat was looked at (the rest git vouched for)
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What one checkpoint's pass over the workspace found, beside its entries."""
+
+    touched: list[str]  # paths whose entry is new or not the previous one
+    deleted: list[str]  # paths of the previous checkpoint no longer there
+    clean: dict[str, str]  # what git vouched for (see `scan`)
+    large: list[str]  # paths over the size cap
+    looked: int
 
 
 @dataclass
@@ -75,6 +101,9 @@ class Snapshotter:
     previous: dict[str, Entry] = field(default_factory=dict)
     previous_start_ns: int = 0
     _trees: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)
+    _clean: dict[str, str] = field(default_factory=dict)  # what git vouched for last time
+    _large: list[str] | None = None  # the paths of `previous` over the size cap
+    _done: _Done | None = None  # what the checkpoint being taken found
     _record: bool = True
     _writer: PackWriter | None = None
     _generation: bytes = b""
@@ -89,7 +118,7 @@ class Snapshotter:
             self._writer = self.store.writer() if record else None
             if self.store.generation != self._generation:
                 # A prune moved or removed blobs since: trust no cached hash to be stored.
-                self.previous, self._trees = {}, {}
+                self.previous, self._trees, self._clean, self._large = {}, {}, {}, None
                 self._generation = self.store.generation
             try:
                 taken = self._take(turn, kind)
@@ -98,22 +127,35 @@ class Snapshotter:
                     self._writer.abort()
                 raise
         entries, manifest, read = taken
-        changed = changes(self.previous, entries)
+        done = self._done
+        assert done is not None
+        previous = self.previous
+        added = sum(1 for p in done.touched if p not in previous)
+        modified = sum(1 for p in done.touched
+                       if (old := previous.get(p)) is not None and not same_content(old,
+                                                                                  entries[p]))
         if record:
             self.previous, self.previous_start_ns = entries, start_ns
+            self._clean, self._large = done.clean, done.large
         return Taken(manifest, entries, read, time.perf_counter() - started,
-                     (len(changed[0]), len(changed[1]), len(changed[2])))
+                     (added, modified, len(done.deleted)), done.looked)
 
     def _take(self, turn: int | None, kind: str) -> tuple[dict[str, Entry], Manifest, int]:
         """The listing, each path's entry, the trees and the manifest (under the lock)."""
-        listing = list_paths(self.workspace, self.ignore,
-                             out=kept_out(self.workspace, self.store.keep_out))
+        found = scan(self.workspace, self.ignore,
+                     out=kept_out(self.workspace, self.store.keep_out), stats=True,
+                     clean=True)
+        previous = self.previous
+        limit = self.previous_start_ns - RACY_NS
+        clean, vouched_before = found.clean, self._clean
+        stats = found.stats
         entries: dict[str, Entry] = {}
-        stored = read = 0
+        touched: list[str] = []  # the paths whose entry is not the previous one
+        stored = read = looked = kept = 0
         large: list[str] = []
         with Beneath(self.workspace) as below:
-            at, fd = None, -1  # the listing is sorted: a folder's files come together
-            for path in listing.paths:
+            at, fd = None, -1  # a folder's files come together
+            for i, path in enumerate(found.paths):
                 parent, _, name = path.rpartition("/")
                 if parent != at:
                     at = parent
@@ -123,33 +165,66 @@ class Snapshotter:
                         fd = -1  # gone since listed, or a link now: none of it is recorded
                 if fd < 0:
                     continue
-                got = self._entry(fd, name, path)
+                old = previous.get(path)
+                if (clean and old is not None and (record := clean.get(path)) is not None
+                        and vouched_before.get(path) == record and old.kind == "f"
+                        and 0 < old.ctime_ns < limit and old.mtime_ns < limit):
+                    # git found it unchanged at the last checkpoint and now, against the same
+                    # index entry; and when it was last looked at, it had not changed since
+                    # well before that checkpoint began (so git's look then saw what we
+                    # recorded): it is as recorded, no lstat needed. See the module's note.
+                    entries[path] = old
+                    kept += 1
+                    continue
+                if stats is not None:
+                    st = stats[i]
+                else:
+                    try:
+                        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    except OSError:
+                        continue  # deleted since listed (a tracked file gone), or under a link
+                looked += 1
+                if (old is not None and old.mtime_ns == st.st_mtime_ns
+                        and old.size == st.st_size and old.ctime_ns == st.st_ctime_ns
+                        and old.ino == st.st_ino and old.kind == "f"
+                        and st.st_mode == _REGULAR | old.mode and st.st_mtime_ns < limit):
+                    entries[path] = old
+                    kept += 1
+                    continue
+                got = self._entry(fd, name, st)
                 if got is None:
                     continue
                 entry, was_read, written = got
                 entries[path] = entry
+                if old is not None:
+                    kept += 1
+                touched.append(path)
                 read += was_read
                 stored += written
                 if entry.kind == "f" and not entry.stored:
                     large.append(path)
-        root, written = self._tree_of(entries)
+        if self._large is None:  # entries handed in: which of them are large is not known yet
+            self._large = [p for p, e in previous.items() if e.kind == "f" and not e.stored]
+        # A large file kept as it was is still one (only the files looked at were seen here).
+        large += [p for p in self._large if (e := entries.get(p)) is not None
+                  and e is previous.get(p)]
+        deleted = [p for p in previous if p not in entries] if kept < len(previous) else []
+        self._done = _Done(touched, deleted, clean, large, looked)
+        root, written = self._tree_of(entries, touched, deleted)
         stored += written
         manifest = Manifest(id=new_id(), run=self.run, workspace=self.workspace, root=root,
                             created=time.time(), turn=turn, kind=kind,
-                            source=listing.source, files=len(entries),
-                            stored_bytes=stored, large=large)
+                            source=found.source, files=len(entries),
+                            stored_bytes=stored, large=sorted(large))
         if self._writer is not None:
             self._writer.commit()  # the blobs first, then the manifest that names them
             self.store.write_manifest(manifest)
         return entries, manifest, read
 
-    def _entry(self, folder: int, name: str, path: str) -> tuple[Entry, int, int] | None:
-        """One path's entry (`name` in the open `folder`), whether it was read, and the bytes
-        stored (None: not recorded)."""
-        try:
-            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
-        except OSError:
-            return None  # deleted since listed (a tracked file gone), or under a link
+    def _entry(self, folder: int, name: str,
+               st: os.stat_result) -> tuple[Entry, int, int] | None:
+        """The entry of `name` in the open `folder` (`st`: its lstat), whether it was read,
+        and the bytes stored (None: not recorded)."""
         if stat.S_ISLNK(st.st_mode):
             try:
                 target = os.readlink(name, dir_fd=folder)
@@ -158,12 +233,6 @@ class Snapshotter:
             return Entry("l", 0o777, len(target), target, True), 0, 0
         if not stat.S_ISREG(st.st_mode):
             return None
-        old = self.previous.get(path)
-        if (old is not None and old.kind == "f" and old.size == st.st_size
-                and old.mtime_ns == st.st_mtime_ns and old.ctime_ns == st.st_ctime_ns
-                and old.ino == st.st_ino and old.mode == stat.S_IMODE(st.st_mode)
-                and st.st_mtime_ns < self.previous_start_ns - RACY_NS):
-            return old, 0, 0
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=folder)
         except OSError:
@@ -191,17 +260,16 @@ class Snapshotter:
                       st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         return entry, 1, written
 
-    def _tree_of(self, entries: dict[str, Entry]) -> tuple[str, int]:
+    def _tree_of(self, entries: dict[str, Entry], touched: list[str],
+                 deleted: list[str]) -> tuple[str, int]:
         """Store the folders' trees (only those that changed since the last checkpoint: an
-        unchanged folder keeps its digest); the root's digest and the bytes written."""
+        unchanged folder keeps its digest); the root's digest and the bytes written.
+        `touched`: the paths whose entry is not the previous one (the stat cache hands back
+        the previous entry object itself), `deleted`: those no longer there."""
         trees = self._trees
-        previous = self.previous
         if not trees or "" not in trees:
             return self._all_trees(entries)
-        # The stat cache hands back the previous entry object itself: a path whose entry is
-        # not that object changed (or is new); one no longer listed was deleted.
-        touched = [p for p, e in entries.items() if previous.get(p) is not e]
-        touched += [p for p in previous.keys() - entries.keys()]
+        touched = touched + deleted
         if not touched:
             return trees[""][1], 0
         dirty: dict[str, set[str]] = {}  # folder -> names in it to update
