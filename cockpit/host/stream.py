@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.host.wire import MAX_LINE, decode, encode, hello, hello_problem
 
-__all__ = ["READ_CHUNK", "HostStream"]
+if TYPE_CHECKING:
+    from cockpit.host.via import ViaLog
+
+__all__ = ["READ_CHUNK", "VIA_LOG_NAME", "HostStream"]
+
+VIA_LOG_NAME = "via.log"
+"""The file in the state dir that takes a `--via` command's stderr while a view runs."""
 
 READ_CHUNK = 64 * 1024
 """The most bytes `readlines` takes in one read (a client catching up on a long run parses
@@ -36,10 +43,20 @@ class HostStream:
         be reached, `ConnectionError` (saying why) if the other side is no cockpit host of this
         protocol."""
         process = None
+        log: ViaLog | None = None
+        since = 0
         if via is not None:
-            from cockpit.host.via import via_socket
+            from cockpit.host.via import ViaLog, via_socket
+            from cockpit.paths import state_dir
 
-            sock, process = await asyncio.to_thread(via_socket, via)
+            # Its stderr into a log, not over the full-screen view this stream feeds; what it
+            # said last is the reason shown when it fails.
+            log = ViaLog(state_dir() / VIA_LOG_NAME)
+            fd, since = await asyncio.to_thread(log.open)
+            try:
+                sock, process = await asyncio.to_thread(via_socket, via, fd)
+            finally:
+                os.close(fd)
             reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
         else:
             reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_LINE)
@@ -54,8 +71,12 @@ class HostStream:
             problem = hello_problem(greeting)
             if problem is not None:
                 raise ConnectionError(problem)
-        except BaseException:
+        except BaseException as exc:
             await stream.close()
+            if log is not None and isinstance(exc, OSError | ValueError):
+                said = await asyncio.to_thread(log.said, since)
+                if said:  # (after close: the command has ended and said all it will)
+                    raise ConnectionError(f"{exc} (the --via command said: {said})") from exc
             raise
         stream.greeting = greeting
         return stream

@@ -15,16 +15,57 @@ import socket
 import subprocess
 from typing import IO
 
-__all__ = ["ViaError", "close_via", "relay", "via_socket"]
+__all__ = ["VIA_LOG_TAIL", "ViaError", "ViaLog", "close_via", "relay", "via_socket"]
+
+VIA_LOG_TAIL = 4096
+"""How much of the end of the `--via` log `ViaLog.said` reads back."""
 
 
 class ViaError(OSError):
     """The `--via` command could not be started (the message says why)."""
 
 
-def via_socket(command: str) -> tuple[socket.socket, subprocess.Popen[bytes]]:
+class ViaLog:
+    """Where a `--via` command's stderr goes when a full-screen view runs (the fleet view, an
+    attached run): a file in the state dir, appended to, instead of the terminal (ssh's
+    "Permission denied" printed over the view's rows garbled them). `said(since)` is the last
+    line it wrote after offset `since`, escaped, for the view to show as the reason."""
+
+    def __init__(self, path: os.PathLike[str] | str) -> None:
+        self.path = os.fspath(path)
+
+    def open(self) -> tuple[int, int]:
+        """An fd to hand the command as its stderr (close it once it started), and the log's
+        size before it (what `said` reads after)."""
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return fd, os.fstat(fd).st_size
+
+    def said(self, since: int) -> str:
+        """The last non-blank line written after `since` ("" for none), at most 200
+        characters, its unsafe characters escaped (`engine_adapter.text.escaped`)."""
+        try:
+            with open(self.path, "rb") as log:
+                size = log.seek(0, os.SEEK_END)
+                log.seek(max(since, size - VIA_LOG_TAIL))
+                tail = log.read(VIA_LOG_TAIL)
+        except OSError:
+            return ""
+        lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+        if not lines:
+            return ""
+        from engine_adapter.text import escaped
+
+        text = lines[-1].strip()
+        text = text if len(text) <= 200 else text[:199] + "…"
+        return escaped(text)  # (a terminal escape shows as `\x1b`, never acts)
+
+
+def via_socket(command: str, stderr: int | None = None
+               ) -> tuple[socket.socket, subprocess.Popen[bytes]]:
     """Start `command` with its stdin and stdout on a socket pair; our end, and the process
-    (stop it with `close_via` once done)."""
+    (stop it with `close_via` once done). `stderr`: an fd for the command's stderr (default:
+    ours, the terminal)."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:  # an unclosed quote
@@ -34,7 +75,7 @@ def via_socket(command: str) -> tuple[socket.socket, subprocess.Popen[bytes]]:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         process = subprocess.Popen(argv, stdin=theirs.fileno(), stdout=theirs.fileno(),
-                                   close_fds=True,
+                                   stderr=stderr, close_fds=True,
                                    start_new_session=True)
     except OSError as exc:
         ours.close()
