@@ -14,10 +14,11 @@ import pytest
 from fakes.clock import FakeClock
 from support.event_loop import run
 from support.live_app import DIFF, gated, make_app, pending, settle, turn
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from cockpit.screens import PagerScreen
 from cockpit.widgets import ARM_SECONDS
+from cockpit.widgets.text_lines import TextLines
 
 SIZES = [(80, 24), (100, 30), (160, 48)]
 IDS = ["80x24", "100x30", "160x48"]
@@ -58,8 +59,8 @@ def _app(tool: str, tool_input: dict, **kwargs):
                     cwd="/home/dev/projects/greeter", clock=None, **kwargs)
 
 
-def _part(app, name: str) -> Static:
-    return app.query_one(f"#approval-{name}", Static)
+def _part(app, name: str) -> TextLines:
+    return app.query_one(f"#approval-{name}", TextLines)
 
 
 def _text(app, name: str) -> str:
