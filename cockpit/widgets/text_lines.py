@@ -1,12 +1,14 @@
 """`TextLines`: a Rich `Text` drawn by Rich's own renderer into rows kept until it changes.
 
 Textual draws a `Static`'s text through its `Content`, which gives every segment of every row a
-style of its own carrying the cell's offset (for mouse selection): measured on the approval bar
-and the key hints (issue 29), about a tenth of a millisecond a segment, so a one-line footer of
-twenty coloured words cost 3–4 ms of a key's frame at 160x48, and each auto-height part was
-wrapped again to be measured at every layout. These parts are read, not clicked or selected (the
-terminal's own selection still works): Rich renders the text once per width and look, the rows
-are kept, and the height is the number of rows it wraps to.
+style of its own carrying the cell's offset (for mouse selection): measured on the key hints
+(issue 29), about a tenth of a millisecond a segment, so a one-line footer of twenty coloured
+words cost 3–4 ms of a key's frame at 160x48. Rich renders the text once per width and look, the
+rows are kept, and the height is the number of rows it wraps to.
+
+The price is Textual's mouse selection: without offsets a drag selects the whole widget, and
+nothing is highlighted. So only what nobody selects is drawn this way (the footer's key hints);
+the approval bar's parts stay `Static`, since a user copies the command shown there.
 
 `update(text)` replaces the text (and, unless `layout=False`, lays the widget out again: its
 height may change); `render()` gives the text back, as a `Static`'s would.

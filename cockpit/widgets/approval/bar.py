@@ -38,6 +38,7 @@ from textual.events import Resize
 from textual.geometry import Size
 from textual.message import Message
 from textual.timer import Timer
+from textual.widgets import Static
 
 from cockpit.keys import key_label
 from cockpit.styles import Palette, palette_for
@@ -46,7 +47,6 @@ from cockpit.widgets.approval.input import fit_input, hard_wrap, input_blocks
 from cockpit.widgets.approval.scope import ScopeChoice, always_text, scope_hint, scope_keys
 from cockpit.widgets.safe_text import styled_line
 from cockpit.widgets.scroll_box import ScrollBox
-from cockpit.widgets.text_lines import TextLines
 from engine_adapter.view import ApprovalView, RunView, ToolCallItem
 
 __all__ = ["ApprovalBar"]
@@ -174,7 +174,7 @@ class ApprovalBar(Vertical):
                                           palette=palette)
         shown = hard_wrap(shown, width)
         self._body_lines = shown.plain.count("\n") + 1
-        self.query_one("#approval-input", TextLines).update(shown)
+        self.query_one("#approval-input", Static).update(shown)
 
     def _put(self, part: str, text: Text, *, layout: bool = True) -> None:
         """Show `text` in the part `#part`, unless it shows just that already: an update
@@ -185,13 +185,13 @@ class ApprovalBar(Vertical):
         if self._put_last.get(part) == shape:
             return
         self._put_last[part] = shape
-        self.query_one(f"#{part}", TextLines).update(text, layout=layout)
+        self.query_one(f"#{part}", Static).update(text, layout=layout)
 
     def compose(self) -> ComposeResult:
-        yield ScrollBox(TextLines(id="approval-head"), TextLines(id="approval-input"),
-                        TextLines(id="approval-why"), TextLines(id="approval-always"),
+        yield ScrollBox(Static("", id="approval-head"), Static("", id="approval-input"),
+                        Static("", id="approval-why"), Static("", id="approval-always"),
                         id="approval-body")
-        yield TextLines(id="approval-keys")
+        yield Static("", id="approval-keys")
 
     @property
     def box(self) -> ScrollBox:
@@ -274,7 +274,7 @@ class ApprovalBar(Vertical):
         """The model's reason in at most `rows` rows as the terminal wraps it (words, not
         cells: a cell count would under-count and push the `[a]` line out of sight), cut
         saying how much is left and that `i` shows it whole; the rows it takes."""
-        why = self.query_one("#approval-why", TextLines)
+        why = self.query_one("#approval-why", Static)
         if not reason:
             why.display = False
             return 0
