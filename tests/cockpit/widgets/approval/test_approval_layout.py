@@ -215,3 +215,23 @@ def test_snapshot_look_alike_tool_in_the_scope_step_at_100x30(snap_compare, stea
 def test_the_cases_are_what_they_say():
     assert len(REASON) == 2_000 and len(ONE_LONG_LINE) > 3 * 80
     assert len(json.dumps(RAW_INPUT)) > 800
+
+
+@pytest.mark.parametrize("part", ["input", "head", "keys"])
+def test_the_bar_s_text_can_be_selected_with_the_mouse_to_copy_it(part):
+    """A drag across a part of the bar selects what it shows (the command, to copy it): the
+    parts are Textual text, whose cells carry their offsets, not rows drawn past Textual."""
+    async def main():
+        app = _app("shell", {"command": "python3 -m unittest discover -s tests"})
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.pause()
+            widget = _part(app, part)
+            first = _text(app, part).split("\n")[0]
+            start, end = 2, 14
+            await pilot.mouse_down(widget, offset=(start, 0))
+            await pilot.hover(widget, offset=(end, 0))
+            await pilot.mouse_up(widget, offset=(end, 0))
+            await pilot.pause()
+            assert app.screen.get_selected_text() == first[start:end + 1]
+    run(main())
