@@ -41,9 +41,10 @@ PICKER_SCOPE = "picker"
 """The journal picker's scope (its other keys are the pager's)."""
 ANSWER_ACTIONS = frozenset({"approve", "approve_always", "deny", "grant_scope", "scope_back",
                             "cancel_run", "edit_proposal"})
-"""The run's actions whose keys still work from an empty message box, where they apply (the
-focus stays there after a task is sent): the keys that answer a pending approval, and escape's
-"back" and "cancel run"; any other letter there is text."""
+"""The run's actions whose keys still work from a message box left empty by a send, where they
+apply (the focus stays there after a task is sent; see `ComposerInput.answer_keys`): the keys
+that answer a pending approval, and escape's "back" and "cancel run"; any other letter there is
+text, and so is every key once the human typed in the box."""
 
 
 @dataclass(frozen=True)
@@ -205,8 +206,9 @@ KEYS: list[KeySpec] = [
                  "in as @path; its contents go to the agent with the message)."),
     KeySpec("leave-box", "escape", "leave", "leave", "composer", key_display="esc",
             help="Close the completion list; else leave the message box (or, typing a "
-                 "denial's reason, go back without denying). In an empty box, while the run "
-                 "is live, escape is the run's (back from the scope step, or cancel)."),
+                 "denial's reason, go back without denying). In a box left empty by a send, "
+                 "while the run is live, escape is the run's (back from the scope step, or "
+                 "cancel)."),
     # On a queued message.
     KeySpec("unqueue", "escape", "unqueue", "remove", "queue", key_display="esc",
             help="Take back the highlighted queued message before it is sent."),
