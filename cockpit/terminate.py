@@ -110,8 +110,14 @@ def on_terminate(loop: asyncio.AbstractEventLoop, handler: Callable[[str], objec
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)
             previous.pop(signal.SIGHUP, None)
         remove()
-        # (call_soon_threadsafe wakes the loop: this handler may run while it sleeps)
-        loop.call_soon_threadsafe(handler, _REASONS[signal.Signals(number)])
+        try:
+            # (call_soon_threadsafe wakes the loop: this handler may run while it sleeps)
+            loop.call_soon_threadsafe(handler, _REASONS[signal.Signals(number)])
+        except RuntimeError:  # the loop has closed (the run is over, its handler not removed)
+            # No traceback out of a signal handler: the signal acts as it did before us (its
+            # disposition is restored above; SIGHUP stays ignored, the quit is under way).
+            if number != signal.SIGHUP:
+                signal.raise_signal(number)
 
     try:
         for number in numbers:

@@ -168,3 +168,28 @@ def test_after_a_hang_up_sighup_never_finds_its_default_again(monkeypatch):
         for number, disposition in kept.items():
             signal.signal(number, disposition)
         loop.close()
+
+
+def test_a_signal_after_the_loop_closed_is_no_traceback_and_acts_as_before(monkeypatch):
+    """A signal that arrives once the run's loop has closed (its handler still installed) does
+    not raise out of the signal handler: SIGHUP is ignored, SIGTERM acts as it did before the
+    cockpit installed its handler (here: a handler the test set, which records it)."""
+    import asyncio
+
+    from cockpit.terminate import on_terminate
+
+    kept = {n: signal.getsignal(n) for n in (signal.SIGHUP, signal.SIGTERM)}
+    seen: list[int] = []
+    try:
+        signal.signal(signal.SIGTERM, lambda number, frame: seen.append(number))
+        for number in (signal.SIGHUP, signal.SIGTERM):
+            loop = asyncio.new_event_loop()
+            on_terminate(loop, lambda reason: None)
+            handler = signal.getsignal(number)
+            loop.close()
+            handler(number, None)  # (no RuntimeError: the loop is closed)
+        assert seen == [signal.SIGTERM]  # SIGTERM went to the disposition it had before
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        for number, disposition in kept.items():
+            signal.signal(number, disposition)
