@@ -496,7 +496,7 @@ class Composer(Vertical):
             box.placeholder = ""
         elif self._told_keys:  # typing while a call waits: its keys are text here
             label.append("a call waits for you ", palette.warning)
-            label.append(f"keys here are text · {key_label(self.app, 'leave-box')} leaves the "
+            label.append(f"— keys here are text: {key_label(self.app, 'leave-box')} leaves the "
                          f"box, then {key_label(self.app, 'approve')} or "
                          f"{key_label(self.app, 'deny')} answers it", palette.dim)
         elif self.live:
