@@ -36,6 +36,13 @@ def _app(opened: asyncio.Event):
                     next_steps=lambda text: [turn(1, f"on it: {text}")])
 
 
+async def _typed_then_asked(pilot, app, opened: asyncio.Event, *keys: str) -> None:
+    """Press `keys`, then let the call arrive and wait until it waits for approval."""
+    await pilot.press(*keys)
+    opened.set()
+    await settle(pilot, lambda: pending(app) == ["c1"])
+
+
 def _resolved(app):
     return [e for e in app.session.history if e.type == "approval_resolved"]
 
@@ -45,9 +52,7 @@ def test_a_call_arriving_mid_word_takes_neither_the_focus_nor_a_key():
         opened = asyncio.Event()
         app = _app(opened)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("t", *"yes ad")
-            opened.set()
-            await settle(pilot, lambda: pending(app) == ["c1"])
+            await _typed_then_asked(pilot, app, opened, "t", *"yes ad")
             await pilot.press(*"d a note", "space", *"yna")
             assert app.focused is app.composer.box
             assert app.composer.box.value == "yes add a note yna"
@@ -71,10 +76,8 @@ def test_a_box_the_human_touched_takes_answer_keys_as_text(touch, first):
         opened = asyncio.Event()
         app = _app(opened)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("t", *touch)
+            await _typed_then_asked(pilot, app, opened, "t", *touch)
             assert app.composer.box.value == ""
-            opened.set()
-            await settle(pilot, lambda: pending(app) == ["c1"])
             await pilot.press(first, *"es")
             assert app.composer.box.value == f"{first}es"
             assert app.composer.reason_for is None and app._choosing is None
@@ -106,9 +109,7 @@ def test_the_label_says_how_to_answer_and_escape_leaves_the_box_then_y_answers()
         opened = asyncio.Event()
         app = _app(opened)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("t", *"hi")
-            opened.set()
-            await settle(pilot, lambda: pending(app) == ["c1"])
+            await _typed_then_asked(pilot, app, opened, "t", *"hi")
             label = str(app.query_one("#composer-label").render())
             assert "a call waits for you" in label and "keys here are text" in label
             await pilot.press("escape")  # with text in the box: leaves it, never cancels
