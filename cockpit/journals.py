@@ -10,7 +10,6 @@ and the replay viewer's picker.
   by a byte search for their start, so a journal of streamed text is skimmed, not folded.
 - `remember_journal` / `indexed_journals`: the index of journals written elsewhere (`--journal
   PATH`), kept in the data directory, so listings find them beside the journal folder's own.
-- `printable`: a value as one cell of a listing's line (`cockpit journals`, `cockpit sessions`).
 
 Journal contents are untrusted: every value is type-checked here and escaped where shown.
 """
@@ -20,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +27,6 @@ from cockpit.paths import data_dir, journal_dir
 from engine_adapter.atomic import replace_file
 from engine_adapter.events import is_valid_ts
 from engine_adapter.journal import ForeignSession, decode_json, detect_foreign_bytes, writer_alive
-from engine_adapter.text import escaped
 
 __all__ = [
     "CRASHED",
@@ -45,7 +42,6 @@ __all__ = [
     "list_journals",
     "looks_live",
     "open_status",
-    "printable",
     "read_facts",
     "remember_journal",
     "scan_facts",
@@ -220,19 +216,6 @@ class JournalSummary:
     """The agent, its session's title, tokens and cost (see `read_facts`)."""
     foreign: ForeignSession | None = None
     """Another tool's session file (status `foreign`): what it is and how to view it."""
-
-
-_SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
-
-
-def printable(text: str, width: int | None = None) -> str:
-    """`text` for one line of a listing: unsafe characters escaped (`\\x1b`, `\\u200b`, see
-    `engine_adapter.text`), runs of spaces and line breaks as one space, cut to `width` with
-    `…`."""
-    text = _SPACES.sub(" ", escaped(text)).strip()
-    if width is not None and len(text) > width:
-        text = text[: width - 1] + "…"
-    return text
 
 
 def describe_length(summary: JournalSummary) -> str:

@@ -66,6 +66,7 @@ __all__ = [
     "marked",
     "marker",
     "plural",
+    "printable",
     "replace_unsafe",
     "split_unsafe",
     "unsafe_at",
@@ -226,6 +227,19 @@ def marker(ch: str) -> str:
 def escaped(text: str) -> str:
     """`text` with every unsafe character escaped (`\\u200b`)."""
     return replace_unsafe(text, escape)
+
+
+_SPACES = re.compile(r"[ \t\r\n]+")  # only CR of a line break is left unescaped
+
+
+def printable(text: str, width: int | None = None) -> str:
+    """`text` for one cell of a listing's line (`cockpit journals`, `cockpit sessions`,
+    `cockpit ps`): unsafe characters escaped (`\\x1b`, `\\u200b`), runs of spaces and line
+    breaks as one space, cut to `width` with `…`."""
+    text = _SPACES.sub(" ", escaped(text)).strip()
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
 
 
 def marked(text: str) -> str:

@@ -200,7 +200,7 @@ def session_lines(found: list[KnownSession], *, as_json: bool) -> list[str]:
         from dataclasses import asdict
 
         return [json.dumps([asdict(s) for s in found], ensure_ascii=False, indent=1)]
-    from cockpit.journals import printable
+    from engine_adapter.text import printable
 
     lines = []
     for s in found:

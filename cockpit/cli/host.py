@@ -104,30 +104,28 @@ ENGINE_WIDTH = 24
 stay in line (`--json` has it whole)."""
 
 
-def _cut(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
 def _table(runs: list[dict[str, Any]], *, hosts: bool = False) -> list[str]:
     """The runs as `cockpit ps` prints them, under a line of column names (`hosts`: with a
     HOST column first)."""
-    from engine_adapter.text import plural
+    from engine_adapter.text import plural, printable
 
     width = max([4, *(len(str(run.get("host", ""))) for run in runs)]) if hosts else 0
-    engines = min(ENGINE_WIDTH, max([10, *(len(str(run["engine"])) for run in runs)]))
+    # (each field as one escaped line: a task or an agent's command is the user's text, and
+    # a host on another machine sends it)
+    shown = [printable(str(run["engine"])) for run in runs]
+    engines = min(ENGINE_WIDTH, max([10, *map(len, shown)]))
     head = "  ".join(f"{name:<{engines if name == 'ENGINE' else size}}"
                      for name, size in _COLUMNS) + "  JOURNAL"
     lines = [f"{'HOST':<{width}}  {head}" if hosts else head]
-    for run in runs:
+    for run, engine in zip(runs, shown, strict=True):
         waiting = run["waiting"]
         asks = [plural(n, what) for what, n in (("approval", waiting["approvals"]),
                                                  ("question", waiting["questions"])) if n]
-        task = _cut(str(run["task"]), 50)
-        engine = _cut(str(run["engine"]), engines)
+        task = printable(str(run["task"]), 50)
+        engine = printable(engine, engines)
         line = (f"{run['id']:<12}  {run['status']:<9}  {engine:<{engines}}  "
                 f"{run['started']:<20}  {', '.join(asks) or 'none':<12}  {task:<50}  "
-                f"{run['journal']}")
+                f"{printable(str(run['journal']))}")
         lines.append(f"{run.get('host', ''):<{width}}  {line}" if hosts else line)
     return lines
 

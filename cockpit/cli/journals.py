@@ -307,11 +307,10 @@ def list_recent(limit: int = 20, *, agent: str | None = None, status: str | None
         CRASHED_LEGEND,
         describe_length,
         list_journals,
-        printable,
     )
     from cockpit.paths import journal_dir
     from engine_adapter.events import format_ts
-    from engine_adapter.text import plural
+    from engine_adapter.text import plural, printable
 
     if status is not None and status not in STATUSES:
         _error(f"--status {status!r}: use one of {', '.join(STATUSES)}")

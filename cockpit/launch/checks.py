@@ -105,7 +105,8 @@ def _is_empty(path: Path) -> bool:
 
 def _what_it_holds(path: Path) -> str:
     """A few words on the run a journal holds: its status and task, escaped and cut."""
-    from cockpit.journals import printable, summarize
+    from cockpit.journals import summarize
+    from engine_adapter.text import printable
 
     summary = summarize(path)
     task = printable(summary.task, 60)

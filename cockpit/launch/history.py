@@ -27,7 +27,7 @@ STDERR_HEAD = "last lines the agent wrote to stderr:"
 def _one_line(error: str) -> str:
     """The failure in one line: its first, and the agent's last stderr line when it wrote
     one (escaped: the agent's text is untrusted)."""
-    from cockpit.journals import printable
+    from engine_adapter.text import printable
 
     lines = error.splitlines()
     text = printable(lines[0] if lines else "the agent stopped", 400)

@@ -16,10 +16,9 @@ from rich.style import Style
 from cockpit.export.html import _html
 from cockpit.export.markdown import _visible
 from cockpit.headless import LinePrinter, sanitize
-from cockpit.journals import printable
 from cockpit.widgets.safe_text import MARKER_STYLE, clean, clean_line, styled, styled_line
 from engine_adapter.engines.acp.text import clean as acp_clean
-from engine_adapter.text import escape, has_unsafe, marker, unsafe_at
+from engine_adapter.text import escape, has_unsafe, marker, printable, unsafe_at
 from engine_adapter.view.input_fields import _value, input_line, input_text, one_row
 
 SPECIAL = [chr(cp) for cp in (

@@ -1,6 +1,7 @@
 """`cockpit ps`'s table keeps its columns in line: a long engine (an agent's whole command line)
 or task is cut with an ellipsis, every row's JOURNAL starts where the heading's does, and the
-run's fields are shown as plain words (a newline in a task cannot start a fake row)."""
+run's fields are shown as plain words (a newline in a task cannot start a fake row, a terminal
+escape shows as `\\x1b`: `engine_adapter.text.printable`, as the other listings)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,12 @@ def test_long_engines_and_tasks_are_cut_and_the_journal_column_lines_up() -> Non
 def test_short_engines_keep_the_narrow_column() -> None:
     [head, row] = _table([_run("c" * 12, "demo")])
     assert head.index("STARTED") == row.index("2026-")
+
+
+def test_a_terminal_escape_in_a_task_an_engine_or_a_journal_is_shown_never_acted_on() -> None:
+    run = _run("d" * 12, "agent \x1b]0;owned\x07", "clear \x1b[2J the screen")
+    run["journal"] = "/j/\x1b[31mred.jsonl"
+    [_, row] = _table([run])
+    assert "\x1b" not in row and "\x07" not in row
+    assert "clear \\x1b[2J the screen" in row and "/j/\\x1b[31mred.jsonl" in row
+    assert "agent \\x1b]0;owned\\x07" in row
