@@ -147,7 +147,7 @@ class ComposerInput(TextArea):
         """Recolour, without a restyle (see above). The focus arriving (a key, a click, tab)
         makes the box the human's: its keys are text (`answer_keys`)."""
         if has_focus:
-            self.answer_keys = False
+            self._answer_keys = False  # (the label is looked at just below, once)
         composer = self.parent
         if isinstance(composer, Composer):
             composer.colour_box()
@@ -201,8 +201,8 @@ class ComposerInput(TextArea):
             self.answer_keys = False  # typed: the box is the human's (before its Changed)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
-        """The box takes printable keys, but not an answer key while it is empty (so the
-        footer shows it, and the binding runs)."""
+        """The box takes printable keys, but not an answer key while `answer_keys` holds (so
+        the footer shows it, and the binding runs)."""
         if self.answer_keys and self._answers(key):
             return False
         return super().check_consume_key(key, character)
