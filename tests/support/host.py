@@ -136,9 +136,14 @@ def detach_demo(home: HostHome, *more: str) -> str:
     return lines[0]
 
 
-def follow(client: HostClient, run: str, *, cursor: int = 0) -> Iterator[dict[str, Any]]:
-    """The run's events from `cursor` as dicts, over `client`, until its end."""
-    client.send({"op": "follow", "id": "f", "run": run, "cursor": cursor})
+def follow(client: HostClient, run: str, *, cursor: int = 0,
+           task: int | None = None) -> Iterator[dict[str, Any]]:
+    """The run's events from `cursor` as dicts, over `client`, until its end (`task`: that
+    task's, 1-based, instead of the latest's)."""
+    request: dict[str, Any] = {"op": "follow", "id": "f", "run": run, "cursor": cursor}
+    if task is not None:
+        request["task"] = task
+    client.send(request)
     while True:
         message = client.read()
         if "event" in message:

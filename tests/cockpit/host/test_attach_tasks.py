@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
 
 from support.event_loop import run as run_loop
 from support.host import detach_demo, follow, until
@@ -19,19 +18,6 @@ from cockpit.cli.attach import attached_app
 from cockpit.host import HostClient
 
 NEXT = "now add a test for median()"
-
-
-def _follow_task(client: HostClient, run: str, task: int) -> Iterator[dict]:
-    """One task's events (1-based) as dicts, until its end."""
-    client.send({"op": "follow", "id": "f", "run": run, "cursor": 0, "task": task})
-    while True:
-        message = client.read()
-        if "event" in message:
-            yield message["event"]
-        elif "end" in message:
-            return
-        elif message.get("id") == "f" and not message.get("ok"):
-            raise AssertionError(message)
 
 
 def _two_tasks(home) -> tuple[str, str]:
@@ -45,7 +31,7 @@ def _two_tasks(home) -> tuple[str, str]:
         first = list(follow(client, run))  # to its end
         assert first[-1]["type"] == "agent_end" and first[-1]["status"] == "cancelled"
         assert client.request("turn", run=run, task=NEXT)["task"] == 2
-        until(_follow_task(client, run, 2), lambda e: e["type"] == "approval_requested")
+        until(follow(client, run, task=2), lambda e: e["type"] == "approval_requested")
     return run, first[0]["task"]
 
 

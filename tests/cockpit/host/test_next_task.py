@@ -46,21 +46,11 @@ async def _test_the_attached_cockpit_sends_the_next_task_to_the_host(host_home) 
         described = client.request("describe", run=run)
         assert described["tasks"] == 2 and described["run"]["status"] == "running"
         # Another client follows either task by its number.
-        first = list(follow_task(client, run, 1))
+        first = list(follow(client, run, task=1))
         assert first[-1]["type"] == "agent_end" and first[-1]["status"] == "cancelled"
     journal = described["run"]["journal"]
     assert journal.endswith(f"{run}-2.jsonl")
     assert next(read_journal(journal)).task == "now add a test for median()"
-
-
-def follow_task(client, run: str, task: int):
-    client.send({"op": "follow", "id": "f", "run": run, "cursor": 0, "task": task})
-    while True:
-        message = client.read()
-        if "event" in message:
-            yield message["event"]
-        elif "end" in message:
-            return
 
 
 def test_the_attached_cockpit_sends_the_next_task_to_the_host(host_home) -> None:
