@@ -14,6 +14,8 @@ from support.event_loop import run
 from support.live_app import answerable, gated, make_app, pending, settle, turn
 from textual import events
 
+from cockpit.widgets.composer import MESSAGE_LIMIT
+
 SIZE = (120, 36)
 
 
@@ -85,22 +87,27 @@ def test_a_box_the_human_touched_takes_answer_keys_as_text(touch, first):
     run(main())
 
 
-def test_a_paste_makes_the_box_the_humans():
+def test_a_paste_makes_the_box_the_humans_even_one_refused():
+    """Right after a send the answer keys work; a paste (here one over the message limit,
+    refused: the box stays empty, no key was typed) makes the box the human's all the same."""
     async def main():
-        opened = asyncio.Event()
-        app = _app(opened)
+        ask = asyncio.Event()
+        app = make_app(turn(1, "first"), next_steps=lambda text: [
+            turn(1, f"on it: {text}"), _gate(ask),
+            gated("c1", "run_command", {"command": "rm -rf build"})])
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("t")
-            app.composer.box.focus()
-            await pilot.pause()
-            app.post_message(events.Paste("pasted"))  # (as the driver does)
-            await settle(pilot, lambda: app.composer.box.value == "pasted")
-            app.composer.box.select_all()
-            await pilot.press("backspace")
-            opened.set()
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            await pilot.press(*"go", "enter")
+            await settle(pilot, lambda: len(app.sessions) == 2)
+            assert app.composer.box.answer_keys  # (sent: the keys would answer)
+            app.post_message(events.Paste("x" * (MESSAGE_LIMIT + 1)))  # (as the driver does)
+            await settle(pilot, lambda: not app.composer.box.answer_keys)
+            assert app.composer.box.value == ""
+            ask.set()
             await settle(pilot, lambda: pending(app) == ["c1"])
             await pilot.press("y")
             assert app.composer.box.value == "y" and pending(app) == ["c1"]
+            assert not _resolved(app)
     run(main())
 
 
