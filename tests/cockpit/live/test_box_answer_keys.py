@@ -149,3 +149,31 @@ def test_after_a_send_the_untouched_box_answers_and_a_typed_key_ends_that():
             await pilot.press("o", "backspace", "y")  # touched: text from now on
             assert app.composer.box.value == "y" and pending(app) == ["c3"]
     run(main())
+
+
+@pytest.mark.parametrize("back", ["click", "t"])
+def test_coming_back_to_the_box_after_a_send_makes_it_the_humans(back):
+    """Sent, then away (tab: escape there is the run's), then back by a click or `t`: the
+    human chose to type there, so an answer key is text, though the box is still empty."""
+    async def main():
+        ask = asyncio.Event()
+        app = make_app(turn(1, "first"), next_steps=lambda text: [
+            turn(1, f"on it: {text}"), _gate(ask),
+            gated("c1", "run_command", {"command": "rm -rf build"})])
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: app.session.done and app.focused is app.composer.box)
+            await pilot.press(*"go", "enter")
+            await settle(pilot, lambda: len(app.sessions) == 2)
+            await pilot.press("tab")
+            await settle(pilot, lambda: app.focused is not app.composer.box)
+            if back == "click":
+                await pilot.click("#next-task")
+            else:
+                await pilot.press("t")
+            await settle(pilot, lambda: app.focused is app.composer.box)
+            ask.set()
+            await settle(pilot, lambda: pending(app) == ["c1"])
+            await pilot.press("y")
+            assert app.composer.box.value == "y" and pending(app) == ["c1"]
+            assert not _resolved(app)
+    run(main())
