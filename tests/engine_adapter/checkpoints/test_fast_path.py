@@ -120,6 +120,31 @@ def test_an_info_attributes_file_turns_it_off_too(tmp_path) -> None:
     assert _aged(taker, turn=2).looked == 22
 
 
+def test_a_folder_turned_into_a_link_is_seen_once_its_files_are_settled(tmp_path) -> None:
+    # git vouches for `src/*` through a link to the same files (its lstat follows the link);
+    # from the third checkpoint on they are kept without a step each, so the folders are
+    # checked first: the link is recorded, no file through it.
+    ws, taker, _ = _warm(tmp_path)
+    third = _aged(taker, turn=3)
+    assert third.looked == 0 and "src/m3.py" in third.entries
+    (ws / "src").rename(ws / "real")
+    (ws / "src").symlink_to("real")
+    fourth = _aged(taker, turn=4)
+    assert fourth.entries["src"].kind == "l"
+    assert not [p for p in fourth.entries if p.startswith("src/")]
+    assert "real/m3.py" in fourth.entries
+
+
+def test_a_change_to_the_index_between_settled_checkpoints_is_recorded(tmp_path) -> None:
+    ws, taker, _ = _warm(tmp_path)
+    _aged(taker, turn=3)
+    (ws / "src" / "m4.py").write_text("print('staged')\n")
+    git(ws, "add", "src/m4.py")
+    taken = _aged(taker, turn=4)
+    assert taken.changed == (0, 1, 0) and taken.read == 1
+    assert _aged(taker, turn=5).looked == 0
+
+
 # Hypothesis: random file and git operations, aged checkpoints (the fast path in use) -------
 
 NAMES = ["a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "run.sh"]
@@ -130,7 +155,13 @@ OPS = st.one_of(
     st.tuples(st.just("chmod"), st.sampled_from(NAMES), st.just(b"")),
     st.tuples(st.just("git add"), st.sampled_from(NAMES), st.just(b"")),
     st.tuples(st.just("git commit"), st.just(""), st.just(b"")),
+    st.tuples(st.just("folder to link"), st.just("d"), st.just(b"")),
 )
+
+
+def _through_a_link(ws: Path, name: str) -> bool:
+    parts = name.split("/")[:-1]
+    return any((ws / "/".join(parts[:i + 1])).is_symlink() for i in range(len(parts)))
 
 
 def _apply(ws: Path, op: tuple[str, str, bytes]) -> None:
@@ -150,10 +181,15 @@ def _apply(ws: Path, op: tuple[str, str, bytes]) -> None:
         path.unlink()
     elif kind == "chmod" and path.exists():
         path.chmod(path.stat().st_mode ^ 0o100)
-    elif kind == "git add" and path.exists():
+    elif kind == "git add" and path.exists() and not _through_a_link(ws, name):
         git(ws, "add", name)
     elif kind == "git commit":
         git(ws, "commit", "-qam", "turn", "--allow-empty")
+    elif (kind == "folder to link" and path.is_dir() and not path.is_symlink()
+          and not (ws / f"{name}-real").exists()):
+        # the same files, reached through a link now (git still vouches for them)
+        path.rename(ws / f"{name}-real")
+        path.symlink_to(f"{name}-real")
 
 
 @settings(max_examples=25, deadline=None)
