@@ -19,6 +19,7 @@ import contextlib
 import fnmatch
 import os
 import re
+import select
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -108,17 +109,70 @@ def _git_output(root: str, *, clean: bool) -> str | None:
     args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     if clean:
         args[2:2] = ["-t", "-v", "-f", "-s", "--modified", "--deleted"]
-    try:
-        done = subprocess.run(
-            [*_GIT, *(_STRICT if clean else ()), "-C", root, *args], capture_output=True,
-            env=_git_env(strict=clean), timeout=GIT_SECONDS, check=False,
-            stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
+    output = _run([*_GIT, *(_STRICT if clean else ()), "-C", root, *args],
+                  _git_env(strict=clean))
+    if output is None:
         return None
     # One decode of the whole output: NUL never occurs inside an encoded name.
-    return done.stdout.decode(_FS_ENCODING, _FS_ERRORS)
+    return output.decode(_FS_ENCODING, _FS_ERRORS)
+
+
+def _await(child: subprocess.Popen[bytes]) -> None:
+    """Wait for `child` to end, at most `GIT_SECONDS` (then it is killed)."""
+    try:
+        ended = os.pidfd_open(child.pid)
+    except OSError:  # (no pidfd here: a kernel before 5.3, or a filter refuses it)
+        try:
+            child.wait(timeout=GIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            child.kill()
+        return
+    try:
+        waiting = select.poll()
+        waiting.register(ended, select.POLLIN)
+        if not waiting.poll(int(GIT_SECONDS * 1000)):
+            child.kill()
+    finally:
+        os.close(ended)
+
+
+def _run(argv: list[str], env: dict[str, str]) -> bytes | None:
+    """What `argv` printed, or None when it failed, could not start or outran `GIT_SECONDS`.
+    On Linux its output goes to a file in memory and its end is awaited on a descriptor:
+    no wake-up for each few kilobytes it writes to a pipe, none to poll for its end (a
+    checkpoint's listing is some 700 KB, written 4 KB at a time)."""
+    if not (hasattr(os, "memfd_create") and hasattr(os, "pidfd_open")):
+        try:
+            done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  env=env, timeout=GIT_SECONDS, check=False,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+    try:
+        out = os.memfd_create("cockpit-ls-files", os.MFD_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            child = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env,
+                                     stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        try:
+            _await(child)
+        except BaseException:
+            child.kill()  # (cancelled: git goes too)
+            raise
+        finally:
+            child.wait()  # (at once: it ended, or was killed)
+        if child.returncode != 0:
+            return None
+        return os.pread(out, os.fstat(out).st_size, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(out)
 
 
 def _git_scan(root: str, kept: _Filter, *, clean: bool) -> Scan | None:
