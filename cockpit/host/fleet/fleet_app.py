@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
@@ -129,7 +129,8 @@ class FleetApp(ThemedApp):
         self._answered: set[str] = set()  # ask keys answered here (until the host drops them)
         self._redraw_due = False
         self._inbox_was_empty = True
-        self._shown: dict[str, list[tuple[str, list[Text]]]] = {}  # each table's rows shown
+        # Each table's rows shown: key, what the cells were built from, the cells.
+        self._shown: dict[str, list[tuple[str, Hashable, list[Text]]]] = {}
         self._said: dict[str, Text] = {}  # each line's text shown
 
     # Building ------------------------------------------------------------------------------
@@ -227,15 +228,18 @@ class FleetApp(ThemedApp):
         self._say("#inbox-label",
                   Text(f"{INBOX_TITLE} ({len(shown.inbox)})" if shown.inbox else INBOX_TITLE))
         room = max(16, self.size.width - 44)  # (the other columns: the command fits, mostly)
-        self._fill(inbox, [(ask.key, self._ask_cells(ask, room)) for ask in shown.inbox],
+        self._fill(inbox, [(ask.key, (ask, room)) for ask in shown.inbox],
+                   lambda source: self._ask_cells(*source),
                    selected.key if selected is not None else None)
         runs = self.query_one("#runs", DataTable)
-        rows = [(run.key, self._run_cells(run)) for run in shown.runs]
         self._hosts_line()
         self._keys_line()
         current = runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value \
             if runs.row_count else None
-        self._fill(runs, rows, current)
+        # (a run's row from its last activity as shown, to the second: a streaming run's moves
+        # with every push, its row a second)
+        self._fill(runs, [(run.key, (run._replace(activity=None), _when(run.activity)))
+                          for run in shown.runs], lambda source: self._run_cells(*source), current)
         hosts = len({run.host for run in shown.runs} | {h for h, _ in shown.unreachable})
         title = f"cockpit fleet · {len(shown.runs)} run" + ("s" if len(shown.runs) != 1 else "")
         title += f" on {hosts} host" + ("s" if hosts != 1 else "") if hosts else ""
@@ -257,30 +261,39 @@ class FleetApp(ThemedApp):
             self._said[selector] = text
             self.query_one(selector, Static).update(text)
 
-    def _fill(self, table: DataTable[Any], rows: list[tuple[str, list[Text]]],
-              keep: str | None) -> None:
-        """Show `rows`: when they are the same rows as shown (by key, in order), only the
-        cells that changed are updated (a busy fleet changes a few cells a push, and a whole
-        table redrawn five times a second would cost every key its frame); else the table is
-        refilled, the cursor kept on the row `keep` names (else at its place)."""
+    def _fill(self, table: DataTable[Any], rows: Sequence[tuple[str, Hashable]],
+              build: Callable[[Any], list[Text]], keep: str | None) -> None:
+        """Show `rows` (each a key and what its cells are built from, by `build`): a row whose
+        source equals the one shown keeps its cells, unbuilt and uncompared (a busy fleet
+        changes a few runs a push). When they are the same rows as shown (by key, in order),
+        only the cells that changed are updated (a whole table redrawn five times a second
+        would cost every key its frame); else the table is refilled, the cursor kept on the
+        row `keep` names (else at its place)."""
         shown = self._shown.get(str(table.id))
+        before = {key: (source, cells) for key, source, cells in shown or ()}
+        built: list[tuple[str, Hashable, list[Text]]] = []
+        for key, source in rows:
+            was = before.get(key)
+            built.append((key, source, was[1] if was is not None and was[0] == source
+                          else build(source)))
+        self._shown[str(table.id)] = built
         keys = [key for key, _ in rows]
-        if shown is not None and [key for key, _ in shown] == keys:
+        if shown is not None and [key for key, _, _ in shown] == keys:
             columns = list(table.columns)
-            for (key, cells), (_, before) in zip(rows, shown, strict=True):
-                for column, cell, old in zip(columns, cells, before, strict=True):
+            for (key, _, cells), (_, _, old_cells) in zip(built, shown, strict=True):
+                if cells is old_cells:
+                    continue
+                for column, cell, old in zip(columns, cells, old_cells, strict=True):
                     if cell != old:
                         table.update_cell(key, column, cell)
-            self._shown[str(table.id)] = rows
             return
         at = table.cursor_row
         table.clear()
-        for key, cells in rows:
+        for key, _, cells in built:
             table.add_row(*cells, key=key)
-        self._shown[str(table.id)] = rows
-        if not rows:
+        if not built:
             return
-        row = keys.index(keep) if keep in keys else min(at, len(rows) - 1)
+        row = keys.index(keep) if keep in keys else min(at, len(built) - 1)
         table.move_cursor(row=max(0, row), animate=False)
 
     @staticmethod
@@ -291,12 +304,13 @@ class FleetApp(ThemedApp):
                 _cell(ask.tool, 40, "bold"), Text(command, no_wrap=True)]
 
     @staticmethod
-    def _run_cells(run: FleetRun) -> list[Text]:
+    def _run_cells(run: FleetRun, when: str) -> list[Text]:
+        """The cells of `run`'s row, its last activity shown as `when`."""
         task = run.task if run.tasks <= 1 else f"{run.task} (+{run.tasks - 1} tasks)"
         return [_cell(run.host, 32), _cell(run.id, 40),
                 _cell(run.status, 20, _STATUS_STYLE.get(run.status, "")),
                 Text(_waiting(run), style="bold" if run.approvals or run.questions else ""),
-                Text(_when(run.activity)), Text(f"{run.tokens:,}"), Text(_cost(run.cost)),
+                Text(when), Text(f"{run.tokens:,}"), Text(_cost(run.cost)),
                 _cell(run.engine, 40), _cell(task, TASK_LIMIT)]
 
     # Selection -----------------------------------------------------------------------------
