@@ -17,12 +17,14 @@ The only Textual module of `cockpit.host`.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
+from textual import constants, events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -35,7 +37,7 @@ from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
 from cockpit.widgets.cell_table import CellTable
 
-__all__ = ["INBOX_TITLE", "FleetApp", "FleetChoice"]
+__all__ = ["INBOX_TITLE", "KEY_FRAME", "KEY_SECONDS", "KEY_WAIT", "FleetApp", "FleetChoice"]
 
 INBOX_TITLE = "needs you"
 """The inbox's title (the issue fixes it)."""
@@ -43,6 +45,13 @@ NOTHING_WAITING = "nothing waiting: no run asks for you"
 COMMAND_LIMIT = 200  # characters of an ask's command in its row (the run's bar shows it whole)
 TASK_LIMIT = 120
 SHORT = 20  # rows: below it, the detail and the hosts' problems take one row each
+KEY_WAIT = 0.05
+"""The longest a key holds the hosts' pushes back while it goes to its action."""
+KEY_FRAME = 1 / constants.MAX_FPS
+"""After a key's action, how long the pushes wait for its frame (Textual draws it within a
+period of its frame cap, and draws no two frames closer than that)."""
+KEY_SECONDS = 0.1
+"""After a key's answer, how long a push waits for the next key (drawn just after its frame)."""
 
 
 class FleetChoice(NamedTuple):
@@ -128,6 +137,9 @@ class FleetApp(ThemedApp):
         self.arming = KeyArming(seconds=arm_seconds, clock=arm_clock)
         self._answered: set[str] = set()  # ask keys answered here (until the host drops them)
         self._redraw_due = False
+        self._redraw_at: asyncio.TimerHandle | None = None  # a redraw waits for a key's frame
+        self._held_until = 0.0  # loop time: no redraw before it (a key is being answered)
+        self._keys_until = 0.0  # loop time: until then a push waits for the next key
         self._inbox_was_empty = True
         # Each table's rows shown: key, what the cells were built from, the cells.
         self._shown: dict[str, list[tuple[str, Hashable, list[Text]]]] = {}
@@ -207,14 +219,55 @@ class FleetApp(ThemedApp):
     # The hosts' pushes ---------------------------------------------------------------------
     def watched(self) -> None:
         """A host pushed (or was lost): redraw once, at the next idle moment (many pushes
-        together make one redraw)."""
-        if not self._redraw_due:
-            self._redraw_due = True
+        together make one redraw), or, while keys come, just after the next key's frame."""
+        if self._redraw_due:
+            return
+        self._redraw_due = True
+        if asyncio.get_running_loop().time() < self._keys_until:
+            self._redraw_later(self._keys_until)
+        else:
             self.call_later(self._redraw)
 
+    def _redraw_later(self, when: float) -> None:
+        """Redraw at loop time `when` (instead of any redraw planned), behind the keys queued
+        by then."""
+        if self._redraw_at is not None:
+            self._redraw_at.cancel()
+        self._redraw_at = asyncio.get_running_loop().call_at(when, self.call_later,
+                                                             self._redraw)
+
     def _redraw(self) -> None:
+        self._redraw_at = None
+        if not self._redraw_due:
+            return
+        if asyncio.get_running_loop().time() < self._held_until:  # a key is on its way
+            self._redraw_later(self._held_until)
+            return
         self._redraw_due = False
         self.show(board({watch.name: watch.state for watch in self.watches}))
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys first: a host's push is drawn after the key that came with it. A push's frame
+        keeps the next frame back a period of the frame cap (Textual's grid), so a key pressed
+        just after it waited for its own (`bench/bench_fleet.py`: the busy fleet's max
+        key→frame up to several times the idle one's). While a key goes to its action (at most
+        `KEY_WAIT`) and for `KEY_FRAME` after it, no push is drawn; what came meanwhile is
+        drawn then, and a push in the next `KEY_SECONDS` waits for the next key's frame the
+        same way: while keys come, every push is drawn just after a key's frame, as far from
+        the next key as it can be. (The key comes back here, forwarded, for the app to run
+        its binding.)"""
+        key = isinstance(event, events.Key)
+        returned = key and event.is_forwarded
+        if key and not returned:
+            now = asyncio.get_running_loop().time()
+            self._held_until = max(self._held_until, now + KEY_WAIT)
+        await super().on_event(event)
+        if returned:
+            now = asyncio.get_running_loop().time()
+            self._held_until = now + KEY_FRAME
+            self._keys_until = now + KEY_SECONDS
+            if self._redraw_due:
+                self._redraw_later(self._held_until)
 
     def show(self, shown: Board) -> None:
         """Draw `shown`, the cursor kept on the ask (and the run) it was on."""
