@@ -39,6 +39,8 @@ def attached_app(run: str, *, theme: str | None = None, via: str | None = None,
 
 def _fleet(theme: str | None, via: str | None) -> NoReturn:
     """The fleet view, and the run chosen in it, until the human leaves the fleet."""
+    import gc
+
     from cockpit.cli.host import fleet_hosts
     from cockpit.host import HostError
     from cockpit.host.fleet.fleet_app import FleetApp
@@ -59,6 +61,12 @@ def _fleet(theme: str | None, via: str | None) -> NoReturn:
             note = f"could not open {choice.run}: {exc}"
             continue
         live.run()
+        # The run's app is garbage now, a cycle of widgets that holds every event of the run
+        # (kept out of the collector while it ran: `FramePump`): collected here, between two
+        # screens, not by the full collection it soon sets off, which fell on the next
+        # attach's start or a key (measured: 0.3–1.1 s for a run of 100k events).
+        del live
+        gc.collect()
 
 
 def attach(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,12 +32,18 @@ from cockpit.host.wire import WireError, decode, encode
 from engine_adapter import HarnessEvent, TaskState, parse_event
 from engine_adapter.grants import GrantEntry, GrantFileError
 
-__all__ = ["RECONNECT_SECONDS", "RemoteGate", "RemoteJournal", "RemoteSession", "RemoteStore"]
+__all__ = ["CATCH_UP_SECONDS", "RECONNECT_SECONDS", "RemoteGate", "RemoteJournal", "RemoteSession",
+           "RemoteStore"]
 
 log = logging.getLogger(__name__)
 
 RECONNECT_SECONDS = 20.0
 """How long a dropped connection is tried again (a host being restarted) before giving up."""
+CATCH_UP_SECONDS = 0.25
+"""While the events the run had when the follow began are read (its backlog), the most often
+the app is woken to draw them (each time it draws the whole run so far: drawn a frame at a
+time, a 100k-event run's backlog took 5–14 s to reach the screen, most of it spent drawing
+states long gone)."""
 
 _EVENT_PREFIX = b'{"event":'
 
@@ -161,6 +168,8 @@ class RemoteSession:
         self.approval_timeout: float | None = float(timeout) if timeout is not None else None
         self._history: list[HarnessEvent] = []
         self._waiters: list[asyncio.Future[None]] = []
+        self._backlog = 0  # the seq the host had reached when the follow began
+        self._woken = -math.inf  # loop time of the last wake-up while the backlog is read
         self._ended = False
         self._closed = False
         self._detached = asyncio.Event()
@@ -214,6 +223,13 @@ class RemoteSession:
         if event.seq != len(self._history):  # a doubled or early line: the cursor says
             return
         self._history.append(event)
+        if len(self._history) < self._backlog and event.type != "agent_end":
+            # The backlog: its first events wake the app at once (its first frame shows the
+            # run), the rest at most every `CATCH_UP_SECONDS`, its last one at once.
+            now = asyncio.get_running_loop().time()
+            if now - self._woken < CATCH_UP_SECONDS:
+                return
+            self._woken = now
         if event.type == "agent_end":
             self._ended = True
             self.state.status = getattr(event, "status", "failed")
@@ -365,6 +381,7 @@ class RemoteSession:
                 detached.cancel()
         finally:
             self._writer = None
+            self._wake()  # (what was read is drawn, paced or not, while it reconnects)
             await stream.close()
 
     def _handle(self, line: bytes) -> bool:
@@ -376,8 +393,14 @@ class RemoteSession:
         message = decode(line)
         if "end" in message:
             return True
-        if message.get("id") == "follow" and not message.get("ok"):
-            raise LookupError(str(message.get("error") or "the host refused to follow the run"))
+        if message.get("id") == "follow":
+            if not message.get("ok"):
+                raise LookupError(str(message.get("error")
+                                      or "the host refused to follow the run"))
+            backlog = message.get("events")  # (a host older than it sends none: no pacing)
+            if isinstance(backlog, int) and not isinstance(backlog, bool):
+                self._backlog = backlog
+            return False
         if message.get("ok") is False:
             log.info("the host refused a request: %s", message.get("error"))
         return False

@@ -306,9 +306,10 @@ class Host:
                 followers.append(asyncio.create_task(self._replay(
                     run.id, run.journals[task - 1], cursor, connection)))
                 return described
-            followers.append(asyncio.create_task(self._follow(run, run.sessions[task - 1],
-                                                              cursor, connection)))
-            return described
+            session = run.sessions[task - 1]
+            followers.append(asyncio.create_task(self._follow(run, session, cursor,
+                                                              connection)))
+            return {**described, "events": len(session.history)}  # (what the client reads first)
         if op == "turn":
             return {"task": await run.next_task(str(message.get("task") or ""))}
         session = run.session

@@ -17,12 +17,14 @@ The only Textual module of `cockpit.host`.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
+from textual import constants, events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -35,7 +37,7 @@ from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
 from cockpit.widgets.cell_table import CellTable
 
-__all__ = ["INBOX_TITLE", "FleetApp", "FleetChoice"]
+__all__ = ["INBOX_TITLE", "KEY_FRAME", "KEY_SECONDS", "KEY_WAIT", "FleetApp", "FleetChoice"]
 
 INBOX_TITLE = "needs you"
 """The inbox's title (the issue fixes it)."""
@@ -43,6 +45,13 @@ NOTHING_WAITING = "nothing waiting: no run asks for you"
 COMMAND_LIMIT = 200  # characters of an ask's command in its row (the run's bar shows it whole)
 TASK_LIMIT = 120
 SHORT = 20  # rows: below it, the detail and the hosts' problems take one row each
+KEY_WAIT = 0.05
+"""The longest a key holds the hosts' pushes back while it goes to its action."""
+KEY_FRAME = 1 / constants.MAX_FPS
+"""After a key's action, how long the pushes wait for its frame (Textual draws it within a
+period of its frame cap, and draws no two frames closer than that)."""
+KEY_SECONDS = 0.1
+"""After a key's answer, how long a push waits for the next key (drawn just after its frame)."""
 
 
 class FleetChoice(NamedTuple):
@@ -128,8 +137,12 @@ class FleetApp(ThemedApp):
         self.arming = KeyArming(seconds=arm_seconds, clock=arm_clock)
         self._answered: set[str] = set()  # ask keys answered here (until the host drops them)
         self._redraw_due = False
+        self._redraw_at: asyncio.TimerHandle | None = None  # a redraw waits for a key's frame
+        self._held_until = 0.0  # loop time: no redraw before it (a key is being answered)
+        self._keys_until = 0.0  # loop time: until then a push waits for the next key
         self._inbox_was_empty = True
-        self._shown: dict[str, list[tuple[str, list[Text]]]] = {}  # each table's rows shown
+        # Each table's rows shown: key, what the cells were built from, the cells.
+        self._shown: dict[str, list[tuple[str, Hashable, list[Text]]]] = {}
         self._said: dict[str, Text] = {}  # each line's text shown
 
     # Building ------------------------------------------------------------------------------
@@ -206,14 +219,55 @@ class FleetApp(ThemedApp):
     # The hosts' pushes ---------------------------------------------------------------------
     def watched(self) -> None:
         """A host pushed (or was lost): redraw once, at the next idle moment (many pushes
-        together make one redraw)."""
-        if not self._redraw_due:
-            self._redraw_due = True
+        together make one redraw), or, while keys come, just after the next key's frame."""
+        if self._redraw_due:
+            return
+        self._redraw_due = True
+        if asyncio.get_running_loop().time() < self._keys_until:
+            self._redraw_later(self._keys_until)
+        else:
             self.call_later(self._redraw)
 
+    def _redraw_later(self, when: float) -> None:
+        """Redraw at loop time `when` (instead of any redraw planned), behind the keys queued
+        by then."""
+        if self._redraw_at is not None:
+            self._redraw_at.cancel()
+        self._redraw_at = asyncio.get_running_loop().call_at(when, self.call_later,
+                                                             self._redraw)
+
     def _redraw(self) -> None:
+        self._redraw_at = None
+        if not self._redraw_due:
+            return
+        if asyncio.get_running_loop().time() < self._held_until:  # a key is on its way
+            self._redraw_later(self._held_until)
+            return
         self._redraw_due = False
         self.show(board({watch.name: watch.state for watch in self.watches}))
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys first: a host's push is drawn after the key that came with it. A push's frame
+        keeps the next frame back a period of the frame cap (Textual's grid), so a key pressed
+        just after it waited for its own (`bench/bench_fleet.py`: the busy fleet's max
+        key→frame up to several times the idle one's). While a key goes to its action (at most
+        `KEY_WAIT`) and for `KEY_FRAME` after it, no push is drawn; what came meanwhile is
+        drawn then, and a push in the next `KEY_SECONDS` waits for the next key's frame the
+        same way: while keys come, every push is drawn just after a key's frame, as far from
+        the next key as it can be. (The key comes back here, forwarded, for the app to run
+        its binding.)"""
+        key = isinstance(event, events.Key)
+        returned = key and event.is_forwarded
+        if key and not returned:
+            now = asyncio.get_running_loop().time()
+            self._held_until = max(self._held_until, now + KEY_WAIT)
+        await super().on_event(event)
+        if returned:
+            now = asyncio.get_running_loop().time()
+            self._held_until = now + KEY_FRAME
+            self._keys_until = now + KEY_SECONDS
+            if self._redraw_due:
+                self._redraw_later(self._held_until)
 
     def show(self, shown: Board) -> None:
         """Draw `shown`, the cursor kept on the ask (and the run) it was on."""
@@ -227,15 +281,18 @@ class FleetApp(ThemedApp):
         self._say("#inbox-label",
                   Text(f"{INBOX_TITLE} ({len(shown.inbox)})" if shown.inbox else INBOX_TITLE))
         room = max(16, self.size.width - 44)  # (the other columns: the command fits, mostly)
-        self._fill(inbox, [(ask.key, self._ask_cells(ask, room)) for ask in shown.inbox],
+        self._fill(inbox, [(ask.key, (ask, room)) for ask in shown.inbox],
+                   lambda source: self._ask_cells(*source),
                    selected.key if selected is not None else None)
         runs = self.query_one("#runs", DataTable)
-        rows = [(run.key, self._run_cells(run)) for run in shown.runs]
         self._hosts_line()
         self._keys_line()
         current = runs.coordinate_to_cell_key(runs.cursor_coordinate).row_key.value \
             if runs.row_count else None
-        self._fill(runs, rows, current)
+        # (a run's row from its last activity as shown, to the second: a streaming run's moves
+        # with every push, its row a second)
+        self._fill(runs, [(run.key, (run._replace(activity=None), _when(run.activity)))
+                          for run in shown.runs], lambda source: self._run_cells(*source), current)
         hosts = len({run.host for run in shown.runs} | {h for h, _ in shown.unreachable})
         title = f"cockpit fleet · {len(shown.runs)} run" + ("s" if len(shown.runs) != 1 else "")
         title += f" on {hosts} host" + ("s" if hosts != 1 else "") if hosts else ""
@@ -257,30 +314,39 @@ class FleetApp(ThemedApp):
             self._said[selector] = text
             self.query_one(selector, Static).update(text)
 
-    def _fill(self, table: DataTable[Any], rows: list[tuple[str, list[Text]]],
-              keep: str | None) -> None:
-        """Show `rows`: when they are the same rows as shown (by key, in order), only the
-        cells that changed are updated (a busy fleet changes a few cells a push, and a whole
-        table redrawn five times a second would cost every key its frame); else the table is
-        refilled, the cursor kept on the row `keep` names (else at its place)."""
+    def _fill(self, table: DataTable[Any], rows: Sequence[tuple[str, Hashable]],
+              build: Callable[[Any], list[Text]], keep: str | None) -> None:
+        """Show `rows` (each a key and what its cells are built from, by `build`): a row whose
+        source equals the one shown keeps its cells, unbuilt and uncompared (a busy fleet
+        changes a few runs a push). When they are the same rows as shown (by key, in order),
+        only the cells that changed are updated (a whole table redrawn five times a second
+        would cost every key its frame); else the table is refilled, the cursor kept on the
+        row `keep` names (else at its place)."""
         shown = self._shown.get(str(table.id))
+        before = {key: (source, cells) for key, source, cells in shown or ()}
+        built: list[tuple[str, Hashable, list[Text]]] = []
+        for key, source in rows:
+            was = before.get(key)
+            built.append((key, source, was[1] if was is not None and was[0] == source
+                          else build(source)))
+        self._shown[str(table.id)] = built
         keys = [key for key, _ in rows]
-        if shown is not None and [key for key, _ in shown] == keys:
+        if shown is not None and [key for key, _, _ in shown] == keys:
             columns = list(table.columns)
-            for (key, cells), (_, before) in zip(rows, shown, strict=True):
-                for column, cell, old in zip(columns, cells, before, strict=True):
+            for (key, _, cells), (_, _, old_cells) in zip(built, shown, strict=True):
+                if cells is old_cells:
+                    continue
+                for column, cell, old in zip(columns, cells, old_cells, strict=True):
                     if cell != old:
                         table.update_cell(key, column, cell)
-            self._shown[str(table.id)] = rows
             return
         at = table.cursor_row
         table.clear()
-        for key, cells in rows:
+        for key, _, cells in built:
             table.add_row(*cells, key=key)
-        self._shown[str(table.id)] = rows
-        if not rows:
+        if not built:
             return
-        row = keys.index(keep) if keep in keys else min(at, len(rows) - 1)
+        row = keys.index(keep) if keep in keys else min(at, len(built) - 1)
         table.move_cursor(row=max(0, row), animate=False)
 
     @staticmethod
@@ -291,12 +357,13 @@ class FleetApp(ThemedApp):
                 _cell(ask.tool, 40, "bold"), Text(command, no_wrap=True)]
 
     @staticmethod
-    def _run_cells(run: FleetRun) -> list[Text]:
+    def _run_cells(run: FleetRun, when: str) -> list[Text]:
+        """The cells of `run`'s row, its last activity shown as `when`."""
         task = run.task if run.tasks <= 1 else f"{run.task} (+{run.tasks - 1} tasks)"
         return [_cell(run.host, 32), _cell(run.id, 40),
                 _cell(run.status, 20, _STATUS_STYLE.get(run.status, "")),
                 Text(_waiting(run), style="bold" if run.approvals or run.questions else ""),
-                Text(_when(run.activity)), Text(f"{run.tokens:,}"), Text(_cost(run.cost)),
+                Text(when), Text(f"{run.tokens:,}"), Text(_cost(run.cost)),
                 _cell(run.engine, 40), _cell(task, TASK_LIMIT)]
 
     # Selection -----------------------------------------------------------------------------
