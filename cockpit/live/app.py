@@ -151,7 +151,7 @@ class CockpitApp(ThemedApp):
                                  flush=self.pump.flush)
         self.prompts = PromptKeeper(lambda: self.composer, self._history_note)
         self.workspace_files = WorkspaceFiles(lambda: self.composer, self._history_note)
-        self.answer_first = AnswerFirst(lambda: self.display_widget, self.call_after_refresh,
+        self.answer_first = AnswerFirst(lambda: self.display_widget, self._after_frame,
                                         self.call_later)
 
     # Properties --------------------------------------------------------------------------------
@@ -260,6 +260,13 @@ class CockpitApp(ThemedApp):
         if returned:
             self.pump.answered()
             self.answer_first.key_answered()
+
+    def _after_frame(self, callback: Callable[[], object]) -> None:
+        """Call `callback` once the next frame is drawn. Through `call_after_refresh` twice: a
+        screen with nothing to repaint yet runs those callbacks at once, and the repaint a key's
+        answer asked for may not have reached it yet (the approval bar closing on `y` is a
+        layout still queued as a message): the second waits for that frame (issue 29)."""
+        self.call_after_refresh(self.call_after_refresh, callback)
 
     def _key_drawn(self) -> None:
         """A key's answer is on screen: the stream and the transcript go on."""
@@ -370,7 +377,7 @@ class CockpitApp(ThemedApp):
         # hold may already have ended with a frame drawn before this action ran).
         self.pump.hold()
         self.answer_first.key_pressed()
-        self.call_after_refresh(self._key_drawn)
+        self._after_frame(self._key_drawn)
 
     def _proposal(self, approval_id: str) -> tuple[str, str] | None:
         """The pending edit's (path, proposed text) its engine offered for review, or None."""

@@ -9,10 +9,13 @@ applies `check_action` and the user's keymap) and redraws one `Text` (drawn by R
 The keys that answer a waiting request (`FOOTER_FIRST`) come first: a narrow terminal cuts the
 line's end, never them.
 
-Built once for any number of refreshes in a row: one key's answer refreshes the bindings two or
-three times (the answer delivered, the focus moved, the scope step begun), and each build asks
-every binding's `check_action` (~1-2 ms at 160x48); the build waits for the messages already
-queued (`call_later`), so it reads the state they all left, once, before the frame that shows it.
+Built once for any number of refreshes in a row, after the frame being drawn: one key's answer
+refreshes the bindings two or three times (the answer delivered, the focus moved, the scope step
+begun), and each build asks every binding's `check_action` (~0.5-1 ms at 160x48). The build
+waits for the next frame to be drawn (`call_after_refresh`): the key's own answer (the bar
+closing, the selection moving) is drawn first, without the build, the hints' repaint, or the
+rows below the answer that a repaint of the footer row drags into the frame (issue 29); the
+line follows a frame later, reading the state every refresh before it left.
 
 A hint is shown only when its key does something now: a binding `check_action` disables is
 left out (not dimmed), and a node may hide a key that is enabled only so that pressing it can
@@ -49,17 +52,21 @@ class KeyHints(TextLines):
         super().__init__(id=id)
         self._shown: tuple[object, ...] | None = None  # what `_text` was built from
         self._build_due = False  # a build is queued (`_bindings_refreshed`)
+        self.builds = 0  # lines built (tests count them)
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_refreshed)
         self._bindings_changed(self.screen)
 
     def _bindings_refreshed(self, screen: Screen[object]) -> None:
-        """The bindings were refreshed: build the line once the messages already queued have
-        run (however many refreshes they bring, see the module)."""
+        """The bindings were refreshed: build the line once the next frame is drawn (however
+        many refreshes come before it, see the module)."""
         if not self._build_due:
             self._build_due = True
-            self.call_later(self._build)
+            # Twice: a screen with nothing to repaint yet runs these callbacks at once, and
+            # the repaint a key's answer asked for may not have reached it yet (its layout is
+            # a message still queued, as on `y`): the second waits for that frame.
+            self.call_after_refresh(self.call_after_refresh, self._build)
 
     def _build(self) -> None:
         self._build_due = False
@@ -67,6 +74,7 @@ class KeyHints(TextLines):
             self._bindings_changed(self.screen)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
+        self.builds += 1
         # Bindings are refreshed far more often than the keys that apply change (a selection
         # move, every approval): the line is rebuilt and repainted only when what it shows does.
         palette = palette_for(self.app)

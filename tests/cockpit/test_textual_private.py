@@ -67,6 +67,9 @@ KNOWN = {
     # (issue 29); it calls what Textual's calls. Pinned below: a Textual that changes the
     # original fails `test_the_overridden_scroll_update_is_still_textuals`.
     "cockpit/widgets/transcript/transcript.py Transcript self._refresh_scrollbars",
+    # Its `vertical_scrollbar` is Textual's, making a scrollbar that keeps its rows (issue 29).
+    # Pinned below: `test_the_overridden_vertical_scrollbar_is_still_textuals`.
+    "cockpit/widgets/transcript/transcript.py Transcript self._vertical_scrollbar",
     # `update_cell` lets go of one row's rendered forms, not of every row's (the fleet view,
     # issue 28): it writes the cell where Textual's does and drops what Textual's caches keep
     # of that row. Pinned below: `test_the_cell_tables_caches_are_still_textuals`.
@@ -95,6 +98,20 @@ def test_the_overridden_scroll_update_is_still_textuals() -> None:
     source = inspect.getsource(Widget._scroll_update)
     assert hashlib.sha256(source.encode()).hexdigest()[:16] == "edb9f6257285830d", (
         "Textual's Widget._scroll_update changed: re-check Transcript._scroll_update")
+
+
+def test_the_overridden_vertical_scrollbar_is_still_textuals() -> None:
+    """`Transcript.vertical_scrollbar` copies Textual's `Widget.vertical_scrollbar` (8.x) with
+    its own scrollbar class: when Textual changes it, compare the two again and pin it here."""
+    import hashlib
+
+    from textual.widget import Widget
+
+    getter = Widget.vertical_scrollbar.fget
+    assert getter is not None
+    source = inspect.getsource(getter)
+    assert hashlib.sha256(source.encode()).hexdigest()[:16] == "6b140a728f0b50e4", (
+        "Textual's Widget.vertical_scrollbar changed: re-check Transcript.vertical_scrollbar")
 
 
 def test_the_cell_tables_caches_are_still_textuals() -> None:

@@ -183,6 +183,35 @@ def test_the_pending_approval_keeps_its_row_in_sight_once_caught_up():
     run(main())
 
 
+def test_the_frame_that_closes_the_bar_on_y_is_drawn_before_the_transcript_catches_up():
+    """End to end, through the real screen: `y`'s frame shows the bar closing and nothing of
+    the transcript's part (the room it kept below its rows, the rows that came meanwhile),
+    which follows that frame. A callback asked for "after the refresh" ran before it when the
+    screen had not heard of the bar's layout yet (issue 29), and the transcript came first."""
+    async def main():
+        app = make_app(turn(1, "Looking."), plain("r1", "read_file", {"path": "a.py"}, "x\n"),
+                       gated("e1", "shell", {"command": "ls"}, tier=3), end=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, lambda: pending(pilot.app) == ["e1"])
+            display = app.query_one(RunDisplay)
+            frames: list[tuple[bool, bool]] = []  # (bar shown, transcript waiting) each frame
+            draw = app._display
+
+            def drawn(screen: object, renderable: object) -> None:
+                draw(screen, renderable)
+                if renderable is not None:
+                    frames.append((display.approval_bar.display, display.transcript_behind))
+            app._display = drawn  # type: ignore[method-assign]  # (frames recorded)
+            await pilot.press("y")
+            await settle(pilot, lambda: not pending(pilot.app)
+                         and not display.transcript_behind)
+            closed = [behind for shown, behind in frames if not shown]
+            assert closed and closed[0], frames  # the first frame without the bar: still behind
+            assert not display.transcript_behind
+
+    run(main())
+
+
 def test_what_floats_over_the_run_comes_first_among_its_siblings():
     """Shown or hidden after the widgets it floats over, the approval bar renumbered their paint
     order and Textual repainted the whole screen (~25 ms an approval, bench_ui)."""

@@ -118,6 +118,42 @@ def test_a_selection_move_is_drawn_right_and_the_hints_follow_the_selection():
     run(main())
 
 
+def test_a_key_s_frame_is_drawn_before_the_hints_which_are_built_once_a_key():
+    """The key's answer (the selection moving) is in the first frame after it, without the
+    hints' build and repaint; the hints follow, built once however many times the key
+    refreshed the bindings (issue 29)."""
+    async def main():
+        app = make_app(turn(1, "a reply"), hold())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, lambda: app.view.turn == 1)
+            for i in range(6):
+                app.session.emit(ToolStart(call_id=f"c{i}", tool="shell",
+                                           tool_input={"command": f"ls {i}"}, tier=1))
+            await settle(pilot, lambda: len(app.view.tool_calls) == 6)
+            hints, transcript = app.query_one(KeyHints), app.query_one(Transcript)
+            frames: list[tuple[int, int]] = []  # (builds so far, the selection) at each frame
+            display = app._display
+
+            def drawn(screen: object, renderable: object) -> None:
+                display(screen, renderable)
+                if renderable is not None:
+                    frames.append((hints.builds, transcript.cursor))
+            app._display = drawn  # type: ignore[method-assign]  # (frames counted)
+            # (a selection appears, moves — the keys that apply are the same — and goes)
+            for key, rebuilt in (("up", True), ("up", False), ("end", True)):
+                builds, text, drawn_before = hints.builds, hints._text, len(frames)
+                await pilot.press(key)
+                await pilot.pause()
+                after = frames[drawn_before:]
+                assert after and after[0] == (builds, transcript.cursor)  # (no build yet)
+                assert hints.builds <= builds + 1
+                assert (hints._text is not text) == rebuilt
+                assert ("expand" in hints._text.plain) == (transcript.selected is not None)
+            app.session.cancel()
+            await settle(pilot, lambda: app.session.done)
+    run(main())
+
+
 def test_the_hints_are_rebuilt_only_when_the_keys_that_apply_change():
     async def main():
         app = make_app(turn(1), hold())

@@ -52,3 +52,32 @@ def test_a_text_that_is_cut_says_so_and_its_rows_are_kept_until_it_changes():
             assert cut.render_line(0) is not row
             assert cut.render_line(0).text.rstrip() == "short"
     run(body())
+
+
+def test_the_rows_of_a_text_shown_again_are_not_drawn_again():
+    """The key hints go back and forth between a few lines: each is drawn by Rich once (in one
+    look), however often it comes back; a new look draws it again."""
+    async def body() -> None:
+        app = _Host()
+        async with app.run_test(size=(40, 10)) as pilot:
+            cut = app.query_one("#cut", TextLines)
+            first = Text("[y] once  [n] deny", no_wrap=True)
+            second = Text("enter expand", no_wrap=True)
+            cut.update(first)
+            row = cut.render_line(0)
+            cut.update(second)
+            assert cut.render_line(0).text.rstrip() == "enter expand"
+            drawn = cut.rows_drawn
+            for _ in range(3):
+                cut.update(Text("[y] once  [n] deny", no_wrap=True))  # (an equal text)
+                assert cut.render_line(0) is row
+                cut.update(second)
+                assert cut.render_line(0).text.rstrip() == "enter expand"
+            assert cut.rows_drawn == drawn
+            cut.styles.color = "red"  # a new look: drawn again, in it
+            await pilot.pause()
+            drawn = cut.rows_drawn
+            cut.update(first)
+            assert cut.render_line(0) is not row
+            assert cut.rows_drawn == drawn + 1
+    run(body())

@@ -20,6 +20,7 @@ from textual.widgets import Input
 from cockpit.screens import RunScreen
 from cockpit.widgets.transcript import Transcript
 from cockpit.widgets.transcript.finished_rows import FinishedRows
+from cockpit.widgets.transcript.scrollbar import KeptRowsScrollBar
 from engine_adapter import parse_event
 from engine_adapter.view import RunFold
 
@@ -83,6 +84,7 @@ async def drawn_again(app: TranscriptApp, pilot) -> list[list[tuple[str, Any]]]:
     transcript = app.transcript
     getattr(transcript, "_rows", {}).clear()
     getattr(transcript, "_finished", {}).clear()
+    transcript.vertical_scrollbar.forget()
     app.update_styles(transcript)
     transcript.refresh()
     transcript.vertical_scrollbar.refresh()
@@ -347,4 +349,41 @@ def test_a_moving_thumb_repaints_only_the_scrollbar_rows_that_change(monkeypatch
             assert all(regions and sum(r.height for r in regions) < bar.size.height
                        for regions in repainted)
             await same_as_drawn_again(app, pilot)
+    run(main())
+
+
+def test_scrollbar_rows_shown_before_are_not_rendered_again():
+    """The scrollbar's rows are kept as Textual finished them, by what each shows: a thumb that
+    moves and comes back, or the room below the items that comes and goes (the approval bar),
+    puts no row through Textual again, and the bar shows what a fresh paint shows."""
+    async def main():
+        app = TranscriptApp(calls=60)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            bar = app.transcript.vertical_scrollbar
+            assert isinstance(bar, KeptRowsScrollBar)
+            for rows in (7, 0):  # (every row the bar shows in either state, drawn once)
+                app.transcript.reserve_rows(rows)
+                await pilot.pause()
+            app.transcript.action_page_up()
+            await pilot.pause()
+            app.transcript.action_cursor_last()
+            await pilot.pause()
+            rendered = bar.rows_finished
+            assert 0 < rendered < 3 * bar.size.height  # (a few distinct rows, not 43 a paint)
+            for _ in range(2):
+                for rows in (7, 0):
+                    app.transcript.reserve_rows(rows)
+                    await pilot.pause()
+                    await same_as_drawn_again(app, pilot)
+                    rendered = bar.rows_finished
+                app.transcript.action_page_up()
+                await pilot.pause()
+                app.transcript.action_cursor_last()
+                await pilot.pause()
+            rendered_after = bar.rows_finished
+            bar.forget()
+            app.transcript.reserve_rows(7)
+            await pilot.pause()
+            assert bar.rows_finished > rendered_after  # (the count does count)
     run(main())
