@@ -112,6 +112,9 @@ class ThemedApp(App[Any]):
         self.config = load_config()
         self._remember_theme = remember_theme
         self._forget_terminate: Callable[[], None] = lambda: None
+        self.signalled: str | None = None
+        """Why a signal ended the app (SIGTERM, SIGHUP, SIGINT: `terminate`'s reasons), if one
+        did: what runs it next must not open another screen on a terminal that is gone."""
         if theme is not None and theme not in self.available_themes:
             names = ", ".join(sorted(self.cockpit_themes))
             raise ValueError(f"unknown theme {theme!r}; available: {names}")
@@ -139,8 +142,12 @@ class ThemedApp(App[Any]):
             self.notify(clean(problem, 500), severity="warning", markup=False)
         # Subscribing needs a running app; the initial choice above is not a switch to save.
         self.theme_changed_signal.subscribe(self, self._theme_switched)
-        self._forget_terminate = on_terminate(asyncio.get_running_loop(), self.terminated,
+        self._forget_terminate = on_terminate(asyncio.get_running_loop(), self._signalled,
                                               gone=self.terminal_writer.hang_up, interrupt=True)
+
+    def _signalled(self, reason: str) -> None:
+        self.signalled = reason
+        self.terminated(reason)
 
     def terminated(self, reason: str) -> None:
         """SIGTERM, SIGHUP or SIGINT (`reason` says which): exit, so the terminal is restored rather

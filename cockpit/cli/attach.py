@@ -61,6 +61,11 @@ def _fleet(theme: str | None, via: str | None) -> NoReturn:
             note = f"could not open {choice.run}: {exc}"
             continue
         live.run()
+        if live.signalled is not None:
+            # The terminal closed (or a SIGTERM came) while the run was open: the run goes
+            # on in the host, and no fleet view is opened again on a terminal that is gone
+            # (a closed terminal sends its SIGHUP once: that view would wait for ever).
+            raise typer.Exit(0)
         # The run's app is garbage now, a cycle of widgets that holds every event of the run
         # (kept out of the collector while it ran: `FramePump`): collected here, between two
         # screens, not by the full collection it soon sets off, which fell on the next
