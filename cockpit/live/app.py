@@ -60,6 +60,7 @@ from cockpit.widgets import (
     clean_line,
     project_label,
 )
+from cockpit.widgets.frames import after_next_frame
 from engine_adapter import JournalError, Session
 from engine_adapter.events import mode_label, next_mode
 from engine_adapter.grants import SCOPES, GrantFileError, Scope
@@ -262,11 +263,8 @@ class CockpitApp(ThemedApp):
             self.answer_first.key_answered()
 
     def _after_frame(self, callback: Callable[[], object]) -> None:
-        """Call `callback` once the next frame is drawn. Through `call_after_refresh` twice: a
-        screen with nothing to repaint yet runs those callbacks at once, and the repaint a key's
-        answer asked for may not have reached it yet (the approval bar closing on `y` is a
-        layout still queued as a message): the second waits for that frame (issue 29)."""
-        self.call_after_refresh(self.call_after_refresh, callback)
+        """Call `callback` once the next frame is drawn (`after_next_frame`)."""
+        after_next_frame(self, callback)
 
     def _key_drawn(self) -> None:
         """A key's answer is on screen: the stream and the transcript go on."""

@@ -30,6 +30,7 @@ from textual.screen import Screen
 
 from cockpit.keys import FOOTER_FIRST, key_label
 from cockpit.styles import palette_for
+from cockpit.widgets.frames import after_next_frame
 from cockpit.widgets.text_lines import TextLines
 
 __all__ = ["KeyHints"]
@@ -63,10 +64,7 @@ class KeyHints(TextLines):
         many refreshes come before it, see the module)."""
         if not self._build_due:
             self._build_due = True
-            # Twice: a screen with nothing to repaint yet runs these callbacks at once, and
-            # the repaint a key's answer asked for may not have reached it yet (its layout is
-            # a message still queued, as on `y`): the second waits for that frame.
-            self.call_after_refresh(self.call_after_refresh, self._build)
+            after_next_frame(self, self._build)
 
     def _build(self) -> None:
         self._build_due = False
