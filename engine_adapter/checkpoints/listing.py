@@ -329,6 +329,8 @@ class _Filter:
         glob = self.glob
         if glob is not None and any(glob.match(part) is not None for part in parts):
             return False
+        if not self.out:
+            return True
         wrapped = f"\0{joined}\0"
         return not any(f"\0{kept}/" in wrapped or f"\0{kept}\0" in wrapped for kept in self.out)
 
