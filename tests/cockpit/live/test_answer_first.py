@@ -74,6 +74,13 @@ def _setup() -> tuple[AnswerFirst, _Display, _Loop]:
     return AnswerFirst(lambda: display, loop.after_refresh, loop.later), display, loop
 
 
+
+def _read_then_ask():
+    """A run that reads a file, then asks to run `ls` (approval e1) and waits."""
+    return make_app(turn(1, "Looking."), plain("r1", "read_file", {"path": "a.py"}, "x\n"),
+                    gated("e1", "shell", {"command": "ls"}, tier=3), end=False)
+
+
 def test_an_approval_is_drawn_first_and_the_transcript_after_its_frame():
     async def main():
         first, display, loop = _setup()
@@ -165,8 +172,7 @@ def test_the_pending_approval_keeps_its_row_in_sight_once_caught_up():
     """End to end: the approval is shown, and the transcript (its row, the room for the bar)
     follows, without a clock: a test that waits for the app to be idle sees both."""
     async def main():
-        app = make_app(turn(1, "Looking."), plain("r1", "read_file", {"path": "a.py"}, "x\n"),
-                       gated("e1", "shell", {"command": "ls"}, tier=3), end=False)
+        app = _read_then_ask()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot, lambda: pending(pilot.app) == ["e1"])
             display = app.query_one(RunDisplay)
@@ -189,8 +195,7 @@ def test_the_frame_that_closes_the_bar_on_y_is_drawn_before_the_transcript_catch
     which follows that frame. A callback asked for "after the refresh" ran before it when the
     screen had not heard of the bar's layout yet (issue 29), and the transcript came first."""
     async def main():
-        app = make_app(turn(1, "Looking."), plain("r1", "read_file", {"path": "a.py"}, "x\n"),
-                       gated("e1", "shell", {"command": "ls"}, tier=3), end=False)
+        app = _read_then_ask()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot, lambda: pending(pilot.app) == ["e1"])
             display = app.query_one(RunDisplay)
@@ -251,8 +256,7 @@ def test_keys_move_over_the_rows_laid_out_while_newer_ones_wait():
     """While the transcript waits behind an answer, the view already holds rows it has not laid
     out: selecting moves over those it has (no row beyond them)."""
     async def main():
-        app = make_app(turn(1, "Looking."), plain("r1", "read_file", {"path": "a.py"}, "x\n"),
-                       gated("e1", "shell", {"command": "ls"}, tier=3), end=False)
+        app = _read_then_ask()
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot, lambda: pending(pilot.app) == ["e1"])
             transcript = app.query_one(RunDisplay).transcript

@@ -93,15 +93,20 @@ def test_changed_rows_names_the_rows_that_differ():
     assert changed_rows([a, b, c], None, 2) == [(0, 3)]
 
 
+async def _six_calls(app, pilot) -> None:
+    """The first turn, then six shell calls in it (items to move the selection over)."""
+    await settle(pilot, lambda: app.view.turn == 1)
+    for i in range(6):
+        app.session.emit(ToolStart(call_id=f"c{i}", tool="shell",
+                                   tool_input={"command": f"ls {i}"}, tier=1))
+    await settle(pilot, lambda: len(app.view.tool_calls) == 6)
+
+
 def test_a_selection_move_is_drawn_right_and_the_hints_follow_the_selection():
     async def main():
         app = make_app(turn(1, "a reply"), hold())
         async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot, lambda: app.view.turn == 1)
-            for i in range(6):
-                app.session.emit(ToolStart(call_id=f"c{i}", tool="shell",
-                                           tool_input={"command": f"ls {i}"}, tier=1))
-            await settle(pilot, lambda: len(app.view.tool_calls) == 6)
+            await _six_calls(app, pilot)
             transcript = app.query_one(Transcript)
             hints = app.query_one(KeyHints)
             assert "expand" not in hints._text.plain  # nothing selected: enter does nothing
@@ -125,11 +130,7 @@ def test_a_key_s_frame_is_drawn_before_the_hints_which_are_built_once_a_key():
     async def main():
         app = make_app(turn(1, "a reply"), hold())
         async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot, lambda: app.view.turn == 1)
-            for i in range(6):
-                app.session.emit(ToolStart(call_id=f"c{i}", tool="shell",
-                                           tool_input={"command": f"ls {i}"}, tier=1))
-            await settle(pilot, lambda: len(app.view.tool_calls) == 6)
+            await _six_calls(app, pilot)
             hints, transcript = app.query_one(KeyHints), app.query_one(Transcript)
             frames: list[tuple[int, int]] = []  # (builds so far, the selection) at each frame
             display = app._display
