@@ -4,7 +4,10 @@
 memory: a file whose size, mtime, ctime, inode and mode are what they were is not read again
 (its hash is the previous one), so a checkpoint after ten changes in ten thousand files costs a
 listing, ten thousand `lstat`s and ten reads. A file changed too close to the previous
-checkpoint for its timestamps to tell (git's "racily clean" case) is read again anyway.
+checkpoint for its timestamps to tell (git's "racily clean" case) is read again anyway. The
+first checkpoint reads every file; a file's kind (file, link, other) then comes from its
+folder's listing, one `scandir` a folder rather than an `lstat` a file, and what is opened is
+checked again (`fstat`).
 
 In a git repository even the `lstat` is skipped for a tracked file git vouches for: the same
 `git ls-files` run that lists the files says which tracked ones are unchanged against the index
@@ -56,6 +59,22 @@ a write within the same timestamp tick would not show in its stat."""
 _REGULAR = stat.S_IFREG
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CHUNK = 1 << 20
+
+
+def _kinds(folder: int) -> dict[str, int]:
+    """The regular files and links of the open `folder` by name (`S_IFREG`, `S_IFLNK`), from its
+    listing's file types: no `lstat` (one only where the file system gives no type)."""
+    found: dict[str, int] = {}
+    with os.scandir(folder) as items:
+        for item in items:
+            try:
+                if item.is_symlink():
+                    found[item.name] = stat.S_IFLNK
+                elif item.is_file(follow_symlinks=False):
+                    found[item.name] = _REGULAR
+            except OSError:
+                continue
+    return found
 
 
 def _read_all(fd: int, size: int) -> bytes:
@@ -167,6 +186,9 @@ class Snapshotter:
             quick = self._quick(clean, below, limit)
             settled = set(quick)  # what the next checkpoint may take as `quick`
             at, fd = None, -1  # a folder's files come together
+            first = not previous and stats is None  # (a walk's listing has the stats)
+            kinds: dict[str, int] = {}
+            kinds_at: str | None = None
             for i, path in enumerate(found.paths):
                 if path in quick:
                     entries[path] = previous[path]
@@ -193,22 +215,33 @@ class Snapshotter:
                     settled.add(path)
                     kept += 1
                     continue
+                st: os.stat_result | None
                 if stats is not None:
                     st = stats[i]
+                elif first:
+                    # Nothing to compare with: the folder's listing says file or link, no
+                    # lstat (`_entry` checks what it opens).
+                    if kinds_at != parent:
+                        kinds, kinds_at = _kinds(fd), parent
+                    st = None
+                    if not (mode := kinds.get(name, 0)):
+                        continue  # gone since listed, or neither a file nor a link
                 else:
                     try:
                         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
                     except OSError:
                         continue  # deleted since listed (a tracked file gone), or under a link
                 looked += 1
-                if (old is not None and old.mtime_ns == st.st_mtime_ns
-                        and old.size == st.st_size and old.ctime_ns == st.st_ctime_ns
-                        and old.ino == st.st_ino and old.kind == "f"
-                        and st.st_mode == _REGULAR | old.mode and st.st_mtime_ns < limit):
-                    entries[path] = old
-                    kept += 1
-                    continue
-                got = self._entry(fd, name, st)
+                if st is not None:
+                    mode = st.st_mode
+                    if (old is not None and old.mtime_ns == st.st_mtime_ns
+                            and old.size == st.st_size and old.ctime_ns == st.st_ctime_ns
+                            and old.ino == st.st_ino and old.kind == "f"
+                            and mode == _REGULAR | old.mode and st.st_mtime_ns < limit):
+                        entries[path] = old
+                        kept += 1
+                        continue
+                got = self._entry(fd, name, mode)
                 if got is None:
                     continue
                 entry, was_read, written = got
@@ -258,17 +291,16 @@ class Snapshotter:
             return set()  # one is gone or a link now: its paths are looked at one by one
         return settled & clean.keys()
 
-    def _entry(self, folder: int, name: str,
-               st: os.stat_result) -> tuple[Entry, int, int] | None:
-        """The entry of `name` in the open `folder` (`st`: its lstat), whether it was read,
-        and the bytes stored (None: not recorded)."""
-        if stat.S_ISLNK(st.st_mode):
+    def _entry(self, folder: int, name: str, mode: int) -> tuple[Entry, int, int] | None:
+        """The entry of `name` in the open `folder` (`mode`: its lstat's, or its kind from the
+        folder's listing), whether it was read, and the bytes stored (None: not recorded)."""
+        if stat.S_ISLNK(mode):
             try:
                 target = os.readlink(name, dir_fd=folder)
             except OSError:
                 return None
             return Entry("l", 0o777, len(target), target, True), 0, 0
-        if not stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(mode):
             return None
         try:
             fd = os.open(name, _READ_FLAGS, dir_fd=folder)
@@ -278,22 +310,23 @@ class Snapshotter:
             st = os.fstat(fd)  # the file opened, not the name looked at before
             if not stat.S_ISREG(st.st_mode):
                 return None
-            hasher = hashlib.sha256()
             if st.st_size > self.large_bytes:
+                hasher = hashlib.sha256()
                 while chunk := os.read(fd, _CHUNK):
                     hasher.update(chunk)
                 size, written, stored = st.st_size, 0, False
+                digest = hasher.hexdigest()
             else:
                 data = _read_all(fd, st.st_size)
-                hasher.update(data)
+                digest = hashlib.sha256(data).hexdigest()
                 size, stored = len(data), True
                 writer = self._writer
-                written = writer.put(hasher.hexdigest(), data) if writer is not None else 0
+                written = writer.put(digest, data) if writer is not None else 0
         except OSError:
             return None
         finally:
             os.close(fd)
-        entry = Entry("f", stat.S_IMODE(st.st_mode), size, hasher.hexdigest(), stored,
+        entry = Entry("f", stat.S_IMODE(st.st_mode), size, digest, stored,
                       st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         return entry, 1, written
 

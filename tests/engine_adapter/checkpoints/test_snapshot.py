@@ -145,3 +145,86 @@ def test_git_environment_variables_cannot_point_the_listing_elsewhere(tmp_path,
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
     monkeypatch.setenv("GIT_WORK_TREE", str(other))
     assert "elsewhere.txt" not in list_paths(str(ws)).paths
+
+
+@pytest.mark.parametrize("kind", ["git", "folder"])
+def test_a_first_checkpoint_records_links_and_skips_fifos_and_sockets(tmp_path, kind) -> None:
+    """The first checkpoint of a git workspace takes each path's kind from its folder's listing
+    (no lstat): links stay links, a FIFO or a socket is not opened."""
+    import socket
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("must never be copied")
+    make = git_repo if kind == "git" else plain_folder
+    ws = make(tmp_path / "ws")
+    os.symlink(outside / "secret", ws / "to-file")
+    os.symlink(outside, ws / "src" / "to-folder")
+    os.mkfifo(ws / "pipe")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(ws / "src" / "sock"))
+    try:
+        store = CheckpointStore(tmp_path / "store")
+        _, taken = _take(store, ws)
+    finally:
+        listener.close()
+    entries = taken.entries
+    assert entries["to-file"].kind == "l" and entries["src/to-folder"].kind == "l"
+    assert entries["README.md"].kind == "f" and entries["src/app.py"].kind == "f"
+    assert "pipe" not in entries and "src/sock" not in entries
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "store").rglob("*") if p.is_file())
+    assert b"must never be copied" not in stored
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link"])
+def test_a_file_swapped_after_its_folder_was_listed_is_not_recorded(tmp_path, monkeypatch,
+                                                                    swap) -> None:
+    """The kind a listing gave can be stale by the time the file is opened: what is opened is
+    checked (fstat), and a link is never followed (O_NOFOLLOW)."""
+    from engine_adapter.checkpoints import snapshot
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("must never be copied")
+    ws = git_repo(tmp_path / "ws")
+    real = snapshot._kinds
+
+    def stale(folder: int) -> dict[str, int]:
+        kinds = real(folder)
+        if "README.md" in kinds:  # listed as a file, then swapped before it is opened
+            (ws / "README.md").unlink()
+            if swap == "fifo":
+                os.mkfifo(ws / "README.md")
+            else:
+                os.symlink(outside / "secret", ws / "README.md")
+        return kinds
+
+    monkeypatch.setattr(snapshot, "_kinds", stale)
+    store = CheckpointStore(tmp_path / "store")
+    _, taken = _take(store, ws)
+    assert "README.md" not in taken.entries and "src/app.py" in taken.entries
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "store").rglob("*") if p.is_file())
+    assert b"must never be copied" not in stored
+
+
+def test_a_first_checkpoint_in_git_lstats_no_file(tmp_path, monkeypatch) -> None:
+    """Every file is read at a first checkpoint anyway: its kind comes from its folder's
+    listing (one per folder) rather than an lstat a file; later ones stat what git does not
+    vouch for."""
+    ws = git_repo(tmp_path / "ws", {f"pkg{i}/m{j}.py": f"{i}{j}" for i in range(3)
+                                    for j in range(20)})
+    calls: list[str] = []
+    real = os.stat
+
+    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("dir_fd") is not None:
+            calls.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counted)
+    store = CheckpointStore(tmp_path / "store")
+    taker, taken = _take(store, ws)
+    assert taken.read == 61 and calls == []
+    (ws / "untracked.txt").write_text("new")
+    taker.take(turn=2)
+    assert "untracked.txt" in calls
