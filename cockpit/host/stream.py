@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,16 @@ VIA_LOG_NAME = "via.log"
 READ_CHUNK = 64 * 1024
 """The most bytes `readlines` takes in one read (a client catching up on a long run parses
 what one read brought before the loop goes on: a few hundred events, milliseconds)."""
+
+
+def _abandon_started(started: asyncio.Future[Any]) -> None:
+    """End the `--via` command a cancelled `HostStream.open` started (see there)."""
+    if started.cancelled() or started.exception() is not None:
+        return
+    from cockpit.host.via import abandon_via
+
+    sock, process, _since = started.result()
+    abandon_via(sock, process)
 
 
 class HostStream:
@@ -46,18 +55,25 @@ class HostStream:
         log: ViaLog | None = None
         since = 0
         if via is not None:
-            from cockpit.host.via import ViaLog, via_socket
+            from cockpit.host.via import ViaLog, abandon_via, logged_via
             from cockpit.paths import state_dir
 
             # Its stderr into a log, not over the full-screen view this stream feeds; what it
             # said last is the reason shown when it fails.
             log = ViaLog(state_dir() / VIA_LOG_NAME)
-            fd, since = await asyncio.to_thread(log.open)
+            starting = asyncio.get_running_loop().run_in_executor(None, logged_via, via, log)
             try:
-                sock, process = await asyncio.to_thread(via_socket, via, fd)
-            finally:
-                os.close(fd)
-            reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+                sock, process, since = await asyncio.shield(starting)
+            except asyncio.CancelledError:
+                # The thread cannot be stopped part way: what it starts is ended once it has
+                # (a command in its own session would otherwise outlive the cockpit).
+                starting.add_done_callback(_abandon_started)
+                raise
+            try:
+                reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_LINE)
+            except BaseException:
+                abandon_via(sock, process)
+                raise
         else:
             reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_LINE)
         stream = cls(reader, writer, process, {})

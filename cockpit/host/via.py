@@ -13,9 +13,11 @@ import select
 import shlex
 import socket
 import subprocess
+import threading
 from typing import IO
 
-__all__ = ["VIA_LOG_TAIL", "ViaError", "ViaLog", "close_via", "relay", "via_socket"]
+__all__ = ["VIA_LOG_TAIL", "ViaError", "ViaLog", "abandon_via", "close_via", "logged_via",
+           "relay", "via_socket"]
 
 VIA_LOG_TAIL = 4096
 """How much of the end of the `--via` log `ViaLog.said` reads back."""
@@ -83,6 +85,37 @@ def via_socket(command: str, stderr: int | None = None
     finally:
         theirs.close()
     return ours, process
+
+
+def logged_via(command: str, log: ViaLog) -> tuple[socket.socket, subprocess.Popen[bytes], int]:
+    """`via_socket` with the command's stderr into `log`: our end, the process, and the log's
+    size before it (for `ViaLog.said`). Blocking: a caller on an event loop runs it in a
+    thread, and ends what it started with `abandon_via` if it stops waiting for it."""
+    fd, since = log.open()
+    try:
+        sock, process = via_socket(command, fd)
+    finally:
+        os.close(fd)  # (the command has its own copy)
+    return sock, process, since
+
+
+def abandon_via(sock: socket.socket, process: subprocess.Popen[bytes]) -> None:
+    """End a `--via` command nobody will talk to (its starter was cancelled while it started),
+    without blocking: our end closed, the command terminated, then reaped (killed if it has
+    not ended in 2 s) in a thread of its own. It runs in its own session: nothing else would
+    end it."""
+    sock.close()
+    with contextlib.suppress(OSError):
+        process.terminate()
+
+    def reap() -> None:
+        try:
+            process.wait(2)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    threading.Thread(target=reap, name="cockpit-via-reap", daemon=True).start()
 
 
 def close_via(process: subprocess.Popen[bytes]) -> None:

@@ -61,3 +61,57 @@ def test_a_huge_or_blank_log_gives_a_short_line_or_nothing(tmp_path) -> None:
     assert log.said(since) == "\\x1b]52;c;ZXZpbA==\\x07 copied"
     assert log.said(os.path.getsize(tmp_path / "via.log")) == ""
     assert ViaLog(tmp_path / "missing" / "via.log").said(0) == ""
+
+
+@pytest.mark.parametrize("where", ["starting", "connecting"])
+def test_a_cancel_while_the_command_starts_leaves_no_process(monkeypatch, where) -> None:
+    """A view closed while its `--via` command is being started (the start runs in a thread,
+    which cannot be stopped part way): the command is ended once it has started, not left
+    running in its own session."""
+    import subprocess
+    import threading
+
+    from cockpit.host import via
+
+    started, release = threading.Event(), threading.Event()
+    processes: list[subprocess.Popen[bytes]] = []
+    real = via.via_socket
+
+    def slow(command, stderr=None):  # type: ignore[no-untyped-def]
+        started.set()
+        release.wait(10)
+        sock, process = real(command, stderr)
+        processes.append(process)
+        return sock, process
+
+    monkeypatch.setattr(via, "via_socket", slow)
+    connecting: list[asyncio.Event] = []
+    if where == "connecting":  # (cancelled right after the start, while connecting)
+        release.set()
+
+        async def never(*args, **kwargs):  # type: ignore[no-untyped-def]
+            connecting[0].set()
+            await asyncio.Event().wait()
+
+        monkeypatch.setattr(asyncio, "open_unix_connection", never)
+
+    async def cancelled() -> None:
+        connecting.append(asyncio.Event())
+        task = asyncio.create_task(HostStream.open(state_dir() / "no.sock", "sleep 60"))
+        await asyncio.to_thread(started.wait, 10)
+        if where == "connecting":
+            await connecting[0].wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        release.set()
+
+    try:
+        asyncio.run(cancelled())
+        [process] = processes
+        assert process.wait(10) is not None  # ended (a TimeoutExpired: left running)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
