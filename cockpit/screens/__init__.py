@@ -1,5 +1,6 @@
 """Screens shown over the cockpit: help, pager (and the raw-event inspector), quit confirmation
-(and an attached client's detach), grants, a rewind's preview and confirmation; and the live
+(and an attached client's detach), grants, a rewind's preview and confirmation, a fleet
+denial's reason; and the live
 cockpit's own default screen (`RunScreen`).
 
 Each loads on first use: the replay viewer never pays for the grants screen (and the saved
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from engine_adapter.lazy import lazy_face
 
 _HOMES = {
+    "DenyReasonScreen": "cockpit.screens.deny",
     "DetachScreen": "cockpit.screens.detach",
     "GrantsScreen": "cockpit.screens.grants",
     "HelpScreen": "cockpit.screens.help",
@@ -22,10 +24,11 @@ _HOMES = {
     "RunScreen": "cockpit.screens.run",
 }
 
-__all__ = ["DetachScreen", "GrantsScreen", "HelpScreen", "PagerScreen", "QuitScreen",
-           "RewindScreen", "RunScreen"]
+__all__ = ["DenyReasonScreen", "DetachScreen", "GrantsScreen", "HelpScreen", "PagerScreen",
+           "QuitScreen", "RewindScreen", "RunScreen"]
 
 if TYPE_CHECKING:
+    from cockpit.screens.deny import DenyReasonScreen as DenyReasonScreen
     from cockpit.screens.detach import DetachScreen as DetachScreen
     from cockpit.screens.grants import GrantsScreen as GrantsScreen
     from cockpit.screens.help import HelpScreen as HelpScreen

@@ -449,11 +449,12 @@ class FleetApp(ThemedApp):
             return None
         return ask
 
-    def _answer(self, ask: FleetAsk, *, allow: bool, remember: bool = False) -> None:
+    def _answer(self, ask: FleetAsk, *, allow: bool, remember: bool = False,
+                reason: str | None = None) -> None:
         watch = next((w for w in self.watches if w.name == ask.host), None)
         sent = watch is not None and watch.send(
             "resolve_approval", run=ask.run, approval_id=ask.id, allow=allow,
-            remember=remember, scope="session", reason=None)
+            remember=remember, scope="session", reason=reason)
         if not sent:
             self.notify(f"{clean_line(ask.host, 32)} cannot be reached: nothing was answered",
                         severity="error", markup=False)
@@ -468,10 +469,23 @@ class FleetApp(ThemedApp):
             self._answer(ask, allow=True)
 
     def action_deny(self) -> None:
-        """n: deny the selected ask."""
+        """n: ask why (optional; the agent is told), then deny the selected ask; escape goes
+        back. What is typed goes to the reason, never to the inbox (its `y` and `a`)."""
         ask = self._target()
-        if ask is not None:
-            self._answer(ask, allow=False)
+        if ask is None:
+            return
+
+        def denied(reason: str | None) -> None:
+            if reason is None:
+                return
+            if ask.key not in {a.key for a in self.board.inbox}:
+                self.notify("the call was answered before the reason was sent", timeout=4)
+                return
+            self._answer(ask, allow=False, reason=reason or None)
+
+        from cockpit.screens import DenyReasonScreen
+
+        self.push_screen(DenyReasonScreen(f"{ask.tool}: {ask.command}"), denied)
 
     def action_approve_always(self) -> None:
         """a: allow it and grant its prefix for this session (the line under the inbox says

@@ -50,12 +50,21 @@ async def _test_the_inbox_answers_in_the_host_and_enter_chooses_the_run(host_hom
         await until_shown(pilot, lambda: oldest.key not in {a.key for a in app.board.inbox})
         resolved = await asyncio.to_thread(_resolved, host_home, oldest.run, oldest.id)
         assert (resolved["allowed"], resolved["via"]) == (True, "human")
-        # n denies the other run's ask (it is selected now).
+        # n asks why (escape goes back: nothing denied), then denies the other run's ask with
+        # what was typed; its letters never reach the inbox (`a`, `y` answer there).
         other = next(a for a in app.board.inbox if a.run != oldest.run)
         await select_ask(pilot, app, other.key)
         await pilot.press("n")
+        await until_shown(pilot, lambda: type(app.screen).__name__ == "DenyReasonScreen")
+        await pilot.press("escape")
+        await until_shown(pilot, lambda: type(app.screen).__name__ != "DenyReasonScreen")
+        assert other.key in {a.key for a in app.board.inbox}
+        await pilot.press("n")
+        await until_shown(pilot, lambda: type(app.screen).__name__ == "DenyReasonScreen")
+        await pilot.press(*"say yes, and ask again", "enter")
         resolved = await asyncio.to_thread(_resolved, host_home, other.run, other.id)
         assert (resolved["allowed"], resolved["via"]) == (False, "human")
+        assert resolved["reason"] == "say yes, and ask again"
         await until_shown(pilot, lambda: other.key not in {a.key for a in app.board.inbox})
         # enter opens the selected run: the app leaves with it (the command line opens it).
         app.query_one("#runs").focus()
@@ -77,9 +86,20 @@ async def _test_an_answer_in_another_client_closes_the_ask_in_the_fleet(host_hom
     async with app.run_test(size=(80, 24)) as pilot:
         await until_shown(pilot, lambda: len(app.board.inbox) == 1)
         [ask] = app.board.inbox
+        [watch] = app.watches
+        sent: list[str] = []
+        send = watch.send
+        watch.send = lambda kind, **fields: sent.append(kind) or send(kind, **fields)  # type: ignore[method-assign]
+        # n: a reason is being typed here while another client answers.
+        await pilot.press("n")
+        await until_shown(pilot, lambda: type(app.screen).__name__ == "DenyReasonScreen")
+        await pilot.press(*"too late")
         with HostClient.connect(host_home.socket) as client:  # another client answers
             client.request("resolve_approval", run=run, approval_id=ask.id, allow=True)
         await until_shown(pilot, lambda: ask.key not in {a.key for a in app.board.inbox})
+        await pilot.press("enter")  # the denial is not sent: the call was answered
+        await until_shown(pilot, lambda: type(app.screen).__name__ != "DenyReasonScreen")
+        assert "resolve_approval" not in sent
         # The key meant for it answers nothing else: the next ask is armed anew when drawn.
         assert app.arming.target().approval_id != ask.key
 
