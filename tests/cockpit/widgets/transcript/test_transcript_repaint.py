@@ -387,3 +387,40 @@ def test_scrollbar_rows_shown_before_are_not_rendered_again():
             await pilot.pause()
             assert bar.rows_finished > rendered_after  # (the count does count)
     run(main())
+
+
+def test_a_growing_reply_finishes_again_only_the_rows_that_changed(monkeypatch):
+    """A reply streaming, taller than the view and followed: each delivery renders it again,
+    and the view scrolls as it grows. Only its rows that changed (its last ones) are drawn
+    anew and put through Textual's styles; the others keep what they were finished into
+    (before, every row on screen was, every frame), and the screen is what a fresh paint
+    shows."""
+    async def main():
+        app = TranscriptApp(calls=3)
+        app.add({"type": "model_update", "turn": 1, "text": "first words ", "channel": "message"})
+        async with app.run_test(size=(80, 24)) as pilot:
+            transcript = app.transcript
+            index = len(app.fold.view.items) - 1
+            for i in range(300):  # taller than the view: every row shown is the reply's
+                app.add({"type": "model_update", "turn": 1, "text": f"word{i} ",
+                         "channel": "message"})
+            transcript.update_items(app.fold.view, [index])
+            await pilot.pause()
+            assert transcript._starts[index] < round(transcript.scroll_y)
+            rows = Counted(monkeypatch, Transcript, "_final_row")
+            finished = Counted(monkeypatch, FinishedRows, "keep")
+            scrolled = 0
+            for delivery in range(12):
+                before = round(transcript.scroll_y)
+                for i in range(4):
+                    app.add({"type": "model_update", "turn": 1,
+                             "text": f"more{delivery}x{i} ", "channel": "message"})
+                rows.calls = finished.calls = 0
+                transcript.update_items(app.fold.view, [index])
+                await pilot.pause()
+                scrolled += round(transcript.scroll_y) != before
+                assert rows.calls <= 3, delivery
+                assert finished.calls <= 3, delivery
+            assert scrolled  # (the view did move: every row on screen was repainted)
+            await same_as_drawn_again(app, pilot)
+    run(main())
