@@ -186,8 +186,9 @@ class Transcript(ScrollView, can_focus=True):
         self._relayout_pending = False
         self._width = 0
         self._paint: _Paint | None = None  # what the rows of a paint under way share
-        # (item, row within it): its key, the row as drawn
-        self._rows: dict[tuple[int, int], tuple[tuple[object, ...], Strip]] = {}
+        # The row drawn from (its id; a place, item and row within it, for a row past its
+        # item's end): its key, the row as drawn
+        self._rows: dict[object, tuple[tuple[object, ...], Strip]] = {}
         self._blank: tuple[int, Style, Strip] | None = None  # a row below the last item
         self._finished = FinishedRows(ROWS_KEPT)  # rows drawn, as Textual finished them
         self._fresh: dict[int, Strip] | None = None  # (see `_finished_lines`)
@@ -571,18 +572,22 @@ class Transcript(ScrollView, can_focus=True):
         offset = row - self._starts[index]
         # The row as last drawn, if nothing it is drawn from changed: the item's rendered row
         # (a new `Strip` whenever the item, the width or the theme changed it: rows rendered
-        # again but equal keep theirs, `keep_equal_rows`), the style, the selection and a
-        # search's term. Kept by item and row within it, not by row of the transcript: rows
-        # that only moved (below an item that expanded) are kept too.
+        # again but equal keep theirs, `keep_equal_rows`), the style, the selection (and, when
+        # selected, whether it is the item's first row: the marker) and a search's term. Kept
+        # by the row drawn from, not by its place: rows that only moved (below an item that
+        # expanded, or up within a streaming reply whose first rows were cut) are kept too.
         drawn_from = strips[offset] if offset < len(strips) else None
-        key = (drawn_from, width, scroll_x, base, index == self.cursor, self._highlight)
-        drawn = self._rows.get((index, offset))
+        selected = index == self.cursor
+        key = (drawn_from, width, scroll_x, base, selected, selected and offset == 0,
+               self._highlight)
+        place: object = id(drawn_from) if drawn_from is not None else (index, offset)
+        drawn = self._rows.get(place)
         if drawn is not None and _same_key(drawn[0], key):
             return drawn[1]
         strip = self._final_row(strips, offset, index, width, scroll_x, base)
         if len(self._rows) >= ROWS_KEPT:
             self._rows.clear()
-        self._rows[index, offset] = (key, strip)
+        self._rows[place] = (key, strip)
         return strip
 
     def _final_row(self, strips: list[Strip], offset: int, index: int, width: int,
