@@ -73,6 +73,10 @@ KNOWN = {
     # `update_cell` lets go of one row's rendered forms, not of every row's (the fleet view,
     # issue 28): it writes the cell where Textual's does and drops what Textual's caches keep
     # of that row. Pinned below: `test_the_cell_tables_caches_are_still_textuals`.
+    # The live cockpit's screen composes with `RowsCompositor`: Textual's compositor, whose
+    # `_render_chops` renders each widget only where it meets the rows a frame repaints
+    # (issue 29). Pinned below: `test_the_rows_compositor_is_still_textuals`.
+    "cockpit/screens/run.py RunScreen self._compositor",
     *(f"cockpit/widgets/cell_table.py CellTable self.{name}" for name in (
         "_data", "_cell_render_cache", "_row_render_cache", "_row_renderable_cache",
         "_update_count", "_line_cache")),
@@ -112,6 +116,22 @@ def test_the_overridden_vertical_scrollbar_is_still_textuals() -> None:
     source = inspect.getsource(getter)
     assert hashlib.sha256(source.encode()).hexdigest()[:16] == "6b140a728f0b50e4", (
         "Textual's Widget.vertical_scrollbar changed: re-check Transcript.vertical_scrollbar")
+
+
+def test_the_rows_compositor_is_still_textuals() -> None:
+    """`RowsCompositor._render_chops` copies Textual's `Compositor._render_chops` and the
+    renders of its `_get_renders` (8.x), and `RunScreen` replaces the compositor `Screen`
+    makes: when any of these changes, compare them again and pin the new sources here."""
+    import hashlib
+
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+
+    pinned = {"_render_chops": "ca8c3359d7afd017", "_get_renders": "8ac93299aa5d3bef"}
+    found = {name: hashlib.sha256(inspect.getsource(getattr(Compositor, name)).encode())
+             .hexdigest()[:16] for name in pinned}
+    assert found == pinned, "Textual's Compositor changed: re-check RowsCompositor"
+    assert "self._compositor = Compositor()" in inspect.getsource(Screen.__init__)
 
 
 def test_the_cell_tables_caches_are_still_textuals() -> None:

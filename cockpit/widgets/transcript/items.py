@@ -165,8 +165,8 @@ def _streaming(text: str, palette: Palette, console: Console, width: int) -> lis
     strips = _guttered(rows)
     for line in lines:
         strips += _stream_line(line, width, palette.text, warn, console)
-    return strips + _guttered(streaming_line_rows(last, width, palette.text, warn,
-                                                  palette.primary, console))
+    return strips + _guttered_kept(streaming_line_rows(last, width, palette.text, warn,
+                                                       palette.primary, console))
 
 
 def stream_tail(text: str) -> Cut:
@@ -183,6 +183,30 @@ def _stream_line(line: str, width: int, style: Style, warn: Style,
     """One complete line of a streaming reply, wrapped, with the gutter (cached: it is drawn
     every frame until the reply ends)."""
     return tuple(_guttered(wrapped(console, styled(line, style, marker_style=warn), width)))
+
+
+# The last line's rows with their gutter, by the row without it (its id: the row, kept alive so
+# the id is not reused; the row with the gutter). `streaming_line_rows` hands back the same rows
+# while the line grows, all but its last ones: guttered once, they stay the same objects, as
+# the transcript keeps what it drew by the row (guttering them all anew cost ~1 ms a delivery
+# of a 9,000-character line at 160x48, and each new row was then compared with the one drawn).
+_GUTTERED_KEPT = 2_048
+_guttered_rows: dict[int, tuple[Strip, Strip]] = {}
+
+
+def _guttered_kept(strips: list[Strip]) -> list[Strip]:
+    """`_guttered(strips)`, each row guttered once while it is handed back (see above)."""
+    kept = _guttered_rows
+    out = []
+    for strip in strips:
+        known = kept.get(id(strip))
+        if known is None or known[0] is not strip:
+            if len(kept) >= _GUTTERED_KEPT:
+                kept.clear()
+            known = (strip, _guttered([strip])[0])
+            kept[id(strip)] = known
+        out.append(known[1])
+    return out
 
 
 def _guttered(strips: list[Strip]) -> list[Strip]:

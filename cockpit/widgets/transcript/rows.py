@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "changed_rows",
     "highlighted",
+    "keep_equal_rows",
     "lines_note",
     "markdown",
     "one",
@@ -139,6 +140,18 @@ def changed_rows(before: list[Strip] | None, after: list[Strip] | None,
     if len(before) != len(after):
         rows += [min(len(before), len(after)), max(len(before), len(after)) - 1]
     return [(rows[0], rows[-1] + 1)] if rows else []
+
+
+def keep_equal_rows(before: list[Strip], after: list[Strip]) -> None:
+    """Put in `after` (an item's rows, rendered again) the very `Strip` of `before` (its rows
+    as drawn) wherever the two are equal at one place. What is kept per row drawn (the
+    transcript's finished rows) then still applies to it: a streaming reply is rendered again
+    on every delivery, all its rows new objects although only the last ones changed, and each
+    of them went through Textual's finishing again (a whole screen of rows, a frame, once the
+    reply filled the view)."""
+    for row, (old, new) in enumerate(zip(before, after, strict=False)):
+        if old is not new and old == new:
+            after[row] = old
 
 
 def search_pattern(term: str) -> re.Pattern[str]:

@@ -53,7 +53,12 @@ from cockpit.widgets.transcript.items import (
     row_count,
     starts_turn,
 )
-from cockpit.widgets.transcript.rows import changed_rows, highlighted, search_pattern
+from cockpit.widgets.transcript.rows import (
+    changed_rows,
+    highlighted,
+    keep_equal_rows,
+    search_pattern,
+)
 from cockpit.widgets.transcript.scrollbar import KeptRowsScrollBar
 from engine_adapter.view import Item, RunView
 
@@ -85,8 +90,8 @@ class _Paint(NamedTuple):
 
 
 def _same_key(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    """Whether a row's key is unchanged: its rendered rows are the same list (not only
-    equal ones), the rest equal."""
+    """Whether a row's key is unchanged: its rendered row is the same `Strip` (not only an
+    equal one), the rest equal."""
     return a[0] is b[0] and a[1:] == b[1:]
 
 
@@ -181,8 +186,9 @@ class Transcript(ScrollView, can_focus=True):
         self._relayout_pending = False
         self._width = 0
         self._paint: _Paint | None = None  # what the rows of a paint under way share
-        # (item, row within it): its key, the row as drawn
-        self._rows: dict[tuple[int, int], tuple[tuple[object, ...], Strip]] = {}
+        # The row drawn from (its id; a place, item and row within it, for a row past its
+        # item's end): its key, the row as drawn
+        self._rows: dict[object, tuple[tuple[object, ...], Strip]] = {}
         self._blank: tuple[int, Style, Strip] | None = None  # a row below the last item
         self._finished = FinishedRows(ROWS_KEPT)  # rows drawn, as Textual finished them
         self._fresh: dict[int, Strip] | None = None  # (see `_finished_lines`)
@@ -256,6 +262,10 @@ class Transcript(ScrollView, can_focus=True):
         heights = [self._heights[i] for i in drawn]
         if first < known:
             self._remeasure(sorted(drawn))
+            for index, rows in drawn.items():
+                again = self._cache.get(index)
+                if rows is not None and again is not None:
+                    keep_equal_rows(rows, again)
         moved = len(view.items) > known or heights != [self._heights[i] for i in drawn]
         added = self._total  # the first row of the items added
         if len(view.items) > known:
@@ -560,18 +570,24 @@ class Transcript(ScrollView, can_focus=True):
                     self._relayout_pending = True
                     self.call_later(self._relayout)
         offset = row - self._starts[index]
-        # The row as last drawn, if nothing it is drawn from changed: the item's rendered rows
-        # (a new list whenever the item, the width or the theme changed), the style, the
-        # selection and a search's term. Kept by item and row within it, not by row of the
-        # transcript: rows that only moved (below an item that expanded) are kept too.
-        key = (strips, width, scroll_x, base, index == self.cursor, self._highlight)
-        drawn = self._rows.get((index, offset))
+        # The row as last drawn, if nothing it is drawn from changed: the item's rendered row
+        # (a new `Strip` whenever the item, the width or the theme changed it: rows rendered
+        # again but equal keep theirs, `keep_equal_rows`), the style, the selection (and, when
+        # selected, whether it is the item's first row: the marker) and a search's term. Kept
+        # by the row drawn from, not by its place: rows that only moved (below an item that
+        # expanded, or up within a streaming reply whose first rows were cut) are kept too.
+        drawn_from = strips[offset] if offset < len(strips) else None
+        selected = index == self.cursor
+        key = (drawn_from, width, scroll_x, base, selected, selected and offset == 0,
+               self._highlight)
+        place: object = id(drawn_from) if drawn_from is not None else (index, offset)
+        drawn = self._rows.get(place)
         if drawn is not None and _same_key(drawn[0], key):
             return drawn[1]
         strip = self._final_row(strips, offset, index, width, scroll_x, base)
         if len(self._rows) >= ROWS_KEPT:
             self._rows.clear()
-        self._rows[index, offset] = (key, strip)
+        self._rows[place] = (key, strip)
         return strip
 
     def _final_row(self, strips: list[Strip], offset: int, index: int, width: int,

@@ -73,3 +73,71 @@ def test_the_live_cockpit_runs_on_it():
             assert isinstance(app.screen, RunScreen)
             app.session.cancel("test over")
     run(main())
+
+
+def test_a_partial_frame_draws_what_textuals_compositor_draws():
+    """`RowsCompositor` renders each widget only where it meets a frame's rows: for any rows
+    and columns repainted, every cut of the screen those columns show holds what Textual's own
+    compositor puts there (the live cockpit's screen: a transcript, a side panel, bars)."""
+    from support.live_app import hold, make_app, turn
+    from textual._compositor import Compositor
+    from textual.geometry import Region
+
+    async def main():
+        app = make_app(turn(1), hold())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            compositor = app.screen._compositor
+            cuts = compositor.cuts
+            checked = 0
+            for top, rows in ((0, 1), (0, 30), (3, 5), (12, 9), (29, 1), (20, 10)):
+                for left, columns in ((0, 100), (0, 40), (55, 45), (70, 3), (99, 1)):
+                    crop = Region(left, top, columns, rows)
+                    mine = compositor._render_chops(crop, lambda y: True)
+                    textuals = Compositor._render_chops(compositor, crop, lambda y: True)
+                    for y in crop.line_range:
+                        ends = cuts[y][1:]
+                        for (x, strip), end in zip(textuals[y].items(), ends, strict=True):
+                            if x < crop.right and end > crop.x:  # (a cut the frame shows)
+                                assert mine[y][x] == strip, (crop, y, x)
+                                checked += 1
+            assert checked > 100
+            app.session.cancel("test over")
+    run(main())
+
+
+def test_a_frame_renders_only_the_widgets_its_rows_meet(monkeypatch):
+    """A frame that repaints a row of the transcript renders none of the status line, the
+    composer or the key hints (Textual's compositor rendered every widget of the screen whole:
+    half of each frame of a streaming reply at 160x48)."""
+    from support.live_app import hold, make_app, turn
+    from textual.widget import Widget
+
+    from cockpit.widgets.transcript import Transcript
+
+    async def main():
+        app = make_app(turn(1), hold())
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            rendered: list[str] = []
+
+            def counted(owner):
+                original = owner.render_lines
+
+                def render_lines(self, crop):
+                    rendered.append(type(self).__name__)
+                    return original(self, crop)
+                monkeypatch.setattr(owner, "render_lines", render_lines)
+            counted(Widget)
+            counted(Transcript)  # (its own: rows kept as finished skip Widget's)
+            for _ in range(3):  # (nothing else left to draw: only the row below is)
+                rendered.clear()
+                await pilot.pause()
+            transcript = app.display_widget.transcript
+            assert rendered == []
+            transcript.refresh_lines(round(transcript.scroll_y) + 1, 1)
+            await pilot.pause()
+            assert "Transcript" in rendered
+            assert not {"StatusLine", "Composer", "KeyHints"} & set(rendered), rendered
+            app.session.cancel("test over")
+    run(main())

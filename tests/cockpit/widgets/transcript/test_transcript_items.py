@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -237,3 +239,27 @@ def test_a_row_is_drawn_as_rich_draws_it(text: str, width: int, how: str) -> Non
     expected_rows = [Strip(line) for line in console.render_lines(make(), options, pad=False)]
     assert [_cells(s) for s in wrapped(console, make(), width)] == \
         [_cells(s) for s in expected_rows]
+
+
+def test_a_growing_line_hands_back_the_same_rows_but_its_last() -> None:
+    """Drawn again after a delta, a long line still streaming is the same row objects but for
+    its last ones (they are guttered once): the transcript keeps what it drew by the row, so
+    only those are drawn anew, and no row is built again for nothing."""
+    palette = Palette(load_themes()["cockpit-dark"])
+    console = Console(width=120)
+    reply = MessageItem(1, None, 0, "message")
+    text = " ".join(f"word{i}" for i in range(1_000))
+    drawn = []
+    for delta in ["", " more", " and", " more"]:
+        text += delta
+        reply.parts, reply._text = [text], None
+        rows = render_item(reply, None, width=120, expanded=False, palette=palette,
+                           console=console)
+        assert [_cells(s) for s in rows] == \
+            [_cells(s) for s in _streaming_whole(text, 120, palette, console)]
+        drawn.append(rows)
+    for before, after in pairwise(drawn[1:]):
+        assert len(after) > 40
+        new = [row for row, strip in enumerate(after)
+               if row >= len(before) or strip is not before[row]]
+        assert new and min(new) >= len(after) - 3, new

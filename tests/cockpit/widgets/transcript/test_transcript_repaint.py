@@ -20,6 +20,7 @@ from textual.widgets import Input
 from cockpit.screens import RunScreen
 from cockpit.widgets.transcript import Transcript
 from cockpit.widgets.transcript.finished_rows import FinishedRows
+from cockpit.widgets.transcript.items import STREAM_STEP, STREAM_TAIL, stream_tail
 from cockpit.widgets.transcript.scrollbar import KeptRowsScrollBar
 from engine_adapter import parse_event
 from engine_adapter.view import RunFold
@@ -386,4 +387,77 @@ def test_scrollbar_rows_shown_before_are_not_rendered_again():
             app.transcript.reserve_rows(7)
             await pilot.pause()
             assert bar.rows_finished > rendered_after  # (the count does count)
+    run(main())
+
+
+def test_a_growing_reply_finishes_again_only_the_rows_that_changed(monkeypatch):
+    """A reply streaming, taller than the view and followed: each delivery renders it again,
+    and the view scrolls as it grows. Only its rows that changed (its last ones) are drawn
+    anew and put through Textual's styles; the others keep what they were finished into
+    (before, every row on screen was, every frame), and the screen is what a fresh paint
+    shows."""
+    async def main():
+        app = TranscriptApp(calls=3)
+        app.add({"type": "model_update", "turn": 1, "text": "first words ", "channel": "message"})
+        async with app.run_test(size=(80, 24)) as pilot:
+            transcript = app.transcript
+            index = len(app.fold.view.items) - 1
+            for i in range(300):  # taller than the view: every row shown is the reply's
+                app.add({"type": "model_update", "turn": 1, "text": f"word{i} ",
+                         "channel": "message"})
+            transcript.update_items(app.fold.view, [index])
+            await pilot.pause()
+            assert transcript._starts[index] < round(transcript.scroll_y)
+            rows = Counted(monkeypatch, Transcript, "_final_row")
+            finished = Counted(monkeypatch, FinishedRows, "keep")
+            scrolled = 0
+            for delivery in range(12):
+                before = round(transcript.scroll_y)
+                for i in range(4):
+                    app.add({"type": "model_update", "turn": 1,
+                             "text": f"more{delivery}x{i} ", "channel": "message"})
+                rows.calls = finished.calls = 0
+                transcript.update_items(app.fold.view, [index])
+                await pilot.pause()
+                scrolled += round(transcript.scroll_y) != before
+                assert rows.calls <= 3, delivery
+                assert finished.calls <= 3, delivery
+            assert scrolled  # (the view did move: every row on screen was repainted)
+            await same_as_drawn_again(app, pilot)
+    run(main())
+
+
+def test_a_reply_whose_cut_moves_keeps_the_rows_that_only_moved(monkeypatch):
+    """A long reply of many lines, streaming: when the cut above its tail moves a step, its
+    rows move up; the complete lines' rows are the same as drawn (cached), only at another
+    place, and are not drawn anew (kept by the row drawn from, not by its place)."""
+    async def main():
+        app = TranscriptApp(calls=3)
+        app.add({"type": "model_update", "turn": 1, "text": "start\n", "channel": "message"})
+        async with app.run_test(size=(80, 24)) as pilot:
+            transcript = app.transcript
+            index = len(app.fold.view.items) - 1
+            line = 0
+
+            def grow(chars: int) -> None:
+                nonlocal line
+                added = 0
+                while added < chars:
+                    text = f"line {line} of the reply, a few words long\n"
+                    app.add({"type": "model_update", "turn": 1, "text": text,
+                             "channel": "message"})
+                    added += len(text)
+                    line += 1
+                transcript.update_items(app.fold.view, [index])
+
+            grow(STREAM_TAIL + STREAM_STEP // 2)
+            await pilot.pause()
+            cut = stream_tail(app.fold.view.items[index].text).dropped_chars
+            rows = Counted(monkeypatch, Transcript, "_final_row")
+            while stream_tail(app.fold.view.items[index].text).dropped_chars == cut:
+                rows.calls = 0
+                grow(200)
+                await pilot.pause()
+            assert rows.calls <= 8  # (the note, the cut first line, the lines added)
+            await same_as_drawn_again(app, pilot)
     run(main())
