@@ -52,6 +52,7 @@ import cockpit  # noqa: F401,E402 (first: it sets Textual's frame cap)
 
 # isort: split
 from bench_ui import action_ran, frame_drawn, pct  # noqa: E402
+from loop_trace import LoopTrace, report  # noqa: E402
 from textual import events  # noqa: E402
 
 from cockpit.host import HostClient  # noqa: E402
@@ -61,6 +62,10 @@ from cockpit.host.places import socket_path  # noqa: E402
 
 now = time.perf_counter
 TICK = os.sysconf("SC_CLK_TCK")
+TRACE: LoopTrace | None = None
+"""With `--trace`: what ran between each timed key and its frame."""
+TRACED: dict[str, list[Any]] = {}
+"""By phase, with `--trace`: each timed key's `KeyRecord`."""
 
 
 class TimedFleet(FleetApp):
@@ -82,7 +87,10 @@ class TimedFleet(FleetApp):
     def _display(self, screen: Any, renderable: Any) -> None:
         super()._display(screen, renderable)
         if renderable is not None:
-            frame_drawn(self, now())
+            t, timed = now(), self.key_sent is not None
+            frame_drawn(self, t)
+            if TRACE is not None:
+                TRACE.frame(t, timed and self.key_sent is None)
 
     async def run_action(self, action: Any, default_namespace: Any = None,
                          namespaces: Any = None) -> bool:
@@ -160,6 +168,8 @@ async def press_keys(app: TimedFleet, pilot: Any, presses: int) -> list[float]:
         key = "down" if n % 2 == 0 else "up"
         app.key_handled = False
         sent = app.key_sent = now()
+        if TRACE is not None:
+            TRACE.begin(sent)
         driver.send_message(events.Key(key, None))
         while app.key_sent is not None:
             await asyncio.sleep(0.001)
@@ -176,8 +186,12 @@ async def fleet_keys(presses: int, runs: int, ready: Any, phase: str = "") -> li
         while len(app.board.runs) < runs:
             await asyncio.sleep(0.01)
         await ready(app)
+        if TRACE is not None:
+            TRACE.records.clear()
         latencies = await press_keys(app, pilot, presses)
         BEHIND[phase] = app.behind  # type: ignore[attr-defined]
+        if TRACE is not None:
+            TRACED[phase or "cpu watch"] = list(TRACE.records)
         return latencies
 
 
@@ -224,7 +238,13 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=100_000)
     parser.add_argument("--presses", type=int, default=40)
     parser.add_argument("--idle-seconds", type=float, default=10.0)
+    parser.add_argument("--trace", action="store_true",
+                        help="say what ran between each slow key and its frame (loop_trace.py)")
     options = parser.parse_args()
+    global TRACE
+    if options.trace:
+        TRACE = LoopTrace()
+        TRACE.install()
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
           f"{os.getloadavg()[2]:.2f} · cores {os.cpu_count()} · nice {os.nice(0)}")
     host = start_host()
@@ -286,6 +306,9 @@ def main() -> None:
     print(row(f"busy (+{options.runs} × {options.rate:g}/s)", busy, base))
     print(f"keys with a push drawn before their frame: idle {BEHIND['idle']}, "
           f"busy {BEHIND['busy']} (of {options.presses} each)")
+    for phase, records in TRACED.items():
+        print(f"\n{phase}: the slowest keys, and what ran before their frame (ms from the key)")
+        print("\n".join(report(records, TRACED["idle"])))
     print()
     print(f"host CPU, {options.runs} idle runs:   {host_idle * 100:6.2f} % of a core "
           f"(target ≤ 1 %)")
