@@ -15,7 +15,9 @@ started for it (stopped at the end). The runs are `cockpit run … --engine flee
    action ran (`frame_drawn`/`action_ran` of bench/bench_ui.py).
 2. Fleet busy: the same, with 8 more runs streaming `--rate` events a second each, all at
    once. Targets: p95 ≤ 1.5× and max ≤ 2× the idle's. Also counted (deterministic where the
-   latencies are noisy): the keys that had a push drawn between them and their frame.
+   latencies are noisy): the keys whose frame carried a push (drawn after their action, in
+   their frame), and the keys sent within two frame periods of a frame of a push's own (each
+   waited on Textual's frame grid for its frame: the busy outliers, found with `--trace`).
 3. Host idle CPU: the host's CPU time (/proc) over `--idle-seconds` with the 8 idle runs and
    the fleet view watching. Target ≤ 1% of a core.
 4. Host memory: 8 runs of `--long` events each, as fast as the host takes them; the host's
@@ -53,7 +55,7 @@ import cockpit  # noqa: F401,E402 (first: it sets Textual's frame cap)
 # isort: split
 from bench_ui import action_ran, frame_drawn, pct  # noqa: E402
 from loop_trace import LoopTrace, report  # noqa: E402
-from textual import events  # noqa: E402
+from textual import constants, events  # noqa: E402
 
 from cockpit.host import HostClient  # noqa: E402
 from cockpit.host.fleet.fleet_app import FleetApp  # noqa: E402
@@ -79,6 +81,7 @@ class TimedFleet(FleetApp):
         self.latencies: list[float] = []
         self.frame_hook: Any = None
         self.redraws: list[float] = []  # when each push was drawn (`show`)
+        self.frames: list[float] = []  # when each frame was drawn
 
     def show(self, shown: Any) -> None:
         self.redraws.append(now())
@@ -88,6 +91,7 @@ class TimedFleet(FleetApp):
         super()._display(screen, renderable)
         if renderable is not None:
             t, timed = now(), self.key_sent is not None
+            self.frames.append(t)
             frame_drawn(self, t)
             if TRACE is not None:
                 TRACE.frame(t, timed and self.key_sent is None)
@@ -151,9 +155,10 @@ def wait_asking(runs: set[str], timeout: float = 600) -> None:
     raise SystemExit("the runs did not all ask in time")
 
 
-BEHIND: dict[str, int] = {}
-"""By phase: how many keys had a push drawn between them and their frame (deterministic
-evidence, where the latencies are noisy: each such key waited for a redraw, or its frame)."""
+BEHIND: dict[str, tuple[int, int]] = {}
+"""By phase: how many keys had a push drawn between them and their frame (in it), and how many
+were sent within two frame periods of another frame (a push's: each waited on Textual's frame
+grid) — deterministic evidence, where the latencies are noisy."""
 
 
 async def press_keys(app: TimedFleet, pilot: Any, presses: int) -> list[float]:
@@ -163,7 +168,8 @@ async def press_keys(app: TimedFleet, pilot: Any, presses: int) -> list[float]:
     app.latencies.clear()
     driver = app._driver
     assert driver is not None
-    behind = 0
+    carried = after_frame = 0
+    grid = 2 / constants.MAX_FPS
     for n in range(presses):
         key = "down" if n % 2 == 0 else "up"
         app.key_handled = False
@@ -174,9 +180,10 @@ async def press_keys(app: TimedFleet, pilot: Any, presses: int) -> list[float]:
         while app.key_sent is not None:
             await asyncio.sleep(0.001)
         frame = sent + app.latencies[-1]
-        behind += any(sent <= t < frame for t in app.redraws)
+        carried += any(sent <= t < frame for t in app.redraws)
+        after_frame += any(sent - grid <= t < sent for t in app.frames)
         await asyncio.sleep(0.02)  # (a human's pace: not a burst)
-    app.behind = behind  # type: ignore[attr-defined]
+    app.behind = carried, after_frame  # type: ignore[attr-defined]
     return list(app.latencies)
 
 
@@ -304,8 +311,9 @@ def main() -> None:
     print(f"{'fleet view key→frame (ms)':<28} {'keys':>5} {'p50':>8} {'p95':>8} {'max':>8}")
     print(row(f"idle ({options.runs} runs asking)", base))
     print(row(f"busy (+{options.runs} × {options.rate:g}/s)", busy, base))
-    print(f"keys with a push drawn before their frame: idle {BEHIND['idle']}, "
-          f"busy {BEHIND['busy']} (of {options.presses} each)")
+    print(f"keys whose frame carried a push: idle {BEHIND['idle'][0]}, busy "
+          f"{BEHIND['busy'][0]}; sent within two frame periods of a push's frame: idle "
+          f"{BEHIND['idle'][1]}, busy {BEHIND['busy'][1]} (of {options.presses} each)")
     for phase, records in TRACED.items():
         print(f"\n{phase}: the slowest keys, and what ran before their frame (ms from the key)")
         print("\n".join(report(records, TRACED["idle"])))

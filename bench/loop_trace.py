@@ -3,6 +3,7 @@
 `LoopTrace.install()` wraps, for as long as the process runs: every asyncio callback
 (`Handle._run`: a task's step, a timer, a `call_soon`), every Textual message dispatched,
 the screen's layout (`Screen._refresh_layout`), the compositor's render (`render_update`),
+a push drawn (`FleetApp.show`),
 the host reply decode of the fleet view (`cockpit.host.fleet.watch.decode`), and the garbage
 collector (`gc.callbacks`). `begin()` at a key's sending and `end()` at its frame give that
 key's `KeyRecord`: each of those with its start and duration, and the thread's CPU time and
@@ -70,7 +71,7 @@ class KeyRecord:
         CPU time, that of GC, renders, layouts and decodes apart from the rest."""
         parts = {"run queue": self.runqueue, "asleep": self.asleep}
         rest = self.cpu
-        for kind in ("gc", "render", "layout", "decode"):
+        for kind in ("gc", "show", "render", "layout", "decode"):
             parts[kind] = self.cpu_in(kind)
             rest -= parts[kind]
         parts["other cpu"] = max(0.0, rest)
@@ -96,6 +97,7 @@ class KeyRecord:
 
 CAUSES = {"run queue": "run queue (another process had the CPU)",
           "asleep": "loop asleep (a timer: Textual's frame grid)", "gc": "GC",
+          "show": "a push drawn (FleetApp.show)",
           "render": "render (CPU)", "layout": "layout (CPU)", "decode": "decode of pushes",
           "other cpu": "other callbacks (CPU)"}
 
@@ -172,6 +174,8 @@ class LoopTrace:
         from textual.screen import Screen
 
         import cockpit.host.fleet.watch as watch
+        from cockpit.host.fleet.fleet_app import FleetApp
+        from cockpit.widgets.cell_table import CellTable
 
         handle_run = asyncio.events.Handle._run
         trace = self
@@ -208,6 +212,10 @@ class LoopTrace:
         MessagePump._dispatch_message = dispatched  # type: ignore[method-assign,assignment]
         self._wrap(Screen, "_refresh_layout", lambda *a, **k: "layout", always=True)
         self._wrap(Compositor, "render_update", lambda *a, **k: "render", always=True)
+        self._wrap(FleetApp, "show", lambda *a: "show", always=True)
+        self._wrap(CellTable, "update_cell", lambda table, row, column, value, **k:
+                   f"cell {table.id} {str(row.value if hasattr(row, 'value') else row)[-8:]}"
+                   f" {value}", always=True)
         self._wrap(watch, "decode", lambda line: f"decode {len(line)} B", always=True)
         gc.callbacks.append(self._gc)
 
@@ -243,7 +251,7 @@ def report(records: list[KeyRecord], base: list[KeyRecord], top: int = 8) -> lis
                      f"{record.handles}, last frame {record.since_frame * 1000:.1f} ms before"
                      f"  -> {CAUSES[record.cause(usual)]}")
         for what, start, duration, cpu in record.spans:
-            if duration >= 0.001 or what.startswith(("gc", "frame")):
+            if duration >= 0.001 or what.startswith(("gc", "frame", "cell")):
                 lines.append(f"      +{start * 1000:6.1f}  {duration * 1000:5.1f} ms "
                              f"(cpu {cpu * 1000:4.1f})  {what[:90]}")
     lines.append("  " + _figures("latency", [r.latency for r in records]) + " · "

@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
-from textual import constants, events
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -37,7 +37,7 @@ from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
 from cockpit.widgets.cell_table import CellTable
 
-__all__ = ["INBOX_TITLE", "KEY_FRAME", "KEY_SECONDS", "KEY_WAIT", "FleetApp", "FleetChoice"]
+__all__ = ["INBOX_TITLE", "KEY_SECONDS", "KEY_WAIT", "FleetApp", "FleetChoice"]
 
 INBOX_TITLE = "needs you"
 """The inbox's title (the issue fixes it)."""
@@ -47,11 +47,8 @@ TASK_LIMIT = 120
 SHORT = 20  # rows: below it, the detail and the hosts' problems take one row each
 KEY_WAIT = 0.05
 """The longest a key holds the hosts' pushes back while it goes to its action."""
-KEY_FRAME = 1 / constants.MAX_FPS
-"""After a key's action, how long the pushes wait for its frame (Textual draws it within a
-period of its frame cap, and draws no two frames closer than that)."""
 KEY_SECONDS = 0.1
-"""After a key's answer, how long a push waits for the next key (drawn just after its frame)."""
+"""After a key's answer, how long a push waits for the next key (drawn in that key's frame)."""
 
 
 class FleetChoice(NamedTuple):
@@ -219,7 +216,7 @@ class FleetApp(ThemedApp):
     # The hosts' pushes ---------------------------------------------------------------------
     def watched(self) -> None:
         """A host pushed (or was lost): redraw once, at the next idle moment (many pushes
-        together make one redraw), or, while keys come, just after the next key's frame."""
+        together make one redraw), or, while keys come, in the next key's frame."""
         if self._redraw_due:
             return
         self._redraw_due = True
@@ -243,19 +240,28 @@ class FleetApp(ThemedApp):
         if asyncio.get_running_loop().time() < self._held_until:  # a key is on its way
             self._redraw_later(self._held_until)
             return
+        self._draw_pushed()
+
+    def _draw_pushed(self) -> None:
+        """Draw what the hosts pushed, now (any redraw planned is dropped)."""
+        if self._redraw_at is not None:
+            self._redraw_at.cancel()
+            self._redraw_at = None
         self._redraw_due = False
         self.show(board({watch.name: watch.state for watch in self.watches}))
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys first: a host's push is drawn after the key that came with it. A push's frame
-        keeps the next frame back a period of the frame cap (Textual's grid), so a key pressed
-        just after it waited for its own (`bench/bench_fleet.py`: the busy fleet's max
-        key→frame up to several times the idle one's). While a key goes to its action (at most
-        `KEY_WAIT`) and for `KEY_FRAME` after it, no push is drawn; what came meanwhile is
-        drawn then, and a push in the next `KEY_SECONDS` waits for the next key's frame the
-        same way: while keys come, every push is drawn just after a key's frame, as far from
-        the next key as it can be. (The key comes back here, forwarded, for the app to run
-        its binding.)"""
+        """Keys first: a host's push is drawn after the key that came with it, in that key's
+        frame. A frame of a push's own keeps the next frame back one to two periods of the
+        frame cap (Textual's grid), so a key pressed just after it waited that long for its
+        own (`bench_fleet.py --trace`: every busy key slower than the idle ones' slowest,
+        less the waits for a CPU, was sent within two periods of a push's frame; drawn just
+        after the previous key's frame, the push's frame lands one to two periods later,
+        where the next key comes when keys repeat). While a key goes to its action (at most
+        `KEY_WAIT`) no push is drawn; what came meanwhile is drawn once the action ran, and
+        a push in the next `KEY_SECONDS` waits for the next key the same way: while keys
+        come, pushes are drawn in keys' frames, never in one of their own. (The key comes
+        back here, forwarded, for the app to run its binding.)"""
         key = isinstance(event, events.Key)
         returned = key and event.is_forwarded
         if key and not returned:
@@ -263,11 +269,9 @@ class FleetApp(ThemedApp):
             self._held_until = max(self._held_until, now + KEY_WAIT)
         await super().on_event(event)
         if returned:
-            now = asyncio.get_running_loop().time()
-            self._held_until = now + KEY_FRAME
-            self._keys_until = now + KEY_SECONDS
+            self._keys_until = asyncio.get_running_loop().time() + KEY_SECONDS
             if self._redraw_due:
-                self._redraw_later(self._held_until)
+                self._draw_pushed()
 
     def show(self, shown: Board) -> None:
         """Draw `shown`, the cursor kept on the ask (and the run) it was on."""

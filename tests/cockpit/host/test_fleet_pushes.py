@@ -1,7 +1,8 @@
 """What a host's push costs the fleet view (`FleetApp.show`): a run whose row shows the same as
 before keeps its cells (not built again, not compared, not updated), and a changed run updates
 only the cells that changed; and when a push is drawn: never before the key that came with it
-(after its action, and, while keys come, after the next key's)."""
+(after its action, in its frame, and, while keys come, in the next key's: never in a frame of
+its own between keys)."""
 
 from __future__ import annotations
 
@@ -166,3 +167,48 @@ async def _test_while_keys_come_a_push_waits_for_the_next_key(monkeypatch) -> No
 
 def test_while_keys_come_a_push_waits_for_the_next_key(monkeypatch) -> None:
     run_loop(_test_while_keys_come_a_push_waits_for_the_next_key(monkeypatch))
+
+
+class _Framed(_Logged):
+    """`_Logged`, saying also each frame drawn and, when a key comes back from its widget (its
+    action ran), how many runs the board then has."""
+
+    async def on_event(self, event: events.Event) -> None:
+        returned = isinstance(event, events.Key) and event.is_forwarded
+        await super().on_event(event)
+        if returned:
+            self.said.append(f"returned {len(self.board.runs)}")
+
+    def _display(self, screen, renderable) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None:
+            self.said.append("frame")
+
+
+async def _test_while_keys_come_a_push_has_no_frame_of_its_own(monkeypatch) -> None:
+    """A push that came between two keys is drawn in the second key's frame: once its action
+    ran, before that frame (a frame of the push's own, between the keys, kept the next key's
+    frame back a period of the frame cap or two: the busy fleet's slowest keys)."""
+    from support.pilot import until_shown
+
+    monkeypatch.setattr(fleet_app, "KEY_SECONDS", 3600.0)  # (keys "keep coming": no clock)
+    app = _Framed(_Pushed("local"))
+    async with app.run_test(size=(160, 30)) as pilot:
+        app.watch.push(_fleet(dict.fromkeys(["a1", "b2", "c3"], T0))["local"])
+        await until_shown(pilot, lambda: len(app.board.runs) == 3)
+        app.query_one("#runs").focus()
+        await pilot.press("down")
+        for _ in range(5):
+            await pilot.pause()
+        app.said.clear()
+        app.watch.push(_fleet(dict.fromkeys(["a1", "b2", "c3", "d4"], T0))["local"])
+        for _ in range(5):
+            await pilot.pause()
+        assert app.said == []  # (no frame: the push waits for the next key)
+        await pilot.press("up")
+        await until_shown(pilot, lambda: "frame" in app.said)
+        assert app.said[:4] == ["action cursor_up", "show 4", "returned 4", "frame"]
+
+
+def test_while_keys_come_a_push_has_no_frame_of_its_own(monkeypatch) -> None:
+    run_loop(_test_while_keys_come_a_push_has_no_frame_of_its_own(monkeypatch))
