@@ -83,9 +83,9 @@ class TimedFleet(FleetApp):
         self.redraws: list[float] = []  # when each push was drawn (`show`)
         self.frames: list[float] = []  # when each frame was drawn
 
-    def show(self, shown: Any) -> None:
+    def show(self, shown: Any, *, rows: int | None = None) -> int:
         self.redraws.append(now())
-        super().show(shown)
+        return super().show(shown, rows=rows)
 
     def _display(self, screen: Any, renderable: Any) -> None:
         super()._display(screen, renderable)
