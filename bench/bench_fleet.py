@@ -15,7 +15,9 @@ started for it (stopped at the end). The runs are `cockpit run … --engine flee
    action ran (`frame_drawn`/`action_ran` of bench/bench_ui.py).
 2. Fleet busy: the same, with 8 more runs streaming `--rate` events a second each, all at
    once. Targets: p95 ≤ 1.5× and max ≤ 2× the idle's. Also counted (deterministic where the
-   latencies are noisy): the keys that had a push drawn between them and their frame.
+   latencies are noisy): the keys whose frame carried a push (drawn after their action, in
+   their frame), and the keys sent within two frame periods of a frame of a push's own (each
+   waited on Textual's frame grid for its frame: the busy outliers, found with `--trace`).
 3. Host idle CPU: the host's CPU time (/proc) over `--idle-seconds` with the 8 idle runs and
    the fleet view watching. Target ≤ 1% of a core.
 4. Host memory: 8 runs of `--long` events each, as fast as the host takes them; the host's
@@ -52,7 +54,8 @@ import cockpit  # noqa: F401,E402 (first: it sets Textual's frame cap)
 
 # isort: split
 from bench_ui import action_ran, frame_drawn, pct  # noqa: E402
-from textual import events  # noqa: E402
+from loop_trace import LoopTrace, report  # noqa: E402
+from textual import constants, events  # noqa: E402
 
 from cockpit.host import HostClient  # noqa: E402
 from cockpit.host.fleet.fleet_app import FleetApp  # noqa: E402
@@ -61,6 +64,10 @@ from cockpit.host.places import socket_path  # noqa: E402
 
 now = time.perf_counter
 TICK = os.sysconf("SC_CLK_TCK")
+TRACE: LoopTrace | None = None
+"""With `--trace`: what ran between each timed key and its frame."""
+TRACED: dict[str, list[Any]] = {}
+"""By phase, with `--trace`: each timed key's `KeyRecord`."""
 
 
 class TimedFleet(FleetApp):
@@ -74,15 +81,20 @@ class TimedFleet(FleetApp):
         self.latencies: list[float] = []
         self.frame_hook: Any = None
         self.redraws: list[float] = []  # when each push was drawn (`show`)
+        self.frames: list[float] = []  # when each frame was drawn
 
-    def show(self, shown: Any) -> None:
+    def show(self, shown: Any, *, rows: int | None = None) -> int:
         self.redraws.append(now())
-        super().show(shown)
+        return super().show(shown, rows=rows)
 
     def _display(self, screen: Any, renderable: Any) -> None:
         super()._display(screen, renderable)
         if renderable is not None:
-            frame_drawn(self, now())
+            t, timed = now(), self.key_sent is not None
+            self.frames.append(t)
+            frame_drawn(self, t)
+            if TRACE is not None:
+                TRACE.frame(t, timed and self.key_sent is None)
 
     async def run_action(self, action: Any, default_namespace: Any = None,
                          namespaces: Any = None) -> bool:
@@ -143,9 +155,10 @@ def wait_asking(runs: set[str], timeout: float = 600) -> None:
     raise SystemExit("the runs did not all ask in time")
 
 
-BEHIND: dict[str, int] = {}
-"""By phase: how many keys had a push drawn between them and their frame (deterministic
-evidence, where the latencies are noisy: each such key waited for a redraw, or its frame)."""
+BEHIND: dict[str, tuple[int, int]] = {}
+"""By phase: how many keys had a push drawn between them and their frame (in it), and how many
+were sent within two frame periods of another frame (a push's: each waited on Textual's frame
+grid) — deterministic evidence, where the latencies are noisy."""
 
 
 async def press_keys(app: TimedFleet, pilot: Any, presses: int) -> list[float]:
@@ -155,18 +168,22 @@ async def press_keys(app: TimedFleet, pilot: Any, presses: int) -> list[float]:
     app.latencies.clear()
     driver = app._driver
     assert driver is not None
-    behind = 0
+    carried = after_frame = 0
+    grid = 2 / constants.MAX_FPS
     for n in range(presses):
         key = "down" if n % 2 == 0 else "up"
         app.key_handled = False
         sent = app.key_sent = now()
+        if TRACE is not None:
+            TRACE.begin(sent)
         driver.send_message(events.Key(key, None))
         while app.key_sent is not None:
             await asyncio.sleep(0.001)
         frame = sent + app.latencies[-1]
-        behind += any(sent <= t < frame for t in app.redraws)
+        carried += any(sent <= t < frame for t in app.redraws)
+        after_frame += any(sent - grid <= t < sent for t in app.frames)
         await asyncio.sleep(0.02)  # (a human's pace: not a burst)
-    app.behind = behind  # type: ignore[attr-defined]
+    app.behind = carried, after_frame  # type: ignore[attr-defined]
     return list(app.latencies)
 
 
@@ -176,8 +193,12 @@ async def fleet_keys(presses: int, runs: int, ready: Any, phase: str = "") -> li
         while len(app.board.runs) < runs:
             await asyncio.sleep(0.01)
         await ready(app)
+        if TRACE is not None:
+            TRACE.records.clear()
         latencies = await press_keys(app, pilot, presses)
         BEHIND[phase] = app.behind  # type: ignore[attr-defined]
+        if TRACE is not None:
+            TRACED[phase or "cpu watch"] = list(TRACE.records)
         return latencies
 
 
@@ -224,7 +245,13 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=100_000)
     parser.add_argument("--presses", type=int, default=40)
     parser.add_argument("--idle-seconds", type=float, default=10.0)
+    parser.add_argument("--trace", action="store_true",
+                        help="say what ran between each slow key and its frame (loop_trace.py)")
     options = parser.parse_args()
+    global TRACE
+    if options.trace:
+        TRACE = LoopTrace()
+        TRACE.install()
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
           f"{os.getloadavg()[2]:.2f} · cores {os.cpu_count()} · nice {os.nice(0)}")
     host = start_host()
@@ -284,8 +311,12 @@ def main() -> None:
     print(f"{'fleet view key→frame (ms)':<28} {'keys':>5} {'p50':>8} {'p95':>8} {'max':>8}")
     print(row(f"idle ({options.runs} runs asking)", base))
     print(row(f"busy (+{options.runs} × {options.rate:g}/s)", busy, base))
-    print(f"keys with a push drawn before their frame: idle {BEHIND['idle']}, "
-          f"busy {BEHIND['busy']} (of {options.presses} each)")
+    print(f"keys whose frame carried a push: idle {BEHIND['idle'][0]}, busy "
+          f"{BEHIND['busy'][0]}; sent within two frame periods of a push's frame: idle "
+          f"{BEHIND['idle'][1]}, busy {BEHIND['busy'][1]} (of {options.presses} each)")
+    for phase, records in TRACED.items():
+        print(f"\n{phase}: the slowest keys, and what ran before their frame (ms from the key)")
+        print("\n".join(report(records, TRACED["idle"])))
     print()
     print(f"host CPU, {options.runs} idle runs:   {host_idle * 100:6.2f} % of a core "
           f"(target ≤ 1 %)")

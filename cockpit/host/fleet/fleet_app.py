@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
-from textual import constants, events
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -37,7 +37,7 @@ from cockpit.widgets import clean_line
 from cockpit.widgets.approval import ARM_SECONDS, KeyArming
 from cockpit.widgets.cell_table import CellTable
 
-__all__ = ["INBOX_TITLE", "KEY_FRAME", "KEY_SECONDS", "KEY_WAIT", "FleetApp", "FleetChoice"]
+__all__ = ["INBOX_TITLE", "KEY_SECONDS", "KEY_WAIT", "ROWS_PER_KEY", "FleetApp", "FleetChoice"]
 
 INBOX_TITLE = "needs you"
 """The inbox's title (the issue fixes it)."""
@@ -47,11 +47,13 @@ TASK_LIMIT = 120
 SHORT = 20  # rows: below it, the detail and the hosts' problems take one row each
 KEY_WAIT = 0.05
 """The longest a key holds the hosts' pushes back while it goes to its action."""
-KEY_FRAME = 1 / constants.MAX_FPS
-"""After a key's action, how long the pushes wait for its frame (Textual draws it within a
-period of its frame cap, and draws no two frames closer than that)."""
 KEY_SECONDS = 0.1
-"""After a key's answer, how long a push waits for the next key (drawn just after its frame)."""
+"""After a key's answer, how long a push waits for the next key (drawn in that key's frame)."""
+ROWS_PER_KEY = 2
+"""While keys come, the most changed rows of the runs table one key's frame carries (the rest
+go with the next keys, or all once keys stop): a row drawn again costs a frame about what a
+key's own cursor move does (its two rows), and a busy fleet's push changes a row a run (each
+streaming run's last activity, all at the same second)."""
 
 
 class FleetChoice(NamedTuple):
@@ -219,7 +221,7 @@ class FleetApp(ThemedApp):
     # The hosts' pushes ---------------------------------------------------------------------
     def watched(self) -> None:
         """A host pushed (or was lost): redraw once, at the next idle moment (many pushes
-        together make one redraw), or, while keys come, just after the next key's frame."""
+        together make one redraw), or, while keys come, in the next key's frame."""
         if self._redraw_due:
             return
         self._redraw_due = True
@@ -243,19 +245,34 @@ class FleetApp(ThemedApp):
         if asyncio.get_running_loop().time() < self._held_until:  # a key is on its way
             self._redraw_later(self._held_until)
             return
-        self._redraw_due = False
-        self.show(board({watch.name: watch.state for watch in self.watches}))
+        self._draw_pushed()
+
+    def _draw_pushed(self, rows: int | None = None) -> None:
+        """Draw what the hosts pushed, now (any redraw planned is dropped); with `rows`, at most
+        that many changed rows of the runs table, the others with the next key (or once keys
+        stop)."""
+        if self._redraw_at is not None:
+            self._redraw_at.cancel()
+            self._redraw_at = None
+        left = self.show(board({watch.name: watch.state for watch in self.watches}), rows=rows)
+        self._redraw_due = left > 0
+        if left:
+            self._redraw_later(self._keys_until)
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys first: a host's push is drawn after the key that came with it. A push's frame
-        keeps the next frame back a period of the frame cap (Textual's grid), so a key pressed
-        just after it waited for its own (`bench/bench_fleet.py`: the busy fleet's max
-        key→frame up to several times the idle one's). While a key goes to its action (at most
-        `KEY_WAIT`) and for `KEY_FRAME` after it, no push is drawn; what came meanwhile is
-        drawn then, and a push in the next `KEY_SECONDS` waits for the next key's frame the
-        same way: while keys come, every push is drawn just after a key's frame, as far from
-        the next key as it can be. (The key comes back here, forwarded, for the app to run
-        its binding.)"""
+        """Keys first: a host's push is drawn after the key that came with it, in that key's
+        frame. A frame of a push's own keeps the next frame back one to two periods of the
+        frame cap (Textual's grid), so a key pressed just after it waited that long for its
+        own (`bench_fleet.py --trace`: every busy key slower than the idle ones' slowest,
+        less the waits for a CPU, was sent within two periods of a push's frame; drawn just
+        after the previous key's frame, the push's frame lands one to two periods later,
+        where the next key comes when keys repeat). While a key goes to its action (at most
+        `KEY_WAIT`) no push is drawn; what came meanwhile is drawn once the action ran, and
+        a push in the next `KEY_SECONDS` waits for the next key the same way: while keys
+        come, pushes are drawn in keys' frames, never in one of their own, at most
+        `ROWS_PER_KEY` changed rows a key (the push's work, in the key's frame, stays about
+        the key's own). (The key comes
+        back here, forwarded, for the app to run its binding.)"""
         key = isinstance(event, events.Key)
         returned = key and event.is_forwarded
         if key and not returned:
@@ -263,14 +280,14 @@ class FleetApp(ThemedApp):
             self._held_until = max(self._held_until, now + KEY_WAIT)
         await super().on_event(event)
         if returned:
-            now = asyncio.get_running_loop().time()
-            self._held_until = now + KEY_FRAME
-            self._keys_until = now + KEY_SECONDS
+            self._keys_until = asyncio.get_running_loop().time() + KEY_SECONDS
             if self._redraw_due:
-                self._redraw_later(self._held_until)
+                self._draw_pushed(ROWS_PER_KEY)
 
-    def show(self, shown: Board) -> None:
-        """Draw `shown`, the cursor kept on the ask (and the run) it was on."""
+    def show(self, shown: Board, *, rows: int | None = None) -> int:
+        """Draw `shown`, the cursor kept on the ask (and the run) it was on; with `rows`, at
+        most that many of the runs' rows that changed (same runs, in the same order: the
+        others keep what they showed). Returns how many changed rows were left so."""
         self.board = shown
         live_keys = {ask.key for ask in shown.inbox}
         self._answered &= live_keys
@@ -291,8 +308,9 @@ class FleetApp(ThemedApp):
             if runs.row_count else None
         # (a run's row from its last activity as shown, to the second: a streaming run's moves
         # with every push, its row a second)
-        self._fill(runs, [(run.key, (run._replace(activity=None), _when(run.activity)))
-                          for run in shown.runs], lambda source: self._run_cells(*source), current)
+        left = self._fill(runs, [(run.key, (run._replace(activity=None), _when(run.activity)))
+                                 for run in shown.runs],
+                          lambda source: self._run_cells(*source), current, rows)
         hosts = len({run.host for run in shown.runs} | {h for h, _ in shown.unreachable})
         title = f"cockpit fleet · {len(shown.runs)} run" + ("s" if len(shown.runs) != 1 else "")
         title += f" on {hosts} host" + ("s" if hosts != 1 else "") if hosts else ""
@@ -306,6 +324,7 @@ class FleetApp(ThemedApp):
             runs.focus()
         self._inbox_was_empty = not shown.inbox
         self._detail()
+        return left
 
     def _say(self, selector: str, text: Text) -> None:
         """Put `text` in a line of the view, only if it changed (an update lays the screen out
@@ -315,23 +334,36 @@ class FleetApp(ThemedApp):
             self.query_one(selector, Static).update(text)
 
     def _fill(self, table: DataTable[Any], rows: Sequence[tuple[str, Hashable]],
-              build: Callable[[Any], list[Text]], keep: str | None) -> None:
+              build: Callable[[Any], list[Text]], keep: str | None,
+              budget: int | None = None) -> int:
         """Show `rows` (each a key and what its cells are built from, by `build`): a row whose
         source equals the one shown keeps its cells, unbuilt and uncompared (a busy fleet
         changes a few runs a push). When they are the same rows as shown (by key, in order),
         only the cells that changed are updated (a whole table redrawn five times a second
-        would cost every key its frame); else the table is refilled, the cursor kept on the
-        row `keep` names (else at its place)."""
+        would cost every key its frame), and, with a `budget`, only that many changed rows:
+        the others keep what they show (and their source as shown, so the next fill takes
+        them). Else the table is refilled, the cursor kept on the row `keep` names (else at
+        its place). Returns how many changed rows were left as they were."""
         shown = self._shown.get(str(table.id))
+        keys = [key for key, _ in rows]
+        same = shown is not None and [key for key, _, _ in shown] == keys
         before = {key: (source, cells) for key, source, cells in shown or ()}
         built: list[tuple[str, Hashable, list[Text]]] = []
+        left = 0
         for key, source in rows:
             was = before.get(key)
-            built.append((key, source, was[1] if was is not None and was[0] == source
-                          else build(source)))
+            if was is not None and was[0] == source:
+                built.append((key, source, was[1]))
+            elif was is not None and same and budget is not None and budget <= 0:
+                built.append((key, *was))  # (left for a later fill)
+                left += 1
+            else:
+                if was is not None and same and budget is not None:
+                    budget -= 1
+                built.append((key, source, build(source)))
         self._shown[str(table.id)] = built
-        keys = [key for key, _ in rows]
-        if shown is not None and [key for key, _, _ in shown] == keys:
+        if same:
+            assert shown is not None
             columns = list(table.columns)
             for (key, _, cells), (_, _, old_cells) in zip(built, shown, strict=True):
                 if cells is old_cells:
@@ -339,15 +371,15 @@ class FleetApp(ThemedApp):
                 for column, cell, old in zip(columns, cells, old_cells, strict=True):
                     if cell != old:
                         table.update_cell(key, column, cell)
-            return
+            return left
         at = table.cursor_row
         table.clear()
         for key, _, cells in built:
             table.add_row(*cells, key=key)
-        if not built:
-            return
-        row = keys.index(keep) if keep in keys else min(at, len(built) - 1)
-        table.move_cursor(row=max(0, row), animate=False)
+        if built:
+            row = keys.index(keep) if keep in keys else min(at, len(built) - 1)
+            table.move_cursor(row=max(0, row), animate=False)
+        return 0
 
     @staticmethod
     def _ask_cells(ask: FleetAsk, room: int) -> list[Text]:

@@ -1,7 +1,8 @@
 """What a host's push costs the fleet view (`FleetApp.show`): a run whose row shows the same as
 before keeps its cells (not built again, not compared, not updated), and a changed run updates
 only the cells that changed; and when a push is drawn: never before the key that came with it
-(after its action, and, while keys come, after the next key's)."""
+(after its action, in its frame, and, while keys come, in the next key's: never in a frame of
+its own between keys)."""
 
 from __future__ import annotations
 
@@ -116,9 +117,9 @@ class _Logged(FleetApp):
         self.said.append(f"action {action}")
         return await super().run_action(action, default_namespace, namespaces)
 
-    def show(self, shown) -> None:
+    def show(self, shown, *, rows=None) -> int:
         self.said.append(f"show {len(shown.runs)}")
-        super().show(shown)
+        return super().show(shown, rows=rows)
 
 
 async def _test_a_push_is_drawn_after_the_key_that_came_with_it() -> None:
@@ -166,3 +167,88 @@ async def _test_while_keys_come_a_push_waits_for_the_next_key(monkeypatch) -> No
 
 def test_while_keys_come_a_push_waits_for_the_next_key(monkeypatch) -> None:
     run_loop(_test_while_keys_come_a_push_waits_for_the_next_key(monkeypatch))
+
+
+class _Framed(_Logged):
+    """`_Logged`, saying also each frame drawn and, when a key comes back from its widget (its
+    action ran), how many runs the board then has."""
+
+    async def on_event(self, event: events.Event) -> None:
+        returned = isinstance(event, events.Key) and event.is_forwarded
+        await super().on_event(event)
+        if returned:
+            self.said.append(f"returned {len(self.board.runs)}")
+
+    def _display(self, screen, renderable) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None:
+            self.said.append("frame")
+
+
+async def _test_while_keys_come_a_push_has_no_frame_of_its_own(monkeypatch) -> None:
+    """A push that came between two keys is drawn in the second key's frame: once its action
+    ran, before that frame (a frame of the push's own, between the keys, kept the next key's
+    frame back a period of the frame cap or two: the busy fleet's slowest keys)."""
+    from support.pilot import until_shown
+
+    monkeypatch.setattr(fleet_app, "KEY_SECONDS", 3600.0)  # (keys "keep coming": no clock)
+    app = _Framed(_Pushed("local"))
+    async with app.run_test(size=(160, 30)) as pilot:
+        app.watch.push(_fleet(dict.fromkeys(["a1", "b2", "c3"], T0))["local"])
+        await until_shown(pilot, lambda: len(app.board.runs) == 3)
+        app.query_one("#runs").focus()
+        await pilot.press("down")
+        for _ in range(5):
+            await pilot.pause()
+        app.said.clear()
+        app.watch.push(_fleet(dict.fromkeys(["a1", "b2", "c3", "d4"], T0))["local"])
+        for _ in range(5):
+            await pilot.pause()
+        assert app.said == []  # (no frame: the push waits for the next key)
+        await pilot.press("up")
+        await until_shown(pilot, lambda: "frame" in app.said)
+        assert app.said[:4] == ["action cursor_up", "show 4", "returned 4", "frame"]
+
+
+def test_while_keys_come_a_push_has_no_frame_of_its_own(monkeypatch) -> None:
+    run_loop(_test_while_keys_come_a_push_has_no_frame_of_its_own(monkeypatch))
+
+
+def _tokens_shown(app: FleetApp, tokens: int) -> int:
+    """How many rows of the runs table show `tokens`."""
+    table = app.query_one("#runs")
+    return sum(str(table.get_row_at(n)[5]) == f"{tokens:,}" for n in range(table.row_count))
+
+
+async def _test_while_keys_come_a_key_carries_a_few_changed_rows(monkeypatch) -> None:
+    """A push that changes five runs' rows, while keys come: each key's frame carries at most
+    `ROWS_PER_KEY` of them (a row drawn again costs a frame about what the key's own cursor
+    move does), the others wait for the next keys; once keys stop, a push is drawn whole."""
+    from support.pilot import until_shown
+
+    monkeypatch.setattr(fleet_app, "KEY_SECONDS", 3600.0)  # (keys "keep coming": no clock)
+    assert fleet_app.ROWS_PER_KEY == 2
+    runs = ["a1", "b2", "c3", "d4", "e5"]
+    app = _Logged(_Pushed("local"))
+    async with app.run_test(size=(160, 30)) as pilot:
+        app.watch.push(_fleet(dict.fromkeys(runs, T0))["local"])
+        await until_shown(pilot, lambda: len(app.board.runs) == 5)
+        app.query_one("#runs").focus()
+        await pilot.press("down")
+        app.watch.push(_fleet(dict.fromkeys(runs, T0), dict.fromkeys(runs, 2_500))["local"])
+        for _ in range(5):
+            await pilot.pause()
+        assert _tokens_shown(app, 2_500) == 0
+        for key, drawn in (("up", 2), ("down", 4), ("up", 5)):
+            await pilot.press(key)
+            await until_shown(pilot, lambda: app.said[-1].startswith("show"))
+            assert _tokens_shown(app, 2_500) == drawn
+        assert all(run.tokens == 2_500 for run in app.board.runs)  # (the keys act on it all)
+        # The keys stopped (their pause passed): a push is drawn whole, with no key.
+        monkeypatch.setattr(app, "_keys_until", 0.0)
+        app.watch.push(_fleet(dict.fromkeys(runs, T0), dict.fromkeys(runs, 3_000))["local"])
+        await until_shown(pilot, lambda: _tokens_shown(app, 3_000) == 5)
+
+
+def test_while_keys_come_a_key_carries_a_few_changed_rows(monkeypatch) -> None:
+    run_loop(_test_while_keys_come_a_key_carries_a_few_changed_rows(monkeypatch))
