@@ -517,7 +517,8 @@ class FleetApp(ThemedApp):
 
         from cockpit.screens import DenyReasonScreen
 
-        self.push_screen(DenyReasonScreen(f"{ask.tool}: {ask.command}"), denied)
+        self.push_screen(DenyReasonScreen(f"{ask.host}:{ask.run} · {ask.tool}: {ask.command}"),
+                         denied)
 
     def action_approve_always(self) -> None:
         """a: allow it and grant its prefix for this session (the line under the inbox says

@@ -61,6 +61,7 @@ async def _test_the_inbox_answers_in_the_host_and_enter_chooses_the_run(host_hom
         assert other.key in {a.key for a in app.board.inbox}
         await pilot.press("n")
         await until_shown(pilot, lambda: type(app.screen).__name__ == "DenyReasonScreen")
+        assert f"deny local:{other.run} · shell: " in screen_text(app)  # which run's ask
         await pilot.press(*"say yes, and ask again", "enter")
         resolved = await asyncio.to_thread(_resolved, host_home, other.run, other.id)
         assert (resolved["allowed"], resolved["via"]) == (False, "human")
