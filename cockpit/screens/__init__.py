@@ -1,7 +1,6 @@
 """Screens shown over the cockpit: help, pager (and the raw-event inspector), quit confirmation
 (and an attached client's detach), grants, a rewind's preview and confirmation, a fleet
-denial's reason; and the live
-cockpit's own default screen (`RunScreen`).
+denial's reason; and the live cockpit's own default screen (`RunScreen`).
 
 Each loads on first use: the replay viewer never pays for the grants screen (and the saved
 grants behind it) it does not show.

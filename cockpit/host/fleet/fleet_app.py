@@ -271,8 +271,8 @@ class FleetApp(ThemedApp):
         a push in the next `KEY_SECONDS` waits for the next key the same way: while keys
         come, pushes are drawn in keys' frames, never in one of their own, at most
         `ROWS_PER_KEY` changed rows a key (the push's work, in the key's frame, stays about
-        the key's own). (The key comes
-        back here, forwarded, for the app to run its binding.)"""
+        the key's own). (The key comes back here, forwarded, for the app to run its
+        binding.)"""
         key = isinstance(event, events.Key)
         returned = key and event.is_forwarded
         if key and not returned:
